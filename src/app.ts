@@ -1,0 +1,87 @@
+// Builds the Elysia app from the resource plugins and the services below them (used by main.ts and tests).
+import { Elysia } from 'elysia'
+import { cors } from '@elysiajs/cors'
+import type { Config } from './config.ts'
+import type { Db } from './store/db.ts'
+import type { ContentStore } from './content/helia.ts'
+import { walletStore } from './store/wallets.ts'
+import { nonceStore } from './store/nonces.ts'
+import { categoryStore } from './store/categories.ts'
+import { feedStore } from './store/feeds.ts'
+import { entryStore } from './store/entries.ts'
+import { authService } from './domain/auth.ts'
+import { feedService } from './domain/feeds.ts'
+import { entryService } from './domain/entries.ts'
+import { walletService } from './domain/wallets.ts'
+import { categoryService } from './domain/categories.ts'
+import { accessTokens } from './domain/access-tokens.ts'
+import { signatureVerifier } from './chain/signatures.ts'
+import type { Services } from './http/services.ts'
+import { pageTokens } from './http/pagination.ts'
+import { errorHandling } from './http/errors.ts'
+import { healthRoutes } from './http/health.ts'
+import { authRoutes } from './http/auth.ts'
+import { feedRoutes } from './http/feeds.ts'
+import { entryRoutes } from './http/entries.ts'
+import { walletRoutes } from './http/wallets.ts'
+import { categoryRoutes } from './http/categories.ts'
+import { accessRoutes } from './http/access.ts'
+import { docsRoutes } from './http/docs.ts'
+import { VERSION } from './version.ts'
+
+export interface AppParts {
+  config: Config
+  db: Db
+  content: ContentStore
+  secret: Uint8Array
+  publicUrl: () => string
+  health: () => Record<string, unknown>
+  logError: (error: unknown) => void
+}
+
+export function buildServices(p: AppParts): Services {
+  const stores = {
+    wallets: walletStore(p.db),
+    nonces: nonceStore(p.db),
+    categories: categoryStore(p.db),
+    feeds: feedStore(p.db),
+    entries: entryStore(p.db),
+  }
+  const auth = authService({
+    nonces: stores.nonces,
+    verify: signatureVerifier(p.config.network.rpcConfigured ? p.config.network.rpcUrl : null),
+    host: () => new URL(p.publicUrl()).host,
+  })
+  const feeds = feedService({ db: p.db, ...stores, content: p.content, defaultNetwork: p.config.network.name, allowPrivateFetch: p.config.allowPrivateFetch })
+  const entries = entryService({ db: p.db, entries: stores.entries, feeds, content: p.content, network: p.config.network.name })
+  const categories = categoryService({ categories: stores.categories })
+  categories.seedIfEmpty()
+  return {
+    config: p.config,
+    publicUrl: p.publicUrl,
+    auth,
+    feeds,
+    entries,
+    wallets: walletService({ wallets: stores.wallets }),
+    categories,
+    accessTokens: accessTokens(p.secret),
+    content: p.content,
+    pages: pageTokens(p.secret),
+    health: p.health,
+  }
+}
+
+export function buildApp(s: Services, logError: (error: unknown) => void) {
+  return new Elysia()
+    .use(cors({ origin: true, exposeHeaders: ['X-PAYMENT-RESPONSE', 'PAYMENT-RESPONSE', 'PAYMENT-REQUIRED', 'ETag', 'Content-Range', 'Accept-Ranges'] }))
+    .use(errorHandling(logError))
+    .use(healthRoutes(s))
+    .use(docsRoutes(VERSION))
+    .use(authRoutes(s))
+    .use(feedRoutes(s))
+    .use(entryRoutes(s))
+    .use(walletRoutes(s))
+    .use(categoryRoutes(s))
+    .use(accessRoutes(s))
+}
+export type App = ReturnType<typeof buildApp>

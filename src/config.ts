@@ -1,0 +1,163 @@
+// The only place that reads flags and environment variables (flags win).
+export type NetworkName = 'base' | 'base-sepolia'
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
+
+export interface NetworkInfo {
+  name: NetworkName
+  chainId: number
+  rpcUrl: string
+  /** True when TRELLIS_RPC_URL was given: only then do signatures fall back to ERC-1271 calls. */
+  rpcConfigured: boolean
+  usdcAddress: `0x${string}`
+  usdcName: string
+  usdcVersion: string
+}
+
+export interface Config {
+  host: string
+  port: number
+  dataDir: string
+  publicUrl: string | null // null: derived from the bound address once listening
+  network: NetworkInfo
+  settlement: 'facilitator' | 'local'
+  facilitatorUrl: string
+  relayerKey: string | null
+  adminKey: string | null
+  statsRefreshS: number
+  rankingsRefreshS: number
+  rateLimit: boolean
+  log: LogLevel
+  /** Test-only: lets image_url fetch loopback/private addresses. Never set in production. */
+  allowPrivateFetch: boolean
+}
+
+export const NETWORKS: Record<NetworkName, Omit<NetworkInfo, 'rpcConfigured'>> = {
+  base: {
+    name: 'base',
+    chainId: 8453,
+    rpcUrl: 'https://mainnet.base.org',
+    usdcAddress: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    usdcName: 'USD Coin',
+    usdcVersion: '2',
+  },
+  'base-sepolia': {
+    name: 'base-sepolia',
+    chainId: 84532,
+    rpcUrl: 'https://sepolia.base.org',
+    usdcAddress: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+    usdcName: 'USDC',
+    usdcVersion: '2',
+  },
+}
+
+export const HELP = `trellis — self-hosted content-feed marketplace server
+
+Usage: trellis [serve] [options]
+
+Options (flag = environment variable; flags win):
+  --host <addr>        TRELLIS_HOST          bind address (default 127.0.0.1)
+  --port <n>           TRELLIS_PORT          port, 0 = any free port (default 8402)
+  --data-dir <path>    TRELLIS_DATA_DIR      everything persistent (default ./trellis-data)
+  --public-url <url>   TRELLIS_PUBLIC_URL    base of access_url and x402 resource (default http://<host>:<port>)
+  --network <name>     TRELLIS_NETWORK       base | base-sepolia (default base-sepolia)
+  -h, --help                                 show this help
+  -v, --version                              print the version
+
+Environment only:
+  TRELLIS_RPC_URL, TRELLIS_USDC_ADDRESS, TRELLIS_USDC_NAME, TRELLIS_USDC_VERSION,
+  TRELLIS_SETTLEMENT (facilitator|local), TRELLIS_FACILITATOR_URL, TRELLIS_RELAYER_KEY,
+  TRELLIS_ADMIN_KEY, TRELLIS_STATS_REFRESH_S (60), TRELLIS_RANKINGS_REFRESH_S (86400),
+  TRELLIS_RATE_LIMIT (on|off), TRELLIS_LOG (debug|info|warn|error)
+`
+
+export class ConfigError extends Error {}
+
+const FLAGS: Record<string, string> = {
+  '--host': 'TRELLIS_HOST',
+  '--port': 'TRELLIS_PORT',
+  '--data-dir': 'TRELLIS_DATA_DIR',
+  '--public-url': 'TRELLIS_PUBLIC_URL',
+  '--network': 'TRELLIS_NETWORK',
+}
+
+export type Command = { kind: 'serve'; config: Config } | { kind: 'help' } | { kind: 'version' }
+
+export function parseCommand(argv: string[], env: Record<string, string | undefined>): Command {
+  const values: Record<string, string | undefined> = { ...env }
+  const args = [...argv]
+  if (args[0] === 'serve') args.shift()
+  while (args.length > 0) {
+    const arg = args.shift()!
+    if (arg === '-h' || arg === '--help' || arg === 'help') return { kind: 'help' }
+    if (arg === '-v' || arg === '--version') return { kind: 'version' }
+    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
+    const name = FLAGS[flag]
+    if (!name) throw new ConfigError(`unknown argument: ${arg} (see --help)`)
+    const value = inline ?? args.shift()
+    if (value === undefined) throw new ConfigError(`${flag} needs a value`)
+    values[name] = value
+  }
+  return { kind: 'serve', config: configFrom(values) }
+}
+
+function integer(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined || raw === '') return fallback
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`)
+  const n = Number(raw)
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}`)
+  return n
+}
+
+function oneOf<T extends string>(name: string, raw: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (raw === undefined || raw === '') return fallback
+  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}`)
+  return raw as T
+}
+
+function address(name: string, raw: string | undefined, fallback: `0x${string}`): `0x${string}` {
+  if (raw === undefined || raw === '') return fallback
+  if (!/^0x[0-9a-fA-F]{40}$/.test(raw)) throw new ConfigError(`${name} must be a 0x address`)
+  return raw as `0x${string}`
+}
+
+function url(name: string, raw: string | undefined): string | null {
+  if (raw === undefined || raw === '') return null
+  try {
+    const parsed = new URL(raw)
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error()
+    return raw.replace(/\/+$/, '')
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL`)
+  }
+}
+
+export function configFrom(env: Record<string, string | undefined>): Config {
+  const networkName = oneOf('TRELLIS_NETWORK', env.TRELLIS_NETWORK, ['base', 'base-sepolia'] as const, 'base-sepolia')
+  const known = NETWORKS[networkName]
+  const relayerKey = env.TRELLIS_RELAYER_KEY || null
+  if (relayerKey && !/^0x[0-9a-fA-F]{64}$/.test(relayerKey)) throw new ConfigError('TRELLIS_RELAYER_KEY must be a 0x-prefixed 32-byte hex key')
+  return {
+    host: env.TRELLIS_HOST || '127.0.0.1',
+    port: integer('TRELLIS_PORT', env.TRELLIS_PORT, 8402, 0, 65535),
+    dataDir: env.TRELLIS_DATA_DIR || './trellis-data',
+    publicUrl: url('TRELLIS_PUBLIC_URL', env.TRELLIS_PUBLIC_URL),
+    network: {
+      name: networkName,
+      chainId: known.chainId,
+      rpcUrl: url('TRELLIS_RPC_URL', env.TRELLIS_RPC_URL) ?? known.rpcUrl,
+      rpcConfigured: Boolean(env.TRELLIS_RPC_URL),
+      usdcAddress: address('TRELLIS_USDC_ADDRESS', env.TRELLIS_USDC_ADDRESS, known.usdcAddress),
+      usdcName: env.TRELLIS_USDC_NAME || known.usdcName,
+      usdcVersion: env.TRELLIS_USDC_VERSION || known.usdcVersion,
+    },
+    settlement: oneOf('TRELLIS_SETTLEMENT', env.TRELLIS_SETTLEMENT, ['facilitator', 'local'] as const, 'facilitator'),
+    facilitatorUrl: url('TRELLIS_FACILITATOR_URL', env.TRELLIS_FACILITATOR_URL) ?? 'https://x402.org/facilitator',
+    relayerKey,
+    adminKey: env.TRELLIS_ADMIN_KEY || null,
+    statsRefreshS: integer('TRELLIS_STATS_REFRESH_S', env.TRELLIS_STATS_REFRESH_S, 60, 1, 86400 * 7),
+    rankingsRefreshS: integer('TRELLIS_RANKINGS_REFRESH_S', env.TRELLIS_RANKINGS_REFRESH_S, 86400, 1, 86400 * 30),
+    rateLimit: oneOf('TRELLIS_RATE_LIMIT', env.TRELLIS_RATE_LIMIT, ['on', 'off'] as const, 'on') === 'on',
+    log: oneOf('TRELLIS_LOG', env.TRELLIS_LOG, ['debug', 'info', 'warn', 'error'] as const, 'info'),
+    allowPrivateFetch: env.TRELLIS_TEST_ALLOW_PRIVATE_FETCH === '1',
+  }
+}

@@ -1,0 +1,105 @@
+// Sign-in by wallet signature: single-use nonces, every check of DESIGN §4, atomic consumption.
+import { randomBytes } from 'node:crypto'
+import type { NonceStore } from '../store/nonces.ts'
+import { checksumAddress, isWalletAddress, type SignatureVerifier } from '../chain/signatures.ts'
+import { nowSeconds } from '../lib/clock.ts'
+import { fail } from './errors.ts'
+
+export const NONCE_TTL_S = 300
+const PAST_WINDOW_S = 300
+const FUTURE_WINDOW_S = 60
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+
+export const CHAIN_NETWORKS: Record<string, string> = {
+  '8453': 'base',
+  '84532': 'base-sepolia',
+  '1': 'ethereum',
+  '11155111': 'ethereum-sepolia',
+  '137': 'polygon',
+  '80002': 'polygon-amoy',
+}
+
+export interface AuthHeaders {
+  address?: string | null
+  signature?: string | null
+  message?: string | null
+  timestamp?: string | null
+  chainId?: string | null
+}
+
+export interface Signer {
+  address: `0x${string}` // checksummed
+  network: string | null // from x-chain-id, when known
+}
+
+function randomAlphanumeric(length: number): string {
+  let out = ''
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      // 248 = 4 × 62: rejecting the rest keeps every character equally likely
+      if (byte < 248 && out.length < length) out += ALPHANUMERIC[byte % 62]
+    }
+  }
+  return out
+}
+
+/** x-message is the message itself, or its base64 when it has newlines. */
+function decodeMessage(raw: string): string {
+  if (raw.includes('nonce:')) return raw
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(raw)) return raw
+  const decoded = Buffer.from(raw, 'base64').toString('utf8')
+  return decoded.includes('nonce:') ? decoded : raw
+}
+
+export function authService(deps: { nonces: NonceStore; verify: SignatureVerifier; host: () => string }) {
+  return {
+    issueNonce(walletAddress: unknown) {
+      if (typeof walletAddress !== 'string' || !isWalletAddress(walletAddress)) {
+        fail('INVALID_PARAMETER', 'wallet_address must be a 0x-prefixed Ethereum address', 'wallet_address must be 0x followed by 40 hex characters')
+      }
+      const address = checksumAddress(walletAddress as string)
+      const now = nowSeconds()
+      const nonce = randomAlphanumeric(32)
+      const expiresAt = now + NONCE_TTL_S
+      const message = `Sign in to Trellis (${deps.host()}) at ${new Date(now * 1000).toISOString()} with nonce: ${nonce}`
+      deps.nonces.insert({ nonce, address_lc: address.toLowerCase(), message, expires_at: expiresAt })
+      return { nonce, message, wallet_address: address, expires_at: expiresAt, expiresAt: expiresAt * 1000 }
+    },
+
+    /** Returns null when no auth header at all was sent (the caller decides if that is allowed). */
+    async authenticate(h: AuthHeaders): Promise<Signer | null> {
+      const present = [h.address, h.signature, h.message, h.timestamp].filter((v) => v !== undefined && v !== null && v !== '')
+      if (present.length === 0) return null
+      if (present.length < 4) fail('INVALID_AUTH_HEADERS', 'x-wallet-address, x-signature, x-message and x-timestamp are all required')
+      const rawAddress = h.address!.trim()
+      if (!isWalletAddress(rawAddress)) fail('INVALID_AUTH_HEADERS', 'x-wallet-address is not an Ethereum address')
+      if (!/^0x[0-9a-fA-F]+$/.test(h.signature!)) fail('INVALID_AUTH_HEADERS', 'x-signature must be 0x-prefixed hex')
+      if (!/^\d{1,16}$/.test(h.timestamp!)) fail('INVALID_AUTH_HEADERS', 'x-timestamp must be Unix seconds')
+      const address = checksumAddress(rawAddress)
+
+      const now = nowSeconds()
+      let timestamp = Number(h.timestamp)
+      if (timestamp > 1e12) timestamp = Math.floor(timestamp / 1000) // clients that send milliseconds
+      if (timestamp < now - PAST_WINDOW_S || timestamp > now + FUTURE_WINDOW_S) {
+        fail('TIMESTAMP_OUT_OF_RANGE', 'x-timestamp must be within the last 300 seconds')
+      }
+
+      const message = decodeMessage(h.message!)
+      const nonce = /nonce: ([A-Za-z0-9]{32})\s*$/.exec(message)?.[1]
+      const record = nonce ? deps.nonces.find(nonce) : null
+      if (!record || record.used_at !== null || record.address_lc !== address.toLowerCase() || record.message !== message) {
+        fail('INVALID_NONCE', 'nonce is unknown, already used, or not issued for this wallet; request a new nonce')
+      }
+      if (record!.expires_at <= now) fail('NONCE_EXPIRED', 'nonce has expired')
+      if (!(await deps.verify(address, message, h.signature as `0x${string}`))) {
+        fail('INVALID_SIGNATURE', 'signature does not match the wallet address')
+      }
+      if (!deps.nonces.consume(nonce!, address.toLowerCase(), nowSeconds())) {
+        fail('INVALID_NONCE', 'nonce was already used; request a new nonce')
+      }
+      const network = h.chainId ? (CHAIN_NETWORKS[h.chainId.trim()] ?? null) : null
+      return { address, network }
+    },
+  }
+}
+export type AuthService = ReturnType<typeof authService>

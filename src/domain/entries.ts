@@ -1,0 +1,122 @@
+// Entry rules: content into the private store, prices, limits, soft delete and who may read what.
+import type { Db } from '../store/db.ts'
+import type { EntryRow, EntryStore } from '../store/entries.ts'
+import type { FeedRow } from '../store/feeds.ts'
+import type { ContentStore } from '../content/helia.ts'
+import { newId } from '../lib/ids.ts'
+import { nowSeconds } from '../lib/clock.ts'
+import { MAX_AMOUNT } from '../lib/money.ts'
+import { fail } from './errors.ts'
+import { decodeStrictBase64 } from './base64.ts'
+import type { Signer } from './auth.ts'
+import type { FeedService } from './feeds.ts'
+
+export const MAX_ENTRIES_PER_FEED = 1000
+export const MAX_CONTENT_BASE64_CHARS = 50 * 1024 * 1024
+
+export const SUPPORTED_MIME_TYPES = [
+  'text/plain', 'text/markdown', 'text/html',
+  'application/json',
+  'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/svg+xml',
+  'video/mp4', 'video/quicktime', 'video/webm',
+  'audio/mpeg', 'audio/wav', 'audio/ogg',
+  'application/pdf',
+] as const
+
+export interface NewEntryInput {
+  content_base64: string
+  mime_type: string
+  title?: string
+  description?: string
+  metadata?: string
+  tags?: string[]
+  is_free?: boolean
+  price?: { amount: string | number; currency?: string; network?: string }
+  expires_at?: number
+}
+
+interface Deps {
+  db: Db
+  entries: EntryStore
+  feeds: FeedService
+  content: ContentStore
+  network: string
+}
+
+/** Strips parameters ("text/plain; charset=utf-8") and case for the supported-type check. */
+const baseMimeType = (mime: string): string => mime.split(';')[0].trim().toLowerCase()
+
+function parsePrice(input: NewEntryInput['price'], network: string): bigint {
+  if (!input || typeof input !== 'object') return fail('INVALID_PRICE', 'a paid entry needs price {amount, currency: "USDC"}')
+  const raw = typeof input.amount === 'number' && Number.isSafeInteger(input.amount) ? String(input.amount) : input.amount
+  if (typeof raw !== 'string' || !/^\d{1,19}$/.test(raw)) fail('INVALID_PRICE', 'price.amount must be a string of digits in the smallest unit (1000000 = 1 USDC)')
+  const amount = BigInt(raw as string)
+  if (amount <= 0n || amount > MAX_AMOUNT) fail('INVALID_PRICE', 'price.amount must be greater than 0')
+  if (input.currency !== undefined && input.currency.toUpperCase() !== 'USDC') fail('INVALID_PRICE', 'price.currency must be USDC')
+  if (input.network !== undefined && input.network !== network) fail('INVALID_PRICE', `price.network must be ${network}, the network of this server`)
+  return amount
+}
+
+/** A paid entry whose expires_at has passed is free: "early access" ends. */
+export const isFreeNow = (entry: Pick<EntryRow, 'is_free' | 'expires_at'>, now = nowSeconds()): boolean =>
+  entry.is_free === 1 || (entry.expires_at !== null && entry.expires_at <= now)
+
+export function entryService(d: Deps) {
+  function get(feedId: string, entryId: string): { feed: FeedRow; entry: EntryRow } {
+    const feed = d.feeds.get(feedId)
+    const entry = d.entries.byId(entryId)
+    if (!entry || entry.feed_id !== feed.id) return fail('ENTRY_NOT_FOUND', 'entry not found')
+    return { feed, entry }
+  }
+
+  return {
+    get,
+
+    async create(signer: Signer, feedId: string, input: NewEntryInput): Promise<EntryRow> {
+      const feed = d.feeds.owned(signer, feedId)
+      if (!feed.is_active) fail('FEED_INACTIVE', 'entries can only be added to an active feed')
+      if (!(SUPPORTED_MIME_TYPES as readonly string[]).includes(baseMimeType(input.mime_type))) {
+        fail('UNSUPPORTED_MIME_TYPE', `mime_type must be one of: ${SUPPORTED_MIME_TYPES.join(', ')}`)
+      }
+      if (input.content_base64.length > MAX_CONTENT_BASE64_CHARS) fail('PAYLOAD_TOO_LARGE', 'content_base64 is larger than 50 MB')
+      const isFree = input.is_free ?? true
+      const price = isFree ? 0n : parsePrice(input.price, d.network)
+      const now = nowSeconds()
+      if (input.expires_at !== undefined && input.expires_at <= now) fail('INVALID_EXPIRES_AT', 'expires_at must be in the future')
+      if (d.entries.activeCountIn(feed.id) >= MAX_ENTRIES_PER_FEED) fail('ENTRY_LIMIT_REACHED', `a feed may hold at most ${MAX_ENTRIES_PER_FEED} active entries`)
+      const bytes = decodeStrictBase64(input.content_base64) ?? fail('INVALID_BASE64', 'content_base64 is not valid base64')
+      if (bytes.byteLength === 0) fail('INVALID_BASE64', 'content_base64 decodes to no content')
+
+      const stored = await d.content.put(bytes)
+      const id = newId()
+      d.db.transaction(() => {
+        // Re-checked inside the write lock: concurrent creates cannot overshoot the limit.
+        if (d.entries.activeCountIn(feed.id) >= MAX_ENTRIES_PER_FEED) fail('ENTRY_LIMIT_REACHED', `a feed may hold at most ${MAX_ENTRIES_PER_FEED} active entries`)
+        d.entries.insert({
+          id, feed_id: feed.id, cid: stored.cid, size: stored.size, mime_type: input.mime_type,
+          title: input.title ?? null, description: input.description ?? null, metadata: input.metadata ?? null,
+          tags: input.tags ?? [], is_free: isFree, price, expires_at: input.expires_at ?? null, now: nowSeconds(),
+        })
+      }).immediate()
+      return d.entries.byId(id)!
+    },
+
+    remove(signer: Signer, feedId: string, entryId: string): void {
+      d.feeds.owned(signer, feedId)
+      const { entry } = get(feedId, entryId)
+      d.db.transaction(() => d.entries.deactivate(entry.id, entry.feed_id, nowSeconds())).immediate()
+    },
+
+    list(q: { feedId: string; isFree?: boolean; beforeId?: string; limit: number }): EntryRow[] {
+      const feed = d.feeds.get(q.feedId)
+      return d.entries.list({ feedId: feed.id, isFree: q.isFree, beforeId: q.beforeId, limit: q.limit })
+    },
+
+    /** Free entries: everyone. Paid ones: the feed owner (buyers and payments come with the payments issue). */
+    canRead(feed: FeedRow, entry: EntryRow, signer: Signer | null): boolean {
+      if (isFreeNow(entry)) return true
+      return signer !== null && signer.address.toLowerCase() === feed.owner_wallet_address.toLowerCase()
+    },
+  }
+}
+export type EntryService = ReturnType<typeof entryService>

@@ -1,0 +1,14 @@
+// Rule violations carry a stable code; the HTTP edge maps codes to statuses.
+export class DomainError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details?: string,
+  ) {
+    super(message)
+  }
+}
+
+export const fail = (code: string, message: string, details?: string): never => {
+  throw new DomainError(code, message, details)
+}

@@ -1,0 +1,157 @@
+// Feed rules: ownership, the 10-active-feeds limit, soft delete and reactivation.
+import type { Db } from '../store/db.ts'
+import type { FeedPatch, FeedRow, FeedStore } from '../store/feeds.ts'
+import type { EntryStore } from '../store/entries.ts'
+import type { WalletStore } from '../store/wallets.ts'
+import type { CategoryStore } from '../store/categories.ts'
+import type { ContentStore } from '../content/helia.ts'
+import { parseCid } from '../content/helia.ts'
+import { newId, isUuid } from '../lib/ids.ts'
+import { nowSeconds } from '../lib/clock.ts'
+import { fail } from './errors.ts'
+import { ingestImage } from './images.ts'
+import type { Signer } from './auth.ts'
+
+export const MAX_ACTIVE_FEEDS = 10
+
+export interface NewFeedInput {
+  name: string
+  description?: string | null
+  tags?: string[]
+  category_id?: string | null
+  image_url?: string | null
+}
+
+export interface FeedChanges {
+  name?: string
+  description?: string | null
+  tags?: string[]
+  is_active?: boolean
+  category_id?: string | null
+  image_cid?: string | null
+}
+
+export interface FeedQuery {
+  owner_id?: string
+  category?: string
+  tags?: string[]
+  min_entries: number
+  is_active?: boolean
+  min_age?: number
+  max_age?: number
+  beforeId?: string
+  limit: number
+}
+
+interface Deps {
+  db: Db
+  feeds: FeedStore
+  entries: EntryStore
+  wallets: WalletStore
+  categories: CategoryStore
+  content: ContentStore
+  defaultNetwork: string
+  allowPrivateFetch: boolean
+}
+
+const invalid = (field: string, message: string): never => fail('invalid_request', message, field)
+
+export function feedService(d: Deps) {
+  function activeCategory(id: string | null | undefined): string | null {
+    if (id === undefined || id === null) return null
+    const category = d.categories.byId(id)
+    if (!category) return invalid('category_id', 'category_id does not name a category')
+    if (!category.is_active) return invalid('category_id', 'category_id names an inactive category')
+    return category.id
+  }
+
+  function owned(signer: Signer, feedId: string): FeedRow {
+    const feed = d.feeds.byId(feedId) ?? fail('FEED_NOT_FOUND', 'feed not found')
+    if (feed.owner_wallet_address.toLowerCase() !== signer.address.toLowerCase()) fail('UNAUTHORIZED', 'only the feed owner may do this')
+    return feed
+  }
+
+  return {
+    get: (id: string): FeedRow => d.feeds.byId(id) ?? fail('FEED_NOT_FOUND', 'feed not found'),
+    owned,
+
+    async create(signer: Signer, input: NewFeedInput): Promise<FeedRow> {
+      const categoryId = activeCategory(input.category_id)
+      // The image is fetched before the write transaction so a slow URL never holds the database.
+      const imageCid = input.image_url ? await ingestImage(input.image_url, d.content, d.allowPrivateFetch) : null
+      const id = newId()
+      d.db.transaction(() => {
+        const now = nowSeconds()
+        const ownerId = d.wallets.ensure(newId(), signer.address, signer.network ?? d.defaultNetwork, now)
+        if (d.feeds.activeCountOf(ownerId) >= MAX_ACTIVE_FEEDS) fail('FEED_LIMIT_REACHED', `a wallet may own at most ${MAX_ACTIVE_FEEDS} active feeds`)
+        d.feeds.insert({ id, owner_id: ownerId, category_id: categoryId, name: input.name, description: input.description ?? null, image_cid: imageCid, tags: input.tags ?? [], now })
+      }).immediate()
+      return d.feeds.byId(id)!
+    },
+
+    async update(signer: Signer, feedId: string, changes: FeedChanges): Promise<FeedRow> {
+      const feed = owned(signer, feedId)
+      const patch: FeedPatch = {}
+      if (changes.name !== undefined) patch.name = changes.name
+      if (changes.description !== undefined) patch.description = changes.description
+      if (changes.tags !== undefined) patch.tags = JSON.stringify(changes.tags)
+      if (changes.category_id !== undefined) patch.category_id = activeCategory(changes.category_id)
+      if (changes.image_cid !== undefined) {
+        if (changes.image_cid === null) patch.image_cid = null
+        else {
+          const cid = parseCid(changes.image_cid) ?? invalid('image_cid', 'image_cid is not a valid CID')
+          if (!(await d.content.has(changes.image_cid))) invalid('image_cid', 'image_cid is not in this server\'s store')
+          patch.image_cid = cid.toString()
+        }
+      }
+      d.db.transaction(() => {
+        const now = nowSeconds()
+        const current = d.feeds.byId(feed.id)!
+        if (changes.is_active === true && !current.is_active) {
+          if (d.feeds.activeCountOf(current.owner_id) >= MAX_ACTIVE_FEEDS) fail('FEED_LIMIT_REACHED', `a wallet may own at most ${MAX_ACTIVE_FEEDS} active feeds`)
+          patch.is_active = 1
+          d.entries.reactivateAllIn(feed.id, now)
+        } else if (changes.is_active === false) {
+          patch.is_active = 0
+        }
+        d.feeds.update(feed.id, patch, now)
+      }).immediate()
+      return d.feeds.byId(feed.id)!
+    },
+
+    remove(signer: Signer, feedId: string): void {
+      const feed = owned(signer, feedId)
+      d.db.transaction(() => {
+        const now = nowSeconds()
+        d.entries.deactivateAllIn(feed.id, now)
+        d.feeds.update(feed.id, { is_active: 0 }, now)
+      }).immediate()
+    },
+
+    list(q: FeedQuery): FeedRow[] {
+      let categoryId: string | undefined
+      if (q.category) {
+        categoryId = (isUuid(q.category) ? d.categories.byId(q.category) : d.categories.byName(q.category))?.id
+        if (!categoryId) return []
+      }
+      let ownerId = q.owner_id
+      if (ownerId && !isUuid(ownerId)) {
+        ownerId = d.wallets.byAddress(ownerId)?.id // owner_id also accepts the owner's address
+        if (!ownerId) return []
+      }
+      const now = nowSeconds()
+      return d.feeds.list({
+        ownerId,
+        categoryId,
+        tags: q.tags,
+        minEntries: q.min_entries,
+        isActive: q.is_active,
+        createdBefore: q.min_age !== undefined ? now - q.min_age : undefined,
+        createdAfter: q.max_age !== undefined ? now - q.max_age : undefined,
+        beforeId: q.beforeId,
+        limit: q.limit,
+      })
+    },
+  }
+}
+export type FeedService = ReturnType<typeof feedService>

@@ -1,0 +1,37 @@
+// /v1/categories: the category list and one category.
+import { Elysia, t } from 'elysia'
+import type { CategoryRow } from '../store/categories.ts'
+import type { Services } from './services.ts'
+import { booleanQuery } from './params.ts'
+import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
+
+export const CategorySchema = t.Object({
+  id: t.String(),
+  name: t.String(),
+  description: t.Nullable(t.String()),
+  icon_url: t.Nullable(t.String()),
+  is_active: t.Boolean(),
+  created_at: t.Number(),
+  updated_at: t.Number(),
+}, { $id: '#/components/schemas/Category' })
+
+export const categoryBody = (c: CategoryRow) => ({ ...c, is_active: c.is_active === 1 })
+
+export const categoryRoutes = (s: Services) =>
+  new Elysia({ prefix: '/v1/categories', tags: ['Categories'] })
+    .get('/', ({ query }) => {
+      const limit = pageSize(query.page_size)
+      const scope = 'categories'
+      const after = s.pages.decode<{ name: string; id: string }>(scope, query.page_token)
+      const rows = s.categories.list({ search: query.search?.trim() || undefined, isActive: booleanQuery(query.is_active, 'is_active'), after, limit: limit + 1 })
+      const result = page(rows, limit, s.pages, scope, (last) => ({ name: last.name, id: last.id }))
+      return { data: result.data.map(categoryBody), pagination: result.pagination }
+    }, {
+      query: t.Object({ ...pageQuery, search: t.Optional(t.String({ description: 'part of the name' })), is_active: t.Optional(t.String()) }),
+      response: { 200: t.Object({ data: t.Array(CategorySchema), pagination: paginationSchema }) },
+      detail: { summary: 'List categories', description: 'By name.' },
+    })
+    .get('/:category_id', ({ params }) => categoryBody(s.categories.get(params.category_id)), {
+      response: { 200: CategorySchema },
+      detail: { summary: 'Get a category' },
+    })

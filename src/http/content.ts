@@ -1,0 +1,65 @@
+// Serving an entry's bytes: type, length, ETag = CID, single byte ranges (206/416), and headers that keep
+// uploaded pages from running script on our origin.
+import type { ContentStore } from '../content/helia.ts'
+import type { EntryRow } from '../store/entries.ts'
+import { errorResponse } from './errors.ts'
+
+const streamOf = (source: AsyncIterable<Uint8Array>) => (ReadableStream as unknown as { from(s: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> }).from(source)
+
+const SANDBOXED = new Set(['text/html', 'image/svg+xml'])
+
+type Range = { start: number; end: number } | 'unsatisfiable' | null
+
+export function parseRange(header: string | null, size: number): Range {
+  if (!header) return null
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim())
+  if (!match || (match[1] === '' && match[2] === '')) return null // multi-range or malformed: serve the whole
+  if (match[1] === '') {
+    const suffix = Number(match[2])
+    if (suffix === 0 || size === 0) return 'unsatisfiable'
+    return { start: Math.max(0, size - suffix), end: size - 1 }
+  }
+  const start = Number(match[1])
+  const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1)
+  if (start >= size || end < start) return 'unsatisfiable'
+  return { start, end }
+}
+
+export async function serveContent(content: ContentStore, entry: Pick<EntryRow, 'cid' | 'mime_type'>, request: Request, cacheControl = 'private, max-age=300'): Promise<Response> {
+  // Checked before streaming: a missing block would otherwise fail mid-response.
+  const size = await content.size(entry.cid)
+  if (size === null) return errorResponse('CONTENT_NOT_FOUND', 'content is not in the store')
+  const etag = `"${entry.cid}"`
+  const headers: Record<string, string> = {
+    'content-type': entry.mime_type,
+    etag,
+    'accept-ranges': 'bytes',
+    'cache-control': cacheControl,
+    'x-content-type-options': 'nosniff',
+    'content-disposition': 'inline',
+  }
+  if (SANDBOXED.has(entry.mime_type.split(';')[0].trim().toLowerCase())) headers['content-security-policy'] = 'sandbox'
+  const ifNoneMatch = request.headers.get('if-none-match')
+  if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
+    return new Response(null, { status: 304, headers })
+  }
+  const ifRange = request.headers.get('if-range')
+  const range = ifRange && ifRange !== etag ? null : parseRange(request.headers.get('range'), size)
+  if (range === 'unsatisfiable') {
+    return new Response(JSON.stringify({ error: 'range not satisfiable', code: 'RANGE_NOT_SATISFIABLE' }), {
+      status: 416,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'content-range': `bytes */${size}` },
+    })
+  }
+  const head = request.method === 'HEAD'
+  if (range) {
+    const length = range.end - range.start + 1
+    headers['content-range'] = `bytes ${range.start}-${range.end}/${size}`
+    headers['content-length'] = String(length)
+    const body = head ? null : streamOf(content.read(entry.cid, { offset: range.start, length }))
+    return new Response(body, { status: 206, headers })
+  }
+  headers['content-length'] = String(size)
+  const body = head || size === 0 ? null : streamOf(content.read(entry.cid))
+  return new Response(body, { status: 200, headers })
+}

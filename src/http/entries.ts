@@ -1,0 +1,186 @@
+// /v1/feeds/{feed_id}/entries: create, list, read (JSON or bytes), soft delete.
+import { Elysia, t, ValidationError } from 'elysia'
+import type { EntryRow } from '../store/entries.ts'
+import type { FeedRow } from '../store/feeds.ts'
+import type { Signer } from '../domain/auth.ts'
+import { isFreeNow, MAX_CONTENT_BASE64_CHARS, SUPPORTED_MIME_TYPES } from '../domain/entries.ts'
+import { RECEIPT_TTL_S } from '../domain/access-tokens.ts'
+import { nowSeconds } from '../lib/clock.ts'
+import { v1Requirement, v2Challenge } from '../chain/requirements.ts'
+import { checksumAddress } from '../chain/signatures.ts'
+import type { Services } from './services.ts'
+import { walletAuth } from './wallet-auth.ts'
+import { jsonBody } from './body.ts'
+import { describeValidation, errorResponse } from './errors.ts'
+import { booleanQuery, uuid } from './params.ts'
+import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
+import { serveContent } from './content.ts'
+
+// The base64 text may be 50 MB; the rest of the JSON is small.
+const ENTRY_BODY_LIMIT = MAX_CONTENT_BASE64_CHARS + 256 * 1024
+
+export const EntrySchema = t.Object({
+  id: t.String(),
+  feed_id: t.String(),
+  cid: t.String(),
+  mime_type: t.String(),
+  title: t.Nullable(t.String()),
+  description: t.Nullable(t.String()),
+  metadata: t.Nullable(t.String()),
+  tags: t.Array(t.String()),
+  is_free: t.Boolean(),
+  expires_at: t.Nullable(t.Number()),
+  is_active: t.Boolean(),
+  total_purchases: t.Number(),
+  total_revenue: t.String(),
+  price: t.String({ description: 'smallest unit; "0" for free entries' }),
+  asset: t.String(),
+  created_at: t.Number(),
+  updated_at: t.Number(),
+  content_url: t.Optional(t.String({ description: 'signed URL of the bytes, valid one hour' })),
+}, { $id: '#/components/schemas/Entry' })
+
+const Price = t.Object({
+  amount: t.Union([t.String(), t.Integer()], { description: 'smallest unit, digits (1000000 = 1 USDC)' }),
+  currency: t.Optional(t.String({ description: 'USDC' })),
+  network: t.Optional(t.String()),
+})
+
+const CreateEntry = t.Object({
+  content_base64: t.String({ description: 'base64 content, at most 50 MB of base64 text' }),
+  mime_type: t.String({ description: `one of ${SUPPORTED_MIME_TYPES.join(', ')}` }),
+  title: t.Optional(t.Nullable(t.String({ maxLength: 500 }))),
+  description: t.Optional(t.Nullable(t.String({ maxLength: 10_000 }))),
+  metadata: t.Optional(t.Nullable(t.String({ maxLength: 10_000, description: 'opaque text, usually JSON' }))),
+  tags: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 100 }), { maxItems: 20 })),
+  is_free: t.Optional(t.Boolean()),
+  price: t.Optional(t.Nullable(Price)),
+  expires_at: t.Optional(t.Nullable(t.Integer({ description: 'Unix seconds; a paid entry becomes free then' }))),
+})
+
+// Body validation failures name the rule they broke.
+const FIELD_CODES: Record<string, string> = {
+  price: 'INVALID_PRICE', mime_type: 'UNSUPPORTED_MIME_TYPE', content_base64: 'INVALID_BASE64', expires_at: 'INVALID_EXPIRES_AT',
+}
+const entryValidation = ({ error }: { error: unknown }) => {
+  if (error instanceof ValidationError && error.type === 'body') {
+    const { field, message } = describeValidation(error)
+    const code = FIELD_CODES[field.split('.')[0]] ?? 'INVALID_PARAMETER'
+    return errorResponse(code, `invalid ${field || 'body'}`, message)
+  }
+}
+
+export function entryBody(e: EntryRow, now = nowSeconds()) {
+  const free = isFreeNow(e, now)
+  return {
+    id: e.id,
+    feed_id: e.feed_id,
+    cid: e.cid,
+    mime_type: e.mime_type,
+    title: e.title,
+    description: e.description,
+    metadata: e.metadata,
+    tags: JSON.parse(e.tags) as string[],
+    is_free: free,
+    expires_at: e.expires_at,
+    is_active: e.is_active === 1,
+    total_purchases: e.total_purchases,
+    total_revenue: e.total_revenue,
+    price: free ? '0' : e.price,
+    asset: 'USDC',
+    created_at: e.created_at,
+    updated_at: e.updated_at,
+  }
+}
+
+export const entryRoutes = (s: Services) => {
+  const ids = (params: { feed_id: string; entry_id: string }) => [uuid(params.feed_id, 'feed_id'), uuid(params.entry_id, 'entry_id')] as const
+
+  /** 402 with the x402 v1 body and the v2 header, for whoever may not read a paid entry. */
+  function paymentRequired(feed: FeedRow, entry: EntryRow, request: Request): Response {
+    const url = new URL(request.url)
+    const tag = {
+      amount: entry.price,
+      payTo: checksumAddress(feed.owner_wallet_address),
+      resource: `${s.publicUrl()}${url.pathname}`,
+      description: entry.title ?? `Entry ${entry.id}`,
+      mimeType: url.pathname.endsWith('/content') ? entry.mime_type : 'application/json',
+    }
+    const error = 'X-PAYMENT header is required'
+    const body = { x402Version: 1, error, accepts: [v1Requirement(s.config.network, tag)] }
+    const v2 = Buffer.from(JSON.stringify(v2Challenge(s.config.network, tag, error))).toString('base64')
+    return new Response(JSON.stringify(body), { status: 402, headers: { 'content-type': 'application/json; charset=utf-8', 'payment-required': v2 } })
+  }
+
+  /** Inactive entries are withdrawn: only the owner still reads them. */
+  function readable(feed: FeedRow, entry: EntryRow, signer: Signer | null): boolean {
+    const isOwner = signer !== null && signer.address.toLowerCase() === feed.owner_wallet_address.toLowerCase()
+    if (!entry.is_active || !feed.is_active) return isOwner
+    return s.entries.canRead(feed, entry, signer)
+  }
+
+  return new Elysia({ prefix: '/v1/feeds/:feed_id/entries', tags: ['Entries'] })
+    .use(walletAuth(s.auth))
+    .post('/', async ({ params, body, signer, set }) => {
+      const entry = await s.entries.create(signer, uuid(params.feed_id, 'feed_id'), {
+        ...body,
+        title: body.title ?? undefined,
+        description: body.description ?? undefined,
+        metadata: body.metadata ?? undefined,
+        price: body.price ?? undefined,
+        expires_at: body.expires_at ?? undefined,
+      })
+      set.status = 201
+      return entryBody(entry)
+    }, {
+      wallet: true, parse: jsonBody(ENTRY_BODY_LIMIT), body: CreateEntry, error: entryValidation,
+      response: { 201: EntrySchema },
+      detail: { summary: 'Create an entry (feed owner)', description: 'Stores the content on the private IPFS store. is_free defaults to true; a paid entry needs price {amount, currency: "USDC"}.' },
+    })
+    .get('/', ({ params, query }) => {
+      const feedId = uuid(params.feed_id, 'feed_id')
+      const limit = pageSize(query.page_size)
+      const scope = `entries:${feedId}`
+      const rows = s.entries.list({ feedId, isFree: booleanQuery(query.is_free, 'is_free'), beforeId: s.pages.decode<string>(scope, query.page_token), limit: limit + 1 })
+      const result = page(rows, limit, s.pages, scope, (last) => last.id)
+      const now = nowSeconds()
+      return { data: result.data.map((e) => entryBody(e, now)), pagination: result.pagination }
+    }, {
+      query: t.Object({ ...pageQuery, is_free: t.Optional(t.String({ description: 'true or false' })) }),
+      response: { 200: t.Object({ data: t.Array(EntrySchema), pagination: paginationSchema }) },
+      detail: { summary: 'List active entries of a feed', description: 'Newest first, cursor paginated.' },
+    })
+    .get('/:entry_id', async ({ params, signer, request }) => {
+      const [feedId, entryId] = ids(params)
+      const { feed, entry } = s.entries.get(feedId, entryId)
+      if (!readable(feed, entry, signer)) {
+        if (!entry.is_active || !feed.is_active) return errorResponse('ENTRY_NOT_FOUND', 'entry is no longer available')
+        return paymentRequired(feed, entry, request)
+      }
+      const token = await s.accessTokens.sign({ kind: 'receipt', entryId: entry.id, feedId: feed.id, exp: nowSeconds() + RECEIPT_TTL_S })
+      return { ...entryBody(entry), content_url: `${s.publicUrl()}/v1/access/${token}` }
+    }, {
+      walletOptional: true,
+      detail: { summary: 'Get an entry', description: 'Free entries: anyone. Paid entries: the owner, a buyer (signed), or a request that pays (x402); otherwise 402 with the payment requirements. The answer carries content_url, a signed link to the bytes valid one hour.' },
+    })
+    .get('/:entry_id/content', async ({ params, signer, request }) => {
+      const [feedId, entryId] = ids(params)
+      const { feed, entry } = s.entries.get(feedId, entryId)
+      if (!readable(feed, entry, signer)) {
+        if (!entry.is_active || !feed.is_active) return errorResponse('ENTRY_NOT_FOUND', 'entry is no longer available')
+        return paymentRequired(feed, entry, request)
+      }
+      return serveContent(s.content, entry, request, isFreeNow(entry) ? 'public, max-age=300' : 'private, max-age=300')
+    }, {
+      walletOptional: true,
+      detail: { summary: "Get an entry's bytes", description: 'The same rules as get entry; Range requests answer 206.' },
+    })
+    .delete('/:entry_id', ({ params, signer }) => {
+      const [feedId, entryId] = ids(params)
+      s.entries.remove(signer, feedId, entryId)
+      return new Response(null, { status: 204 })
+    }, {
+      wallet: true, parse: jsonBody(),
+      detail: { summary: 'Delete an entry (feed owner)', description: 'Soft delete: the record stays, the entry leaves listings.' },
+    })
+}

@@ -1,0 +1,57 @@
+// Error → status and body. Shape A {error, code, details?} everywhere; shape B for feed create/update validation.
+import { Elysia, ValidationError } from 'elysia'
+import { DomainError } from '../domain/errors.ts'
+
+const STATUS: Record<string, number> = {
+  INVALID_AUTH_HEADERS: 400, INVALID_PARAMETER: 400, INVALID_WALLET_ID: 400, INVALID_JSON: 400, invalid_request: 400,
+  UNSUPPORTED_MIME_TYPE: 400, INVALID_PRICE: 400, INVALID_BASE64: 400, INVALID_EXPIRES_AT: 400, INVALID_USERNAME: 400,
+  AUTH_REQUIRED: 401, NONCE_EXPIRED: 401, INVALID_NONCE: 401, INVALID_SIGNATURE: 401, TIMESTAMP_OUT_OF_RANGE: 401,
+  UNAUTHORIZED: 403, UNAUTHORIZED_WALLET_UPDATE: 403, FEED_LIMIT_REACHED: 403, ENTRY_LIMIT_REACHED: 403,
+  INVALID_ACCESS_TOKEN: 403, ACCESS_LINK_EXHAUSTED: 410, ACCESS_LINK_EXPIRED: 410,
+  NOT_FOUND: 404, FEED_NOT_FOUND: 404, ENTRY_NOT_FOUND: 404, WALLET_NOT_FOUND: 404, CATEGORY_NOT_FOUND: 404, CONTENT_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405, FEED_INACTIVE: 409, USERNAME_CONFLICT: 409, PAYLOAD_TOO_LARGE: 413, UNSUPPORTED_MEDIA_TYPE: 415,
+  RANGE_NOT_SATISFIABLE: 416, INVALID_PAGE_TOKEN: 422, RATE_LIMITED: 429, INTERNAL_ERROR: 500,
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } })
+
+export const errorResponse = (code: string, error: string, details?: string) =>
+  json(STATUS[code] ?? 400, details === undefined ? { error, code } : { error, code, details })
+
+export const shapeB = (message: string, field: string) => json(400, { error: 'invalid_request', message, details: { field } })
+
+/** The first failing field of a TypeBox validation error, as a name and a one-line reason. */
+export function describeValidation(error: ValidationError): { field: string; message: string } {
+  const first = error.valueError
+  const field = (first?.path ?? '').replace(/^\//, '').replace(/\//g, '.') || error.type
+  const reason = first?.schema?.error ?? first?.message ?? 'is invalid'
+  return { field, message: field ? `${field}: ${String(reason).toLowerCase()}` : String(reason) }
+}
+
+export function toErrorResponse(error: unknown, code: string | number, log: (e: unknown) => void): Response {
+  if (error instanceof DomainError) {
+    if (error.code === 'invalid_request') return shapeB(error.message, error.details ?? '')
+    return errorResponse(error.code, error.message, error.details)
+  }
+  if (error instanceof ValidationError) {
+    const { field, message } = describeValidation(error)
+    return errorResponse('INVALID_PARAMETER', `invalid ${error.type === 'params' ? 'path parameter' : error.type}`, message || field)
+  }
+  if (code === 'NOT_FOUND') return errorResponse('NOT_FOUND', 'Not found')
+  if (code === 'PARSE') return errorResponse('INVALID_JSON', 'request body is not valid JSON')
+  if (code === 'INVALID_COOKIE_SIGNATURE') return errorResponse('INVALID_PARAMETER', 'invalid cookie')
+  log(error)
+  return errorResponse('INTERNAL_ERROR', 'internal error')
+}
+
+export const errorHandling = (log: (e: unknown) => void) =>
+  new Elysia({ name: 'error-handling' }).onError({ as: 'global' }, ({ error, code }) => toErrorResponse(error, code, log))
+
+/** Local error hook for routes whose body validation answers with shape B (create/update feed). */
+export const shapeBValidation = ({ error }: { error: unknown }) => {
+  if (error instanceof ValidationError && error.type === 'body') {
+    const { field, message } = describeValidation(error)
+    return shapeB(message, field)
+  }
+}

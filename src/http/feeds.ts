@@ -1,0 +1,132 @@
+// /v1/feeds: create, read, update, soft delete, list.
+import { Elysia, t } from 'elysia'
+import type { FeedRow } from '../store/feeds.ts'
+import type { Services } from './services.ts'
+import { walletAuth } from './wallet-auth.ts'
+import { jsonBody } from './body.ts'
+import { shapeBValidation } from './errors.ts'
+import { fail } from '../domain/errors.ts'
+import { booleanQuery, integerQuery, uuid } from './params.ts'
+import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
+import { checksumAddress } from '../chain/signatures.ts'
+
+const Tags = t.Array(t.String({ minLength: 1, maxLength: 100 }), { maxItems: 20, error: 'tags must be an array of at most 20 strings' })
+
+export const FeedSchema = t.Object({
+  id: t.String(),
+  owner_id: t.String(),
+  owner_wallet_address: t.String(),
+  category_id: t.Nullable(t.String()),
+  name: t.String(),
+  description: t.Nullable(t.String()),
+  image_cid: t.Nullable(t.String()),
+  is_active: t.Boolean(),
+  total_entries: t.Number(),
+  total_purchases: t.Number(),
+  total_revenue: t.String(),
+  tags: t.Array(t.String()),
+  created_at: t.Number(),
+  updated_at: t.Number(),
+}, { $id: '#/components/schemas/Feed' })
+
+const CreateFeed = t.Object({
+  name: t.String({ minLength: 1, maxLength: 255, error: 'name is required and must be 1-255 characters' }),
+  description: t.Optional(t.Nullable(t.String({ maxLength: 2000, error: 'description must be at most 2000 characters' }))),
+  tags: t.Optional(Tags),
+  category_id: t.Optional(t.Nullable(t.String({ format: 'uuid', error: 'category_id must be a UUID' }))),
+  image_url: t.Optional(t.Nullable(t.String({ maxLength: 14_000_000, error: 'image_url must be a string' }))),
+})
+
+const UpdateFeed = t.Object({
+  name: t.Optional(t.String({ minLength: 1, maxLength: 255, error: 'name must be 1-255 characters' })),
+  description: t.Optional(t.Nullable(t.String({ maxLength: 2000, error: 'description must be at most 2000 characters' }))),
+  tags: t.Optional(Tags),
+  is_active: t.Optional(t.Boolean({ error: 'is_active must be a boolean' })),
+  category_id: t.Optional(t.Nullable(t.String({ format: 'uuid', error: 'category_id must be a UUID' }))),
+  image_cid: t.Optional(t.Nullable(t.String({ error: 'image_cid must be a CID string' }))),
+})
+
+export const feedBody = (f: FeedRow) => ({
+  id: f.id,
+  owner_id: f.owner_id,
+  owner_wallet_address: checksumAddress(f.owner_wallet_address),
+  category_id: f.category_id,
+  name: f.name,
+  description: f.description,
+  image_cid: f.image_cid,
+  is_active: f.is_active === 1,
+  total_entries: f.total_entries,
+  total_purchases: f.total_purchases,
+  total_revenue: f.total_revenue,
+  tags: JSON.parse(f.tags) as string[],
+  created_at: f.created_at,
+  updated_at: f.updated_at,
+})
+
+const rejectBlankName = (name: string | undefined) => {
+  if (typeof name === 'string' && name.trim() === '') fail('invalid_request', 'name must not be blank', 'name')
+}
+
+export const feedRoutes = (s: Services) =>
+  new Elysia({ prefix: '/v1/feeds', tags: ['Feeds'] })
+    .use(walletAuth(s.auth))
+    .post('/', async ({ body, signer, set }) => {
+      rejectBlankName(body.name)
+      set.status = 201
+      return feedBody(await s.feeds.create(signer, body))
+    }, {
+      wallet: true, parse: jsonBody(), body: CreateFeed, error: shapeBValidation,
+      response: { 201: FeedSchema },
+      detail: { summary: 'Create a feed', description: 'The caller becomes the owner; the wallet record is created on first use. image_url may be an http(s) URL, a data URI, base64 or a CID already stored here.' },
+    })
+    .get('/', ({ query }) => {
+      const limit = pageSize(query.page_size)
+      const scope = 'feeds'
+      const beforeId = s.pages.decode<string>(scope, query.page_token)
+      const tags = query.tags?.split(',').map((tag) => tag.trim()).filter(Boolean)
+      const rows = s.feeds.list({
+        owner_id: query.owner_id,
+        category: query.category,
+        tags,
+        min_entries: integerQuery(query.min_entries, 'min_entries') ?? 1,
+        is_active: booleanQuery(query.is_active, 'is_active') ?? true,
+        min_age: integerQuery(query.min_age, 'min_age'),
+        max_age: integerQuery(query.max_age, 'max_age'),
+        beforeId,
+        limit: limit + 1,
+      })
+      const result = page(rows, limit, s.pages, scope, (last) => last.id)
+      return { data: result.data.map(feedBody), pagination: result.pagination }
+    }, {
+      query: t.Object({
+        ...pageQuery,
+        owner_id: t.Optional(t.String({ description: 'owner wallet id (or address)' })),
+        category: t.Optional(t.String({ description: 'category id or name' })),
+        tags: t.Optional(t.String({ description: 'comma-separated; feeds with any of them' })),
+        min_entries: t.Optional(t.String({ description: 'minimum active entries (default 1)' })),
+        is_active: t.Optional(t.String({ description: 'true (default) or false' })),
+        min_age: t.Optional(t.String({ description: 'created at least this many seconds ago' })),
+        max_age: t.Optional(t.String({ description: 'created at most this many seconds ago' })),
+      }),
+      response: { 200: t.Object({ data: t.Array(FeedSchema), pagination: paginationSchema }) },
+      detail: { summary: 'List feeds', description: 'Newest first, cursor paginated.' },
+    })
+    .get('/:feed_id', ({ params }) => feedBody(s.feeds.get(uuid(params.feed_id, 'feed_id'))), {
+      response: { 200: FeedSchema },
+      detail: { summary: 'Get a feed' },
+    })
+    .patch('/:feed_id', async ({ params, body, signer }) => {
+      rejectBlankName(body.name)
+      return feedBody(await s.feeds.update(signer, uuid(params.feed_id, 'feed_id'), body))
+    }, {
+      wallet: true, parse: jsonBody(), body: UpdateFeed, error: shapeBValidation,
+      response: { 200: FeedSchema },
+      detail: { summary: 'Update a feed (owner)', description: 'Only the given fields change; is_active=true reactivates a deleted feed and its entries.' },
+    })
+    .delete('/:feed_id', ({ params, signer }) => {
+      s.feeds.remove(signer, uuid(params.feed_id, 'feed_id'))
+      return new Response(null, { status: 204 })
+    }, {
+      wallet: true, parse: jsonBody(),
+      detail: { summary: 'Delete a feed (owner)', description: 'Soft delete: the feed and its entries become inactive and leave listings.' },
+    })

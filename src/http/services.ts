@@ -1,0 +1,25 @@
+// What the HTTP edge needs from below; built once in app.ts.
+import type { Config } from '../config.ts'
+import type { AuthService } from '../domain/auth.ts'
+import type { FeedService } from '../domain/feeds.ts'
+import type { EntryService } from '../domain/entries.ts'
+import type { WalletService } from '../domain/wallets.ts'
+import type { CategoryService } from '../domain/categories.ts'
+import type { AccessTokens } from '../domain/access-tokens.ts'
+import type { ContentStore } from '../content/helia.ts'
+import type { PageTokens } from './pagination.ts'
+
+export interface Services {
+  config: Config
+  /** Base of absolute URLs we hand out (access_url, content_url, x402 resource). */
+  publicUrl: () => string
+  auth: AuthService
+  feeds: FeedService
+  entries: EntryService
+  wallets: WalletService
+  categories: CategoryService
+  accessTokens: AccessTokens
+  content: ContentStore
+  pages: PageTokens
+  health: () => Record<string, unknown>
+}

@@ -1,0 +1,36 @@
+// The signature guard. It runs in the parse/transform phase so a protected route answers 401 before it reads
+// or validates anything: the SDK only signs after a 401.
+import { Elysia } from 'elysia'
+import type { AuthService, Signer } from '../domain/auth.ts'
+import { DomainError } from '../domain/errors.ts'
+
+const signers = new WeakMap<Request, Signer | null>()
+
+async function authenticateOnce(auth: AuthService, request: Request, required: boolean): Promise<void> {
+  if (signers.has(request)) return
+  const h = request.headers
+  const signer = await auth.authenticate({
+    address: h.get('x-wallet-address'),
+    signature: h.get('x-signature'),
+    message: h.get('x-message'),
+    timestamp: h.get('x-timestamp'),
+    chainId: h.get('x-chain-id'),
+  })
+  if (!signer && required) throw new DomainError('AUTH_REQUIRED', 'authentication required: sign a nonce from POST /v1/auth/nonce and send the x-wallet-address, x-signature, x-message and x-timestamp headers')
+  signers.set(request, signer)
+}
+
+export const walletAuth = (auth: AuthService) =>
+  new Elysia({ name: 'wallet-auth' }).macro({
+    /** Requires a valid wallet signature; the handler gets `signer`. */
+    wallet: {
+      parse: ({ request }) => authenticateOnce(auth, request, true).then(() => undefined),
+      transform: ({ request }) => authenticateOnce(auth, request, true),
+      resolve: ({ request }) => ({ signer: signers.get(request) as Signer }),
+    },
+    /** Checks a signature when one is sent; `signer` is null otherwise. */
+    walletOptional: {
+      transform: ({ request }) => authenticateOnce(auth, request, false),
+      resolve: ({ request }) => ({ signer: signers.get(request) ?? null }),
+    },
+  })

@@ -1,0 +1,49 @@
+// /v1/wallets: wallet profiles by id or address.
+import { Elysia, t } from 'elysia'
+import type { WalletRow } from '../store/wallets.ts'
+import type { Services } from './services.ts'
+import { checksumAddress } from '../chain/signatures.ts'
+
+export const WalletSchema = t.Object({
+  id: t.String(),
+  address: t.String(),
+  wallet_address: t.String(),
+  network: t.String(),
+  wallet_address_network: t.String(),
+  username: t.Nullable(t.String()),
+  picture_url: t.Nullable(t.String()),
+  total_feeds: t.Number(),
+  total_entries: t.Number(),
+  total_revenue: t.String(),
+  created_at: t.Number(),
+  updated_at: t.Number(),
+}, { $id: '#/components/schemas/Wallet' })
+
+export function walletBody(w: WalletRow) {
+  const address = checksumAddress(w.address)
+  return {
+    id: w.id,
+    address,
+    wallet_address: address,
+    network: w.network,
+    wallet_address_network: w.network,
+    username: w.username,
+    picture_url: w.picture_url,
+    total_feeds: w.total_feeds,
+    total_entries: w.total_entries,
+    total_revenue: w.total_revenue,
+    created_at: w.created_at,
+    updated_at: w.updated_at,
+  }
+}
+
+export const walletRoutes = (s: Services) =>
+  new Elysia({ prefix: '/v1/wallets', tags: ['Wallets'] })
+    .get('/address/:address', ({ params }) => walletBody(s.wallets.byAddress(params.address)), {
+      response: { 200: WalletSchema },
+      detail: { summary: 'Get a wallet by address', description: 'Any letter case.' },
+    })
+    .get('/:wallet_id', ({ params }) => walletBody(s.wallets.byId(params.wallet_id)), {
+      response: { 200: WalletSchema },
+      detail: { summary: 'Get a wallet' },
+    })

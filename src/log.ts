@@ -1,0 +1,19 @@
+// JSON lines on stdout; never secrets or signatures.
+import type { LogLevel } from './config.ts'
+
+const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 }
+
+export function logger(level: LogLevel) {
+  const min = RANK[level]
+  const write = (lvl: LogLevel, msg: string, fields: Record<string, unknown> = {}) => {
+    if (RANK[lvl] < min) return
+    process.stdout.write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }) + '\n')
+  }
+  return {
+    debug: (msg: string, f?: Record<string, unknown>) => write('debug', msg, f),
+    info: (msg: string, f?: Record<string, unknown>) => write('info', msg, f),
+    warn: (msg: string, f?: Record<string, unknown>) => write('warn', msg, f),
+    error: (msg: string, f?: Record<string, unknown>) => write('error', msg, f),
+  }
+}
+export type Logger = ReturnType<typeof logger>

@@ -1,0 +1,82 @@
+// Opens the stores, serves HTTP and runs the jobs; stop() shuts down cleanly. main.ts and tests use it.
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Config } from './config.ts'
+import { openDb } from './store/db.ts'
+import { loadSecret } from './store/secret.ts'
+import { openContent } from './content/helia.ts'
+import { buildApp, buildServices } from './app.ts'
+import { logger } from './log.ts'
+import { startJobs } from './jobs/index.ts'
+import { nowSeconds } from './lib/clock.ts'
+
+export interface RunningServer {
+  url: string
+  port: number
+  stop(): Promise<void>
+}
+
+const MAX_BODY_BYTES = 64 * 1024 * 1024 // backstop; routes enforce their own, smaller limits while reading
+
+export async function startServer(config: Config): Promise<RunningServer> {
+  const log = logger(config.log)
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
+  const db = openDb(join(config.dataDir, 'trellis.db'))
+  const secret = loadSecret(config.dataDir)
+  let content
+  try {
+    content = await openContent(config.dataDir)
+  } catch (error) {
+    db.close()
+    const locked = String((error as Error)?.message).includes('lock') || (error as { code?: string })?.code === 'LEVEL_DATABASE_NOT_OPEN'
+    throw new Error(locked ? `the content store in ${config.dataDir} is in use by another trellis process` : `cannot open the content store: ${(error as Error).message}`)
+  }
+
+  let publicUrl = config.publicUrl ?? ''
+  const startedAt = nowSeconds()
+  const jobs = startJobs({ db, log })
+  const services = buildServices({
+    config, db, content, secret,
+    publicUrl: () => publicUrl,
+    health: () => ({ version: process.env.npm_package_version ?? undefined, uptime_s: nowSeconds() - startedAt, jobs: jobs.status() }),
+    logError: (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }),
+  })
+  const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }))
+  // Compile Elysia's routes once, up front, so the first request does not pay for it.
+  const handle = app.compile().fetch
+
+  const server = Bun.serve({
+    hostname: config.host,
+    port: config.port,
+    maxRequestBodySize: MAX_BODY_BYTES,
+    idleTimeout: 60,
+    async fetch(request) {
+      const started = performance.now()
+      const response = await handle(request)
+      const path = new URL(request.url).pathname
+      // Access tokens are credentials: keep them out of logs.
+      log.info('request', { method: request.method, path: path.startsWith('/v1/access/') ? '/v1/access/<token>' : path, status: response.status, ms: Math.round((performance.now() - started) * 10) / 10 })
+      return response
+    },
+  })
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host
+  if (!config.publicUrl) publicUrl = `http://${host}:${server.port}`
+  const url = `http://${host}:${server.port}`
+  log.info('listening', { url, public_url: publicUrl, data_dir: config.dataDir, network: config.network.name })
+
+  let stopping: Promise<void> | null = null
+  return {
+    url,
+    port: server.port!,
+    stop() {
+      stopping ??= (async () => {
+        jobs.stop()
+        await server.stop(false) // finish in-flight requests
+        await content.close()
+        db.close()
+        log.info('stopped')
+      })()
+      return stopping
+    },
+  }
+}

@@ -1,0 +1,49 @@
+import type { Db } from './db.ts'
+
+export interface CategoryRow {
+  id: string
+  name: string
+  description: string | null
+  icon_url: string | null
+  is_active: number
+  created_at: number
+  updated_at: number
+}
+
+const COLUMNS = 'id, name, description, icon_url, is_active, created_at, updated_at'
+
+export function categoryStore(db: Db) {
+  const byId = db.query<CategoryRow, [string]>(`SELECT ${COLUMNS} FROM categories WHERE id = ?`)
+  const insert = db.query(
+    `INSERT INTO categories (id, name, name_lc, description, icon_url, is_active, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 1, ?, ?) ON CONFLICT (name_lc) DO NOTHING`,
+  )
+  const byName = db.query<CategoryRow, [string]>(`SELECT ${COLUMNS} FROM categories WHERE name_lc = ?`)
+  return {
+    byId: (id: string) => byId.get(id),
+    byName: (name: string) => byName.get(name.toLowerCase()),
+    insert: (row: { id: string; name: string; description: string | null; icon_url: string | null; now: number }) =>
+      insert.run(row.id, row.name, row.name.toLowerCase(), row.description, row.icon_url, row.now, row.now).changes === 1,
+    count: () => db.query<{ n: number }, []>('SELECT COUNT(*) AS n FROM categories').get()!.n,
+    /** Ordered by name, then id; the cursor is the last (name_lc, id) seen. */
+    list(filter: { search?: string; isActive?: boolean; after?: { name: string; id: string }; limit: number }): CategoryRow[] {
+      const where: string[] = []
+      const args: (string | number)[] = []
+      if (filter.search) {
+        where.push("name_lc LIKE ? ESCAPE '\\'")
+        args.push(`%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
+      }
+      if (filter.isActive !== undefined) {
+        where.push('is_active = ?')
+        args.push(filter.isActive ? 1 : 0)
+      }
+      if (filter.after) {
+        where.push('(name_lc > ? OR (name_lc = ? AND id > ?))')
+        args.push(filter.after.name.toLowerCase(), filter.after.name.toLowerCase(), filter.after.id)
+      }
+      const sql = `SELECT ${COLUMNS} FROM categories ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY name_lc, id LIMIT ?`
+      return db.query<CategoryRow, (string | number)[]>(sql).all(...args, filter.limit)
+    },
+  }
+}
+export type CategoryStore = ReturnType<typeof categoryStore>

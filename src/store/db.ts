@@ -1,0 +1,26 @@
+import { Database } from 'bun:sqlite'
+import { MIGRATIONS } from './migrations/index.ts'
+
+export type Db = Database
+
+export function openDb(path: string): Db {
+  const db = new Database(path, { create: true, strict: true })
+  db.exec('PRAGMA journal_mode = WAL')
+  db.exec('PRAGMA synchronous = NORMAL')
+  db.exec('PRAGMA foreign_keys = ON')
+  db.exec('PRAGMA busy_timeout = 5000')
+  migrate(db)
+  return db
+}
+
+function migrate(db: Db): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)')
+  const applied = new Set(db.query<{ version: number }, []>('SELECT version FROM schema_migrations').all().map((r) => r.version))
+  for (const m of MIGRATIONS) {
+    if (applied.has(m.version)) continue
+    db.transaction(() => {
+      db.exec(m.sql)
+      db.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, Math.floor(Date.now() / 1000))
+    })()
+  }
+}

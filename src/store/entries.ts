@@ -1,0 +1,84 @@
+import type { Db } from './db.ts'
+
+export interface EntryRow {
+  id: string
+  feed_id: string
+  cid: string
+  size: number
+  mime_type: string
+  title: string | null
+  description: string | null
+  metadata: string | null
+  tags: string // JSON array
+  is_free: number
+  price: string
+  expires_at: number | null
+  is_active: number
+  total_purchases: number
+  total_revenue: string
+  created_at: number
+  updated_at: number
+}
+
+export interface NewEntry {
+  id: string
+  feed_id: string
+  cid: string
+  size: number
+  mime_type: string
+  title: string | null
+  description: string | null
+  metadata: string | null
+  tags: string[]
+  is_free: boolean
+  price: bigint
+  expires_at: number | null
+  now: number
+}
+
+const SELECT = `SELECT id, feed_id, cid, size, mime_type, title, description, metadata, tags, is_free,
+  CAST(price AS TEXT) AS price, expires_at, is_active, total_purchases, CAST(total_revenue AS TEXT) AS total_revenue,
+  created_at, updated_at FROM entries`
+
+export function entryStore(db: Db) {
+  const byId = db.query<EntryRow, [string]>(`${SELECT} WHERE id = ?`)
+  const activeCount = db.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM entries WHERE feed_id = ? AND is_active = 1')
+  const insert = db.query(
+    `INSERT INTO entries (id, feed_id, cid, size, mime_type, title, description, metadata, tags, is_free, price, expires_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  )
+  const deactivate = db.query('UPDATE entries SET is_active = 0, updated_at = ? WHERE id = ? AND is_active = 1')
+  const deactivateFeed = db.query('UPDATE entries SET is_active = 0, deactivated_with_feed = 1, updated_at = ? WHERE feed_id = ? AND is_active = 1')
+  const reactivateFeed = db.query('UPDATE entries SET is_active = 1, deactivated_with_feed = 0, updated_at = ? WHERE feed_id = ? AND deactivated_with_feed = 1')
+  // A feed's total_entries is kept equal to its active entries in the same transaction as every change.
+  const recount = db.query('UPDATE feeds SET total_entries = (SELECT COUNT(*) FROM entries WHERE feed_id = ?1 AND is_active = 1) WHERE id = ?1')
+  return {
+    byId: (id: string) => byId.get(id),
+    activeCountIn: (feedId: string) => activeCount.get(feedId)!.n,
+    insert(e: NewEntry) {
+      insert.run(e.id, e.feed_id, e.cid, e.size, e.mime_type, e.title, e.description, e.metadata, JSON.stringify(e.tags), e.is_free ? 1 : 0, e.price, e.expires_at, e.now, e.now)
+      recount.run(e.feed_id)
+    },
+    deactivate(id: string, feedId: string, now: number): boolean {
+      const changed = deactivate.run(now, id).changes === 1
+      recount.run(feedId)
+      return changed
+    },
+    deactivateAllIn(feedId: string, now: number) {
+      deactivateFeed.run(now, feedId)
+      recount.run(feedId)
+    },
+    reactivateAllIn(feedId: string, now: number) {
+      reactivateFeed.run(now, feedId)
+      recount.run(feedId)
+    },
+    list(filter: { feedId: string; isFree?: boolean; beforeId?: string; limit: number }): EntryRow[] {
+      const where = ['feed_id = ?', 'is_active = 1']
+      const args: (string | number)[] = [filter.feedId]
+      if (filter.isFree !== undefined) where.push('is_free = ?'), args.push(filter.isFree ? 1 : 0)
+      if (filter.beforeId) where.push('id < ?'), args.push(filter.beforeId)
+      return db.query<EntryRow, (string | number)[]>(`${SELECT} WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`).all(...args, filter.limit)
+    },
+  }
+}
+export type EntryStore = ReturnType<typeof entryStore>

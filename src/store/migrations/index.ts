@@ -1,0 +1,6 @@
+// Migrations are embedded as text so the compiled binary carries them.
+import init from './001-init.sql' with { type: 'text' }
+
+export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
+  { version: 1, name: '001-init', sql: init },
+]

@@ -1,0 +1,68 @@
+// A small HTTP client for tests: real viem wallets sign real nonce messages.
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+
+export type Wallet = PrivateKeyAccount
+
+export const newWallet = (): Wallet => privateKeyToAccount(generatePrivateKey())
+
+export interface Reply<T = any> {
+  status: number
+  headers: Headers
+  body: T
+  text: string
+}
+
+/** Fetches a nonce for the wallet and signs it: the four auth headers (+ x-chain-id). */
+export async function authHeaders(url: string, wallet: Wallet, chainId = '84532'): Promise<Record<string, string>> {
+  const nonce = await fetch(`${url}/v1/auth/nonce`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ wallet_address: wallet.address }),
+  }).then((r) => r.json() as Promise<{ message: string }>)
+  const signature = await wallet.signMessage({ message: nonce.message })
+  return {
+    'x-wallet-address': wallet.address,
+    'x-signature': signature,
+    'x-message': nonce.message,
+    'x-timestamp': String(Math.floor(Date.now() / 1000)),
+    'x-chain-id': chainId,
+  }
+}
+
+export async function call<T = any>(
+  url: string,
+  method: string,
+  path: string,
+  options: { body?: unknown; rawBody?: string; wallet?: Wallet; headers?: Record<string, string> } = {},
+): Promise<Reply<T>> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.headers ?? {}) }
+  if (options.wallet) Object.assign(headers, await authHeaders(url, options.wallet))
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers,
+    body: options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
+  })
+  const text = await response.text()
+  let body: any = text
+  try {
+    body = text ? JSON.parse(text) : null
+  } catch {
+    // not JSON
+  }
+  return { status: response.status, headers: response.headers, body, text }
+}
+
+export const b64 = (data: string | Uint8Array) => Buffer.from(data).toString('base64')
+
+/** Creates a feed as `wallet`, failing the test if it does not answer 201. */
+export async function createFeed(url: string, wallet: Wallet, body: Record<string, unknown> = {}) {
+  const reply = await call(url, 'POST', '/v1/feeds', { wallet, body: { name: 'A feed', ...body } })
+  if (reply.status !== 201) throw new Error(`create feed: ${reply.status} ${reply.text}`)
+  return reply.body
+}
+
+export async function createEntry(url: string, wallet: Wallet, feedId: string, body: Record<string, unknown> = {}) {
+  const reply = await call(url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet, body: { content_base64: b64('hello'), mime_type: 'text/plain', ...body } })
+  if (reply.status !== 201) throw new Error(`create entry: ${reply.status} ${reply.text}`)
+  return reply.body
+}

@@ -1,0 +1,110 @@
+// Starts the real server (bun src/main.ts) as a child process on 127.0.0.1 with a temporary data directory.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+
+const ROOT = join(import.meta.dir, '..', '..')
+
+export interface TestServer {
+  url: string
+  dataDir: string
+  logs: string[]
+  /** Graceful stop (SIGTERM) and wait for exit. */
+  stop(): Promise<number>
+  /** SIGKILL, as a crash. */
+  kill(): Promise<void>
+  /** Stop, then start again on the same data directory. */
+  restart(env?: Record<string, string>): Promise<void>
+  /** Stop and delete the data directory. */
+  dispose(): Promise<void>
+}
+
+export function tempDir(prefix = 'trellis-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+async function spawnServer(dataDir: string, env: Record<string, string>, logs: string[], command: string[]): Promise<{ proc: Subprocess; url: string }> {
+  const proc = Bun.spawn(command, {
+    cwd: ROOT,
+    env: { ...process.env, TRELLIS_DATA_DIR: dataDir, TRELLIS_PORT: '0', TRELLIS_HOST: '127.0.0.1', TRELLIS_LOG: 'info', TRELLIS_RATE_LIMIT: 'off', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const reader = proc.stdout.getReader()
+  const decoder = new TextDecoder()
+  let buffered = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s:\n${logs.join('\n')}`)), 20_000)
+    ;(async () => {
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        buffered += decoder.decode(value, { stream: true })
+        let newline
+        while ((newline = buffered.indexOf('\n')) >= 0) {
+          const line = buffered.slice(0, newline)
+          buffered = buffered.slice(newline + 1)
+          logs.push(line)
+          try {
+            const parsed = JSON.parse(line)
+            if (parsed.msg === 'listening') {
+              clearTimeout(timer)
+              resolve(parsed.url)
+            }
+          } catch {
+            // not a JSON log line
+          }
+        }
+      }
+      clearTimeout(timer)
+      const stderr = await new Response(proc.stderr).text()
+      reject(new Error(`server exited before listening (code ${await proc.exited}):\n${stderr}\n${logs.join('\n')}`))
+    })()
+  })
+  // Keep draining stdout so the child never blocks on a full pipe.
+  ;(async () => {
+    for (;;) {
+      const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }))
+      if (done) break
+      for (const line of decoder.decode(value, { stream: true }).split('\n')) if (line) logs.push(line)
+      if (logs.length > 5000) logs.splice(0, logs.length - 5000)
+    }
+  })()
+  return { proc, url }
+}
+
+export async function startTestServer(env: Record<string, string> = {}, options: { command?: string[]; dataDir?: string } = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? tempDir()
+  const command = options.command ?? [process.execPath, 'src/main.ts']
+  const logs: string[] = []
+  let current = await spawnServer(dataDir, env, logs, command)
+  let currentEnv = env
+  const server: TestServer = {
+    url: current.url,
+    dataDir,
+    logs,
+    async stop() {
+      current.proc.kill('SIGTERM')
+      return await current.proc.exited
+    },
+    async kill() {
+      current.proc.kill('SIGKILL')
+      await current.proc.exited
+    },
+    async restart(env) {
+      if (current.proc.exitCode === null && !current.proc.killed) await server.stop()
+      currentEnv = env ?? currentEnv
+      current = await spawnServer(dataDir, currentEnv, logs, command)
+      server.url = current.url
+    },
+    async dispose() {
+      if (current.proc.exitCode === null) {
+        current.proc.kill('SIGTERM')
+        await current.proc.exited
+      }
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+  return server
+}
