@@ -29,6 +29,8 @@ export interface Config {
   log: LogLevel
   /** Test-only: lets image_url fetch loopback/private addresses. Never set in production. */
   allowPrivateFetch: boolean
+  /** Test-only: seconds added to the server clock (TRELLIS_TEST_CLOCK_OFFSET_S). */
+  clockOffsetS: number
 }
 
 export const NETWORKS: Record<NetworkName, Omit<NetworkInfo, 'rpcConfigured'>> = {
@@ -108,6 +110,12 @@ function integer(name: string, raw: string | undefined, fallback: number, min: n
   return n
 }
 
+function signedInteger(name: string, raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 0
+  if (!/^-?\d{1,10}$/.test(raw)) throw new ConfigError(`${name} must be an integer`)
+  return Number(raw)
+}
+
 function oneOf<T extends string>(name: string, raw: string | undefined, allowed: readonly T[], fallback: T): T {
   if (raw === undefined || raw === '') return fallback
   if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}`)
@@ -159,5 +167,6 @@ export function configFrom(env: Record<string, string | undefined>): Config {
     rateLimit: oneOf('TRELLIS_RATE_LIMIT', env.TRELLIS_RATE_LIMIT, ['on', 'off'] as const, 'on') === 'on',
     log: oneOf('TRELLIS_LOG', env.TRELLIS_LOG, ['debug', 'info', 'warn', 'error'] as const, 'info'),
     allowPrivateFetch: env.TRELLIS_TEST_ALLOW_PRIVATE_FETCH === '1',
+    clockOffsetS: signedInteger('TRELLIS_TEST_CLOCK_OFFSET_S', env.TRELLIS_TEST_CLOCK_OFFSET_S),
   }
 }

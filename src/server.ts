@@ -8,7 +8,7 @@ import { openContent } from './content/helia.ts'
 import { buildApp, buildServices } from './app.ts'
 import { logger } from './log.ts'
 import { startJobs } from './jobs/index.ts'
-import { nowSeconds } from './lib/clock.ts'
+import { nowSeconds, setClockOffset } from './lib/clock.ts'
 
 export interface RunningServer {
   url: string
@@ -20,6 +20,7 @@ const MAX_BODY_BYTES = 64 * 1024 * 1024 // backstop; routes enforce their own, s
 
 export async function startServer(config: Config): Promise<RunningServer> {
   const log = logger(config.log)
+  setClockOffset(config.clockOffsetS)
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
   const db = openDb(join(config.dataDir, 'trellis.db'))
   const secret = loadSecret(config.dataDir)

@@ -30,6 +30,8 @@ export function describeValidation(error: ValidationError): { field: string; mes
 }
 
 export function toErrorResponse(error: unknown, code: string | number, log: (e: unknown) => void): Response {
+  // Errors thrown by our parse hooks (auth, body limits) arrive wrapped in Elysia's ParseError.
+  if (code === 'PARSE' && (error as Error).cause instanceof DomainError) error = (error as Error).cause
   if (error instanceof DomainError) {
     if (error.code === 'invalid_request') return shapeB(error.message, error.details ?? '')
     return errorResponse(error.code, error.message, error.details)

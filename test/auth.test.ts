@@ -1,0 +1,198 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { startTestServer, type TestServer } from './helpers/server.ts'
+import { authHeaders, call, newWallet } from './helpers/api.ts'
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startTestServer()
+})
+afterAll(() => server.dispose())
+
+const nonceFor = async (address: string) =>
+  (await call(server.url, 'POST', '/v1/auth/nonce', { body: { wallet_address: address } })).body
+
+// DELETE of a random feed id: a protected route that reaches the 404 only once authenticated.
+const protectedCall = (headers: Record<string, string>) =>
+  call(server.url, 'DELETE', '/v1/feeds/01900000-0000-7000-8000-000000000000', { headers })
+
+describe('POST /v1/auth/nonce', () => {
+  test('returns a one-line message with the nonce and both expiry forms', async () => {
+    const wallet = newWallet()
+    const reply = await call(server.url, 'POST', '/v1/auth/nonce', { body: { wallet_address: wallet.address.toLowerCase() } })
+    expect(reply.status).toBe(200)
+    expect(reply.body.nonce).toMatch(/^[A-Za-z0-9]{32}$/)
+    expect(reply.body.message).not.toContain('\n')
+    expect(reply.body.message).toMatch(new RegExp(`^Sign in to Trellis \\(127\\.0\\.0\\.1:\\d+\\) at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z with nonce: ${reply.body.nonce}$`))
+    expect(reply.body.wallet_address).toBe(wallet.address)
+    const now = Math.floor(Date.now() / 1000)
+    expect(reply.body.expires_at).toBeGreaterThanOrEqual(now + 295)
+    expect(reply.body.expires_at).toBeLessThanOrEqual(now + 305)
+    expect(reply.body.expiresAt).toBe(reply.body.expires_at * 1000)
+  })
+
+  test('rejects a missing or malformed address', async () => {
+    for (const body of [{}, { wallet_address: 'nope' }, { wallet_address: 12 }, { wallet_address: '0x123' }]) {
+      const reply = await call(server.url, 'POST', '/v1/auth/nonce', { body })
+      expect(reply.status).toBe(400)
+      expect(reply.body.code).toBe('INVALID_PARAMETER')
+    }
+    const bad = await call(server.url, 'POST', '/v1/auth/nonce', { rawBody: '{"wallet_address":' })
+    expect(bad.status).toBe(400)
+    expect(bad.body.code).toBe('INVALID_JSON')
+  })
+})
+
+describe('the signature guard', () => {
+  test('no auth headers at all → 401 AUTH_REQUIRED', async () => {
+    const reply = await protectedCall({})
+    expect(reply.status).toBe(401)
+    expect(reply.body.code).toBe('AUTH_REQUIRED')
+    expect(typeof reply.body.error).toBe('string')
+  })
+
+  test('a valid signature passes and reaches the route (404 for the unknown feed)', async () => {
+    const reply = await protectedCall(await authHeaders(server.url, newWallet()))
+    expect(reply.status).toBe(404)
+    expect(reply.body.code).toBe('FEED_NOT_FOUND')
+  })
+
+  test('some headers missing or malformed → 400 INVALID_AUTH_HEADERS', async () => {
+    const good = await authHeaders(server.url, newWallet())
+    for (const drop of ['x-wallet-address', 'x-signature', 'x-message', 'x-timestamp']) {
+      const headers = { ...good }
+      delete headers[drop]
+      const reply = await protectedCall(headers)
+      expect(reply.status).toBe(400)
+      expect(reply.body.code).toBe('INVALID_AUTH_HEADERS')
+    }
+    for (const [name, value] of [['x-wallet-address', '0x12'], ['x-signature', 'zz'], ['x-timestamp', 'yesterday']]) {
+      const reply = await protectedCall({ ...good, [name]: value })
+      expect(reply.status).toBe(400)
+      expect(reply.body.code).toBe('INVALID_AUTH_HEADERS')
+    }
+  })
+
+  test('a nonce is single use', async () => {
+    const headers = await authHeaders(server.url, newWallet())
+    expect((await protectedCall(headers)).status).toBe(404)
+    const again = await protectedCall(headers)
+    expect(again.status).toBe(401)
+    expect(again.body.code).toBe('INVALID_NONCE')
+  })
+
+  test('two concurrent requests with one signature: exactly one passes', async () => {
+    const headers = await authHeaders(server.url, newWallet())
+    const replies = await Promise.all(Array.from({ length: 8 }, () => protectedCall(headers)))
+    expect(replies.filter((r) => r.status === 404).length).toBe(1)
+    expect(replies.filter((r) => r.status === 401 && r.body.code === 'INVALID_NONCE').length).toBe(7)
+  })
+
+  test('a wallet may hold several outstanding nonces and use them in any order, in parallel', async () => {
+    const wallet = newWallet()
+    const sets = await Promise.all(Array.from({ length: 5 }, () => authHeaders(server.url, wallet)))
+    const replies = await Promise.all(sets.reverse().map((h) => protectedCall(h)))
+    expect(replies.map((r) => r.status)).toEqual([404, 404, 404, 404, 404])
+  })
+
+  test('nonces requested by someone else for my address never lock me out', async () => {
+    const wallet = newWallet()
+    await Promise.all(Array.from({ length: 20 }, () => nonceFor(wallet.address)))
+    expect((await protectedCall(await authHeaders(server.url, wallet))).status).toBe(404)
+  })
+
+  test('a signature by another wallet → 401 INVALID_SIGNATURE', async () => {
+    const victim = newWallet()
+    const attacker = newWallet()
+    const { message } = await nonceFor(victim.address)
+    const reply = await protectedCall({
+      'x-wallet-address': victim.address,
+      'x-signature': await attacker.signMessage({ message }),
+      'x-message': message,
+      'x-timestamp': String(Math.floor(Date.now() / 1000)),
+    })
+    expect(reply.status).toBe(401)
+    expect(reply.body.code).toBe('INVALID_SIGNATURE')
+    // The nonce was not spent by the failed attempt: the owner can still use it.
+    const ok = await protectedCall({
+      'x-wallet-address': victim.address,
+      'x-signature': await victim.signMessage({ message }),
+      'x-message': message,
+      'x-timestamp': String(Math.floor(Date.now() / 1000)),
+    })
+    expect(ok.status).toBe(404)
+  })
+
+  test('a garbage signature of the right shape → 401 INVALID_SIGNATURE', async () => {
+    const headers = await authHeaders(server.url, newWallet())
+    const reply = await protectedCall({ ...headers, 'x-signature': '0x' + 'ab'.repeat(65) })
+    expect(reply.status).toBe(401)
+    expect(reply.body.code).toBe('INVALID_SIGNATURE')
+  })
+
+  test('a nonce issued for another wallet, or unknown → 401 INVALID_NONCE', async () => {
+    const a = newWallet()
+    const b = newWallet()
+    const { message } = await nonceFor(a.address)
+    const reply = await protectedCall({
+      'x-wallet-address': b.address,
+      'x-signature': await b.signMessage({ message }),
+      'x-message': message,
+      'x-timestamp': String(Math.floor(Date.now() / 1000)),
+    })
+    expect(reply.status).toBe(401)
+    expect(reply.body.code).toBe('INVALID_NONCE')
+    const invented = 'Sign in to Trellis (x) at 2026-01-01T00:00:00.000Z with nonce: ' + 'A'.repeat(32)
+    const unknown = await protectedCall({
+      'x-wallet-address': b.address,
+      'x-signature': await b.signMessage({ message: invented }),
+      'x-message': invented,
+      'x-timestamp': String(Math.floor(Date.now() / 1000)),
+    })
+    expect(unknown.status).toBe(401)
+    expect(unknown.body.code).toBe('INVALID_NONCE')
+  })
+
+  test('x-timestamp outside [-300 s, +60 s] → 401 TIMESTAMP_OUT_OF_RANGE', async () => {
+    const now = Math.floor(Date.now() / 1000)
+    for (const timestamp of [now - 400, now + 120]) {
+      const headers = await authHeaders(server.url, newWallet())
+      const reply = await protectedCall({ ...headers, 'x-timestamp': String(timestamp) })
+      expect(reply.status).toBe(401)
+      expect(reply.body.code).toBe('TIMESTAMP_OUT_OF_RANGE')
+    }
+    const inWindow = await authHeaders(server.url, newWallet())
+    expect((await protectedCall({ ...inWindow, 'x-timestamp': String(now - 200) })).status).toBe(404)
+  })
+
+  test('x-message may be sent as base64', async () => {
+    const headers = await authHeaders(server.url, newWallet())
+    const reply = await protectedCall({ ...headers, 'x-message': Buffer.from(headers['x-message']).toString('base64') })
+    expect(reply.status).toBe(404)
+  })
+
+  test('an expired nonce → 401 NONCE_EXPIRED "nonce has expired"', async () => {
+    // A second server whose clock runs 10 minutes ahead sees the nonce the first one issued... no: nonces live in
+    // one store. Issue here, then restart the same data dir with the clock moved forward past the nonce's life.
+    const wallet = newWallet()
+    const headers = await authHeaders(server.url, wallet)
+    await server.restart({ TRELLIS_TEST_CLOCK_OFFSET_S: '600' })
+    try {
+      const shifted = { ...headers, 'x-timestamp': String(Math.floor(Date.now() / 1000) + 600) }
+      const reply = await protectedCall(shifted)
+      expect(reply.status).toBe(401)
+      expect(reply.body.code).toBe('NONCE_EXPIRED')
+      expect(reply.body.error).toBe('nonce has expired')
+    } finally {
+      await server.restart({})
+    }
+  })
+
+  test('a public route ignores missing auth, an optional-auth route rejects bad auth', async () => {
+    expect((await call(server.url, 'GET', '/v1/categories')).status).toBe(200)
+    const bad = await call(server.url, 'GET', '/v1/feeds/01900000-0000-7000-8000-000000000000/entries/01900000-0000-7000-8000-000000000000', {
+      headers: { 'x-wallet-address': newWallet().address },
+    })
+    expect(bad.status).toBe(400)
+    expect(bad.body.code).toBe('INVALID_AUTH_HEADERS')
+  })
+})
