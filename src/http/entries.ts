@@ -1,5 +1,5 @@
 // /v1/feeds/{feed_id}/entries: create, list, read (JSON or bytes), soft delete.
-import { Elysia, t, ValidationError } from 'elysia'
+import { Elysia, t } from 'elysia'
 import type { EntryRow } from '../store/entries.ts'
 import type { FeedRow } from '../store/feeds.ts'
 import type { Signer } from '../domain/auth.ts'
@@ -10,8 +10,7 @@ import { v1Requirement, v2Challenge } from '../chain/requirements.ts'
 import { checksumAddress } from '../chain/signatures.ts'
 import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
-import { jsonBody } from './body.ts'
-import { describeValidation, errorResponse } from './errors.ts'
+import { errorResponse } from './errors.ts'
 import { booleanQuery, uuid } from './params.ts'
 import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
 import { serveContent } from './content.ts'
@@ -56,19 +55,11 @@ const CreateEntry = t.Object({
   is_free: t.Optional(t.Boolean()),
   price: t.Optional(t.Nullable(Price)),
   expires_at: t.Optional(t.Nullable(t.Integer({ description: 'Unix seconds; a paid entry becomes free then' }))),
+}, {
+  // Body validation failures name the rule they broke.
+  'x-field-codes': { price: 'INVALID_PRICE', mime_type: 'UNSUPPORTED_MIME_TYPE', content_base64: 'INVALID_BASE64', expires_at: 'INVALID_EXPIRES_AT' },
 })
 
-// Body validation failures name the rule they broke.
-const FIELD_CODES: Record<string, string> = {
-  price: 'INVALID_PRICE', mime_type: 'UNSUPPORTED_MIME_TYPE', content_base64: 'INVALID_BASE64', expires_at: 'INVALID_EXPIRES_AT',
-}
-const entryValidation = ({ error }: { error: unknown }) => {
-  if (error instanceof ValidationError && error.type === 'body') {
-    const { field, message } = describeValidation(error)
-    const code = FIELD_CODES[field.split('.')[0]] ?? 'INVALID_PARAMETER'
-    return errorResponse(code, `invalid ${field || 'body'}`, message)
-  }
-}
 
 export function entryBody(e: EntryRow, now = nowSeconds()) {
   const free = isFreeNow(e, now)
@@ -133,7 +124,7 @@ export const entryRoutes = (s: Services) => {
       set.status = 201
       return entryBody(entry)
     }, {
-      wallet: true, parse: jsonBody(ENTRY_BODY_LIMIT), body: CreateEntry, error: entryValidation,
+      wallet: { bodyLimit: ENTRY_BODY_LIMIT }, body: CreateEntry,
       response: { 201: EntrySchema },
       detail: { summary: 'Create an entry (feed owner)', description: 'Stores the content on the private IPFS store. is_free defaults to true; a paid entry needs price {amount, currency: "USDC"}.' },
     })
@@ -154,7 +145,8 @@ export const entryRoutes = (s: Services) => {
       const [feedId, entryId] = ids(params)
       const { feed, entry } = s.entries.get(feedId, entryId)
       if (!readable(feed, entry, signer)) {
-        if (!entry.is_active || !feed.is_active) return errorResponse('ENTRY_NOT_FOUND', 'entry is no longer available')
+        // A deleted entry keeps its record, but its content is withdrawn: no content_url, nothing to buy.
+        if (!entry.is_active || !feed.is_active) return entryBody(entry)
         return paymentRequired(feed, entry, request)
       }
       const token = await s.accessTokens.sign({ kind: 'receipt', entryId: entry.id, feedId: feed.id, exp: nowSeconds() + RECEIPT_TTL_S })
@@ -180,7 +172,7 @@ export const entryRoutes = (s: Services) => {
       s.entries.remove(signer, feedId, entryId)
       return new Response(null, { status: 204 })
     }, {
-      wallet: true, parse: jsonBody(),
+      wallet: true,
       detail: { summary: 'Delete an entry (feed owner)', description: 'Soft delete: the record stays, the entry leaves listings.' },
     })
 }

@@ -36,10 +36,7 @@ export function toErrorResponse(error: unknown, code: string | number, log: (e: 
     if (error.code === 'invalid_request') return shapeB(error.message, error.details ?? '')
     return errorResponse(error.code, error.message, error.details)
   }
-  if (error instanceof ValidationError) {
-    const { field, message } = describeValidation(error)
-    return errorResponse('INVALID_PARAMETER', `invalid ${error.type === 'params' ? 'path parameter' : error.type}`, message || field)
-  }
+  if (error instanceof ValidationError) return validationResponse(error)
   if (code === 'NOT_FOUND') return errorResponse('NOT_FOUND', 'Not found')
   if (code === 'PARSE') return errorResponse('INVALID_JSON', 'request body is not valid JSON')
   if (code === 'INVALID_COOKIE_SIGNATURE') return errorResponse('INVALID_PARAMETER', 'invalid cookie')
@@ -47,13 +44,19 @@ export function toErrorResponse(error: unknown, code: string | number, log: (e: 
   return errorResponse('INTERNAL_ERROR', 'internal error')
 }
 
+/**
+ * Body schemas say how their failures are answered: `x-error-shape: 'B'` (create/update feed) or
+ * `x-field-codes` mapping a top-level field to its error code (create entry). Everything else is
+ * 400 INVALID_PARAMETER. (Elysia runs a global error hook before any route-level one, so the schema carries it.)
+ */
+function validationResponse(error: ValidationError): Response {
+  const { field, message } = describeValidation(error)
+  const root = (error as unknown as { validator?: { schema?: Record<string, unknown> } }).validator?.schema ?? {}
+  if (error.type === 'body' && root['x-error-shape'] === 'B') return shapeB(message, field)
+  const codes = (error.type === 'body' ? root['x-field-codes'] : undefined) as Record<string, string> | undefined
+  const code = codes?.[field.split('.')[0]] ?? 'INVALID_PARAMETER'
+  return errorResponse(code, `invalid ${field || error.type}`, message)
+}
+
 export const errorHandling = (log: (e: unknown) => void) =>
   new Elysia({ name: 'error-handling' }).onError({ as: 'global' }, ({ error, code }) => toErrorResponse(error, code, log))
-
-/** Local error hook for routes whose body validation answers with shape B (create/update feed). */
-export const shapeBValidation = ({ error }: { error: unknown }) => {
-  if (error instanceof ValidationError && error.type === 'body') {
-    const { field, message } = describeValidation(error)
-    return shapeB(message, field)
-  }
-}

@@ -3,8 +3,6 @@ import { Elysia, t } from 'elysia'
 import type { FeedRow } from '../store/feeds.ts'
 import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
-import { jsonBody } from './body.ts'
-import { shapeBValidation } from './errors.ts'
 import { fail } from '../domain/errors.ts'
 import { booleanQuery, integerQuery, uuid } from './params.ts'
 import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
@@ -35,7 +33,7 @@ const CreateFeed = t.Object({
   tags: t.Optional(Tags),
   category_id: t.Optional(t.Nullable(t.String({ format: 'uuid', error: 'category_id must be a UUID' }))),
   image_url: t.Optional(t.Nullable(t.String({ maxLength: 14_000_000, error: 'image_url must be a string' }))),
-})
+}, { 'x-error-shape': 'B' })
 
 const UpdateFeed = t.Object({
   name: t.Optional(t.String({ minLength: 1, maxLength: 255, error: 'name must be 1-255 characters' })),
@@ -44,7 +42,7 @@ const UpdateFeed = t.Object({
   is_active: t.Optional(t.Boolean({ error: 'is_active must be a boolean' })),
   category_id: t.Optional(t.Nullable(t.String({ format: 'uuid', error: 'category_id must be a UUID' }))),
   image_cid: t.Optional(t.Nullable(t.String({ error: 'image_cid must be a CID string' }))),
-})
+}, { 'x-error-shape': 'B' })
 
 export const feedBody = (f: FeedRow) => ({
   id: f.id,
@@ -75,7 +73,7 @@ export const feedRoutes = (s: Services) =>
       set.status = 201
       return feedBody(await s.feeds.create(signer, body))
     }, {
-      wallet: true, parse: jsonBody(), body: CreateFeed, error: shapeBValidation,
+      wallet: true, body: CreateFeed,
       response: { 201: FeedSchema },
       detail: { summary: 'Create a feed', description: 'The caller becomes the owner; the wallet record is created on first use. image_url may be an http(s) URL, a data URI, base64 or a CID already stored here.' },
     })
@@ -119,7 +117,7 @@ export const feedRoutes = (s: Services) =>
       rejectBlankName(body.name)
       return feedBody(await s.feeds.update(signer, uuid(params.feed_id, 'feed_id'), body))
     }, {
-      wallet: true, parse: jsonBody(), body: UpdateFeed, error: shapeBValidation,
+      wallet: true, body: UpdateFeed,
       response: { 200: FeedSchema },
       detail: { summary: 'Update a feed (owner)', description: 'Only the given fields change; is_active=true reactivates a deleted feed and its entries.' },
     })
@@ -127,6 +125,6 @@ export const feedRoutes = (s: Services) =>
       s.feeds.remove(signer, uuid(params.feed_id, 'feed_id'))
       return new Response(null, { status: 204 })
     }, {
-      wallet: true, parse: jsonBody(),
+      wallet: true,
       detail: { summary: 'Delete a feed (owner)', description: 'Soft delete: the feed and its entries become inactive and leave listings.' },
     })

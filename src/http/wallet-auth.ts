@@ -1,8 +1,10 @@
 // The signature guard. It runs in the parse/transform phase so a protected route answers 401 before it reads
-// or validates anything: the SDK only signs after a 401.
+// or validates anything: the SDK only signs after a 401. On routes with a body, the same parse hook then reads
+// the JSON body under its byte limit.
 import { Elysia } from 'elysia'
 import type { AuthService, Signer } from '../domain/auth.ts'
 import { DomainError } from '../domain/errors.ts'
+import { DEFAULT_BODY_LIMIT, readJson } from './body.ts'
 
 const signers = new WeakMap<Request, Signer | null>()
 
@@ -22,12 +24,15 @@ async function authenticateOnce(auth: AuthService, request: Request, required: b
 
 export const walletAuth = (auth: AuthService) =>
   new Elysia({ name: 'wallet-auth' }).macro({
-    /** Requires a valid wallet signature; the handler gets `signer`. */
-    wallet: {
-      parse: ({ request }) => authenticateOnce(auth, request, true).then(() => undefined),
-      transform: ({ request }) => authenticateOnce(auth, request, true),
-      resolve: ({ request }) => ({ signer: signers.get(request) as Signer }),
-    },
+    /** Requires a valid wallet signature; the handler gets `signer`. `{bodyLimit}` caps the JSON body. */
+    wallet: (options: true | { bodyLimit: number }) => ({
+      parse: async ({ request }: { request: Request }) => {
+        await authenticateOnce(auth, request, true)
+        return (await readJson(request, options === true ? DEFAULT_BODY_LIMIT : options.bodyLimit)) ?? {}
+      },
+      transform: ({ request }: { request: Request }) => authenticateOnce(auth, request, true),
+      resolve: ({ request }: { request: Request }) => ({ signer: signers.get(request) as Signer }),
+    }),
     /** Checks a signature when one is sent; `signer` is null otherwise. */
     walletOptional: {
       transform: ({ request }) => authenticateOnce(auth, request, false),

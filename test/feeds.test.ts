@@ -1,0 +1,261 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { startTestServer, type TestServer } from './helpers/server.ts'
+import { call, createEntry, createFeed, newWallet, b64 } from './helpers/api.ts'
+
+let server: TestServer
+let imageHost: ReturnType<typeof Bun.serve>
+const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex')
+
+beforeAll(async () => {
+  server = await startTestServer({ TRELLIS_TEST_ALLOW_PRIVATE_FETCH: '1' })
+  imageHost = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch(req) {
+      const path = new URL(req.url).pathname
+      if (path === '/cover.png') return new Response(PNG, { headers: { 'content-type': 'image/png' } })
+      if (path === '/redirect') return Response.redirect('/cover.png', 302)
+      if (path === '/huge') return new Response(new Uint8Array(11 * 1024 * 1024))
+      return new Response('no', { status: 404 })
+    },
+  })
+})
+afterAll(async () => {
+  imageHost.stop(true)
+  await server.dispose()
+})
+
+const categoryId = async (name: string) => (await call(server.url, 'GET', `/v1/categories?search=${name}`)).body.data[0].id
+
+describe('POST /v1/feeds', () => {
+  test('creates a feed, echoing fields, and creates the owner wallet with the x-chain-id network', async () => {
+    const wallet = newWallet()
+    const tech = await categoryId('Tech')
+    const reply = await call(server.url, 'POST', '/v1/feeds', {
+      wallet,
+      body: { name: 'Market notes', description: 'Daily', tags: ['b', 'a', 'c'], category_id: tech },
+    })
+    expect(reply.status).toBe(201)
+    const feed = reply.body
+    expect(feed.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+    expect(feed).toMatchObject({
+      name: 'Market notes', description: 'Daily', tags: ['b', 'a', 'c'], category_id: tech, owner_wallet_address: wallet.address,
+      is_active: true, total_entries: 0, total_purchases: 0, total_revenue: '0', image_cid: null,
+    })
+    expect(feed.created_at).toBe(feed.updated_at)
+    expect(Math.abs(feed.created_at - Date.now() / 1000)).toBeLessThan(10)
+    const owner = await call(server.url, 'GET', `/v1/wallets/${feed.owner_id}`)
+    expect(owner.status).toBe(200)
+    expect(owner.body).toMatchObject({ id: feed.owner_id, address: wallet.address, wallet_address: wallet.address, network: 'base-sepolia', wallet_address_network: 'base-sepolia' })
+    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}`)).body).toEqual(feed)
+  })
+
+  test('validation failures answer shape B with the field', async () => {
+    const wallet = newWallet()
+    const cases: [unknown, string][] = [
+      [{}, 'name'],
+      [{ name: '' }, 'name'],
+      [{ name: '   ' }, 'name'],
+      [{ name: 'x'.repeat(256) }, 'name'],
+      [{ name: 'ok', description: 'x'.repeat(2001) }, 'description'],
+      [{ name: 'ok', tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, 'tags'],
+      [{ name: 'ok', tags: 'not-an-array' }, 'tags'],
+      [{ name: 'ok', category_id: 'not-a-uuid' }, 'category_id'],
+      [{ name: 'ok', category_id: '01900000-0000-7000-8000-000000000000' }, 'category_id'],
+      [{ name: 12 }, 'name'],
+    ]
+    for (const [body, field] of cases) {
+      const reply = await call(server.url, 'POST', '/v1/feeds', { wallet, body })
+      expect(reply.status).toBe(400)
+      expect(reply.body.error).toBe('invalid_request')
+      expect(typeof reply.body.message).toBe('string')
+      expect(reply.body.details.field).toBe(field)
+    }
+    expect((await call(server.url, 'POST', '/v1/feeds', { wallet, body: { name: 'x'.repeat(255), description: 'd'.repeat(2000) } })).status).toBe(201)
+  })
+
+  test('no auth → 401 even with an invalid body; bad JSON with auth → 400 INVALID_JSON', async () => {
+    const unauth = await call(server.url, 'POST', '/v1/feeds', { rawBody: '{not json' })
+    expect(unauth.status).toBe(401)
+    expect(unauth.body.code).toBe('AUTH_REQUIRED')
+    const bad = await call(server.url, 'POST', '/v1/feeds', { wallet: newWallet(), rawBody: '{not json' })
+    expect(bad.status).toBe(400)
+    expect(bad.body.code).toBe('INVALID_JSON')
+  })
+
+  test('image_url: http(s) URL (with redirect), data URI, base64 and a known CID all become image_cid', async () => {
+    const wallet = newWallet()
+    const host = `http://127.0.0.1:${imageHost.port}`
+    const fromUrl = await createFeed(server.url, wallet, { image_url: `${host}/cover.png` })
+    expect(fromUrl.image_cid).toMatch(/^bafk/)
+    const fromRedirect = await createFeed(server.url, wallet, { image_url: `${host}/redirect` })
+    const fromData = await createFeed(server.url, wallet, { image_url: `data:image/png;base64,${b64(PNG)}` })
+    const fromBase64 = await createFeed(server.url, wallet, { image_url: b64(PNG) })
+    const fromCid = await createFeed(server.url, wallet, { image_url: fromUrl.image_cid })
+    for (const feed of [fromRedirect, fromData, fromBase64, fromCid]) expect(feed.image_cid).toBe(fromUrl.image_cid)
+    for (const image_url of [`${host}/missing`, `${host}/huge`, 'ftp://example.com/x.png', '%%%not-base64%%%', 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy']) {
+      const reply = await call(server.url, 'POST', '/v1/feeds', { wallet, body: { name: 'img', image_url } })
+      expect(reply.status).toBe(400)
+      expect(reply.body.error).toBe('invalid_request')
+      expect(reply.body.details.field).toBe('image_url')
+    }
+  })
+
+  test('a wallet may own at most 10 active feeds', async () => {
+    const wallet = newWallet()
+    const feeds = []
+    for (let i = 0; i < 10; i++) feeds.push(await createFeed(server.url, wallet, { name: `f${i}` }))
+    const eleventh = await call(server.url, 'POST', '/v1/feeds', { wallet, body: { name: 'too many' } })
+    expect(eleventh.status).toBe(403)
+    expect(eleventh.body.code).toBe('FEED_LIMIT_REACHED')
+    expect((await call(server.url, 'DELETE', `/v1/feeds/${feeds[0].id}`, { wallet })).status).toBe(204)
+    expect((await call(server.url, 'POST', '/v1/feeds', { wallet, body: { name: 'room again' } })).status).toBe(201)
+    // Reactivating the deleted one would make 11.
+    const reactivate = await call(server.url, 'PATCH', `/v1/feeds/${feeds[0].id}`, { wallet, body: { is_active: true } })
+    expect(reactivate.status).toBe(403)
+    expect(reactivate.body.code).toBe('FEED_LIMIT_REACHED')
+  })
+})
+
+describe('GET/PATCH/DELETE /v1/feeds/{id}', () => {
+  test('get: malformed id → 400 INVALID_PARAMETER, unknown → 404', async () => {
+    const bad = await call(server.url, 'GET', '/v1/feeds/123')
+    expect(bad.status).toBe(400)
+    expect(bad.body.code).toBe('INVALID_PARAMETER')
+    const missing = await call(server.url, 'GET', '/v1/feeds/01900000-0000-7000-8000-000000000000')
+    expect(missing.status).toBe(404)
+    expect(missing.body.code).toBe('FEED_NOT_FOUND')
+  })
+
+  test('patch changes only the given fields; owner only', async () => {
+    const owner = newWallet()
+    const feed = await createFeed(server.url, owner, { name: 'before', description: 'keep me', tags: ['x'] })
+    await Bun.sleep(1100)
+    const reply = await call(server.url, 'PATCH', `/v1/feeds/${feed.id}`, { wallet: owner, body: { name: 'after', tags: ['y', 'z'] } })
+    expect(reply.status).toBe(200)
+    expect(reply.body).toMatchObject({ name: 'after', description: 'keep me', tags: ['y', 'z'], created_at: feed.created_at })
+    expect(reply.body.updated_at).toBeGreaterThan(feed.updated_at)
+    const cleared = await call(server.url, 'PATCH', `/v1/feeds/${feed.id}`, { wallet: owner, body: { description: null, category_id: await categoryId('Games') } })
+    expect(cleared.body.description).toBeNull()
+    expect(cleared.body.category_id).toBe(await categoryId('Games'))
+    const image = await call(server.url, 'PATCH', `/v1/feeds/${feed.id}`, { wallet: owner, body: { image_cid: 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy' } })
+    expect(image.status).toBe(400)
+    expect(image.body.details.field).toBe('image_cid')
+    const invalid = await call(server.url, 'PATCH', `/v1/feeds/${feed.id}`, { wallet: owner, body: { name: '' } })
+    expect(invalid.status).toBe(400)
+    expect(invalid.body).toMatchObject({ error: 'invalid_request', details: { field: 'name' } })
+
+    const stranger = await call(server.url, 'PATCH', `/v1/feeds/${feed.id}`, { wallet: newWallet(), body: { name: 'mine now' } })
+    expect(stranger.status).toBe(403)
+    expect(stranger.body.code).toBe('UNAUTHORIZED')
+    expect((await call(server.url, 'PATCH', `/v1/feeds/${feed.id}`, { body: { name: 'x' } })).status).toBe(401)
+    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}`)).body.name).toBe('after')
+  })
+
+  test('delete is soft: entries go inactive, listings hide it, GET still returns it; PATCH is_active=true restores both', async () => {
+    const owner = newWallet()
+    const feed = await createFeed(server.url, owner, { name: 'soft' })
+    const e1 = await createEntry(server.url, owner, feed.id)
+    const e2 = await createEntry(server.url, owner, feed.id)
+    const deletedAlone = await createEntry(server.url, owner, feed.id)
+    expect((await call(server.url, 'DELETE', `/v1/feeds/${feed.id}/entries/${deletedAlone.id}`, { wallet: owner })).status).toBe(204)
+    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}`)).body.total_entries).toBe(2)
+
+    expect((await call(server.url, 'DELETE', `/v1/feeds/${feed.id}`, { wallet: newWallet() })).status).toBe(403)
+    const del = await call(server.url, 'DELETE', `/v1/feeds/${feed.id}`, { wallet: owner })
+    expect(del.status).toBe(204)
+    expect(del.text).toBe('')
+    const after = (await call(server.url, 'GET', `/v1/feeds/${feed.id}`)).body
+    expect(after.is_active).toBe(false)
+    expect(after.total_entries).toBe(0)
+    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries/${e1.id}`)).body.is_active).toBe(false)
+    const listed = await call(server.url, 'GET', `/v1/feeds?owner_id=${feed.owner_id}&min_entries=0`)
+    expect(listed.body.data.map((f: any) => f.id)).not.toContain(feed.id)
+    const inactive = await call(server.url, 'GET', `/v1/feeds?owner_id=${feed.owner_id}&min_entries=0&is_active=false`)
+    expect(inactive.body.data.map((f: any) => f.id)).toContain(feed.id)
+
+    const back = await call(server.url, 'PATCH', `/v1/feeds/${feed.id}`, { wallet: owner, body: { is_active: true } })
+    expect(back.status).toBe(200)
+    expect(back.body.is_active).toBe(true)
+    expect(back.body.total_entries).toBe(2)
+    const entries = (await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries`)).body.data.map((e: any) => e.id)
+    expect(entries.sort()).toEqual([e1.id, e2.id].sort())
+  })
+
+  test('GET and DELETE with Content-Type: application/json and no body are fine', async () => {
+    const owner = newWallet()
+    const feed = await createFeed(server.url, owner)
+    const get = await fetch(`${server.url}/v1/feeds/${feed.id}`, { headers: { 'content-type': 'application/json' } })
+    expect(get.status).toBe(200)
+    expect((await call(server.url, 'DELETE', `/v1/feeds/${feed.id}`, { wallet: owner })).status).toBe(204)
+  })
+})
+
+describe('GET /v1/feeds', () => {
+  test('filters, newest first, cursor pagination that ends with null', async () => {
+    const owner = newWallet()
+    const crypto = await categoryId('Crypto')
+    const made = []
+    for (let i = 0; i < 5; i++) {
+      const feed = await createFeed(server.url, owner, { name: `list ${i}`, tags: i % 2 ? ['odd', 'Shared'] : ['even'], category_id: i < 2 ? crypto : undefined })
+      await createEntry(server.url, owner, feed.id)
+      made.push(feed)
+    }
+    const empty = await createFeed(server.url, owner, { name: 'no entries' })
+    const ownerId = made[0].owner_id
+    const newestFirst = [...made].reverse().map((f) => f.id)
+
+    const all = await call(server.url, 'GET', `/v1/feeds?owner_id=${ownerId}`)
+    expect(all.body.data.map((f: any) => f.id)).toEqual(newestFirst)
+    expect(all.body.pagination).toEqual({ page_size: 5, next_page_token: null, has_more: false })
+    expect(all.body.data.every((f: any) => f.total_entries === 1)).toBe(true)
+
+    const withEmpty = await call(server.url, 'GET', `/v1/feeds?owner_id=${ownerId}&min_entries=0`)
+    expect(withEmpty.body.data[0].id).toBe(empty.id)
+    const byAddress = await call(server.url, 'GET', `/v1/feeds?owner_id=${owner.address.toLowerCase()}`)
+    expect(byAddress.body.data.length).toBe(5)
+
+    const tagged = await call(server.url, 'GET', `/v1/feeds?owner_id=${ownerId}&tags=shared,nothing`)
+    expect(tagged.body.data.map((f: any) => f.id)).toEqual([made[3].id, made[1].id])
+    const byCategory = await call(server.url, 'GET', `/v1/feeds?owner_id=${ownerId}&category=${crypto}`)
+    expect(byCategory.body.data.map((f: any) => f.id)).toEqual([made[1].id, made[0].id])
+    const byCategoryName = await call(server.url, 'GET', `/v1/feeds?owner_id=${ownerId}&category=crypto`)
+    expect(byCategoryName.body.data.length).toBe(2)
+    expect((await call(server.url, 'GET', `/v1/feeds?owner_id=${ownerId}&min_age=3600`)).body.data).toEqual([])
+    expect((await call(server.url, 'GET', `/v1/feeds?owner_id=${ownerId}&max_age=3600`)).body.data.length).toBe(5)
+
+    const seen: string[] = []
+    let token: string | null = null
+    let pages = 0
+    do {
+      const reply: any = await call(server.url, 'GET', `/v1/feeds?owner_id=${ownerId}&page_size=2${token ? `&page_token=${encodeURIComponent(token)}` : ''}`)
+      expect(reply.status).toBe(200)
+      expect(reply.body.data.length).toBeGreaterThan(0)
+      expect(reply.body.pagination.page_size).toBe(reply.body.data.length)
+      expect(reply.body.pagination.has_more).toBe(reply.body.pagination.next_page_token !== null)
+      seen.push(...reply.body.data.map((f: any) => f.id))
+      token = reply.body.pagination.next_page_token
+      pages++
+    } while (token)
+    expect(pages).toBe(3)
+    expect(seen).toEqual(newestFirst)
+  })
+
+  test('bad parameters: page_size, page_token, booleans, numbers', async () => {
+    for (const q of ['page_size=0', 'page_size=101', 'page_size=abc', 'is_active=maybe', 'min_entries=-1', 'min_age=x']) {
+      const reply = await call(server.url, 'GET', `/v1/feeds?${q}`)
+      expect(reply.status).toBe(400)
+      expect(reply.body.code).toBe('INVALID_PARAMETER')
+    }
+    for (const token of ['garbage', 'a.b', 'eyJzIjoiZmVlZHMiLCJjIjoienp6In0.AAAAAAAAAAAAAAAAAAAAAA']) {
+      const reply = await call(server.url, 'GET', `/v1/feeds?page_token=${token}`)
+      expect(reply.status).toBe(422)
+      expect(reply.body.code).toBe('INVALID_PAGE_TOKEN')
+    }
+    // A real token from another listing is foreign here.
+    const categories = await call(server.url, 'GET', '/v1/categories?page_size=1')
+    const foreign = await call(server.url, 'GET', `/v1/feeds?page_token=${categories.body.pagination.next_page_token}`)
+    expect(foreign.status).toBe(422)
+    expect((await call(server.url, 'GET', '/v1/feeds?page_size=100')).status).toBe(200)
+  })
+})
