@@ -9,6 +9,7 @@ import { buildApp, buildServices } from './app.ts'
 import { logger } from './log.ts'
 import { startJobs } from './jobs/index.ts'
 import { nowSeconds, setClockOffset } from './lib/clock.ts'
+import { VERSION } from './version.ts'
 
 export interface RunningServer {
   url: string
@@ -39,7 +40,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const services = buildServices({
     config, db, content, secret,
     publicUrl: () => publicUrl,
-    health: () => ({ version: process.env.npm_package_version ?? undefined, uptime_s: nowSeconds() - startedAt, jobs: jobs.status() }),
+    health: () => ({ version: VERSION, uptime_s: nowSeconds() - startedAt, jobs: jobs.status() }),
     logError: (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }),
   })
   const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }))

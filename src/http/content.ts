@@ -4,7 +4,20 @@ import type { ContentStore } from '../content/helia.ts'
 import type { EntryRow } from '../store/entries.ts'
 import { errorResponse } from './errors.ts'
 
-const streamOf = (source: AsyncIterable<Uint8Array>) => (ReadableStream as unknown as { from(s: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> }).from(source)
+// Bun drops a handler's Content-Length on streamed bodies (oven-sh/bun#10507), so bodies are assembled in memory
+// (an entry is at most ~37.5 MB) and open-ended ranges are served in slices, as media players expect.
+const OPEN_RANGE_SLICE = 8 * 1024 * 1024
+
+async function collect(source: AsyncIterable<Uint8Array>, length: number): Promise<Uint8Array<ArrayBuffer>> {
+  const out = new Uint8Array(length)
+  let offset = 0
+  for await (const chunk of source) {
+    out.set(chunk.subarray(0, length - offset), offset)
+    offset += chunk.byteLength
+    if (offset >= length) break
+  }
+  return out
+}
 
 const SANDBOXED = new Set(['text/html', 'image/svg+xml'])
 
@@ -20,7 +33,7 @@ export function parseRange(header: string | null, size: number): Range {
     return { start: Math.max(0, size - suffix), end: size - 1 }
   }
   const start = Number(match[1])
-  const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1)
+  const end = match[2] === '' ? Math.min(size - 1, start + OPEN_RANGE_SLICE - 1) : Math.min(Number(match[2]), size - 1)
   if (start >= size || end < start) return 'unsatisfiable'
   return { start, end }
 }
@@ -56,10 +69,10 @@ export async function serveContent(content: ContentStore, entry: Pick<EntryRow, 
     const length = range.end - range.start + 1
     headers['content-range'] = `bytes ${range.start}-${range.end}/${size}`
     headers['content-length'] = String(length)
-    const body = head ? null : streamOf(content.read(entry.cid, { offset: range.start, length }))
+    const body = head ? null : await collect(content.read(entry.cid, { offset: range.start, length }), length)
     return new Response(body, { status: 206, headers })
   }
   headers['content-length'] = String(size)
-  const body = head || size === 0 ? null : streamOf(content.read(entry.cid))
+  const body = head || size === 0 ? null : await collect(content.read(entry.cid), size)
   return new Response(body, { status: 200, headers })
 }

@@ -1,0 +1,120 @@
+// Builds dist/trellis: one self-contained executable (Bun runtime + bundled code + embedded assets).
+//
+//   bun scripts/build.ts [--outfile <path>] [--no-bytecode] [--no-minify]
+//
+// Everything the server needs at run time is inside the file: the bundled JS (as JSC bytecode), the SQL
+// migrations (text imports), the Swagger UI files (file imports) and classic-level's LevelDB addon. Bun does not
+// embed that addon on its own: classic-level finds it at run time with node-gyp-build, which searches
+// node_modules. The plugin below replaces that lookup with a plain require() of this platform's prebuilt .node
+// file, which the bundler embeds; the binary extracts it to $TMPDIR when it starts.
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import type { BunPlugin } from 'bun'
+
+const ROOT = resolve(import.meta.dir, '..')
+const args = process.argv.slice(2)
+const flag = (name: string) => args.includes(name)
+const option = (name: string) => {
+  const i = args.indexOf(name)
+  return i >= 0 ? args[i + 1] : undefined
+}
+for (const arg of args) {
+  if (arg.startsWith('--') && !['--outfile', '--no-bytecode', '--no-minify'].includes(arg)) {
+    console.error(`build: unknown option ${arg}\nUsage: bun scripts/build.ts [--outfile <path>] [--no-bytecode] [--no-minify]`)
+    process.exit(2)
+  }
+}
+const outfile = resolve(ROOT, option('--outfile') ?? 'dist/trellis')
+const bytecode = !flag('--no-bytecode')
+const minify = !flag('--no-minify')
+
+/** The prebuilt classic-level addon for the platform we build on (the executable targets the same platform). */
+function classicLevelAddon(): string {
+  const packageDir = dirname(Bun.resolveSync('classic-level/package.json', ROOT))
+  const prebuilds = join(packageDir, 'prebuilds')
+  // prebuildify names directories <platform>-<arch>[+<arch>…], e.g. linux-x64, darwin-x64+arm64.
+  const dir = readdirSync(prebuilds).find((name) => {
+    const [platform, archs = ''] = name.split(/-(.*)/s)
+    return platform === process.platform && archs.split('+').includes(process.arch)
+  })
+  if (!dir) throw new Error(`classic-level has no prebuilt addon for ${process.platform}-${process.arch} in ${prebuilds}`)
+  const musl = process.platform === 'linux' && !(process.report?.getReport() as { header?: { glibcVersionRuntime?: string } })?.header?.glibcVersionRuntime
+  // Files are classic-level[.<tag>…].node; tags name the libc (musl) or the ARM version (armv7, armv8).
+  const candidates = readdirSync(join(prebuilds, dir)).filter((name) => {
+    if (!name.endsWith('.node')) return false
+    const tags = name.slice(0, -'.node'.length).split('.').slice(1)
+    if (tags.includes('musl') !== musl) return false
+    if (process.arch === 'arm64') return tags.every((t) => t === 'armv8' || t === 'musl')
+    return tags.every((t) => t === 'musl')
+  })
+  if (candidates.length !== 1) throw new Error(`cannot pick one classic-level addon in ${join(prebuilds, dir)}: ${candidates.join(', ') || 'none'}`)
+  return join(prebuilds, dir, candidates[0]!)
+}
+
+const addon = classicLevelAddon()
+
+const embedClassicLevelAddon: BunPlugin = {
+  name: 'embed-classic-level-addon',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]classic-level[\\/]binding\.js$/ }, ({ path }) => {
+      // Fail loudly if a classic-level upgrade changes how the addon is loaded.
+      const source = readFileSync(path, 'utf8')
+      if (!source.includes("require('node-gyp-build')(__dirname)")) {
+        throw new Error(`${path} no longer loads its addon with node-gyp-build; update scripts/build.ts`)
+      }
+      return { contents: `module.exports = require(${JSON.stringify(addon)})\n`, loader: 'js' }
+    })
+  },
+}
+
+const started = performance.now()
+const result = await Bun.build({
+  entrypoints: [join(ROOT, 'src/main.ts')],
+  target: 'bun',
+  format: 'esm', // bytecode for ESM needs compile
+  bytecode,
+  minify,
+  sourcemap: 'linked', // embedded (zstd) in the executable: stack traces in logs point at src/
+  plugins: [embedClassicLevelAddon],
+  metafile: true,
+  throw: false,
+  compile: {
+    outfile,
+    // Deterministic: this repository's bunfig.toml is a development file, never runtime configuration.
+    // (.env in the working directory is still loaded, as with `bun src/main.ts`.)
+    autoloadBunfig: false,
+    autoloadTsconfig: false,
+    autoloadPackageJson: false,
+  },
+})
+
+if (!result.success) {
+  for (const log of result.logs) console.error(log)
+  console.error('build: failed')
+  process.exit(1)
+}
+
+// Guard against silently shipping a binary that would look for files in node_modules at run time.
+const meta = (typeof result.metafile === 'string' ? JSON.parse(result.metafile) : result.metafile) as { inputs: Record<string, unknown> }
+const inputs = Object.keys(meta.inputs).map((p) => resolve(p)) // relative to the working directory
+const problems: string[] = []
+if (inputs.some((p) => /[\\/]node-gyp-build[\\/]/.test(p))) problems.push('node-gyp-build is still bundled (the addon would be searched for at run time)')
+if (!inputs.includes(addon)) problems.push(`the classic-level addon ${relative(ROOT, addon)} is not embedded`)
+if (problems.length) {
+  console.error(`build: ${problems.join('; ')}`)
+  process.exit(1)
+}
+
+// The source map is embedded in the executable (stack traces point at src/); the copy written next to it is not needed.
+for (const output of result.outputs) if (output.kind === 'sourcemap') rmSync(output.path, { force: true })
+
+// Smoke test: the executable runs (this does not touch node_modules).
+const version = Bun.spawnSync([outfile, '--version'], { cwd: dirname(outfile), stdout: 'pipe', stderr: 'pipe' })
+if (version.exitCode !== 0 || !version.stdout.toString().startsWith('trellis ')) {
+  console.error(`build: ${outfile} --version failed (exit ${version.exitCode}):\n${version.stdout}${version.stderr}`)
+  process.exit(1)
+}
+
+const mb = (statSync(outfile).size / 1024 / 1024).toFixed(1)
+const ms = Math.round(performance.now() - started)
+console.log(`build: ${relative(process.cwd(), outfile) || outfile} (${mb} MiB, ${bytecode ? 'bytecode' : 'no bytecode'}, ${minify ? 'minified' : 'not minified'}, addon ${relative(ROOT, addon)}) in ${ms} ms — ${version.stdout.toString().trim()}`)

@@ -1,0 +1,200 @@
+// The release artifact: dist/trellis (npm run build) is one executable that runs with no node_modules anywhere:
+// SQLite, the LevelDB addon of the content store, the SQL migrations and the Swagger UI files are all inside it.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+import { startTestServer, tempDir, type TestServer } from './helpers/server.ts'
+import { b64, call, createEntry, createFeed, newWallet } from './helpers/api.ts'
+import { VERSION } from '../src/version.ts'
+
+const ROOT = join(import.meta.dir, '..')
+const DIST = join(ROOT, 'dist', 'trellis')
+
+/** Newest modification time of the inputs of the build: src/ and the build script. */
+function newestInput(): number {
+  let newest = statSync(join(ROOT, 'scripts', 'build.ts')).mtimeMs
+  for (const name of readdirSync(join(ROOT, 'src'), { recursive: true }) as string[]) {
+    const stat = statSync(join(ROOT, 'src', name))
+    if (stat.isFile()) newest = Math.max(newest, stat.mtimeMs)
+  }
+  return newest
+}
+
+async function buildIfStale(): Promise<void> {
+  if (existsSync(DIST) && statSync(DIST).mtimeMs >= newestInput()) return
+  const build = Bun.spawn([process.execPath, 'scripts/build.ts'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+  const [stdout, stderr, code] = await Promise.all([new Response(build.stdout).text(), new Response(build.stderr).text(), build.exited])
+  if (code !== 0) throw new Error(`bun scripts/build.ts failed (exit ${code}):\n${stdout}${stderr}`)
+  console.log(stdout.trim())
+}
+
+let dir: string // a fresh folder outside the repository holding the copy under test
+let binary: string
+let server: TestServer
+let startupMs: number
+
+beforeAll(async () => {
+  await buildIfStale()
+  dir = tempDir('trellis-binary-')
+  binary = join(dir, 'trellis')
+  copyFileSync(DIST, binary)
+  chmodSync(binary, 0o755)
+  mkdirSync(join(dir, 'tmp')) // Bun extracts the embedded LevelDB addon to $TMPDIR: keep it in here
+  const started = performance.now()
+  server = await startTestServer({ TMPDIR: join(dir, 'tmp') }, { command: [binary], dataDir: join(dir, 'data') })
+  startupMs = performance.now() - started
+  console.log(`binary: ${(statSync(binary).size / 1024 / 1024).toFixed(1)} MiB; spawn → "listening" in ${startupMs.toFixed(0)} ms`)
+}, 180_000)
+
+afterAll(async () => {
+  await server?.dispose()
+  if (dir) rmSync(dir, { recursive: true, force: true })
+})
+
+/** A minimal environment: nothing that could point the binary back at this repository. */
+const isolatedEnv = (home: string, extra: Record<string, string> = {}) => ({ PATH: '/usr/bin:/bin', HOME: home, TMPDIR: join(home, 'tmp'), ...extra })
+
+describe('dist/trellis', () => {
+  test('names no path of this repository (nothing is looked up in node_modules at run time)', async () => {
+    const bytes = await Bun.file(binary).bytes()
+    expect(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(join(ROOT, 'node_modules'))).toBe(-1)
+  })
+
+  test('--help exits 0 with the usage; --version prints the version', () => {
+    const help = Bun.spawnSync([binary, '--help'], { cwd: dir, env: isolatedEnv(dir) })
+    expect(help.exitCode).toBe(0)
+    expect(help.stdout.toString()).toContain('Usage: trellis')
+    expect(help.stdout.toString()).toContain('--data-dir')
+    const version = Bun.spawnSync([binary, '--version'], { cwd: dir, env: isolatedEnv(dir) })
+    expect(version.exitCode).toBe(0)
+    expect(version.stdout.toString()).toBe(`trellis ${VERSION}\n`)
+  })
+
+  test('starts in an empty folder, creates ./trellis-data, and maps nothing from node_modules', async () => {
+    const home = tempDir('trellis-binary-empty-')
+    try {
+      copyFileSync(binary, join(home, 'trellis'))
+      chmodSync(join(home, 'trellis'), 0o755)
+      mkdirSync(join(home, 'tmp'))
+      const started = performance.now()
+      const proc = Bun.spawn(['./trellis'], { cwd: home, env: isolatedEnv(home, { TRELLIS_PORT: '0', TRELLIS_HOST: '127.0.0.1' }), stdout: 'pipe', stderr: 'pipe' })
+      try {
+        const url = await listeningUrl(proc)
+        const health = await fetch(`${url}/health`)
+        expect(health.status).toBe(200)
+        console.log(`binary in an empty folder: spawn → first 200 from /health in ${(performance.now() - started).toFixed(0)} ms`)
+        expect(existsSync(join(home, 'trellis-data', 'trellis.db'))).toBe(true)
+        expect(existsSync(join(home, 'trellis-data', 'blocks'))).toBe(true)
+        if (process.platform === 'linux') {
+          // The content store is open, so the LevelDB addon is loaded: it must come out of the binary.
+          const mapped = readFileSync(`/proc/${proc.pid}/maps`, 'utf8').split('\n').map((line) => line.split(/\s+/)[5] ?? '')
+          expect(mapped.filter((path) => path.includes('node_modules'))).toEqual([])
+          expect(mapped.some((path) => path.startsWith(join(home, 'tmp')) && path.endsWith('.node'))).toBe(true)
+        }
+      } finally {
+        proc.kill('SIGTERM')
+      }
+      expect(await proc.exited).toBe(0)
+    } finally {
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
+
+  test('reaches "listening" quickly', () => {
+    expect(startupMs).toBeLessThan(5_000)
+  })
+
+  test('GET /health', async () => {
+    const reply = await call(server.url, 'GET', '/health')
+    expect(reply.status).toBe(200)
+    expect(reply.body.status).toBe('ok')
+  })
+
+  test('GET /v1/docs is the API explorer, using the embedded Swagger UI files only', async () => {
+    const response = await fetch(`${server.url}/v1/docs`)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toContain('text/html')
+    const html = await response.text()
+    expect(html).toContain('/v1/docs/assets/swagger-ui-bundle.js')
+    expect(html).toContain('/v1/docs/assets/swagger-ui.css')
+    expect(html).not.toMatch(/https?:\/\//) // no CDN
+  })
+
+  test('the Swagger UI files are served from inside the binary', async () => {
+    const assets = [
+      ['swagger-ui-bundle.js', 'application/javascript'],
+      ['swagger-ui.css', 'text/css'],
+    ] as const
+    for (const [name, type] of assets) {
+      const response = await fetch(`${server.url}/v1/docs/assets/${name}`)
+      expect(response.status).toBe(200)
+      expect(response.headers.get('content-type')).toContain(type)
+      const served = await response.text()
+      expect(served).toBe(await Bun.file(Bun.resolveSync(`swagger-ui-dist/${name}`, ROOT)).text())
+      if (name.endsWith('.js')) expect(served).toContain('SwaggerUIBundle')
+    }
+  })
+
+  test('GET /v1/openapi.json describes the API', async () => {
+    const reply = await call(server.url, 'GET', '/v1/openapi.json')
+    expect(reply.status).toBe(200)
+    expect(reply.headers.get('content-type')).toContain('application/json')
+    const paths = Object.keys(reply.body.paths).map((path) => path.replace(/\/$/, ''))
+    expect(paths).toContain('/v1/feeds')
+  })
+
+  test('SQLite works: POST /v1/auth/nonce', async () => {
+    const wallet = newWallet()
+    const reply = await call(server.url, 'POST', '/v1/auth/nonce', { body: { wallet_address: wallet.address } })
+    expect(reply.status).toBe(200)
+    expect(typeof reply.body.nonce).toBe('string')
+    expect(reply.body.message).toContain(reply.body.nonce)
+  })
+
+  test('LevelDB works: entry content round trip, also after a restart', async () => {
+    const owner = newWallet()
+    const feed = await createFeed(server.url, owner, { name: 'binary round trip' })
+    // Larger than one 256 KiB chunk, so the content is a DAG of several blocks.
+    const text = `héllo from the binary ✓\n${Buffer.from(crypto.getRandomValues(new Uint8Array(200_000))).toString('hex')}\n`
+    const bytes = new TextEncoder().encode(text)
+    const entry = await createEntry(server.url, owner, feed.id, { content_base64: b64(bytes), mime_type: 'text/plain', is_free: true })
+    const read = async () => {
+      const response = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`)
+      expect(response.status).toBe(200)
+      expect(response.headers.get('content-type')).toContain('text/plain')
+      return new Uint8Array(await response.arrayBuffer())
+    }
+    expect(Buffer.compare(await read(), bytes)).toBe(0)
+    await server.restart({ TMPDIR: join(dir, 'tmp') })
+    expect(Buffer.compare(await read(), bytes)).toBe(0)
+  })
+})
+
+/** Reads the child's stdout until its "listening" log line (then keeps draining it); the URL it serves on. */
+async function listeningUrl(proc: Subprocess<'ignore', 'pipe', 'pipe'>): Promise<string> {
+  const reader = proc.stdout.getReader()
+  const decoder = new TextDecoder()
+  let buffered = ''
+  const timeout = setTimeout(() => proc.kill('SIGKILL'), 20_000)
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) throw new Error(`trellis exited before listening (code ${await proc.exited}):\n${buffered}${await new Response(proc.stderr).text()}`)
+      buffered += decoder.decode(value, { stream: true })
+      for (const line of buffered.split('\n')) {
+        try {
+          const parsed = JSON.parse(line)
+          if (parsed.msg === 'listening') {
+            ;(async () => { while (!(await reader.read()).done); })().catch(() => {}) // never let the pipe fill up
+            return parsed.url
+          }
+        } catch {
+          // not a (complete) JSON log line yet
+        }
+      }
+    }
+  } finally {
+    clearTimeout(timeout)
+  }
+}
