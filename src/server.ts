@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from './config.ts'
 import { openDb } from './store/db.ts'
+import { lockDataDir } from './store/lock.ts'
 import { loadSecret } from './store/secret.ts'
 import { openContent } from './content/helia.ts'
 import { buildApp, buildServices } from './app.ts'
@@ -23,6 +24,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const log = logger(config.log)
   setClockOffset(config.clockOffsetS)
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
+  const unlock = lockDataDir(config.dataDir)
   const db = openDb(join(config.dataDir, 'trellis.db'))
   const secret = loadSecret(config.dataDir)
   let content
@@ -30,8 +32,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     content = await openContent(config.dataDir)
   } catch (error) {
     db.close()
-    const locked = String((error as Error)?.message).includes('lock') || (error as { code?: string })?.code === 'LEVEL_DATABASE_NOT_OPEN'
-    throw new Error(locked ? `the content store in ${config.dataDir} is in use by another trellis process` : `cannot open the content store: ${(error as Error).message}`)
+    unlock()
+    throw new Error(`cannot open the content store: ${(error as Error).message}`)
   }
 
   let publicUrl = config.publicUrl ?? ''
@@ -76,6 +78,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         await server.stop(false) // finish in-flight requests
         await content.close()
         db.close()
+        unlock()
         log.info('stopped')
       })()
       return stopping

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { startTestServer, type TestServer } from './helpers/server.ts'
+import { b64, call, createEntry, createFeed, newWallet } from './helpers/api.ts'
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startTestServer()
+})
+afterAll(() => server.dispose())
+
+describe('edges', () => {
+  test('unknown routes and wrong methods → 404 NOT_FOUND in shape A', async () => {
+    for (const [method, path] of [['GET', '/nope'], ['GET', '/v1/nope'], ['PUT', '/v1/feeds'], ['POST', '/v1/categories']]) {
+      const reply = await call(server.url, method, path)
+      expect(reply.status).toBe(404)
+      expect(reply.body).toEqual({ error: 'Not found', code: 'NOT_FOUND' })
+    }
+  })
+
+  test('bodies that are not JSON objects', async () => {
+    for (const rawBody of ['', 'null', '[]', '"text"', '{"wallet_address":']) {
+      const reply = await call(server.url, 'POST', '/v1/auth/nonce', { rawBody })
+      expect(reply.status).toBe(400)
+      expect(['INVALID_JSON', 'INVALID_PARAMETER']).toContain(reply.body.code)
+    }
+    const wallet = newWallet()
+    for (const rawBody of ['null', '[]', '"text"', '42']) {
+      const reply = await call(server.url, 'POST', '/v1/feeds', { wallet, rawBody })
+      expect(reply.status).toBe(400)
+    }
+  })
+
+  test('CORS is open and exposes the payment headers', async () => {
+    const preflight = await fetch(`${server.url}/v1/feeds`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-signature,content-type' },
+    })
+    expect(preflight.status).toBeLessThan(300)
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example')
+    const get = await fetch(`${server.url}/v1/categories`, { headers: { origin: 'https://app.example' } })
+    expect(get.headers.get('access-control-allow-origin')).toBe('https://app.example')
+    expect(get.headers.get('access-control-expose-headers')?.toLowerCase()).toContain('x-payment-response')
+  })
+
+  test('/health, /v1/openapi.json and /v1/docs', async () => {
+    const health = await call(server.url, 'GET', '/health')
+    expect(health.status).toBe(200)
+    expect(health.body.status).toBe('ok')
+    expect(health.body.jobs).toBeDefined()
+    const spec = await call(server.url, 'GET', '/v1/openapi.json')
+    expect(spec.status).toBe(200)
+    expect(spec.body.openapi).toMatch(/^3\./)
+    const paths = Object.keys(spec.body.paths).map((p) => p.replace(/\/$/, ''))
+    for (const p of ['/v1/auth/nonce', '/v1/feeds', '/v1/feeds/{feed_id}', '/v1/feeds/{feed_id}/entries', '/v1/feeds/{feed_id}/entries/{entry_id}', '/v1/wallets/{wallet_id}', '/v1/categories']) {
+      expect(paths).toContain(p)
+    }
+    const docs = await fetch(`${server.url}/v1/docs`)
+    expect(docs.status).toBe(200)
+    const html = await docs.text()
+    expect(html).toContain('swagger-ui')
+    expect(html).not.toMatch(/https?:\/\//)
+  })
+})
+
+describe('persistence', () => {
+  test('data dir layout, and records and content survive a restart with the same CIDs', async () => {
+    expect(existsSync(join(server.dataDir, 'trellis.db'))).toBe(true)
+    expect(existsSync(join(server.dataDir, 'blocks'))).toBe(true)
+    expect(existsSync(join(server.dataDir, 'datastore'))).toBe(true)
+    expect(statSync(join(server.dataDir, 'secret.key')).mode & 0o777).toBe(0o600)
+
+    const owner = newWallet()
+    const feed = await createFeed(server.url, owner, { name: 'durable', tags: ['keep'] })
+    const bytes = crypto.getRandomValues(new Uint8Array(700_000))
+    const entry = await createEntry(server.url, owner, feed.id, { content_base64: b64(bytes), mime_type: 'video/webm', title: 'kept' })
+    const firstPage = await call(server.url, 'GET', `/v1/feeds?owner_id=${feed.owner_id}&page_size=1`)
+    const before = (await call(server.url, 'GET', `/v1/feeds/${feed.id}`)).body
+    expect(before.total_entries).toBe(1)
+
+    expect(await server.stop()).toBe(0) // SIGTERM → clean exit
+    await server.restart()
+
+    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}`)).body).toEqual(before)
+    const got = await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries/${entry.id}`)
+    expect(got.body.cid).toBe(entry.cid)
+    const content = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`)
+    expect(new Uint8Array(await content.arrayBuffer())).toEqual(bytes)
+    // Adding the same bytes again after the restart gives the same CID.
+    expect((await createEntry(server.url, owner, feed.id, { content_base64: b64(bytes), mime_type: 'video/webm' })).cid).toBe(entry.cid)
+    // Signed things (page tokens, content URLs) stay valid: the key persisted.
+    expect((await call(server.url, 'GET', `/v1/feeds?owner_id=${feed.owner_id}&page_size=1&page_token=${firstPage.body.pagination.next_page_token ?? ''}`)).status).toBe(200)
+    expect((await fetch(got.body.content_url)).status).toBe(200)
+  })
+
+  test('a second server on the same data dir is refused with a clear message', async () => {
+    const proc = Bun.spawn([process.execPath, 'src/main.ts'], {
+      cwd: join(import.meta.dir, '..'),
+      env: { ...process.env, TRELLIS_DATA_DIR: server.dataDir, TRELLIS_PORT: '0' },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    expect(await proc.exited).toBe(1)
+    expect(await new Response(proc.stderr).text()).toContain('is in use by another trellis process')
+  })
+})
+
+describe('command line', () => {
+  const run = (args: string[], env: Record<string, string> = {}) =>
+    Bun.spawnSync([process.execPath, 'src/main.ts', ...args], { cwd: join(import.meta.dir, '..'), env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+
+  test('--help lists every flag; bad flags and bad env values exit 2 with a message', () => {
+    const help = run(['--help'])
+    expect(help.exitCode).toBe(0)
+    for (const flag of ['--host', '--port', '--data-dir', '--public-url', '--network', 'TRELLIS_RPC_URL', 'TRELLIS_ADMIN_KEY']) expect(help.stdout.toString()).toContain(flag)
+    const bad = run(['--bogus'])
+    expect(bad.exitCode).toBe(2)
+    expect(bad.stderr.toString()).toContain('unknown argument')
+    expect(run(['--port', 'eighty']).exitCode).toBe(2)
+    expect(run([], { TRELLIS_NETWORK: 'mainnet' }).exitCode).toBe(2)
+    expect(run(['--version']).stdout.toString()).toMatch(/^trellis \d+\.\d+\.\d+/)
+  })
+
+  test('flags win over env; --public-url is the base of content_url', async () => {
+    const other = await startTestServer({ TRELLIS_NETWORK: 'base-sepolia' }, { command: [process.execPath, 'src/main.ts', '--network', 'base', '--public-url', 'https://feeds.example.org'] })
+    try {
+      const owner = newWallet()
+      const feed = await createFeed(other.url, owner)
+      const paid = await createEntry(other.url, owner, feed.id, { is_free: false, price: { amount: '5', network: 'base' } })
+      const challenge = await call(other.url, 'GET', `/v1/feeds/${feed.id}/entries/${paid.id}`)
+      expect(challenge.body.accepts[0]).toMatchObject({ network: 'base', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', extra: { name: 'USD Coin', version: '2' } })
+      expect(challenge.body.accepts[0].resource).toBe(`https://feeds.example.org/v1/feeds/${feed.id}/entries/${paid.id}`)
+      const free = await createEntry(other.url, owner, feed.id)
+      expect((await call(other.url, 'GET', `/v1/feeds/${feed.id}/entries/${free.id}`)).body.content_url).toStartWith('https://feeds.example.org/v1/access/')
+      const nonce = await call(other.url, 'POST', '/v1/auth/nonce', { body: { wallet_address: owner.address } })
+      expect(nonce.body.message).toContain('(feeds.example.org)')
+    } finally {
+      await other.dispose()
+    }
+  })
+})
