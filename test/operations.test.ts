@@ -32,6 +32,20 @@ describe('edges', () => {
     }
   })
 
+  test('image_url may not point at loopback or private addresses', async () => {
+    const local = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response(new Uint8Array([1, 2, 3])) })
+    try {
+      const wallet = newWallet()
+      for (const image_url of [`http://127.0.0.1:${local.port}/x.png`, `http://localhost:${local.port}/x.png`, 'http://10.0.0.1/x.png', 'http://[::1]/x.png', 'http://169.254.169.254/latest']) {
+        const reply = await call(server.url, 'POST', '/v1/feeds', { wallet, body: { name: 'ssrf', image_url } })
+        expect(reply.status).toBe(400)
+        expect(reply.body).toMatchObject({ error: 'invalid_request', details: { field: 'image_url' } })
+      }
+    } finally {
+      local.stop(true)
+    }
+  })
+
   test('CORS is open and exposes the payment headers', async () => {
     const preflight = await fetch(`${server.url}/v1/feeds`, {
       method: 'OPTIONS',
