@@ -11,6 +11,14 @@ afterAll(() => server.dispose())
 const nonceFor = async (address: string) =>
   (await call(server.url, 'POST', '/v1/auth/nonce', { body: { wallet_address: address } })).body
 
+/** Headers claiming `address`, with `message` signed by `signer` (which may be someone else). */
+const signedHeaders = async (address: string, signer: ReturnType<typeof newWallet>, message: string) => ({
+  'x-wallet-address': address,
+  'x-signature': await signer.signMessage({ message }),
+  'x-message': message,
+  'x-timestamp': String(Math.floor(Date.now() / 1000)),
+})
+
 // DELETE of a random feed id: a protected route that reaches the 404 only once authenticated.
 const protectedCall = (headers: Record<string, string>) =>
   call(server.url, 'DELETE', '/v1/feeds/01900000-0000-7000-8000-000000000000', { headers })
@@ -104,21 +112,11 @@ describe('the signature guard', () => {
     const victim = newWallet()
     const attacker = newWallet()
     const { message } = await nonceFor(victim.address)
-    const reply = await protectedCall({
-      'x-wallet-address': victim.address,
-      'x-signature': await attacker.signMessage({ message }),
-      'x-message': message,
-      'x-timestamp': String(Math.floor(Date.now() / 1000)),
-    })
+    const reply = await protectedCall(await signedHeaders(victim.address, attacker, message))
     expect(reply.status).toBe(401)
     expect(reply.body.code).toBe('INVALID_SIGNATURE')
     // The nonce was not spent by the failed attempt: the owner can still use it.
-    const ok = await protectedCall({
-      'x-wallet-address': victim.address,
-      'x-signature': await victim.signMessage({ message }),
-      'x-message': message,
-      'x-timestamp': String(Math.floor(Date.now() / 1000)),
-    })
+    const ok = await protectedCall(await signedHeaders(victim.address, victim, message))
     expect(ok.status).toBe(404)
   })
 
@@ -133,21 +131,11 @@ describe('the signature guard', () => {
     const a = newWallet()
     const b = newWallet()
     const { message } = await nonceFor(a.address)
-    const reply = await protectedCall({
-      'x-wallet-address': b.address,
-      'x-signature': await b.signMessage({ message }),
-      'x-message': message,
-      'x-timestamp': String(Math.floor(Date.now() / 1000)),
-    })
+    const reply = await protectedCall(await signedHeaders(b.address, b, message))
     expect(reply.status).toBe(401)
     expect(reply.body.code).toBe('INVALID_NONCE')
     const invented = 'Sign in to Trellis (x) at 2026-01-01T00:00:00.000Z with nonce: ' + 'A'.repeat(32)
-    const unknown = await protectedCall({
-      'x-wallet-address': b.address,
-      'x-signature': await b.signMessage({ message: invented }),
-      'x-message': invented,
-      'x-timestamp': String(Math.floor(Date.now() / 1000)),
-    })
+    const unknown = await protectedCall(await signedHeaders(b.address, b, invented))
     expect(unknown.status).toBe(401)
     expect(unknown.body.code).toBe('INVALID_NONCE')
   })

@@ -20,19 +20,10 @@ export interface EntryRow {
   updated_at: number
 }
 
-export interface NewEntry {
-  id: string
-  feed_id: string
-  cid: string
-  size: number
-  mime_type: string
-  title: string | null
-  description: string | null
-  metadata: string | null
+export type NewEntry = Omit<EntryRow, 'tags' | 'is_free' | 'price' | 'is_active' | 'total_purchases' | 'total_revenue' | 'created_at' | 'updated_at'> & {
   tags: string[]
   is_free: boolean
   price: bigint
-  expires_at: number | null
   now: number
 }
 
