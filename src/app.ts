@@ -9,11 +9,13 @@ import { nonceStore } from './store/nonces.ts'
 import { categoryStore } from './store/categories.ts'
 import { feedStore } from './store/feeds.ts'
 import { entryStore } from './store/entries.ts'
+import { transactionStore } from './store/transactions.ts'
 import { authService } from './domain/auth.ts'
 import { feedService } from './domain/feeds.ts'
 import { entryService } from './domain/entries.ts'
 import { walletService } from './domain/wallets.ts'
 import { categoryService } from './domain/categories.ts'
+import { transactionService } from './domain/transactions.ts'
 import { accessTokens } from './domain/access-tokens.ts'
 import { signatureVerifier } from './chain/signatures.ts'
 import type { Services } from './http/services.ts'
@@ -26,6 +28,7 @@ import { entryRoutes } from './http/entries.ts'
 import { walletRoutes } from './http/wallets.ts'
 import { categoryRoutes } from './http/categories.ts'
 import { accessRoutes } from './http/access.ts'
+import { transactionRoutes } from './http/transactions.ts'
 import { docsRoutes } from './http/docs.ts'
 import { VERSION } from './version.ts'
 
@@ -46,6 +49,7 @@ export function buildServices(p: AppParts): Services {
     categories: categoryStore(p.db),
     feeds: feedStore(p.db),
     entries: entryStore(p.db),
+    transactions: transactionStore(p.db),
   }
   const auth = authService({
     nonces: stores.nonces,
@@ -64,6 +68,7 @@ export function buildServices(p: AppParts): Services {
     entries,
     wallets: walletService({ wallets: stores.wallets }),
     categories,
+    transactions: transactionService({ transactions: stores.transactions }),
     accessTokens: accessTokens(p.secret),
     content: p.content,
     pages: pageTokens(p.secret),
@@ -83,5 +88,6 @@ export function buildApp(s: Services, logError: (error: unknown) => void) {
     .use(walletRoutes(s))
     .use(categoryRoutes(s))
     .use(accessRoutes(s))
+    .use(transactionRoutes(s))
 }
 export type App = ReturnType<typeof buildApp>

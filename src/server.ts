@@ -7,6 +7,7 @@ import { lockDataDir } from './store/lock.ts'
 import { loadSecret } from './store/secret.ts'
 import { openContent } from './content/helia.ts'
 import { buildApp, buildServices } from './app.ts'
+import { rateLimiter } from './http/rate-limit.ts'
 import { logger } from './log.ts'
 import { startJobs } from './jobs/index.ts'
 import { nowSeconds, setClockOffset } from './lib/clock.ts'
@@ -48,16 +49,23 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }))
   // Compile Elysia's routes once, up front, so the first request does not pay for it.
   const handle = app.compile().fetch
+  const limiter = config.rateLimit ? rateLimiter() : null
 
   const server = Bun.serve({
     hostname: config.host,
     port: config.port,
     maxRequestBodySize: MAX_BODY_BYTES,
     idleTimeout: 60,
-    async fetch(request) {
+    async fetch(request, bunServer) {
       const started = performance.now()
-      const response = await handle(request)
       const path = new URL(request.url).pathname
+      let response: Response
+      const limit = limiter?.check(request.method, path, bunServer.requestIP(request)?.address ?? 'unknown')
+      if (limit?.rejected) response = limit.rejected
+      else {
+        response = await handle(request)
+        if (limit) for (const [k, v] of Object.entries(limit.headers)) response.headers.set(k, v)
+      }
       // Access tokens are credentials: keep them out of logs.
       log.info('request', { method: request.method, path: path.startsWith('/v1/access/') ? '/v1/access/<token>' : path, status: response.status, ms: Math.round((performance.now() - started) * 10) / 10 })
       return response

@@ -6,6 +6,7 @@ import type { EntryService } from '../domain/entries.ts'
 import type { WalletService } from '../domain/wallets.ts'
 import type { CategoryService } from '../domain/categories.ts'
 import type { AccessTokens } from '../domain/access-tokens.ts'
+import type { TransactionService } from '../domain/transactions.ts'
 import type { ContentStore } from '../content/helia.ts'
 import type { PageTokens } from './pagination.ts'
 
@@ -18,6 +19,7 @@ export interface Services {
   entries: EntryService
   wallets: WalletService
   categories: CategoryService
+  transactions: TransactionService
   accessTokens: AccessTokens
   content: ContentStore
   pages: PageTokens

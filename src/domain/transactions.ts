@@ -1,0 +1,49 @@
+// The public ledger: one row per recorded purchase.
+import type { TransactionFilter, TransactionRow, TransactionStore } from '../store/transactions.ts'
+import { isWalletAddress } from '../chain/signatures.ts'
+import { isUuid } from '../lib/ids.ts'
+import { fail } from './errors.ts'
+
+const COUNT_TTL_MS = 60_000
+const MAX_CACHED_COUNTS = 1000
+
+/** Transaction ids are shown as tx_<uuid>; both forms are accepted. */
+export const publicTransactionId = (id: string) => `tx_${id}`
+
+export function transactionService(d: { transactions: TransactionStore }) {
+  // total_count may be up to 60 s old (the list is cached that long anyway): counting is the expensive part.
+  const counts = new Map<string, { value: number; at: number }>()
+
+  function parseId(raw: string): string {
+    const id = raw.startsWith('tx_') ? raw.slice(3) : raw
+    if (!isUuid(id)) fail('INVALID_PARAMETER', 'invalid transaction id', 'id must be a UUID, optionally prefixed with tx_')
+    return id.toLowerCase()
+  }
+
+  return {
+    get(raw: string): TransactionRow {
+      return d.transactions.byId(parseId(raw)) ?? fail('NOT_FOUND', 'transaction not found')
+    },
+    byHash(hash: string): TransactionRow {
+      if (!/^0x[0-9a-fA-F]{64}$/.test(hash)) fail('INVALID_PARAMETER', 'invalid transaction hash', 'hash must be 0x-prefixed and 66 characters long')
+      return d.transactions.byHash(hash) ?? fail('NOT_FOUND', 'transaction not found', 'no payment with this hash was recorded by this service')
+    },
+    validateFilter(q: { payer?: string; pay_to?: string; entry_id?: string }): TransactionFilter {
+      if (q.payer !== undefined && !isWalletAddress(q.payer)) fail('INVALID_PARAMETER', 'invalid payer', 'payer must be a 0x-prefixed address')
+      if (q.pay_to !== undefined && !isWalletAddress(q.pay_to)) fail('INVALID_PARAMETER', 'invalid pay_to', 'pay_to must be a 0x-prefixed address')
+      if (q.entry_id !== undefined && !isUuid(q.entry_id)) fail('INVALID_PARAMETER', 'invalid entry_id', 'entry_id must be a UUID')
+      return { payer: q.payer, payTo: q.pay_to, entryId: q.entry_id?.toLowerCase() }
+    },
+    list: (filter: TransactionFilter, beforeId: string | undefined, limit: number) => d.transactions.list(filter, beforeId, limit),
+    count(filter: TransactionFilter): number {
+      const key = JSON.stringify([filter.payer?.toLowerCase(), filter.payTo?.toLowerCase(), filter.entryId])
+      const cached = counts.get(key)
+      if (cached && Date.now() - cached.at < COUNT_TTL_MS) return cached.value
+      const value = d.transactions.count(filter)
+      if (counts.size >= MAX_CACHED_COUNTS) counts.clear()
+      counts.set(key, { value, at: Date.now() })
+      return value
+    },
+  }
+}
+export type TransactionService = ReturnType<typeof transactionService>

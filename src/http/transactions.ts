@@ -1,0 +1,61 @@
+// /v1/transactions: the public ledger (by id, by hash, filtered list).
+import { Elysia, t } from 'elysia'
+import type { TransactionRow } from '../store/transactions.ts'
+import { publicTransactionId } from '../domain/transactions.ts'
+import { checksumAddress } from '../chain/signatures.ts'
+import type { Services } from './services.ts'
+import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
+
+const TransactionFields = {
+  id: t.String({ description: 'tx_<uuid>' }),
+  payer: t.String(),
+  pay_to: t.String(),
+  amount: t.String({ description: 'smallest unit' }),
+  asset: t.String(),
+  entry_id: t.Nullable(t.String()),
+  transaction_hash: t.String(),
+  created_at: t.Number(),
+}
+export const TransactionSchema = t.Object({ ...TransactionFields, piid: t.Nullable(t.String()) }, { $id: '#/components/schemas/Transaction' })
+const TransactionItem = t.Object(TransactionFields)
+
+const item = (r: TransactionRow) => ({
+  id: publicTransactionId(r.id),
+  payer: checksumAddress(r.payer),
+  pay_to: checksumAddress(r.pay_to),
+  amount: r.amount,
+  asset: r.asset,
+  entry_id: r.entry_id,
+  transaction_hash: r.transaction_hash,
+  created_at: r.created_at,
+})
+const full = (r: TransactionRow) => ({ ...item(r), piid: r.piid })
+
+export const transactionRoutes = (s: Services) =>
+  new Elysia({ prefix: '/v1/transactions', tags: ['Transactions'] })
+    .get('/', ({ query, set }) => {
+      const limit = pageSize(query.page_size)
+      const filter = s.transactions.validateFilter(query)
+      const scope = 'transactions'
+      const beforeId = s.pages.decode<string>(scope, query.page_token)
+      const result = page(s.transactions.list(filter, beforeId, limit + 1), limit, s.pages, scope, (last) => last.id)
+      set.headers['cache-control'] = 'public, max-age=60'
+      return { transactions: result.data.map(item), pagination: { ...result.pagination, total_count: s.transactions.count(filter) } }
+    }, {
+      query: t.Object({
+        ...pageQuery,
+        payer: t.Optional(t.String({ description: 'payer address' })),
+        pay_to: t.Optional(t.String({ description: 'recipient address' })),
+        entry_id: t.Optional(t.String({ description: 'entry id' })),
+      }),
+      response: { 200: t.Object({ transactions: t.Array(TransactionItem), pagination: t.Composite([paginationSchema, t.Object({ total_count: t.Number() })]) }) },
+      detail: { summary: 'List transactions', description: 'Newest first; filters combine. 100 requests per hour per client; total_count may be up to 60 s old.' },
+    })
+    .get('/hash/:hash', ({ params }) => full(s.transactions.byHash(params.hash)), {
+      response: { 200: TransactionSchema },
+      detail: { summary: 'Get a transaction by its on-chain hash', description: 'Only payments recorded by this service.' },
+    })
+    .get('/:id', ({ params }) => full(s.transactions.get(params.id)), {
+      response: { 200: TransactionSchema },
+      detail: { summary: 'Get a transaction', description: 'The id with or without its tx_ prefix.' },
+    })

@@ -1,0 +1,56 @@
+import type { Db } from './db.ts'
+
+export interface TransactionRow {
+  id: string
+  piid: string | null
+  payer: string
+  pay_to: string
+  amount: string
+  asset: string
+  entry_id: string | null
+  transaction_hash: string
+  created_at: number
+}
+
+export interface TransactionFilter {
+  payer?: string
+  payTo?: string
+  entryId?: string
+}
+
+const SELECT = `SELECT id, piid, payer, pay_to, CAST(amount AS TEXT) AS amount, asset, entry_id, transaction_hash, created_at FROM transactions`
+
+function where(filter: TransactionFilter, beforeId?: string): { sql: string; args: string[] } {
+  const clauses: string[] = []
+  const args: string[] = []
+  if (filter.payer) clauses.push('payer_lc = ?'), args.push(filter.payer.toLowerCase())
+  if (filter.payTo) clauses.push('pay_to_lc = ?'), args.push(filter.payTo.toLowerCase())
+  if (filter.entryId) clauses.push('entry_id = ?'), args.push(filter.entryId)
+  if (beforeId) clauses.push('id < ?'), args.push(beforeId)
+  return { sql: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', args }
+}
+
+export function transactionStore(db: Db) {
+  const byId = db.query<TransactionRow, [string]>(`${SELECT} WHERE id = ?`)
+  const byHash = db.query<TransactionRow, [string]>(`${SELECT} WHERE transaction_hash = ?`)
+  const insert = db.query(
+    `INSERT INTO transactions (id, piid, payer, payer_lc, pay_to, pay_to_lc, amount, asset, entry_id, transaction_hash, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  )
+  return {
+    byId: (id: string) => byId.get(id),
+    byHash: (hash: string) => byHash.get(hash.toLowerCase()),
+    insert(t: Omit<TransactionRow, 'amount'> & { amount: bigint }) {
+      insert.run(t.id, t.piid, t.payer, t.payer.toLowerCase(), t.pay_to, t.pay_to.toLowerCase(), t.amount, t.asset, t.entry_id, t.transaction_hash.toLowerCase(), t.created_at)
+    },
+    list(filter: TransactionFilter, beforeId: string | undefined, limit: number): TransactionRow[] {
+      const w = where(filter, beforeId)
+      return db.query<TransactionRow, (string | number)[]>(`${SELECT} ${w.sql} ORDER BY id DESC LIMIT ?`).all(...w.args, limit)
+    },
+    count(filter: TransactionFilter): number {
+      const w = where(filter)
+      return db.query<{ n: number }, string[]>(`SELECT COUNT(*) AS n FROM transactions ${w.sql}`).get(...w.args)!.n
+    },
+  }
+}
+export type TransactionStore = ReturnType<typeof transactionStore>

@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { startTestServer, type TestServer } from './helpers/server.ts'
+import { call } from './helpers/api.ts'
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startTestServer({ TRELLIS_RATE_LIMIT: 'on' })
+})
+afterAll(() => server.dispose())
+
+test('GET /v1/transactions: 100 per hour per client, with its own counter, cacheable for 60 s', async () => {
+  const replies = await Promise.all(Array.from({ length: 100 }, () => call(server.url, 'GET', '/v1/transactions')))
+  expect(replies.every((r) => r.status === 200)).toBe(true)
+  expect(replies[0].headers.get('cache-control')).toBe('public, max-age=60')
+  expect(replies[0].headers.get('ratelimit-limit')).toBe('100')
+  const limited = await call(server.url, 'GET', '/v1/transactions')
+  expect(limited.status).toBe(429)
+  expect(limited.body.code).toBe('RATE_LIMITED')
+  expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(3500)
+  expect(limited.headers.get('ratelimit-remaining')).toBe('0')
+  // Other routes count separately.
+  expect((await call(server.url, 'GET', '/v1/categories')).status).toBe(200)
+})
+
+test('everything else: 100 per 10 s; /health is exempt; the window resets', async () => {
+  const replies = await Promise.all(Array.from({ length: 99 }, () => call(server.url, 'GET', '/v1/categories')))
+  expect(replies.every((r) => r.status === 200)).toBe(true)
+  const limited = await call(server.url, 'POST', '/v1/feeds', { body: {} })
+  expect(limited.status).toBe(429)
+  expect(limited.body).toMatchObject({ code: 'RATE_LIMITED', error: expect.any(String) })
+  const retryAfter = Number(limited.headers.get('retry-after'))
+  expect(retryAfter).toBeGreaterThanOrEqual(1)
+  expect(retryAfter).toBeLessThanOrEqual(10)
+  expect((await call(server.url, 'GET', '/health')).status).toBe(200)
+  await Bun.sleep(retryAfter * 1000 + 200)
+  expect((await call(server.url, 'GET', '/v1/categories')).status).toBe(200)
+}, 20_000)
