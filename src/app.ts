@@ -10,12 +10,15 @@ import { categoryStore } from './store/categories.ts'
 import { feedStore } from './store/feeds.ts'
 import { entryStore } from './store/entries.ts'
 import { transactionStore } from './store/transactions.ts'
+import { paymentStore, purchaseStore } from './store/payments.ts'
 import { authService } from './domain/auth.ts'
 import { feedService } from './domain/feeds.ts'
 import { entryService } from './domain/entries.ts'
 import { walletService } from './domain/wallets.ts'
 import { categoryService } from './domain/categories.ts'
 import { transactionService } from './domain/transactions.ts'
+import { purchaseService } from './domain/purchases.ts'
+import { paymentEngine } from './chain/x402.ts'
 import { accessTokens } from './domain/access-tokens.ts'
 import { signatureVerifier } from './chain/signatures.ts'
 import type { Services } from './http/services.ts'
@@ -40,6 +43,7 @@ export interface AppParts {
   publicUrl: () => string
   health: () => Record<string, unknown>
   logError: (error: unknown) => void
+  logWarn: (msg: string, fields?: Record<string, unknown>) => void
 }
 
 export function buildServices(p: AppParts): Services {
@@ -50,6 +54,8 @@ export function buildServices(p: AppParts): Services {
     feeds: feedStore(p.db),
     entries: entryStore(p.db),
     transactions: transactionStore(p.db),
+    payments: paymentStore(p.db),
+    purchases: purchaseStore(p.db),
   }
   const auth = authService({
     nonces: stores.nonces,
@@ -57,7 +63,11 @@ export function buildServices(p: AppParts): Services {
     host: () => new URL(p.publicUrl()).host,
   })
   const feeds = feedService({ db: p.db, ...stores, content: p.content, defaultNetwork: p.config.network.name, allowPrivateFetch: p.config.allowPrivateFetch })
-  const entries = entryService({ db: p.db, entries: stores.entries, feeds, content: p.content, network: p.config.network.name })
+  const purchases = purchaseService({
+    db: p.db, payments: stores.payments, purchases: stores.purchases, transactions: stores.transactions, wallets: stores.wallets,
+    engine: paymentEngine(p.config), network: p.config.network, log: p.logWarn,
+  })
+  const entries = entryService({ db: p.db, entries: stores.entries, feeds, content: p.content, network: p.config.network.name, owns: purchases.owns })
   const categories = categoryService({ categories: stores.categories })
   categories.seedIfEmpty()
   return {
@@ -69,6 +79,7 @@ export function buildServices(p: AppParts): Services {
     wallets: walletService({ wallets: stores.wallets }),
     categories,
     transactions: transactionService({ transactions: stores.transactions }),
+    purchases,
     accessTokens: accessTokens(p.secret),
     content: p.content,
     pages: pageTokens(p.secret),

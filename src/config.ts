@@ -144,6 +144,8 @@ export function configFrom(env: Record<string, string | undefined>): Config {
   const known = NETWORKS[networkName]
   const relayerKey = env.TRELLIS_RELAYER_KEY || null
   if (relayerKey && !/^0x[0-9a-fA-F]{64}$/.test(relayerKey)) throw new ConfigError('TRELLIS_RELAYER_KEY must be a 0x-prefixed 32-byte hex key')
+  const settlement = oneOf('TRELLIS_SETTLEMENT', env.TRELLIS_SETTLEMENT, ['facilitator', 'local'] as const, 'facilitator')
+  if (settlement === 'local' && !relayerKey) throw new ConfigError('TRELLIS_SETTLEMENT=local needs TRELLIS_RELAYER_KEY (the wallet that pays gas)')
   return {
     host: env.TRELLIS_HOST || '127.0.0.1',
     port: integer('TRELLIS_PORT', env.TRELLIS_PORT, 8402, 0, 65535),
@@ -158,7 +160,7 @@ export function configFrom(env: Record<string, string | undefined>): Config {
       usdcName: env.TRELLIS_USDC_NAME || known.usdcName,
       usdcVersion: env.TRELLIS_USDC_VERSION || known.usdcVersion,
     },
-    settlement: oneOf('TRELLIS_SETTLEMENT', env.TRELLIS_SETTLEMENT, ['facilitator', 'local'] as const, 'facilitator'),
+    settlement,
     facilitatorUrl: url('TRELLIS_FACILITATOR_URL', env.TRELLIS_FACILITATOR_URL) ?? 'https://x402.org/facilitator',
     relayerKey,
     adminKey: env.TRELLIS_ADMIN_KEY || null,

@@ -9,7 +9,7 @@ import { openContent } from './content/helia.ts'
 import { buildApp, buildServices } from './app.ts'
 import { rateLimiter } from './http/rate-limit.ts'
 import { logger } from './log.ts'
-import { startJobs } from './jobs/index.ts'
+import { startJobs, type Jobs } from './jobs/index.ts'
 import { nowSeconds, setClockOffset } from './lib/clock.ts'
 import { VERSION } from './version.ts'
 
@@ -39,13 +39,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
 
   let publicUrl = config.publicUrl ?? ''
   const startedAt = nowSeconds()
-  const jobs = startJobs({ db, log })
+  let jobs: Jobs | null = null
   const services = buildServices({
     config, db, content, secret,
     publicUrl: () => publicUrl,
-    health: () => ({ version: VERSION, uptime_s: nowSeconds() - startedAt, jobs: jobs.status() }),
+    health: () => ({ version: VERSION, uptime_s: nowSeconds() - startedAt, jobs: jobs?.status() ?? {} }),
     logError: (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }),
+    logWarn: (msg, fields) => log.warn(msg, fields),
   })
+  jobs = startJobs({ db, log, purchases: services.purchases })
   const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }))
   // Compile Elysia's routes once, up front, so the first request does not pay for it.
   const handle = app.compile().fetch
@@ -82,7 +84,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     port: server.port!,
     stop() {
       stopping ??= (async () => {
-        jobs.stop()
+        jobs?.stop()
         await server.stop(false) // finish in-flight requests
         await content.close()
         db.close()

@@ -41,6 +41,8 @@ interface Deps {
   feeds: FeedService
   content: ContentStore
   network: string
+  /** True when the wallet bought the entry. */
+  owns: (address: string, entryId: string) => boolean
 }
 
 /** Strips parameters ("text/plain; charset=utf-8") and case for the supported-type check. */
@@ -112,10 +114,11 @@ export function entryService(d: Deps) {
       return d.entries.list({ feedId: feed.id, isFree: q.isFree, beforeId: q.beforeId, limit: q.limit })
     },
 
-    /** Free entries: everyone. Paid ones: the feed owner (buyers and payments come with the payments issue). */
+    /** Free entries: everyone. Paid ones: the feed owner and buyers (signed in); others pay (x402). */
     canRead(feed: FeedRow, entry: EntryRow, signer: Signer | null): boolean {
       if (isFreeNow(entry)) return true
-      return signer !== null && signer.address.toLowerCase() === feed.owner_wallet_address.toLowerCase()
+      if (signer === null) return false
+      return signer.address.toLowerCase() === feed.owner_wallet_address.toLowerCase() || d.owns(signer.address, entry.id)
     },
   }
 }

@@ -6,7 +6,8 @@ import type { Signer } from '../domain/auth.ts'
 import { isFreeNow, MAX_CONTENT_BASE64_CHARS, SUPPORTED_MIME_TYPES } from '../domain/entries.ts'
 import { RECEIPT_TTL_S } from '../domain/access-tokens.ts'
 import { nowSeconds } from '../lib/clock.ts'
-import { v1Requirement, v2Challenge } from '../chain/requirements.ts'
+import { v1Requirement, v2Challenge, type PriceTag } from '../chain/requirements.ts'
+import type { Settlement } from '../domain/purchases.ts'
 import { checksumAddress } from '../chain/signatures.ts'
 import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
@@ -84,23 +85,42 @@ export function entryBody(e: EntryRow, now = nowSeconds()) {
   }
 }
 
+const encodeSettlement = (settlement: Settlement) => Buffer.from(JSON.stringify(settlement)).toString('base64')
+
 export const entryRoutes = (s: Services) => {
   const ids = (params: { feed_id: string; entry_id: string }) => [uuid(params.feed_id, 'feed_id'), uuid(params.entry_id, 'entry_id')] as const
 
-  /** 402 with the x402 v1 body and the v2 header, for whoever may not read a paid entry. */
-  function paymentRequired(feed: FeedRow, entry: EntryRow, request: Request): Response {
-    const url = new URL(request.url)
-    const tag = {
+  /** What a paid entry costs at this URL; the requirements are always rebuilt from this, never from a payload. */
+  function priceTag(feed: FeedRow, entry: EntryRow, request: Request): PriceTag {
+    const path = new URL(request.url).pathname
+    return {
       amount: entry.price,
       payTo: checksumAddress(feed.owner_wallet_address),
-      resource: `${s.publicUrl()}${url.pathname}`,
+      resource: `${s.publicUrl()}${path}`,
       description: entry.title ?? `Entry ${entry.id}`,
-      mimeType: url.pathname.endsWith('/content') ? entry.mime_type : 'application/json',
+      mimeType: path.endsWith('/content') ? entry.mime_type : 'application/json',
     }
-    const error = 'X-PAYMENT header is required'
+  }
+
+  /** 402 with the x402 v1 body and the same requirement as a v2 PAYMENT-REQUIRED header. */
+  function paymentRequired(tag: PriceTag, error = 'X-PAYMENT header is required', failed?: Settlement, version: 1 | 2 = 1): Response {
     const body = { x402Version: 1, error, accepts: [v1Requirement(s.config.network, tag)] }
-    const v2 = Buffer.from(JSON.stringify(v2Challenge(s.config.network, tag, error))).toString('base64')
-    return new Response(JSON.stringify(body), { status: 402, headers: { 'content-type': 'application/json; charset=utf-8', 'payment-required': v2 } })
+    const headers: Record<string, string> = {
+      'content-type': 'application/json; charset=utf-8',
+      'payment-required': Buffer.from(JSON.stringify(v2Challenge(s.config.network, tag, error))).toString('base64'),
+    }
+    if (failed) headers[version === 2 ? 'payment-response' : 'x-payment-response'] = encodeSettlement(failed)
+    return new Response(JSON.stringify(body), { status: 402, headers })
+  }
+
+  /** Pays with the request's X-PAYMENT (v1) or PAYMENT-SIGNATURE (v2) header: the result header on success, else a 402. */
+  async function payOrChallenge(feed: FeedRow, entry: EntryRow, request: Request): Promise<{ header: [string, string] } | Response> {
+    const tag = priceTag(feed, entry, request)
+    const payment = request.headers.get('x-payment') ?? request.headers.get('payment-signature')
+    if (!payment) return paymentRequired(tag)
+    const outcome = await s.purchases.pay(payment, feed, entry, tag)
+    if (!outcome.ok) return paymentRequired(tag, outcome.reason, outcome.settlement, outcome.version)
+    return { header: [outcome.version === 2 ? 'payment-response' : 'x-payment-response', encodeSettlement(outcome.settlement)] }
   }
 
   /** Inactive entries are withdrawn: only the owner still reads them. */
@@ -141,13 +161,15 @@ export const entryRoutes = (s: Services) => {
       response: { 200: t.Object({ data: t.Array(EntrySchema), pagination: paginationSchema }) },
       detail: { summary: 'List active entries of a feed', description: 'Newest first, cursor paginated.' },
     })
-    .get('/:entry_id', async ({ params, signer, request }) => {
+    .get('/:entry_id', async ({ params, signer, request, set }) => {
       const [feedId, entryId] = ids(params)
       const { feed, entry } = s.entries.get(feedId, entryId)
       if (!readable(feed, entry, signer)) {
         // A deleted entry keeps its record, but its content is withdrawn: no content_url, nothing to buy.
         if (!entry.is_active || !feed.is_active) return entryBody(entry)
-        return paymentRequired(feed, entry, request)
+        const paid = await payOrChallenge(feed, entry, request)
+        if (paid instanceof Response) return paid
+        set.headers[paid.header[0]] = paid.header[1]
       }
       const token = await s.accessTokens.sign({ kind: 'receipt', entryId: entry.id, feedId: feed.id, exp: nowSeconds() + RECEIPT_TTL_S })
       return { ...entryBody(entry), content_url: `${s.publicUrl()}/v1/access/${token}` }
@@ -158,11 +180,16 @@ export const entryRoutes = (s: Services) => {
     .get('/:entry_id/content', async ({ params, signer, request }) => {
       const [feedId, entryId] = ids(params)
       const { feed, entry } = s.entries.get(feedId, entryId)
+      let paidHeader: [string, string] | null = null
       if (!readable(feed, entry, signer)) {
         if (!entry.is_active || !feed.is_active) return errorResponse('ENTRY_NOT_FOUND', 'entry is no longer available')
-        return paymentRequired(feed, entry, request)
+        const paid = await payOrChallenge(feed, entry, request)
+        if (paid instanceof Response) return paid
+        paidHeader = paid.header
       }
-      return serveContent(s.content, entry, request, isFreeNow(entry) ? 'public, max-age=300' : 'private, max-age=300')
+      const response = await serveContent(s.content, entry, request, isFreeNow(entry) ? 'public, max-age=300' : 'private, max-age=300')
+      if (paidHeader) response.headers.set(paidHeader[0], paidHeader[1])
+      return response
     }, {
       walletOptional: true,
       detail: { summary: "Get an entry's bytes", description: 'The same rules as get entry; Range requests answer 206.' },

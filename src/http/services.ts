@@ -7,6 +7,7 @@ import type { WalletService } from '../domain/wallets.ts'
 import type { CategoryService } from '../domain/categories.ts'
 import type { AccessTokens } from '../domain/access-tokens.ts'
 import type { TransactionService } from '../domain/transactions.ts'
+import type { PurchaseService } from '../domain/purchases.ts'
 import type { ContentStore } from '../content/helia.ts'
 import type { PageTokens } from './pagination.ts'
 
@@ -20,6 +21,7 @@ export interface Services {
   wallets: WalletService
   categories: CategoryService
   transactions: TransactionService
+  purchases: PurchaseService
   accessTokens: AccessTokens
   content: ContentStore
   pages: PageTokens

@@ -1,30 +1,57 @@
-// In-process timers. For now: dropping spent and expired nonces.
+// In-process timers: nonce cleanup, paid→free expiry, and reconciliation of interrupted payments. Each runs once
+// at start, then on its period; a job never overlaps itself.
 import type { Db } from '../store/db.ts'
 import type { Logger } from '../log.ts'
+import type { PurchaseService } from '../domain/purchases.ts'
 import { nonceStore } from '../store/nonces.ts'
+import { entryStore } from '../store/entries.ts'
 import { nowSeconds } from '../lib/clock.ts'
 
-interface JobState { lastRun: number | null; lastError: string | null }
+interface JobState { lastRun: number | null; lastError: string | null; running: boolean }
 
-export function startJobs(d: { db: Db; log: Logger }) {
+export interface Jobs {
+  status(): Record<string, { last_run: number | null; last_error: string | null }>
+  stop(): void
+}
+
+export function startJobs(d: { db: Db; log: Logger; purchases: PurchaseService }): Jobs {
   const nonces = nonceStore(d.db)
-  const state: Record<string, JobState> = { 'nonce-cleanup': { lastRun: null, lastError: null } }
-  const run = (name: string, job: () => void) => {
-    try {
-      job()
-      state[name].lastError = null
-    } catch (error) {
-      state[name].lastError = String((error as Error).message)
-      d.log.error('job failed', { job: name, error: state[name].lastError })
+  const entries = entryStore(d.db)
+  const state: Record<string, JobState> = {}
+  const timers: ReturnType<typeof setInterval>[] = []
+
+  function every(name: string, seconds: number, job: () => unknown | Promise<unknown>) {
+    state[name] = { lastRun: null, lastError: null, running: false }
+    const run = async () => {
+      const s = state[name]
+      if (s.running) return
+      s.running = true
+      try {
+        await job()
+        s.lastError = null
+      } catch (error) {
+        s.lastError = String((error as Error).message).split('\n')[0]
+        d.log.error('job failed', { job: name, error: s.lastError })
+      } finally {
+        s.lastRun = nowSeconds()
+        s.running = false
+      }
     }
-    state[name].lastRun = nowSeconds()
+    void run()
+    const timer = setInterval(run, seconds * 1000)
+    timer.unref()
+    timers.push(timer)
   }
-  const cleanup = () => run('nonce-cleanup', () => nonces.purgeExpiredBefore(nowSeconds() - 3600))
-  cleanup()
-  const timer = setInterval(cleanup, 10 * 60 * 1000)
-  timer.unref()
+
+  every('nonce-cleanup', 600, () => nonces.purgeExpiredBefore(nowSeconds() - 3600))
+  every('entry-expiry', 30, () => entries.freeExpired(nowSeconds()))
+  every('payment-reconciliation', 30, async () => {
+    const counts = await d.purchases.reconcilePending()
+    if (counts.settled || counts.failed) d.log.info('payments reconciled', counts)
+  })
+
   return {
     status: () => Object.fromEntries(Object.entries(state).map(([k, v]) => [k, { last_run: v.lastRun, last_error: v.lastError }])),
-    stop: () => clearInterval(timer),
+    stop: () => timers.forEach(clearInterval),
   }
 }

@@ -43,8 +43,11 @@ export function entryStore(db: Db) {
   const reactivateFeed = db.query('UPDATE entries SET is_active = 1, deactivated_with_feed = 0, updated_at = ? WHERE feed_id = ? AND deactivated_with_feed = 1')
   // A feed's total_entries is kept equal to its active entries in the same transaction as every change.
   const recount = db.query('UPDATE feeds SET total_entries = (SELECT COUNT(*) FROM entries WHERE feed_id = ?1 AND is_active = 1) WHERE id = ?1')
+  const freeExpired = db.query('UPDATE entries SET is_free = 1, updated_at = ?1 WHERE is_free = 0 AND expires_at IS NOT NULL AND expires_at <= ?1')
   return {
     byId: (id: string) => byId.get(id),
+    /** Early access over: paid entries whose expires_at has passed become free. */
+    freeExpired: (now: number) => freeExpired.run(now).changes,
     activeCountIn: (feedId: string) => activeCount.get(feedId)!.n,
     insert(e: NewEntry) {
       insert.run(e.id, e.feed_id, e.cid, e.size, e.mime_type, e.title, e.description, e.metadata, JSON.stringify(e.tags), e.is_free ? 1 : 0, e.price, e.expires_at, e.now, e.now)
