@@ -66,6 +66,7 @@ export function buildServices(p: AppParts): Services {
   const purchases = purchaseService({
     db: p.db, payments: stores.payments, purchases: stores.purchases, transactions: stores.transactions, wallets: stores.wallets,
     engine: paymentEngine(p.config), network: p.config.network, log: p.logWarn,
+    afterSettle: p.config.crashAfterSettle ? () => process.kill(process.pid, 'SIGKILL') : undefined,
   })
   const entries = entryService({ db: p.db, entries: stores.entries, feeds, content: p.content, network: p.config.network.name, owns: purchases.owns })
   const categories = categoryService({ categories: stores.categories })

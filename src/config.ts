@@ -31,6 +31,8 @@ export interface Config {
   allowPrivateFetch: boolean
   /** Test-only: seconds added to the server clock (TRELLIS_TEST_CLOCK_OFFSET_S). */
   clockOffsetS: number
+  /** Test-only fault injection: die (SIGKILL) right after a settlement succeeds, before it is recorded. */
+  crashAfterSettle: boolean
 }
 
 export const NETWORKS: Record<NetworkName, Omit<NetworkInfo, 'rpcConfigured'>> = {
@@ -170,5 +172,6 @@ export function configFrom(env: Record<string, string | undefined>): Config {
     log: oneOf('TRELLIS_LOG', env.TRELLIS_LOG, ['debug', 'info', 'warn', 'error'] as const, 'info'),
     allowPrivateFetch: env.TRELLIS_TEST_ALLOW_PRIVATE_FETCH === '1',
     clockOffsetS: signedInteger('TRELLIS_TEST_CLOCK_OFFSET_S', env.TRELLIS_TEST_CLOCK_OFFSET_S),
+    crashAfterSettle: env.TRELLIS_TEST_CRASH_AFTER_SETTLE === '1',
   }
 }

@@ -31,6 +31,8 @@ interface Deps {
   engine: PaymentEngine
   network: NetworkInfo
   log: (msg: string, fields?: Record<string, unknown>) => void
+  /** Fault injection for tests: called between a successful settlement and its recording. */
+  afterSettle?: () => void
 }
 
 const DIGITS = /^\d{1,78}$/
@@ -60,7 +62,8 @@ function decode(raw: string): Decoded | string {
 }
 
 export function purchaseService(d: Deps) {
-  const inFlight = new Map<string, Promise<PayOutcome>>()
+  const inFlight = new Map<string, Promise<PayOutcome>>() // by authorization (payer, nonce)
+  const buying = new Map<string, Promise<PayOutcome>>() // by purchase (payer, entry)
   const caip2 = `eip155:${d.network.chainId}`
 
   /** One SQLite transaction: payment settled, ledger row, totals, payer wallet, entitlement. */
@@ -136,6 +139,7 @@ export function purchaseService(d: Deps) {
 
     const result: SettleResult = await d.engine.settle(decoded.raw, requirements)
     if (result.success) {
+      d.afterSettle?.()
       record(row, result.transaction)
       return { ok: true, payer, version, settlement: { success: true, transaction: result.transaction, network: result.network, payer } }
     }
@@ -196,7 +200,19 @@ export function purchaseService(d: Deps) {
         const outcome = await running
         return outcome.ok ? outcomeOfSettled(decoded, entry) : outcome
       }
-      const attempt = settleOnce(decoded, entry, requirements, tag).finally(() => inFlight.delete(key))
+      // A buyer's second authorization for the same entry waits for the first: once that one has bought the
+      // entry, the second is served without being charged.
+      const purchaseKey = `${auth.from.toLowerCase()}:${entry.id}`
+      const attempt = (async () => {
+        for (let other = buying.get(purchaseKey); other; other = buying.get(purchaseKey)) await other.catch(() => {})
+        const settling = settleOnce(decoded, entry, requirements, tag)
+        buying.set(purchaseKey, settling)
+        try {
+          return await settling
+        } finally {
+          if (buying.get(purchaseKey) === settling) buying.delete(purchaseKey)
+        }
+      })().finally(() => inFlight.delete(key))
       inFlight.set(key, attempt)
       return attempt
     },

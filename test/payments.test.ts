@@ -1,0 +1,332 @@
+// Paid entries on a real local chain (anvil + the EIP-3009 test USDC), bought with the official x402 clients and
+// with hand-built payment headers for every failure case. Balances are read on chain, rows from the ledger API.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createWalletClient, http } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { wrapFetchWithPayment as wrapFetchV1, decodeXPaymentResponse } from 'x402-fetch'
+import { wrapFetchWithPayment as wrapFetchV2, x402Client } from '@x402/fetch'
+import { registerExactEvmScheme as registerClientScheme } from '@x402/evm/exact/client'
+import { toClientEvmSigner } from '@x402/evm'
+import { x402Facilitator } from '@x402/core/facilitator'
+import { toFacilitatorEvmSigner } from '@x402/evm'
+import { registerExactEvmScheme as registerFacilitatorScheme } from '@x402/evm/exact/facilitator'
+import { startTestServer, type TestServer } from './helpers/server.ts'
+import { authHeaders, b64, call, createEntry, createFeed, newWallet, type Wallet } from './helpers/api.ts'
+import { encodePaymentHeader, signTransferAuthorization, startChain, v1Payment, type TestChain } from './helpers/chain.ts'
+
+const PRICE = 10_000n // 0.01 USDC
+
+let chain: TestChain
+let server: TestServer
+let creator: Wallet
+let feed: any
+
+beforeAll(async () => {
+  chain = await startChain()
+  server = await startTestServer(chain.env)
+  creator = newWallet()
+  feed = await createFeed(server.url, creator, { name: 'paid things' })
+})
+afterAll(async () => {
+  await server?.dispose()
+  await chain?.stop()
+})
+
+const paidEntry = (body: Record<string, unknown> = {}) =>
+  createEntry(server.url, creator, feed.id, { content_base64: b64('the good stuff'), title: 'Paid', is_free: false, price: { amount: String(PRICE), currency: 'USDC' }, ...body })
+const contentUrl = (entry: any) => `${server.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`
+const entryUrl = (entry: any) => `${server.url}/v1/feeds/${feed.id}/entries/${entry.id}`
+const ledgerFor = async (entryId: string) => (await call(server.url, 'GET', `/v1/transactions?entry_id=${entryId}`)).body
+const payWith = (url: string, header: string, name = 'x-payment') => fetch(url, { headers: { [name]: header } })
+const decodeHeader = (value: string | null) => JSON.parse(Buffer.from(value!, 'base64').toString())
+
+describe('buying with the official clients', () => {
+  test('x402-fetch (v1) buys the content: 200, X-PAYMENT-RESPONSE, funds moved once, one ledger row, buyer entitled', async () => {
+    const entry = await paidEntry()
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    const before = { buyer: await chain.balanceOf(buyer.address), creator: await chain.balanceOf(creator.address) }
+    const wallet = createWalletClient({ account: buyer, chain: chain.chain, transport: http(chain.rpcUrl) })
+    const fetchWithPay = wrapFetchV1(fetch, wallet as never)
+
+    const started = performance.now()
+    const response = await fetchWithPay(contentUrl(entry))
+    const paidMs = performance.now() - started
+    expect(response.status).toBe(200)
+    expect(await response.text()).toBe('the good stuff')
+    const settlement = decodeXPaymentResponse(response.headers.get('x-payment-response')!)
+    expect(settlement).toMatchObject({ success: true, network: 'base-sepolia', payer: buyer.address })
+    expect(settlement.transaction).toMatch(/^0x[0-9a-f]{64}$/)
+    console.log(`paid GET via x402-fetch (402 → paid 200): ${paidMs.toFixed(1)} ms`)
+
+    expect(await chain.balanceOf(buyer.address)).toBe(before.buyer - PRICE)
+    expect(await chain.balanceOf(creator.address)).toBe(before.creator + PRICE)
+
+    const ledger = await ledgerFor(entry.id)
+    expect(ledger.transactions).toHaveLength(1)
+    expect(ledger.pagination.total_count).toBe(1)
+    const row = ledger.transactions[0]
+    expect(row).toEqual({
+      id: expect.stringMatching(/^tx_[0-9a-f-]{36}$/), payer: buyer.address, pay_to: creator.address, amount: String(PRICE), asset: 'USDC',
+      entry_id: entry.id, transaction_hash: settlement.transaction, created_at: expect.any(Number),
+    })
+    const byHash = await call(server.url, 'GET', `/v1/transactions/hash/${settlement.transaction}`)
+    expect(byHash.body).toEqual({ ...row, piid: expect.stringMatching(/^[0-9a-f-]{36}$/) })
+    const byId = await call(server.url, 'GET', `/v1/transactions/${row.id}`)
+    expect(byId.body).toEqual(byHash.body)
+    expect((await call(server.url, 'GET', `/v1/transactions/${row.id.slice(3)}`)).body).toEqual(byHash.body)
+
+    const updated = (await call(server.url, 'GET', entryUrl(entry).slice(server.url.length), { wallet: creator })).body
+    expect(updated).toMatchObject({ total_purchases: 1, total_revenue: String(PRICE) })
+    const payerWallet = await call(server.url, 'GET', `/v1/wallets/address/${buyer.address}`)
+    expect(payerWallet.status).toBe(200)
+
+    // The buyer, signed in, reads again without paying.
+    const again = await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries/${entry.id}/content`, { wallet: buyer as unknown as Wallet })
+    expect(again.status).toBe(200)
+    expect(again.text).toBe('the good stuff')
+    expect(await chain.balanceOf(buyer.address)).toBe(before.buyer - PRICE)
+  })
+
+  test('@x402/fetch (v2) buys the entry JSON through PAYMENT-REQUIRED / PAYMENT-SIGNATURE', async () => {
+    const entry = await paidEntry()
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    const client = new x402Client()
+    registerClientScheme(client, { signer: toClientEvmSigner(buyer as never) })
+    const fetchWithPay = wrapFetchV2(fetch, client)
+    const response = await fetchWithPay(entryUrl(entry))
+    expect(response.status).toBe(200)
+    const body = await response.json()
+    expect(body).toMatchObject({ id: entry.id, is_free: false, price: String(PRICE) })
+    expect((await fetch(body.content_url)).status).toBe(200)
+    const settlement = decodeHeader(response.headers.get('payment-response'))
+    expect(settlement).toMatchObject({ success: true, network: 'eip155:84532', payer: buyer.address })
+    expect(await chain.balanceOf(buyer.address)).toBe(1_000_000n - PRICE)
+    expect((await ledgerFor(entry.id)).transactions).toHaveLength(1)
+  })
+
+  test('the owner and past buyers are never charged, even when a payment is attached', async () => {
+    const entry = await paidEntry()
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    const first = await payWith(contentUrl(entry), encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE })))
+    expect(first.status).toBe(200)
+    // Signed in with a fresh payment attached: served, nothing settled.
+    const second = encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE }))
+    const served = await fetch(contentUrl(entry), { headers: { ...(await authHeaders(server.url, buyer as never)), 'x-payment': second } })
+    expect(served.status).toBe(200)
+    // Not signed in, but the payment proves who they are: served without a second charge.
+    const unsigned = await payWith(contentUrl(entry), second)
+    expect(unsigned.status).toBe(200)
+    expect(await chain.balanceOf(buyer.address)).toBe(1_000_000n - PRICE)
+    expect((await ledgerFor(entry.id)).transactions).toHaveLength(1)
+    const owner = await fetch(contentUrl(entry), { headers: { ...(await authHeaders(server.url, creator)), 'x-payment': second } })
+    expect(owner.status).toBe(200)
+    expect((await ledgerFor(entry.id)).transactions).toHaveLength(1)
+  })
+})
+
+describe('refused payments: 402 with a reason, nothing moves, nothing recorded', () => {
+  const cases: [string, (buyer: any, entry: any) => Promise<string>, RegExp][] = [
+    ['wrong amount', async (b) => encodePaymentHeader(await v1Payment(b, { to: creator.address, value: PRICE - 1n })), /authorization_value/],
+    ['overpayment', async (b) => encodePaymentHeader(await v1Payment(b, { to: creator.address, value: PRICE + 1n })), /authorization_value/],
+    ['wrong payTo', async (b) => encodePaymentHeader(await v1Payment(b, { to: newWallet().address, value: PRICE })), /recipient_mismatch/],
+    ['wrong asset (signed for another token)', async (b) => encodePaymentHeader(await v1Payment(b, { to: creator.address, value: PRICE, domain: { verifyingContract: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' } })), /signature/],
+    ['wrong network', async (b) => encodePaymentHeader(await v1Payment(b, { to: creator.address, value: PRICE, network: 'base' })), /invalid_network/],
+    ['expired', async (b) => {
+      const now = BigInt(Math.floor(Date.now() / 1000))
+      return encodePaymentHeader(await v1Payment(b, { to: creator.address, value: PRICE, validAfter: now - 600n, validBefore: now - 10n }))
+    }, /valid_before/],
+    ['not yet valid', async (b) => {
+      const now = BigInt(Math.floor(Date.now() / 1000))
+      return encodePaymentHeader(await v1Payment(b, { to: creator.address, value: PRICE, validAfter: now + 600n, validBefore: now + 900n }))
+    }, /valid_after/],
+    ['bad signature (signed by someone else)', async (b) => {
+      const payment = await v1Payment(privateKeyToAccount(generatePrivateKey()), { to: creator.address, value: PRICE })
+      payment.payload.authorization.from = b.address
+      return encodePaymentHeader(payment)
+    }, /signature/],
+    ['not base64 JSON', async () => '%%%', /invalid_payload/],
+    ['wrong scheme', async (b) => encodePaymentHeader({ ...(await v1Payment(b, { to: creator.address, value: PRICE })), scheme: 'upto' }), /invalid_scheme/],
+  ]
+
+  for (const [name, build, reason] of cases) {
+    test(name, async () => {
+      const entry = await paidEntry()
+      const buyer = await chain.newFundedBuyer(1_000_000n)
+      const response = await payWith(contentUrl(entry), await build(buyer, entry))
+      expect(response.status).toBe(402)
+      const body = await response.json()
+      expect(body.x402Version).toBe(1)
+      expect(body.error).toMatch(reason)
+      expect(body.error).not.toContain('\n')
+      expect(body.accepts[0].maxAmountRequired).toBe(String(PRICE))
+      expect(await chain.balanceOf(buyer.address)).toBe(1_000_000n)
+      expect((await ledgerFor(entry.id)).transactions).toHaveLength(0)
+    })
+  }
+
+  test('insufficient balance', async () => {
+    const entry = await paidEntry()
+    const poor = await chain.newFundedBuyer(PRICE - 1n)
+    const response = await payWith(contentUrl(entry), encodePaymentHeader(await v1Payment(poor, { to: creator.address, value: PRICE })))
+    expect(response.status).toBe(402)
+    expect((await response.json()).error).toMatch(/insufficient_balance|exceeds_balance/)
+    expect(await chain.balanceOf(poor.address)).toBe(PRICE - 1n)
+    expect((await ledgerFor(entry.id)).transactions).toHaveLength(0)
+  })
+})
+
+describe('exactly once', () => {
+  test('replay: the same payment again is served without a second charge; for another entry it is refused', async () => {
+    const entry = await paidEntry()
+    const other = await paidEntry()
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    const header = encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE }))
+    const first = await payWith(contentUrl(entry), header)
+    expect(first.status).toBe(200)
+    const hash = decodeHeader(first.headers.get('x-payment-response')).transaction
+    const replay = await payWith(contentUrl(entry), header)
+    expect(replay.status).toBe(200)
+    expect(decodeHeader(replay.headers.get('x-payment-response')).transaction).toBe(hash)
+    const elsewhere = await payWith(contentUrl(other), header)
+    expect(elsewhere.status).toBe(402)
+    expect((await elsewhere.json()).error).toMatch(/duplicate_settlement|nonce/)
+    expect(await chain.balanceOf(buyer.address)).toBe(1_000_000n - PRICE)
+    expect((await ledgerFor(entry.id)).transactions).toHaveLength(1)
+    expect((await ledgerFor(other.id)).transactions).toHaveLength(0)
+  })
+
+  test('concurrent double submit: eight identical requests, one settlement, one row', async () => {
+    const entry = await paidEntry()
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    const header = encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE }))
+    const replies = await Promise.all(Array.from({ length: 8 }, () => payWith(contentUrl(entry), header)))
+    expect(replies.map((r) => r.status)).toEqual(Array(8).fill(200))
+    const hashes = new Set(replies.map((r) => decodeHeader(r.headers.get('x-payment-response')).transaction))
+    expect(hashes.size).toBe(1)
+    expect(await chain.balanceOf(buyer.address)).toBe(1_000_000n - PRICE)
+    expect((await ledgerFor(entry.id)).transactions).toHaveLength(1)
+    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries/${entry.id}`, { wallet: creator })).body.total_purchases).toBe(1)
+  })
+
+  test('two different payments for one entry by one buyer at once: charged once', async () => {
+    const entry = await paidEntry()
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    const headers = await Promise.all([1, 2].map(async () => encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE }))))
+    const replies = await Promise.all(headers.map((h) => payWith(contentUrl(entry), h)))
+    expect(replies.every((r) => r.status === 200)).toBe(true)
+    expect((await ledgerFor(entry.id)).transactions).toHaveLength(1)
+    expect(await chain.balanceOf(buyer.address)).toBe(1_000_000n - PRICE)
+  })
+
+  test('chain unreachable: 402, nothing recorded; once it is back the same payment goes through', async () => {
+    const entry = await paidEntry()
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    await chain.restart() // persist state (the funded buyer) before the outage
+    const header = encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE }))
+    await chain.kill()
+    try {
+      const refused = await payWith(contentUrl(entry), header)
+      expect(refused.status).toBe(402)
+      expect((await refused.json()).error).not.toContain('\n')
+      expect((await ledgerFor(entry.id)).transactions).toHaveLength(0)
+    } finally {
+      await chain.restart()
+    }
+    const paid = await payWith(contentUrl(entry), header)
+    expect(paid.status).toBe(200)
+    expect(await chain.balanceOf(buyer.address)).toBe(1_000_000n - PRICE)
+    expect((await ledgerFor(entry.id)).transactions).toHaveLength(1)
+  })
+
+  test('kill -9 between settlement and recording: reconciled from the chain at the next start', async () => {
+    const entry = await paidEntry()
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    const header = encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE }))
+    await server.restart({ ...chain.env, TRELLIS_TEST_CRASH_AFTER_SETTLE: '1' })
+    const crashed = await payWith(contentUrl(entry), header).then((r) => r.status, () => 'connection lost')
+    expect(crashed).toBe('connection lost')
+    // The transfer happened on chain, the ledger has not seen it yet.
+    expect(await chain.balanceOf(buyer.address)).toBe(1_000_000n - PRICE)
+    await server.restart(chain.env)
+    let rows: any[] = []
+    for (let i = 0; i < 50 && rows.length === 0; i++) {
+      rows = (await ledgerFor(entry.id)).transactions
+      if (rows.length === 0) await Bun.sleep(100)
+    }
+    expect(rows).toHaveLength(1)
+    expect(rows[0]).toMatchObject({ payer: buyer.address, pay_to: creator.address, amount: String(PRICE), entry_id: entry.id })
+    // Entitled, and the same payment is served again without a charge.
+    expect((await payWith(contentUrl(entry), header)).status).toBe(200)
+    expect(await chain.balanceOf(buyer.address)).toBe(1_000_000n - PRICE)
+    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries/${entry.id}/content`, { wallet: buyer as never })).status).toBe(200)
+  })
+})
+
+describe('facilitator mode', () => {
+  test('verify and settle through an HTTP facilitator on loopback', async () => {
+    const account = privateKeyToAccount(chain.relayer.privateKey)
+    const wallet = createWalletClient({ account, chain: chain.chain, transport: http(chain.rpcUrl) })
+    const { publicActions } = await import('viem')
+    const signer = toFacilitatorEvmSigner({ ...wallet.extend(publicActions), address: account.address } as never)
+    const facilitator = registerFacilitatorScheme(new x402Facilitator(), { signer, networks: 'eip155:84532' })
+    const calls: string[] = []
+    const service = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      async fetch(request) {
+        const path = new URL(request.url).pathname
+        calls.push(path)
+        if (path === '/supported') return Response.json(await facilitator.getSupported())
+        const { paymentPayload, paymentRequirements } = await request.json()
+        if (path === '/verify') return Response.json(await facilitator.verify(paymentPayload, paymentRequirements))
+        if (path === '/settle') return Response.json(await facilitator.settle(paymentPayload, paymentRequirements))
+        return new Response('not found', { status: 404 })
+      },
+    })
+    const remote = await startTestServer({
+      ...chain.env, TRELLIS_SETTLEMENT: 'facilitator', TRELLIS_RELAYER_KEY: '', TRELLIS_FACILITATOR_URL: `http://127.0.0.1:${service.port}`,
+    })
+    try {
+      const owner = newWallet()
+      const remoteFeed = await createFeed(remote.url, owner)
+      const entry = await createEntry(remote.url, owner, remoteFeed.id, { content_base64: b64('remote'), is_free: false, price: { amount: String(PRICE) } })
+      const buyer = await chain.newFundedBuyer(1_000_000n)
+      const header = encodePaymentHeader(await v1Payment(buyer, { to: owner.address, value: PRICE }))
+      const paid = await fetch(`${remote.url}/v1/feeds/${remoteFeed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': header } })
+      expect(paid.status).toBe(200)
+      expect(await paid.text()).toBe('remote')
+      expect(calls).toContain('/verify')
+      expect(calls).toContain('/settle')
+      expect(await chain.balanceOf(owner.address)).toBe(PRICE)
+      const ledger = await call(remote.url, 'GET', `/v1/transactions?pay_to=${owner.address.toLowerCase()}`)
+      expect(ledger.body.transactions).toHaveLength(1)
+      // A refusal by the facilitator comes back as a 402 with its reason.
+      const poor = await chain.newFundedBuyer(0n)
+      const refused = await fetch(`${remote.url}/v1/feeds/${remoteFeed.id}/entries/${entry.id}/content`, {
+        headers: { 'x-payment': encodePaymentHeader(await v1Payment(poor, { to: owner.address, value: PRICE })) },
+      })
+      expect(refused.status).toBe(402)
+      expect((await refused.json()).error).toMatch(/balance/)
+    } finally {
+      await remote.dispose()
+      service.stop(true)
+    }
+  })
+})
+
+describe('early access ends', () => {
+  test('a paid entry past its expires_at is free on read and flipped by the expiry job', async () => {
+    const soon = Math.floor(Date.now() / 1000) + 3600
+    const entry = await paidEntry({ expires_at: soon })
+    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries?is_free=true`)).body.data.map((e: any) => e.id)).not.toContain(entry.id)
+    // Restart an hour later: the job runs at start.
+    await server.restart({ ...chain.env, TRELLIS_TEST_CLOCK_OFFSET_S: '3700' })
+    try {
+      const free = (await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries?is_free=true&page_size=100`)).body.data.map((e: any) => e.id)
+      expect(free).toContain(entry.id)
+      expect((await fetch(contentUrl(entry))).status).toBe(200)
+    } finally {
+      await server.restart(chain.env)
+    }
+  })
+})
