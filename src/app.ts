@@ -11,6 +11,7 @@ import { feedStore } from './store/feeds.ts'
 import { entryStore } from './store/entries.ts'
 import { transactionStore } from './store/transactions.ts'
 import { paymentStore, purchaseStore } from './store/payments.ts'
+import { accessLinkStore } from './store/access-links.ts'
 import { authService } from './domain/auth.ts'
 import { feedService } from './domain/feeds.ts'
 import { entryService } from './domain/entries.ts'
@@ -18,6 +19,7 @@ import { walletService } from './domain/wallets.ts'
 import { categoryService } from './domain/categories.ts'
 import { transactionService } from './domain/transactions.ts'
 import { purchaseService } from './domain/purchases.ts'
+import { accessLinkService } from './domain/access-links.ts'
 import { paymentEngine } from './chain/x402.ts'
 import { accessTokens } from './domain/access-tokens.ts'
 import { signatureVerifier } from './chain/signatures.ts'
@@ -56,6 +58,7 @@ export function buildServices(p: AppParts): Services {
     transactions: transactionStore(p.db),
     payments: paymentStore(p.db),
     purchases: purchaseStore(p.db),
+    accessLinks: accessLinkStore(p.db),
   }
   const auth = authService({
     nonces: stores.nonces,
@@ -69,6 +72,7 @@ export function buildServices(p: AppParts): Services {
     afterSettle: p.config.crashAfterSettle ? () => process.kill(process.pid, 'SIGKILL') : undefined,
   })
   const entries = entryService({ db: p.db, entries: stores.entries, feeds, content: p.content, network: p.config.network.name, owns: purchases.owns })
+  const tokens = accessTokens(p.secret)
   const categories = categoryService({ categories: stores.categories })
   categories.seedIfEmpty()
   return {
@@ -81,7 +85,8 @@ export function buildServices(p: AppParts): Services {
     categories,
     transactions: transactionService({ transactions: stores.transactions }),
     purchases,
-    accessTokens: accessTokens(p.secret),
+    accessLinks: accessLinkService({ links: stores.accessLinks, entries, tokens }),
+    accessTokens: tokens,
     content: p.content,
     pages: pageTokens(p.secret),
     health: p.health,

@@ -8,6 +8,7 @@ import type { CategoryService } from '../domain/categories.ts'
 import type { AccessTokens } from '../domain/access-tokens.ts'
 import type { TransactionService } from '../domain/transactions.ts'
 import type { PurchaseService } from '../domain/purchases.ts'
+import type { AccessLinkService } from '../domain/access-links.ts'
 import type { ContentStore } from '../content/helia.ts'
 import type { PageTokens } from './pagination.ts'
 
@@ -22,6 +23,7 @@ export interface Services {
   categories: CategoryService
   transactions: TransactionService
   purchases: PurchaseService
+  accessLinks: AccessLinkService
   accessTokens: AccessTokens
   content: ContentStore
   pages: PageTokens

@@ -1,8 +1,10 @@
 // Migrations are embedded as text so the compiled binary carries them.
 import init from './001-init.sql' with { type: 'text' }
 import payments from './002-payments.sql' with { type: 'text' }
+import accessLinks from './003-access-links.sql' with { type: 'text' }
 
 export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 1, name: '001-init', sql: init },
   { version: 2, name: '002-payments', sql: payments },
+  { version: 3, name: '003-access-links', sql: accessLinks },
 ]

@@ -1,0 +1,87 @@
+// Access links: owner-made, expiring, use-limited links that open one entry without signature or payment.
+import type { AccessLinkRow, AccessLinkStore } from '../store/access-links.ts'
+import type { EntryRow } from '../store/entries.ts'
+import type { FeedRow } from '../store/feeds.ts'
+import { newId, isUuid } from '../lib/ids.ts'
+import { nowSeconds } from '../lib/clock.ts'
+import { DomainError, fail } from './errors.ts'
+import type { Signer } from './auth.ts'
+import type { AccessTokens, AccessClaims } from './access-tokens.ts'
+import type { EntryService } from './entries.ts'
+
+export const DEFAULT_LINK_LIFETIME_S = 24 * 3600
+
+export interface NewLinkInput { expires_at?: number | null; max_uses?: number | null; description?: string | null }
+
+export function accessLinkService(d: { links: AccessLinkStore; entries: EntryService; tokens: AccessTokens }) {
+  const isOwner = (signer: Signer, feed: FeedRow) => signer.address.toLowerCase() === feed.owner_wallet_address.toLowerCase()
+
+  /** The entry, for its feed owner only; a missing feed or entry is ENTRY_NOT_FOUND (the seed's code here). */
+  function ownedEntry(signer: Signer, feedId: string, entryId: string): { feed: FeedRow; entry: EntryRow } {
+    let found
+    try {
+      found = d.entries.get(feedId, entryId)
+    } catch (error) {
+      if (error instanceof DomainError && error.code.endsWith('NOT_FOUND')) fail('ENTRY_NOT_FOUND', 'entry not found')
+      throw error
+    }
+    if (!isOwner(signer, found.feed)) fail('UNAUTHORIZED', 'only the owner of the entry may manage its access links')
+    return found
+  }
+
+  const tokenFor = (link: Pick<AccessLinkRow, 'id' | 'entry_id' | 'feed_id' | 'expires_at'>) =>
+    d.tokens.sign({ kind: 'link', linkId: link.id, entryId: link.entry_id, feedId: link.feed_id, exp: link.expires_at })
+
+  return {
+    tokenFor,
+
+    async create(signer: Signer, feedId: string, entryId: string, input: NewLinkInput): Promise<{ link: AccessLinkRow; token: string }> {
+      const { feed, entry } = ownedEntry(signer, feedId, entryId)
+      if (!entry.is_active || !feed.is_active) fail('ENTRY_NOT_FOUND', 'entry is no longer available')
+      const now = nowSeconds()
+      const expiresAt = input.expires_at ?? now + DEFAULT_LINK_LIFETIME_S
+      if (!Number.isInteger(expiresAt) || expiresAt <= now) fail('INVALID_EXPIRES_AT', 'expires_at must be a Unix time in seconds in the future')
+      if (input.max_uses !== undefined && input.max_uses !== null && (!Number.isInteger(input.max_uses) || input.max_uses < 1)) {
+        fail('INVALID_PARAMETER', 'invalid max_uses', 'max_uses must be a positive integer, or omitted for unlimited')
+      }
+      const id = newId()
+      d.links.insert({ id, entry_id: entry.id, feed_id: feed.id, created_by: signer.address.toLowerCase(), expires_at: expiresAt, max_uses: input.max_uses ?? null, description: input.description ?? null, now })
+      const link = d.links.byId(id)!
+      return { link, token: await tokenFor(link) }
+    },
+
+    list(signer: Signer, feedId: string, entryId: string, beforeId: string | undefined, limit: number): AccessLinkRow[] {
+      const { entry } = ownedEntry(signer, feedId, entryId)
+      return d.links.listForEntry(entry.id, beforeId, limit)
+    },
+
+    revoke(signer: Signer, linkId: string): void {
+      if (!isUuid(linkId)) fail('INVALID_PARAMETER', 'invalid access link id', 'id must be a UUID')
+      const link = d.links.byId(linkId.toLowerCase()) ?? fail('ACCESS_LINK_NOT_FOUND', 'access link not found')
+      const { feed } = d.entries.get(link.feed_id, link.entry_id)
+      if (!isOwner(signer, feed)) fail('UNAUTHORIZED', 'only the owner of the entry may revoke its access links')
+      d.links.deactivate(link.id, nowSeconds())
+    },
+
+    /** Opens a link token: counts one use atomically, or says precisely why not. Receipt tokens are not counted. */
+    open(claims: AccessClaims): { feed: FeedRow; entry: EntryRow } {
+      let found
+      try {
+        found = d.entries.get(claims.feedId, claims.entryId)
+      } catch {
+        return fail('ENTRY_NOT_FOUND', 'entry not found')
+      }
+      if (!found.entry.is_active || !found.feed.is_active) fail('ENTRY_NOT_FOUND', 'entry is no longer available')
+      if (claims.kind === 'receipt') return found
+      const link = (claims.linkId && d.links.byId(claims.linkId)) || fail('INVALID_ACCESS_TOKEN', 'access token is invalid')
+      if (link.entry_id !== found.entry.id) fail('INVALID_ACCESS_TOKEN', 'access token is invalid')
+      const now = nowSeconds()
+      if (d.links.use(link.id, now)) return found
+      const current = d.links.byId(link.id)!
+      if (!current.is_active) fail('ACCESS_LINK_REVOKED', 'access link was revoked by its owner')
+      if (current.expires_at <= now) fail('ACCESS_LINK_EXPIRED', 'access link has expired')
+      return fail('ACCESS_LINK_EXHAUSTED', 'access link has no uses left')
+    },
+  }
+}
+export type AccessLinkService = ReturnType<typeof accessLinkService>
