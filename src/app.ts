@@ -34,6 +34,7 @@ import { walletRoutes } from './http/wallets.ts'
 import { categoryRoutes } from './http/categories.ts'
 import { accessRoutes } from './http/access.ts'
 import { transactionRoutes } from './http/transactions.ts'
+import { adminRoutes } from './http/admin.ts'
 import { docsRoutes } from './http/docs.ts'
 import { VERSION } from './version.ts'
 
@@ -104,6 +105,7 @@ export function buildApp(s: Services, logError: (error: unknown) => void) {
     .use(entryRoutes(s))
     .use(walletRoutes(s))
     .use(categoryRoutes(s))
+    .use(adminRoutes(s))
     .use(accessRoutes(s))
     .use(transactionRoutes(s))
 }

@@ -3,12 +3,47 @@ import type { WalletRow, WalletStore } from '../store/wallets.ts'
 import { isWalletAddress } from '../chain/signatures.ts'
 import { isUuid } from '../lib/ids.ts'
 import { fail } from './errors.ts'
+import type { Signer } from './auth.ts'
+import { nowSeconds } from '../lib/clock.ts'
+
+const USERNAME = /^[A-Za-z0-9]{3,50}$/
+
+function validPictureUrl(value: string): boolean {
+  if (value.length > 2048) return false
+  try {
+    const url = new URL(value)
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== ''
+  } catch {
+    return false
+  }
+}
 
 export function walletService(d: { wallets: WalletStore }) {
+  function byId(id: string): WalletRow {
+    if (!isUuid(id)) fail('INVALID_WALLET_ID', 'invalid wallet id', 'wallet_id must be a UUID')
+    return d.wallets.byId(id.toLowerCase()) ?? fail('WALLET_NOT_FOUND', 'wallet not found')
+  }
   return {
-    byId(id: string): WalletRow {
-      if (!isUuid(id)) fail('INVALID_WALLET_ID', 'invalid wallet id', 'wallet_id must be a UUID')
-      return d.wallets.byId(id.toLowerCase()) ?? fail('WALLET_NOT_FOUND', 'wallet not found')
+    byId,
+    /** A wallet updates only itself: username (unique, any case) and picture_url. */
+    update(signer: Signer, id: string, patch: { username?: unknown; picture_url?: unknown }): WalletRow {
+      const wallet = byId(id)
+      if (wallet.address.toLowerCase() !== signer.address.toLowerCase()) fail('UNAUTHORIZED_WALLET_UPDATE', 'a wallet can update only itself')
+      const changes: { username?: string | null; picture_url?: string | null } = {}
+      if (patch.username !== undefined) {
+        if (patch.username !== null && (typeof patch.username !== 'string' || !USERNAME.test(patch.username))) {
+          fail('INVALID_USERNAME', 'invalid username', 'username must be 3-50 alphanumeric characters (a-z, A-Z, 0-9)')
+        }
+        changes.username = patch.username as string | null
+      }
+      if (patch.picture_url !== undefined) {
+        if (patch.picture_url !== null && (typeof patch.picture_url !== 'string' || !validPictureUrl(patch.picture_url))) {
+          fail('INVALID_PICTURE_URL', 'invalid picture_url', 'picture_url must be a valid http or https URL')
+        }
+        changes.picture_url = patch.picture_url as string | null
+      }
+      if (!d.wallets.update(wallet.id, changes, nowSeconds())) fail('USERNAME_CONFLICT', 'username is already taken')
+      return d.wallets.byId(wallet.id)!
     },
     byAddress(address: string): WalletRow {
       if (!isWalletAddress(address)) fail('INVALID_PARAMETER', 'invalid wallet address', 'address must be 0x followed by 40 hex characters')

@@ -3,6 +3,7 @@ import { Elysia, t } from 'elysia'
 import type { WalletRow } from '../store/wallets.ts'
 import type { Services } from './services.ts'
 import { checksumAddress } from '../chain/signatures.ts'
+import { walletAuth } from './wallet-auth.ts'
 
 export const WalletSchema = t.Object({
   id: t.String(),
@@ -46,4 +47,15 @@ export const walletRoutes = (s: Services) =>
     .get('/:wallet_id', ({ params }) => walletBody(s.wallets.byId(params.wallet_id)), {
       response: { 200: WalletSchema },
       detail: { summary: 'Get a wallet' },
+    })
+    .use(walletAuth(s.auth))
+    .patch('/:wallet_id', ({ params, body, signer }) => walletBody(s.wallets.update(signer, params.wallet_id, body ?? {})), {
+      wallet: true,
+      // Checked by hand after authorization, so a stranger learns nothing about a bad body before the 403.
+      body: t.Optional(t.Object({
+        username: t.Optional(t.Unknown({ description: '3-50 characters a-z, A-Z, 0-9; unique; null clears' })),
+        picture_url: t.Optional(t.Unknown({ description: 'http(s) URL; null clears' })),
+      })),
+      response: { 200: WalletSchema },
+      detail: { summary: 'Update your wallet profile', description: 'A wallet can update only itself.' },
     })

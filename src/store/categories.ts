@@ -24,6 +24,22 @@ export function categoryStore(db: Db) {
     byName: (name: string) => byName.get(name.toLowerCase()),
     insert: (row: { id: string; name: string; description: string | null; icon_url: string | null; now: number }) =>
       insert.run(row.id, row.name, row.name.toLowerCase(), row.description, row.icon_url, row.now, row.now).changes === 1,
+    /** False when the new name is taken (case-insensitively). */
+    update(id: string, patch: Partial<Pick<CategoryRow, 'name' | 'description' | 'icon_url' | 'is_active'>>, now: number): boolean {
+      const sets: string[] = []
+      const args: (string | number | null)[] = []
+      if (patch.name !== undefined) sets.push('name = ?', 'name_lc = ?'), args.push(patch.name, patch.name.toLowerCase())
+      if (patch.description !== undefined) sets.push('description = ?'), args.push(patch.description)
+      if (patch.icon_url !== undefined) sets.push('icon_url = ?'), args.push(patch.icon_url)
+      if (patch.is_active !== undefined) sets.push('is_active = ?'), args.push(patch.is_active)
+      try {
+        db.query(`UPDATE categories SET ${[...sets, 'updated_at = ?'].join(', ')} WHERE id = ?`).run(...args, now, id)
+        return true
+      } catch (error) {
+        if (String((error as Error).message).includes('UNIQUE constraint failed: categories.name_lc')) return false
+        throw error
+      }
+    },
     count: () => db.query<{ n: number }, []>('SELECT COUNT(*) AS n FROM categories').get()!.n,
     /** Ordered by name, then id; the cursor is the last (name_lc, id) seen. */
     list(filter: { search?: string; isActive?: boolean; after?: { name: string; id: string }; limit: number }): CategoryRow[] {

@@ -29,6 +29,20 @@ export function walletStore(db: Db) {
   )
   return {
     byId: (id: string) => byId.get(id),
+    /** False when the username is taken (case-insensitively); the UNIQUE index decides, also under races. */
+    update(id: string, patch: { username?: string | null; picture_url?: string | null }, now: number): boolean {
+      const sets: string[] = []
+      const args: (string | number | null)[] = []
+      if (patch.username !== undefined) sets.push('username = ?', 'username_lc = ?'), args.push(patch.username, patch.username?.toLowerCase() ?? null)
+      if (patch.picture_url !== undefined) sets.push('picture_url = ?'), args.push(patch.picture_url)
+      try {
+        db.query(`UPDATE wallets SET ${[...sets, 'updated_at = ?'].join(', ')} WHERE id = ?`).run(...args, now, id)
+        return true
+      } catch (error) {
+        if (String((error as Error).message).includes('UNIQUE constraint failed: wallets.username_lc')) return false
+        throw error
+      }
+    },
     byAddress: (address: string) => byAddress.get(address.toLowerCase()),
     /** Creates the wallet unless it exists; returns its id either way. */
     ensure(id: string, address: string, network: string, now: number): string {
