@@ -12,6 +12,7 @@ import { entryStore } from './store/entries.ts'
 import { transactionStore } from './store/transactions.ts'
 import { paymentStore, purchaseStore } from './store/payments.ts'
 import { accessLinkStore } from './store/access-links.ts'
+import { marketStore } from './store/market.ts'
 import { authService } from './domain/auth.ts'
 import { feedService } from './domain/feeds.ts'
 import { entryService } from './domain/entries.ts'
@@ -20,6 +21,7 @@ import { categoryService } from './domain/categories.ts'
 import { transactionService } from './domain/transactions.ts'
 import { purchaseService } from './domain/purchases.ts'
 import { accessLinkService } from './domain/access-links.ts'
+import { marketService } from './domain/market-service.ts'
 import { paymentEngine } from './chain/x402.ts'
 import { accessTokens } from './domain/access-tokens.ts'
 import { signatureVerifier } from './chain/signatures.ts'
@@ -35,6 +37,7 @@ import { categoryRoutes } from './http/categories.ts'
 import { accessRoutes } from './http/access.ts'
 import { transactionRoutes } from './http/transactions.ts'
 import { adminRoutes } from './http/admin.ts'
+import { leaderboardRoutes } from './http/leaderboards.ts'
 import { docsRoutes } from './http/docs.ts'
 import { VERSION } from './version.ts'
 
@@ -76,13 +79,15 @@ export function buildServices(p: AppParts): Services {
   const tokens = accessTokens(p.secret)
   const categories = categoryService({ categories: stores.categories })
   categories.seedIfEmpty()
+  const wallets = walletService({ wallets: stores.wallets })
   return {
     config: p.config,
     publicUrl: p.publicUrl,
     auth,
     feeds,
     entries,
-    wallets: walletService({ wallets: stores.wallets }),
+    wallets,
+    market: marketService({ market: marketStore(p.db), wallets }),
     categories,
     transactions: transactionService({ transactions: stores.transactions }),
     purchases,
@@ -106,6 +111,7 @@ export function buildApp(s: Services, logError: (error: unknown) => void) {
     .use(walletRoutes(s))
     .use(categoryRoutes(s))
     .use(adminRoutes(s))
+    .use(leaderboardRoutes(s))
     .use(accessRoutes(s))
     .use(transactionRoutes(s))
 }

@@ -47,7 +47,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     logError: (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }),
     logWarn: (msg, fields) => log.warn(msg, fields),
   })
-  jobs = startJobs({ db, log, purchases: services.purchases })
+  jobs = startJobs({ db, log, purchases: services.purchases, market: services.market, statsRefreshS: config.statsRefreshS, rankingsRefreshS: config.rankingsRefreshS })
   const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }))
   // Compile Elysia's routes once, up front, so the first request does not pay for it.
   const handle = app.compile().fetch

@@ -48,6 +48,9 @@ export const walletRoutes = (s: Services) =>
       response: { 200: WalletSchema },
       detail: { summary: 'Get a wallet' },
     })
+    .get('/:wallet_id/stats', ({ params }) => s.market.stats(params.wallet_id), {
+      detail: { summary: 'Wallet statistics', description: 'Public aggregates, refreshed periodically (TRELLIS_STATS_REFRESH_S); ranks are refreshed on their own period (TRELLIS_RANKINGS_REFRESH_S).' },
+    })
     .use(walletAuth(s.auth))
     .patch('/:wallet_id', ({ params, body, signer }) => walletBody(s.wallets.update(signer, params.wallet_id, body ?? {})), {
       wallet: true,

@@ -1,8 +1,10 @@
-// In-process timers: nonce cleanup, paid→free expiry, and reconciliation of interrupted payments. Each runs once
+// In-process timers: nonce cleanup, paid→free expiry, reconciliation of interrupted payments, statistics and
+// leaderboard snapshots, wallet ranks. Each runs once
 // at start, then on its period; a job never overlaps itself.
 import type { Db } from '../store/db.ts'
 import type { Logger } from '../log.ts'
 import type { PurchaseService } from '../domain/purchases.ts'
+import type { MarketService } from '../domain/market-service.ts'
 import { nonceStore } from '../store/nonces.ts'
 import { entryStore } from '../store/entries.ts'
 import { nowSeconds } from '../lib/clock.ts'
@@ -14,7 +16,7 @@ export interface Jobs {
   stop(): void
 }
 
-export function startJobs(d: { db: Db; log: Logger; purchases: PurchaseService }): Jobs {
+export function startJobs(d: { db: Db; log: Logger; purchases: PurchaseService; market: MarketService; statsRefreshS: number; rankingsRefreshS: number }): Jobs {
   const nonces = nonceStore(d.db)
   const entries = entryStore(d.db)
   const state: Record<string, JobState> = {}
@@ -49,6 +51,12 @@ export function startJobs(d: { db: Db; log: Logger; purchases: PurchaseService }
     const counts = await d.purchases.reconcilePending()
     if (counts.settled || counts.failed) d.log.info('payments reconciled', counts)
   })
+
+  every('stats', d.statsRefreshS, () => {
+    const ms = d.market.refreshStats()
+    d.log.debug('stats and leaderboards rebuilt', { ms: Math.round(ms * 10) / 10 })
+  })
+  every('rankings', d.rankingsRefreshS, () => d.market.refreshRanks())
 
   return {
     status: () => Object.fromEntries(Object.entries(state).map(([k, v]) => [k, { last_run: v.lastRun, last_error: v.lastError }])),

@@ -13,3 +13,6 @@ CREATE TABLE access_links (
   updated_at INTEGER NOT NULL
 );
 CREATE INDEX access_links_entry ON access_links (entry_id, id);
+
+-- recent-entries: newest active entries platform-wide.
+CREATE INDEX entries_recent ON entries (is_active, id);
