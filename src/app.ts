@@ -99,8 +99,8 @@ export function buildServices(p: AppParts): Services {
   }
 }
 
-export function buildApp(s: Services, logError: (error: unknown) => void) {
-  return new Elysia()
+export function buildApp(s: Services, logError: (error: unknown) => void, extra: Elysia[] = []) {
+  const app = new Elysia()
     .use(cors({ origin: true, exposeHeaders: ['X-PAYMENT-RESPONSE', 'PAYMENT-RESPONSE', 'PAYMENT-REQUIRED', 'ETag', 'Content-Range', 'Accept-Ranges'] }))
     .use(errorHandling(logError))
     .use(healthRoutes(s))
@@ -114,5 +114,7 @@ export function buildApp(s: Services, logError: (error: unknown) => void) {
     .use(leaderboardRoutes(s))
     .use(accessRoutes(s))
     .use(transactionRoutes(s))
+  for (const plugin of extra) app.use(plugin)
+  return app
 }
 export type App = ReturnType<typeof buildApp>

@@ -8,6 +8,7 @@ import { loadSecret } from './store/secret.ts'
 import { openContent } from './content/helia.ts'
 import { buildApp, buildServices } from './app.ts'
 import { rateLimiter } from './http/rate-limit.ts'
+import { metricsRoutes, requestMetrics } from './http/metrics.ts'
 import { logger } from './log.ts'
 import { startJobs, type Jobs } from './jobs/index.ts'
 import { nowSeconds, setClockOffset } from './lib/clock.ts'
@@ -48,7 +49,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     logWarn: (msg, fields) => log.warn(msg, fields),
   })
   jobs = startJobs({ db, log, purchases: services.purchases, market: services.market, statsRefreshS: config.statsRefreshS, rankingsRefreshS: config.rankingsRefreshS })
-  const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }))
+  const requests = requestMetrics()
+  const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }), [metricsRoutes(db, requests, startedAt) as never])
   // Compile Elysia's routes once, up front, so the first request does not pay for it.
   const handle = app.compile().fetch
   const limiter = config.rateLimit ? rateLimiter() : null
@@ -68,6 +70,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         response = await handle(request)
         if (limit) for (const [k, v] of Object.entries(limit.headers)) response.headers.set(k, v)
       }
+      requests.observe(request.method, response.status, (performance.now() - started) / 1000)
       // Access tokens are credentials: keep them out of logs.
       log.info('request', { method: request.method, path: path.startsWith('/v1/access/') ? '/v1/access/<token>' : path, status: response.status, ms: Math.round((performance.now() - started) * 10) / 10 })
       return response

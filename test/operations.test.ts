@@ -70,6 +70,12 @@ describe('edges', () => {
     for (const p of ['/v1/auth/nonce', '/v1/feeds', '/v1/feeds/{feed_id}', '/v1/feeds/{feed_id}/entries', '/v1/feeds/{feed_id}/entries/{entry_id}', '/v1/wallets/{wallet_id}', '/v1/categories']) {
       expect(paths).toContain(p)
     }
+    const metrics = await fetch(`${server.url}/metrics`)
+    expect(metrics.headers.get('content-type')).toStartWith('text/plain')
+    const text = await metrics.text()
+    expect(text).toMatch(/trellis_http_requests_total\{method="GET",status="200"\} \d+/)
+    expect(text).toMatch(/trellis_active_feeds \d+/)
+    expect(text).toContain('trellis_http_request_duration_seconds_count')
     const docs = await fetch(`${server.url}/v1/docs`)
     expect(docs.status).toBe(200)
     const html = await docs.text()

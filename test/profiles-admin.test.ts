@@ -106,7 +106,7 @@ describe('categories admin', () => {
   })
 
   test('wrong or missing key → 401 before anything else; bad bodies → 400; unknown → 404', async () => {
-    for (const headers of [{}, { 'admin-api-key': 'wrong' }]) {
+    for (const headers of [{}, { 'admin-api-key': 'wrong' }] as Record<string, string>[]) {
       const reply = await call(server.url, 'POST', '/v1/categories', { headers, rawBody: '{not json' })
       expect(reply.status).toBe(401)
       expect(reply.body.code).toBe('ADMIN_KEY_REQUIRED')

@@ -1,0 +1,49 @@
+// GET /metrics: Prometheus text exposition of request counters and a few gauges of the market.
+import { Elysia } from 'elysia'
+import type { Db } from '../store/db.ts'
+
+const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+export function requestMetrics() {
+  const counts = new Map<string, number>() // `${method} ${status}`
+  const buckets = new Array(BUCKETS.length).fill(0)
+  let sum = 0
+  let total = 0
+  return {
+    observe(method: string, status: number, seconds: number) {
+      const key = `${method} ${status}`
+      counts.set(key, (counts.get(key) ?? 0) + 1)
+      sum += seconds
+      total++
+      for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]) buckets[i]++
+    },
+    render(): string {
+      const lines = ['# HELP trellis_http_requests_total HTTP requests by method and status.', '# TYPE trellis_http_requests_total counter']
+      for (const [key, n] of counts) {
+        const [method, status] = key.split(' ')
+        lines.push(`trellis_http_requests_total{method="${method}",status="${status}"} ${n}`)
+      }
+      lines.push('# HELP trellis_http_request_duration_seconds Time to answer a request.', '# TYPE trellis_http_request_duration_seconds histogram')
+      BUCKETS.forEach((le, i) => lines.push(`trellis_http_request_duration_seconds_bucket{le="${le}"} ${buckets[i]}`))
+      lines.push(`trellis_http_request_duration_seconds_bucket{le="+Inf"} ${total}`, `trellis_http_request_duration_seconds_sum ${sum}`, `trellis_http_request_duration_seconds_count ${total}`)
+      return lines.join('\n')
+    },
+  }
+}
+export type RequestMetrics = ReturnType<typeof requestMetrics>
+
+export const metricsRoutes = (db: Db, requests: RequestMetrics, startedAt: number) => {
+  const gauges = db.query<Record<string, number>, []>(`SELECT
+    (SELECT COUNT(*) FROM wallets) AS wallets,
+    (SELECT COUNT(*) FROM feeds WHERE is_active = 1) AS active_feeds,
+    (SELECT COUNT(*) FROM entries WHERE is_active = 1) AS active_entries,
+    (SELECT COUNT(*) FROM transactions) AS transactions,
+    (SELECT COUNT(*) FROM payments WHERE status = 'pending') AS pending_payments`)
+  return new Elysia({ tags: ['Operations'] }).get('/metrics', () => {
+    const g = gauges.get()!
+    const lines = [requests.render()]
+    for (const [name, value] of Object.entries(g)) lines.push(`# TYPE trellis_${name} gauge`, `trellis_${name} ${value}`)
+    lines.push('# TYPE trellis_uptime_seconds gauge', `trellis_uptime_seconds ${Math.floor(Date.now() / 1000) - startedAt}`)
+    return new Response(lines.join('\n') + '\n', { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })
+  }, { detail: { summary: 'Prometheus metrics' } })
+}
