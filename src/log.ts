@@ -5,8 +5,8 @@ const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 4
 
 export function logger(level: LogLevel) {
   const min = RANK[level]
-  const write = (lvl: LogLevel, msg: string, fields: Record<string, unknown> = {}) => {
-    if (RANK[lvl] < min) return
+  const write = (lvl: LogLevel, msg: string, fields: Record<string, unknown> = {}, always = false) => {
+    if (RANK[lvl] < min && !always) return
     process.stdout.write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }) + '\n')
   }
   return {
@@ -14,6 +14,8 @@ export function logger(level: LogLevel) {
     info: (msg: string, f?: Record<string, unknown>) => write('info', msg, f),
     warn: (msg: string, f?: Record<string, unknown>) => write('warn', msg, f),
     error: (msg: string, f?: Record<string, unknown>) => write('error', msg, f),
+    /** Start-up and shutdown lines: printed at every level (tools wait for "listening"). */
+    announce: (msg: string, f?: Record<string, unknown>) => write('info', msg, f, true),
   }
 }
 export type Logger = ReturnType<typeof logger>

@@ -79,7 +79,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host
   if (!config.publicUrl) publicUrl = `http://${host}:${server.port}`
   const url = `http://${host}:${server.port}`
-  log.info('listening', { url, public_url: publicUrl, data_dir: config.dataDir, network: config.network.name })
+  log.announce('listening', { url, public_url: publicUrl, data_dir: config.dataDir, network: config.network.name })
 
   let stopping: Promise<void> | null = null
   return {
@@ -92,7 +92,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         await content.close()
         db.close()
         unlock()
-        log.info('stopped')
+        log.announce('stopped')
       })()
       return stopping
     },

@@ -32,6 +32,39 @@ export function parseCid(text: string): CID | null {
   }
 }
 
+// Content is addressed by its hash, so a cached copy can never be stale: small items are kept in memory.
+const CACHE_ITEM_MAX = 1024 * 1024
+const CACHE_TOTAL_MAX = 64 * 1024 * 1024
+
+function bytesCache() {
+  const items = new Map<string, Uint8Array>()
+  let total = 0
+  return {
+    get(cid: string): Uint8Array | undefined {
+      const hit = items.get(cid)
+      if (hit) {
+        items.delete(cid) // most recently used goes last
+        items.set(cid, hit)
+      }
+      return hit
+    },
+    set(cid: string, bytes: Uint8Array) {
+      if (bytes.byteLength > CACHE_ITEM_MAX || items.has(cid)) return
+      items.set(cid, bytes)
+      total += bytes.byteLength
+      for (const [key, value] of items) {
+        if (total <= CACHE_TOTAL_MAX) break
+        items.delete(key)
+        total -= value.byteLength
+      }
+    },
+  }
+}
+
+async function* once(bytes: Uint8Array) {
+  yield bytes
+}
+
 export async function openContent(dataDir: string): Promise<ContentStore> {
   const blockstore = new LevelBlockstore(join(dataDir, 'blocks'))
   const datastore = new LevelDatastore(join(dataDir, 'datastore'))
@@ -40,25 +73,43 @@ export async function openContent(dataDir: string): Promise<ContentStore> {
   const helia = await createHeliaLight({ blockstore, datastore })
   await helia.start()
   const fs = unixfs(helia)
+  const cache = bytesCache()
+  const sizes = new Map<string, number>()
 
   return {
     async put(bytes) {
-      const cid = await fs.addBytes(bytes, IMPORT_OPTIONS)
-      return { cid: cid.toString(), size: bytes.byteLength }
+      const cid = (await fs.addBytes(bytes, IMPORT_OPTIONS)).toString()
+      sizes.set(cid, bytes.byteLength)
+      cache.set(cid, bytes)
+      return { cid, size: bytes.byteLength }
     },
     async has(text) {
       const cid = parseCid(text)
       return cid !== null && (await blockstore.has(cid))
     },
     async size(text) {
+      const known = sizes.get(text)
+      if (known !== undefined) return known
       const cid = parseCid(text)
       if (cid === null || !(await blockstore.has(cid))) return null
-      const stat = await fs.stat(cid)
-      return Number(stat.size)
+      const size = Number((await fs.stat(cid)).size)
+      if (sizes.size > 100_000) sizes.clear()
+      sizes.set(text, size)
+      return size
     },
     read(text, range) {
+      const cached = cache.get(text)
+      if (cached) return once(range ? cached.subarray(range.offset, range.offset + range.length) : cached)
       const cid = CID.parse(text)
-      return fs.cat(cid, range ? { offset: range.offset, length: range.length } : {})
+      if (range || (sizes.get(text) ?? Infinity) > CACHE_ITEM_MAX) return fs.cat(cid, range ? { offset: range.offset, length: range.length } : {})
+      // A whole small item: read it once, keep it.
+      return (async function* () {
+        const chunks: Uint8Array[] = []
+        for await (const chunk of fs.cat(cid)) chunks.push(chunk)
+        const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)
+        cache.set(text, bytes)
+        yield bytes
+      })()
     },
     async close() {
       await helia.stop()
