@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from './helpers/server.ts'
-import { call, createEntry, createFeed, newWallet, b64 } from './helpers/api.ts'
+import { call, createEntry, createFeed, expectError, newWallet, b64 } from './helpers/api.ts'
 
 let server: TestServer
 let imageHost: ReturnType<typeof Bun.serve>
@@ -119,12 +119,8 @@ describe('POST /v1/feeds', () => {
 
 describe('GET/PATCH/DELETE /v1/feeds/{id}', () => {
   test('get: malformed id → 400 INVALID_PARAMETER, unknown → 404', async () => {
-    const bad = await call(server.url, 'GET', '/v1/feeds/123')
-    expect(bad.status).toBe(400)
-    expect(bad.body.code).toBe('INVALID_PARAMETER')
-    const missing = await call(server.url, 'GET', '/v1/feeds/01900000-0000-7000-8000-000000000000')
-    expect(missing.status).toBe(404)
-    expect(missing.body.code).toBe('FEED_NOT_FOUND')
+    expectError(await call(server.url, 'GET', '/v1/feeds/123'), 400, 'INVALID_PARAMETER')
+    expectError(await call(server.url, 'GET', '/v1/feeds/01900000-0000-7000-8000-000000000000'), 404, 'FEED_NOT_FOUND')
   })
 
   test('patch changes only the given fields; owner only', async () => {

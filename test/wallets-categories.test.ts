@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from './helpers/server.ts'
-import { authHeaders, call, createEntry, createFeed, newWallet } from './helpers/api.ts'
+import { authHeaders, call, createEntry, createFeed, expectError, newWallet } from './helpers/api.ts'
 
 let server: TestServer
 beforeAll(async () => {
@@ -41,18 +41,10 @@ describe('wallets', () => {
   })
 
   test('errors: 400 INVALID_WALLET_ID, 404 WALLET_NOT_FOUND, 400 for a bad address', async () => {
-    const bad = await call(server.url, 'GET', '/v1/wallets/not-a-uuid')
-    expect(bad.status).toBe(400)
-    expect(bad.body.code).toBe('INVALID_WALLET_ID')
-    const missing = await call(server.url, 'GET', '/v1/wallets/01900000-0000-7000-8000-000000000000')
-    expect(missing.status).toBe(404)
-    expect(missing.body.code).toBe('WALLET_NOT_FOUND')
-    const unknownAddress = await call(server.url, 'GET', `/v1/wallets/address/${newWallet().address}`)
-    expect(unknownAddress.status).toBe(404)
-    expect(unknownAddress.body.code).toBe('WALLET_NOT_FOUND')
-    const badAddress = await call(server.url, 'GET', '/v1/wallets/address/0x1234')
-    expect(badAddress.status).toBe(400)
-    expect(badAddress.body.code).toBe('INVALID_PARAMETER')
+    expectError(await call(server.url, 'GET', '/v1/wallets/not-a-uuid'), 400, 'INVALID_WALLET_ID')
+    expectError(await call(server.url, 'GET', '/v1/wallets/01900000-0000-7000-8000-000000000000'), 404, 'WALLET_NOT_FOUND')
+    expectError(await call(server.url, 'GET', `/v1/wallets/address/${newWallet().address}`), 404, 'WALLET_NOT_FOUND')
+    expectError(await call(server.url, 'GET', '/v1/wallets/address/0x1234'), 400, 'INVALID_PARAMETER')
   })
 })
 

@@ -1,4 +1,4 @@
-import type { Db } from './db.ts'
+import { patchRow, type Db } from './db.ts'
 
 export interface CategoryRow {
   id: string
@@ -26,19 +26,9 @@ export function categoryStore(db: Db) {
       insert.run(row.id, row.name, row.name.toLowerCase(), row.description, row.icon_url, row.now, row.now).changes === 1,
     /** False when the new name is taken (case-insensitively). */
     update(id: string, patch: Partial<Pick<CategoryRow, 'name' | 'description' | 'icon_url' | 'is_active'>>, now: number): boolean {
-      const sets: string[] = []
-      const args: (string | number | null)[] = []
-      if (patch.name !== undefined) sets.push('name = ?', 'name_lc = ?'), args.push(patch.name, patch.name.toLowerCase())
-      if (patch.description !== undefined) sets.push('description = ?'), args.push(patch.description)
-      if (patch.icon_url !== undefined) sets.push('icon_url = ?'), args.push(patch.icon_url)
-      if (patch.is_active !== undefined) sets.push('is_active = ?'), args.push(patch.is_active)
-      try {
-        db.query(`UPDATE categories SET ${[...sets, 'updated_at = ?'].join(', ')} WHERE id = ?`).run(...args, now, id)
-        return true
-      } catch (error) {
-        if (String((error as Error).message).includes('UNIQUE constraint failed: categories.name_lc')) return false
-        throw error
-      }
+      const values: Record<string, string | number | null> = { ...patch }
+      if (patch.name !== undefined) values.name_lc = patch.name.toLowerCase()
+      return patchRow(db, 'categories', id, values, now)
     },
     count: () => db.query<{ n: number }, []>('SELECT COUNT(*) AS n FROM categories').get()!.n,
     /** Ordered by name, then id; the cursor is the last (name_lc, id) seen. */

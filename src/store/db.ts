@@ -24,3 +24,18 @@ function migrate(db: Db): void {
     })()
   }
 }
+
+/**
+ * UPDATE table SET <values>, updated_at = now WHERE id = ?. Returns false when a UNIQUE index refuses the new
+ * values (the database decides, so concurrent writers cannot both win).
+ */
+export function patchRow(db: Db, table: string, id: string, values: Record<string, string | number | bigint | null>, now: number): boolean {
+  const columns = Object.keys(values)
+  try {
+    db.query(`UPDATE ${table} SET ${[...columns.map((c) => `${c} = ?`), 'updated_at = ?'].join(', ')} WHERE id = ?`).run(...columns.map((c) => values[c]), now, id)
+    return true
+  } catch (error) {
+    if (String((error as Error).message).includes('UNIQUE constraint failed')) return false
+    throw error
+  }
+}

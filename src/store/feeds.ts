@@ -1,4 +1,4 @@
-import type { Db } from './db.ts'
+import { patchRow, type Db } from './db.ts'
 
 export interface FeedRow {
   id: string
@@ -48,12 +48,7 @@ export function feedStore(db: Db) {
     insert(row: { id: string; owner_id: string; category_id: string | null; name: string; description: string | null; image_cid: string | null; tags: string[]; now: number }) {
       insert.run(row.id, row.owner_id, row.category_id, row.name, row.description, row.image_cid, JSON.stringify(row.tags), row.now, row.now)
     },
-    update(id: string, patch: FeedPatch, now: number) {
-      const keys = Object.keys(patch) as (keyof FeedPatch)[]
-      const sets = keys.map((k) => `${k} = ?`)
-      const values = keys.map((k) => patch[k] as string | number | null)
-      db.query(`UPDATE feeds SET ${[...sets, 'updated_at = ?'].join(', ')} WHERE id = ?`).run(...values, now, id)
-    },
+    update: (id: string, patch: FeedPatch, now: number) => patchRow(db, 'feeds', id, { ...patch }, now),
     list(filter: FeedFilter): FeedRow[] {
       const where: string[] = ['f.total_entries >= ?']
       const args: (string | number)[] = [filter.minEntries]

@@ -1,4 +1,4 @@
-import type { Db } from './db.ts'
+import { patchRow, type Db } from './db.ts'
 
 export interface WalletRow {
   id: string
@@ -31,17 +31,9 @@ export function walletStore(db: Db) {
     byId: (id: string) => byId.get(id),
     /** False when the username is taken (case-insensitively); the UNIQUE index decides, also under races. */
     update(id: string, patch: { username?: string | null; picture_url?: string | null }, now: number): boolean {
-      const sets: string[] = []
-      const args: (string | number | null)[] = []
-      if (patch.username !== undefined) sets.push('username = ?', 'username_lc = ?'), args.push(patch.username, patch.username?.toLowerCase() ?? null)
-      if (patch.picture_url !== undefined) sets.push('picture_url = ?'), args.push(patch.picture_url)
-      try {
-        db.query(`UPDATE wallets SET ${[...sets, 'updated_at = ?'].join(', ')} WHERE id = ?`).run(...args, now, id)
-        return true
-      } catch (error) {
-        if (String((error as Error).message).includes('UNIQUE constraint failed: wallets.username_lc')) return false
-        throw error
-      }
+      const values: Record<string, string | null> = { ...patch }
+      if (patch.username !== undefined) values.username_lc = patch.username?.toLowerCase() ?? null
+      return patchRow(db, 'wallets', id, values, now)
     },
     byAddress: (address: string) => byAddress.get(address.toLowerCase()),
     /** Creates the wallet unless it exists; returns its id either way. */

@@ -52,6 +52,12 @@ export async function call<T = any>(
   return { status: response.status, headers: response.headers, body, text }
 }
 
+/** Asserts an error answer: its status and shape-A code. */
+export function expectError(reply: Reply, status: number, code: string): void {
+  if (reply.status !== status || reply.body?.code !== code) throw new Error(`expected ${status} ${code}, got ${reply.status} ${reply.text.slice(0, 300)}`)
+  if (typeof reply.body.error !== 'string') throw new Error(`error body without an error message: ${reply.text}`)
+}
+
 export const b64 = (data: string | Uint8Array) => Buffer.from(data).toString('base64')
 
 /** Creates a feed as `wallet`, failing the test if it does not answer 201. */
