@@ -330,3 +330,29 @@ describe('early access ends', () => {
     }
   })
 })
+
+describe('contract wallets sign in (ERC-1271) when an RPC is configured', () => {
+  // Runtime code answering `word` to any call: PUSH32 word, PUSH1 0, MSTORE, PUSH1 32, PUSH1 0, RETURN.
+  const walletCode = (word: string) => `0x7f${word.slice(2)}60005260206000f3` as `0x${string}`
+  const MAGIC = `0x1626ba7e${'0'.repeat(56)}`
+
+  test('isValidSignature decides for a contract address', async () => {
+    const approving = privateKeyToAccount(generatePrivateKey()).address
+    const refusing = privateKeyToAccount(generatePrivateKey()).address
+    await chain.testClient.setCode({ address: approving, bytecode: walletCode(MAGIC) })
+    await chain.testClient.setCode({ address: refusing, bytecode: walletCode(`0x${'0'.repeat(64)}`) })
+    const attempt = async (address: string) => {
+      const { message } = (await call(server.url, 'POST', '/v1/auth/nonce', { body: { wallet_address: address } })).body
+      return call(server.url, 'POST', '/v1/feeds', {
+        headers: { 'x-wallet-address': address, 'x-signature': `0x${'11'.repeat(65)}`, 'x-message': message, 'x-timestamp': String(Math.floor(Date.now() / 1000)) },
+        body: { name: 'contract wallet feed' },
+      })
+    }
+    const accepted = await attempt(approving)
+    expect(accepted.status).toBe(201)
+    expect(accepted.body.owner_wallet_address).toBe(approving)
+    const refused = await attempt(refusing)
+    expect(refused.status).toBe(401)
+    expect(refused.body.code).toBe('INVALID_SIGNATURE')
+  })
+})
