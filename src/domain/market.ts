@@ -184,9 +184,9 @@ function buildLeaderboards(
       .sort((a, b) => {
         const x = t.get(a.id)!
         const y = t.get(b.id)!
+        // By the ranking's own measure, then more purchases, then the older feed.
         const first = primary === 'purchases' ? y.purchases - x.purchases : compareBig(x.revenue, y.revenue)
-        const second = primary === 'purchases' ? compareBig(x.revenue, y.revenue) : y.purchases - x.purchases
-        return first || second || byActivity(a, b)
+        return first || y.purchases - x.purchases || byActivity(a, b)
       })
   const feedCommon = (f: MarketFeed) => ({
     owner_id: f.owner_id, owner_username: f.owner_username, owner_wallet: f.owner_wallet, category_id: f.category_id, category_name: f.category_name,
@@ -221,7 +221,7 @@ function buildLeaderboards(
   })
   const topFeeds = active
     .filter((f) => f.total_entries > 0)
-    .sort((a, b) => b.total_entries - a.total_entries || byActivity(a, b))
+    .sort((a, b) => b.total_entries - a.total_entries || b.total_purchases - a.total_purchases || byActivity(a, b))
     .map((f) => ({
       id: f.id, owner_id: f.owner_id, category_id: f.category_id, name: f.name, description: f.description, image_cid: f.image_cid,
       is_active: true, total_entries: f.total_entries, total_purchases: f.total_purchases, total_revenue: f.total_revenue, tags: tags(f.tags),
