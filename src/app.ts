@@ -101,7 +101,13 @@ export function buildServices(p: AppParts): Services {
 
 export function buildApp(s: Services, logError: (error: unknown) => void, extra: Elysia[] = []) {
   const app = new Elysia()
-    .use(cors({ origin: true, exposeHeaders: ['X-PAYMENT-RESPONSE', 'PAYMENT-RESPONSE', 'PAYMENT-REQUIRED', 'ETag', 'Content-Range', 'Accept-Ranges'] }))
+    // Open to every origin. A function (rather than `true`) makes the plugin answer `Vary: Origin`, not `Vary: *`,
+    // which would keep browsers and proxies from caching content; no cookies are used, so no credentials.
+    .use(cors({
+      origin: () => true,
+      credentials: false,
+      exposeHeaders: ['X-PAYMENT-RESPONSE', 'PAYMENT-RESPONSE', 'PAYMENT-REQUIRED', 'ETag', 'Content-Range', 'Accept-Ranges', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+    }))
     .use(errorHandling(logError))
     .use(healthRoutes(s))
     .use(docsRoutes(VERSION))

@@ -56,6 +56,9 @@ describe('edges', () => {
     const get = await fetch(`${server.url}/v1/categories`, { headers: { origin: 'https://app.example' } })
     expect(get.headers.get('access-control-allow-origin')).toBe('https://app.example')
     expect(get.headers.get('access-control-expose-headers')?.toLowerCase()).toContain('x-payment-response')
+    expect(get.headers.get('vary')).toBe('Origin') // never "*": content stays cacheable
+    const noOrigin = await fetch(`${server.url}/v1/categories`)
+    expect(noOrigin.headers.get('access-control-allow-origin')).toBe('*')
   })
 
   test('/health, /v1/openapi.json and /v1/docs', async () => {
