@@ -244,6 +244,10 @@ describe('ranges, conditional requests, missing things', () => {
     expect(bad.headers.get('content-range')).toBe(`bytes */${bytes.byteLength}`)
     const cached = await fetch(url, { headers: { 'if-none-match': `"${entry.cid}"` } })
     expect(cached.status).toBe(304)
+    const head = await fetch(url, { method: 'HEAD' })
+    expect(head.status).toBe(200)
+    expect(head.headers.get('content-length')).toBe(String(bytes.byteLength))
+    expect(head.headers.get('content-type')).toBe('audio/mpeg')
   })
 
   test('unknown entry, entry of another feed, malformed ids', async () => {
