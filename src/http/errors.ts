@@ -38,6 +38,7 @@ export function toErrorResponse(error: unknown, code: string | number, log: (e: 
     return errorResponse(error.code, error.message, error.details)
   }
   if (error instanceof ValidationError) return validationResponse(error)
+  if (error instanceof URIError) return errorResponse('INVALID_PARAMETER', 'malformed URL', 'the path or query has invalid percent-encoding')
   if (code === 'NOT_FOUND') return errorResponse('NOT_FOUND', 'Not found')
   if (code === 'PARSE') return errorResponse('INVALID_JSON', 'request body is not valid JSON')
   if (code === 'INVALID_COOKIE_SIGNATURE') return errorResponse('INVALID_PARAMETER', 'invalid cookie')
@@ -60,4 +61,11 @@ function validationResponse(error: ValidationError): Response {
 }
 
 export const errorHandling = (log: (e: unknown) => void) =>
-  new Elysia({ name: 'error-handling' }).onError({ as: 'global' }, ({ error, code }) => toErrorResponse(error, code, log))
+  new Elysia({ name: 'error-handling' })
+    .onError({ as: 'global' }, ({ error, code }) => toErrorResponse(error, code, log))
+    // Elysia leaves a path parameter null when its percent-encoding is invalid: refuse it before any handler.
+    .onTransform({ as: 'global' }, ({ params }) => {
+      for (const value of Object.values((params ?? {}) as Record<string, unknown>)) {
+        if (typeof value !== 'string') throw new DomainError('INVALID_PARAMETER', 'malformed URL', 'the path has invalid percent-encoding')
+      }
+    })
