@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { startTestServer, type TestServer } from './helpers/server.ts'
-import { b64, call, createEntry, createFeed, newWallet } from './helpers/api.ts'
+import { authHeaders, b64, call, createEntry, createFeed, newWallet } from './helpers/api.ts'
 
 let server: TestServer
 beforeAll(async () => {
@@ -160,6 +160,39 @@ describe('command line', () => {
       expect(nonce.body.message).toContain('(feeds.example.org)')
     } finally {
       await other.dispose()
+    }
+  })
+})
+
+describe('graceful shutdown', () => {
+  test('SIGTERM lets an in-flight upload finish, then exits 0; the entry is there after a restart', async () => {
+    const own = await startTestServer()
+    try {
+      const owner = newWallet()
+      const feed = await createFeed(own.url, owner)
+      const headers = await authHeaders(own.url, owner)
+      const payload = new TextEncoder().encode(JSON.stringify({ content_base64: b64(new Uint8Array(600_000)), mime_type: 'application/pdf' }))
+      let sent = 0
+      // A slow client: the body trickles in over ~600 ms, so the request is in flight when SIGTERM arrives.
+      const body = new ReadableStream({
+        async pull(controller) {
+          if (sent >= payload.byteLength) return controller.close()
+          await Bun.sleep(50)
+          controller.enqueue(payload.subarray(sent, sent + 70_000))
+          sent += 70_000
+        },
+      })
+      const upload = fetch(`${own.url}/v1/feeds/${feed.id}/entries`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit)
+      await Bun.sleep(150)
+      const exited = own.stop()
+      const reply = await upload
+      expect(reply.status).toBe(201)
+      const entry = await reply.json()
+      expect(await exited).toBe(0)
+      await own.restart()
+      expect((await call(own.url, 'GET', `/v1/feeds/${feed.id}/entries/${entry.id}`)).body.cid).toBe(entry.cid)
+    } finally {
+      await own.dispose()
     }
   })
 })
