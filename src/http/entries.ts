@@ -8,7 +8,6 @@ import { RECEIPT_TTL_S } from '../domain/access-tokens.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { v1Requirement, v2Challenge, type PriceTag } from '../chain/requirements.ts'
 import type { Settlement } from '../domain/purchases.ts'
-import { checksumAddress } from '../chain/signatures.ts'
 import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
 import { errorResponse } from './errors.ts'
@@ -95,7 +94,7 @@ export const entryRoutes = (s: Services) => {
     const path = new URL(request.url).pathname
     return {
       amount: entry.price,
-      payTo: checksumAddress(feed.owner_wallet_address),
+      payTo: feed.owner_wallet_address, // stored in checksum form
       resource: `${s.publicUrl()}${path}`,
       description: entry.title ?? `Entry ${entry.id}`,
       mimeType: path.endsWith('/content') ? entry.mime_type : 'application/json',

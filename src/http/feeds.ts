@@ -6,7 +6,6 @@ import { walletAuth } from './wallet-auth.ts'
 import { fail } from '../domain/errors.ts'
 import { booleanQuery, integerQuery, uuid } from './params.ts'
 import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
-import { checksumAddress } from '../chain/signatures.ts'
 
 const Tags = t.Array(t.String({ minLength: 1, maxLength: 100 }), { maxItems: 20, error: 'tags must be an array of at most 20 strings' })
 
@@ -47,7 +46,7 @@ const UpdateFeed = t.Object({
 export const feedBody = (f: FeedRow) => ({
   id: f.id,
   owner_id: f.owner_id,
-  owner_wallet_address: checksumAddress(f.owner_wallet_address),
+  owner_wallet_address: f.owner_wallet_address,
   category_id: f.category_id,
   name: f.name,
   description: f.description,

@@ -3,7 +3,6 @@ import { Elysia, t, type TSchema } from 'elysia'
 import type { Services } from './services.ts'
 import type { PeriodBoard, PlainBoard } from '../domain/market-service.ts'
 import { entryBody, EntrySchema } from './entries.ts'
-import { checksumAddress } from '../chain/signatures.ts'
 import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
 import { nowSeconds } from '../lib/clock.ts'
 
@@ -76,7 +75,7 @@ export const leaderboardRoutes = (s: Services) => {
     const result = page(rows, limit, s.pages, scope, (last) => last.id)
     const now = nowSeconds()
     return {
-      data: result.data.map((e) => ({ ...entryBody(e, now), feed_name: e.feed_name, feed_owner_id: e.feed_owner_id, owner_wallet: checksumAddress(e.owner_wallet), category_name: e.category_name })),
+      data: result.data.map((e) => ({ ...entryBody(e, now), feed_name: e.feed_name, feed_owner_id: e.feed_owner_id, owner_wallet: e.owner_wallet, category_name: e.category_name })),
       pagination: result.pagination,
     }
   }, {

@@ -2,7 +2,6 @@
 import { Elysia, t } from 'elysia'
 import type { TransactionRow } from '../store/transactions.ts'
 import { publicTransactionId } from '../domain/transactions.ts'
-import { checksumAddress } from '../chain/signatures.ts'
 import type { Services } from './services.ts'
 import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
 
@@ -21,8 +20,8 @@ const TransactionItem = t.Object(TransactionFields)
 
 const item = (r: TransactionRow) => ({
   id: publicTransactionId(r.id),
-  payer: checksumAddress(r.payer),
-  pay_to: checksumAddress(r.pay_to),
+  payer: r.payer,
+  pay_to: r.pay_to,
   amount: r.amount,
   asset: r.asset,
   entry_id: r.entry_id,

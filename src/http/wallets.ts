@@ -2,7 +2,6 @@
 import { Elysia, t } from 'elysia'
 import type { WalletRow } from '../store/wallets.ts'
 import type { Services } from './services.ts'
-import { checksumAddress } from '../chain/signatures.ts'
 import { walletAuth } from './wallet-auth.ts'
 
 export const WalletSchema = t.Object({
@@ -21,7 +20,7 @@ export const WalletSchema = t.Object({
 }, { $id: '#/components/schemas/Wallet' })
 
 export function walletBody(w: WalletRow) {
-  const address = checksumAddress(w.address)
+  const address = w.address
   return {
     id: w.id,
     address,

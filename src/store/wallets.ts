@@ -2,7 +2,7 @@ import { patchRow, type Db } from './db.ts'
 
 export interface WalletRow {
   id: string
-  address: string
+  address: string // EIP-55 checksum form, as written: presenters return it unchanged
   network: string
   username: string | null
   picture_url: string | null
