@@ -121,6 +121,14 @@ describe('buying with the official clients', () => {
     const owner = await fetch(contentUrl(entry), { headers: { ...(await authHeaders(server.url, creator)), 'x-payment': second } })
     expect(owner.status).toBe(200)
     expect((await ledgerFor(entry.id)).transactions).toHaveLength(1)
+    // The owner paying itself, unsigned: served, nothing settled, no wash purchase in the ledger.
+    const selfPayer = await chain.newFundedBuyer(1_000_000n)
+    const selfFeed = await createFeed(server.url, selfPayer as never)
+    const selfEntry = await createEntry(server.url, selfPayer as never, selfFeed.id, { is_free: false, price: { amount: String(PRICE) } })
+    const self = await payWith(`${server.url}/v1/feeds/${selfFeed.id}/entries/${selfEntry.id}/content`, encodePaymentHeader(await v1Payment(selfPayer, { to: selfPayer.address, value: PRICE })))
+    expect(self.status).toBe(200)
+    expect(await chain.balanceOf(selfPayer.address)).toBe(1_000_000n)
+    expect((await ledgerFor(selfEntry.id)).transactions).toHaveLength(0)
   })
 })
 

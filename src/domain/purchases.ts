@@ -113,8 +113,9 @@ export function purchaseService(d: Deps) {
     const verified = await d.engine.verify(decoded.raw, requirements)
     if (!verified.isValid) return fail(verified.invalidReason ?? 'invalid_payment')
     const payer = checksumAddress(auth.from)
-    // A wallet that owns the entry is served without a second charge; its fresh authorization stays unused.
-    if (d.purchases.owns(payer, entry.id)) {
+    // The feed owner, and a wallet that already bought the entry, are served without being charged; their
+    // authorization stays unused (an owner paying itself would only inflate its own statistics).
+    if (payer.toLowerCase() === tag.payTo.toLowerCase() || d.purchases.owns(payer, entry.id)) {
       return { ok: true, payer, version, settlement: { success: true, transaction: '', network: version === 2 ? caip2 : d.network.name, payer } }
     }
 
