@@ -137,6 +137,11 @@ describe('GET/PATCH/DELETE /v1/feeds/{id}', () => {
     const image = await call(server.url, 'PATCH', `/v1/feeds/${feed.id}`, { wallet: owner, body: { image_cid: 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy' } })
     expect(image.status).toBe(400)
     expect(image.body.details.field).toBe('image_cid')
+    // image_url works on update too (the SDK sends it), and a stored CID can then be reused as image_cid.
+    const withImage = await call(server.url, 'PATCH', `/v1/feeds/${feed.id}`, { wallet: owner, body: { image_url: `data:image/png;base64,${b64(PNG)}` } })
+    expect(withImage.body.image_cid).toMatch(/^bafk/)
+    const other = await createFeed(server.url, owner, { name: 'reuses the cover' })
+    expect((await call(server.url, 'PATCH', `/v1/feeds/${other.id}`, { wallet: owner, body: { image_cid: withImage.body.image_cid } })).body.image_cid).toBe(withImage.body.image_cid)
     const invalid = await call(server.url, 'PATCH', `/v1/feeds/${feed.id}`, { wallet: owner, body: { name: '' } })
     expect(invalid.status).toBe(400)
     expect(invalid.body).toMatchObject({ error: 'invalid_request', details: { field: 'name' } })

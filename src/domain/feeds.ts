@@ -29,6 +29,8 @@ export interface FeedChanges {
   is_active?: boolean
   category_id?: string | null
   image_cid?: string | null
+  /** Also accepted on update (the hosted service's SDK sends it): stored like on create. */
+  image_url?: string | null
 }
 
 export interface FeedQuery {
@@ -96,7 +98,9 @@ export function feedService(d: Deps) {
       if (changes.description !== undefined) patch.description = changes.description
       if (changes.tags !== undefined) patch.tags = JSON.stringify(changes.tags)
       if (changes.category_id !== undefined) patch.category_id = activeCategory(changes.category_id)
-      if (changes.image_cid !== undefined) {
+      if (changes.image_url !== undefined && changes.image_url !== null) {
+        patch.image_cid = await ingestImage(changes.image_url, d.content, d.allowPrivateFetch)
+      } else if (changes.image_cid !== undefined) {
         if (changes.image_cid === null) patch.image_cid = null
         else {
           const cid = parseCid(changes.image_cid) ?? invalid('image_cid', 'image_cid is not a valid CID')

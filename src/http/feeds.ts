@@ -41,6 +41,7 @@ const UpdateFeed = t.Object({
   is_active: t.Optional(t.Boolean({ error: 'is_active must be a boolean' })),
   category_id: t.Optional(t.Nullable(t.String({ format: 'uuid', error: 'category_id must be a UUID' }))),
   image_cid: t.Optional(t.Nullable(t.String({ error: 'image_cid must be a CID string' }))),
+  image_url: t.Optional(t.Nullable(t.String({ maxLength: 14_000_000, error: 'image_url must be a string', description: 'like on create; wins over image_cid' }))),
 }, { 'x-error-shape': 'B' })
 
 export const feedBody = (f: FeedRow) => ({
