@@ -100,3 +100,20 @@ test('wallets, stats, categories and leaderboards have the fields the SDK reads'
   const recent = await (await fetch(`${server.url}/v1/leaderboards/recent-entries?page_size=5`)).json()
   expect(recent.pagination).toMatchObject({ page_size: expect.any(Number), has_more: expect.any(Boolean) })
 })
+
+test('feed listing the way the SDK asks: repeated tags, owner_wallet_address', async () => {
+  const wallet = newWallet()
+  const made = []
+  for (const tags of [['red'], ['blue'], ['green']]) {
+    const feed = await (await sdkRequest(wallet, 'POST', '/v1/feeds', { name: tags[0], tags })).json()
+    await sdkRequest(wallet, 'POST', `/v1/feeds/${feed.id}/entries`, { content_base64: b64('x'), mime_type: 'text/plain', is_free: true, tags: [] })
+    made.push(feed)
+  }
+  const params = new URLSearchParams()
+  params.append('owner_wallet_address', wallet.address)
+  for (const tag of ['red', 'green']) params.append('tags', tag)
+  const listed = await (await fetch(`${server.url}/v1/feeds?${params}`, { headers: { 'Content-Type': 'application/json' } })).json()
+  expect(listed.data.map((f: any) => f.name)).toEqual(['green', 'red'])
+  const single = await (await fetch(`${server.url}/v1/feeds?owner_wallet_address=${wallet.address}&tags=blue`)).json()
+  expect(single.data.map((f: any) => f.id)).toEqual([made[1].id])
+})

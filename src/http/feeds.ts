@@ -81,9 +81,10 @@ export const feedRoutes = (s: Services) =>
       const limit = pageSize(query.page_size)
       const scope = 'feeds'
       const beforeId = s.pages.decode<string>(scope, query.page_token)
-      const tags = query.tags?.split(',').map((tag) => tag.trim()).filter(Boolean)
+      // Comma-separated (tags=a,b) or repeated (tags=a&tags=b, as the SDK sends them).
+      const tags = [query.tags ?? []].flat().flatMap((t) => t.split(',')).map((tag) => tag.trim()).filter(Boolean)
       const rows = s.feeds.list({
-        owner_id: query.owner_id,
+        owner_id: query.owner_id ?? query.owner_wallet_address,
         category: query.category,
         tags,
         min_entries: integerQuery(query.min_entries, 'min_entries') ?? 1,
@@ -100,7 +101,8 @@ export const feedRoutes = (s: Services) =>
         ...pageQuery,
         owner_id: t.Optional(t.String({ description: 'owner wallet id (or address)' })),
         category: t.Optional(t.String({ description: 'category id or name' })),
-        tags: t.Optional(t.String({ description: 'comma-separated; feeds with any of them' })),
+        owner_wallet_address: t.Optional(t.String({ description: 'owner address (as the SDK sends it)' })),
+        tags: t.Optional(t.Union([t.String(), t.Array(t.String())], { description: 'comma-separated or repeated; feeds with any of them' })),
         min_entries: t.Optional(t.String({ description: 'minimum active entries (default 1)' })),
         is_active: t.Optional(t.String({ description: 'true (default) or false' })),
         min_age: t.Optional(t.String({ description: 'created at least this many seconds ago' })),
