@@ -6,7 +6,8 @@ export type Db = Database
 export function openDb(path: string): Db {
   const db = new Database(path, { create: true, strict: true })
   db.exec('PRAGMA journal_mode = WAL')
-  db.exec('PRAGMA synchronous = NORMAL')
+  // FULL: a committed purchase survives a power cut, not just a process crash (NORMAL could roll it back).
+  db.exec('PRAGMA synchronous = FULL')
   db.exec('PRAGMA foreign_keys = ON')
   db.exec('PRAGMA busy_timeout = 5000')
   migrate(db)
