@@ -32,6 +32,8 @@ export function parseCid(text: string): CID | null {
   }
 }
 
+const SYNC_KEY = '/trellis-sync-barrier'
+
 // Content is addressed by its hash, so a cached copy can never be stale: small items are kept in memory.
 const CACHE_ITEM_MAX = 1024 * 1024
 const CACHE_TOTAL_MAX = 64 * 1024 * 1024
@@ -79,6 +81,9 @@ export async function openContent(dataDir: string): Promise<ContentStore> {
   return {
     async put(bytes) {
       const cid = (await fs.addBytes(bytes, IMPORT_OPTIONS)).toString()
+      // LevelDB writes its log without fsync; one synced write flushes everything before it, so the blocks are
+      // on disk before the entry that names them is committed.
+      await blockstore.db.put(SYNC_KEY, new Uint8Array(0), { sync: true })
       sizes.set(cid, bytes.byteLength)
       cache.set(cid, bytes)
       return { cid, size: bytes.byteLength }
