@@ -171,6 +171,29 @@ describe('dist/trellis', () => {
   })
 })
 
+describe('dist/trellis sells a paid entry', () => {
+  test('x402 settlement works from the binary (anvil, local settlement)', async () => {
+    const { startChain, v1Payment, encodePaymentHeader } = await import('./helpers/chain.ts')
+    const chain = await startChain()
+    const paid = await startTestServer({ ...chain.env, TMPDIR: join(dir, 'tmp') }, { command: [binary], dataDir: join(dir, 'paid-data') })
+    try {
+      const owner = newWallet()
+      const feed = await createFeed(paid.url, owner)
+      const entry = await createEntry(paid.url, owner, feed.id, { content_base64: b64('paid via the binary'), is_free: false, price: { amount: '1234' } })
+      const buyer = await chain.newFundedBuyer(10_000n)
+      const header = encodePaymentHeader(await v1Payment(buyer, { to: owner.address, value: 1234n }))
+      const reply = await fetch(`${paid.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': header } })
+      expect(reply.status).toBe(200)
+      expect(await reply.text()).toBe('paid via the binary')
+      expect(await chain.balanceOf(owner.address)).toBe(1234n)
+      expect((await call(paid.url, 'GET', `/v1/transactions?entry_id=${entry.id}`)).body.transactions).toHaveLength(1)
+    } finally {
+      await paid.dispose()
+      await chain.stop()
+    }
+  }, 60_000)
+})
+
 /** Reads the child's stdout until its "listening" log line (then keeps draining it); the URL it serves on. */
 async function listeningUrl(proc: Subprocess<'ignore', 'pipe', 'pipe'>): Promise<string> {
   const reader = proc.stdout.getReader()
