@@ -101,6 +101,17 @@ describe('POST /v1/feeds', () => {
     }
   })
 
+  test('a large cover image as a data URI (up to 10 MB) is accepted; over 10 MB is refused', async () => {
+    const wallet = newWallet()
+    const big = new Uint8Array(9 * 1024 * 1024).fill(7)
+    const ok = await call(server.url, 'POST', '/v1/feeds', { wallet, body: { name: 'big cover', image_url: `data:image/png;base64,${b64(big)}` } })
+    expect(ok.status).toBe(201)
+    expect(ok.body.image_cid).toMatch(/^baf/)
+    const tooBig = await call(server.url, 'POST', '/v1/feeds', { wallet, body: { name: 'huge cover', image_url: b64(new Uint8Array(10 * 1024 * 1024 + 1)) } })
+    expect(tooBig.status).toBe(400)
+    expect(tooBig.body.details.field).toBe('image_url')
+  })
+
   test('a wallet may own at most 10 active feeds', async () => {
     const wallet = newWallet()
     const feeds = []

@@ -7,6 +7,9 @@ import { fail } from '../domain/errors.ts'
 import { booleanQuery, integerQuery, uuid } from './params.ts'
 import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
 
+// image_url may carry a 10 MB image as base64 (about 13.4 MB of text).
+const IMAGE_BODY_LIMIT = 14 * 1024 * 1024
+
 const Tags = t.Array(t.String({ minLength: 1, maxLength: 100 }), { maxItems: 20, error: 'tags must be an array of at most 20 strings' })
 
 export const FeedSchema = t.Object({
@@ -73,7 +76,7 @@ export const feedRoutes = (s: Services) =>
       set.status = 201
       return feedBody(await s.feeds.create(signer, body))
     }, {
-      wallet: true, body: CreateFeed,
+      wallet: { bodyLimit: IMAGE_BODY_LIMIT }, body: CreateFeed,
       response: { 201: FeedSchema },
       detail: { summary: 'Create a feed', description: 'The caller becomes the owner; the wallet record is created on first use. image_url may be an http(s) URL, a data URI, base64 or a CID already stored here.' },
     })
@@ -119,7 +122,7 @@ export const feedRoutes = (s: Services) =>
       rejectBlankName(body.name)
       return feedBody(await s.feeds.update(signer, uuid(params.feed_id, 'feed_id'), body))
     }, {
-      wallet: true, body: UpdateFeed,
+      wallet: { bodyLimit: IMAGE_BODY_LIMIT }, body: UpdateFeed,
       response: { 200: FeedSchema },
       detail: { summary: 'Update a feed (owner)', description: 'Only the given fields change; is_active=true reactivates a deleted feed and its entries.' },
     })
