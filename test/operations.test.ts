@@ -73,6 +73,9 @@ describe('edges', () => {
     for (const p of ['/v1/auth/nonce', '/v1/feeds', '/v1/feeds/{feed_id}', '/v1/feeds/{feed_id}/entries', '/v1/feeds/{feed_id}/entries/{entry_id}', '/v1/wallets/{wallet_id}', '/v1/categories']) {
       expect(paths).toContain(p)
     }
+    const create = spec.body.paths['/v1/feeds/']?.post ?? spec.body.paths['/v1/feeds']?.post
+    expect(create.security).toEqual([{ walletAddress: [], walletSignature: [], walletMessage: [], walletTimestamp: [] }])
+    expect(Object.keys(spec.body.components.securitySchemes)).toEqual(expect.arrayContaining(['walletAddress', 'walletSignature', 'walletMessage', 'walletTimestamp']))
     const metrics = await fetch(`${server.url}/metrics`)
     expect(metrics.headers.get('content-type')).toStartWith('text/plain')
     const text = await metrics.text()

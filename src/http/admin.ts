@@ -40,6 +40,6 @@ export const adminRoutes = (s: Services) => {
         is_active: t.Optional(t.Boolean()),
       }),
       response: { 200: CategorySchema },
-      detail: { summary: 'Update, rename or deactivate a category (admin)', description: 'Inactive categories leave category-stats and cannot be chosen for new feeds.' },
+      detail: { summary: 'Update, rename or deactivate a category (admin)', security: [{ adminApiKey: [] }], description: 'Inactive categories leave category-stats and cannot be chosen for new feeds.' },
     })
 }

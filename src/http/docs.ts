@@ -24,7 +24,11 @@ export const docsRoutes = (version: string) =>
         },
         components: {
           securitySchemes: {
-            walletSignature: { type: 'apiKey', in: 'header', name: 'x-signature', description: 'Sign the message of POST /v1/auth/nonce; also send x-wallet-address, x-message and x-timestamp.' },
+            walletAddress: { type: 'apiKey', in: 'header', name: 'x-wallet-address', description: 'Your 0x address.' },
+            walletSignature: { type: 'apiKey', in: 'header', name: 'x-signature', description: 'personal_sign of the message from POST /v1/auth/nonce.' },
+            walletMessage: { type: 'apiKey', in: 'header', name: 'x-message', description: 'That message (or its base64).' },
+            walletTimestamp: { type: 'apiKey', in: 'header', name: 'x-timestamp', description: 'Unix seconds, now.' },
+            adminApiKey: { type: 'apiKey', in: 'header', name: 'admin-api-key', description: 'TRELLIS_ADMIN_KEY (category administration).' },
           },
         },
       },

@@ -8,6 +8,9 @@ import { DEFAULT_BODY_LIMIT, readJson } from './body.ts'
 
 const signers = new WeakMap<Request, Signer | null>()
 
+/** The four headers, all required together (see the security schemes in docs.ts). */
+export const WALLET_SECURITY = { walletAddress: [], walletSignature: [], walletMessage: [], walletTimestamp: [] }
+
 async function authenticateOnce(auth: AuthService, request: Request, required: boolean): Promise<void> {
   if (signers.has(request)) return
   const h = request.headers
@@ -26,6 +29,7 @@ export const walletAuth = (auth: AuthService) =>
   new Elysia({ name: 'wallet-auth' }).macro({
     /** Requires a valid wallet signature; the handler gets `signer`. `{bodyLimit}` caps the JSON body. */
     wallet: (options: true | { bodyLimit: number }) => ({
+      detail: { security: [WALLET_SECURITY] },
       parse: async ({ request }: { request: Request }) => {
         await authenticateOnce(auth, request, true)
         return (await readJson(request, options === true ? DEFAULT_BODY_LIMIT : options.bodyLimit)) ?? {}
@@ -35,6 +39,7 @@ export const walletAuth = (auth: AuthService) =>
     }),
     /** Checks a signature when one is sent; `signer` is null otherwise. */
     walletOptional: {
+      detail: { security: [{}, WALLET_SECURITY] },
       transform: ({ request }) => authenticateOnce(auth, request, false),
       resolve: ({ request }) => ({ signer: signers.get(request) ?? null }),
     },
