@@ -69,13 +69,16 @@ describe('edges', () => {
     const spec = await call(server.url, 'GET', '/v1/openapi.json')
     expect(spec.status).toBe(200)
     expect(spec.body.openapi).toMatch(/^3\./)
-    const paths = Object.keys(spec.body.paths).map((p) => p.replace(/\/$/, ''))
+    const paths = Object.keys(spec.body.paths)
     for (const p of ['/v1/auth/nonce', '/v1/feeds', '/v1/feeds/{feed_id}', '/v1/feeds/{feed_id}/entries', '/v1/feeds/{feed_id}/entries/{entry_id}', '/v1/wallets/{wallet_id}', '/v1/categories']) {
       expect(paths).toContain(p)
     }
-    const create = spec.body.paths['/v1/feeds/']?.post ?? spec.body.paths['/v1/feeds']?.post
+    const create = spec.body.paths['/v1/feeds'].post
     expect(create.security).toEqual([{ walletAddress: [], walletSignature: [], walletMessage: [], walletTimestamp: [] }])
     expect(Object.keys(spec.body.components.securitySchemes)).toEqual(expect.arrayContaining(['walletAddress', 'walletSignature', 'walletMessage', 'walletTimestamp']))
+    // The trailing-slash spelling reaches the same routes.
+    expect((await fetch(`${server.url}/v1/feeds/`)).status).toBe(200)
+    expect((await fetch(`${server.url}/v1/transactions/`)).status).toBe(200)
     const metrics = await fetch(`${server.url}/metrics`)
     expect(metrics.headers.get('content-type')).toStartWith('text/plain')
     const text = await metrics.text()

@@ -22,7 +22,7 @@ export const adminRoutes = (s: Services) => {
     if (!given || !timingSafeEqual(digest(given), expected)) throw new DomainError('ADMIN_KEY_REQUIRED', 'a valid admin-api-key header is required')
   }
   return new Elysia({ prefix: '/v1/categories', tags: ['Admin'] })
-    .post('/', ({ body, set }) => {
+    .post('', ({ body, set }) => {
       set.status = 201
       return categoryBody(s.categories.create(body))
     }, {

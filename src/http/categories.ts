@@ -19,7 +19,7 @@ export const categoryBody = (c: CategoryRow) => ({ ...c, is_active: c.is_active 
 
 export const categoryRoutes = (s: Services) =>
   new Elysia({ prefix: '/v1/categories', tags: ['Categories'] })
-    .get('/', ({ query }) => {
+    .get('', ({ query }) => {
       const limit = pageSize(query.page_size)
       const scope = 'categories'
       const after = s.pages.decode<{ name: string; id: string }>(scope, query.page_token)

@@ -131,7 +131,7 @@ export const entryRoutes = (s: Services) => {
 
   return new Elysia({ prefix: '/v1/feeds/:feed_id/entries', tags: ['Entries'] })
     .use(walletAuth(s.auth))
-    .post('/', async ({ params, body, signer, set }) => {
+    .post('', async ({ params, body, signer, set }) => {
       const entry = await s.entries.create(signer, uuid(params.feed_id, 'feed_id'), {
         ...body,
         title: body.title ?? undefined,
@@ -147,7 +147,7 @@ export const entryRoutes = (s: Services) => {
       response: { 201: EntrySchema },
       detail: { summary: 'Create an entry (feed owner)', description: 'Stores the content on the private IPFS store. is_free defaults to true; a paid entry needs price {amount, currency: "USDC"}.' },
     })
-    .get('/', ({ params, query }) => {
+    .get('', ({ params, query }) => {
       const feedId = uuid(params.feed_id, 'feed_id')
       const limit = pageSize(query.page_size)
       const scope = `entries:${feedId}`

@@ -71,7 +71,7 @@ const rejectBlankName = (name: string | undefined) => {
 export const feedRoutes = (s: Services) =>
   new Elysia({ prefix: '/v1/feeds', tags: ['Feeds'] })
     .use(walletAuth(s.auth))
-    .post('/', async ({ body, signer, set }) => {
+    .post('', async ({ body, signer, set }) => {
       rejectBlankName(body.name)
       set.status = 201
       return feedBody(await s.feeds.create(signer, body))
@@ -80,7 +80,7 @@ export const feedRoutes = (s: Services) =>
       response: { 201: FeedSchema },
       detail: { summary: 'Create a feed', description: 'The caller becomes the owner; the wallet record is created on first use. image_url may be an http(s) URL, a data URI, base64 or a CID already stored here.' },
     })
-    .get('/', ({ query }) => {
+    .get('', ({ query }) => {
       const limit = pageSize(query.page_size)
       const scope = 'feeds'
       const beforeId = s.pages.decode<string>(scope, query.page_token)

@@ -32,7 +32,7 @@ const full = (r: TransactionRow) => ({ ...item(r), piid: r.piid })
 
 export const transactionRoutes = (s: Services) =>
   new Elysia({ prefix: '/v1/transactions', tags: ['Transactions'] })
-    .get('/', ({ query, set }) => {
+    .get('', ({ query, set }) => {
       const limit = pageSize(query.page_size)
       const filter = s.transactions.validateFilter(query)
       const scope = 'transactions'
