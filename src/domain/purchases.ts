@@ -110,6 +110,10 @@ export function purchaseService(d: Deps) {
   async function settleOnce(decoded: Decoded, entry: EntryRow, requirements: unknown, tag: PriceTag): Promise<PayOutcome> {
     const { version, authorization: auth } = decoded
     const fail = (reason: string, settlement?: Settlement): PayOutcome => ({ ok: false, reason, version, settlement })
+    // Left pending by an interrupted attempt: the chain says whether it went through (before verify, which would
+    // refuse an authorization that was already used).
+    const interrupted = d.payments.byKey(auth.from, auth.nonce)
+    if (interrupted?.status === 'pending' && (await reconcile(interrupted)) === 'settled') return outcomeOfSettled(decoded, entry)
     const verified = await d.engine.verify(decoded.raw, requirements)
     if (!verified.isValid) return fail(verified.invalidReason ?? 'invalid_payment')
     const payer = checksumAddress(auth.from)
@@ -130,10 +134,10 @@ export function purchaseService(d: Deps) {
       })
     } else if (row.status === 'failed') {
       d.payments.retryFailed(row.id, entry.id, payloadJson, requirementsJson, now)
-    } else if (row.status === 'pending') {
-      // Left by an interrupted attempt: the chain says whether it went through.
-      const state = await reconcile(row)
-      if (state === 'settled') return outcomeOfSettled(decoded, entry)
+    } else if (row.status === 'pending' && row.entry_id !== entry.id) {
+      // Unused on chain (checked above) and now sent for another entry: the attempt is re-pointed at this one.
+      d.payments.markFailed(row.id, 'superseded', now)
+      d.payments.retryFailed(row.id, entry.id, payloadJson, requirementsJson, now)
     }
     row = d.payments.byKey(auth.from, auth.nonce)!
     if (row.status !== 'pending') return outcomeOfSettled(decoded, entry)
