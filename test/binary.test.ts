@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Subprocess } from 'bun'
 import { startTestServer, tempDir, type TestServer } from './helpers/server.ts'
+import { listeningUrl, waitForLine } from './helpers/lines.ts'
 import { b64, call, createEntry, createFeed, newWallet } from './helpers/api.ts'
 import { VERSION } from '../src/version.ts'
 
@@ -80,7 +80,7 @@ describe('dist/trellis', () => {
       const started = performance.now()
       const proc = Bun.spawn(['./trellis'], { cwd: home, env: isolatedEnv(home, { TRELLIS_PORT: '0', TRELLIS_HOST: '127.0.0.1' }), stdout: 'pipe', stderr: 'pipe' })
       try {
-        const url = await listeningUrl(proc)
+        const url = await waitForLine(proc.stdout, listeningUrl, { timeoutMs: 20_000, what: 'trellis' })
         const health = await fetch(`${url}/health`)
         expect(health.status).toBe(200)
         console.log(`binary in an empty folder: spawn → first 200 from /health in ${(performance.now() - started).toFixed(0)} ms`)
@@ -193,31 +193,3 @@ describe('dist/trellis sells a paid entry', () => {
     }
   }, 60_000)
 })
-
-/** Reads the child's stdout until its "listening" log line (then keeps draining it); the URL it serves on. */
-async function listeningUrl(proc: Subprocess<'ignore', 'pipe', 'pipe'>): Promise<string> {
-  const reader = proc.stdout.getReader()
-  const decoder = new TextDecoder()
-  let buffered = ''
-  const timeout = setTimeout(() => proc.kill('SIGKILL'), 20_000)
-  try {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) throw new Error(`trellis exited before listening (code ${await proc.exited}):\n${buffered}${await new Response(proc.stderr).text()}`)
-      buffered += decoder.decode(value, { stream: true })
-      for (const line of buffered.split('\n')) {
-        try {
-          const parsed = JSON.parse(line)
-          if (parsed.msg === 'listening') {
-            ;(async () => { while (!(await reader.read()).done); })().catch(() => {}) // never let the pipe fill up
-            return parsed.url
-          }
-        } catch {
-          // not a (complete) JSON log line yet
-        }
-      }
-    }
-  } finally {
-    clearTimeout(timeout)
-  }
-}

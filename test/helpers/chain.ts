@@ -36,6 +36,7 @@ import {
 } from 'viem'
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { createNonceManager, jsonRpc } from 'viem/nonce'
+import { forEachLine, waitForLine } from './lines.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
 
@@ -249,48 +250,18 @@ export async function startChain(options: StartChainOptions = {}) {
     const cmd = SETPRIV ? [SETPRIV, '--pdeathsig', 'KILL', '--', ...args] : args
     const child = Bun.spawn(cmd, { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
     proc = child
-    const decoder = new TextDecoder()
+    const remember = (prefix: string) => (line: string) => {
+      logs.push(`${prefix}${line}`)
+      if (logs.length > 2000) logs.splice(0, 1000)
+      if (options.verbose) console.error(`[anvil] ${line}`)
+    }
     // Drain stderr so anvil never blocks on a full pipe; keep it for error messages.
-    const stderrDone = (async () => {
-      const errDecoder = new TextDecoder()
-      const reader = child.stderr.getReader()
-      for (;;) {
-        const { done, value } = await reader.read()
-        if (done) break
-        for (const line of errDecoder.decode(value, { stream: true }).split('\n')) if (line) {
-          logs.push(`stderr: ${line}`)
-          if (options.verbose) console.error(`[anvil] ${line}`)
-        }
-      }
-    })().catch(() => {})
-    const listening = new Promise<number>((resolve, reject) => {
-      let buffered = ''
-      const timer = setTimeout(() => reject(new Error(`anvil did not start in 15 s:\n${logs.slice(-40).join('\n')}`)), 15_000)
-      ;(async () => {
-        const reader = child.stdout.getReader()
-        for (;;) {
-          const { done, value } = await reader.read().catch(() => ({ done: true as const, value: undefined }))
-          if (done) break
-          buffered += decoder.decode(value, { stream: true })
-          let newline
-          while ((newline = buffered.indexOf('\n')) >= 0) {
-            const line = buffered.slice(0, newline)
-            buffered = buffered.slice(newline + 1)
-            logs.push(line)
-            if (logs.length > 2000) logs.splice(0, 1000)
-            if (options.verbose) console.error(`[anvil] ${line}`)
-            const match = /^Listening on 127\.0\.0\.1:(\d+)/.exec(line)
-            if (match) {
-              clearTimeout(timer)
-              resolve(Number(match[1]))
-            }
-          }
-        }
-        clearTimeout(timer)
-        await stderrDone
-        reject(new Error(`anvil exited (code ${await child.exited}) before listening:\n${logs.slice(-40).join('\n')}`))
-      })()
-    })
+    forEachLine(child.stderr, remember('stderr: '))
+    const listening = waitForLine(child.stdout, (line) => /^Listening on 127\.0\.0\.1:(\d+)/.exec(line)?.[1], { timeoutMs: 15_000, onLine: remember(''), what: 'anvil' })
+      .then(Number)
+      .catch(async (error) => {
+        throw new Error(`${error.message} (exit ${child.exitCode}):\n${logs.slice(-40).join('\n')}`)
+      })
     try {
       port = await listening
     } catch (error) {

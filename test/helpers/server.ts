@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { listeningUrl, waitForLine } from './lines.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
 
@@ -31,46 +32,18 @@ async function spawnServer(dataDir: string, env: Record<string, string>, logs: s
     stdout: 'pipe',
     stderr: 'pipe',
   })
-  const reader = proc.stdout.getReader()
-  const decoder = new TextDecoder()
-  let buffered = ''
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s:\n${logs.join('\n')}`)), 20_000)
-    ;(async () => {
-      for (;;) {
-        const { done, value } = await reader.read()
-        if (done) break
-        buffered += decoder.decode(value, { stream: true })
-        let newline
-        while ((newline = buffered.indexOf('\n')) >= 0) {
-          const line = buffered.slice(0, newline)
-          buffered = buffered.slice(newline + 1)
-          logs.push(line)
-          try {
-            const parsed = JSON.parse(line)
-            if (parsed.msg === 'listening') {
-              clearTimeout(timer)
-              resolve(parsed.url)
-            }
-          } catch {
-            // not a JSON log line
-          }
-        }
-      }
-      clearTimeout(timer)
-      const stderr = await new Response(proc.stderr).text()
-      reject(new Error(`server exited before listening (code ${await proc.exited}):\n${stderr}\n${logs.join('\n')}`))
-    })()
-  })
-  // Keep draining stdout so the child never blocks on a full pipe.
-  ;(async () => {
-    for (;;) {
-      const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }))
-      if (done) break
-      for (const line of decoder.decode(value, { stream: true }).split('\n')) if (line) logs.push(line)
-      if (logs.length > 5000) logs.splice(0, logs.length - 5000)
-    }
-  })()
+  const onLine = (line: string) => {
+    logs.push(line)
+    if (logs.length > 5000) logs.splice(0, logs.length - 5000)
+  }
+  let url: string
+  try {
+    url = await waitForLine(proc.stdout, listeningUrl, { timeoutMs: 20_000, onLine, what: 'the server' })
+  } catch (error) {
+    proc.kill('SIGKILL')
+    const stderr = await new Response(proc.stderr).text()
+    throw new Error(`${(error as Error).message} (exit ${await proc.exited}):\n${stderr}\n${logs.join('\n')}`)
+  }
   return { proc, url }
 }
 
