@@ -16,6 +16,7 @@ beforeAll(async () => {
       if (path === '/cover.png') return new Response(PNG, { headers: { 'content-type': 'image/png' } })
       if (path === '/redirect') return Response.redirect('/cover.png', 302)
       if (path === '/huge') return new Response(new Uint8Array(11 * 1024 * 1024))
+      if (path === '/stall') return new Promise<Response>(() => {}) // never answers
       return new Response('no', { status: 404 })
     },
   })
@@ -111,6 +112,16 @@ describe('POST /v1/feeds', () => {
     expect(tooBig.status).toBe(400)
     expect(tooBig.body.details.field).toBe('image_url')
   })
+
+  test('an image host that never answers is given up after 10 s', async () => {
+    const started = Date.now()
+    const reply = await call(server.url, 'POST', '/v1/feeds', { wallet: newWallet(), body: { name: 'slow', image_url: `http://127.0.0.1:${imageHost.port}/stall` } })
+    const waited = Date.now() - started
+    expect(reply.status).toBe(400)
+    expect(reply.body).toMatchObject({ error: 'invalid_request', details: { field: 'image_url' } })
+    expect(waited).toBeGreaterThanOrEqual(9_500)
+    expect(waited).toBeLessThan(15_000)
+  }, 30_000)
 
   test('a wallet may own at most 10 active feeds', async () => {
     const wallet = newWallet()

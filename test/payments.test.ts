@@ -364,3 +364,33 @@ describe('contract wallets sign in (ERC-1271) when an RPC is configured', () => 
     expect(refused.body.code).toBe('INVALID_SIGNATURE')
   })
 })
+
+describe('the ledger API over real purchases', () => {
+  test('newest first, cursor to the end, total_count, combined and case-insensitive filters', async () => {
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    const bought: string[] = []
+    for (let i = 0; i < 5; i++) {
+      const entry = await paidEntry()
+      const reply = await payWith(contentUrl(entry), encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE })))
+      expect(reply.status).toBe(200)
+      bought.push(entry.id)
+    }
+    const all: any[] = []
+    let token: string | null = null
+    do {
+      const page: any = await call(server.url, 'GET', `/v1/transactions?payer=${buyer.address.toUpperCase().replace('0X', '0x')}&page_size=2${token ? `&page_token=${token}` : ''}`)
+      expect(page.status).toBe(200)
+      expect(page.body.pagination.total_count).toBe(5)
+      all.push(...page.body.transactions)
+      token = page.body.pagination.next_page_token
+    } while (token)
+    expect(all.map((t) => t.entry_id)).toEqual([...bought].reverse())
+    expect(all.map((t) => t.id)).toEqual([...all.map((t) => t.id)].sort().reverse())
+    for (const t of all) expect(Object.keys(t).sort()).toEqual(['amount', 'asset', 'created_at', 'entry_id', 'id', 'pay_to', 'payer', 'transaction_hash'])
+    const combined = await call(server.url, 'GET', `/v1/transactions?payer=${buyer.address.toLowerCase()}&pay_to=${creator.address.toLowerCase()}&entry_id=${bought[2]}`)
+    expect(combined.body.transactions.map((t: any) => t.entry_id)).toEqual([bought[2]])
+    expect(combined.body.pagination.total_count).toBe(1)
+    const nobody = await call(server.url, 'GET', `/v1/transactions?payer=${buyer.address}&pay_to=${newWallet().address}`)
+    expect(nobody.body).toEqual({ transactions: [], pagination: { page_size: 0, next_page_token: null, has_more: false, total_count: 0 } })
+  })
+})
