@@ -26,6 +26,8 @@ export interface Config {
   statsRefreshS: number
   rankingsRefreshS: number
   rateLimit: boolean
+  /** Behind one reverse proxy: take the client address from the last X-Forwarded-For hop. */
+  trustProxy: boolean
   log: LogLevel
   /** Test-only: lets image_url fetch loopback/private addresses. Never set in production. */
   allowPrivateFetch: boolean
@@ -71,7 +73,8 @@ Environment only:
   TRELLIS_RPC_URL, TRELLIS_USDC_ADDRESS, TRELLIS_USDC_NAME, TRELLIS_USDC_VERSION,
   TRELLIS_SETTLEMENT (facilitator|local), TRELLIS_FACILITATOR_URL, TRELLIS_RELAYER_KEY,
   TRELLIS_ADMIN_KEY, TRELLIS_STATS_REFRESH_S (60), TRELLIS_RANKINGS_REFRESH_S (86400),
-  TRELLIS_RATE_LIMIT (on|off), TRELLIS_LOG (debug|info|warn|error)
+  TRELLIS_RATE_LIMIT (on|off), TRELLIS_TRUST_PROXY (off|on: client address from X-Forwarded-For),
+  TRELLIS_LOG (debug|info|warn|error)
 `
 
 export class ConfigError extends Error {}
@@ -169,6 +172,7 @@ export function configFrom(env: Record<string, string | undefined>): Config {
     statsRefreshS: integer('TRELLIS_STATS_REFRESH_S', env.TRELLIS_STATS_REFRESH_S, 60, 1, 86400 * 7),
     rankingsRefreshS: integer('TRELLIS_RANKINGS_REFRESH_S', env.TRELLIS_RANKINGS_REFRESH_S, 86400, 1, 86400 * 30),
     rateLimit: oneOf('TRELLIS_RATE_LIMIT', env.TRELLIS_RATE_LIMIT, ['on', 'off'] as const, 'on') === 'on',
+    trustProxy: oneOf('TRELLIS_TRUST_PROXY', env.TRELLIS_TRUST_PROXY, ['on', 'off'] as const, 'off') === 'on',
     log: oneOf('TRELLIS_LOG', env.TRELLIS_LOG, ['debug', 'info', 'warn', 'error'] as const, 'info'),
     allowPrivateFetch: env.TRELLIS_TEST_ALLOW_PRIVATE_FETCH === '1',
     clockOffsetS: signedInteger('TRELLIS_TEST_CLOCK_OFFSET_S', env.TRELLIS_TEST_CLOCK_OFFSET_S),

@@ -22,6 +22,15 @@ export interface RunningServer {
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024 // backstop; routes enforce their own, smaller limits while reading
 
+/** The socket's peer, or behind a trusted reverse proxy the address that proxy appended to X-Forwarded-For. */
+function clientAddress(request: Request, peer: string | undefined, trustProxy: boolean): string {
+  if (trustProxy) {
+    const hops = request.headers.get('x-forwarded-for')?.split(',').map((h) => h.trim()).filter(Boolean)
+    if (hops?.length) return hops[hops.length - 1]
+  }
+  return peer ?? 'unknown'
+}
+
 export async function startServer(config: Config): Promise<RunningServer> {
   const log = logger(config.log)
   setClockOffset(config.clockOffsetS)
@@ -64,7 +73,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       const started = performance.now()
       const path = new URL(request.url).pathname
       let response: Response
-      const limit = limiter?.check(request.method, path, bunServer.requestIP(request)?.address ?? 'unknown')
+      const limit = limiter?.check(request.method, path, clientAddress(request, bunServer.requestIP(request)?.address, config.trustProxy))
       if (limit?.rejected) response = limit.rejected
       else {
         response = await handle(request)

@@ -35,3 +35,21 @@ test('everything else: 100 per 10 s; /health is exempt; the window resets', asyn
   await Bun.sleep(retryAfter * 1000 + 200)
   expect((await call(server.url, 'GET', '/v1/categories')).status).toBe(200)
 }, 20_000)
+
+test('behind a trusted proxy each client has its own window; otherwise X-Forwarded-For is ignored', async () => {
+  const proxied = await startTestServer({ TRELLIS_RATE_LIMIT: 'on', TRELLIS_TRUST_PROXY: 'on' })
+  const direct = await startTestServer({ TRELLIS_RATE_LIMIT: 'on' })
+  try {
+    const burst = (url: string, client: string) =>
+      Promise.all(Array.from({ length: 100 }, () => call(url, 'GET', '/v1/categories', { headers: { 'x-forwarded-for': `203.0.113.9, ${client}` } })))
+    expect((await burst(proxied.url, '198.51.100.1')).every((r) => r.status === 200)).toBe(true)
+    expect((await burst(proxied.url, '198.51.100.2')).every((r) => r.status === 200)).toBe(true)
+    expect((await call(proxied.url, 'GET', '/v1/categories', { headers: { 'x-forwarded-for': '198.51.100.1' } })).status).toBe(429)
+    // Without the setting, a forged header does not buy a fresh window.
+    expect((await burst(direct.url, '198.51.100.1')).every((r) => r.status === 200)).toBe(true)
+    expect((await call(direct.url, 'GET', '/v1/categories', { headers: { 'x-forwarded-for': '198.51.100.99' } })).status).toBe(429)
+  } finally {
+    await proxied.dispose()
+    await direct.dispose()
+  }
+})
