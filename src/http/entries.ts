@@ -6,14 +6,13 @@ import type { Signer } from '../domain/auth.ts'
 import { isFreeNow, MAX_CONTENT_BASE64_CHARS, SUPPORTED_MIME_TYPES } from '../domain/entries.ts'
 import { RECEIPT_TTL_S } from '../domain/access-tokens.ts'
 import { nowSeconds } from '../lib/clock.ts'
-import { v1Requirement, v2Challenge, type PriceTag } from '../chain/requirements.ts'
-import type { Settlement } from '../domain/purchases.ts'
 import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
 import { errorResponse } from './errors.ts'
 import { booleanQuery, uuid } from './params.ts'
 import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
 import { serveContent } from './content.ts'
+import { x402Edge } from './x402.ts'
 
 // The base64 text may be 50 MB; the rest of the JSON is small.
 const ENTRY_BODY_LIMIT = MAX_CONTENT_BASE64_CHARS + 256 * 1024
@@ -84,43 +83,9 @@ export function entryBody(e: EntryRow, now = nowSeconds()) {
   }
 }
 
-const encodeSettlement = (settlement: Settlement) => Buffer.from(JSON.stringify(settlement)).toString('base64')
-
 export const entryRoutes = (s: Services) => {
   const ids = (params: { feed_id: string; entry_id: string }) => [uuid(params.feed_id, 'feed_id'), uuid(params.entry_id, 'entry_id')] as const
-
-  /** What a paid entry costs at this URL; the requirements are always rebuilt from this, never from a payload. */
-  function priceTag(feed: FeedRow, entry: EntryRow, request: Request): PriceTag {
-    const path = new URL(request.url).pathname
-    return {
-      amount: entry.price,
-      payTo: feed.owner_wallet_address, // stored in checksum form
-      resource: `${s.publicUrl()}${path}`,
-      description: entry.title ?? `Entry ${entry.id}`,
-      mimeType: path.endsWith('/content') ? entry.mime_type : 'application/json',
-    }
-  }
-
-  /** 402 with the x402 v1 body and the same requirement as a v2 PAYMENT-REQUIRED header. */
-  function paymentRequired(tag: PriceTag, error = 'X-PAYMENT header is required', failed?: Settlement, version: 1 | 2 = 1): Response {
-    const body = { x402Version: 1, error, accepts: [v1Requirement(s.config.network, tag)] }
-    const headers: Record<string, string> = {
-      'content-type': 'application/json; charset=utf-8',
-      'payment-required': Buffer.from(JSON.stringify(v2Challenge(s.config.network, tag, error))).toString('base64'),
-    }
-    if (failed) headers[version === 2 ? 'payment-response' : 'x-payment-response'] = encodeSettlement(failed)
-    return new Response(JSON.stringify(body), { status: 402, headers })
-  }
-
-  /** Pays with the request's X-PAYMENT (v1) or PAYMENT-SIGNATURE (v2) header: the result header on success, else a 402. */
-  async function payOrChallenge(feed: FeedRow, entry: EntryRow, request: Request): Promise<{ header: [string, string] } | Response> {
-    const tag = priceTag(feed, entry, request)
-    const payment = request.headers.get('x-payment') ?? request.headers.get('payment-signature')
-    if (!payment) return paymentRequired(tag)
-    const outcome = await s.purchases.pay(payment, feed, entry, tag)
-    if (!outcome.ok) return paymentRequired(tag, outcome.reason, outcome.settlement, outcome.version)
-    return { header: [outcome.version === 2 ? 'payment-response' : 'x-payment-response', encodeSettlement(outcome.settlement)] }
-  }
+  const { payOrChallenge } = x402Edge(s)
 
   /** Inactive entries are withdrawn: only the owner still reads them. */
   function readable(feed: FeedRow, entry: EntryRow, signer: Signer | null): boolean {

@@ -1,0 +1,46 @@
+// The x402 edge of a paid entry: the 402 challenge (v1 body and v2 header), paying with X-PAYMENT (v1) or
+// PAYMENT-SIGNATURE (v2), and the result header.
+import type { EntryRow } from '../store/entries.ts'
+import type { FeedRow } from '../store/feeds.ts'
+import { v1Requirement, v2Challenge, type PriceTag } from '../chain/requirements.ts'
+import type { Settlement } from '../domain/purchases.ts'
+import type { Services } from './services.ts'
+
+const encodeSettlement = (settlement: Settlement) => Buffer.from(JSON.stringify(settlement)).toString('base64')
+
+export function x402Edge(s: Services) {
+  /** What a paid entry costs at this URL; the requirements are always rebuilt from this, never from a payload. */
+  function priceTag(feed: FeedRow, entry: EntryRow, request: Request): PriceTag {
+    const path = new URL(request.url).pathname
+    return {
+      amount: entry.price,
+      payTo: feed.owner_wallet_address, // stored in checksum form
+      resource: `${s.publicUrl()}${path}`,
+      description: entry.title ?? `Entry ${entry.id}`,
+      mimeType: path.endsWith('/content') ? entry.mime_type : 'application/json',
+    }
+  }
+
+  /** 402 with the x402 v1 body and the same requirement as a v2 PAYMENT-REQUIRED header. */
+  function paymentRequired(tag: PriceTag, error = 'X-PAYMENT header is required', failed?: Settlement, version: 1 | 2 = 1): Response {
+    const body = { x402Version: 1, error, accepts: [v1Requirement(s.config.network, tag)] }
+    const headers: Record<string, string> = {
+      'content-type': 'application/json; charset=utf-8',
+      'payment-required': Buffer.from(JSON.stringify(v2Challenge(s.config.network, tag, error))).toString('base64'),
+    }
+    if (failed) headers[version === 2 ? 'payment-response' : 'x-payment-response'] = encodeSettlement(failed)
+    return new Response(JSON.stringify(body), { status: 402, headers })
+  }
+
+  /** Pays with the request's X-PAYMENT (v1) or PAYMENT-SIGNATURE (v2) header: the result header on success, else a 402. */
+  async function payOrChallenge(feed: FeedRow, entry: EntryRow, request: Request): Promise<{ header: [string, string] } | Response> {
+    const tag = priceTag(feed, entry, request)
+    const payment = request.headers.get('x-payment') ?? request.headers.get('payment-signature')
+    if (!payment) return paymentRequired(tag)
+    const outcome = await s.purchases.pay(payment, feed, entry, tag)
+    if (!outcome.ok) return paymentRequired(tag, outcome.reason, outcome.settlement, outcome.version)
+    return { header: [outcome.version === 2 ? 'payment-response' : 'x-payment-response', encodeSettlement(outcome.settlement)] }
+  }
+
+  return { payOrChallenge }
+}
