@@ -22,7 +22,7 @@ export function startJobs(d: { db: Db; log: Logger; purchases: PurchaseService; 
   const state: Record<string, JobState> = {}
   const timers: ReturnType<typeof setInterval>[] = []
 
-  function every(name: string, seconds: number, job: () => unknown | Promise<unknown>) {
+  function every(name: string, seconds: number, job: () => unknown | Promise<unknown>, runAtStart = true) {
     state[name] = { lastRun: null, lastError: null, running: false }
     const run = async () => {
       const s = state[name]
@@ -39,7 +39,8 @@ export function startJobs(d: { db: Db; log: Logger; purchases: PurchaseService; 
         s.running = false
       }
     }
-    void run()
+    if (runAtStart) void run()
+    else state[name].lastRun = nowSeconds()
     const timer = setInterval(run, seconds * 1000)
     timer.unref()
     timers.push(timer)
@@ -52,11 +53,12 @@ export function startJobs(d: { db: Db; log: Logger; purchases: PurchaseService; 
     if (counts.settled || counts.failed) d.log.info('payments reconciled', counts)
   })
 
+  // The market service built its first snapshot and ranks when it was created (at start): no second build here.
   every('stats', d.statsRefreshS, () => {
     const ms = d.market.refreshStats()
     d.log.debug('stats and leaderboards rebuilt', { ms: Math.round(ms * 10) / 10 })
-  })
-  every('rankings', d.rankingsRefreshS, () => d.market.refreshRanks())
+  }, false)
+  every('rankings', d.rankingsRefreshS, () => d.market.refreshRanks(), false)
 
   return {
     status: () => Object.fromEntries(Object.entries(state).map(([k, v]) => [k, { last_run: v.lastRun, last_error: v.lastError }])),
