@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { join } from 'node:path'
 import { startTestServer, type TestServer } from './helpers/server.ts'
-import { authHeaders, b64, call, createEntry, createFeed, newWallet, type Wallet } from './helpers/api.ts'
+import { authHeaders, b64, call, createEntry, createFeed, expectError, newWallet, type Wallet } from './helpers/api.ts'
 
 let server: TestServer
 let owner: Wallet
@@ -176,6 +178,137 @@ describe('validation of create entry', () => {
     expect(ranged.status).toBe(206)
     expect((await bytesOf(ranged)).byteLength).toBe(10)
   }, 120_000)
+})
+
+describe('mime_type is a whole media type, stored exactly as sent', () => {
+  const post = (feedId: string, mime_type: unknown) =>
+    call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet: owner, body: { content_base64: b64('hello'), mime_type } })
+
+  test('CR/LF, NUL, non-ASCII, over 100 chars, bad parameters, unsupported types → 400 UNSUPPORTED_MIME_TYPE, nothing stored', async () => {
+    const target = await createFeed(server.url, owner, { name: 'mime refusals' })
+    const refused = [
+      'text/plain\r\nX-Injected: 1',
+      'text/plain; charset=utf-8\n',
+      'text/plain\r',
+      'text/plain\u0000',
+      'text/plain; p="a\u0000b"',
+      'text/plaín',
+      'text/plain; charset="utf-8✓"',
+      `text/plain; p=${'x'.repeat(101 - 'text/plain; p='.length)}`,
+      'text/plain;',
+      'text/plain; charset',
+      'text/plain; charset = utf-8',
+      'text/plain; charset=utf 8',
+      'text/plain; p="unterminated',
+      'text/plain, text/html',
+      ' text/plain',
+      'text/plain ',
+      'text/plain\t',
+      'text',
+      '',
+      'application/octet-stream',
+      'text/csv; charset=utf-8',
+      'image/svg',
+    ]
+    for (const mime of refused) {
+      const reply = await post(target.id, mime)
+      try {
+        expectError(reply, 400, 'UNSUPPORTED_MIME_TYPE')
+      } catch (error) {
+        throw new Error(`${JSON.stringify(mime)}: ${(error as Error).message}`)
+      }
+      expect(typeof reply.body.details).toBe('string')
+      expect(reply.body.details).not.toMatch(/[\r\n]/)
+    }
+    expect((await post(target.id, 'application/octet-stream')).body.details).toBe('application/octet-stream is not a supported type')
+    expect((await post(target.id, 'text/plain\r\nX-Injected: 1')).body.details).toBe('mime_type must be a media type of at most 100 printable ASCII characters')
+    // Not a string at all: still the mime_type code.
+    for (const mime of [42, null, ['text/plain'], { type: 'text/plain' }]) expectError(await post(target.id, mime), 400, 'UNSUPPORTED_MIME_TYPE')
+    const after = await call(server.url, 'GET', `/v1/feeds/${target.id}`)
+    expect(after.body.total_entries).toBe(0)
+    expect((await call(server.url, 'GET', `/v1/feeds/${target.id}/entries`)).body.data).toEqual([])
+  })
+
+  test('parameters and any letter case are accepted, echoed exactly and served as Content-Type', async () => {
+    const target = await createFeed(server.url, owner, { name: 'mime spellings' })
+    const accepted = [
+      'text/plain; charset=utf-8',
+      'Text/Plain',
+      'TEXT/HTML; charset="utf-8"',
+      'text/markdown;charset=utf-8;variant=GFM',
+      'text/plain; p="a \\"quoted\\" value; with=separators"',
+      `text/plain; p=${'x'.repeat(100 - 'text/plain; p='.length)}`,
+    ]
+    for (const mime_type of accepted) {
+      const reply = await post(target.id, mime_type)
+      if (reply.status !== 201) throw new Error(`${JSON.stringify(mime_type)} → ${reply.status} ${reply.text}`)
+      expect(reply.body.mime_type).toBe(mime_type)
+      const got = await call(server.url, 'GET', `/v1/feeds/${target.id}/entries/${reply.body.id}`)
+      expect(got.body.mime_type).toBe(mime_type)
+      for (const url of [`${server.url}/v1/feeds/${target.id}/entries/${reply.body.id}/content`, got.body.content_url]) {
+        const content = await fetch(url)
+        expect(content.status).toBe(200)
+        expect(content.headers.get('content-type')).toBe(mime_type)
+        expect(content.headers.get('content-security-policy')).toBe(/^text\/html/i.test(mime_type) ? 'sandbox' : null)
+        expect(await content.text()).toBe('hello')
+      }
+    }
+    expect((await call(server.url, 'GET', `/v1/feeds/${target.id}`)).body.total_entries).toBe(accepted.length)
+    // A paid entry with parameters: the 402 challenge names the type as stored.
+    const paid = await createEntry(server.url, owner, target.id, { mime_type: 'text/plain; charset=utf-8', is_free: false, price: { amount: '10' } })
+    const challenge = await call(server.url, 'GET', `/v1/feeds/${target.id}/entries/${paid.id}/content`)
+    expect(challenge.status).toBe(402)
+    expect(challenge.body.accepts[0].mimeType).toBe('text/plain; charset=utf-8')
+  })
+})
+
+describe('rows stored before mime_type was checked', () => {
+  let legacy: TestServer
+
+  beforeAll(async () => {
+    legacy = await startTestServer()
+  })
+  afterAll(() => legacy.dispose())
+
+  test('a stored value that is not a media type never makes a read fail: its base type, else application/octet-stream', async () => {
+    const target = await createFeed(legacy.url, owner, { name: 'legacy' })
+    const rows: [string, string, string][] = [] // [entry id, stored value, expected Content-Type]
+    const stored: [string, string][] = [
+      ['text/plain\r\nX-Injected: 1', 'application/octet-stream'],
+      ['text/plain; charset=utf-8\n', 'text/plain'],
+      ['text/html\u0000', 'application/octet-stream'],
+      ['text/plaín', 'application/octet-stream'],
+    ]
+    for (const [value, expected] of stored) rows.push([(await createEntry(legacy.url, owner, target.id)).id, value, expected])
+    const paid = await createEntry(legacy.url, owner, target.id, { is_free: false, price: { amount: '10' } })
+    // Write the values an older version accepted straight into the database, with the server stopped.
+    await legacy.stop()
+    const db = new Database(join(legacy.dataDir, 'trellis.db'))
+    for (const [id, value] of rows) db.query('UPDATE entries SET mime_type = ? WHERE id = ?').run(value, id)
+    db.query('UPDATE entries SET mime_type = ? WHERE id = ?').run('text/plain\r\nX-Injected: 1', paid.id)
+    db.close()
+    await legacy.restart()
+
+    for (const [id, value, expected] of rows) {
+      const got = await call(legacy.url, 'GET', `/v1/feeds/${target.id}/entries/${id}`)
+      expect(got.status).toBe(200)
+      expect(got.body.mime_type).toBe(value) // the record still says what was stored
+      for (const url of [`${legacy.url}/v1/feeds/${target.id}/entries/${id}/content`, got.body.content_url]) {
+        const content = await fetch(url)
+        expect(content.status).toBe(200)
+        expect(content.headers.get('content-type')).toBe(expected)
+        expect(content.headers.get('x-injected')).toBeNull()
+        expect(content.headers.get('content-security-policy')).toBe('sandbox')
+        expect(content.headers.get('x-content-type-options')).toBe('nosniff')
+        expect(await content.text()).toBe('hello')
+      }
+    }
+    // The owner reads the paid one; everyone else gets a 402, not a 500.
+    const asOwner = await fetch(`${legacy.url}/v1/feeds/${target.id}/entries/${paid.id}/content`, { headers: await authHeaders(legacy.url, owner) })
+    expect(asOwner.status).toBe(200)
+    expect(asOwner.headers.get('content-type')).toBe('application/octet-stream')
+    expect((await call(legacy.url, 'GET', `/v1/feeds/${target.id}/entries/${paid.id}/content`)).status).toBe(402)
+  })
 })
 
 describe('paid entries (before payments): owner only, others get the x402 challenge', () => {

@@ -8,6 +8,7 @@ import { nowSeconds } from '../lib/clock.ts'
 import { MAX_AMOUNT } from '../lib/money.ts'
 import { fail } from './errors.ts'
 import { decodeStrictBase64 } from './base64.ts'
+import { checkMediaType } from './media-type.ts'
 import type { Signer } from './auth.ts'
 import type { FeedService } from './feeds.ts'
 
@@ -45,9 +46,6 @@ interface Deps {
   owns: (address: string, entryId: string) => boolean
 }
 
-/** Strips parameters ("text/plain; charset=utf-8") and case for the supported-type check. */
-const baseMimeType = (mime: string): string => mime.split(';')[0].trim().toLowerCase()
-
 function parsePrice(input: NewEntryInput['price'], network: string): bigint {
   if (!input || typeof input !== 'object') return fail('INVALID_PRICE', 'a paid entry needs price {amount, currency: "USDC"}')
   const raw = typeof input.amount === 'number' && Number.isSafeInteger(input.amount) ? String(input.amount) : input.amount
@@ -77,9 +75,10 @@ export function entryService(d: Deps) {
     async create(signer: Signer, feedId: string, input: NewEntryInput): Promise<EntryRow> {
       const feed = d.feeds.owned(signer, feedId)
       if (!feed.is_active) fail('FEED_INACTIVE', 'entries can only be added to an active feed')
-      if (!(SUPPORTED_MIME_TYPES as readonly string[]).includes(baseMimeType(input.mime_type))) {
-        fail('UNSUPPORTED_MIME_TYPE', `mime_type must be one of: ${SUPPORTED_MIME_TYPES.join(', ')}`)
-      }
+      // The whole value must be a media type (it is stored and later sent in headers exactly as given);
+      // its base type, compared without case and parameters, must be a supported one.
+      const mime = checkMediaType(input.mime_type, SUPPORTED_MIME_TYPES)
+      if (!mime.ok) fail('UNSUPPORTED_MIME_TYPE', `mime_type must be one of: ${SUPPORTED_MIME_TYPES.join(', ')}`, mime.reason)
       if (input.content_base64.length > MAX_CONTENT_BASE64_CHARS) fail('PAYLOAD_TOO_LARGE', 'content_base64 is larger than 50 MB')
       const isFree = input.is_free ?? true
       const price = isFree ? 0n : parsePrice(input.price, d.network)

@@ -2,6 +2,7 @@
 // uploaded pages from running script on our origin.
 import type { ContentStore } from '../content/helia.ts'
 import type { EntryRow } from '../store/entries.ts'
+import { mediaTypeBase, safeMediaType } from '../domain/media-type.ts'
 import { errorResponse } from './errors.ts'
 
 // Bun drops a handler's Content-Length on streamed bodies (oven-sh/bun#10507), so bodies are assembled in memory
@@ -43,15 +44,19 @@ export async function serveContent(content: ContentStore, entry: Pick<EntryRow, 
   const size = await content.size(entry.cid)
   if (size === null) return errorResponse('CONTENT_NOT_FOUND', 'content is not in the store')
   const etag = `"${entry.cid}"`
+  // Rows stored before mime_type was checked against the media-type grammar may hold anything (CR/LF, non-ASCII):
+  // such a value must never reach a header, so it degrades to its base type or application/octet-stream.
+  const contentType = safeMediaType(entry.mime_type)
   const headers: Record<string, string> = {
-    'content-type': entry.mime_type,
+    'content-type': contentType,
     etag,
     'accept-ranges': 'bytes',
     'cache-control': cacheControl,
     'x-content-type-options': 'nosniff',
     'content-disposition': 'inline',
   }
-  if (SANDBOXED.has(entry.mime_type.split(';')[0].trim().toLowerCase())) headers['content-security-policy'] = 'sandbox'
+  // A stored value that had to be replaced is sandboxed too: whatever it claimed to be, it is not trusted.
+  if (SANDBOXED.has(mediaTypeBase(contentType) ?? '') || contentType !== entry.mime_type) headers['content-security-policy'] = 'sandbox'
   const ifNoneMatch = request.headers.get('if-none-match')
   if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
     return new Response(null, { status: 304, headers })
