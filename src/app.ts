@@ -12,6 +12,7 @@ import { entryStore } from './store/entries.ts'
 import { transactionStore } from './store/transactions.ts'
 import { paymentStore, purchaseStore } from './store/payments.ts'
 import { accessLinkStore } from './store/access-links.ts'
+import { ledgerAuditStore } from './store/ledger-audit.ts'
 import { marketStore } from './store/market.ts'
 import { authService } from './domain/auth.ts'
 import { feedService } from './domain/feeds.ts'
@@ -22,6 +23,7 @@ import { transactionService } from './domain/transactions.ts'
 import { purchaseService } from './domain/purchases.ts'
 import { accessLinkService } from './domain/access-links.ts'
 import { marketService } from './domain/market-service.ts'
+import { ledgerAudit, type LedgerAudit } from './domain/ledger-audit.ts'
 import { paymentEngine } from './chain/x402.ts'
 import { accessTokens } from './domain/access-tokens.ts'
 import { signatureVerifier } from './chain/signatures.ts'
@@ -52,7 +54,7 @@ export interface AppParts {
   logWarn: (msg: string, fields?: Record<string, unknown>) => void
 }
 
-export function buildServices(p: AppParts): Services {
+export function buildServices(p: AppParts): Services & { ledgerAudit: LedgerAudit } {
   const stores = {
     wallets: walletStore(p.db),
     nonces: nonceStore(p.db),
@@ -70,9 +72,10 @@ export function buildServices(p: AppParts): Services {
     host: () => new URL(p.publicUrl()).host,
   })
   const feeds = feedService({ db: p.db, ...stores, content: p.content, defaultNetwork: p.config.network.name, allowPrivateFetch: p.config.allowPrivateFetch })
+  const engine = paymentEngine(p.config)
   const purchases = purchaseService({
     db: p.db, payments: stores.payments, purchases: stores.purchases, transactions: stores.transactions, wallets: stores.wallets,
-    engine: paymentEngine(p.config), network: p.config.network, log: p.logWarn,
+    engine, network: p.config.network, log: p.logWarn,
     afterSettle: p.config.crashAfterSettle ? () => process.kill(process.pid, 'SIGKILL') : undefined,
   })
   const entries = entryService({ db: p.db, entries: stores.entries, feeds, content: p.content, network: p.config.network.name, owns: purchases.owns })
@@ -96,6 +99,7 @@ export function buildServices(p: AppParts): Services {
     content: p.content,
     pages: pageTokens(p.secret),
     health: p.health,
+    ledgerAudit: ledgerAudit({ store: ledgerAuditStore(p.db), chain: engine.chain, token: p.config.network.usdcAddress }),
   }
 }
 

@@ -25,6 +25,14 @@ export interface Config {
   adminKey: string | null
   statsRefreshS: number
   rankingsRefreshS: number
+  /** Seconds between passes that let the chain decide pending payments. */
+  reconcileS: number
+  /** Seconds between checks of the ledger against the chain. */
+  ledgerCheckS: number
+  /** How long a settlement waits for its receipt before answering 503 (the payment stays pending). */
+  confirmTimeoutS: number
+  /** Widest eth_getLogs block range to ask for (halved when the RPC refuses a range). */
+  logWindowBlocks: number
   rateLimit: boolean
   /** Behind one reverse proxy: take the client address from the last X-Forwarded-For hop. */
   trustProxy: boolean
@@ -59,6 +67,9 @@ export const NETWORKS: Record<NetworkName, Omit<NetworkInfo, 'rpcConfigured'>> =
 export const HELP = `trellis — self-hosted content-feed marketplace server
 
 Usage: trellis [serve] [options]
+       trellis verify-ledger [options]   check every ledger row against its on-chain transfer, every failed
+                                         payment against the chain, and the totals against the ledger
+                                         (exit 0: the ledger equals the chain; 1: problems, listed as JSON)
 
 Options (flag = environment variable; flags win):
   --host <addr>        TRELLIS_HOST          bind address (default 127.0.0.1)
@@ -73,6 +84,8 @@ Environment only:
   TRELLIS_RPC_URL, TRELLIS_USDC_ADDRESS, TRELLIS_USDC_NAME, TRELLIS_USDC_VERSION,
   TRELLIS_SETTLEMENT (facilitator|local), TRELLIS_FACILITATOR_URL, TRELLIS_RELAYER_KEY,
   TRELLIS_ADMIN_KEY, TRELLIS_STATS_REFRESH_S (60), TRELLIS_RANKINGS_REFRESH_S (86400),
+  TRELLIS_RECONCILE_S (30), TRELLIS_LEDGER_CHECK_S (300), TRELLIS_CONFIRM_TIMEOUT_S (30),
+  TRELLIS_LOG_WINDOW_BLOCKS (2000),
   TRELLIS_RATE_LIMIT (on|off), TRELLIS_TRUST_PROXY (off|on: client address from X-Forwarded-For),
   TRELLIS_LOG (debug|info|warn|error)
 `
@@ -87,12 +100,13 @@ const FLAGS: Record<string, string> = {
   '--network': 'TRELLIS_NETWORK',
 }
 
-export type Command = { kind: 'serve'; config: Config } | { kind: 'help' } | { kind: 'version' }
+export type Command = { kind: 'serve' | 'verify-ledger'; config: Config } | { kind: 'help' } | { kind: 'version' }
 
 export function parseCommand(argv: string[], env: Record<string, string | undefined>): Command {
   const values: Record<string, string | undefined> = { ...env }
   const args = [...argv]
-  if (args[0] === 'serve') args.shift()
+  const kind = args[0] === 'verify-ledger' ? 'verify-ledger' : 'serve'
+  if (args[0] === 'serve' || args[0] === 'verify-ledger') args.shift()
   while (args.length > 0) {
     const arg = args.shift()!
     if (arg === '-h' || arg === '--help' || arg === 'help') return { kind: 'help' }
@@ -104,7 +118,7 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
     if (value === undefined) throw new ConfigError(`${flag} needs a value`)
     values[name] = value
   }
-  return { kind: 'serve', config: configFrom(values) }
+  return { kind, config: configFrom(values) }
 }
 
 function integer(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
@@ -171,6 +185,10 @@ export function configFrom(env: Record<string, string | undefined>): Config {
     adminKey: env.TRELLIS_ADMIN_KEY || null,
     statsRefreshS: integer('TRELLIS_STATS_REFRESH_S', env.TRELLIS_STATS_REFRESH_S, 60, 1, 86400 * 7),
     rankingsRefreshS: integer('TRELLIS_RANKINGS_REFRESH_S', env.TRELLIS_RANKINGS_REFRESH_S, 86400, 1, 86400 * 30),
+    reconcileS: integer('TRELLIS_RECONCILE_S', env.TRELLIS_RECONCILE_S, 30, 1, 3600),
+    ledgerCheckS: integer('TRELLIS_LEDGER_CHECK_S', env.TRELLIS_LEDGER_CHECK_S, 300, 1, 86400),
+    confirmTimeoutS: integer('TRELLIS_CONFIRM_TIMEOUT_S', env.TRELLIS_CONFIRM_TIMEOUT_S, 30, 1, 600),
+    logWindowBlocks: integer('TRELLIS_LOG_WINDOW_BLOCKS', env.TRELLIS_LOG_WINDOW_BLOCKS, 2000, 1, 1_000_000),
     rateLimit: oneOf('TRELLIS_RATE_LIMIT', env.TRELLIS_RATE_LIMIT, ['on', 'off'] as const, 'on') === 'on',
     trustProxy: oneOf('TRELLIS_TRUST_PROXY', env.TRELLIS_TRUST_PROXY, ['on', 'off'] as const, 'off') === 'on',
     log: oneOf('TRELLIS_LOG', env.TRELLIS_LOG, ['debug', 'info', 'warn', 'error'] as const, 'info'),

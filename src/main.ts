@@ -1,6 +1,7 @@
 // Entry point: flags + env → Config → server; SIGTERM/SIGINT shut down cleanly.
 import { ConfigError, HELP, parseCommand } from './config.ts'
 import { startServer } from './server.ts'
+import { verifyLedger } from './verify-ledger.ts'
 import { VERSION } from './version.ts'
 
 async function main(): Promise<void> {
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
   }
   if (command.kind === 'help') return void process.stdout.write(HELP)
   if (command.kind === 'version') return void process.stdout.write(`trellis ${VERSION}\n`)
+  if (command.kind === 'verify-ledger') process.exit(await verifyLedger(command.config))
 
   let server
   try {

@@ -13,6 +13,7 @@ import { logger } from './log.ts'
 import { startJobs, type Jobs } from './jobs/index.ts'
 import { nowSeconds, setClockOffset } from './lib/clock.ts'
 import { VERSION } from './version.ts'
+import { redactUrl } from './chain/rpc.ts'
 
 export interface RunningServer {
   url: string
@@ -57,9 +58,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
     logError: (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }),
     logWarn: (msg, fields) => log.warn(msg, fields),
   })
-  jobs = startJobs({ db, log, purchases: services.purchases, market: services.market, statsRefreshS: config.statsRefreshS, rankingsRefreshS: config.rankingsRefreshS })
+  jobs = startJobs({
+    db, log, purchases: services.purchases, market: services.market, ledgerAudit: services.ledgerAudit,
+    statsRefreshS: config.statsRefreshS, rankingsRefreshS: config.rankingsRefreshS, reconcileS: config.reconcileS, ledgerCheckS: config.ledgerCheckS,
+  })
   const requests = requestMetrics()
-  const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }), [metricsRoutes(db, requests, startedAt) as never])
+  const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }), [metricsRoutes(db, requests, startedAt, () => jobs?.metrics() ?? []) as never])
   // Compile Elysia's routes once, up front, so the first request does not pay for it.
   const handle = app.compile().fetch
   const limiter = config.rateLimit ? rateLimiter() : null
@@ -88,7 +92,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host
   if (!config.publicUrl) publicUrl = `http://${host}:${server.port}`
   const url = `http://${host}:${server.port}`
-  log.announce('listening', { url, public_url: publicUrl, data_dir: config.dataDir, network: config.network.name })
+  log.announce('listening', {
+    url, public_url: publicUrl, data_dir: config.dataDir, network: config.network.name, chain_id: config.network.chainId,
+    settlement: config.settlement, token: config.network.usdcAddress, rpc: redactUrl(config.network.rpcUrl),
+    ...(config.settlement === 'facilitator' ? { facilitator: redactUrl(config.facilitatorUrl) } : {}),
+  })
 
   let stopping: Promise<void> | null = null
   return {

@@ -1,30 +1,40 @@
 // Verifying and settling x402 'exact' payments (v1 and v2) with @x402/core's facilitator and @x402/evm's exact EVM
-// scheme: in process with our relayer wallet (`local`), or over HTTP at a facilitator (`facilitator`). Also the
-// on-chain reads that reconcile a payment interrupted between settlement and recording.
-import { createPublicClient, createWalletClient, http, parseAbi, parseAbiItem, publicActions, type Hex } from 'viem'
+// scheme: in process with our relayer wallet (`local`), or over HTTP at a facilitator (`facilitator`).
+// Every answer says whether the payer was refused or the backend (RPC node, facilitator) failed; a settlement is
+// only a claim here: the caller proves it on chain (chain/reader.ts) before it counts.
+import { createClient, keccak256, publicActions, walletActions, type Hex } from 'viem'
+import { sendRawTransaction } from 'viem/actions'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createNonceManager, jsonRpc } from 'viem/nonce'
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { x402Facilitator } from '@x402/core/facilitator'
 import { HTTPFacilitatorClient } from '@x402/core/server'
+import { SettleError, VerifyError } from '@x402/core/types'
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
 import type { Config } from '../config.ts'
+import { describeFailure, isBackendFailure, watchedHttp, watchRpc } from './rpc.ts'
+import { chainReader, type ChainReader } from './reader.ts'
 
-export interface VerifyResult { isValid: boolean; invalidReason?: string; payer?: string }
-export interface SettleResult { success: boolean; errorReason?: string; transaction: string; network: string; payer?: string }
+export type VerifyOutcome =
+  | { kind: 'valid' }
+  | { kind: 'invalid'; reason: string }
+  | { kind: 'backend'; cause: string }
+
+export type SettleOutcome =
+  /** The settler says it is done; `hash` is its claim, to be proven on chain. */
+  | { kind: 'claimed'; hash: Hex }
+  /** Refused. `sent` is false only when no transaction can exist for this attempt (nothing was ever signed). */
+  | { kind: 'refused'; reason: string; sent: boolean }
+  /** The backend failed part-way: a transaction may exist. */
+  | { kind: 'backend'; cause: string; sent: boolean }
 
 export interface PaymentEngine {
-  verify(payload: unknown, requirements: unknown): Promise<VerifyResult>
-  settle(payload: unknown, requirements: unknown): Promise<SettleResult>
-  /** EIP-3009 authorizationState: true once the authorization was used on chain. */
-  authorizationUsed(from: Hex, nonce: Hex): Promise<boolean>
-  /** The hash of the transaction that used the authorization, from its AuthorizationUsed event. */
-  findSettlement(from: Hex, nonce: Hex): Promise<Hex | null>
+  verify(payload: unknown, requirements: unknown): Promise<VerifyOutcome>
+  /** `onSigned` gets the hash of our settling transaction before it is sent (local mode), so a crash cannot lose it. */
+  settle(payload: unknown, requirements: unknown, onSigned: (hash: Hex) => void): Promise<SettleOutcome>
+  chain: ChainReader
 }
-
-const USDC_ABI = parseAbi(['function authorizationState(address authorizer, bytes32 nonce) view returns (bool)'])
-const AUTHORIZATION_USED = parseAbiItem('event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)')
-const LOG_LOOKBACK_BLOCKS = 50_000n
 
 /** Facilitator errors can be multi-line viem dumps: keep one short line. */
 export function shortReason(reason: string | undefined, fallback: string): string {
@@ -35,50 +45,98 @@ export function shortReason(reason: string | undefined, fallback: string): strin
   return line.length > 120 ? `${line.slice(0, 117)}...` : line
 }
 
-export function paymentEngine(config: Config): PaymentEngine {
-  const transport = http(config.network.rpcUrl, { timeout: 30_000, retryCount: 1 })
-  const publicClient = createPublicClient({ transport, pollingInterval: 250 })
-  let facilitator: { verify(p: unknown, r: unknown): Promise<unknown>; settle(p: unknown, r: unknown): Promise<unknown> }
+type Facilitator = { verify(p: unknown, r: unknown): Promise<unknown>; settle(p: unknown, r: unknown): Promise<unknown> }
+type Verified = { isValid: boolean; invalidReason?: string }
+type Settled = { success: boolean; errorReason?: string; transaction?: string }
 
-  if (config.settlement === 'local') {
-    if (!config.relayerKey) throw new Error('TRELLIS_SETTLEMENT=local needs TRELLIS_RELAYER_KEY (the wallet that pays gas)')
-    // Parallel settlements need distinct transaction nonces: a nonce manager per relayer account.
-    const account = privateKeyToAccount(config.relayerKey as Hex, { nonceManager: createNonceManager({ source: jsonRpc() }) })
-    const wallet = createWalletClient({ account, transport, pollingInterval: 250 }).extend(publicActions)
-    const signer = toFacilitatorEvmSigner({ ...wallet, address: account.address } as never)
-    facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: `eip155:${config.network.chainId}` }) as never
-  } else {
-    facilitator = new HTTPFacilitatorClient({ url: config.facilitatorUrl, timeoutMs: 60_000 }) as never
-  }
+const TX_HASH = /^0x[0-9a-fA-F]{64}$/
+
+export function paymentEngine(config: Config): PaymentEngine {
+  const transport = watchedHttp(config.network.rpcUrl, 20_000)
+  const chain = chainReader(transport, config.network.usdcAddress, { logWindow: BigInt(config.logWindowBlocks) })
+  return config.settlement === 'local' ? localEngine(config, transport, chain) : remoteEngine(config, chain)
+}
+
+/** Verifies and settles in process; our relayer wallet submits transferWithAuthorization and pays gas. */
+function localEngine(config: Config, transport: ReturnType<typeof watchedHttp>, chain: ChainReader): PaymentEngine {
+  if (!config.relayerKey) throw new Error('TRELLIS_SETTLEMENT=local needs TRELLIS_RELAYER_KEY (the wallet that pays gas)')
+  // Parallel settlements need distinct transaction nonces: a nonce manager per relayer account.
+  const account = privateKeyToAccount(config.relayerKey as Hex, { nonceManager: createNonceManager({ source: jsonRpc() }) })
+  const signing = new AsyncLocalStorage<{ onSigned: (hash: Hex) => void; sent: boolean }>()
+  // viem sends through the client's own `sendRawTransaction` when it has one: the signed bytes' hash is known,
+  // and persisted by the caller, before anything leaves the process.
+  const base = createClient({ account, transport, pollingInterval: 250, cacheTime: 0 })
+  const wallet = base
+    .extend(() => ({
+      sendRawTransaction(args: Parameters<typeof sendRawTransaction>[1]) {
+        const attempt = signing.getStore()
+        if (attempt) {
+          attempt.onSigned(keccak256(args.serializedTransaction))
+          attempt.sent = true
+        }
+        return sendRawTransaction(base, args)
+      },
+    }))
+    .extend(walletActions)
+    .extend(publicActions)
+  const signer = toFacilitatorEvmSigner({ ...wallet, address: account.address } as never, { confirmationTimeoutMs: config.confirmTimeoutS * 1000 })
+  const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: `eip155:${config.network.chainId}` }) as unknown as Facilitator
 
   return {
+    chain,
+    async verify(payload, requirements) {
+      const { result, failure } = await watchRpc(async () => {
+        try {
+          return (await facilitator.verify(payload, requirements)) as Verified
+        } catch (error) {
+          return { isValid: false, invalidReason: shortReason((error as Error).message, 'verification_failed'), error }
+        }
+      })
+      if (result.isValid) return { kind: 'valid' }
+      const thrown = (result as { error?: unknown }).error
+      if (failure || (thrown && isBackendFailure(thrown))) return { kind: 'backend', cause: describeFailure(failure ?? thrown) }
+      return { kind: 'invalid', reason: shortReason(result.invalidReason, 'invalid_payment') }
+    },
+    async settle(payload, requirements, onSigned) {
+      const attempt = { onSigned, sent: false }
+      const { result, failure } = await watchRpc(() => signing.run(attempt, async (): Promise<Settled & { error?: unknown }> => {
+        try {
+          return (await facilitator.settle(payload, requirements)) as Settled
+        } catch (error) {
+          return { success: false, errorReason: (error as Error).message, error }
+        }
+      }))
+      if (result.success && result.transaction && TX_HASH.test(result.transaction)) return { kind: 'claimed', hash: result.transaction as Hex }
+      if (failure || (result.error && isBackendFailure(result.error))) return { kind: 'backend', cause: describeFailure(failure ?? result.error), sent: attempt.sent }
+      return { kind: 'refused', reason: shortReason(result.errorReason, 'settlement_failed'), sent: attempt.sent }
+    },
+  }
+}
+
+/** Posts the payment to an x402 facilitator (`/verify`, `/settle`); we never know whether it sent a transaction. */
+function remoteEngine(config: Config, chain: ChainReader): PaymentEngine {
+  const facilitator = new HTTPFacilitatorClient({ url: config.facilitatorUrl, timeoutMs: Math.max(config.confirmTimeoutS, 10) * 1000 }) as unknown as Facilitator
+  return {
+    chain,
     async verify(payload, requirements) {
       try {
-        return (await facilitator.verify(payload, requirements)) as VerifyResult
+        const result = (await facilitator.verify(payload, requirements)) as Verified
+        return result.isValid ? { kind: 'valid' } : { kind: 'invalid', reason: shortReason(result.invalidReason, 'invalid_payment') }
       } catch (error) {
-        return { isValid: false, invalidReason: shortReason((error as Error).message, 'verification_failed') }
+        // A non-2xx answer carrying a verdict is the facilitator's refusal; anything else means it was not reachable.
+        if (error instanceof VerifyError) return { kind: 'invalid', reason: shortReason(error.invalidReason ?? error.message, 'invalid_payment') }
+        return { kind: 'backend', cause: `facilitator: ${describeFailure(error)}` }
       }
     },
     async settle(payload, requirements) {
       try {
-        const result = (await facilitator.settle(payload, requirements)) as SettleResult
-        return result.success ? result : { ...result, errorReason: shortReason(result.errorReason, 'settlement_failed') }
+        const result = (await facilitator.settle(payload, requirements)) as Settled
+        if (result.success && result.transaction && TX_HASH.test(result.transaction)) return { kind: 'claimed', hash: result.transaction as Hex }
+        return { kind: 'refused', reason: shortReason(result.errorReason, 'settlement_failed'), sent: true }
       } catch (error) {
-        return { success: false, transaction: '', network: config.network.name, errorReason: shortReason((error as Error).message, 'settlement_failed') }
+        if (error instanceof SettleError) return { kind: 'refused', reason: shortReason(error.errorReason ?? error.message, 'settlement_failed'), sent: true }
+        return { kind: 'backend', cause: `facilitator: ${describeFailure(error)}`, sent: true }
       }
-    },
-    authorizationUsed: (from, nonce) =>
-      publicClient.readContract({ address: config.network.usdcAddress, abi: USDC_ABI, functionName: 'authorizationState', args: [from, nonce] }),
-    async findSettlement(from, nonce) {
-      const latest = await publicClient.getBlockNumber({ cacheTime: 0 })
-      const logs = await publicClient.getLogs({
-        address: config.network.usdcAddress,
-        event: AUTHORIZATION_USED,
-        args: { authorizer: from, nonce },
-        fromBlock: latest > LOG_LOOKBACK_BLOCKS ? latest - LOG_LOOKBACK_BLOCKS : 0n,
-        toBlock: latest,
-      })
-      return logs[0]?.transactionHash ?? null
     },
   }
 }

@@ -1,6 +1,10 @@
-// Buying a paid entry with an x402 payment, exactly once: checked, verified, written as pending, settled, then
-// recorded (transaction, totals, entitlement) in one SQLite transaction. Interrupted payments are reconciled
-// from the chain.
+// Buying a paid entry with an x402 payment, exactly once, and only when the chain shows it.
+//
+// A payment is written as pending before it is sent for settlement. It leaves 'pending' only when the chain decides:
+// its settling transaction carries AuthorizationUsed(payer, nonce) next to Transfer(payer → owner, price) → settled
+// (ledger row, totals, entitlement, one SQLite transaction); the authorization was spent otherwise or cancelled, or
+// is unused after validBefore by chain time → failed. A settlement serves the bytes only to the request that
+// brought the authorization first; anyone presenting it again (it is public once on chain) must sign in as the payer.
 import type { Db } from '../store/db.ts'
 import type { PaymentRow, PaymentStore, PurchaseStore } from '../store/payments.ts'
 import type { TransactionStore } from '../store/transactions.ts'
@@ -8,19 +12,27 @@ import type { WalletStore } from '../store/wallets.ts'
 import type { EntryRow } from '../store/entries.ts'
 import type { FeedRow } from '../store/feeds.ts'
 import type { NetworkInfo } from '../config.ts'
-import type { PaymentEngine, SettleResult } from '../chain/x402.ts'
-import { v1Requirement, v2Challenge, type PriceTag } from '../chain/requirements.ts'
+import type { PaymentEngine } from '../chain/x402.ts'
+import type { Proof } from '../chain/settlement-proof.ts'
+import { describeFailure } from '../chain/rpc.ts'
+import { MAX_TIMEOUT_SECONDS, v1Requirement, v2Challenge, type PriceTag } from '../chain/requirements.ts'
 import { checksumAddress, isWalletAddress } from '../chain/signatures.ts'
 import { newId } from '../lib/ids.ts'
-import { nowSeconds } from '../lib/clock.ts'
+import { nowSeconds, wallClockSeconds } from '../lib/clock.ts'
 
 export interface Settlement { success: boolean; transaction: string; network: string; payer: string; errorReason?: string }
 export type PayOutcome =
-  | { ok: true; payer: string; settlement: Settlement; version: 1 | 2 }
-  | { ok: false; reason: string; version: 1 | 2; settlement?: Settlement }
+  | { kind: 'paid'; payer: string; settlement: Settlement; version: 1 | 2 }
+  /** 402: the payment is refused (or already used); the challenge again, with the reason. */
+  | { kind: 'refused'; reason: string; version: 1 | 2; settlement?: Settlement }
+  /** 502: the facilitator or the RPC failed before anything could be charged; the same payment may be retried. */
+  | { kind: 'unavailable'; reason: string; version: 1 | 2 }
+  /** 503: a charge may be on its way; it is recorded when the chain shows it. */
+  | { kind: 'pending'; reason: string; version: 1 | 2 }
 
 interface Authorization { from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string }
 interface Decoded { version: 1 | 2; raw: Record<string, unknown>; authorization: Authorization; signature: string }
+type Fate = 'settled' | 'failed' | 'pending'
 
 interface Deps {
   db: Db
@@ -36,8 +48,17 @@ interface Deps {
 }
 
 const DIGITS = /^\d{1,78}$/
-// validBefore must leave the settlement time to land (the facilitator wants ≥ 6 s).
+// validBefore must leave the settlement time to land (the facilitator wants ≥ 6 s)...
 const MIN_VALIDITY_LEFT_S = 6
+// ...and may not reach further than the challenge allows (plus clock skew): a long-lived authorization is a
+// long-lived bearer token.
+export const MAX_VALIDITY_AHEAD_S = MAX_TIMEOUT_SECONDS + 60
+// An unused authorization is dead once the chain's clock has passed validBefore; the margin covers reorgs.
+const EXPIRY_MARGIN_S = 60
+// Searches for an authorization's event start a few blocks before we asked for settlement.
+const SEARCH_SLACK_BLOCKS = 5
+// Rows written before the submission block was recorded: search this far back.
+const LEGACY_LOOKBACK_BLOCKS = 50_000
 
 function decode(raw: string): Decoded | string {
   let json: Record<string, unknown>
@@ -65,152 +86,229 @@ export function purchaseService(d: Deps) {
   const inFlight = new Map<string, Promise<PayOutcome>>() // by authorization (payer, nonce)
   const buying = new Map<string, Promise<PayOutcome>>() // by purchase (payer, entry)
   const caip2 = `eip155:${d.network.chainId}`
+  const chain = d.engine.chain
+  const networkOf = (version: 1 | 2) => (version === 2 ? caip2 : d.network.name)
+
+  const expectedOf = (row: PaymentRow) => ({ token: d.network.usdcAddress, payer: row.payer_lc, payTo: row.pay_to, amount: BigInt(row.amount), nonce: row.nonce })
 
   /** One SQLite transaction: payment settled, ledger row, totals, payer wallet, entitlement. */
-  function record(row: Pick<PaymentRow, 'id' | 'payer_lc' | 'entry_id' | 'pay_to' | 'amount'>, hash: string): boolean {
-    return d.db.transaction(() => {
+  function record(row: PaymentRow, proof: Extract<Proof, { kind: 'paid' }>): void {
+    d.db.transaction(() => {
       const now = nowSeconds()
-      if (!d.payments.markSettled(row.id, hash, now)) return false // recorded already (by a concurrent reconciler)
+      if (!d.payments.markSettled(row.id, proof.hash, Number(proof.block), now)) return // recorded already
       const payer = checksumAddress(row.payer_lc)
       const walletId = d.wallets.ensure(newId(), payer, d.network.name, now)
       const transactionId = newId()
       const amount = BigInt(row.amount)
-      d.transactions.insert({ id: transactionId, piid: row.id, payer, pay_to: checksumAddress(row.pay_to), amount, asset: 'USDC', entry_id: row.entry_id, transaction_hash: hash, created_at: now })
+      d.transactions.insert({ id: transactionId, piid: row.id, payer, pay_to: checksumAddress(row.pay_to), amount, asset: 'USDC', entry_id: row.entry_id, transaction_hash: proof.hash, created_at: now })
       d.purchases.addToTotals(row.entry_id, amount)
       d.purchases.grant(walletId, row.entry_id, transactionId, now)
-      return true
     }).immediate()
   }
 
-  /** After a failed or interrupted settlement: did the transfer happen on chain? Records it if so. */
-  async function reconcile(row: PaymentRow): Promise<'settled' | 'failed' | 'unused' | 'unreachable'> {
-    try {
-      const from = row.payer_lc as `0x${string}`
-      if (await d.engine.authorizationUsed(from, row.nonce as `0x${string}`)) {
-        const hash = await d.engine.findSettlement(from, row.nonce as `0x${string}`)
-        if (!hash) return 'unreachable'
-        record(row, hash)
+  function fail(row: PaymentRow, reason: string): Fate {
+    d.payments.markFailed(row.id, reason, nowSeconds())
+    d.log('payment failed', { payment: row.id, reason })
+    return 'failed'
+  }
+
+  /** What the chain says about a payment. Throws when the chain cannot be read. */
+  async function decide(row: PaymentRow): Promise<Fate> {
+    const expected = expectedOf(row)
+    const payer = row.payer_lc as `0x${string}`
+    const nonce = row.nonce as `0x${string}`
+    let ownTransactionFinal = false
+    if (row.submitted_hash) {
+      const proof = await chain.prove(row.submitted_hash as `0x${string}`, expected)
+      if (proof?.kind === 'paid') {
+        record(row, proof)
         return 'settled'
       }
-      if (row.valid_before <= nowSeconds()) {
-        d.payments.markFailed(row.id, 'authorization expired before settlement', nowSeconds())
-        return 'failed'
+      ownTransactionFinal = proof !== null // mined without paying us
+    }
+    if (await chain.authorizationUsed(payer, nonce)) {
+      const from = row.submitted_block !== null ? row.submitted_block - SEARCH_SLACK_BLOCKS : Number((await chain.head()).number) - LEGACY_LOOKBACK_BLOCKS
+      const event = await chain.findAuthorizationEvent(payer, nonce, BigInt(Math.max(0, from)))
+      if (!event) return 'pending' // spent, but the node's logs do not show it yet
+      if (event.kind === 'canceled') return fail(row, 'authorization_canceled: the payer cancelled this authorization')
+      const proof = await chain.prove(event.hash, expected)
+      if (proof?.kind === 'paid') {
+        record(row, proof)
+        return 'settled'
       }
-      return 'unused'
+      if (proof === null) return 'pending'
+      return fail(row, 'authorization_used_elsewhere: the payer spent this authorization on another transfer')
+    }
+    // Unused. Our only transaction for this attempt was mined without using it: nothing else can land.
+    if (ownTransactionFinal) return fail(row, 'settlement_reverted: the settling transaction did not go through')
+    const head = await chain.head()
+    if (head.timestamp > BigInt(row.valid_before + EXPIRY_MARGIN_S)) return fail(row, 'payment_expired: the authorization expired unused')
+    return 'pending'
+  }
+
+  async function decideSafely(row: PaymentRow): Promise<Fate> {
+    try {
+      return await decide(row)
     } catch (error) {
-      d.log('reconcile: chain not reachable', { payment: row.id, error: String((error as Error).message).split('\n')[0] })
-      return 'unreachable'
+      d.log('payment: chain not readable, left pending', { payment: row.id, cause: describeFailure(error) })
+      return 'pending'
     }
   }
 
-  const settlementOf = (row: PaymentRow, version: 1 | 2): Settlement => ({
-    success: true, transaction: row.transaction_hash!, network: version === 2 ? caip2 : d.network.name, payer: checksumAddress(row.payer_lc),
-  })
+  const reread = (auth: Authorization) => d.payments.byKey(auth.from, auth.nonce)!
 
-  async function settleOnce(decoded: Decoded, entry: EntryRow, requirements: unknown, tag: PriceTag): Promise<PayOutcome> {
+  function paid(row: PaymentRow, version: 1 | 2): PayOutcome {
+    const payer = checksumAddress(row.payer_lc)
+    return { kind: 'paid', payer, version, settlement: { success: true, transaction: row.transaction_hash!, network: networkOf(version), payer } }
+  }
+
+  /** An authorization that already paid is not a ticket: the payer reads again by signing in. */
+  function alreadySettled(row: PaymentRow, entry: EntryRow, signer: string | null, version: 1 | 2): PayOutcome {
+    if (row.entry_id === entry.id && signer?.toLowerCase() === row.payer_lc) return paid(row, version)
+    const reason = row.entry_id === entry.id
+      ? 'payment_already_settled: this authorization already bought this entry; sign in as the payer to read it again'
+      : 'duplicate_settlement: this authorization was already used for another entry'
+    return { kind: 'refused', reason, version }
+  }
+
+  /** The outcome of a row whose settlement this request did not start. */
+  function outcomeOf(row: PaymentRow, entry: EntryRow, signer: string | null, version: 1 | 2): PayOutcome {
+    if (row.status === 'settled') return alreadySettled(row, entry, signer, version)
+    if (row.status === 'failed') return { kind: 'refused', reason: row.error ?? 'settlement_failed', version }
+    return { kind: 'pending', reason: 'settlement_pending: this payment was sent for settlement; it is recorded once the chain shows it', version }
+  }
+
+  /** After our settlement attempt: settled → this request is served; else the row's state says what happened. */
+  async function concludeFromChain(row: PaymentRow, version: 1 | 2, refusal?: string): Promise<PayOutcome> {
+    const fate = await decideSafely(row)
+    const now = d.payments.byKey(row.payer_lc, row.nonce)!
+    if (fate === 'settled') return paid(now, version)
+    if (fate === 'failed') return { kind: 'refused', reason: now.error ?? 'settlement_failed', version }
+    if (refusal) return { kind: 'refused', reason: refusal, version }
+    return { kind: 'pending', reason: 'settlement_pending: the settlement is not confirmed yet; it is recorded once the chain shows it', version }
+  }
+
+  async function settleOnce(decoded: Decoded, entry: EntryRow, requirements: unknown, tag: PriceTag, signer: string | null): Promise<PayOutcome> {
     const { version, authorization: auth } = decoded
-    const fail = (reason: string, settlement?: Settlement): PayOutcome => ({ ok: false, reason, version, settlement })
-    // Left pending by an interrupted attempt: the chain says whether it went through (before verify, which would
-    // refuse an authorization that was already used).
-    const interrupted = d.payments.byKey(auth.from, auth.nonce)
-    if (interrupted?.status === 'pending' && (await reconcile(interrupted)) === 'settled') return outcomeOfSettled(decoded, entry)
-    const verified = await d.engine.verify(decoded.raw, requirements)
-    if (!verified.isValid) return fail(verified.invalidReason ?? 'invalid_payment')
+    const refused = (reason: string): PayOutcome => ({ kind: 'refused', reason, version })
+    const unavailable = (what: string, cause: string): PayOutcome => {
+      d.log('payment backend unavailable', { what, cause, payer: auth.from.toLowerCase() })
+      return { kind: 'unavailable', reason: `payment_backend_unavailable: ${what}; nothing was charged, retry the same payment later`, version }
+    }
+
+    let row = d.payments.byKey(auth.from, auth.nonce)
+    if (row?.status === 'settled') return alreadySettled(row, entry, signer, version)
+    if (row?.status === 'pending') {
+      // Left by an earlier attempt (a crash, a pending answer): only the chain decides, and it is never sent twice.
+      await decideSafely(row)
+      row = reread(auth)
+      if (row.status !== 'failed') return outcomeOf(row, entry, signer, version)
+    }
+
+    const [verified, head] = await Promise.all([d.engine.verify(decoded.raw, requirements), chain.head().catch((error: unknown) => error)])
+    if (verified.kind === 'backend') return unavailable('the payment could not be verified', verified.cause)
+    if (verified.kind === 'invalid') return refused(verified.reason)
     const payer = checksumAddress(auth.from)
     // The feed owner, and a wallet that already bought the entry, are served without being charged; their
-    // authorization stays unused (an owner paying itself would only inflate its own statistics).
+    // authorization (fresh, verified, never published) stays unused.
     if (payer.toLowerCase() === tag.payTo.toLowerCase() || d.purchases.owns(payer, entry.id)) {
-      return { ok: true, payer, version, settlement: { success: true, transaction: '', network: version === 2 ? caip2 : d.network.name, payer } }
+      return { kind: 'paid', payer, version, settlement: { success: true, transaction: '', network: networkOf(version), payer } }
     }
+    if (head instanceof Error || !head) return unavailable('the chain could not be read', describeFailure(head))
+    const submittedBlock = Number((head as { number: bigint }).number)
 
     const now = nowSeconds()
     const payloadJson = JSON.stringify(decoded.raw)
     const requirementsJson = JSON.stringify(requirements)
-    let row = d.payments.byKey(auth.from, auth.nonce)
     if (!row) {
       d.payments.insertPending({
         id: newId(), payer_lc: auth.from.toLowerCase(), nonce: auth.nonce, entry_id: entry.id, pay_to: tag.payTo, amount: BigInt(tag.amount),
-        x402_version: version, payload: payloadJson, requirements: requirementsJson, valid_before: Number(auth.validBefore), now,
+        x402_version: version, payload: payloadJson, requirements: requirementsJson, valid_before: Number(auth.validBefore), submitted_block: submittedBlock, now,
       })
-    } else if (row.status === 'failed') {
-      d.payments.retryFailed(row.id, entry.id, payloadJson, requirementsJson, now)
-    } else if (row.status === 'pending' && row.entry_id !== entry.id) {
-      // Unused on chain (checked above) and now sent for another entry: the attempt is re-pointed at this one.
-      d.payments.markFailed(row.id, 'superseded', now)
-      d.payments.retryFailed(row.id, entry.id, payloadJson, requirementsJson, now)
+    } else {
+      d.payments.retryFailed(row.id, entry.id, payloadJson, requirementsJson, submittedBlock, now)
     }
-    row = d.payments.byKey(auth.from, auth.nonce)!
-    if (row.status !== 'pending') return outcomeOfSettled(decoded, entry)
+    row = reread(auth)
+    const id = row.id
 
-    const result: SettleResult = await d.engine.settle(decoded.raw, requirements)
-    if (result.success) {
+    const outcome = await d.engine.settle(decoded.raw, requirements, (hash) => d.payments.recordSigned(id, hash, nowSeconds()))
+    row = reread(auth)
+    if (outcome.kind === 'claimed') {
       d.afterSettle?.()
-      record(row, result.transaction)
-      return { ok: true, payer, version, settlement: { success: true, transaction: result.transaction, network: result.network, payer } }
+      try {
+        const proof = await chain.prove(outcome.hash, expectedOf(row))
+        if (proof?.kind === 'paid') {
+          record(row, proof)
+          return paid(reread(auth), version)
+        }
+        d.log('payment: the settler claimed a transaction that does not pay this entry', { payment: id, transaction: outcome.hash })
+      } catch (error) {
+        d.log('payment: settlement not confirmed, left pending', { payment: id, cause: describeFailure(error) })
+        return { kind: 'pending', reason: 'settlement_pending: the settlement is not confirmed yet; it is recorded once the chain shows it', version }
+      }
+      return concludeFromChain(row, version)
     }
-    // Not settled as far as the facilitator knows; the chain decides whether anything moved.
-    const state = await reconcile(d.payments.byKey(auth.from, auth.nonce)!)
-    if (state === 'settled') return outcomeOfSettled(decoded, entry)
-    // Unused on chain: nothing moved, and the same authorization may be sent again. Unreachable: stays pending
-    // for the reconciler, since the transfer may still land.
-    if (state === 'unused') d.payments.markFailed(row.id, result.errorReason ?? 'settlement_failed', nowSeconds())
-    const reason = state === 'unreachable' ? 'settlement_pending: the chain could not be reached; retry later' : (result.errorReason ?? 'settlement_failed')
-    return fail(reason, { success: false, transaction: result.transaction ?? '', network: result.network ?? d.network.name, payer, errorReason: reason })
-  }
-
-  /** The payment's row is settled: the same payment (same signature) for the same entry is served again, free. */
-  function outcomeOfSettled(decoded: Decoded, entry: EntryRow): PayOutcome {
-    const row = d.payments.byKey(decoded.authorization.from, decoded.authorization.nonce)
-    if (row?.status !== 'settled') return { ok: false, reason: row?.error ?? 'settlement_failed', version: decoded.version }
-    const stored = JSON.parse(row.payload) as { payload?: { signature?: string } }
-    if (row.entry_id !== entry.id || stored.payload?.signature?.toLowerCase() !== decoded.signature.toLowerCase()) {
-      return { ok: false, reason: 'duplicate_settlement: this authorization was already used', version: decoded.version }
+    if (!outcome.sent) {
+      // Nothing was signed, so nothing can land: the attempt is over and the same authorization may be sent again.
+      const reason = outcome.kind === 'refused' ? outcome.reason : 'payment_backend_unavailable'
+      d.payments.markFailed(id, reason, nowSeconds())
+      return outcome.kind === 'refused' ? refused(outcome.reason) : unavailable('the settlement could not be submitted', outcome.cause)
     }
-    return { ok: true, payer: checksumAddress(row.payer_lc), version: decoded.version, settlement: settlementOf(row, decoded.version) }
+    if (outcome.kind === 'backend') d.log('payment: settlement interrupted, the chain decides', { payment: id, cause: outcome.cause })
+    return concludeFromChain(row, version, outcome.kind === 'refused' ? outcome.reason : undefined)
   }
 
   return {
     owns: (address: string, entryId: string) => d.purchases.owns(address, entryId),
 
-    /** Requirements are rebuilt from the entry; nothing in the payload is trusted as a requirement. */
-    async pay(header: string, feed: FeedRow, entry: EntryRow, tag: PriceTag): Promise<PayOutcome> {
+    /**
+     * Pays for `entry` with the payment header. `signer` is the signed-in wallet, if any. Requirements are rebuilt
+     * from the entry; nothing in the payload is trusted as a requirement.
+     */
+    async pay(header: string, feed: FeedRow, entry: EntryRow, tag: PriceTag, signer: string | null = null): Promise<PayOutcome> {
       const decoded = decode(header)
-      if (typeof decoded === 'string') return { ok: false, reason: decoded, version: 1 }
+      if (typeof decoded === 'string') return { kind: 'refused', reason: decoded, version: 1 }
       const { version, authorization: auth } = decoded
-      const fail = (reason: string): PayOutcome => ({ ok: false, reason, version })
+      const refused = (reason: string): PayOutcome => ({ kind: 'refused', reason, version })
       let requirements: unknown
       if (version === 1) {
-        if (decoded.raw.scheme !== 'exact') return fail('invalid_scheme')
-        if (decoded.raw.network !== d.network.name) return fail('invalid_network')
+        if (decoded.raw.scheme !== 'exact') return refused('invalid_scheme')
+        if (decoded.raw.network !== d.network.name) return refused('invalid_network')
         requirements = v1Requirement(d.network, tag)
       } else {
         const accepted = decoded.raw.accepted as { scheme?: unknown; network?: unknown } | undefined
-        if (accepted?.scheme !== 'exact') return fail('invalid_scheme')
-        if (accepted.network !== caip2) return fail('invalid_network')
+        if (accepted?.scheme !== 'exact') return refused('invalid_scheme')
+        if (accepted.network !== caip2) return refused('invalid_network')
         requirements = v2Challenge(d.network, tag, '').accepts[0]
       }
       // Cheap, deterministic refusals before any call to the facilitator or the chain.
-      if (auth.to.toLowerCase() !== feed.owner_wallet_address.toLowerCase()) return fail('invalid_exact_evm_payload_recipient_mismatch')
-      if (BigInt(auth.value) !== BigInt(tag.amount)) return fail('invalid_exact_evm_payload_authorization_value')
-      const now = nowSeconds()
-      if (BigInt(auth.validBefore) < BigInt(now + MIN_VALIDITY_LEFT_S)) return fail('invalid_exact_evm_payload_authorization_valid_before')
-      if (BigInt(auth.validAfter) > BigInt(now)) return fail('invalid_exact_evm_payload_authorization_valid_after')
+      if (auth.to.toLowerCase() !== feed.owner_wallet_address.toLowerCase()) return refused('invalid_exact_evm_payload_recipient_mismatch')
+      if (BigInt(auth.value) !== BigInt(tag.amount)) return refused('invalid_exact_evm_payload_authorization_value')
+      const now = wallClockSeconds()
+      if (BigInt(auth.validBefore) < BigInt(now + MIN_VALIDITY_LEFT_S)) return refused('invalid_exact_evm_payload_authorization_valid_before: the authorization expires too soon')
+      if (BigInt(auth.validAfter) > BigInt(now)) return refused('invalid_exact_evm_payload_authorization_valid_after')
+      if (BigInt(auth.validBefore) > BigInt(now + MAX_VALIDITY_AHEAD_S)) {
+        return refused(`invalid_exact_evm_payload_authorization_valid_before: validBefore may be at most ${MAX_VALIDITY_AHEAD_S} s ahead`)
+      }
 
       const existing = d.payments.byKey(auth.from, auth.nonce)
-      if (existing?.status === 'settled') return outcomeOfSettled(decoded, entry)
-      // Concurrent submissions of one authorization share one settlement.
+      if (existing?.status === 'settled') return alreadySettled(existing, entry, signer, version)
+      // Concurrent submissions of one authorization: one settles; the others learn the outcome but are not served
+      // by it (the payment header is not a bearer ticket).
       const key = `${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`
       const running = inFlight.get(key)
       if (running) {
-        const outcome = await running
-        return outcome.ok ? outcomeOfSettled(decoded, entry) : outcome
+        const first = await running.catch(() => null)
+        if (first && first.kind !== 'paid') return { ...first, version }
+        const row = d.payments.byKey(auth.from, auth.nonce)
+        return row ? outcomeOf(row, entry, signer, version) : refused('duplicate_settlement: this authorization is being used by another request')
       }
       // A buyer's second authorization for the same entry waits for the first: once that one has bought the
       // entry, the second is served without being charged.
       const purchaseKey = `${auth.from.toLowerCase()}:${entry.id}`
       const attempt = (async () => {
         for (let other = buying.get(purchaseKey); other; other = buying.get(purchaseKey)) await other.catch(() => {})
-        const settling = settleOnce(decoded, entry, requirements, tag)
+        const settling = settleOnce(decoded, entry, requirements, tag, signer)
         buying.set(purchaseKey, settling)
         try {
           return await settling
@@ -222,13 +320,12 @@ export function purchaseService(d: Deps) {
       return attempt
     },
 
-    /** At start and periodically: finish what a crash interrupted. */
-    async reconcilePending(): Promise<Record<'settled' | 'failed' | 'unused' | 'unreachable', number>> {
-      const counts = { settled: 0, failed: 0, unused: 0, unreachable: 0 }
+    /** At start and periodically: let the chain decide every pending payment that no request is settling. */
+    async reconcilePending(): Promise<Record<Fate, number>> {
+      const counts = { settled: 0, failed: 0, pending: 0 }
       for (const row of d.payments.pending()) {
-        const key = `${row.payer_lc}:${row.nonce}`
-        if (inFlight.has(key)) continue
-        counts[await reconcile(row)]++
+        if (inFlight.has(`${row.payer_lc}:${row.nonce}`)) continue
+        counts[await decideSafely(row)]++
       }
       return counts
     },

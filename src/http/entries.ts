@@ -131,7 +131,7 @@ export const entryRoutes = (s: Services) => {
       if (!readable(feed, entry, signer)) {
         // A deleted entry keeps its record, but its content is withdrawn: no content_url, nothing to buy.
         if (!entry.is_active || !feed.is_active) return entryBody(entry)
-        const paid = await payOrChallenge(feed, entry, request)
+        const paid = await payOrChallenge(feed, entry, request, signer?.address ?? null)
         if (paid instanceof Response) return paid
         set.headers[paid.header[0]] = paid.header[1]
       }
@@ -147,7 +147,7 @@ export const entryRoutes = (s: Services) => {
       let paidHeader: [string, string] | null = null
       if (!readable(feed, entry, signer)) {
         if (!entry.is_active || !feed.is_active) return errorResponse('ENTRY_NOT_FOUND', 'entry is no longer available')
-        const paid = await payOrChallenge(feed, entry, request)
+        const paid = await payOrChallenge(feed, entry, request, signer?.address ?? null)
         if (paid instanceof Response) return paid
         paidHeader = paid.header
       }

@@ -32,7 +32,7 @@ export function requestMetrics() {
 }
 export type RequestMetrics = ReturnType<typeof requestMetrics>
 
-export const metricsRoutes = (db: Db, requests: RequestMetrics, startedAt: number) => {
+export const metricsRoutes = (db: Db, requests: RequestMetrics, startedAt: number, more: () => string[] = () => []) => {
   const gauges = db.query<Record<string, number>, []>(`SELECT
     (SELECT COUNT(*) FROM wallets) AS wallets,
     (SELECT COUNT(*) FROM feeds WHERE is_active = 1) AS active_feeds,
@@ -43,7 +43,7 @@ export const metricsRoutes = (db: Db, requests: RequestMetrics, startedAt: numbe
     const g = gauges.get()!
     const lines = [requests.render()]
     for (const [name, value] of Object.entries(g)) lines.push(`# TYPE trellis_${name} gauge`, `trellis_${name} ${value}`)
-    lines.push('# TYPE trellis_uptime_seconds gauge', `trellis_uptime_seconds ${Math.floor(Date.now() / 1000) - startedAt}`)
+    lines.push('# TYPE trellis_uptime_seconds gauge', `trellis_uptime_seconds ${Math.floor(Date.now() / 1000) - startedAt}`, ...more())
     return new Response(lines.join('\n') + '\n', { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })
   }, { detail: { summary: 'Prometheus metrics' } })
 }

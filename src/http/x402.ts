@@ -5,8 +5,15 @@ import type { FeedRow } from '../store/feeds.ts'
 import { v1Requirement, v2Challenge, type PriceTag } from '../chain/requirements.ts'
 import type { Settlement } from '../domain/purchases.ts'
 import type { Services } from './services.ts'
+import { errorResponse } from './errors.ts'
+import { safeMediaType } from '../domain/media-type.ts'
 
 const encodeSettlement = (settlement: Settlement) => Buffer.from(JSON.stringify(settlement)).toString('base64')
+
+function withRetryAfter(response: Response, seconds: number): Response {
+  response.headers.set('retry-after', String(seconds))
+  return response
+}
 
 export function x402Edge(s: Services) {
   /** What a paid entry costs at this URL; the requirements are always rebuilt from this, never from a payload. */
@@ -17,7 +24,7 @@ export function x402Edge(s: Services) {
       payTo: feed.owner_wallet_address, // stored in checksum form
       resource: `${s.publicUrl()}${path}`,
       description: entry.title ?? `Entry ${entry.id}`,
-      mimeType: path.endsWith('/content') ? entry.mime_type : 'application/json',
+      mimeType: path.endsWith('/content') ? safeMediaType(entry.mime_type) : 'application/json',
     }
   }
 
@@ -32,14 +39,26 @@ export function x402Edge(s: Services) {
     return new Response(JSON.stringify(body), { status: 402, headers })
   }
 
-  /** Pays with the request's X-PAYMENT (v1) or PAYMENT-SIGNATURE (v2) header: the result header on success, else a 402. */
-  async function payOrChallenge(feed: FeedRow, entry: EntryRow, request: Request): Promise<{ header: [string, string] } | Response> {
+  /**
+   * Pays with the request's X-PAYMENT (v1) or PAYMENT-SIGNATURE (v2) header: the result header on success; a 402 when
+   * the payment is refused; 502 when the facilitator or RPC failed before anything was charged; 503 while a charge
+   * may still land (it is recorded when the chain shows it).
+   */
+  async function payOrChallenge(feed: FeedRow, entry: EntryRow, request: Request, signer: string | null): Promise<{ header: [string, string] } | Response> {
     const tag = priceTag(feed, entry, request)
     const payment = request.headers.get('x-payment') ?? request.headers.get('payment-signature')
     if (!payment) return paymentRequired(tag)
-    const outcome = await s.purchases.pay(payment, feed, entry, tag)
-    if (!outcome.ok) return paymentRequired(tag, outcome.reason, outcome.settlement, outcome.version)
-    return { header: [outcome.version === 2 ? 'payment-response' : 'x-payment-response', encodeSettlement(outcome.settlement)] }
+    const outcome = await s.purchases.pay(payment, feed, entry, tag, signer)
+    switch (outcome.kind) {
+      case 'paid':
+        return { header: [outcome.version === 2 ? 'payment-response' : 'x-payment-response', encodeSettlement(outcome.settlement)] }
+      case 'refused':
+        return paymentRequired(tag, outcome.reason, outcome.settlement, outcome.version)
+      case 'unavailable':
+        return withRetryAfter(errorResponse('PAYMENT_BACKEND_UNAVAILABLE', 'the payment service is unavailable', outcome.reason), 10)
+      case 'pending':
+        return withRetryAfter(errorResponse('PAYMENT_PENDING', 'the payment is being settled', outcome.reason), 15)
+    }
   }
 
   return { payOrChallenge }

@@ -5,6 +5,7 @@ import type { Db } from '../store/db.ts'
 import type { Logger } from '../log.ts'
 import type { PurchaseService } from '../domain/purchases.ts'
 import type { MarketService } from '../domain/market-service.ts'
+import type { AuditReport, LedgerAudit } from '../domain/ledger-audit.ts'
 import { nonceStore } from '../store/nonces.ts'
 import { entryStore } from '../store/entries.ts'
 import { nowSeconds } from '../lib/clock.ts'
@@ -13,10 +14,15 @@ interface JobState { lastRun: number | null; lastError: string | null; running: 
 
 export interface Jobs {
   status(): Record<string, { last_run: number | null; last_error: string | null }>
+  /** Prometheus lines of the jobs' own gauges. */
+  metrics(): string[]
   stop(): void
 }
 
-export function startJobs(d: { db: Db; log: Logger; purchases: PurchaseService; market: MarketService; statsRefreshS: number; rankingsRefreshS: number }): Jobs {
+export function startJobs(d: {
+  db: Db; log: Logger; purchases: PurchaseService; market: MarketService; ledgerAudit: LedgerAudit
+  statsRefreshS: number; rankingsRefreshS: number; reconcileS: number; ledgerCheckS: number
+}): Jobs {
   const nonces = nonceStore(d.db)
   const entries = entryStore(d.db)
   const state: Record<string, JobState> = {}
@@ -48,9 +54,19 @@ export function startJobs(d: { db: Db; log: Logger; purchases: PurchaseService; 
 
   every('nonce-cleanup', 600, () => nonces.purgeExpiredBefore(nowSeconds() - 3600))
   every('entry-expiry', 30, () => entries.freeExpired(nowSeconds()))
-  every('payment-reconciliation', 30, async () => {
+  every('payment-reconciliation', d.reconcileS, async () => {
     const counts = await d.purchases.reconcilePending()
     if (counts.settled || counts.failed) d.log.info('payments reconciled', counts)
+  })
+
+  // The ledger against the chain: what was added since the last check (the first check at start reads the rest).
+  let audit: { report: AuditReport; at: number } | null = null
+  let provenTotal = 0
+  every('ledger-check', d.ledgerCheckS, async () => {
+    const report = await d.ledgerAudit.run({ full: false })
+    provenTotal += report.proven
+    audit = { report, at: nowSeconds() }
+    if (!report.ok) d.log.error('the ledger does not match the chain', { problems: report.problems })
   })
 
   // The market service built its first snapshot and ranks when it was created (at start): no second build here.
@@ -62,6 +78,16 @@ export function startJobs(d: { db: Db; log: Logger; purchases: PurchaseService; 
 
   return {
     status: () => Object.fromEntries(Object.entries(state).map(([k, v]) => [k, { last_run: v.lastRun, last_error: v.lastError }])),
+    metrics: () => audit === null ? [] : [
+      '# HELP trellis_ledger_problems Rules broken at the last check of the ledger against the chain (0 = the ledger equals the chain).',
+      '# TYPE trellis_ledger_problems gauge',
+      `trellis_ledger_problems ${audit.report.problems.length}`,
+      '# HELP trellis_ledger_proven_total Ledger rows proven by their on-chain transfer since start.',
+      '# TYPE trellis_ledger_proven_total counter',
+      `trellis_ledger_proven_total ${provenTotal}`,
+      '# TYPE trellis_ledger_last_check_timestamp_seconds gauge',
+      `trellis_ledger_last_check_timestamp_seconds ${audit.at}`,
+    ],
     stop: () => timers.forEach(clearInterval),
   }
 }

@@ -5,3 +5,9 @@ export const nowSeconds = (): number => Math.floor(Date.now() / 1000) + offsetSe
 export const setClockOffset = (seconds: number): void => {
   offsetSeconds = seconds
 }
+
+/**
+ * Wall-clock seconds, never shifted: payment authorizations are judged against it, as the chain and the x402
+ * facilitator judge them (the test offset only moves the server's own records in time).
+ */
+export const wallClockSeconds = (): number => Math.floor(Date.now() / 1000)

@@ -1,0 +1,94 @@
+// The ledger must equal the chain: every ledger row is proven by its transaction's receipt (AuthorizationUsed next
+// to the Transfer it records), every authorization we sent for settlement is in the ledger or really did not pay,
+// and the totals are sums of the ledger. `trellis verify-ledger` checks everything; the job checks what is new.
+import type { Hex } from 'viem'
+import type { ChainReader } from '../chain/reader.ts'
+import { describeFailure } from '../chain/rpc.ts'
+import type { LedgerAuditStore } from '../store/ledger-audit.ts'
+
+export interface AuditReport {
+  ok: boolean
+  /** Ledger rows proven against the chain in this run. */
+  proven: number
+  /** Failed payments re-checked against the chain in this run. */
+  failedChecked: number
+  transactions: number
+  revenue: string
+  pending: number
+  problems: { problem: string; subjects: string[] }[]
+}
+
+const CURSOR = 'ledger_proven_through'
+const BATCH = 500
+// Reads of one batch of receipts run this many at a time.
+const PARALLEL = 8
+
+async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++])
+  }))
+}
+
+export function ledgerAudit(d: { store: LedgerAuditStore; chain: ChainReader; token: Hex }) {
+  let lastFailedCheck = 0
+
+  /**
+   * `full`: every ledger row and every failed submission, from the start. Otherwise only what was added since the
+   * last run (the proven cursor is kept in the database, so a restart does not re-read a million receipts).
+   */
+  async function run(options: { full: boolean; onProgress?: (done: number) => void } = { full: false }): Promise<AuditReport> {
+    const problems: AuditReport['problems'] = [...d.store.inconsistencies()]
+    const note = (problem: string, subject: string) => {
+      const known = problems.find((p) => p.problem === problem)
+      if (known) known.subjects.length < 20 && known.subjects.push(subject)
+      else problems.push({ problem, subjects: [subject] })
+    }
+    const startedAt = Math.floor(Date.now() / 1000)
+
+    let cursor = options.full ? '' : (d.store.meta(CURSOR) ?? '')
+    let proven = 0
+    let unreadable = false
+    for (;;) {
+      const rows = d.store.ledgerRowsAfter(cursor, BATCH)
+      if (rows.length === 0) break
+      await inParallel(rows, PARALLEL, async (row) => {
+        if (!row.nonce) return note('ledger row without its payment authorization', row.id)
+        try {
+          const proof = await d.chain.prove(row.transaction_hash as Hex, { token: d.token, payer: row.payer_lc, payTo: row.pay_to_lc, amount: BigInt(row.amount), nonce: row.nonce })
+          if (proof?.kind !== 'paid') note(proof ? 'ledger row not matched by its on-chain transfer' : 'ledger row whose transaction is not on chain', row.id)
+          else proven++
+        } catch (error) {
+          unreadable = true
+          note(`chain not readable: ${describeFailure(error)}`, row.id)
+        }
+      })
+      if (unreadable) break
+      cursor = rows[rows.length - 1].id
+      if (!options.full) d.store.setMeta(CURSOR, cursor)
+      options.onProgress?.(proven)
+    }
+
+    // A failed payment we had sent for settlement must really not have paid (else a buyer was charged for nothing).
+    const failed = d.store.failedSubmissionsSince(options.full ? 0 : lastFailedCheck)
+    await inParallel(failed, PARALLEL, async (row) => {
+      try {
+        if (!(await d.chain.authorizationUsed(row.payer_lc as Hex, row.nonce as Hex))) return
+        const event = await d.chain.findAuthorizationEvent(row.payer_lc as Hex, row.nonce as Hex, BigInt(Math.max(0, row.submitted_block - 5)))
+        if (event?.kind !== 'used') return
+        const proof = await d.chain.prove(event.hash, { token: d.token, payer: row.payer_lc, payTo: row.pay_to, amount: BigInt(row.amount), nonce: row.nonce })
+        if (proof?.kind === 'paid') note('failed payment that the chain shows as paid (a lost purchase)', row.id)
+      } catch (error) {
+        unreadable = true
+        note(`chain not readable: ${describeFailure(error)}`, row.id)
+      }
+    })
+    if (!unreadable) lastFailedCheck = startedAt - 60
+
+    const totals = d.store.totals()
+    return { ok: problems.length === 0, proven, failedChecked: failed.length, transactions: totals.transactions, revenue: totals.revenue, pending: d.store.pending().n, problems }
+  }
+
+  return { run }
+}
+export type LedgerAudit = ReturnType<typeof ledgerAudit>

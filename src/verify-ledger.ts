@@ -1,0 +1,40 @@
+// `trellis verify-ledger`: the whole ledger against the chain, from a data directory (a running server may keep
+// serving from it). Prints the report as JSON; exit 0 when the ledger equals the chain, 1 otherwise.
+import { Database } from 'bun:sqlite'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Config } from './config.ts'
+import { MIGRATIONS } from './store/migrations/index.ts'
+import { ledgerAuditStore } from './store/ledger-audit.ts'
+import { ledgerAudit } from './domain/ledger-audit.ts'
+import { chainReader } from './chain/reader.ts'
+import { redactUrl, watchedHttp } from './chain/rpc.ts'
+
+export async function verifyLedger(config: Config): Promise<number> {
+  const path = join(config.dataDir, 'trellis.db')
+  if (!existsSync(path)) {
+    process.stderr.write(`trellis: no database at ${path}\n`)
+    return 2
+  }
+  const db = new Database(path, { strict: true })
+  db.exec('PRAGMA busy_timeout = 5000')
+  try {
+    const version = db.query<{ v: number | null }, []>('SELECT MAX(version) AS v FROM schema_migrations').get()?.v ?? 0
+    if (version < MIGRATIONS.length) {
+      process.stderr.write('trellis: this data directory has an older schema; start the server once to migrate it\n')
+      return 2
+    }
+    const chain = chainReader(watchedHttp(config.network.rpcUrl, 20_000), config.network.usdcAddress, { logWindow: BigInt(config.logWindowBlocks) })
+    const tty = process.stderr.isTTY
+    process.stderr.write(`checking the ledger against ${config.network.name} via ${redactUrl(config.network.rpcUrl)}\n`)
+    const report = await ledgerAudit({ store: ledgerAuditStore(db), chain, token: config.network.usdcAddress }).run({
+      full: true,
+      onProgress: tty ? (done) => process.stderr.write(`\r${done} ledger rows proven`) : undefined,
+    })
+    if (tty) process.stderr.write('\n')
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
+    return report.ok ? 0 : 1
+  } finally {
+    db.close()
+  }
+}
