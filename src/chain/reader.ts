@@ -1,6 +1,6 @@
 // Reads that decide a payment's fate: the chain head (chain time), a transaction's receipt, EIP-3009 authorization
 // state, and the AuthorizationUsed/Canceled event of one authorization, searched in bounded block windows.
-import { createPublicClient, parseAbi, TransactionReceiptNotFoundError, type Hex, type Transport } from 'viem'
+import { createPublicClient, encodeEventTopics, isAddressEqual, numberToHex, parseAbi, parseEventLogs, TransactionReceiptNotFoundError, type Hex, type Log, type Transport } from 'viem'
 import { proveSettlement, TOKEN_EVENTS, type ExpectedTransfer, type Proof } from './settlement-proof.ts'
 
 const AUTHORIZATION_STATE = parseAbi(['function authorizationState(address authorizer, bytes32 nonce) view returns (bool)'])
@@ -34,9 +34,18 @@ export function chainReader(transport: Transport, token: Hex, options: { logWind
     }
   }
 
+  // Both events index (authorizer, nonce) the same way: one filter matches either. (viem's getLogs drops `args` when
+  // given several events, so the topics are built here.)
   async function logsIn(from: Hex, nonce: Hex, fromBlock: bigint, toBlock: bigint): Promise<AuthorizationEvent | null> {
-    const logs = await client.getLogs({ address: token, events: [USED, CANCELED], args: { authorizer: from, nonce } as never, fromBlock, toBlock })
-    const first = logs.find((l) => !l.removed)
+    const [used, authorizer, nonceTopic] = encodeEventTopics({ abi: [USED], args: { authorizer: from, nonce } })
+    const [canceled] = encodeEventTopics({ abi: [CANCELED] })
+    const raw = await client.request({
+      method: 'eth_getLogs',
+      params: [{ address: token, topics: [[used, canceled], authorizer, nonceTopic] as never, fromBlock: numberToHex(fromBlock), toBlock: numberToHex(toBlock) }],
+    })
+    // Re-checked here: an RPC that ignores topics must not make another payer's event look like this one.
+    const first = parseEventLogs({ abi: [USED, CANCELED], logs: raw as Log[] }).find((l) => !l.removed
+      && isAddressEqual(l.address, token) && isAddressEqual(l.args.authorizer, from) && l.args.nonce.toLowerCase() === nonce.toLowerCase())
     if (!first) return null
     return { kind: first.eventName === 'AuthorizationUsed' ? 'used' : 'canceled', hash: first.transactionHash!, block: first.blockNumber! }
   }

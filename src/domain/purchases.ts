@@ -136,8 +136,8 @@ export function purchaseService(d: Deps) {
         record(row, proof)
         return 'settled'
       }
-      if (proof === null) return 'pending'
-      return fail(row, 'authorization_used_elsewhere: the payer spent this authorization on another transfer')
+      if (proof?.kind === 'used-otherwise') return fail(row, 'authorization_used_elsewhere: the payer spent this authorization on another transfer')
+      return 'pending' // the event and its receipt disagree (a lagging node): look again later
     }
     // Unused. Our only transaction for this attempt was mined without using it: nothing else can land.
     if (ownTransactionFinal) return fail(row, 'settlement_reverted: the settling transaction did not go through')

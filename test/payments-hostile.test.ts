@@ -1,0 +1,335 @@
+// Payments under attack, on a real chain behind a fault-injecting RPC proxy: a payer who front-runs his own
+// authorization, a third party who replays a settled one rebuilt from the public ledger, an RPC that fails after
+// broadcasting, a facilitator that lies. After every case the owner's on-chain balance moved by exactly the sum of
+// the owner's new ledger rows, and nobody got bytes they did not pay for.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createWalletClient, decodeFunctionData, http, serializeSignature, type Address, type Hex } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { startTestServer, type TestServer } from './helpers/server.ts'
+import { authHeaders, b64, call, createEntry, createFeed, newWallet, type Wallet } from './helpers/api.ts'
+import { devKey, encodePaymentHeader, signTransferAuthorization, startChain, usdcAbi, v1Payment, type Buyer, type TestChain } from './helpers/chain.ts'
+import { startRpcProxy, type RpcProxy } from './helpers/rpc-proxy.ts'
+import { startFacilitator } from './helpers/facilitator.ts'
+import { expectBooksBalanced, gauge, ledgerRows, verifyLedger, waitFor } from './helpers/ledger.ts'
+
+const PRICE = 10_000n
+const SECRET = 'paid bytes'
+
+let chain: TestChain
+let rpc: RpcProxy
+let server: TestServer
+let remote: TestServer
+let facilitator: ReturnType<typeof startFacilitator>
+let frontRunner: ReturnType<typeof createWalletClient>
+
+beforeAll(async () => {
+  chain = await startChain()
+  rpc = await startRpcProxy(chain.rpcUrl)
+  const env = { ...chain.env, TRELLIS_RPC_URL: rpc.url, TRELLIS_RECONCILE_S: '1', TRELLIS_CONFIRM_TIMEOUT_S: '2', TRELLIS_LEDGER_CHECK_S: '1' }
+  facilitator = startFacilitator(chain, devKey(4))
+  server = await startTestServer(env)
+  remote = await startTestServer({ ...env, TRELLIS_SETTLEMENT: 'facilitator', TRELLIS_RELAYER_KEY: '', TRELLIS_FACILITATOR_URL: facilitator.url })
+  frontRunner = createWalletClient({ account: privateKeyToAccount(devKey(3)), chain: chain.chain, transport: http(chain.rpcUrl) })
+})
+afterAll(async () => {
+  await server?.dispose()
+  await remote?.dispose()
+  facilitator?.stop()
+  await rpc?.stop()
+  await chain?.stop()
+})
+
+/** A fresh owner with one paid entry on `on`, and the owner's balance before anything happened. */
+async function market(on: TestServer = server) {
+  const owner = newWallet()
+  const feed = await createFeed(on.url, owner)
+  const entry = await createEntry(on.url, owner, feed.id, { content_base64: b64(SECRET), is_free: false, price: { amount: String(PRICE) } })
+  const content = `${on.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`
+  return { owner, feed, entry, content, json: content.slice(0, -'/content'.length), before: await chain.balanceOf(owner.address) }
+}
+type Market = Awaited<ReturnType<typeof market>>
+
+const pay = (url: string, header: string, extra: Record<string, string> = {}) => fetch(url, { headers: { 'x-payment': header, ...extra } })
+const entryRows = (on: TestServer, m: Market) => ledgerRows(on.url, `entry_id=${m.entry.id}`)
+const books = (on: TestServer, m: Market) => expectBooksBalanced(on.url, chain.balanceOf, m.owner.address, m.before)
+
+/** The buyer's transferWithAuthorization, submitted straight to the chain by a third party (buyers hold no gas). */
+async function submitDirectly(auth: Awaited<ReturnType<typeof signTransferAuthorization>>) {
+  const a = auth.authorization
+  const hash = await frontRunner.writeContract({
+    address: chain.usdc, abi: usdcAbi, functionName: 'transferWithAuthorization', chain: chain.chain, account: frontRunner.account!,
+    args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, auth.signature],
+  })
+  expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success')
+}
+
+async function cancelDirectly(buyer: Buyer, nonce: Hex) {
+  const signature = await buyer.signTypedData({
+    domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: chain.usdc },
+    types: { CancelAuthorization: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }] },
+    primaryType: 'CancelAuthorization',
+    message: { authorizer: buyer.address, nonce },
+  })
+  const abi = [{ type: 'function', name: 'cancelAuthorization', stateMutability: 'nonpayable', inputs: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }, { name: 'signature', type: 'bytes' }], outputs: [] }] as const
+  const hash = await frontRunner.writeContract({ address: chain.usdc, abi, functionName: 'cancelAuthorization', args: [buyer.address, nonce, signature], chain: chain.chain, account: frontRunner.account! })
+  expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success')
+}
+
+/** The bytes were not handed out: not to the payment, not to the payer signed in. */
+async function expectNotEntitled(m: Market, buyer: Buyer) {
+  const signedIn = await fetch(m.content, { headers: await authHeaders(server.url, buyer as unknown as Wallet) })
+  expect(signedIn.status).toBe(402)
+}
+
+describe('a payer who front-runs his own authorization', () => {
+  test('same nonce, 1 unit to himself, mined just before our settlement: 402, nothing recorded, owner paid nothing', async () => {
+    const m = await market()
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    const honest = await signTransferAuthorization(buyer, { to: m.owner.address, value: PRICE })
+    const sneaky = await signTransferAuthorization(buyer, { to: buyer.address, value: 1n, nonce: honest.authorization.nonce })
+    rpc.before('eth_sendRawTransaction', () => submitDirectly(sneaky))
+    const reply = await pay(m.content, encodePaymentHeader({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: honest }))
+    expect(reply.status).toBe(402)
+    expect((await reply.json()).error).toMatch(/^authorization_used_elsewhere/)
+    expect(await entryRows(server, m)).toHaveLength(0)
+    expect(await books(server, m)).toBe(0n)
+    await expectNotEntitled(m, buyer)
+  })
+
+  test('the same trick in facilitator mode', async () => {
+    const m = await market(remote)
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    const honest = await signTransferAuthorization(buyer, { to: m.owner.address, value: PRICE })
+    const sneaky = await signTransferAuthorization(buyer, { to: buyer.address, value: 1n, nonce: honest.authorization.nonce })
+    // Mined after the facilitator verified, before it settles.
+    facilitator.behave({ settle: true, before: () => submitDirectly(sneaky), answer: (settled) => Response.json(settled) })
+    try {
+      const reply = await pay(m.content, encodePaymentHeader({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: honest }))
+      expect(reply.status).toBe(402)
+      expect((await reply.json()).error).toMatch(/^authorization_used_elsewhere/)
+    } finally {
+      facilitator.behave({ settle: true, answer: (settled) => Response.json(settled) })
+    }
+    expect(await entryRows(remote, m)).toHaveLength(0)
+    expect(await books(remote, m)).toBe(0n)
+  })
+
+  test('cancelAuthorization between verification and settlement: 402 authorization_canceled, nothing recorded', async () => {
+    const m = await market()
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    const auth = await signTransferAuthorization(buyer, { to: m.owner.address, value: PRICE })
+    rpc.before('eth_sendRawTransaction', () => cancelDirectly(buyer, auth.authorization.nonce))
+    const reply = await pay(m.content, encodePaymentHeader({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: auth }))
+    expect(reply.status).toBe(402)
+    expect((await reply.json()).error).toMatch(/^authorization_canceled/)
+    expect(await entryRows(server, m)).toHaveLength(0)
+    expect(await books(server, m)).toBe(0n)
+  })
+
+  test('cancelled before it is presented: refused at verification', async () => {
+    const m = await market()
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    const auth = await signTransferAuthorization(buyer, { to: m.owner.address, value: PRICE })
+    await cancelDirectly(buyer, auth.authorization.nonce)
+    const reply = await pay(m.content, encodePaymentHeader({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: auth }))
+    expect(reply.status).toBe(402)
+    expect((await reply.json()).error).toMatch(/nonce|used/)
+    expect(await books(server, m)).toBe(0n)
+  })
+})
+
+describe('a third party replaying a settled payment', () => {
+  test('rebuilt from the public ledger and the calldata: no bytes, no content_url, for v1 and v2, signed in or not', async () => {
+    const m = await market()
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    expect((await pay(m.content, encodePaymentHeader(await v1Payment(buyer, { to: m.owner.address, value: PRICE })))).status).toBe(200)
+
+    const [row] = await entryRows(server, m)
+    const tx = await chain.publicClient.getTransaction({ hash: row.transaction_hash })
+    const { args } = decodeFunctionData({ abi: usdcAbi, data: tx.input })
+    const [from, to, value, validAfter, validBefore, nonce, ...sig] = args as unknown as [Address, Address, bigint, bigint, bigint, Hex, ...unknown[]]
+    const signature = sig.length === 1 ? (sig[0] as Hex) : serializeSignature({ v: BigInt(sig[0] as number), r: sig[1] as Hex, s: sig[2] as Hex })
+    const authorization = { from, to, value: String(value), validAfter: String(validAfter), validBefore: String(validBefore), nonce }
+    const v1 = encodePaymentHeader({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: { authorization, signature } })
+    const challenge = JSON.parse(Buffer.from((await fetch(m.content)).headers.get('payment-required')!, 'base64').toString())
+    const v2 = encodePaymentHeader({ x402Version: 2, accepted: challenge.accepts[0], payload: { authorization, signature } })
+
+    const mallory = newWallet()
+    for (const [name, header] of [['x-payment', v1], ['payment-signature', v2]] as const) {
+      for (const url of [m.content, m.json]) {
+        const anonymous = await fetch(url, { headers: { [name]: header } })
+        expect(anonymous.status).toBe(402)
+        const body = await anonymous.json()
+        expect(body.error).toMatch(/^payment_already_settled/)
+        expect(JSON.stringify(body)).not.toContain('content_url')
+        const signedIn = await fetch(url, { headers: { [name]: header, ...(await authHeaders(server.url, mallory)) } })
+        expect(signedIn.status).toBe(402)
+      }
+    }
+    // The payer, signed in, reads it.
+    expect(await (await fetch(m.content, { headers: await authHeaders(server.url, buyer as unknown as Wallet) })).text()).toBe(SECRET)
+    expect(await entryRows(server, m)).toHaveLength(1)
+    expect(await books(server, m)).toBe(PRICE)
+  })
+})
+
+describe('an RPC that fails mid-way', () => {
+  test('receipt unreadable after broadcast, block mined late: 503 pending, then recorded once the chain shows it', async () => {
+    const m = await market()
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    const header = encodePaymentHeader(await v1Payment(buyer, { to: m.owner.address, value: PRICE }))
+    await chain.testClient.setAutomine(false)
+    try {
+      rpc.fail('eth_getTransactionReceipt')
+      const reply = await pay(m.content, header)
+      expect(reply.status).toBe(503)
+      expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0)
+      expect((await reply.json()).code).toBe('PAYMENT_PENDING')
+      expect((await pay(m.content, header)).status).toBe(503) // the same payment again: still pending, never sent twice
+      expect(await entryRows(server, m)).toHaveLength(0)
+      expect(await gauge(server.url, 'trellis_pending_payments')).toBeGreaterThan(0)
+      await chain.testClient.mine({ blocks: 1 })
+    } finally {
+      await chain.testClient.setAutomine(true)
+      rpc.heal()
+    }
+    await waitFor('the reconciler to record the late transfer', async () => (await entryRows(server, m)).length === 1)
+    expect(await books(server, m)).toBe(PRICE)
+    expect(rpc.callsOf('eth_sendRawTransaction').length).toBeGreaterThan(0)
+    // The payment header alone still is no ticket; the payer signed in is entitled.
+    expect((await pay(m.content, header)).status).toBe(402)
+    expect(await (await fetch(m.content, { headers: await authHeaders(server.url, buyer as unknown as Wallet) })).text()).toBe(SECRET)
+  })
+
+  test('a facilitator that settles, then fails to answer: found by bounded log searches from the submission block', async () => {
+    const m = await market(remote)
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    facilitator.behave({ settle: true, answer: () => new Response('bad gateway', { status: 502 }) })
+    const head = await chain.publicClient.getBlockNumber({ cacheTime: 0 })
+    rpc.fail('eth_getLogs') // the chain cannot tell yet either
+    const reply = await pay(m.content, encodePaymentHeader(await v1Payment(buyer, { to: m.owner.address, value: PRICE })))
+    expect(reply.status).toBe(503)
+    expect(await entryRows(remote, m)).toHaveLength(0)
+    // A long way from the settlement (mining is slow past a few hundred blocks at once), logs capped like a public RPC.
+    for (let i = 0; i < 3; i++) await chain.testClient.mine({ blocks: 200 })
+    rpc.heal()
+    rpc.resetCalls()
+    rpc.maxLogRange(50)
+    try {
+      await waitFor('the reconciler to find the settlement', async () => (await entryRows(remote, m)).length === 1, 30_000)
+    } finally {
+      rpc.heal()
+      facilitator.behave({ settle: true, answer: (settled) => Response.json(settled) })
+    }
+    expect(await books(remote, m)).toBe(PRICE)
+    expect((await fetch(m.content, { headers: await authHeaders(remote.url, buyer as unknown as Wallet) })).status).toBe(200)
+    // This payment's searches (the server's other jobs search for other authorizations through the same proxy).
+    const mine = rpc.callsOf('eth_getLogs').map((c) => c.params[0] as { fromBlock: Hex; toBlock: Hex; topics: unknown[] })
+      .filter((f) => JSON.stringify(f.topics).toLowerCase().includes(buyer.address.slice(2).toLowerCase()))
+    expect(mine.length).toBeGreaterThan(1)
+    for (const f of mine) expect(BigInt(f.fromBlock)).toBeGreaterThanOrEqual(head - 10n) // from the submission block, not a fixed lookback
+    // Refused ranges were halved until the RPC accepted one (the settlement sits right after the submission block).
+    const spans = mine.map((f) => BigInt(f.toBlock) - BigInt(f.fromBlock) + 1n)
+    expect(spans[0]).toBeGreaterThan(50n)
+    expect(spans.filter((n) => n <= 50n).length).toBeGreaterThan(0)
+  }, 60_000)
+})
+
+describe('a facilitator that lies', () => {
+  test('a facilitator that settles, then fails to answer, while the chain is readable: the chain decides at once', async () => {
+    const m = await market(remote)
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    facilitator.behave({ settle: true, answer: () => new Response('bad gateway', { status: 502 }) })
+    try {
+      const reply = await pay(m.content, encodePaymentHeader(await v1Payment(buyer, { to: m.owner.address, value: PRICE })))
+      expect(reply.status).toBe(200)
+      expect(await reply.text()).toBe(SECRET)
+    } finally {
+      facilitator.behave({ settle: true, answer: (settled) => Response.json(settled) })
+    }
+    expect(await entryRows(remote, m)).toHaveLength(1)
+    expect(await books(remote, m)).toBe(PRICE)
+  })
+
+  test('success with a hash that is not on chain: not served, not recorded, owner paid nothing', async () => {
+    const m = await market(remote)
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    facilitator.behave({ settle: false, answer: (_, body) => Response.json({ success: true, transaction: generatePrivateKey(), network: 'base-sepolia', payer: body.paymentPayload.payload.authorization.from }) })
+    try {
+      const reply = await pay(m.content, encodePaymentHeader(await v1Payment(buyer, { to: m.owner.address, value: PRICE })))
+      expect(reply.status).toBe(503)
+      expect(await reply.text()).not.toContain(SECRET)
+    } finally {
+      facilitator.behave({ settle: true, answer: (settled) => Response.json(settled) })
+    }
+    expect(await entryRows(remote, m)).toHaveLength(0)
+    expect(await books(remote, m)).toBe(0n)
+  })
+
+  test('success with the hash of another, real transfer: the real settlement is found and recorded under its own hash', async () => {
+    const m = await market(remote)
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    const decoy = await chain.fundBuyer(newWallet().address, 1n)
+    facilitator.behave({ settle: true, answer: (settled) => Response.json({ ...settled, transaction: decoy }) })
+    try {
+      const reply = await pay(m.content, encodePaymentHeader(await v1Payment(buyer, { to: m.owner.address, value: PRICE })))
+      expect(reply.status).toBe(200)
+      const settlement = JSON.parse(Buffer.from(reply.headers.get('x-payment-response')!, 'base64').toString())
+      expect(settlement.transaction).not.toBe(decoy)
+      const [row] = await entryRows(remote, m)
+      expect(row.transaction_hash).toBe(settlement.transaction)
+    } finally {
+      facilitator.behave({ settle: true, answer: (settled) => Response.json(settled) })
+    }
+    expect(await books(remote, m)).toBe(PRICE)
+  })
+
+  test('an unreachable facilitator: 502 PAYMENT_BACKEND_UNAVAILABLE, the cause logged, nothing charged', async () => {
+    const down = await startTestServer({ ...chain.env, TRELLIS_SETTLEMENT: 'facilitator', TRELLIS_RELAYER_KEY: '', TRELLIS_FACILITATOR_URL: 'http://127.0.0.1:9' })
+    try {
+      const start = JSON.parse(down.logs.find((l) => l.includes('"listening"'))!)
+      expect(start).toMatchObject({ settlement: 'facilitator', network: 'base-sepolia', token: chain.usdc, facilitator: 'http://127.0.0.1:9' })
+      const m = await market(down)
+      const buyer = await chain.newFundedBuyer(1_000_000n)
+      const reply = await pay(m.content, encodePaymentHeader(await v1Payment(buyer, { to: m.owner.address, value: PRICE })))
+      expect(reply.status).toBe(502)
+      expect((await reply.json()).code).toBe('PAYMENT_BACKEND_UNAVAILABLE')
+      expect(down.logs.some((l) => l.includes('payment backend unavailable') && l.includes('facilitator:'))).toBe(true)
+      expect(await books(down, m)).toBe(0n)
+    } finally {
+      await down.dispose()
+    }
+  })
+})
+
+describe('authorizations that live too long', () => {
+  test('validBefore a year ahead is refused before anything is sent', async () => {
+    const m = await market()
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    const now = BigInt(Math.floor(Date.now() / 1000))
+    rpc.resetCalls()
+    const reply = await pay(m.content, encodePaymentHeader(await v1Payment(buyer, { to: m.owner.address, value: PRICE, validBefore: now + 365n * 86400n })))
+    expect(reply.status).toBe(402)
+    expect((await reply.json()).error).toMatch(/valid_before: validBefore may be at most \d+ s ahead/)
+    expect(rpc.calls).toHaveLength(0)
+    expect(await books(server, m)).toBe(0n)
+  })
+})
+
+describe('the ledger equals the chain', () => {
+  // Last in this file: it moves the chain's clock forward.
+  test('pending payments expire by chain time; verify-ledger and the check job find nothing wrong', async () => {
+    const now = await chain.now()
+    await chain.testClient.increaseTime({ seconds: 3600 })
+    await chain.testClient.mine({ blocks: 1 })
+    expect(await chain.now()).toBeGreaterThan(now + 3000n)
+    for (const on of [server, remote]) {
+      await waitFor('no pending payment', async () => (await gauge(on.url, 'trellis_pending_payments')) === 0)
+      await waitFor('a ledger check', async () => (await fetch(`${on.url}/metrics`).then((r) => r.text())).includes('trellis_ledger_problems 0'))
+      const { code, report, stderr } = await verifyLedger(on.dataDir, { ...chain.env })
+      expect({ code, stderr: code === 0 ? '' : stderr, problems: report?.problems }).toEqual({ code: 0, stderr: '', problems: [] })
+      expect(report.pending).toBe(0)
+      expect(report.proven).toBe(report.transactions)
+    }
+  })
+})
