@@ -7,12 +7,10 @@ import { wrapFetchWithPayment as wrapFetchV1, decodeXPaymentResponse } from 'x40
 import { wrapFetchWithPayment as wrapFetchV2, x402Client } from '@x402/fetch'
 import { registerExactEvmScheme as registerClientScheme } from '@x402/evm/exact/client'
 import { toClientEvmSigner } from '@x402/evm'
-import { x402Facilitator } from '@x402/core/facilitator'
-import { toFacilitatorEvmSigner } from '@x402/evm'
-import { registerExactEvmScheme as registerFacilitatorScheme } from '@x402/evm/exact/facilitator'
 import { startTestServer, type TestServer } from './helpers/server.ts'
 import { authHeaders, b64, call, createEntry, createFeed, newWallet, type Wallet } from './helpers/api.ts'
 import { encodePaymentHeader, signTransferAuthorization, startChain, v1Payment, type TestChain } from './helpers/chain.ts'
+import { startFacilitator } from './helpers/facilitator.ts'
 
 const PRICE = 10_000n // 0.01 USDC
 
@@ -280,27 +278,10 @@ describe('exactly once', () => {
 
 describe('facilitator mode', () => {
   test('verify and settle through an HTTP facilitator on loopback', async () => {
-    const account = privateKeyToAccount(chain.relayer.privateKey)
-    const wallet = createWalletClient({ account, chain: chain.chain, transport: http(chain.rpcUrl) })
-    const { publicActions } = await import('viem')
-    const signer = toFacilitatorEvmSigner({ ...wallet.extend(publicActions), address: account.address } as never)
-    const facilitator = registerFacilitatorScheme(new x402Facilitator(), { signer, networks: 'eip155:84532' })
-    const calls: string[] = []
-    const service = Bun.serve({
-      port: 0,
-      hostname: '127.0.0.1',
-      async fetch(request) {
-        const path = new URL(request.url).pathname
-        calls.push(path)
-        if (path === '/supported') return Response.json(await facilitator.getSupported())
-        const { paymentPayload, paymentRequirements } = await request.json()
-        if (path === '/verify') return Response.json(await facilitator.verify(paymentPayload, paymentRequirements))
-        if (path === '/settle') return Response.json(await facilitator.settle(paymentPayload, paymentRequirements))
-        return new Response('not found', { status: 404 })
-      },
-    })
+    const service = startFacilitator(chain, chain.relayer.privateKey)
+    const calls = service.calls
     const remote = await startTestServer({
-      ...chain.env, TRELLIS_SETTLEMENT: 'facilitator', TRELLIS_RELAYER_KEY: '', TRELLIS_FACILITATOR_URL: `http://127.0.0.1:${service.port}`,
+      ...chain.env, TRELLIS_SETTLEMENT: 'facilitator', TRELLIS_RELAYER_KEY: '', TRELLIS_FACILITATOR_URL: service.url,
     })
     try {
       const owner = newWallet()
@@ -325,7 +306,7 @@ describe('facilitator mode', () => {
       expect((await refused.json()).error).toMatch(/balance/)
     } finally {
       await remote.dispose()
-      service.stop(true)
+      service.stop()
     }
   })
 })

@@ -124,9 +124,9 @@ describe('failAfterForward', () => {
     const error = await thrown(() => walletOverProxy(2).writeContract(mint(to, 5_000_000n)))
     expect(httpStatus(error)).toBe(503)
     expect(proxy.callsOf('eth_sendRawTransaction')).toHaveLength(1)
-    // anvil automines: the transaction the caller thinks failed is already in a block.
+    // anvil automines: the transaction the caller thinks failed lands in a block (at once, or a moment later under load).
     const raw = proxy.callsOf('eth_sendRawTransaction')[0]!.params[0] as Hex
-    const receipt = await chain.publicClient.getTransactionReceipt({ hash: keccak256(raw) })
+    const receipt = await chain.publicClient.waitForTransactionReceipt({ hash: keccak256(raw), timeout: 10_000 })
     expect(receipt.status).toBe('success')
     expect(await chain.balanceOf(to)).toBe(5_000_000n)
   })

@@ -46,7 +46,13 @@ export function ledgerAudit(d: { store: LedgerAuditStore; chain: ChainReader; to
     }
     const startedAt = Math.floor(Date.now() / 1000)
 
-    let cursor = options.full ? '' : (d.store.meta(CURSOR) ?? '')
+    // The job's first run on an existing ledger starts at its end: proving years of history is the CLI's work,
+    // not something to put on a public RPC at every upgrade.
+    let cursor = ''
+    if (!options.full) {
+      cursor = d.store.meta(CURSOR) ?? d.store.lastLedgerId()
+      d.store.setMeta(CURSOR, cursor)
+    }
     let proven = 0
     let unreadable = false
     for (;;) {

@@ -55,6 +55,7 @@ export function ledgerAuditStore(db: Db) {
     `SELECT id, payer_lc, nonce, pay_to, CAST(amount AS TEXT) AS amount, submitted_block FROM payments
      WHERE status = 'failed' AND submitted_block IS NOT NULL AND updated_at >= ? ORDER BY id`,
   )
+  const lastId = db.query<{ id: string | null }, []>('SELECT MAX(id) AS id FROM transactions')
   const pending = db.query<{ n: number; oldest: number | null }, []>(`SELECT COUNT(*) AS n, MIN(valid_before) AS oldest FROM payments WHERE status = 'pending'`)
   const counts = db.query<{ transactions: number; revenue: string }, []>(`SELECT COUNT(*) AS transactions, CAST(COALESCE(SUM(amount), 0) AS TEXT) AS revenue FROM transactions`)
   const getMeta = db.query<{ value: string }, [string]>('SELECT value FROM meta WHERE key = ?')
@@ -63,6 +64,7 @@ export function ledgerAuditStore(db: Db) {
     /** Each broken rule with up to 20 of the ids that break it. */
     inconsistencies: () => checks.map((c) => ({ problem: c.problem, subjects: c.query.all().map((r) => r.subject) })).filter((c) => c.subjects.length > 0),
     ledgerRowsAfter: (id: string, limit: number) => rowsAfter.all(id, limit),
+    lastLedgerId: () => lastId.get()?.id ?? '',
     failedSubmissionsSince: (seconds: number) => failedSince.all(seconds),
     pending: () => pending.get()!,
     totals: () => counts.get()!,
