@@ -1,6 +1,6 @@
 // Reads that decide a payment's fate: the chain head (chain time), a transaction's receipt, EIP-3009 authorization
 // state, and the AuthorizationUsed/Canceled event of one authorization, searched in bounded block windows.
-import { createPublicClient, encodeEventTopics, isAddressEqual, numberToHex, parseAbi, parseEventLogs, TransactionReceiptNotFoundError, type Hex, type Log, type Transport } from 'viem'
+import { BaseError, HttpRequestError, TimeoutError, createPublicClient, encodeEventTopics, isAddressEqual, numberToHex, parseAbi, parseEventLogs, TransactionReceiptNotFoundError, type Hex, type Log, type Transport } from 'viem'
 import { proveSettlement, TOKEN_EVENTS, type ExpectedTransfer, type Proof } from './settlement-proof.ts'
 
 const AUTHORIZATION_STATE = parseAbi(['function authorizationState(address authorizer, bytes32 nonce) view returns (bool)'])
@@ -10,9 +10,10 @@ const CANCELED = TOKEN_EVENTS.find((e) => e.name === 'AuthorizationCanceled')!
 export interface Head { number: bigint; timestamp: bigint }
 export interface AuthorizationEvent { kind: 'used' | 'canceled'; hash: Hex; block: bigint }
 
-/** An eth_getLogs refused for its size (public RPCs cap the block range or the result count). */
+/** An eth_getLogs refused for its size (public RPCs cap the block range or the result count), not an outage. */
 function isRangeRefusal(error: unknown): boolean {
-  return /range|limit|too many|exceed|10000|query returned more/i.test(String((error as Error)?.message ?? ''))
+  if (!(error instanceof BaseError) || error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError)) return false
+  return /range|limit|exceed|10000|query returned more/i.test(error.message)
 }
 
 export function chainReader(transport: Transport, token: Hex, options: { logWindow: bigint }) {
