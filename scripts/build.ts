@@ -69,7 +69,8 @@ const embedClassicLevelAddon: BunPlugin = {
 
 const started = performance.now()
 const result = await Bun.build({
-  entrypoints: [join(ROOT, 'src/main.ts')],
+  // The stats worker is a second entrypoint: Bun embeds it and resolves `new Worker(new URL(…))` to it.
+  entrypoints: [join(ROOT, 'src/main.ts'), join(ROOT, 'src/jobs/stats-worker.ts')],
   target: 'bun',
   format: 'esm', // bytecode for ESM needs compile
   bytecode,

@@ -11,6 +11,7 @@ import { rateLimiter } from './http/rate-limit.ts'
 import { metricsRoutes, requestMetrics } from './http/metrics.ts'
 import { logger } from './log.ts'
 import { startJobs, type Jobs } from './jobs/index.ts'
+import { loadPersisted } from './jobs/stats-files.ts'
 import { nowSeconds, setClockOffset } from './lib/clock.ts'
 import { VERSION } from './version.ts'
 import { redactUrl } from './chain/rpc.ts'
@@ -37,7 +38,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   setClockOffset(config.clockOffsetS)
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
   const unlock = lockDataDir(config.dataDir)
-  const db = openDb(join(config.dataDir, 'trellis.db'))
+  const dbPath = join(config.dataDir, 'trellis.db')
+  const db = openDb(dbPath)
   const secret = loadSecret(config.dataDir)
   let content
   try {
@@ -58,8 +60,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
     logError: (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }),
     logWarn: (msg, fields) => log.warn(msg, fields),
   })
+  // Serve the last persisted leaderboards and ranks from the first request; the jobs rebuild them off-thread.
+  const boards = loadPersisted(config.dataDir, 'boards')
+  if (boards) services.market.installBoards(boards.boards)
+  const ranks = loadPersisted(config.dataDir, 'ranks')
+  if (ranks) services.market.installRanks(ranks.ranks)
   jobs = startJobs({
-    db, log, purchases: services.purchases, market: services.market, ledgerAudit: services.ledgerAudit,
+    db, dbPath, dataDir: config.dataDir, log, purchases: services.purchases, market: services.market, ledgerAudit: services.ledgerAudit,
     statsRefreshS: config.statsRefreshS, rankingsRefreshS: config.rankingsRefreshS, reconcileS: config.reconcileS, ledgerCheckS: config.ledgerCheckS,
   })
   const requests = requestMetrics()
@@ -104,7 +111,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     port: server.port!,
     stop() {
       stopping ??= (async () => {
-        jobs?.stop()
+        await jobs?.stop()
         await server.stop(false) // finish in-flight requests
         await content.close()
         db.close()

@@ -175,7 +175,7 @@ describe('dist/trellis sells a paid entry', () => {
   test('x402 settlement works from the binary (anvil, local settlement)', async () => {
     const { startChain, v1Payment, encodePaymentHeader } = await import('./helpers/chain.ts')
     const chain = await startChain()
-    const paid = await startTestServer({ ...chain.env, TMPDIR: join(dir, 'tmp') }, { command: [binary], dataDir: join(dir, 'paid-data') })
+    const paid = await startTestServer({ ...chain.env, TMPDIR: join(dir, 'tmp'), TRELLIS_STATS_REFRESH_S: '1' }, { command: [binary], dataDir: join(dir, 'paid-data') })
     try {
       const owner = newWallet()
       const feed = await createFeed(paid.url, owner)
@@ -187,6 +187,19 @@ describe('dist/trellis sells a paid entry', () => {
       expect(await reply.text()).toBe('paid via the binary')
       expect(await chain.balanceOf(owner.address)).toBe(1234n)
       expect((await call(paid.url, 'GET', `/v1/transactions?entry_id=${entry.id}`)).body.transactions).toHaveLength(1)
+      // The leaderboards are built by the stats worker, a second entrypoint embedded in the binary.
+      let board: any
+      for (let i = 0; i < 50; i++) {
+        board = (await call(paid.url, 'GET', '/v1/leaderboards/top-revenue')).body
+        if (board.data.length > 0) break
+        await Bun.sleep(100)
+      }
+      expect(board.data.map((f: any) => [f.feed_id, f.total_revenue])).toEqual([[feed.id, '1234']])
+      const health = (await call(paid.url, 'GET', '/health')).body
+      expect(health.jobs.stats.last_error).toBeNull()
+      expect(health.jobs.rankings.last_error).toBeNull()
+      const walletId = (await call(paid.url, 'GET', `/v1/wallets/address/${owner.address}`)).body.id
+      expect((await call(paid.url, 'GET', `/v1/wallets/${walletId}/stats`)).body.revenue_stats.total_revenue).toBe('1234')
     } finally {
       await paid.dispose()
       await chain.stop()

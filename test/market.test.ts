@@ -439,15 +439,15 @@ beforeAll(async () => {
   for (const f of activeFeeds()) f.updated_at = (await call(server.url, 'GET', `/v1/feeds/${f.id}`)).body.updated_at
   buildMs = performance.now() - started
 
-  // Wait for a snapshot taken after the last change, then for the ranks built from it (both refresh every second).
+  // Wallet statistics are live; leaderboards and ranks are snapshots (both refresh every second here). Wait until
+  // both jobs finished a run that started after the last change (lastChange is a whole second; a run takes ms).
   const deadline = Date.now() + 5_000
   for (;;) {
-    const stats = await call(server.url, 'GET', `/v1/wallets/${alice.id}/stats`)
-    if (stats.body.generated_at > lastChange) break
-    if (Date.now() > deadline) throw new Error('no fresh snapshot in 5 s')
+    const jobs = (await call(server.url, 'GET', '/health')).body.jobs
+    if (jobs.stats.last_run > lastChange + 1 && jobs.rankings.last_run > lastChange + 1) break
+    if (Date.now() > deadline) throw new Error(`no fresh snapshot in 5 s: ${JSON.stringify(jobs)}`)
     await Bun.sleep(100)
   }
-  await Bun.sleep(1_100)
 }, 60_000)
 
 afterAll(async () => {

@@ -149,7 +149,7 @@ describe('command line', () => {
     expect(run(['--port', 'eighty']).exitCode).toBe(2)
     expect(run([], { TRELLIS_NETWORK: 'mainnet' }).exitCode).toBe(2)
     expect(run(['--version']).stdout.toString()).toMatch(/^trellis \d+\.\d+\.\d+/)
-  })
+  }, 30_000) // six runs of `bun src/main.ts`, about a second each
 
   test('flags win over env; --public-url is the base of content_url', async () => {
     const other = await startTestServer({ TRELLIS_NETWORK: 'base-sepolia' }, { command: [process.execPath, 'src/main.ts', '--network', 'base', '--public-url', 'https://feeds.example.org'] })

@@ -37,8 +37,13 @@ export function ledgerAudit(d: { store: LedgerAuditStore; chain: ChainReader; to
    * `full`: every ledger row and every failed submission, from the start. Otherwise only what was added since the
    * last run (the proven cursor is kept in the database, so a restart does not re-read a million receipts).
    */
-  async function run(options: { full: boolean; onProgress?: (done: number) => void } = { full: false }): Promise<AuditReport> {
-    const problems: AuditReport['problems'] = [...d.store.inconsistencies()]
+  async function run(options: {
+    full: boolean
+    onProgress?: (done: number) => void
+    /** The SQL checks read the whole ledger: a server runs them on another thread and passes them in here. */
+    inconsistencies?: () => Promise<AuditReport['problems']>
+  } = { full: false }): Promise<AuditReport> {
+    const problems: AuditReport['problems'] = [...(options.inconsistencies ? await options.inconsistencies() : d.store.inconsistencies())]
     const note = (problem: string, subject: string) => {
       const known = problems.find((p) => p.problem === problem)
       if (known) known.subjects.length < 20 && known.subjects.push(subject)

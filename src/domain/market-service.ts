@@ -1,43 +1,57 @@
-// Holds the current statistics/leaderboard snapshot and the wallet ranks; the jobs rebuild them.
-import type { MarketStore } from '../store/market.ts'
+// Serves wallet statistics (live) and the leaderboards and ranks of the last snapshot. Snapshots are built
+// elsewhere (off the event loop) and installed whole; leaderboard bodies are kept as JSON text, so a read joins
+// strings instead of serialising objects.
+import type { MarketStore, WalletRanks } from '../store/market.ts'
 import type { WalletService } from './wallets.ts'
-import { buildRanks, buildSnapshot, walletStats, PERIODS, type Period, type Ranks, type Snapshot } from './market.ts'
+import { ranksFrom, walletStats, PERIODS, type Period, type Ranks } from './market.ts'
+import { type BoardKey, type PeriodBoard, type PlainBoard } from './leaderboards.ts'
 import { fail } from './errors.ts'
+import { nowSeconds } from '../lib/clock.ts'
 
-export type PeriodBoard = 'most-popular' | 'top-revenue' | 'top-providers' | 'top-buyers'
-export type PlainBoard = 'trending' | 'top-feeds' | 'category-stats'
+export type { PeriodBoard, PlainBoard, BoardKey } from './leaderboards.ts'
+
+/** Each board's items, each item already serialised. */
+// Enough for the usual page sizes of every board; a body is at most ~100 KB.
+const MEMO_BODIES = 64
+
+export type SerialisedBoards = Partial<Record<BoardKey, string[]>>
 
 export function marketService(d: { market: MarketStore; wallets: WalletService }) {
-  let snapshot: Snapshot = buildSnapshot(d.market)
-  let ranks: Ranks = buildRanks(snapshot)
+  let boards: SerialisedBoards = {}
+  let ranks: Ranks = ranksFrom([])
+  let bodies = new Map<string, string>() // by board key and length, for the current boards
+
+  function body(key: BoardKey, length: number, period?: Period): string {
+    const memo = `${key}#${length}`
+    let text = bodies.get(memo)
+    if (text === undefined) {
+      const items = (boards[key] ?? []).slice(0, length).join(',')
+      text = period === undefined ? `{"data":[${items}]}` : `{"data":[${items}],"period":"${period}"}`
+      if (bodies.size < MEMO_BODIES) bodies.set(memo, text)
+    }
+    return text
+  }
 
   return {
-    /** Rebuilds statistics and leaderboards; returns the time it took (ms). */
-    refreshStats(): number {
-      const started = performance.now()
-      snapshot = buildSnapshot(d.market)
-      return performance.now() - started
+    installBoards(next: SerialisedBoards): void {
+      boards = next
+      bodies = new Map()
     },
-    refreshRanks(): void {
-      ranks = buildRanks(snapshot)
+    installRanks(rows: WalletRanks[]): void {
+      ranks = ranksFrom(rows)
     },
     stats(walletId: string) {
-      const wallet = d.wallets.byId(walletId)
-      return walletStats(snapshot, ranks, { ...wallet })
+      return walletStats(d.market, ranks, d.wallets.byId(walletId), nowSeconds())
     },
     period(raw: string | undefined): Period {
       if (raw === undefined || raw === '') return 'all'
       if (!(raw in PERIODS)) fail('INVALID_PARAMETER', 'invalid period', 'period must be one of 1d, 7d, 30d, all')
       return raw as Period
     },
-    byPeriod(board: PeriodBoard, period: Period): unknown[] {
-      const l = snapshot.leaderboards
-      return { 'most-popular': l.mostPopular, 'top-revenue': l.topRevenue, 'top-providers': l.topProviders, 'top-buyers': l.topBuyers }[board][period]
-    },
-    plain(board: PlainBoard): unknown[] {
-      const l = snapshot.leaderboards
-      return { trending: l.trending, 'top-feeds': l.topFeeds, 'category-stats': l.categoryStats }[board]
-    },
+    /** The JSON body of a board with a period: {"data":[…],"period":…}. */
+    byPeriod: (board: PeriodBoard, period: Period, length: number) => body(`${board}:${period}`, length, period),
+    /** The JSON body of a board without a period: {"data":[…]}. */
+    plain: (board: PlainBoard, length: number) => body(board, length),
     recentEntries: (beforeId: string | undefined, limit: number) => d.market.recentEntries(beforeId, limit),
   }
 }

@@ -1,19 +1,6 @@
-// Counting helpers shared by the statistics and the leaderboards. Money is bigint throughout.
+// Periods and money helpers shared by the statistics and the leaderboards. Money is bigint throughout.
 export const PERIODS = { '1d': 86_400, '7d': 7 * 86_400, '30d': 30 * 86_400, all: Infinity } as const
 export type Period = keyof typeof PERIODS
-
-export interface Tally { purchases: number; revenue: bigint; buyers: Set<string> }
-export interface BuyerTally { purchases: number; spent: bigint; entries: Set<string>; feeds: Set<string> }
-
-export const tally = (): Tally => ({ purchases: 0, revenue: 0n, buyers: new Set() })
-
-export function bump<K>(map: Map<K, Tally>, key: K, amount: bigint, buyer: string): void {
-  let t = map.get(key)
-  if (!t) map.set(key, (t = tally()))
-  t.purchases++
-  t.revenue += amount
-  t.buyers.add(buyer)
-}
 
 /** Integer average as a string; "0" when there is nothing to divide. */
 export const floorDiv = (a: bigint, b: number): string => (b > 0 ? (a / BigInt(b)).toString() : '0')

@@ -11,7 +11,7 @@ const MAX_CACHED_COUNTS = 1000
 export const publicTransactionId = (id: string) => `tx_${id}`
 
 export function transactionService(d: { transactions: TransactionStore }) {
-  // total_count may be up to 60 s old (the list is cached that long anyway): counting is the expensive part.
+  // With two or more filters total_count is counted, and may then be up to 60 s old; otherwise it is a tally.
   const counts = new Map<string, { value: number; at: number }>()
 
   function parseId(raw: string): string {
@@ -36,6 +36,7 @@ export function transactionService(d: { transactions: TransactionStore }) {
     },
     list: (filter: TransactionFilter, beforeId: string | undefined, limit: number) => d.transactions.list(filter, beforeId, limit),
     count(filter: TransactionFilter): number {
+      if ([filter.payer, filter.payTo, filter.entryId].filter((v) => v !== undefined).length < 2) return d.transactions.count(filter)
       const key = JSON.stringify([filter.payer?.toLowerCase(), filter.payTo?.toLowerCase(), filter.entryId])
       const cached = counts.get(key)
       if (cached && Date.now() - cached.at < COUNT_TTL_MS) return cached.value

@@ -1,7 +1,7 @@
-// /v1/leaderboards: eight public rankings, served from the in-memory snapshot (recent-entries is live).
+// /v1/leaderboards: eight public rankings, served from the last snapshot (recent-entries is live).
 import { Elysia, t, type TSchema } from 'elysia'
 import type { Services } from './services.ts'
-import type { PeriodBoard, PlainBoard } from '../domain/market-service.ts'
+import type { PeriodBoard, PlainBoard } from '../domain/leaderboards.ts'
 import { entryBody, EntrySchema } from './entries.ts'
 import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
 import { nowSeconds } from '../lib/clock.ts'
@@ -44,12 +44,15 @@ const DESCRIPTIONS: Record<string, string> = {
   'category-stats': 'Every active category, over its active feeds.',
 }
 
+// Bodies come serialised from the snapshot (their items were checked against these schemas when built in tests).
+const json = (body: string) => new Response(body, { headers: { 'content-type': 'application/json' } })
+
 export const leaderboardRoutes = (s: Services) => {
   const app = new Elysia({ prefix: '/v1/leaderboards', tags: ['Leaderboards'] })
   const withPeriod = (board: PeriodBoard, item: TSchema) =>
     app.get(`/${board}`, ({ query }) => {
       const period = s.market.period(query.period)
-      return { data: s.market.byPeriod(board, period).slice(0, pageSize(query.page_size)), period }
+      return json(s.market.byPeriod(board, period, pageSize(query.page_size)))
     }, {
       query: t.Object({ page_size: pageQuery.page_size, period: Period }),
       response: { 200: t.Object({ data: t.Array(item), period: S }) },
@@ -60,7 +63,7 @@ export const leaderboardRoutes = (s: Services) => {
   withPeriod('top-providers', Items['top-providers'])
   withPeriod('top-buyers', Items['top-buyers'])
   const plain = (board: PlainBoard, item: TSchema, paged: boolean) =>
-    app.get(`/${board}`, ({ query }) => ({ data: paged ? s.market.plain(board).slice(0, pageSize((query as { page_size?: string }).page_size)) : s.market.plain(board) }), {
+    app.get(`/${board}`, ({ query }) => json(s.market.plain(board, paged ? pageSize((query as { page_size?: string }).page_size) : Number.MAX_SAFE_INTEGER)), {
       query: paged ? t.Object({ page_size: pageQuery.page_size }) : t.Object({}),
       response: { 200: t.Object({ data: t.Array(item) }) },
       detail: { summary: board, description: DESCRIPTIONS[board] },

@@ -37,7 +37,7 @@ export const metricsRoutes = (db: Db, requests: RequestMetrics, startedAt: numbe
     (SELECT COUNT(*) FROM wallets) AS wallets,
     (SELECT COUNT(*) FROM feeds WHERE is_active = 1) AS active_feeds,
     (SELECT COUNT(*) FROM entries WHERE is_active = 1) AS active_entries,
-    (SELECT COUNT(*) FROM transactions) AS transactions,
+    (SELECT transactions FROM ledger_totals) AS transactions,
     (SELECT COUNT(*) FROM payments WHERE status = 'pending') AS pending_payments`)
   return new Elysia({ tags: ['Operations'] }).get('/metrics', () => {
     const g = gauges.get()!

@@ -48,7 +48,7 @@ export const transactionRoutes = (s: Services) =>
         entry_id: t.Optional(t.String({ description: 'entry id' })),
       }),
       response: { 200: t.Object({ transactions: t.Array(TransactionItem), pagination: t.Composite([paginationSchema, t.Object({ total_count: t.Number() })]) }) },
-      detail: { summary: 'List transactions', description: 'Newest first; filters combine. 100 requests per hour per client; total_count may be up to 60 s old.' },
+      detail: { summary: 'List transactions', description: 'Newest first; filters combine. 100 requests per hour per client; total_count is exact (with two or more filters it may be up to 60 s old).' },
     })
     .get('/hash/:hash', ({ params }) => full(s.transactions.byHash(params.hash)), {
       response: { 200: TransactionSchema },

@@ -1,6 +1,6 @@
-// In-process timers: nonce cleanup, paid→free expiry, reconciliation of interrupted payments, statistics and
-// leaderboard snapshots, wallet ranks. Each runs once
-// at start, then on its period; a job never overlaps itself.
+// In-process timers: nonce cleanup, paid→free expiry, reconciliation of interrupted payments, the ledger check,
+// leaderboard snapshots and wallet ranks (built on the stats worker's thread). Each runs once at start, then on
+// its period; a job never overlaps itself.
 import type { Db } from '../store/db.ts'
 import type { Logger } from '../log.ts'
 import type { PurchaseService } from '../domain/purchases.ts'
@@ -9,6 +9,7 @@ import type { AuditReport, LedgerAudit } from '../domain/ledger-audit.ts'
 import { nonceStore } from '../store/nonces.ts'
 import { entryStore } from '../store/entries.ts'
 import { nowSeconds } from '../lib/clock.ts'
+import { statsBuilder } from './stats-builder.ts'
 
 interface JobState { lastRun: number | null; lastError: string | null; running: boolean }
 
@@ -16,17 +17,18 @@ export interface Jobs {
   status(): Record<string, { last_run: number | null; last_error: string | null }>
   /** Prometheus lines of the jobs' own gauges. */
   metrics(): string[]
-  stop(): void
+  stop(): Promise<void>
 }
 
 export function startJobs(d: {
-  db: Db; log: Logger; purchases: PurchaseService; market: MarketService; ledgerAudit: LedgerAudit
+  db: Db; dbPath: string; dataDir: string; log: Logger; purchases: PurchaseService; market: MarketService; ledgerAudit: LedgerAudit
   statsRefreshS: number; rankingsRefreshS: number; reconcileS: number; ledgerCheckS: number
 }): Jobs {
   const nonces = nonceStore(d.db)
   const entries = entryStore(d.db)
   const state: Record<string, JobState> = {}
   const timers: ReturnType<typeof setInterval>[] = []
+  const builder = statsBuilder({ dbPath: d.dbPath, dataDir: d.dataDir })
 
   function every(name: string, seconds: number, job: () => unknown | Promise<unknown>, runAtStart = true) {
     state[name] = { lastRun: null, lastError: null, running: false }
@@ -63,18 +65,23 @@ export function startJobs(d: {
   let audit: { report: AuditReport; at: number } | null = null
   let provenTotal = 0
   every('ledger-check', d.ledgerCheckS, async () => {
-    const report = await d.ledgerAudit.run({ full: false })
+    const report = await d.ledgerAudit.run({ full: false, inconsistencies: async () => (await builder.build({ checks: true }, nowSeconds())).problems! })
     provenTotal += report.proven
     audit = { report, at: nowSeconds() }
     if (!report.ok) d.log.error('the ledger does not match the chain', { problems: report.problems })
   })
 
-  // The market service built its first snapshot and ranks when it was created (at start): no second build here.
-  every('stats', d.statsRefreshS, () => {
-    const ms = d.market.refreshStats()
-    d.log.debug('stats and leaderboards rebuilt', { ms: Math.round(ms * 10) / 10 })
-  }, false)
-  every('rankings', d.rankingsRefreshS, () => d.market.refreshRanks(), false)
+  // Built by the stats worker; until the first build the server serves the snapshot persisted by the last run.
+  every('stats', d.statsRefreshS, async () => {
+    const result = await builder.build({ boards: true }, nowSeconds())
+    d.market.installBoards(result.boards!)
+    d.log.debug('stats and leaderboards rebuilt', { ms: Math.round(result.ms * 10) / 10 })
+  })
+  every('rankings', d.rankingsRefreshS, async () => {
+    const result = await builder.build({ ranks: true }, nowSeconds())
+    d.market.installRanks(result.ranks!)
+    d.log.debug('wallet ranks rebuilt', { ms: Math.round(result.ms * 10) / 10 })
+  })
 
   return {
     status: () => Object.fromEntries(Object.entries(state).map(([k, v]) => [k, { last_run: v.lastRun, last_error: v.lastError }])),
@@ -88,6 +95,9 @@ export function startJobs(d: {
       '# TYPE trellis_ledger_last_check_timestamp_seconds gauge',
       `trellis_ledger_last_check_timestamp_seconds ${audit.at}`,
     ],
-    stop: () => timers.forEach(clearInterval),
+    async stop() {
+      timers.forEach(clearInterval)
+      await builder.stop()
+    },
   }
 }

@@ -1,4 +1,4 @@
-// The ledger's own consistency, in SQL: totals equal sums of the ledger, every settled payment has exactly one
+// The ledger's own consistency, in SQL: totals and tallies equal sums of the ledger, every settled payment has exactly one
 // ledger row and every ledger row a settled payment and an entitlement. And the rows to check against the chain.
 import type { Db } from './db.ts'
 
@@ -30,6 +30,40 @@ const INCONSISTENCIES: [string, string][] = [
     LEFT JOIN (SELECT e.feed_id, COUNT(*) AS n, SUM(t.amount) AS total FROM transactions t JOIN entries e ON e.id = t.entry_id GROUP BY e.feed_id) s
       ON s.feed_id = f.id
     WHERE f.total_purchases != COALESCE(s.n, 0) OR f.total_revenue != COALESCE(s.total, 0)`],
+  ['ledger totals differ from the ledger', `
+    SELECT 'ledger_totals' AS subject FROM ledger_totals
+    WHERE (transactions, revenue) != (SELECT COUNT(*), COALESCE(SUM(amount), 0) FROM transactions)`],
+  ['daily feed tallies differ from the ledger', `
+    SELECT DISTINCT feed_id || '@' || day AS subject FROM (
+      SELECT * FROM (SELECT feed_id, day, purchases, revenue FROM feed_days
+        EXCEPT SELECT e.feed_id, t.created_at / 86400, COUNT(*), SUM(t.amount) FROM transactions t JOIN entries e ON e.id = t.entry_id GROUP BY 1, 2)
+      UNION ALL SELECT * FROM (SELECT e.feed_id, t.created_at / 86400, COUNT(*), SUM(t.amount) FROM transactions t JOIN entries e ON e.id = t.entry_id GROUP BY 1, 2
+        EXCEPT SELECT feed_id, day, purchases, revenue FROM feed_days))`],
+  ['daily buyer tallies differ from the ledger', `
+    SELECT DISTINCT payer_lc || '@' || day AS subject FROM (
+      SELECT * FROM (SELECT payer_lc, day, purchases, spent FROM buyer_days
+        EXCEPT SELECT payer_lc, created_at / 86400, COUNT(*), SUM(amount) FROM transactions GROUP BY 1, 2)
+      UNION ALL SELECT * FROM (SELECT payer_lc, created_at / 86400, COUNT(*), SUM(amount) FROM transactions GROUP BY 1, 2
+        EXCEPT SELECT payer_lc, day, purchases, spent FROM buyer_days))`],
+  ['buyer lists differ from the ledger', `
+    SELECT DISTINCT feed_id || '/' || payer_lc AS subject FROM (
+      SELECT * FROM (SELECT feed_id, payer_lc, last_at FROM feed_buyers
+        EXCEPT SELECT e.feed_id, t.payer_lc, MAX(t.created_at) FROM transactions t JOIN entries e ON e.id = t.entry_id GROUP BY 1, 2)
+      UNION ALL SELECT * FROM (SELECT e.feed_id, t.payer_lc, MAX(t.created_at) FROM transactions t JOIN entries e ON e.id = t.entry_id GROUP BY 1, 2
+        EXCEPT SELECT feed_id, payer_lc, last_at FROM feed_buyers)
+      UNION ALL SELECT * FROM (SELECT entry_id, payer_lc, last_at FROM entry_buyers
+        EXCEPT SELECT entry_id, payer_lc, MAX(created_at) FROM transactions WHERE entry_id IS NOT NULL GROUP BY 1, 2)
+      UNION ALL SELECT * FROM (SELECT entry_id, payer_lc, MAX(created_at) FROM transactions WHERE entry_id IS NOT NULL GROUP BY 1, 2
+        EXCEPT SELECT entry_id, payer_lc, last_at FROM entry_buyers))`],
+  ['address tallies differ from the ledger', `
+    SELECT a.address_lc AS subject FROM address_totals a
+    LEFT JOIN (SELECT pay_to_lc, COUNT(*) AS n, SUM(amount) AS total, COUNT(DISTINCT payer_lc) AS other FROM transactions GROUP BY 1) s ON s.pay_to_lc = a.address_lc
+    LEFT JOIN (SELECT payer_lc, COUNT(*) AS n, SUM(amount) AS total, COUNT(DISTINCT pay_to_lc) AS other FROM transactions GROUP BY 1) b ON b.payer_lc = a.address_lc
+    WHERE (a.sold, a.revenue, a.buyers, a.bought, a.spent, a.sellers) != (COALESCE(s.n, 0), COALESCE(s.total, 0), COALESCE(s.other, 0), COALESCE(b.n, 0), COALESCE(b.total, 0), COALESCE(b.other, 0))
+      OR a.feeds_bought_from != (SELECT COUNT(*) FROM feed_buyers f WHERE f.payer_lc = a.address_lc)
+      OR a.entries_bought != (SELECT COUNT(*) FROM entry_buyers e WHERE e.payer_lc = a.address_lc)
+    UNION ALL SELECT t.payer_lc FROM transactions t LEFT JOIN address_totals a ON a.address_lc = t.payer_lc WHERE a.address_lc IS NULL
+    UNION ALL SELECT t.pay_to_lc FROM transactions t LEFT JOIN address_totals a ON a.address_lc = t.pay_to_lc WHERE a.address_lc IS NULL`],
   ['settled payment without exactly one matching ledger row', `
     SELECT p.id AS subject FROM payments p
     WHERE p.status = 'settled' AND (SELECT COUNT(*) FROM transactions t
@@ -45,8 +79,16 @@ const INCONSISTENCIES: [string, string][] = [
     WHERE u.wallet_id IS NULL`],
 ]
 
+export type Inconsistency = { problem: string; subjects: string[] }
+
+/** Each broken rule with up to 20 of the ids that break it. Reads the whole ledger: run it off the event loop. */
+export function findInconsistencies(db: Db): Inconsistency[] {
+  return db.transaction(() => INCONSISTENCIES
+    .map(([problem, sql]) => ({ problem, subjects: db.query<{ subject: string }, []>(`${sql} LIMIT 20`).all().map((r) => r.subject) }))
+    .filter((c) => c.subjects.length > 0)).deferred()
+}
+
 export function ledgerAuditStore(db: Db) {
-  const checks = INCONSISTENCIES.map(([problem, sql]) => ({ problem, query: db.query<{ subject: string }, []>(`${sql} LIMIT 20`) }))
   const rowsAfter = db.query<LedgerRowToProve, [string, number]>(
     `SELECT t.id, t.transaction_hash, t.payer_lc, t.pay_to_lc, CAST(t.amount AS TEXT) AS amount, p.nonce
      FROM transactions t LEFT JOIN payments p ON p.id = t.piid WHERE t.id > ? ORDER BY t.id LIMIT ?`,
@@ -57,12 +99,11 @@ export function ledgerAuditStore(db: Db) {
   )
   const lastId = db.query<{ id: string | null }, []>('SELECT MAX(id) AS id FROM transactions')
   const pending = db.query<{ n: number; oldest: number | null }, []>(`SELECT COUNT(*) AS n, MIN(valid_before) AS oldest FROM payments WHERE status = 'pending'`)
-  const counts = db.query<{ transactions: number; revenue: string }, []>(`SELECT COUNT(*) AS transactions, CAST(COALESCE(SUM(amount), 0) AS TEXT) AS revenue FROM transactions`)
+  const counts = db.query<{ transactions: number; revenue: string }, []>(`SELECT transactions, CAST(revenue AS TEXT) AS revenue FROM ledger_totals`)
   const getMeta = db.query<{ value: string }, [string]>('SELECT value FROM meta WHERE key = ?')
   const setMeta = db.query('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
   return {
-    /** Each broken rule with up to 20 of the ids that break it. */
-    inconsistencies: () => checks.map((c) => ({ problem: c.problem, subjects: c.query.all().map((r) => r.subject) })).filter((c) => c.subjects.length > 0),
+    inconsistencies: () => findInconsistencies(db),
     ledgerRowsAfter: (id: string, limit: number) => rowsAfter.all(id, limit),
     lastLedgerId: () => lastId.get()?.id ?? '',
     failedSubmissionsSince: (seconds: number) => failedSince.all(seconds),

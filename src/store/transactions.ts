@@ -37,6 +37,10 @@ export function transactionStore(db: Db) {
     `INSERT INTO transactions (id, piid, payer, payer_lc, pay_to, pay_to_lc, amount, asset, entry_id, transaction_hash, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
+  const ledgerSize = db.query<{ n: number }, []>('SELECT transactions AS n FROM ledger_totals')
+  const entryPurchases = db.query<{ n: number }, [string]>('SELECT total_purchases AS n FROM entries WHERE id = ?')
+  const addressBought = db.query<{ n: number }, [string]>('SELECT bought AS n FROM address_totals WHERE address_lc = ?')
+  const addressSold = db.query<{ n: number }, [string]>('SELECT sold AS n FROM address_totals WHERE address_lc = ?')
   return {
     byId: (id: string) => byId.get(id),
     byHash: (hash: string) => byHash.get(hash.toLowerCase()),
@@ -47,7 +51,15 @@ export function transactionStore(db: Db) {
       const w = where(filter, beforeId)
       return db.query<TransactionRow, (string | number)[]>(`${SELECT} ${w.sql} ORDER BY id DESC LIMIT ?`).all(...w.args, limit)
     },
+    /** Exact; read from the tallies when at most one filter is set, else counted through an index. */
     count(filter: TransactionFilter): number {
+      const set = [filter.payer, filter.payTo, filter.entryId].filter((v) => v !== undefined)
+      if (set.length === 0) return ledgerSize.get()!.n
+      if (set.length === 1) {
+        const row = filter.entryId !== undefined ? entryPurchases.get(filter.entryId)
+          : filter.payer !== undefined ? addressBought.get(filter.payer.toLowerCase()) : addressSold.get(filter.payTo!.toLowerCase())
+        return row?.n ?? 0
+      }
       const w = where(filter)
       return db.query<{ n: number }, string[]>(`SELECT COUNT(*) AS n FROM transactions ${w.sql}`).get(...w.args)!.n
     },

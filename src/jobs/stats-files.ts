@@ -1,0 +1,33 @@
+// The messages between the server and the stats worker (which also runs the ledger's SQL checks), and the snapshot files both read and write.
+import { readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { BoardKey } from '../domain/leaderboards.ts'
+import type { WalletRanks } from '../store/market.ts'
+import type { Inconsistency } from '../store/ledger-audit.ts'
+
+export interface BuildRequest { id: number; dbPath: string; dataDir: string; now: number; boards: boolean; ranks: boolean; checks: boolean }
+export interface BuildResult { id: number; ms: number; boards?: Partial<Record<BoardKey, string[]>>; ranks?: WalletRanks[]; problems?: Inconsistency[]; error?: string }
+
+interface Files {
+  boards: { generated_at: number; boards: Partial<Record<BoardKey, string[]>> }
+  ranks: { generated_at: number; ranks: WalletRanks[] }
+}
+
+const FILE: Record<keyof Files, string> = { boards: 'snapshot-leaderboards.json', ranks: 'snapshot-ranks.json' }
+
+/** Written whole to a temporary name and renamed: a reader never sees half a file. */
+export function persist<K extends keyof Files>(dataDir: string, kind: K, content: Files[K]): void {
+  const path = join(dataDir, FILE[kind])
+  writeFileSync(`${path}.tmp`, JSON.stringify(content), { mode: 0o600 })
+  renameSync(`${path}.tmp`, path)
+}
+
+/** The last snapshot written, or null when there is none or it cannot be read (a rebuild follows anyway). */
+export function loadPersisted<K extends keyof Files>(dataDir: string, kind: K): Files[K] | null {
+  try {
+    const content = JSON.parse(readFileSync(join(dataDir, FILE[kind]), 'utf8')) as Files[K]
+    return typeof content?.generated_at === 'number' ? content : null
+  } catch {
+    return null
+  }
+}

@@ -1,0 +1,46 @@
+// The leaderboards and wallet ranks, built on a thread of their own with a read-only connection, so a rebuild
+// never holds the event loop. Each result is also written to the data directory: a restarted server serves the
+// last one at once, before its first rebuild.
+import { Database } from 'bun:sqlite'
+import { marketStore, type MarketStore } from '../store/market.ts'
+import { buildLeaderboards, type BoardKey } from '../domain/leaderboards.ts'
+import { buildRanks } from '../domain/market.ts'
+import { findInconsistencies } from '../store/ledger-audit.ts'
+import { persist, type BuildRequest, type BuildResult } from './stats-files.ts'
+
+declare const self: Worker
+
+let db: Database | null = null
+let store: MarketStore | null = null
+
+self.onmessage = (event: MessageEvent<BuildRequest | { close: true }>) => {
+  if ('close' in event.data) {
+    db?.close()
+    db = store = null
+    return postMessage({ closed: true })
+  }
+  const request = event.data
+  const started = performance.now()
+  try {
+    if (!db || !store) {
+      db = new Database(request.dbPath, { readonly: true, strict: true })
+      db.exec('PRAGMA busy_timeout = 5000')
+      store = marketStore(db)
+    }
+    const result: BuildResult = { id: request.id, ms: 0 }
+    if (request.boards) {
+      const boards = buildLeaderboards(store, request.now)
+      result.boards = Object.fromEntries(Object.entries(boards).map(([key, items]) => [key, items.map((item) => JSON.stringify(item))])) as Record<BoardKey, string[]>
+      persist(request.dataDir, 'boards', { generated_at: request.now, boards: result.boards })
+    }
+    if (request.ranks) {
+      result.ranks = buildRanks(store)
+      persist(request.dataDir, 'ranks', { generated_at: request.now, ranks: result.ranks })
+    }
+    if (request.checks) result.problems = findInconsistencies(db)
+    result.ms = performance.now() - started
+    postMessage(result)
+  } catch (error) {
+    postMessage({ id: request.id, ms: performance.now() - started, error: String((error as Error)?.message ?? error) } satisfies BuildResult)
+  }
+}
