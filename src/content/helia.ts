@@ -7,6 +7,7 @@ import { LevelDatastore } from 'datastore-level'
 import { fixedSize } from 'ipfs-unixfs-importer/chunker'
 import { balanced } from 'ipfs-unixfs-importer/layout'
 import { CID } from 'multiformats/cid'
+import { fileCache } from './file-cache.ts'
 
 // The options of `ipfs add --cid-version 1`, spelled out so the CID never drifts with library defaults.
 const IMPORT_OPTIONS = {
@@ -21,6 +22,11 @@ export interface ContentStore {
   has(cid: string): Promise<boolean>
   size(cid: string): Promise<number | null>
   read(cid: string, range?: { offset: number; length: number }): AsyncIterable<Uint8Array>
+  /**
+   * A response body for the item or a range of it (`size` is the item's): bytes for a small item, a file for a
+   * large one, so N downloads of a large item cost no N copies of it in memory.
+   */
+  body(cid: string, size: number, range?: { offset: number; length: number }): Promise<Uint8Array<ArrayBuffer> | Blob>
   close(): Promise<void>
 }
 
@@ -67,7 +73,21 @@ async function* once(bytes: Uint8Array) {
   yield bytes
 }
 
-export async function openContent(dataDir: string): Promise<ContentStore> {
+async function collect(source: AsyncIterable<Uint8Array>, length: number): Promise<Uint8Array<ArrayBuffer>> {
+  const out = new Uint8Array(length)
+  let offset = 0
+  for await (const chunk of source) {
+    out.set(chunk.subarray(0, length - offset), offset)
+    offset += chunk.byteLength
+    if (offset >= length) break
+  }
+  return out
+}
+
+/** Large items served as files are kept in <data dir>/cache/content, up to this many bytes (then oldest first). */
+const FILE_CACHE_BYTES = 1024 * 1024 * 1024
+
+export async function openContent(dataDir: string, options: { fileCacheBytes?: number } = {}): Promise<ContentStore> {
   const blockstore = new LevelBlockstore(join(dataDir, 'blocks'))
   const datastore = new LevelDatastore(join(dataDir, 'datastore'))
   await blockstore.open()
@@ -77,8 +97,9 @@ export async function openContent(dataDir: string): Promise<ContentStore> {
   const fs = unixfs(helia)
   const cache = bytesCache()
   const sizes = new Map<string, number>()
+  const files = fileCache(join(dataDir, 'cache', 'content'), options.fileCacheBytes ?? FILE_CACHE_BYTES)
 
-  return {
+  const store: ContentStore = {
     async put(bytes) {
       const cid = (await fs.addBytes(bytes, IMPORT_OPTIONS)).toString()
       // LevelDB writes its log without fsync; one synced write flushes everything before it, so the blocks are
@@ -116,10 +137,16 @@ export async function openContent(dataDir: string): Promise<ContentStore> {
         yield bytes
       })()
     },
+    async body(text, size, range) {
+      if (size <= CACHE_ITEM_MAX) return collect(store.read(text, range), range?.length ?? size)
+      const file = Bun.file(await files.path(text, size, () => fs.cat(CID.parse(text))))
+      return range ? file.slice(range.offset, range.offset + range.length) : file
+    },
     async close() {
       await helia.stop()
       await blockstore.close()
       await datastore.close()
     },
   }
+  return store
 }

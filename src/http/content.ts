@@ -5,20 +5,10 @@ import type { EntryRow } from '../store/entries.ts'
 import { mediaTypeBase, safeMediaType } from '../domain/media-type.ts'
 import { errorResponse } from './errors.ts'
 
-// Bun drops a handler's Content-Length on streamed bodies (oven-sh/bun#10507), so bodies are assembled in memory
-// (an entry is at most ~37.5 MB) and open-ended ranges are served in slices, as media players expect.
+// Bun drops a handler's Content-Length on streamed bodies (oven-sh/bun#10507, still so in 1.4), so bodies are
+// bytes (small items) or files (large ones, see content/file-cache.ts), and open-ended ranges are served in
+// slices, as media players expect.
 const OPEN_RANGE_SLICE = 8 * 1024 * 1024
-
-async function collect(source: AsyncIterable<Uint8Array>, length: number): Promise<Uint8Array<ArrayBuffer>> {
-  const out = new Uint8Array(length)
-  let offset = 0
-  for await (const chunk of source) {
-    out.set(chunk.subarray(0, length - offset), offset)
-    offset += chunk.byteLength
-    if (offset >= length) break
-  }
-  return out
-}
 
 const SANDBOXED = new Set(['text/html', 'image/svg+xml'])
 
@@ -74,10 +64,8 @@ export async function serveContent(content: ContentStore, entry: Pick<EntryRow, 
     const length = range.end - range.start + 1
     headers['content-range'] = `bytes ${range.start}-${range.end}/${size}`
     headers['content-length'] = String(length)
-    const body = await collect(content.read(entry.cid, { offset: range.start, length }), length)
-    return new Response(body, { status: 206, headers })
+    return new Response(await content.body(entry.cid, size, { offset: range.start, length }), { status: 206, headers })
   }
   headers['content-length'] = String(size)
-  const body = size === 0 ? null : await collect(content.read(entry.cid), size)
-  return new Response(body, { status: 200, headers })
+  return new Response(size === 0 ? null : await content.body(entry.cid, size), { status: 200, headers })
 }

@@ -9,6 +9,8 @@ const ROOT = join(import.meta.dir, '..', '..')
 
 export interface TestServer {
   url: string
+  /** The server process's id (changes on restart). */
+  readonly pid: number
   dataDir: string
   logs: string[]
   /** Graceful stop (SIGTERM) and wait for exit. */
@@ -55,6 +57,9 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   let currentEnv = env
   const server: TestServer = {
     url: current.url,
+    get pid() {
+      return current.proc.pid
+    },
     dataDir,
     logs,
     async stop() {
