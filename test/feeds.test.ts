@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from './helpers/server.ts'
-import { call, createEntry, createFeed, expectError, newWallet, b64 } from './helpers/api.ts'
+import { authHeaders, call, createEntry, createFeed, expectError, newWallet, b64 } from './helpers/api.ts'
 
 let server: TestServer
 let imageHost: ReturnType<typeof Bun.serve>
@@ -240,6 +240,15 @@ describe('GET /v1/feeds', () => {
 
     const tagged = await call(server.url, 'GET', `/v1/feeds?owner_id=${ownerId}&tags=shared,nothing`)
     expect(tagged.body.data.map((f: any) => f.id)).toEqual([made[3].id, made[1].id])
+    // Tags changed by PATCH are what the filter sees.
+    const retag = async (feed: any, tags: string[]) => {
+      const reply = await call(server.url, 'PATCH', `/v1/feeds/${feed.id}`, { headers: await authHeaders(server.url, owner), body: { tags } })
+      expect(reply.status).toBe(200)
+    }
+    await retag(made[1], ['Later'])
+    expect((await call(server.url, 'GET', `/v1/feeds?owner_id=${ownerId}&tags=shared`)).body.data.map((f: any) => f.id)).toEqual([made[3].id])
+    expect((await call(server.url, 'GET', `/v1/feeds?owner_id=${ownerId}&tags=LATER`)).body.data.map((f: any) => f.id)).toEqual([made[1].id])
+    await retag(made[1], ['odd', 'Shared'])
     const byCategory = await call(server.url, 'GET', `/v1/feeds?owner_id=${ownerId}&category=${crypto}`)
     expect(byCategory.body.data.map((f: any) => f.id)).toEqual([made[1].id, made[0].id])
     const byCategoryName = await call(server.url, 'GET', `/v1/feeds?owner_id=${ownerId}&category=crypto`)

@@ -56,7 +56,7 @@ export function feedStore(db: Db) {
       if (filter.ownerId) where.push('f.owner_id = ?'), args.push(filter.ownerId)
       if (filter.categoryId) where.push('f.category_id = ?'), args.push(filter.categoryId)
       if (filter.tags?.length) {
-        where.push(`EXISTS (SELECT 1 FROM json_each(f.tags) t WHERE lower(t.value) IN (${filter.tags.map(() => '?').join(', ')}))`)
+        where.push(`f.id IN (SELECT feed_id FROM feed_tags WHERE tag_lc IN (${filter.tags.map(() => '?').join(', ')}))`)
         args.push(...filter.tags.map((tag) => tag.toLowerCase()))
       }
       if (filter.createdBefore !== undefined) where.push('f.created_at <= ?'), args.push(filter.createdBefore)
