@@ -2,7 +2,7 @@
 import { Elysia } from 'elysia'
 import { cors } from '@elysiajs/cors'
 import type { Config } from './config.ts'
-import type { Db } from './store/db.ts'
+import { readMemo, type Db } from './store/db.ts'
 import type { ContentStore } from './content/helia.ts'
 import { walletStore } from './store/wallets.ts'
 import { nonceStore } from './store/nonces.ts'
@@ -98,6 +98,7 @@ export function buildServices(p: AppParts): Services & { ledgerAudit: LedgerAudi
     accessTokens: tokens,
     content: p.content,
     pages: pageTokens(p.secret),
+    cached: readMemo(p.db),
     health: p.health,
     ledgerAudit: ledgerAudit({ store: ledgerAuditStore(p.db), chain: engine.chain, token: p.config.network.usdcAddress }),
   }

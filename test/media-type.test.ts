@@ -160,7 +160,7 @@ describe('serveContent with a stored mime_type from before the check', () => {
   const bytes = new TextEncoder().encode('<html><script>alert(1)</script></html>')
   const store = {
     size: async () => bytes.byteLength,
-    async *read() { yield bytes },
+    body: async () => bytes,
   } as unknown as ContentStore
   const serve = (mime_type: string) => serveContent(store, { cid: 'bafkqaaa', mime_type }, new Request('http://localhost/x'))
 

@@ -45,7 +45,7 @@ function seed(target: Db) {
     for (let i = 0; i < 60; i++) {
       const address = hex(0xabc000 + i).replace('0xa', '0xA') // mixed case, as EIP-55 addresses are
       const at = NOW - 90 * DAY + i * 3_600
-      const id = Bun.randomUUIDv7(at * 1000)
+      const id = Bun.randomUUIDv7('hex', at * 1000)
       w.ensure(id, address, 'base-sepolia', at)
       if (target === db) wallets.push({ id, address, created_at: at })
     }
@@ -57,13 +57,13 @@ function seed(target: Db) {
     for (let i = 0; i < 40; i++) {
       const owner = owners[i % owners.length]
       const at = NOW - 80 * DAY + i * 7_200
-      const id = Bun.randomUUIDv7(at * 1000)
+      const id = Bun.randomUUIDv7('hex', at * 1000)
       const category = i % 5 === 0 ? null : pick(categories)
       f.insert({ id, owner_id: owner.id, category_id: category, name: `feed ${i}`, description: null, image_cid: null, tags: [`t${i % 4}`], now: at })
       if (target === db) feedsById.set(id, { id, owner: owner.address, active: true, created_at: at, category })
       for (let k = 0; k < 5; k++) {
         const entryAt = at + k * 60
-        const entryId = Bun.randomUUIDv7(entryAt * 1000)
+        const entryId = Bun.randomUUIDv7('hex', entryAt * 1000)
         const price = BigInt(1 + Math.floor(random() * 5)) * 250_000n
         e.insert({ id: entryId, feed_id: id, cid: 'bafkqaaa', size: 10 + k, mime_type: 'text/plain', title: null, description: null, metadata: null, tags: [], is_free: k === 0, price: k === 0 ? 0n : price, expires_at: null, now: entryAt })
         if (k > 0) entries.push({ id: entryId, feed: id, owner: owner.address, price })
@@ -77,7 +77,7 @@ function seed(target: Db) {
       const at = NOW - age
       const entry = entries[Math.floor(random() ** 1.5 * entries.length)]
       const payer = pick(all)
-      const id = Bun.randomUUIDv7(at * 1000)
+      const id = Bun.randomUUIDv7('hex', at * 1000)
       t.insert({ id, piid: null, payer: payer.address, pay_to: entry.owner, amount: entry.price, asset: 'USDC', entry_id: entry.id, transaction_hash: `0x${i.toString(16).padStart(64, '0')}`, created_at: at })
       p.addToTotals(entry.id, entry.price)
       p.grant(payer.id, entry.id, id, at)

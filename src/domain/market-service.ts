@@ -19,6 +19,7 @@ export type SerialisedBoards = Partial<Record<BoardKey, string[]>>
 export function marketService(d: { market: MarketStore; wallets: WalletService }) {
   let boards: SerialisedBoards = {}
   let ranks: Ranks = ranksFrom([])
+  let ranksGeneration = 0
   let bodies = new Map<string, string>() // by board key and length, for the current boards
 
   function body(key: BoardKey, length: number, period?: Period): string {
@@ -39,10 +40,13 @@ export function marketService(d: { market: MarketStore; wallets: WalletService }
     },
     installRanks(rows: WalletRanks[]): void {
       ranks = ranksFrom(rows)
+      ranksGeneration++
     },
-    stats(walletId: string) {
-      return walletStats(d.market, ranks, d.wallets.byId(walletId), nowSeconds())
+    stats(walletId: string, now = nowSeconds()) {
+      return walletStats(d.market, ranks, d.wallets.byId(walletId), now)
     },
+    /** Changes whenever new ranks are installed. */
+    ranksGeneration: () => ranksGeneration,
     period(raw: string | undefined): Period {
       if (raw === undefined || raw === '') return 'all'
       if (!(raw in PERIODS)) fail('INVALID_PARAMETER', 'invalid period', 'period must be one of 1d, 7d, 30d, all')

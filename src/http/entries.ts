@@ -10,6 +10,7 @@ import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
 import { errorResponse } from './errors.ts'
 import { booleanQuery, uuid } from './params.ts'
+import { jsonResponse } from './json.ts'
 import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
 import { serveContent } from './content.ts'
 import { x402Edge } from './x402.ts'
@@ -112,14 +113,16 @@ export const entryRoutes = (s: Services) => {
       response: { 201: EntrySchema },
       detail: { summary: 'Create an entry (feed owner)', description: 'Stores the content on the private IPFS store. is_free defaults to true; a paid entry needs price {amount, currency: "USDC"}.' },
     })
-    .get('', ({ params, query }) => {
+    .get('', ({ params, query, request }) => {
       const feedId = uuid(params.feed_id, 'feed_id')
+      const now = nowSeconds() // is_free turns true when early access ends: part of the key
+      return jsonResponse(s.cached(`entries:${feedId}@${now}${new URL(request.url).search}`, () => {
       const limit = pageSize(query.page_size)
       const scope = `entries:${feedId}`
       const rows = s.entries.list({ feedId, isFree: booleanQuery(query.is_free, 'is_free'), beforeId: s.pages.decode<string>(scope, query.page_token), limit: limit + 1 })
       const result = page(rows, limit, s.pages, scope, (last) => last.id)
-      const now = nowSeconds()
-      return { data: result.data.map((e) => entryBody(e, now)), pagination: result.pagination }
+      return JSON.stringify({ data: result.data.map((e) => entryBody(e, now)), pagination: result.pagination })
+      }))
     }, {
       query: t.Object({ ...pageQuery, is_free: t.Optional(t.String({ description: 'true or false' })) }),
       response: { 200: t.Object({ data: t.Array(EntrySchema), pagination: paginationSchema }) },

@@ -5,6 +5,8 @@ import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
 import { fail } from '../domain/errors.ts'
 import { booleanQuery, integerQuery, uuid } from './params.ts'
+import { jsonResponse } from './json.ts'
+import { nowSeconds } from '../lib/clock.ts'
 import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
 
 // image_url may carry a 10 MB image as base64 (about 13.4 MB of text).
@@ -80,7 +82,7 @@ export const feedRoutes = (s: Services) =>
       response: { 201: FeedSchema },
       detail: { summary: 'Create a feed', description: 'The caller becomes the owner; the wallet record is created on first use. image_url may be an http(s) URL, a data URI, base64 or a CID already stored here.' },
     })
-    .get('', ({ query }) => {
+    .get('', ({ query, request }) => jsonResponse(s.cached(`feeds@${nowSeconds()}${new URL(request.url).search}`, () => { // min_age/max_age are relative to now
       const limit = pageSize(query.page_size)
       const scope = 'feeds'
       const beforeId = s.pages.decode<string>(scope, query.page_token)
@@ -98,8 +100,8 @@ export const feedRoutes = (s: Services) =>
         limit: limit + 1,
       })
       const result = page(rows, limit, s.pages, scope, (last) => last.id)
-      return { data: result.data.map(feedBody), pagination: result.pagination }
-    }, {
+      return JSON.stringify({ data: result.data.map(feedBody), pagination: result.pagination })
+    })), {
       query: t.Object({
         ...pageQuery,
         owner_id: t.Optional(t.String({ description: 'owner wallet id (or address)' })),
@@ -114,7 +116,10 @@ export const feedRoutes = (s: Services) =>
       response: { 200: t.Object({ data: t.Array(FeedSchema), pagination: paginationSchema }) },
       detail: { summary: 'List feeds', description: 'Newest first, cursor paginated.' },
     })
-    .get('/:feed_id', ({ params }) => feedBody(s.feeds.get(uuid(params.feed_id, 'feed_id'))), {
+    .get('/:feed_id', ({ params }) => {
+      const id = uuid(params.feed_id, 'feed_id')
+      return jsonResponse(s.cached(`feed:${id}`, () => JSON.stringify(feedBody(s.feeds.get(id)))))
+    }, {
       response: { 200: FeedSchema },
       detail: { summary: 'Get a feed' },
     })

@@ -5,6 +5,7 @@ import type { PeriodBoard, PlainBoard } from '../domain/leaderboards.ts'
 import { entryBody, EntrySchema } from './entries.ts'
 import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
 import { nowSeconds } from '../lib/clock.ts'
+import { jsonResponse } from './json.ts'
 
 const S = t.String()
 const NS = t.Nullable(t.String())
@@ -44,15 +45,12 @@ const DESCRIPTIONS: Record<string, string> = {
   'category-stats': 'Every active category, over its active feeds.',
 }
 
-// Bodies come serialised from the snapshot (their items were checked against these schemas when built in tests).
-const json = (body: string) => new Response(body, { headers: { 'content-type': 'application/json' } })
-
 export const leaderboardRoutes = (s: Services) => {
   const app = new Elysia({ prefix: '/v1/leaderboards', tags: ['Leaderboards'] })
   const withPeriod = (board: PeriodBoard, item: TSchema) =>
     app.get(`/${board}`, ({ query }) => {
       const period = s.market.period(query.period)
-      return json(s.market.byPeriod(board, period, pageSize(query.page_size)))
+      return jsonResponse(s.market.byPeriod(board, period, pageSize(query.page_size)))
     }, {
       query: t.Object({ page_size: pageQuery.page_size, period: Period }),
       response: { 200: t.Object({ data: t.Array(item), period: S }) },
@@ -63,7 +61,7 @@ export const leaderboardRoutes = (s: Services) => {
   withPeriod('top-providers', Items['top-providers'])
   withPeriod('top-buyers', Items['top-buyers'])
   const plain = (board: PlainBoard, item: TSchema, paged: boolean) =>
-    app.get(`/${board}`, ({ query }) => json(s.market.plain(board, paged ? pageSize((query as { page_size?: string }).page_size) : Number.MAX_SAFE_INTEGER)), {
+    app.get(`/${board}`, ({ query }) => jsonResponse(s.market.plain(board, paged ? pageSize((query as { page_size?: string }).page_size) : Number.MAX_SAFE_INTEGER)), {
       query: paged ? t.Object({ page_size: pageQuery.page_size }) : t.Object({}),
       response: { 200: t.Object({ data: t.Array(item) }) },
       detail: { summary: board, description: DESCRIPTIONS[board] },

@@ -3,6 +3,7 @@ import { Elysia, t } from 'elysia'
 import type { TransactionRow } from '../store/transactions.ts'
 import { publicTransactionId } from '../domain/transactions.ts'
 import type { Services } from './services.ts'
+import { jsonResponse } from './json.ts'
 import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
 
 const TransactionFields = {
@@ -32,15 +33,14 @@ const full = (r: TransactionRow) => ({ ...item(r), piid: r.piid })
 
 export const transactionRoutes = (s: Services) =>
   new Elysia({ prefix: '/v1/transactions', tags: ['Transactions'] })
-    .get('', ({ query, set }) => {
+    .get('', ({ query, request }) => jsonResponse(s.cached(`transactions${new URL(request.url).search}`, () => {
       const limit = pageSize(query.page_size)
       const filter = s.transactions.validateFilter(query)
       const scope = 'transactions'
       const beforeId = s.pages.decode<string>(scope, query.page_token)
       const result = page(s.transactions.list(filter, beforeId, limit + 1), limit, s.pages, scope, (last) => last.id)
-      set.headers['cache-control'] = 'public, max-age=60'
-      return { transactions: result.data.map(item), pagination: { ...result.pagination, total_count: s.transactions.count(filter) } }
-    }, {
+      return JSON.stringify({ transactions: result.data.map(item), pagination: { ...result.pagination, total_count: s.transactions.count(filter) } })
+    }), { 'cache-control': 'public, max-age=60' }), {
       query: t.Object({
         ...pageQuery,
         payer: t.Optional(t.String({ description: 'payer address' })),

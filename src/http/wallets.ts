@@ -3,6 +3,8 @@ import { Elysia, t } from 'elysia'
 import type { WalletRow } from '../store/wallets.ts'
 import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
+import { jsonResponse } from './json.ts'
+import { nowSeconds } from '../lib/clock.ts'
 
 export const WalletSchema = t.Object({
   id: t.String(),
@@ -47,7 +49,10 @@ export const walletRoutes = (s: Services) =>
       response: { 200: WalletSchema },
       detail: { summary: 'Get a wallet' },
     })
-    .get('/:wallet_id/stats', ({ params }) => s.market.stats(params.wallet_id), {
+    .get('/:wallet_id/stats', ({ params }) => {
+      const now = nowSeconds()
+      return jsonResponse(s.cached(`stats:${params.wallet_id}@${now}#${s.market.ranksGeneration()}`, () => JSON.stringify(s.market.stats(params.wallet_id, now))))
+    }, {
       detail: { summary: 'Wallet statistics', description: 'Public aggregates, refreshed periodically (TRELLIS_STATS_REFRESH_S); ranks are refreshed on their own period (TRELLIS_RANKINGS_REFRESH_S).' },
     })
     .use(walletAuth(s.auth))

@@ -40,3 +40,33 @@ export function patchRow(db: Db, table: string, id: string, values: Record<strin
     throw error
   }
 }
+
+/**
+ * Results of reads, kept until this connection next writes. The server is the database's only writer (the data
+ * directory is locked; the stats worker only reads), so total_changes() moves exactly when a result may be stale.
+ * Bounded by the total length of what it holds.
+ */
+export function readMemo(db: Db, maxChars = 32 * 1024 * 1024) {
+  const changes = db.query<{ n: number }, []>('SELECT total_changes() AS n')
+  let version = -1
+  let held = new Map<string, string>()
+  let chars = 0
+  return (key: string, compute: () => string): string => {
+    const now = changes.get()!.n
+    if (now !== version) {
+      version = now
+      held = new Map()
+      chars = 0
+    }
+    let value = held.get(key)
+    if (value === undefined) {
+      value = compute()
+      if (chars + value.length <= maxChars) {
+        held.set(key, value)
+        chars += value.length + key.length
+      }
+    }
+    return value
+  }
+}
+export type ReadMemo = ReturnType<typeof readMemo>
