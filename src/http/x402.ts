@@ -8,6 +8,8 @@ import type { Services } from './services.ts'
 import { errorResponse } from './errors.ts'
 import { safeMediaType } from '../domain/media-type.ts'
 
+const NO_PAYMENT = 'X-PAYMENT header is required'
+
 const encodeSettlement = (settlement: Settlement) => Buffer.from(JSON.stringify(settlement)).toString('base64')
 
 function withRetryAfter(response: Response, seconds: number): Response {
@@ -29,14 +31,17 @@ export function x402Edge(s: Services) {
   }
 
   /** 402 with the x402 v1 body and the same requirement as a v2 PAYMENT-REQUIRED header. */
-  function paymentRequired(tag: PriceTag, error = 'X-PAYMENT header is required', failed?: Settlement, version: 1 | 2 = 1): Response {
-    const body = { x402Version: 1, error, accepts: [v1Requirement(s.config.network, tag)] }
-    const headers: Record<string, string> = {
-      'content-type': 'application/json; charset=utf-8',
-      'payment-required': Buffer.from(JSON.stringify(v2Challenge(s.config.network, tag, error))).toString('base64'),
-    }
+  function paymentRequired(tag: PriceTag, error = NO_PAYMENT, failed?: Settlement, version: 1 | 2 = 1): Response {
+    const challenge = () => ({
+      body: JSON.stringify({ x402Version: 1, error, accepts: [v1Requirement(s.config.network, tag)] }),
+      header: Buffer.from(JSON.stringify(v2Challenge(s.config.network, tag, error))).toString('base64'),
+    })
+    // The plain challenge (no payment sent) is the same for every caller until the entry or feed changes.
+    const { body, header } = failed || error !== NO_PAYMENT ? challenge()
+      : s.cached(`challenge:${tag.resource}`, challenge, (c) => c.body.length + c.header.length)
+    const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'payment-required': header }
     if (failed) headers[version === 2 ? 'payment-response' : 'x-payment-response'] = encodeSettlement(failed)
-    return new Response(JSON.stringify(body), { status: 402, headers })
+    return new Response(body, { status: 402, headers })
   }
 
   /**

@@ -49,22 +49,22 @@ export function patchRow(db: Db, table: string, id: string, values: Record<strin
 export function readMemo(db: Db, maxChars = 32 * 1024 * 1024) {
   const changes = db.query<{ n: number }, []>('SELECT total_changes() AS n')
   let version = -1
-  let held = new Map<string, string>()
+  let held = new Map<string, unknown>()
   let chars = 0
-  return (key: string, compute: () => string): string => {
+  /** `size`: about how many characters the value holds (a string's own length by default). */
+  return <T = string>(key: string, compute: () => T, size: (value: T) => number = (v) => String(v).length): T => {
     const now = changes.get()!.n
     if (now !== version) {
       version = now
       held = new Map()
       chars = 0
     }
-    let value = held.get(key)
-    if (value === undefined) {
-      value = compute()
-      if (chars + value.length <= maxChars) {
-        held.set(key, value)
-        chars += value.length + key.length
-      }
+    if (held.has(key)) return held.get(key) as T
+    const value = compute()
+    const weight = size(value) + key.length
+    if (chars + weight <= maxChars) {
+      held.set(key, value)
+      chars += weight
     }
     return value
   }
