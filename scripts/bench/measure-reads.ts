@@ -1,0 +1,63 @@
+// Read throughput: each route under wrk, right after the bare baseline under the same wrk, so the ratio compares
+// two runs a few seconds apart on the same (shared, noisy) machine.
+import type { Manifest } from './seed.ts'
+import { wrk, type WrkResult } from './wrk.ts'
+
+/** Which target applies: see TARGETS in report.ts. */
+export type ReadGroup = 'feed' | 'board' | 'challenge' | 'list' | 'search'
+export interface ReadTarget { name: string; path: string; group: ReadGroup; expect: number }
+
+export function readTargets(m: Manifest): ReadTarget[] {
+  const t = (name: string, path: string, group: ReadGroup, expect = 200): ReadTarget => ({ name, path, group, expect })
+  const boards = ['most-popular', 'top-revenue', 'top-providers', 'top-buyers'].flatMap((b) =>
+    ['7d', 'all'].map((p) => t(`GET leaderboards/${b}?period=${p}`, `/v1/leaderboards/${b}?period=${p}`, 'board')))
+  return [
+    t('GET /v1/feeds/{id}', `/v1/feeds/${m.hot_feed_id}`, 'feed'),
+    ...boards,
+    ...['trending', 'top-feeds', 'category-stats'].map((b) => t(`GET leaderboards/${b}`, `/v1/leaderboards/${b}`, 'board')),
+    t('GET /v1/wallets/{id}/stats', `/v1/wallets/${m.top_seller_wallet_id}/stats`, 'board'),
+    t('GET paid content, no payment (402)', `/v1/feeds/${m.paid_entry.feed_id}/entries/${m.paid_entry.entry_id}/content`, 'challenge', 402),
+    t('GET /v1/feeds', '/v1/feeds', 'list'),
+    t('GET /v1/feeds/{id}/entries', `/v1/feeds/${m.hot_feed_id}/entries`, 'list'),
+    t('GET /v1/transactions', '/v1/transactions', 'list'),
+    t('GET /v1/transactions?payer=', `/v1/transactions?payer=${m.heavy_buyer_address}`, 'list'),
+    t('GET /v1/transactions?entry_id=', `/v1/transactions?entry_id=${m.paid_entry.entry_id}`, 'list'),
+    t('GET /v1/feeds?category=&tags=', `/v1/feeds?category=${m.category_id}&tags=${m.tag}`, 'search'),
+  ]
+}
+
+export interface Probe { status: number | string; bytes: number; ms: number; sample: string }
+
+/** One request per route before any load: its status, size and cold latency (and a hint when it misbehaves). */
+export async function probe(url: string, target: ReadTarget): Promise<Probe> {
+  const started = performance.now()
+  try {
+    const response = await fetch(`${url}${target.path}`, { signal: AbortSignal.timeout(60_000) })
+    const text = await response.text()
+    return { status: response.status, bytes: text.length, ms: performance.now() - started, sample: response.status === target.expect ? '' : text.slice(0, 200) }
+  } catch (error) {
+    return { status: `error: ${(error as Error).message}`, bytes: 0, ms: performance.now() - started, sample: '' }
+  }
+}
+
+/** A few sequential passes over every route: compiled paths, warm caches, steady memory. */
+export async function warmUp(url: string, targets: ReadTarget[], rounds: number): Promise<void> {
+  for (let i = 0; i < rounds; i++) {
+    for (const target of targets) await fetch(`${url}${target.path}`, { signal: AbortSignal.timeout(60_000) }).then((r) => r.arrayBuffer(), () => null)
+  }
+}
+
+export interface ReadResult { target: ReadTarget; probe: Probe; baseline: WrkResult; result: WrkResult; ratio: number }
+
+export async function measureReads(baselineUrl: string, url: string, targets: ReadTarget[], seconds: number, log: (line: string) => void): Promise<ReadResult[]> {
+  const results: ReadResult[] = []
+  for (const target of targets) {
+    const first = await probe(url, target)
+    const baseline = await wrk(`${baselineUrl}/`, seconds)
+    const result = await wrk(`${url}${target.path}`, seconds)
+    const ratio = result.rps / baseline.rps
+    log(`bench: ${target.name.padEnd(44)} ${String(first.status).padEnd(4)} ${result.rps.toFixed(0).padStart(7)} req/s  bare ${baseline.rps.toFixed(0).padStart(6)}  ratio ${ratio.toFixed(2)}  p99 ${result.p99_ms?.toFixed(1)} ms`)
+    results.push({ target, probe: first, baseline, result, ratio })
+  }
+  return results
+}

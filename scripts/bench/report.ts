@@ -1,0 +1,85 @@
+// The verdict: every figure against its target, as a printed table and as rows for the JSON file.
+import type { ReadGroup, ReadResult } from './measure-reads.ts'
+
+export interface Row { measure: string; value: string; ratio: string; target: string; pass: boolean; note?: string }
+
+const MB = 1024 * 1024
+const mb = (bytes: number) => `${(bytes / MB).toFixed(0)} MiB`
+const ms = (v: number | null | undefined) => (v === null || v === undefined ? '?' : v < 10 ? v.toFixed(2) : v.toFixed(0))
+
+/** Ratio to the bare baseline and, for some groups, a p99 ceiling (ms). */
+const READ_TARGETS: Record<ReadGroup, { ratio: number; p99?: number }> = {
+  feed: { ratio: 0.6 },
+  board: { ratio: 0.7, p99: 5 },
+  challenge: { ratio: 0.5 },
+  list: { ratio: 0.3, p99: 10 },
+  search: { ratio: 0.2 },
+}
+
+export function readRow(r: ReadResult): Row {
+  const goal = READ_TARGETS[r.target.group]
+  const errors = Object.values(r.result.socket_errors).reduce((a, b) => a + b, 0)
+  // A fast wrong answer is no pass: the route must answer what it should, every time.
+  const wrongStatus = r.probe.status !== r.target.expect || (r.target.expect === 200 ? r.result.non_2xx > 0 : r.result.non_2xx < r.result.requests)
+  const pass = !wrongStatus && errors === 0 && r.ratio >= goal.ratio && (goal.p99 === undefined || (r.result.p99_ms ?? Infinity) <= goal.p99)
+  const notes = [wrongStatus ? `status ${r.probe.status}${r.result.non_2xx && r.target.expect === 200 ? `, ${r.result.non_2xx} non-2xx` : ''}` : '', errors ? `${errors} socket errors` : ''].filter(Boolean)
+  return {
+    measure: r.target.name,
+    value: `${r.result.rps.toFixed(0)} req/s p50 ${ms(r.result.p50_ms)} p99 ${ms(r.result.p99_ms)} ms`,
+    ratio: r.ratio.toFixed(2),
+    target: `≥ ${goal.ratio.toFixed(2)}${goal.p99 ? `, p99 ≤ ${goal.p99} ms` : ''}${r.target.expect !== 200 ? `, ${r.target.expect}` : ''}`,
+    pass,
+    ...(notes.length ? { note: notes.join('; ') } : {}),
+  }
+}
+
+export function otherRows(f: {
+  startMs: number
+  rssAfterWarmUp: number
+  refresh: { p99_ms: number | null; max_ms: number | null; non_2xx: number; rebuilds_finished_in_window: number }
+  posts: { rps: number; count: number; statuses: Record<string, number> }
+  upload: { payload_bytes: number; requested_payload_bytes: number; ms: number; floor_ms: number; ratio_to_floor: number; rss_growth: number; rss_peak: number; status: number | string }
+  downloads: { parallel: number; entry_bytes: number; complete: number; rss_growth: number; rss_peak: number }
+}): Row[] {
+  const u = f.upload
+  const d = f.downloads
+  const posted = f.posts.statuses['201'] ?? 0
+  return [
+    {
+      measure: 'read p99 during stats refresh (2 s period)', value: `p99 ${ms(f.refresh.p99_ms)} max ${ms(f.refresh.max_ms)} ms, ${f.refresh.rebuilds_finished_in_window} rebuilds`,
+      ratio: '', target: 'p99 ≤ 20 ms', pass: (f.refresh.p99_ms ?? Infinity) <= 20 && f.refresh.non_2xx === 0,
+      ...(f.refresh.rebuilds_finished_in_window === 0 ? { note: 'no rebuild finished inside the window' } : {}),
+    },
+    { measure: 'start to first 200 (top-revenue)', value: `${f.startMs.toFixed(0)} ms`, ratio: '', target: '≤ 300 ms', pass: f.startMs <= 300 },
+    { measure: 'RSS after warm-up', value: mb(f.rssAfterWarmUp), ratio: '', target: '≤ 300 MiB', pass: f.rssAfterWarmUp <= 300 * MB },
+    {
+      measure: 'signed POST entry, 1 KiB (50 workers)', value: `${f.posts.rps.toFixed(0)} req/s (${posted}/${f.posts.count} 201)`, ratio: '', target: '≥ 1000 req/s',
+      pass: f.posts.rps >= 1000 && posted === f.posts.count,
+    },
+    {
+      measure: `upload ${mb(u.payload_bytes)} entry${u.payload_bytes < u.requested_payload_bytes ? ' (50 MiB > limit)' : ''}`, value: `${u.ms.toFixed(0)} ms (floor ${u.floor_ms.toFixed(0)} ms)`,
+      ratio: `${u.ratio_to_floor.toFixed(2)}×fl`, target: '≤ 3× floor', pass: u.status === 201 && u.ratio_to_floor <= 3,
+      ...(u.status !== 201 ? { note: `status ${u.status}` } : {}),
+    },
+    {
+      measure: 'upload: server RSS growth', value: `+${mb(u.rss_growth)} (peak ${mb(u.rss_peak)})`, ratio: `${(u.rss_growth / u.payload_bytes).toFixed(2)}×pl`,
+      target: '≤ 2× payload', pass: u.rss_growth <= 2 * u.payload_bytes,
+    },
+    {
+      measure: `${d.parallel}× ${mb(d.entry_bytes)} downloads: RSS growth`, value: `+${mb(d.rss_growth)} (peak ${mb(d.rss_peak)}, ${d.complete}/${d.parallel} ok)`, ratio: '',
+      target: '≤ 256 MiB', pass: d.rss_growth <= 256 * MB && d.complete === d.parallel,
+    },
+  ]
+}
+
+export function printTable(rows: Row[], baselineRps: number): string {
+  const width = [46, 40, 8, 24]
+  const line = (cells: string[]) => cells.map((c, i) => (i < width.length ? c.padEnd(width[i]!) : c)).join(' ')
+  const out = [
+    line(['measure', 'value', 'ratio', 'target', 'result']),
+    line(['-'.repeat(46), '-'.repeat(40), '-'.repeat(8), '-'.repeat(24), '------']),
+    ...rows.map((r) => line([r.measure, r.value, r.ratio, r.target, r.pass ? 'PASS' : `FAIL${r.note ? ` (${r.note})` : ''}`])),
+    `bare Bun.serve baseline: ${baselineRps.toFixed(0)} req/s (mean of the runs); ${rows.filter((r) => r.pass).length}/${rows.length} targets met`,
+  ]
+  return out.join('\n')
+}

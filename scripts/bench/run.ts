@@ -1,0 +1,143 @@
+// The whole benchmark, from a fresh clone, in one command:
+//
+//   npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json]
+//
+// Installs wrk if missing, builds dist/trellis, seeds (or reuses) a market-sized data directory, then measures
+// the server against a bare Bun.serve in the same run and prints/writes every figure against its target.
+// See docs/performance.md.
+import { cpus, release, tmpdir, totalmem } from 'node:os'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { ensureWrk } from './wrk.ts'
+import { freshCopy, seededDir } from './dataset.ts'
+import { jobsSettled, memory, startBaseline, startTrellis } from './processes.ts'
+import { measureReads, readTargets, warmUp } from './measure-reads.ts'
+import { signedPosts, upload } from './measure-writes.ts'
+import { downloads } from './measure-downloads.ts'
+import { duringRefresh } from './measure-refresh.ts'
+import { otherRows, printTable, readRow } from './report.ts'
+
+const ROOT = resolve(import.meta.dir, '..', '..')
+const BINARY = join(ROOT, 'dist', 'trellis')
+const PROBE = '/v1/leaderboards/top-revenue'
+// No scheduled rebuild inside the throughput runs; the cost of rebuilds is measured on its own (measure-refresh.ts).
+const MAIN_ENV = { TRELLIS_STATS_REFRESH_S: '3600' }
+
+function options() {
+  const args = process.argv.slice(2)
+  const usage = 'Usage: npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json]'
+  const opts = { small: false, seconds: 5, out: 'bench-results.json' }
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--small') opts.small = true
+    else if (args[i] === '--seconds' && /^\d+$/.test(args[i + 1] ?? '') && Number(args[i + 1]) > 0) opts.seconds = Number(args[++i])
+    else if (args[i] === '--out' && args[i + 1]) opts.out = args[++i]!
+    else {
+      console.error(usage)
+      process.exit(2)
+    }
+  }
+  return opts
+}
+
+const sh = (cmd: string[]) => Bun.spawnSync(cmd, { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' }).stdout.toString().trimEnd()
+
+function build(log: (line: string) => void) {
+  log('bench: npm run build')
+  const result = Bun.spawnSync(['npm', 'run', 'build', '--silent'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+  const output = `${result.stdout}${result.stderr}`.split('\n').filter((l) => l && !l.startsWith('npm warn')).join('\n')
+  if (result.exitCode !== 0) throw new Error(`npm run build failed (exit ${result.exitCode}):\n${output}`)
+  log(output)
+}
+
+const opts = options()
+const log = (line: string) => console.log(line)
+const cleanups: (() => unknown)[] = []
+const cleanup = async () => {
+  for (const fn of cleanups.splice(0).reverse()) await Promise.resolve().then(fn).catch((e) => console.error(`bench: cleanup: ${e}`))
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void cleanup().then(() => process.exit(130)))
+
+try {
+  const started = new Date()
+  ensureWrk(log)
+  // The source state the binary is built from (src/ may change while the benchmark runs).
+  const git = { commit: sh(['git', 'rev-parse', 'HEAD']), uncommitted: sh(['git', 'status', '--porcelain', '--', 'src']).split('\n').filter(Boolean) }
+  build(log)
+  const seeded = await seededDir(opts.small, log)
+  const m = seeded.manifest
+  const dataDir = freshCopy(seeded.dir)
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
+  const scratch = mkdtempSync(join(tmpdir(), 'trellis-bench-scratch-'))
+  cleanups.push(() => rmSync(scratch, { recursive: true, force: true }))
+
+  const baseline = await startBaseline()
+  cleanups.push(() => baseline.stop())
+  log(`bench: starting dist/trellis on ${dataDir}`)
+  const server = await startTrellis(BINARY, dataDir, MAIN_ENV, PROBE)
+  cleanups.push(() => server.stop())
+  log(`bench: first 200 on ${PROBE} ${server.startMs.toFixed(0)} ms after spawn`)
+
+  const jobsMs = await jobsSettled(server.url)
+  log(`bench: start-up jobs (statistics, ranks, ledger check) finished ${(jobsMs / 1000).toFixed(1)} s after the first 200`)
+  const targets = readTargets(m)
+  await warmUp(server.url, targets, 5)
+  const rssAfterWarmUp = memory(server.pid).rss
+  log(`bench: RSS after warm-up ${(rssAfterWarmUp / 1048576).toFixed(0)} MiB; wrk -t2 -c50 -d${opts.seconds}s per run, baseline before each`)
+  const reads = await measureReads(baseline.url, server.url, targets, opts.seconds, log)
+  const memoryAfterReads = memory(server.pid)
+
+  const postCount = opts.small ? 1000 : 3000
+  log(`bench: ${postCount} signed POST entries (1 KiB), 50 workers`)
+  const posts = await signedPosts(server.url, postCount)
+  log(`bench: ${posts.rps.toFixed(0)} req/s ${JSON.stringify(posts.statuses)}${posts.first_error ? ` first error: ${posts.first_error}` : ''}`)
+  log('bench: largest allowed upload')
+  const up = await upload(server.url, server.pid, posts.feed_ids[0]!, scratch)
+  log(`bench: upload ${up.payload_bytes} B: ${up.status} in ${up.ms.toFixed(0)} ms (floor ${up.floor_ms.toFixed(0)} ms); 50 MiB: ${up.over_limit?.status}`)
+  log('bench: 16 concurrent downloads of the 37 MiB entry')
+  const down = await downloads(server.url, server.pid, m.big_entry)
+  const memoryAtEnd = memory(server.pid)
+  await server.stop()
+
+  log('bench: read latency during stats refresh (second server, TRELLIS_STATS_REFRESH_S=2)')
+  const refresh = await duringRefresh(BINARY, dataDir, `/v1/feeds/${m.hot_feed_id}`, opts.seconds, PROBE)
+
+  const rows = [
+    ...reads.map(readRow),
+    ...otherRows({ startMs: server.startMs, rssAfterWarmUp, refresh, posts, upload: up, downloads: down }),
+  ]
+  const baselineMean = reads.reduce((a, r) => a + r.baseline.rps, 0) / reads.length
+  console.log(`\n${printTable(rows, baselineMean)}`)
+
+  const results = {
+    date: started.toISOString(),
+    duration_s: Math.round((Date.now() - started.getTime()) / 1000),
+    git,
+    commands: {
+      run: `npx bun scripts/bench/run.ts ${process.argv.slice(2).join(' ')}`.trim(),
+      build: 'npm run build',
+      wrk: `wrk -t2 -c50 -d${opts.seconds}s --latency --timeout 10s <url>`,
+      server_env: { TRELLIS_HOST: '127.0.0.1', TRELLIS_RATE_LIMIT: 'off', TRELLIS_LOG: 'warn', ...MAIN_ENV },
+    },
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, memory_bytes: totalmem(), kernel: release(), bun: Bun.version, wrk: sh(['sh', '-c', 'wrk -v 2>&1 | head -1']) },
+    options: opts,
+    seed: { reused: seeded.reused, cache_dir: seeded.dir, manifest: m },
+    start_to_first_200_ms: server.startMs,
+    startup_jobs_finished_after_first_200_ms: jobsMs,
+    rss_after_warm_up_bytes: rssAfterWarmUp,
+    memory_after_reads: memoryAfterReads,
+    memory_at_end: memoryAtEnd,
+    reads: reads.map((r) => ({ name: r.target.name, path: r.target.path, group: r.target.group, expect: r.target.expect, probe: r.probe, ratio: r.ratio, baseline: r.baseline, result: r.result })),
+    signed_posts: posts,
+    upload: up,
+    downloads: down,
+    refresh,
+    rows,
+  }
+  writeFileSync(resolve(opts.out), JSON.stringify(results, null, 2) + '\n')
+  log(`bench: wrote ${resolve(opts.out)} (${results.duration_s} s)`)
+} catch (error) {
+  console.error(`bench: ${(error as Error).stack ?? error}`)
+  process.exitCode = 1
+} finally {
+  await cleanup()
+}

@@ -1,0 +1,70 @@
+// wrk: installing it when missing, running it, and reading its --latency report.
+
+export interface WrkResult {
+  url: string
+  rps: number
+  requests: number
+  p50_ms: number | null
+  p99_ms: number | null
+  max_ms: number | null
+  non_2xx: number
+  socket_errors: { connect: number; read: number; write: number; timeout: number }
+}
+
+const has = (cmd: string) => Bun.spawnSync(['sh', '-c', `command -v ${cmd}`]).exitCode === 0
+
+/** apt-get install -y wrk (with sudo -n when not root); throws with the reason when that is not possible. */
+export function ensureWrk(log: (line: string) => void): void {
+  if (has('wrk')) return
+  const root = process.getuid?.() === 0
+  if (!root && !has('sudo')) throw new Error('wrk is not installed and this user is not root (no sudo): run `apt-get install -y wrk` as root')
+  const sudo = root ? [] : ['sudo', '-n']
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
+  const run = (args: string[]) => Bun.spawnSync([...sudo, ...args], { env, stdout: 'pipe', stderr: 'pipe' })
+  log('bench: wrk is missing; installing it with apt-get')
+  let result = run(['apt-get', 'install', '-y', 'wrk'])
+  if (result.exitCode !== 0) {
+    // A fresh container often has no package lists yet.
+    run(['apt-get', 'update'])
+    result = run(['apt-get', 'install', '-y', 'wrk'])
+  }
+  if (result.exitCode !== 0 || !has('wrk')) {
+    throw new Error(`could not install wrk (${[...sudo, 'apt-get', 'install', '-y', 'wrk'].join(' ')} exited ${result.exitCode}):\n${result.stderr.toString().trim().slice(-800)}\nInstall it yourself (Debian package "wrk") and run again.`)
+  }
+}
+
+function toMs(value: string, unit: string): number {
+  const n = Number(value)
+  return unit === 'us' ? n / 1000 : unit === 'ms' ? n : unit === 's' ? n * 1000 : unit === 'm' ? n * 60_000 : n
+}
+
+export function parseWrk(url: string, out: string): WrkResult {
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(out)
+  if (!rps) throw new Error(`wrk printed no Requests/sec for ${url}:\n${out}`)
+  const latency = (label: string) => {
+    const m = new RegExp(`^\\s+${label}\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(out)
+    return m ? toMs(m[1]!, m[2]!) : null
+  }
+  const max = /Latency\s+\S+\s+\S+\s+([\d.]+)(us|ms|s|m)/.exec(out)
+  const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)
+  return {
+    url,
+    rps: Number(rps[1]),
+    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
+    p50_ms: latency('50%'),
+    p99_ms: latency('99%'),
+    max_ms: max ? toMs(max[1]!, max[2]!) : null,
+    non_2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
+    socket_errors: {
+      connect: Number(errors?.[1] ?? 0), read: Number(errors?.[2] ?? 0), write: Number(errors?.[3] ?? 0), timeout: Number(errors?.[4] ?? 0),
+    },
+  }
+}
+
+/** wrk -t2 -c<connections> -d<seconds>s --latency <url>; async so the caller can sample the server meanwhile. */
+export async function wrk(url: string, seconds: number, connections = 50): Promise<WrkResult> {
+  const proc = Bun.spawn(['wrk', '-t2', `-c${connections}`, `-d${seconds}s`, '--latency', '--timeout', '10s', url], { stdout: 'pipe', stderr: 'pipe' })
+  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+  if ((await proc.exited) !== 0) throw new Error(`wrk exited ${proc.exitCode} for ${url}: ${err}${out}`)
+  return parseWrk(url, out)
+}
