@@ -87,6 +87,8 @@ export function entryBody(e: EntryRow, now = nowSeconds()) {
 export const entryRoutes = (s: Services) => {
   const ids = (params: { feed_id: string; entry_id: string }) => [uuid(params.feed_id, 'feed_id'), uuid(params.entry_id, 'entry_id')] as const
   const { payOrChallenge } = x402Edge(s)
+  // The rows behind every read of an entry, until the database next changes (they are only read, never modified).
+  const entryOf = (feedId: string, entryId: string) => s.cached(`rows:${feedId}/${entryId}`, () => s.entries.get(feedId, entryId), () => 2_000)
 
   /** Inactive entries are withdrawn: only the owner still reads them. */
   function readable(feed: FeedRow, entry: EntryRow, signer: Signer | null): boolean {
@@ -130,7 +132,7 @@ export const entryRoutes = (s: Services) => {
     })
     .get('/:entry_id', async ({ params, signer, request, set }) => {
       const [feedId, entryId] = ids(params)
-      const { feed, entry } = s.entries.get(feedId, entryId)
+      const { feed, entry } = entryOf(feedId, entryId)
       if (!readable(feed, entry, signer)) {
         // A deleted entry keeps its record, but its content is withdrawn: no content_url, nothing to buy.
         if (!entry.is_active || !feed.is_active) return entryBody(entry)
@@ -146,7 +148,7 @@ export const entryRoutes = (s: Services) => {
     })
     .get('/:entry_id/content', async ({ params, signer, request }) => {
       const [feedId, entryId] = ids(params)
-      const { feed, entry } = s.entries.get(feedId, entryId)
+      const { feed, entry } = entryOf(feedId, entryId)
       let paidHeader: [string, string] | null = null
       if (!readable(feed, entry, signer)) {
         if (!entry.is_active || !feed.is_active) return errorResponse('ENTRY_NOT_FOUND', 'entry is no longer available')
