@@ -1,6 +1,5 @@
 // Builds the Elysia app from the resource plugins and the services below them (used by main.ts and tests).
 import { Elysia } from 'elysia'
-import { cors } from '@elysiajs/cors'
 import type { Config } from './config.ts'
 import { readMemo, type Db } from './store/db.ts'
 import type { ContentStore } from './content/helia.ts'
@@ -106,13 +105,6 @@ export function buildServices(p: AppParts): Services & { ledgerAudit: LedgerAudi
 
 export function buildApp(s: Services, logError: (error: unknown) => void, extra: Elysia[] = []) {
   const app = new Elysia()
-    // Open to every origin. A function (rather than `true`) makes the plugin answer `Vary: Origin`, not `Vary: *`,
-    // which would keep browsers and proxies from caching content; no cookies are used, so no credentials.
-    .use(cors({
-      origin: () => true,
-      credentials: false,
-      exposeHeaders: ['X-PAYMENT-RESPONSE', 'PAYMENT-RESPONSE', 'PAYMENT-REQUIRED', 'ETag', 'Content-Range', 'Accept-Ranges', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
-    }))
     .use(errorHandling(logError))
     .use(healthRoutes(s))
     .use(docsRoutes(VERSION))

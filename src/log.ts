@@ -10,6 +10,8 @@ export function logger(level: LogLevel) {
     process.stdout.write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }) + '\n')
   }
   return {
+    /** Whether lines of this level are written (skip building them otherwise). */
+    enabled: (lvl: LogLevel) => RANK[lvl] >= min,
     debug: (msg: string, f?: Record<string, unknown>) => write('debug', msg, f),
     info: (msg: string, f?: Record<string, unknown>) => write('info', msg, f),
     warn: (msg: string, f?: Record<string, unknown>) => write('warn', msg, f),

@@ -7,7 +7,10 @@ import { lockDataDir } from './store/lock.ts'
 import { loadSecret } from './store/secret.ts'
 import { openContent } from './content/helia.ts'
 import { buildApp, buildServices } from './app.ts'
+import type { Server } from 'bun'
 import { rateLimiter } from './http/rate-limit.ts'
+import { httpEdge } from './http/edge.ts'
+import { hotReads } from './http/hot-reads.ts'
 import { metricsRoutes, requestMetrics } from './http/metrics.ts'
 import { logger } from './log.ts'
 import { startJobs, type Jobs } from './jobs/index.ts'
@@ -23,15 +26,6 @@ export interface RunningServer {
 }
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024 // backstop; routes enforce their own, smaller limits while reading
-
-/** The socket's peer, or behind a trusted reverse proxy the address that proxy appended to X-Forwarded-For. */
-function clientAddress(request: Request, peer: string | undefined, trustProxy: boolean): string {
-  if (trustProxy) {
-    const hops = request.headers.get('x-forwarded-for')?.split(',').map((h) => h.trim()).filter(Boolean)
-    if (hops?.length) return hops[hops.length - 1]
-  }
-  return peer ?? 'unknown'
-}
 
 export async function startServer(config: Config): Promise<RunningServer> {
   const log = logger(config.log)
@@ -73,28 +67,19 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }), [metricsRoutes(db, requests, startedAt, () => jobs?.metrics() ?? []) as never])
   // Compile Elysia's routes once, up front, so the first request does not pay for it.
   const handle = app.compile().fetch
-  const limiter = config.rateLimit ? rateLimiter() : null
+  const edge = httpEdge({ limiter: config.rateLimit ? rateLimiter() : null, requests, log, trustProxy: config.trustProxy })
+  // The hottest reads go from Bun's router straight to their cached JSON; whatever they decline goes to Elysia.
+  const routes = Object.fromEntries(Object.entries(hotReads(services)).map(([path, answer]) => [path,
+    (request: Request & { params: Record<string, string> }, bunServer: Server<unknown>) =>
+      edge(request, bunServer, () => (request.method === 'GET' ? answer(request) : null) ?? handle(request))]))
 
   const server = Bun.serve({
     hostname: config.host,
     port: config.port,
     maxRequestBodySize: MAX_BODY_BYTES,
     idleTimeout: 60,
-    async fetch(request, bunServer) {
-      const started = performance.now()
-      const path = new URL(request.url).pathname
-      let response: Response
-      const limit = limiter?.check(request.method, path, clientAddress(request, bunServer.requestIP(request)?.address, config.trustProxy))
-      if (limit?.rejected) response = limit.rejected
-      else {
-        response = await handle(request)
-        if (limit) for (const [k, v] of Object.entries(limit.headers)) response.headers.set(k, v)
-      }
-      requests.observe(request.method, response.status, (performance.now() - started) / 1000)
-      // Access tokens are credentials: keep them out of logs.
-      log.info('request', { method: request.method, path: path.startsWith('/v1/access/') ? '/v1/access/<token>' : path, status: response.status, ms: Math.round((performance.now() - started) * 10) / 10 })
-      return response
-    },
+    routes,
+    fetch: (request, bunServer) => edge(request, bunServer, () => handle(request)),
   })
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host
   if (!config.publicUrl) publicUrl = `http://${host}:${server.port}`

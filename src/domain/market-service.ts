@@ -49,7 +49,7 @@ export function marketService(d: { market: MarketStore; wallets: WalletService }
     ranksGeneration: () => ranksGeneration,
     period(raw: string | undefined): Period {
       if (raw === undefined || raw === '') return 'all'
-      if (!(raw in PERIODS)) fail('INVALID_PARAMETER', 'invalid period', 'period must be one of 1d, 7d, 30d, all')
+      if (!Object.hasOwn(PERIODS, raw)) fail('INVALID_PARAMETER', 'invalid period', 'period must be one of 1d, 7d, 30d, all')
       return raw as Period
     },
     /** The JSON body of a board with a period: {"data":[…],"period":…}. */

@@ -66,6 +66,12 @@ export const feedBody = (f: FeedRow) => ({
   updated_at: f.updated_at,
 })
 
+/** GET /v1/feeds/{id} as JSON text (also served by the hot-read path, see hot-reads.ts). */
+export function feedJson(s: Services, rawId: string): string {
+  const id = uuid(rawId, 'feed_id')
+  return s.cached(`feed:${id}`, () => JSON.stringify(feedBody(s.feeds.get(id))))
+}
+
 const rejectBlankName = (name: string | undefined) => {
   if (typeof name === 'string' && name.trim() === '') fail('invalid_request', 'name must not be blank', 'name')
 }
@@ -116,10 +122,7 @@ export const feedRoutes = (s: Services) =>
       response: { 200: t.Object({ data: t.Array(FeedSchema), pagination: paginationSchema }) },
       detail: { summary: 'List feeds', description: 'Newest first, cursor paginated.' },
     })
-    .get('/:feed_id', ({ params }) => {
-      const id = uuid(params.feed_id, 'feed_id')
-      return jsonResponse(s.cached(`feed:${id}`, () => JSON.stringify(feedBody(s.feeds.get(id)))))
-    }, {
+    .get('/:feed_id', ({ params }) => jsonResponse(feedJson(s, params.feed_id)), {
       response: { 200: FeedSchema },
       detail: { summary: 'Get a feed' },
     })

@@ -39,6 +39,12 @@ export function walletBody(w: WalletRow) {
   }
 }
 
+/** GET /v1/wallets/{id}/stats as JSON text (also served by the hot-read path, see hot-reads.ts). */
+export function walletStatsJson(s: Services, walletId: string): string {
+  const now = nowSeconds()
+  return s.cached(`stats:${walletId}@${now}#${s.market.ranksGeneration()}`, () => JSON.stringify(s.market.stats(walletId, now)))
+}
+
 export const walletRoutes = (s: Services) =>
   new Elysia({ prefix: '/v1/wallets', tags: ['Wallets'] })
     .get('/address/:address', ({ params }) => walletBody(s.wallets.byAddress(params.address)), {
@@ -49,10 +55,7 @@ export const walletRoutes = (s: Services) =>
       response: { 200: WalletSchema },
       detail: { summary: 'Get a wallet' },
     })
-    .get('/:wallet_id/stats', ({ params }) => {
-      const now = nowSeconds()
-      return jsonResponse(s.cached(`stats:${params.wallet_id}@${now}#${s.market.ranksGeneration()}`, () => JSON.stringify(s.market.stats(params.wallet_id, now))))
-    }, {
+    .get('/:wallet_id/stats', ({ params }) => jsonResponse(walletStatsJson(s, params.wallet_id)), {
       detail: { summary: 'Wallet statistics', description: 'Public aggregates, refreshed periodically (TRELLIS_STATS_REFRESH_S); ranks are refreshed on their own period (TRELLIS_RANKINGS_REFRESH_S).' },
     })
     .use(walletAuth(s.auth))

@@ -1,0 +1,77 @@
+// The hot-read path (src/http/hot-reads.ts) answers plain requests from Bun's router; anything else goes to Elysia.
+// Both must give the same answer: each hot URL is compared with the same URL plus an unknown query parameter, which
+// the hot path declines. Also: CORS on both paths, invalid queries still answered by Elysia's errors, HEAD.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { startTestServer, type TestServer } from './helpers/server.ts'
+import { call, createEntry, createFeed, newWallet } from './helpers/api.ts'
+
+let server: TestServer
+let feedId: string
+let walletId: string
+
+beforeAll(async () => {
+  server = await startTestServer({ TRELLIS_STATS_REFRESH_S: '1', TRELLIS_RANKINGS_REFRESH_S: '1' })
+  const owner = newWallet()
+  const feed = await createFeed(server.url, owner, { name: 'hot', tags: ['a'] })
+  for (let i = 0; i < 3; i++) await createEntry(server.url, owner, feed.id)
+  feedId = feed.id
+  walletId = feed.owner_id
+  for (let i = 0; i < 50; i++) {
+    if ((await call(server.url, 'GET', '/v1/leaderboards/top-feeds')).body.data.length > 0) break
+    await Bun.sleep(100)
+  }
+}, 30_000)
+
+afterAll(async () => {
+  await server?.dispose()
+})
+
+const hot = () => [
+  '/v1/leaderboards/top-feeds', '/v1/leaderboards/top-feeds?page_size=1', '/v1/leaderboards/trending',
+  '/v1/leaderboards/most-popular', '/v1/leaderboards/top-revenue?period=7d', '/v1/leaderboards/top-providers?period=1d&page_size=5',
+  '/v1/leaderboards/top-buyers?page_size=100&period=30d', '/v1/leaderboards/category-stats',
+  `/v1/feeds/${feedId}`, `/v1/feeds/${feedId.toUpperCase()}`, `/v1/wallets/${walletId}/stats`,
+]
+
+describe('hot reads', () => {
+  test('the same status, type and body as Elysia gives for the same request', async () => {
+    expect((await call(server.url, 'GET', '/v1/leaderboards/top-feeds')).body.data.map((f: any) => f.id)).toEqual([feedId])
+    for (const path of hot()) {
+      const fast = await fetch(`${server.url}${path}`)
+      const slow = await fetch(`${server.url}${path}${path.includes('?') ? '&' : '?'}unrelated=1`)
+      expect(fast.status, path).toBe(200)
+      expect(slow.status, path).toBe(200)
+      expect(fast.headers.get('content-type'), path).toBe(slow.headers.get('content-type'))
+      expect(await fast.text(), path).toBe(await slow.text())
+    }
+  })
+
+  test('invalid queries and ids get the documented errors', async () => {
+    for (const query of ['period=constructor', 'period=toString', 'period=', 'page_size=0', 'page_size=101', 'page_size=1e1', 'page_size=20&page_size=30']) {
+      const reply = await call(server.url, 'GET', `/v1/leaderboards/most-popular?${query}`)
+      // An empty period means the default; a repeated parameter is Elysia's to read (the hot path declines it).
+      if (query === 'period=' || query.startsWith('page_size=20&')) expect(reply.status, query).toBe(200)
+      else {
+        expect(reply.status, query).toBe(400)
+        expect(reply.body.code, query).toBe('INVALID_PARAMETER')
+      }
+    }
+    expect((await call(server.url, 'GET', '/v1/feeds/not-a-uuid')).body.code).toBe('INVALID_PARAMETER')
+    expect((await call(server.url, 'GET', `/v1/feeds/${crypto.randomUUID()}`)).status).toBe(404)
+    expect((await call(server.url, 'GET', `/v1/wallets/${crypto.randomUUID()}/stats`)).body.code).toBe('WALLET_NOT_FOUND')
+  })
+
+  test('CORS headers on hot and routed answers alike; HEAD and other methods go to Elysia', async () => {
+    for (const path of [`/v1/feeds/${feedId}`, `/v1/feeds/${feedId}?unrelated=1`, '/v1/leaderboards/top-feeds', '/v1/categories']) {
+      const reply = await fetch(`${server.url}${path}`, { headers: { origin: 'https://app.example' } })
+      expect(reply.headers.get('access-control-allow-origin'), path).toBe('https://app.example')
+      expect(reply.headers.get('vary'), path).toBe('Origin')
+      expect(reply.headers.get('access-control-expose-headers'), path).toContain('PAYMENT-REQUIRED')
+    }
+    const head = await fetch(`${server.url}/v1/feeds/${feedId}`, { method: 'HEAD' })
+    expect(head.status).toBe(200)
+    const post = await call(server.url, 'POST', `/v1/feeds/${feedId}`, { body: {} })
+    expect(post.status).toBe(404)
+    expect(post.body.code).toBe('NOT_FOUND')
+  })
+})
