@@ -46,6 +46,13 @@ describe('hot reads', () => {
     }
   })
 
+  test('an encoded query is left to Elysia, which decodes it', async () => {
+    const encoded = await fetch(`${server.url}/v1/leaderboards/top-revenue?period=7%64&page_size=2`)
+    const plain = await fetch(`${server.url}/v1/leaderboards/top-revenue?period=7d&page_size=2`)
+    expect(encoded.status).toBe(200)
+    expect(await encoded.text()).toBe(await plain.text())
+  })
+
   test('invalid queries and ids get the documented errors', async () => {
     for (const query of ['period=constructor', 'period=toString', 'period=', 'page_size=0', 'page_size=101', 'page_size=1e1', 'page_size=20&page_size=30']) {
       const reply = await call(server.url, 'GET', `/v1/leaderboards/most-popular?${query}`)

@@ -15,17 +15,24 @@ type Fast = (request: Request & { params: Record<string, string> }) => Response 
 const PERIOD_BOARDS: PeriodBoard[] = ['most-popular', 'top-revenue', 'top-providers', 'top-buyers']
 const PAGED_BOARDS: PlainBoard[] = ['trending', 'top-feeds']
 
-/** The query as a map when it holds only `allowed` keys, each at most once; else null. */
+/**
+ * The query as a map when it holds only `allowed` keys, each at most once, in plain characters; else null. (Not
+ * URLSearchParams: it was a tenth of the time of a hot read. Anything encoded is simply left to Elysia.)
+ */
 function plainQuery(url: string, allowed: string[]): Map<string, string> | null {
   const q = url.indexOf('?')
   const query = new Map<string, string>()
-  if (q < 0) return query
-  for (const [key, value] of new URLSearchParams(url.slice(q + 1))) {
-    if (!allowed.includes(key) || query.has(key)) return null
+  if (q < 0 || q === url.length - 1) return query
+  for (const pair of url.slice(q + 1).split('&')) {
+    const eq = pair.indexOf('=')
+    const key = eq < 0 ? pair : pair.slice(0, eq)
+    const value = eq < 0 ? '' : pair.slice(eq + 1)
+    if (!allowed.includes(key) || query.has(key) || !PLAIN.test(value)) return null
     query.set(key, value)
   }
   return query
 }
+const PLAIN = /^[A-Za-z0-9_.-]*$/
 
 function pageSizeOf(query: Map<string, string>): number | null {
   const raw = query.get('page_size')
