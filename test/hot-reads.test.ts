@@ -8,12 +8,15 @@ import { call, createEntry, createFeed, newWallet } from './helpers/api.ts'
 let server: TestServer
 let feedId: string
 let walletId: string
+let paidPaths: string[]
 
 beforeAll(async () => {
   server = await startTestServer({ TRELLIS_STATS_REFRESH_S: '1', TRELLIS_RANKINGS_REFRESH_S: '1' })
   const owner = newWallet()
   const feed = await createFeed(server.url, owner, { name: 'hot', tags: ['a'] })
   for (let i = 0; i < 3; i++) await createEntry(server.url, owner, feed.id)
+  const paid = await createEntry(server.url, owner, feed.id, { is_free: false, price: { amount: '2500' }, title: 'paid one' })
+  paidPaths = [`/v1/feeds/${feed.id}/entries/${paid.id}`, `/v1/feeds/${feed.id}/entries/${paid.id}/content`]
   feedId = feed.id
   walletId = feed.owner_id
   for (let i = 0; i < 50; i++) {
@@ -44,6 +47,25 @@ describe('hot reads', () => {
       expect(fast.headers.get('content-type'), path).toBe(slow.headers.get('content-type'))
       expect(await fast.text(), path).toBe(await slow.text())
     }
+  })
+
+  test('the 402 challenge of a paid entry is the same on both paths', async () => {
+    for (const path of paidPaths) {
+      const fast = await fetch(`${server.url}${path}`)
+      const slow = await fetch(`${server.url}${path}?unrelated=1`)
+      expect([fast.status, slow.status], path).toEqual([402, 402])
+      expect(fast.headers.get('payment-required'), path).toBe(slow.headers.get('payment-required'))
+      expect(fast.headers.get('content-type'), path).toBe(slow.headers.get('content-type'))
+      const body = await fast.text()
+      expect(body, path).toBe(await slow.text())
+      expect(JSON.parse(body).accepts[0].maxAmountRequired).toBe('2500')
+    }
+    // With a payment or a signature the request is Elysia's: a garbage payment is refused there, with its reason.
+    const refused = await fetch(`${server.url}${paidPaths[1]}`, { headers: { 'x-payment': 'not-base64-json' } })
+    expect(refused.status).toBe(402)
+    expect((await refused.json()).error).not.toBe('X-PAYMENT header is required')
+    const partial = await fetch(`${server.url}${paidPaths[0]}`, { headers: { 'x-wallet-address': '0x0000000000000000000000000000000000000001' } })
+    expect(partial.status).toBe(400)
   })
 
   test('an encoded query is left to Elysia, which decodes it', async () => {

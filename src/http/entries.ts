@@ -84,11 +84,14 @@ export function entryBody(e: EntryRow, now = nowSeconds()) {
   }
 }
 
+/** The rows behind every read of an entry, until the database next changes (they are only read, never modified). */
+export const entryRows = (s: Services, feedId: string, entryId: string) =>
+  s.cached(`rows:${feedId}/${entryId}`, () => s.entries.get(feedId, entryId), () => 2_000)
+
 export const entryRoutes = (s: Services) => {
   const ids = (params: { feed_id: string; entry_id: string }) => [uuid(params.feed_id, 'feed_id'), uuid(params.entry_id, 'entry_id')] as const
   const { payOrChallenge } = x402Edge(s)
-  // The rows behind every read of an entry, until the database next changes (they are only read, never modified).
-  const entryOf = (feedId: string, entryId: string) => s.cached(`rows:${feedId}/${entryId}`, () => s.entries.get(feedId, entryId), () => 2_000)
+  const entryOf = (feedId: string, entryId: string) => entryRows(s, feedId, entryId)
 
   /** Inactive entries are withdrawn: only the owner still reads them. */
   function readable(feed: FeedRow, entry: EntryRow, signer: Signer | null): boolean {

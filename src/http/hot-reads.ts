@@ -9,9 +9,14 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination.ts'
 import { feedJson } from './feeds.ts'
 import { walletStatsJson } from './wallets.ts'
 import { jsonResponse } from './json.ts'
+import { entryRows } from './entries.ts'
+import { x402Edge } from './x402.ts'
+import { isFreeNow } from '../domain/entries.ts'
+import { isUuid } from '../lib/ids.ts'
 
 type Fast = (request: Request & { params: Record<string, string> }) => Response | null
 
+const SIGNED_OR_PAYING = ['x-payment', 'payment-signature', 'x-wallet-address', 'x-signature', 'x-message', 'x-timestamp']
 const PERIOD_BOARDS: PeriodBoard[] = ['most-popular', 'top-revenue', 'top-providers', 'top-buyers']
 const PAGED_BOARDS: PlainBoard[] = ['trending', 'top-feeds']
 
@@ -70,6 +75,22 @@ export function hotReads(s: Services): Record<string, Fast> {
   }
   routes['/v1/leaderboards/category-stats'] = (request) =>
     plainQuery(request.url, []) ? jsonResponse(s.market.plain('category-stats', Number.MAX_SAFE_INTEGER)) : null
+  // A paid entry asked for without payment or sign-in: the 402 challenge (its JSON and its content URL alike).
+  const x402 = x402Edge(s)
+  const challenge: Fast = (request) => {
+    if (!plainQuery(request.url, []) || SIGNED_OR_PAYING.some((h) => request.headers.has(h))) return null
+    const { feed_id: feedId, entry_id: entryId } = request.params
+    if (!isUuid(feedId) || !isUuid(entryId)) return null
+    try {
+      const { feed, entry } = entryRows(s, feedId.toLowerCase(), entryId.toLowerCase())
+      if (!entry.is_active || !feed.is_active || isFreeNow(entry)) return null
+      return x402.challenge(feed, entry, request)
+    } catch {
+      return null
+    }
+  }
+  routes['/v1/feeds/:feed_id/entries/:entry_id'] = challenge
+  routes['/v1/feeds/:feed_id/entries/:entry_id/content'] = challenge
   routes['/v1/feeds/:feed_id'] = (request) => (plainQuery(request.url, []) ? orNull(() => feedJson(s, request.params.feed_id)) : null)
   routes['/v1/wallets/:wallet_id/stats'] = (request) => (plainQuery(request.url, []) ? orNull(() => walletStatsJson(s, request.params.wallet_id)) : null)
   return routes

@@ -66,5 +66,8 @@ export function x402Edge(s: Services) {
     }
   }
 
-  return { payOrChallenge }
+  /** The plain challenge: no payment was sent. */
+  const challenge = (feed: FeedRow, entry: EntryRow, request: Request) => paymentRequired(priceTag(feed, entry, request))
+
+  return { payOrChallenge, challenge }
 }
