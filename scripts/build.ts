@@ -69,8 +69,8 @@ const embedClassicLevelAddon: BunPlugin = {
 
 const started = performance.now()
 const result = await Bun.build({
-  // The stats worker is a second entrypoint: Bun embeds it and resolves `new Worker(new URL(…))` to it.
-  entrypoints: [join(ROOT, 'src/main.ts'), join(ROOT, 'src/jobs/stats-worker.ts')],
+  // The workers (stats, signatures) are entrypoints too: Bun embeds them under /$bunfs/root/ by their path from src/.
+  entrypoints: [join(ROOT, 'src/main.ts'), join(ROOT, 'src/jobs/stats-worker.ts'), join(ROOT, 'src/chain/signature-worker.ts')],
   target: 'bun',
   format: 'esm', // bytecode for ESM needs compile
   bytecode,

@@ -1,10 +1,9 @@
 // The server's side of the stats worker: one request at a time per kind, answered by a promise. A worker that
 // dies is replaced at the next request.
 import type { BuildRequest, BuildResult } from './stats-files.ts'
+import { workerEntry } from '../lib/workers.ts'
 
-// In the compiled binary every module lives in one bundle under /$bunfs/root/ and the worker is an entrypoint of
-// its own, found by its path from src/ (scripts/build.ts adds it); from source it is next to this file.
-const WORKER = import.meta.url.includes('/$bunfs/') ? './jobs/stats-worker.ts' : new URL('./stats-worker.ts', import.meta.url).href
+const WORKER = workerEntry('jobs/stats-worker.ts')
 
 export interface StatsBuilder {
   build(what: { boards?: boolean; ranks?: boolean; checks?: boolean }, now: number): Promise<BuildResult>
