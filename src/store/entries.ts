@@ -41,8 +41,10 @@ export function entryStore(db: Db) {
   const deactivate = db.query('UPDATE entries SET is_active = 0, updated_at = ? WHERE id = ? AND is_active = 1')
   const deactivateFeed = db.query('UPDATE entries SET is_active = 0, deactivated_with_feed = 1, updated_at = ? WHERE feed_id = ? AND is_active = 1')
   const reactivateFeed = db.query('UPDATE entries SET is_active = 1, deactivated_with_feed = 0, updated_at = ? WHERE feed_id = ? AND deactivated_with_feed = 1')
-  // A feed's total_entries is kept equal to its active entries in the same transaction as every change.
+  // A feed's total_entries is kept equal to its active entries in the same transaction as every change: by one
+  // for a single entry, by a recount when a whole feed is (de)activated. The ledger audit checks it.
   const recount = db.query('UPDATE feeds SET total_entries = (SELECT COUNT(*) FROM entries WHERE feed_id = ?1 AND is_active = 1) WHERE id = ?1')
+  const addActive = db.query('UPDATE feeds SET total_entries = total_entries + ? WHERE id = ?')
   const freeExpired = db.query('UPDATE entries SET is_free = 1, updated_at = ?1 WHERE is_free = 0 AND expires_at IS NOT NULL AND expires_at <= ?1')
   return {
     byId: (id: string) => byId.get(id),
@@ -51,11 +53,11 @@ export function entryStore(db: Db) {
     activeCountIn: (feedId: string) => activeCount.get(feedId)!.n,
     insert(e: NewEntry) {
       insert.run(e.id, e.feed_id, e.cid, e.size, e.mime_type, e.title, e.description, e.metadata, JSON.stringify(e.tags), e.is_free ? 1 : 0, e.price, e.expires_at, e.now, e.now)
-      recount.run(e.feed_id)
+      addActive.run(1, e.feed_id)
     },
     deactivate(id: string, feedId: string, now: number): boolean {
       const changed = deactivate.run(now, id).changes === 1
-      recount.run(feedId)
+      if (changed) addActive.run(-1, feedId)
       return changed
     },
     deactivateAllIn(feedId: string, now: number) {

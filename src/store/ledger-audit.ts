@@ -30,6 +30,9 @@ const INCONSISTENCIES: [string, string][] = [
     LEFT JOIN (SELECT e.feed_id, COUNT(*) AS n, SUM(t.amount) AS total FROM transactions t JOIN entries e ON e.id = t.entry_id GROUP BY e.feed_id) s
       ON s.feed_id = f.id
     WHERE f.total_purchases != COALESCE(s.n, 0) OR f.total_revenue != COALESCE(s.total, 0)`],
+  ["feed entry counts differ from the feed's active entries", `
+    SELECT f.id AS subject FROM feeds f
+    WHERE f.total_entries != (SELECT COUNT(*) FROM entries e WHERE e.feed_id = f.id AND e.is_active = 1)`],
   ['ledger totals differ from the ledger', `
     SELECT 'ledger_totals' AS subject FROM ledger_totals
     WHERE (transactions, revenue) != (SELECT COUNT(*), COALESCE(SUM(amount), 0) FROM transactions)`],
