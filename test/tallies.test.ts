@@ -16,7 +16,7 @@ import { purchaseStore } from '../src/store/payments.ts'
 import { marketStore } from '../src/store/market.ts'
 import { findInconsistencies } from '../src/store/ledger-audit.ts'
 import { buildLeaderboards } from '../src/domain/leaderboards.ts'
-import { buildRanks, ranksFrom, walletStats } from '../src/domain/market.ts'
+import { ranksFrom, walletStats } from '../src/domain/market.ts'
 import { tempDir } from './helpers/server.ts'
 
 const DAY = 86_400
@@ -194,7 +194,7 @@ describe('tallies kept by triggers', () => {
       expect([item.total_feeds, item.total_purchases, item.total_revenue, item.unique_buyers], item.category_name)
         .toEqual([String(feeds.length), String(s.length), sum(s).toString(), String(distinct(s.map((x) => x.payer)))])
     }
-    const ranks = ranksFrom(buildRanks(store))
+    const ranks = ranksFrom(store.ranks())
     for (const w of wallets) {
       const stats = walletStats(store, ranks, { ...w, network: 'base-sepolia', username: null, picture_url: null, updated_at: w.created_at, total_feeds: 0, total_entries: 0, total_revenue: '0' }, NOW)
       const address = w.address.toLowerCase()

@@ -57,24 +57,28 @@ export function buildLeaderboards(store: MarketStore, now: number): Leaderboards
       const since = sinceOf(p)
       const from = since ?? Number.MIN_SAFE_INTEGER
       const sales = figuresOf(store.feedSales(since))
+      // A feed is on several boards of a period: its buyers are counted once.
+      const buyers = new Map<string, string>()
+      const buyersOf = (feedId: string) => buyers.get(feedId) ?? buyers.set(feedId, String(store.feedBuyers(feedId, from))).get(feedId)!
       const feedItem = (f: MarketFeed, i: number) => {
         const s = sales.get(f.id)!
-        return { rank: String(i + 1), feed_id: f.id, feed_name: f.name, ...feedCommon(f), total_purchases: String(s.purchases), total_revenue: s.amount.toString(), unique_buyers: String(store.feedBuyers(f.id, from)) }
+        return { rank: String(i + 1), feed_id: f.id, feed_name: f.name, ...feedCommon(f), total_purchases: String(s.purchases), total_revenue: s.amount.toString(), unique_buyers: buyersOf(f.id) }
       }
+      const byRevenue = rankFeeds(sales, 'amount')
       boards[`most-popular:${p}`] = rankFeeds(sales, 'purchases').map((f, i) => {
         const s = sales.get(f.id)!
         return { ...feedItem(f, i), avg_revenue_per_purchase: floorDiv(s.amount, s.purchases), created_at: f.created_at, updated_at: f.updated_at }
       })
-      boards[`top-revenue:${p}`] = rankFeeds(sales, 'amount').map((f, i) => ({ ...feedItem(f, i), feed_created_at: f.created_at, feed_updated_at: f.updated_at }))
+      boards[`top-revenue:${p}`] = byRevenue.map((f, i) => ({ ...feedItem(f, i), feed_created_at: f.created_at, feed_updated_at: f.updated_at }))
       if (p === '7d') {
-        boards.trending = rankFeeds(sales, 'amount').map((f, i) => {
+        boards.trending = byRevenue.map((f, i) => {
           const s = sales.get(f.id)!
           return {
             rank: String(i + 1), id: f.id, owner_id: f.owner_id, owner_wallet: f.owner_wallet, owner_username: f.owner_username,
             category_id: f.category_id, category_name: f.category_name, name: f.name, description: f.description, image_cid: f.image_cid,
             is_active: true, total_entries: f.total_entries, total_purchases: f.total_purchases, total_revenue: f.total_revenue, tags: tags(f.tags),
             created_at: f.created_at, updated_at: f.updated_at,
-            purchases_last_7d: String(s.purchases), revenue_last_7d: s.amount.toString(), unique_buyers_last_7d: String(store.feedBuyers(f.id, from)),
+            purchases_last_7d: String(s.purchases), revenue_last_7d: s.amount.toString(), unique_buyers_last_7d: buyersOf(f.id),
           }
         })
       }

@@ -46,10 +46,6 @@ export interface WalletStats {
 /** Wallet ranks by wallet id, from the last ranking pass; `size` wallets were ranked. */
 export interface Ranks { byWallet: Map<string, Omit<WalletRanks, 'id'>>; size: number }
 
-export function buildRanks(store: MarketStore): WalletRanks[] {
-  return store.ranks()
-}
-
 export function ranksFrom(rows: WalletRanks[]): Ranks {
   return { byWallet: new Map(rows.map(({ id, ...r }) => [id, r])), size: rows.length }
 }

@@ -36,7 +36,8 @@ export function transactionService(d: { transactions: TransactionStore }) {
     },
     list: (filter: TransactionFilter, beforeId: string | undefined, limit: number) => d.transactions.list(filter, beforeId, limit),
     count(filter: TransactionFilter): number {
-      if ([filter.payer, filter.payTo, filter.entryId].filter((v) => v !== undefined).length < 2) return d.transactions.count(filter)
+      const tallied = d.transactions.tallied(filter)
+      if (tallied !== null) return tallied
       const key = JSON.stringify([filter.payer?.toLowerCase(), filter.payTo?.toLowerCase(), filter.entryId])
       const cached = counts.get(key)
       if (cached && Date.now() - cached.at < COUNT_TTL_MS) return cached.value

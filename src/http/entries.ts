@@ -91,7 +91,6 @@ export const entryRows = (s: Services, feedId: string, entryId: string) =>
 export const entryRoutes = (s: Services) => {
   const ids = (params: { feed_id: string; entry_id: string }) => [uuid(params.feed_id, 'feed_id'), uuid(params.entry_id, 'entry_id')] as const
   const { payOrChallenge } = x402Edge(s)
-  const entryOf = (feedId: string, entryId: string) => entryRows(s, feedId, entryId)
 
   /** Inactive entries are withdrawn: only the owner still reads them. */
   function readable(feed: FeedRow, entry: EntryRow, signer: Signer | null): boolean {
@@ -135,7 +134,7 @@ export const entryRoutes = (s: Services) => {
     })
     .get('/:entry_id', async ({ params, signer, request, set }) => {
       const [feedId, entryId] = ids(params)
-      const { feed, entry } = entryOf(feedId, entryId)
+      const { feed, entry } = entryRows(s, feedId, entryId)
       if (!readable(feed, entry, signer)) {
         // A deleted entry keeps its record, but its content is withdrawn: no content_url, nothing to buy.
         if (!entry.is_active || !feed.is_active) return entryBody(entry)
@@ -151,7 +150,7 @@ export const entryRoutes = (s: Services) => {
     })
     .get('/:entry_id/content', async ({ params, signer, request }) => {
       const [feedId, entryId] = ids(params)
-      const { feed, entry } = entryOf(feedId, entryId)
+      const { feed, entry } = entryRows(s, feedId, entryId)
       let paidHeader: [string, string] | null = null
       if (!readable(feed, entry, signer)) {
         if (!entry.is_active || !feed.is_active) return errorResponse('ENTRY_NOT_FOUND', 'entry is no longer available')

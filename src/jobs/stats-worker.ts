@@ -4,7 +4,6 @@
 import { Database } from 'bun:sqlite'
 import { marketStore, type MarketStore } from '../store/market.ts'
 import { buildLeaderboards, type BoardKey } from '../domain/leaderboards.ts'
-import { buildRanks } from '../domain/market.ts'
 import { findInconsistencies } from '../store/ledger-audit.ts'
 import { persist, type BuildRequest, type BuildResult } from './stats-files.ts'
 
@@ -34,7 +33,7 @@ self.onmessage = (event: MessageEvent<BuildRequest | { close: true }>) => {
       persist(request.dataDir, 'boards', { generated_at: request.now, boards: result.boards })
     }
     if (request.ranks) {
-      result.ranks = buildRanks(store)
+      result.ranks = store.ranks()
       persist(request.dataDir, 'ranks', { generated_at: request.now, ranks: result.ranks })
     }
     if (request.checks) result.problems = findInconsistencies(db)

@@ -51,15 +51,17 @@ export function transactionStore(db: Db) {
       const w = where(filter, beforeId)
       return db.query<TransactionRow, (string | number)[]>(`${SELECT} ${w.sql} ORDER BY id DESC LIMIT ?`).all(...w.args, limit)
     },
-    /** Exact; read from the tallies when at most one filter is set, else counted through an index. */
-    count(filter: TransactionFilter): number {
+    /** The exact count read from the tallies (at most one filter set); null when it must be counted. */
+    tallied(filter: TransactionFilter): number | null {
       const set = [filter.payer, filter.payTo, filter.entryId].filter((v) => v !== undefined)
       if (set.length === 0) return ledgerSize.get()!.n
-      if (set.length === 1) {
-        const row = filter.entryId !== undefined ? entryPurchases.get(filter.entryId)
-          : filter.payer !== undefined ? addressBought.get(filter.payer.toLowerCase()) : addressSold.get(filter.payTo!.toLowerCase())
-        return row?.n ?? 0
-      }
+      if (set.length > 1) return null
+      const row = filter.entryId !== undefined ? entryPurchases.get(filter.entryId)
+        : filter.payer !== undefined ? addressBought.get(filter.payer.toLowerCase()) : addressSold.get(filter.payTo!.toLowerCase())
+      return row?.n ?? 0
+    },
+    /** Counted through an index (the cost grows with the matching rows). */
+    count(filter: TransactionFilter): number {
       const w = where(filter)
       return db.query<{ n: number }, string[]>(`SELECT COUNT(*) AS n FROM transactions ${w.sql}`).get(...w.args)!.n
     },
