@@ -3,10 +3,10 @@
 //   bun scripts/build.ts [--outfile <path>] [--no-bytecode] [--no-minify]
 //
 // Everything the server needs at run time is inside the file: the bundled JS (as JSC bytecode), the SQL
-// migrations (text imports), the Swagger UI files (file imports) and classic-level's LevelDB addon. Bun does not
-// embed that addon on its own: classic-level finds it at run time with node-gyp-build, which searches
-// node_modules. The plugin below replaces that lookup with a plain require() of this platform's prebuilt .node
-// file, which the bundler embeds; the binary extracts it to $TMPDIR when it starts.
+// migrations (text imports), the Swagger UI files (file imports) and two native addons, classic-level's LevelDB and
+// secp256k1's libsecp256k1. Bun does not embed addons on its own: both packages find theirs at run time with
+// node-gyp-build, which searches node_modules. The plugin below replaces that lookup with a plain require() of this
+// platform's prebuilt .node file, which the bundler embeds; the binary extracts it to $TMPDIR when it starts.
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import type { BunPlugin } from 'bun'
@@ -28,42 +28,54 @@ const outfile = resolve(ROOT, option('--outfile') ?? 'dist/trellis')
 const bytecode = !flag('--no-bytecode')
 const minify = !flag('--no-minify')
 
-/** The prebuilt classic-level addon for the platform we build on (the executable targets the same platform). */
-function classicLevelAddon(): string {
-  const packageDir = dirname(Bun.resolveSync('classic-level/package.json', ROOT))
+/** The prebuilt addon of a package for the platform we build on (the executable targets the same platform). */
+function prebuiltAddon(packageName: string): string | null {
+  const packageDir = dirname(Bun.resolveSync(`${packageName}/package.json`, ROOT))
   const prebuilds = join(packageDir, 'prebuilds')
   // prebuildify names directories <platform>-<arch>[+<arch>…], e.g. linux-x64, darwin-x64+arm64.
   const dir = readdirSync(prebuilds).find((name) => {
     const [platform, archs = ''] = name.split(/-(.*)/s)
     return platform === process.platform && archs.split('+').includes(process.arch)
   })
-  if (!dir) throw new Error(`classic-level has no prebuilt addon for ${process.platform}-${process.arch} in ${prebuilds}`)
+  if (!dir) return null
   const musl = process.platform === 'linux' && !(process.report?.getReport() as { header?: { glibcVersionRuntime?: string } })?.header?.glibcVersionRuntime
-  // Files are classic-level[.<tag>…].node; tags name the libc (musl) or the ARM version (armv7, armv8).
+  // Files are <name>[.<tag>…].node; tags name the libc (glibc, musl) or the ARM version (armv7, armv8).
   const candidates = readdirSync(join(prebuilds, dir)).filter((name) => {
     if (!name.endsWith('.node')) return false
     const tags = name.slice(0, -'.node'.length).split('.').slice(1)
-    if (tags.includes('musl') !== musl) return false
-    if (process.arch === 'arm64') return tags.every((t) => t === 'armv8' || t === 'musl')
-    return tags.every((t) => t === 'musl')
+    if (tags.includes('musl') !== musl || (musl && tags.includes('glibc'))) return false
+    const libc = (t: string) => t === 'musl' || t === 'glibc'
+    if (process.arch === 'arm64') return tags.every((t) => t === 'armv8' || libc(t))
+    return tags.every(libc)
   })
-  if (candidates.length !== 1) throw new Error(`cannot pick one classic-level addon in ${join(prebuilds, dir)}: ${candidates.join(', ') || 'none'}`)
+  if (candidates.length !== 1) throw new Error(`cannot pick one ${packageName} addon in ${join(prebuilds, dir)}: ${candidates.join(', ') || 'none'}`)
   return join(prebuilds, dir, candidates[0]!)
 }
 
-const addon = classicLevelAddon()
+const LOOKUP = "require('node-gyp-build')(__dirname)"
+// The file of each package that looks its addon up. LevelDB is required; without libsecp256k1 the server checks
+// signatures with viem (about 7× slower), so a platform with no prebuilt one still builds.
+const ADDONS = [
+  { packageName: 'classic-level', loader: /[\\/]classic-level[\\/]binding\.js$/, required: true },
+  { packageName: 'secp256k1', loader: /[\\/]secp256k1[\\/]bindings\.js$/, required: false },
+].map((addon) => {
+  const path = prebuiltAddon(addon.packageName)
+  if (!path && addon.required) throw new Error(`${addon.packageName} has no prebuilt addon for ${process.platform}-${process.arch}`)
+  return { ...addon, path }
+})
 
-const embedClassicLevelAddon: BunPlugin = {
-  name: 'embed-classic-level-addon',
+const embedAddons: BunPlugin = {
+  name: 'embed-addons',
   setup(build) {
-    build.onLoad({ filter: /[\\/]classic-level[\\/]binding\.js$/ }, ({ path }) => {
-      // Fail loudly if a classic-level upgrade changes how the addon is loaded.
-      const source = readFileSync(path, 'utf8')
-      if (!source.includes("require('node-gyp-build')(__dirname)")) {
-        throw new Error(`${path} no longer loads its addon with node-gyp-build; update scripts/build.ts`)
-      }
-      return { contents: `module.exports = require(${JSON.stringify(addon)})\n`, loader: 'js' }
-    })
+    for (const addon of ADDONS) {
+      build.onLoad({ filter: addon.loader }, ({ path }) => {
+        // Fail loudly if an upgrade changes how the addon is loaded.
+        const source = readFileSync(path, 'utf8')
+        if (!source.includes(LOOKUP)) throw new Error(`${path} no longer loads its addon with node-gyp-build; update scripts/build.ts`)
+        const load = addon.path ? `require(${JSON.stringify(addon.path)})` : `(() => { throw new Error('no prebuilt ${addon.packageName} addon for this platform') })()`
+        return { contents: source.replace(LOOKUP, load), loader: 'js' }
+      })
+    }
   },
 }
 
@@ -76,7 +88,7 @@ const result = await Bun.build({
   bytecode,
   minify,
   sourcemap: 'linked', // embedded (zstd) in the executable: stack traces in logs point at src/
-  plugins: [embedClassicLevelAddon],
+  plugins: [embedAddons],
   metafile: true,
   throw: false,
   compile: {
@@ -100,7 +112,7 @@ const meta = (typeof result.metafile === 'string' ? JSON.parse(result.metafile) 
 const inputs = Object.keys(meta.inputs).map((p) => resolve(p)) // relative to the working directory
 const problems: string[] = []
 if (inputs.some((p) => /[\\/]node-gyp-build[\\/]/.test(p))) problems.push('node-gyp-build is still bundled (the addon would be searched for at run time)')
-if (!inputs.includes(addon)) problems.push(`the classic-level addon ${relative(ROOT, addon)} is not embedded`)
+for (const addon of ADDONS) if (addon.path && !inputs.includes(addon.path)) problems.push(`the ${addon.packageName} addon ${relative(ROOT, addon.path)} is not embedded`)
 if (problems.length) {
   console.error(`build: ${problems.join('; ')}`)
   process.exit(1)
@@ -118,4 +130,4 @@ if (version.exitCode !== 0 || !version.stdout.toString().startsWith('trellis '))
 
 const mb = (statSync(outfile).size / 1024 / 1024).toFixed(1)
 const ms = Math.round(performance.now() - started)
-console.log(`build: ${relative(process.cwd(), outfile) || outfile} (${mb} MiB, ${bytecode ? 'bytecode' : 'no bytecode'}, ${minify ? 'minified' : 'not minified'}, addon ${relative(ROOT, addon)}) in ${ms} ms — ${version.stdout.toString().trim()}`)
+console.log(`build: ${relative(process.cwd(), outfile) || outfile} (${mb} MiB, ${bytecode ? 'bytecode' : 'no bytecode'}, ${minify ? 'minified' : 'not minified'}, addons ${ADDONS.map((a) => (a.path ? relative(ROOT, a.path) : `${a.packageName}: none`)).join(', ')}) in ${ms} ms — ${version.stdout.toString().trim()}`)

@@ -1,7 +1,7 @@
 // Builds the Elysia app from the resource plugins and the services below them (used by main.ts and tests).
 import { Elysia } from 'elysia'
 import type { Config } from './config.ts'
-import { readMemo, type Db } from './store/db.ts'
+import { commitGroup, readMemo, type Db } from './store/db.ts'
 import type { ContentStore } from './content/helia.ts'
 import { walletStore } from './store/wallets.ts'
 import { nonceStore } from './store/nonces.ts'
@@ -77,7 +77,7 @@ export function buildServices(p: AppParts): Services & { ledgerAudit: LedgerAudi
     engine, network: p.config.network, log: p.logWarn,
     afterSettle: p.config.crashAfterSettle ? () => process.kill(process.pid, 'SIGKILL') : undefined,
   })
-  const entries = entryService({ db: p.db, entries: stores.entries, feeds, content: p.content, network: p.config.network.name, owns: purchases.owns })
+  const entries = entryService({ db: p.db, commit: commitGroup(p.db), entries: stores.entries, feeds, content: p.content, network: p.config.network.name, owns: purchases.owns })
   const tokens = accessTokens(p.secret)
   const categories = categoryService({ categories: stores.categories })
   categories.seedIfEmpty()

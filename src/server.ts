@@ -18,6 +18,7 @@ import { loadPersisted } from './jobs/stats-files.ts'
 import { nowSeconds, setClockOffset } from './lib/clock.ts'
 import { VERSION } from './version.ts'
 import { redactUrl } from './chain/rpc.ts'
+import { signatureBackend } from './chain/signatures.ts'
 
 export interface RunningServer {
   url: string
@@ -86,7 +87,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const url = `http://${host}:${server.port}`
   log.announce('listening', {
     url, public_url: publicUrl, data_dir: config.dataDir, network: config.network.name, chain_id: config.network.chainId,
-    settlement: config.settlement, token: config.network.usdcAddress, rpc: redactUrl(config.network.rpcUrl),
+    settlement: config.settlement, token: config.network.usdcAddress, rpc: redactUrl(config.network.rpcUrl), signatures: signatureBackend,
     ...(config.settlement === 'facilitator' ? { facilitator: redactUrl(config.facilitatorUrl) } : {}),
   })
 

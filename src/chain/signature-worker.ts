@@ -1,6 +1,7 @@
-// EIP-191 signature checks on a thread of their own: recovering a secp256k1 key in JavaScript costs about 1 ms of
-// CPU, which on the event loop would cap signed requests near 700 per second.
+// EIP-191 signature checks on a thread of their own: recovering a secp256k1 key costs about 0.1 ms of CPU natively
+// and 0.75 ms in JavaScript (the fallback), time the event loop spends on other requests.
 import { verifyMessage, type Hex } from 'viem'
+import { nativeSignatureCheck } from './native-recovery.ts'
 
 declare const self: Worker
 
@@ -10,7 +11,7 @@ self.onmessage = async (event: MessageEvent<SignatureCheck>) => {
   const { id, address, message, signature } = event.data
   let valid = false
   try {
-    valid = await verifyMessage({ address, message, signature })
+    valid = nativeSignatureCheck?.(address, message, signature) ?? (await verifyMessage({ address, message, signature }))
   } catch {
     // a malformed signature is simply not valid
   }

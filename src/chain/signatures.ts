@@ -2,6 +2,10 @@
 import { createPublicClient, getAddress, http, isAddress, type Hex } from 'viem'
 import { workerClient } from '../lib/workers.ts'
 import type { SignatureCheck } from './signature-worker.ts'
+import { nativeSignatureCheck } from './native-recovery.ts'
+
+/** What recovers signer keys (the worker loads the same module): named in the start line. */
+export const signatureBackend = nativeSignatureCheck ? 'libsecp256k1' : 'viem'
 
 export type SignatureVerifier = (address: `0x${string}`, message: string, signature: Hex) => Promise<boolean>
 

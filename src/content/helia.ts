@@ -8,6 +8,7 @@ import { fixedSize } from 'ipfs-unixfs-importer/chunker'
 import { balanced } from 'ipfs-unixfs-importer/layout'
 import { CID } from 'multiformats/cid'
 import { fileCache } from './file-cache.ts'
+import { sharedRuns } from '../lib/shared-runs.ts'
 
 // The options of `ipfs add --cid-version 1`, spelled out so the CID never drifts with library defaults.
 const IMPORT_OPTIONS = {
@@ -98,13 +99,14 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
   const cache = bytesCache()
   const sizes = new Map<string, number>()
   const files = fileCache(join(dataDir, 'cache', 'content'), options.fileCacheBytes ?? FILE_CACHE_BYTES)
+  // LevelDB writes its log without fsync; one synced write flushes everything before it, so the blocks are on disk
+  // before the entry that names them is committed. Concurrent uploads share one such write.
+  const flushBlocks = sharedRuns(() => blockstore.db.put(SYNC_KEY, new Uint8Array(0), { sync: true }))
 
   const store: ContentStore = {
     async put(bytes) {
       const cid = (await fs.addBytes(bytes, IMPORT_OPTIONS)).toString()
-      // LevelDB writes its log without fsync; one synced write flushes everything before it, so the blocks are
-      // on disk before the entry that names them is committed.
-      await blockstore.db.put(SYNC_KEY, new Uint8Array(0), { sync: true })
+      await flushBlocks()
       sizes.set(cid, bytes.byteLength)
       cache.set(cid, bytes)
       return { cid, size: bytes.byteLength }

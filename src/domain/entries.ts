@@ -1,5 +1,5 @@
 // Entry rules: content into the private store, prices, limits, soft delete and who may read what.
-import type { Db } from '../store/db.ts'
+import type { CommitGroup, Db } from '../store/db.ts'
 import type { EntryRow, EntryStore } from '../store/entries.ts'
 import type { FeedRow } from '../store/feeds.ts'
 import type { ContentStore } from '../content/helia.ts'
@@ -38,6 +38,8 @@ export interface NewEntryInput {
 
 interface Deps {
   db: Db
+  /** Concurrent entry creations share one commit. */
+  commit: CommitGroup
   entries: EntryStore
   feeds: FeedService
   content: ContentStore
@@ -90,7 +92,7 @@ export function entryService(d: Deps) {
 
       const stored = await d.content.put(bytes)
       const id = newId()
-      d.db.transaction(() => {
+      await d.commit(() => {
         // Re-checked inside the write lock: concurrent creates cannot overshoot the limit.
         if (d.entries.activeCountIn(feed.id) >= MAX_ENTRIES_PER_FEED) fail('ENTRY_LIMIT_REACHED', `a feed may hold at most ${MAX_ENTRIES_PER_FEED} active entries`)
         d.entries.insert({
@@ -98,7 +100,7 @@ export function entryService(d: Deps) {
           title: input.title ?? null, description: input.description ?? null, metadata: input.metadata ?? null,
           tags: input.tags ?? [], is_free: isFree, price, expires_at: input.expires_at ?? null, now: nowSeconds(),
         })
-      }).immediate()
+      })
       return d.entries.byId(id)!
     },
 

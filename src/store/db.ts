@@ -72,3 +72,46 @@ export function readMemo(db: Db, maxChars = 32 * 1024 * 1024) {
   }
 }
 export type ReadMemo = ReturnType<typeof readMemo>
+
+/**
+ * Group commit: writes queued in the same turn of the event loop run in one IMMEDIATE transaction, each in a
+ * savepoint of its own, and share one commit (one fsync) instead of paying one each. A write that throws is rolled
+ * back alone and rejects alone; a failed commit rejects them all. Each promise settles only after the commit, so a
+ * caller answers its client only once its write is durable.
+ */
+export function commitGroup(db: Db) {
+  type Queued = { work: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }
+  let queue: Queued[] = []
+
+  function flush() {
+    const batch = queue
+    queue = []
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = []
+    try {
+      db.transaction(() => {
+        for (const item of batch) {
+          try {
+            outcomes.push({ ok: true, value: db.transaction(item.work)() }) // nested: a savepoint
+          } catch (error) {
+            outcomes.push({ ok: false, error })
+          }
+        }
+      }).immediate()
+    } catch (error) {
+      for (const item of batch) item.reject(error)
+      return
+    }
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i]!
+      if (outcome.ok) item.resolve(outcome.value)
+      else item.reject(outcome.error)
+    })
+  }
+
+  return <T>(work: () => T): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      if (queue.length === 0) setImmediate(flush)
+      queue.push({ work, resolve: resolve as (value: unknown) => void, reject })
+    })
+}
+export type CommitGroup = ReturnType<typeof commitGroup>
