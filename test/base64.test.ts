@@ -2,7 +2,7 @@
 // canonical base64 of its decoded bytes (padding optional), checked here by a full re-encode, on every short string
 // over an alphabet of valid, padding, url-safe and whitespace characters.
 import { describe, expect, test } from 'bun:test'
-import { decodeStrictBase64 } from '../src/domain/base64.ts'
+import { base64Decoder, decodeStrictBase64 } from '../src/domain/base64.ts'
 
 function reference(text: string): Uint8Array | null {
   const unpadded = text.replace(/={1,2}$/, '')
@@ -38,5 +38,38 @@ describe('decodeStrictBase64', () => {
     for (const c of [' ', '-', '_', '=', '\n', 'é']) expect(decodeStrictBase64(text.slice(0, middle) + c + text.slice(middle + 1)), JSON.stringify(c)).toBeNull()
     const last = text.replace(/=+$/, '').length - 1 // the character that holds the stray bits
     expect(decodeStrictBase64(text.slice(0, last) + 'B' + text.slice(last + 1))).toBeNull()
+  })
+
+  test('decoded as it arrives, in any split, it agrees with the whole text', () => {
+    const chars = 'AQB+/=-_ \n'
+    const joined = (parts: string[]) => {
+      const decoder = base64Decoder()
+      for (const part of parts) decoder.push(part)
+      const { pieces, size, chars } = decoder.end()
+      expect(chars).toBe(parts.join('').length)
+      return pieces ? Buffer.concat(pieces, size) : null
+    }
+    let checked = 0
+    const visit = (s: string) => {
+      const want = decodeStrictBase64(s)
+      for (let a = 0; a <= s.length; a++) {
+        for (let b = a; b <= s.length; b++) {
+          const got = joined([s.slice(0, a), s.slice(a, b), s.slice(b)])
+          expect(got === null, JSON.stringify([a, b, s])).toBe(want === null)
+          if (want && got) expect(got.equals(Buffer.from(want))).toBe(true)
+          checked++
+        }
+      }
+      if (s.length < 5) for (const c of chars) visit(s + c)
+    }
+    visit('')
+    expect(checked).toBeGreaterThan(1_000_000)
+    // A large text in uneven pieces, as a network delivers it.
+    const bytes = new Uint8Array(1024 * 1024 + 1)
+    for (let i = 0; i < bytes.length; i += 65_536) crypto.getRandomValues(bytes.subarray(i, i + 65_536))
+    const text = Buffer.from(bytes).toString('base64')
+    const parts: string[] = []
+    for (let at = 0, step = 1; at < text.length; at += step, step = (step * 7 + 3) % 65_537) parts.push(text.slice(at, at + step))
+    expect(joined(parts)!.equals(Buffer.from(bytes))).toBe(true)
   })
 })

@@ -19,7 +19,8 @@ const IMPORT_OPTIONS = {
 }
 
 export interface ContentStore {
-  put(bytes: Uint8Array): Promise<{ cid: string; size: number }>
+  /** Stores bytes, whole or in pieces (a large upload arrives decoded in pieces; the CID is the same). */
+  put(bytes: Uint8Array | Uint8Array[]): Promise<{ cid: string; size: number }>
   has(cid: string): Promise<boolean>
   size(cid: string): Promise<number | null>
   read(cid: string, range?: { offset: number; length: number }): AsyncIterable<Uint8Array>
@@ -70,8 +71,8 @@ function bytesCache() {
   }
 }
 
-async function* once(bytes: Uint8Array) {
-  yield bytes
+async function* piecesOf(pieces: Uint8Array[]) {
+  yield* pieces
 }
 
 async function collect(source: AsyncIterable<Uint8Array>, length: number): Promise<Uint8Array<ArrayBuffer>> {
@@ -104,12 +105,15 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
   const flushBlocks = sharedRuns(() => blockstore.db.put(SYNC_KEY, new Uint8Array(0), { sync: true }))
 
   const store: ContentStore = {
-    async put(bytes) {
-      const cid = (await fs.addBytes(bytes, IMPORT_OPTIONS)).toString()
+    async put(input) {
+      const size = Array.isArray(input) ? input.reduce((sum, piece) => sum + piece.byteLength, 0) : input.byteLength
+      // A small item is joined (it is cached whole); a large one is imported piece by piece, never joined.
+      const bytes = !Array.isArray(input) ? input : size <= CACHE_ITEM_MAX ? (input.length === 1 ? input[0]! : Buffer.concat(input, size)) : null
+      const cid = (await (bytes ? fs.addBytes(bytes, IMPORT_OPTIONS) : fs.addByteStream(piecesOf(input as Uint8Array[]), IMPORT_OPTIONS))).toString()
       await flushBlocks()
-      sizes.set(cid, bytes.byteLength)
-      cache.set(cid, bytes)
-      return { cid, size: bytes.byteLength }
+      sizes.set(cid, size)
+      if (bytes) cache.set(cid, bytes)
+      return { cid, size }
     },
     async has(text) {
       const cid = parseCid(text)
@@ -127,7 +131,7 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
     },
     read(text, range) {
       const cached = cache.get(text)
-      if (cached) return once(range ? cached.subarray(range.offset, range.offset + range.length) : cached)
+      if (cached) return piecesOf([range ? cached.subarray(range.offset, range.offset + range.length) : cached])
       const cid = CID.parse(text)
       if (range || (sizes.get(text) ?? Infinity) > CACHE_ITEM_MAX) return fs.cat(cid, range ? { offset: range.offset, length: range.length } : {})
       // A whole small item: read it once, keep it.

@@ -3,13 +3,125 @@
 // trip of the last quantum only (the only one that can hold them), so a 50 MB upload costs no re-encoded copy.
 const ALPHABET = /^[A-Za-z0-9+/]*={0,2}$/
 
-export function decodeStrictBase64(text: string): Uint8Array | null {
-  if (!ALPHABET.test(text)) return null
-  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0
-  const data = text.length - padding
-  if (padding > 0 && text.length % 4 !== 0) return null
+/** Base64 text, decoded: its length in characters and its bytes in pieces (null when it is not strict base64). */
+export interface Base64Content {
+  chars: number
+  pieces: Uint8Array[] | null
+  size: number
+}
+
+/** The end of the text (at most the last quantum and what follows it): padding and stray bits are checked here. */
+function decodeTail(tail: string): Uint8Array | null {
+  const padding = tail.endsWith('==') ? 2 : tail.endsWith('=') ? 1 : 0
+  const data = tail.length - padding
+  if (padding > 0 && tail.length % 4 !== 0) return null
   if (data % 4 === 1) return null
-  const tail = text.slice(data - (data % 4 || Math.min(4, data)), data)
-  if (Buffer.from(tail, 'base64').toString('base64').replace(/=+$/, '') !== tail) return null
-  return Buffer.from(text, 'base64')
+  const bytes = Buffer.from(tail, 'base64')
+  if (bytes.toString('base64').replace(/=+$/, '') !== tail.slice(0, data)) return null
+  return bytes
+}
+
+/** Decoded bytes go into blocks of the content store's chunk size, so its importer takes them without a copy. */
+export const DECODED_BLOCK_BYTES = 262_144
+
+/**
+ * Strict base64 decoded as it arrives, piece by piece, so a large upload is never held as text. It accepts exactly
+ * what `decodeStrictBase64` accepts of the whole text. After the first invalid character it only counts.
+ * `expectedChars` (at least the text's length, when known) sizes a small text's one block.
+ */
+export function base64Decoder(expectedChars?: number) {
+  let pending = '' // text not decoded yet: less than a quantum, or the last quantum (it may hold stray bits)
+  let blocks: Uint8Array[] | null = []
+  let block: Buffer | null = null
+  let used = 0
+  let size = 0
+  let chars = 0
+  const firstBlock = expectedChars === undefined ? DECODED_BLOCK_BYTES : Math.max(3, Math.min(DECODED_BLOCK_BYTES, Math.ceil(expectedChars / 4) * 3))
+
+  function room(): Buffer {
+    if (block && used < block.length) return block
+    if (block) blocks!.push(block)
+    block = Buffer.allocUnsafe(block ? DECODED_BLOCK_BYTES : firstBlock)
+    used = 0
+    return block
+  }
+  function append(bytes: Uint8Array) {
+    for (let at = 0; at < bytes.length;) {
+      const target = room()
+      const n = Math.min(target.length - used, bytes.length - at)
+      target.set(bytes.subarray(at, at + n), used)
+      used += n
+      at += n
+    }
+    size += bytes.length
+  }
+  /** Whole quanta of the alphabet only, decoded straight into the blocks. */
+  function decode(text: string) {
+    for (let at = 0; at < text.length;) {
+      const target = room()
+      const quanta = Math.min(Math.floor((target.length - used) / 3), (text.length - at) / 4)
+      if (quanta === 0) { // a quantum straddles two blocks
+        append(Buffer.from(text.slice(at, at + 4), 'base64'))
+        at += 4
+        continue
+      }
+      const written = target.write(text.slice(at, at + quanta * 4), used, 'base64')
+      used += written
+      size += written
+      at += quanta * 4
+    }
+  }
+
+  return {
+    /** Returns false once the text is known not to be strict base64. */
+    push(text: string): boolean {
+      chars += text.length
+      if (!blocks) return false
+      // The text is checked and decoded where it lies (no joined copy): only the few pending characters are joined.
+      if (pending.endsWith('=')) { // padding so far: only more padding may follow
+        pending += text
+        if (ALPHABET.test(pending)) return true
+        blocks = block = null
+        return false
+      }
+      if (!ALPHABET.test(text)) { // padding anywhere but at the very end fails here too
+        blocks = block = null
+        return false
+      }
+      const data = text.length - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0)
+      const total = pending.length + data
+      let whole = total - (total % 4)
+      if (whole === total) whole -= 4 // keep the last quantum for end()
+      if (whole <= pending.length) {
+        pending += text
+        return true
+      }
+      const fromText = whole - pending.length // characters of the text decoded now
+      const head = (4 - (pending.length % 4)) % 4 // those completing the pending quantum
+      if (pending.length > 0) decode(pending + text.slice(0, head))
+      decode(text.slice(pending.length > 0 ? head : 0, fromText))
+      pending = text.slice(fromText)
+      return true
+    },
+    end(): Base64Content {
+      const tail = blocks ? decodeTail(pending) : null
+      if (!blocks || !tail) return { chars, pieces: null, size: 0 }
+      append(tail)
+      const pieces = block && used > 0 ? [...blocks, block.subarray(0, used)] : blocks
+      return { chars, pieces, size }
+    },
+  }
+}
+
+/** A whole base64 text, decoded (see base64Decoder). */
+export function base64Content(text: string): Base64Content {
+  const decoder = base64Decoder(text.length)
+  decoder.push(text)
+  return decoder.end()
+}
+
+export function decodeStrictBase64(text: string): Uint8Array | null {
+  const { pieces, size } = base64Content(text)
+  if (!pieces) return null
+  return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, size)
 }

@@ -7,7 +7,7 @@ import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { MAX_AMOUNT } from '../lib/money.ts'
 import { fail } from './errors.ts'
-import { decodeStrictBase64 } from './base64.ts'
+import type { Base64Content } from './base64.ts'
 import { checkMediaType } from './media-type.ts'
 import type { Signer } from './auth.ts'
 import type { FeedService } from './feeds.ts'
@@ -25,7 +25,8 @@ export const SUPPORTED_MIME_TYPES = [
 ] as const
 
 export interface NewEntryInput {
-  content_base64: string
+  /** content_base64, decoded (as it arrived, for a large upload) */
+  content: Base64Content
   mime_type: string
   title?: string
   description?: string
@@ -81,16 +82,16 @@ export function entryService(d: Deps) {
       // its base type, compared without case and parameters, must be a supported one.
       const mime = checkMediaType(input.mime_type, SUPPORTED_MIME_TYPES)
       if (!mime.ok) fail('UNSUPPORTED_MIME_TYPE', `mime_type must be one of: ${SUPPORTED_MIME_TYPES.join(', ')}`, mime.reason)
-      if (input.content_base64.length > MAX_CONTENT_BASE64_CHARS) fail('PAYLOAD_TOO_LARGE', 'content_base64 is larger than 50 MB')
+      if (input.content.chars > MAX_CONTENT_BASE64_CHARS) fail('PAYLOAD_TOO_LARGE', 'content_base64 is larger than 50 MB')
       const isFree = input.is_free ?? true
       const price = isFree ? 0n : parsePrice(input.price, d.network)
       const now = nowSeconds()
       if (input.expires_at !== undefined && input.expires_at <= now) fail('INVALID_EXPIRES_AT', 'expires_at must be in the future')
       if (d.entries.activeCountIn(feed.id) >= MAX_ENTRIES_PER_FEED) fail('ENTRY_LIMIT_REACHED', `a feed may hold at most ${MAX_ENTRIES_PER_FEED} active entries`)
-      const bytes = decodeStrictBase64(input.content_base64) ?? fail('INVALID_BASE64', 'content_base64 is not valid base64')
-      if (bytes.byteLength === 0) fail('INVALID_BASE64', 'content_base64 decodes to no content')
+      const pieces = input.content.pieces ?? fail('INVALID_BASE64', 'content_base64 is not valid base64')
+      if (input.content.size === 0) fail('INVALID_BASE64', 'content_base64 decodes to no content')
 
-      const stored = await d.content.put(bytes)
+      const stored = await d.content.put(pieces)
       const id = newId()
       await d.commit(() => {
         // Re-checked inside the write lock: concurrent creates cannot overshoot the limit.

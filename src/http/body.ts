@@ -3,11 +3,11 @@ import { DomainError } from '../domain/errors.ts'
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
 
-const tooLarge = (limit: number) => new DomainError('PAYLOAD_TOO_LARGE', `request body is larger than ${limit} bytes`)
+export const bodyTooLarge = (limit: number) => new DomainError('PAYLOAD_TOO_LARGE', `request body is larger than ${limit} bytes`)
 
 export async function readJson(request: Request, limit: number): Promise<unknown> {
   const declared = request.headers.get('content-length')
-  if (declared !== null && Number(declared) > limit) throw tooLarge(limit)
+  if (declared !== null && Number(declared) > limit) throw bodyTooLarge(limit)
   // With a declared length the body is copied once into its final buffer (a 50 MB upload is not held twice). A
   // large declared length is allocated before its bytes arrive: routes with large limits read only after the
   // signature check, so each such allocation costs the sender a signed nonce.
@@ -22,7 +22,7 @@ export async function readJson(request: Request, limit: number): Promise<unknown
       if (done) break
       if (total + value.byteLength > limit) {
         await reader.cancel().catch(() => {})
-        throw tooLarge(limit)
+        throw bodyTooLarge(limit)
       }
       if (buffer && total + value.byteLength <= buffer.byteLength) buffer.set(value, total)
       else {
@@ -35,7 +35,10 @@ export async function readJson(request: Request, limit: number): Promise<unknown
   }
   // A GET/DELETE with Content-Type: application/json and no body is normal for SDK clients.
   if (total === 0) return undefined
-  const bytes = buffer ? buffer.subarray(0, total) : Buffer.concat(chunks, total)
+  return parseJsonBytes(buffer ? buffer.subarray(0, total) : Buffer.concat(chunks, total))
+}
+
+export function parseJsonBytes(bytes: Uint8Array): unknown {
   try {
     return JSON.parse(new TextDecoder().decode(bytes))
   } catch {

@@ -14,6 +14,8 @@ import { jsonResponse } from './json.ts'
 import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
 import { serveContent } from './content.ts'
 import { x402Edge } from './x402.ts'
+import { readJsonStreamingField } from './json-field-stream.ts'
+import { base64Content, base64Decoder, type Base64Content } from '../domain/base64.ts'
 
 // The base64 text may be 50 MB; the rest of the JSON is small.
 const ENTRY_BODY_LIMIT = MAX_CONTENT_BASE64_CHARS + 256 * 1024
@@ -84,6 +86,18 @@ export function entryBody(e: EntryRow, now = nowSeconds()) {
   }
 }
 
+/** Uploads whose content_base64 was decoded while the body arrived (it is "" in the parsed body). */
+const streamedContent = new WeakMap<Request, Base64Content>()
+
+async function readEntryBody(request: Request, limit: number): Promise<unknown> {
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN)
+  const decoder = base64Decoder(Number.isSafeInteger(declared) ? declared : undefined) // the body bounds the field
+  let content: Base64Content | null = null
+  const { body, streamed } = await readJsonStreamingField(request, limit, 'content_base64', { push: decoder.push, end: () => void (content = decoder.end()) })
+  if (streamed && content) streamedContent.set(request, content)
+  return body
+}
+
 /** The rows behind every read of an entry, until the database next changes (they are only read, never modified). */
 export const entryRows = (s: Services, feedId: string, entryId: string) =>
   s.cached(`rows:${feedId}/${entryId}`, () => s.entries.get(feedId, entryId), () => 2_000)
@@ -101,9 +115,11 @@ export const entryRoutes = (s: Services) => {
 
   return new Elysia({ prefix: '/v1/feeds/:feed_id/entries', tags: ['Entries'] })
     .use(walletAuth(s.auth))
-    .post('', async ({ params, body, signer, set }) => {
+    .post('', async ({ params, body, signer, set, request }) => {
+      const { content_base64, ...fields } = body
       const entry = await s.entries.create(signer, uuid(params.feed_id, 'feed_id'), {
-        ...body,
+        ...fields,
+        content: streamedContent.get(request) ?? base64Content(content_base64),
         title: body.title ?? undefined,
         description: body.description ?? undefined,
         metadata: body.metadata ?? undefined,
@@ -113,7 +129,7 @@ export const entryRoutes = (s: Services) => {
       set.status = 201
       return entryBody(entry)
     }, {
-      wallet: { bodyLimit: ENTRY_BODY_LIMIT }, body: CreateEntry,
+      wallet: { bodyLimit: ENTRY_BODY_LIMIT, readBody: readEntryBody }, body: CreateEntry,
       response: { 201: EntrySchema },
       detail: { summary: 'Create an entry (feed owner)', description: 'Stores the content on the private IPFS store. is_free defaults to true; a paid entry needs price {amount, currency: "USDC"}.' },
     })

@@ -27,12 +27,16 @@ async function authenticateOnce(auth: AuthService, request: Request, required: b
 
 export const walletAuth = (auth: AuthService) =>
   new Elysia({ name: 'wallet-auth' }).macro({
-    /** Requires a valid wallet signature; the handler gets `signer`. `{bodyLimit}` caps the JSON body. */
-    wallet: (options: true | { bodyLimit: number }) => ({
+    /**
+     * Requires a valid wallet signature; the handler gets `signer`. `{bodyLimit}` caps the JSON body; `readBody`
+     * replaces the plain JSON reader.
+     */
+    wallet: (options: true | { bodyLimit: number; readBody?: typeof readJson }) => ({
       detail: { security: [WALLET_SECURITY] },
       parse: async ({ request }: { request: Request }) => {
         await authenticateOnce(auth, request, true)
-        return (await readJson(request, options === true ? DEFAULT_BODY_LIMIT : options.bodyLimit)) ?? {}
+        const read = options === true ? readJson : (options.readBody ?? readJson)
+        return (await read(request, options === true ? DEFAULT_BODY_LIMIT : options.bodyLimit)) ?? {}
       },
       transform: ({ request }: { request: Request }) => authenticateOnce(auth, request, true),
       resolve: ({ request }: { request: Request }) => ({ signer: signers.get(request) as Signer }),
