@@ -18,6 +18,24 @@ function allowOrigin(headers: Headers, origin: string | null): void {
   headers.set('access-control-expose-headers', EXPOSED)
 }
 
+/**
+ * The headers of a JSON answer with its CORS headers, one Headers object per origin: Bun copies a Headers object
+ * into a Response in half the time it takes to build one from a literal or to set headers one by one.
+ */
+function jsonHeaders() {
+  const byOrigin = new Map<string, Headers>()
+  return (origin: string | null): Headers => {
+    const key = origin ?? '*'
+    let headers = byOrigin.get(key)
+    if (!headers) {
+      headers = new Headers({ 'content-type': 'application/json', 'access-control-allow-origin': key, vary: 'Origin', 'access-control-expose-headers': EXPOSED })
+      if (byOrigin.size >= 256) byOrigin.clear() // browsers send a few origins; anyone can send many
+      byOrigin.set(key, headers)
+    }
+    return headers
+  }
+}
+
 function preflight(request: Request, origin: string | null): Response {
   return new Response(null, {
     status: 204,
@@ -47,16 +65,21 @@ function clientAddress(request: Request, peer: string | undefined, trustProxy: b
   return peer ?? 'unknown'
 }
 
+/** A route's answer: a response, or the text of a 200 JSON answer (the edge adds all its headers at once). */
+export type Answer = Response | string
+
 export function httpEdge(d: { limiter: ReturnType<typeof rateLimiter> | null; requests: RequestMetrics; log: Logger; trustProxy: boolean }) {
   const logRequests = d.log.enabled('info')
-  return (request: Request, server: Server<unknown>, route: () => Response | Promise<Response>): Response | Promise<Response> => {
+  const headersFor = jsonHeaders()
+  return (request: Request, server: Server<unknown>, route: () => Answer | Promise<Answer>): Response | Promise<Response> => {
     const started = performance.now()
     const origin = request.headers.get('origin')
     if (request.method === 'OPTIONS' && request.headers.has('access-control-request-method')) return preflight(request, origin)
     const path = d.limiter || logRequests ? pathOf(request.url) : ''
     const limit = d.limiter?.check(request.method, path, clientAddress(request, server.requestIP(request)?.address, d.trustProxy))
-    const finish = (response: Response): Response => {
-      allowOrigin(response.headers, origin)
+    const finish = (answer: Answer): Response => {
+      const response = typeof answer === 'string' ? new Response(answer, { headers: headersFor(origin) }) : answer
+      if (typeof answer !== 'string') allowOrigin(response.headers, origin)
       if (limit) for (const [k, v] of Object.entries(limit.headers)) response.headers.set(k, v)
       d.requests.observe(request.method, response.status, (performance.now() - started) / 1000)
       // Access tokens are credentials: keep them out of logs.
