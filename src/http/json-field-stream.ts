@@ -56,6 +56,11 @@ export async function readJsonStreamingField(request: Request, limit: number, fi
     usable = sink.push(text) && usable
     if (raw && !usable && CONTROL.test(text)) syntaxError = true
   }
+  /** A character cut short by a backslash or the closing quote becomes U+FFFD, as in a decode of the whole body. */
+  const endText = () => {
+    const unfinished = utf8.decode()
+    if (unfinished) emit(unfinished, false)
+  }
   function escapeByte(byte: number) {
     if (escape === '') {
       if (byte === 0x75) escape = 'u'
@@ -88,15 +93,13 @@ export async function readJsonStreamingField(request: Request, limit: number, fi
         i = stop
         if (i === chunk.length) break
         if (chunk[i] === BACKSLASH) {
-          const unfinished = utf8.decode()
-          if (unfinished) emit(unfinished, false)
+          endText()
           escape = ''
           i++
           continue
         }
         streaming = false
-        const unfinished = utf8.decode() // a character cut short by the quote: U+FFFD, as a whole-body decode gives
-        if (unfinished) emit(unfinished, false)
+        endText()
         sink.end()
         keptFrom = i++ // the closing quote stays in the rest
         continue
