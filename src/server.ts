@@ -7,7 +7,6 @@ import { lockDataDir } from './store/lock.ts'
 import { loadSecret } from './store/secret.ts'
 import { openContent } from './content/helia.ts'
 import { buildApp, buildServices } from './app.ts'
-import type { Server } from 'bun'
 import { rateLimiter } from './http/rate-limit.ts'
 import { httpEdge } from './http/edge.ts'
 import { hotReads } from './http/hot-reads.ts'
@@ -70,9 +69,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const handle = app.compile().fetch
   const edge = httpEdge({ limiter: config.rateLimit ? rateLimiter() : null, requests, log, trustProxy: config.trustProxy })
   // The hottest reads go from Bun's router straight to their cached JSON; whatever they decline goes to Elysia.
+  // (A GET route also takes HEAD; other methods go to fetch.)
   const routes = Object.fromEntries(Object.entries(hotReads(services)).map(([path, answer]) => [path,
-    (request: Request & { params: Record<string, string> }, bunServer: Server<unknown>) =>
-      edge(request, bunServer, () => (request.method === 'GET' ? answer(request) : null) ?? handle(request))]))
+    { GET: edge((request) => answer(request as Request & { params: Record<string, string> }) ?? handle(request)) }]))
 
   const server = Bun.serve({
     hostname: config.host,
@@ -80,7 +79,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     maxRequestBodySize: MAX_BODY_BYTES,
     idleTimeout: 60,
     routes,
-    fetch: (request, bunServer) => edge(request, bunServer, () => handle(request)),
+    fetch: edge(handle),
   })
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host
   if (!config.publicUrl) publicUrl = `http://${host}:${server.port}`

@@ -393,6 +393,8 @@ describe('paid entries (before payments): owner only, others get the x402 challe
     const later = await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries/${early.id}`)
     expect(later.status).toBe(200)
     expect(later.body).toMatchObject({ is_free: true, price: '0' })
+    // The content URL's 402 was served (and kept) by the hot path before the expiry; it must not outlive it.
+    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries/${early.id}/content`)).status).toBe(200)
   })
 })
 

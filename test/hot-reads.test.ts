@@ -90,17 +90,21 @@ describe('hot reads', () => {
     expect((await call(server.url, 'GET', `/v1/wallets/${crypto.randomUUID()}/stats`)).body.code).toBe('WALLET_NOT_FOUND')
   })
 
-  test('CORS headers on hot and routed answers alike; HEAD and other methods go to Elysia', async () => {
-    for (const path of [`/v1/feeds/${feedId}`, `/v1/feeds/${feedId}?unrelated=1`, '/v1/leaderboards/top-feeds', '/v1/categories']) {
+  test('CORS headers on hot and routed answers alike; HEAD is answered like GET; other methods go to Elysia', async () => {
+    for (const path of [`/v1/feeds/${feedId}`, `/v1/feeds/${feedId}?unrelated=1`, '/v1/leaderboards/top-feeds', '/v1/categories', ...paidPaths]) {
       const reply = await fetch(`${server.url}${path}`, { headers: { origin: 'https://app.example' } })
-      expect(reply.headers.get('access-control-allow-origin'), path).toBe('https://app.example')
-      expect(reply.headers.get('vary'), path).toBe('Origin')
+      expect(reply.headers.get('access-control-allow-origin'), path).toBe('*')
       expect(reply.headers.get('access-control-expose-headers'), path).toContain('PAYMENT-REQUIRED')
+      const head = await fetch(`${server.url}${path}`, { method: 'HEAD' })
+      expect(head.status, path).toBe(reply.status)
+      expect(head.headers.get('content-type'), path).toBe(reply.headers.get('content-type'))
+      expect(head.headers.get('payment-required'), path).toBe(reply.headers.get('payment-required'))
+      expect(await head.text(), path).toBe('')
     }
-    const head = await fetch(`${server.url}/v1/feeds/${feedId}`, { method: 'HEAD' })
-    expect(head.status).toBe(200)
     const post = await call(server.url, 'POST', `/v1/feeds/${feedId}`, { body: {} })
     expect(post.status).toBe(404)
     expect(post.body.code).toBe('NOT_FOUND')
+    const unsigned = await call(server.url, 'DELETE', paidPaths[0])
+    expect(unsigned.status).toBe(401) // Elysia's route: a signature is required
   })
 })

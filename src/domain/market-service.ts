@@ -21,6 +21,7 @@ export function marketService(d: { market: MarketStore; wallets: WalletService }
   let ranks: Ranks = ranksFrom([])
   let ranksGeneration = 0
   let bodies = new Map<string, string>() // by board key and length, for the current boards
+  let boardsGeneration = 0
 
   function body(key: BoardKey, length: number, period?: Period): string {
     const memo = `${key}#${length}`
@@ -37,7 +38,10 @@ export function marketService(d: { market: MarketStore; wallets: WalletService }
     installBoards(next: SerialisedBoards): void {
       boards = next
       bodies = new Map()
+      boardsGeneration++
     },
+    /** Changes whenever new leaderboards are installed. */
+    boardsGeneration: () => boardsGeneration,
     installRanks(rows: WalletRanks[]): void {
       ranks = ranksFrom(rows)
       ranksGeneration++

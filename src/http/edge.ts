@@ -11,40 +11,34 @@ const EXPOSED = ['X-PAYMENT-RESPONSE', 'PAYMENT-RESPONSE', 'PAYMENT-REQUIRED', '
 const METHODS = 'GET, HEAD, POST, PATCH, DELETE, OPTIONS'
 const PREFLIGHT_MAX_AGE_S = '600'
 
-/** The requesting origin rather than "*" when there is one, and always Vary: Origin, so caches keep answers apart. */
-function allowOrigin(headers: Headers, origin: string | null): void {
-  headers.set('access-control-allow-origin', origin ?? '*')
-  headers.set('vary', 'Origin')
+/**
+ * Every answer allows every origin with "*", the same for all callers: no cookies or other credentials are used, so
+ * a browser needs nothing more, and the edge never has to read the request's headers (building them cost a tenth of a
+ * cached read).
+ */
+function allowAnyOrigin(headers: Headers): void {
+  headers.set('access-control-allow-origin', '*')
   headers.set('access-control-expose-headers', EXPOSED)
 }
 
 /**
- * The headers of a JSON answer with its CORS headers, one Headers object per origin: Bun copies a Headers object
- * into a Response in half the time it takes to build one from a literal or to set headers one by one.
+ * Headers with the CORS headers added, for answers made once and served many times: Bun copies a Headers object into
+ * a Response in half the time it takes to build one from a literal or to set headers one by one.
  */
-function jsonHeaders() {
-  const byOrigin = new Map<string, Headers>()
-  return (origin: string | null): Headers => {
-    const key = origin ?? '*'
-    let headers = byOrigin.get(key)
-    if (!headers) {
-      headers = new Headers({ 'content-type': 'application/json', 'access-control-allow-origin': key, vary: 'Origin', 'access-control-expose-headers': EXPOSED })
-      if (byOrigin.size >= 256) byOrigin.clear() // browsers send a few origins; anyone can send many
-      byOrigin.set(key, headers)
-    }
-    return headers
-  }
-}
+export const withCors = (headers: Record<string, string>): Headers =>
+  new Headers({ ...headers, 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED })
 
-function preflight(request: Request, origin: string | null): Response {
+const JSON_HEADERS = withCors({ 'content-type': 'application/json' })
+
+function preflight(request: Request): Response {
   return new Response(null, {
     status: 204,
     headers: {
-      'access-control-allow-origin': origin ?? '*',
-      vary: 'Origin',
+      'access-control-allow-origin': '*',
       'access-control-allow-methods': METHODS,
       'access-control-allow-headers': request.headers.get('access-control-request-headers') ?? '',
       'access-control-max-age': PREFLIGHT_MAX_AGE_S,
+      vary: 'Access-Control-Request-Headers',
     },
   })
 }
@@ -65,29 +59,43 @@ function clientAddress(request: Request, peer: string | undefined, trustProxy: b
   return peer ?? 'unknown'
 }
 
-/** A route's answer: a response, or the text of a 200 JSON answer (the edge adds all its headers at once). */
-export type Answer = Response | string
+/** An answer made once and served many times: its body, status and complete headers (see withCors). */
+export interface Prepared { body: string; init: { status: number; headers: Headers } }
 
+/** A route's answer: a response, the text of a 200 JSON answer (the edge adds all its headers at once), or a prepared one. */
+export type Answer = Response | string | Prepared
+export type Route = (request: Request) => Answer | Promise<Answer>
+
+type Limit = ReturnType<ReturnType<typeof rateLimiter>['check']> | undefined
+
+/**
+ * Wraps a route. Built once per route, with no closure made per request: at ~80k requests/s, every allocation and
+ * call on this path shows in throughput.
+ */
 export function httpEdge(d: { limiter: ReturnType<typeof rateLimiter> | null; requests: RequestMetrics; log: Logger; trustProxy: boolean }) {
   const logRequests = d.log.enabled('info')
-  const headersFor = jsonHeaders()
-  return (request: Request, server: Server<unknown>, route: () => Answer | Promise<Answer>): Response | Promise<Response> => {
+
+  function finish(request: Request, limit: Limit, started: number, path: string, answer: Answer): Response {
+    let response: Response
+    if (typeof answer === 'string') response = new Response(answer, { headers: JSON_HEADERS })
+    else if (answer instanceof Response) {
+      response = answer
+      allowAnyOrigin(response.headers)
+    } else response = new Response(answer.body, answer.init)
+    if (limit) for (const [k, v] of Object.entries(limit.headers)) response.headers.set(k, v)
+    d.requests.observe(request.method, response.status, (performance.now() - started) / 1000)
+    // Access tokens are credentials: keep them out of logs.
+    if (logRequests) d.log.info('request', { method: request.method, path: path.startsWith('/v1/access/') ? '/v1/access/<token>' : path, status: response.status, ms: Math.round((performance.now() - started) * 10) / 10 })
+    return response
+  }
+
+  return (route: Route) => (request: Request, server: Server<unknown>): Response | Promise<Response> => {
     const started = performance.now()
-    const origin = request.headers.get('origin')
-    if (request.method === 'OPTIONS' && request.headers.has('access-control-request-method')) return preflight(request, origin)
+    if (request.method === 'OPTIONS' && request.headers.has('access-control-request-method')) return preflight(request)
     const path = d.limiter || logRequests ? pathOf(request.url) : ''
     const limit = d.limiter?.check(request.method, path, clientAddress(request, server.requestIP(request)?.address, d.trustProxy))
-    const finish = (answer: Answer): Response => {
-      const response = typeof answer === 'string' ? new Response(answer, { headers: headersFor(origin) }) : answer
-      if (typeof answer !== 'string') allowOrigin(response.headers, origin)
-      if (limit) for (const [k, v] of Object.entries(limit.headers)) response.headers.set(k, v)
-      d.requests.observe(request.method, response.status, (performance.now() - started) / 1000)
-      // Access tokens are credentials: keep them out of logs.
-      if (logRequests) d.log.info('request', { method: request.method, path: path.startsWith('/v1/access/') ? '/v1/access/<token>' : path, status: response.status, ms: Math.round((performance.now() - started) * 10) / 10 })
-      return response
-    }
-    if (limit?.rejected) return finish(limit.rejected)
-    const response = route()
-    return response instanceof Promise ? response.then(finish) : finish(response)
+    if (limit?.rejected) return finish(request, limit, started, path, limit.rejected)
+    const answer = route(request)
+    return answer instanceof Promise ? answer.then((a) => finish(request, limit, started, path, a)) : finish(request, limit, started, path, answer)
   }
 }

@@ -9,7 +9,6 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination.ts'
 import { feedJson } from './feeds.ts'
 import { walletStatsJson } from './wallets.ts'
 import type { Answer } from './edge.ts'
-import { entryRows } from './entries.ts'
 import { x402Edge } from './x402.ts'
 import { isFreeNow } from '../domain/entries.ts'
 import { isUuid } from '../lib/ids.ts'
@@ -22,29 +21,44 @@ const PERIOD_BOARDS: PeriodBoard[] = ['most-popular', 'top-revenue', 'top-provid
 const PAGED_BOARDS: PlainBoard[] = ['trending', 'top-feeds']
 
 /**
- * The query as a map when it holds only `allowed` keys, each at most once, in plain characters; else null. (Not
- * URLSearchParams: it was a tenth of the time of a hot read. Anything encoded is simply left to Elysia.) Clients
- * repeat the same few queries, so each query string is read once.
+ * A leaderboard route: the body answered to each query string, kept until the next snapshot is installed (clients
+ * repeat the same few queries; at most 1024 are kept), so a request costs one lookup. Null: Elysia answers.
  */
-function queryReader(allowed: string[]): (url: string) => Map<string, string> | null {
-  const seen = new Map<string, Map<string, string> | null>()
-  const none = new Map<string, string>()
-  return (url) => {
+function boardRoute(s: Services, allowed: string[], bodyFor: (query: Map<string, string>) => string | null): Fast {
+  let generation = -1
+  let bodies = new Map<string, string | null>()
+  return (request) => {
+    const url = request.url
     const q = url.indexOf('?')
-    if (q < 0 || q === url.length - 1) return none
-    const search = url.slice(q + 1)
-    let query = seen.get(search)
-    if (query === undefined) {
-      query = parse(search, allowed)
-      if (seen.size >= 1024) seen.clear()
-      seen.set(search, query)
+    const search = q < 0 ? '' : url.slice(q + 1)
+    if (generation !== s.market.boardsGeneration()) {
+      generation = s.market.boardsGeneration()
+      bodies = new Map()
     }
-    return query
+    let body = bodies.get(search)
+    if (body === undefined) {
+      const query = parse(search, allowed)
+      body = query && bodyFor(query)
+      if (bodies.size >= 1024) bodies.clear()
+      bodies.set(search, body)
+    }
+    return body
   }
 }
 
+/** A URL without a query (a bare "?" is none). */
+function withoutQuery(url: string): boolean {
+  const q = url.indexOf('?')
+  return q < 0 || q === url.length - 1
+}
+
+/**
+ * The query as a map when it holds only `allowed` keys, each at most once, in plain characters; else null. (Not
+ * URLSearchParams: it was a tenth of the time of a hot read. Anything encoded is simply left to Elysia.)
+ */
 function parse(search: string, allowed: string[]): Map<string, string> | null {
   const query = new Map<string, string>()
+  if (search === '') return query
   for (const pair of search.split('&')) {
     const eq = pair.indexOf('=')
     const key = eq < 0 ? pair : pair.slice(0, eq)
@@ -74,44 +88,48 @@ function orNull(make: () => string): string | null {
 
 export function hotReads(s: Services): Record<string, Fast> {
   const routes: Record<string, Fast> = {}
-  const boardQuery = queryReader(['page_size', 'period'])
-  const pageQuery = queryReader(['page_size'])
-  const noQuery = queryReader([])
   for (const board of PERIOD_BOARDS) {
-    routes[`/v1/leaderboards/${board}`] = (request) => {
-      const query = boardQuery(request.url)
-      const length = query && pageSizeOf(query)
-      const period = query?.get('period') ?? 'all'
-      if (!length || !Object.hasOwn(PERIODS, period)) return null
-      return s.market.byPeriod(board, period as Period, length)
-    }
+    routes[`/v1/leaderboards/${board}`] = boardRoute(s, ['page_size', 'period'], (query) => {
+      const length = pageSizeOf(query)
+      const period = query.get('period') ?? 'all'
+      return length && Object.hasOwn(PERIODS, period) ? s.market.byPeriod(board, period as Period, length) : null
+    })
   }
   for (const board of PAGED_BOARDS) {
-    routes[`/v1/leaderboards/${board}`] = (request) => {
-      const query = pageQuery(request.url)
-      const length = query && pageSizeOf(query)
+    routes[`/v1/leaderboards/${board}`] = boardRoute(s, ['page_size'], (query) => {
+      const length = pageSizeOf(query)
       return length ? s.market.plain(board, length) : null
-    }
+    })
   }
-  routes['/v1/leaderboards/category-stats'] = (request) =>
-    noQuery(request.url) ? s.market.plain('category-stats', Number.MAX_SAFE_INTEGER) : null
+  routes['/v1/leaderboards/category-stats'] = boardRoute(s, [], () => s.market.plain('category-stats', Number.MAX_SAFE_INTEGER))
   // A paid entry asked for without payment or sign-in: the 402 challenge (its JSON and its content URL alike).
   const x402 = x402Edge(s)
-  const challenge: Fast = (request) => {
-    if (!noQuery(request.url) || SIGNED_OR_PAYING.some((h) => request.headers.has(h))) return null
-    const { feed_id: feedId, entry_id: entryId } = request.params
-    if (!isUuid(feedId) || !isUuid(entryId)) return null
-    try {
-      const { feed, entry } = entryRows(s, feedId.toLowerCase(), entryId.toLowerCase())
-      if (!entry.is_active || !feed.is_active || isFreeNow(entry)) return null
-      return x402.challenge(feed, entry, request)
-    } catch {
-      return null
+  const challenge = (suffix: string): Fast => {
+    /** The prepared 402 of a paid entry's URL, or null when Elysia answers (invalid or unknown ids, withdrawn, free). */
+    function prepare(feedId: string, entryId: string) {
+      // Only the canonical form of the URL (lower-case ids, nothing encoded): its path is the resource as is.
+      if (!isUuid(feedId) || !isUuid(entryId) || feedId !== feedId.toLowerCase() || entryId !== entryId.toLowerCase()) return null
+      try {
+        const { feed, entry } = s.entries.get(feedId, entryId)
+        if (!entry.is_active || !feed.is_active || entry.is_free) return null
+        const path = `/v1/feeds/${feedId}/entries/${entryId}${suffix}`
+        return { path, entry, answer: x402.prepareChallenge(feed, entry, path) }
+      } catch {
+        return null
+      }
+    }
+    // One cached lookup per request: each piece of work on this path costs several times more between network
+    // events than in a loop.
+    return (request) => {
+      const { feed_id: feedId, entry_id: entryId } = request.params
+      const hot = s.cached(`402${suffix}:${feedId}/${entryId}`, () => prepare(feedId, entryId), () => 2_000)
+      if (!hot || !request.url.endsWith(hot.path) || isFreeNow(hot.entry) || SIGNED_OR_PAYING.some((h) => request.headers.has(h))) return null
+      return hot.answer
     }
   }
-  routes['/v1/feeds/:feed_id/entries/:entry_id'] = challenge
-  routes['/v1/feeds/:feed_id/entries/:entry_id/content'] = challenge
-  routes['/v1/feeds/:feed_id'] = (request) => (noQuery(request.url) ? orNull(() => feedJson(s, request.params.feed_id)) : null)
-  routes['/v1/wallets/:wallet_id/stats'] = (request) => (noQuery(request.url) ? orNull(() => walletStatsJson(s, request.params.wallet_id)) : null)
+  routes['/v1/feeds/:feed_id/entries/:entry_id'] = challenge('')
+  routes['/v1/feeds/:feed_id/entries/:entry_id/content'] = challenge('/content')
+  routes['/v1/feeds/:feed_id'] = (request) => (withoutQuery(request.url) ? orNull(() => feedJson(s, request.params.feed_id)) : null)
+  routes['/v1/wallets/:wallet_id/stats'] = (request) => (withoutQuery(request.url) ? orNull(() => walletStatsJson(s, request.params.wallet_id)) : null)
   return routes
 }

@@ -6,9 +6,11 @@ import { v1Requirement, v2Challenge, type PriceTag } from '../chain/requirements
 import type { Settlement } from '../domain/purchases.ts'
 import type { Services } from './services.ts'
 import { errorResponse } from './errors.ts'
+import { withCors, type Prepared } from './edge.ts'
 import { safeMediaType } from '../domain/media-type.ts'
 
 const NO_PAYMENT = 'X-PAYMENT header is required'
+const JSON_UTF8 = 'application/json; charset=utf-8'
 
 const encodeSettlement = (settlement: Settlement) => Buffer.from(JSON.stringify(settlement)).toString('base64')
 
@@ -18,9 +20,8 @@ function withRetryAfter(response: Response, seconds: number): Response {
 }
 
 export function x402Edge(s: Services) {
-  /** What a paid entry costs at this URL; the requirements are always rebuilt from this, never from a payload. */
-  function priceTag(feed: FeedRow, entry: EntryRow, request: Request): PriceTag {
-    const path = new URL(request.url).pathname
+  /** What a paid entry costs at this path; the requirements are always rebuilt from this, never from a payload. */
+  function priceTag(feed: FeedRow, entry: EntryRow, path: string): PriceTag {
     return {
       amount: entry.price,
       payTo: feed.owner_wallet_address, // stored in checksum form
@@ -30,16 +31,27 @@ export function x402Edge(s: Services) {
     }
   }
 
-  /** 402 with the x402 v1 body and the same requirement as a v2 PAYMENT-REQUIRED header. */
+  /** The x402 v1 body and the same requirement as a v2 PAYMENT-REQUIRED header. */
+  const challengeOf = (tag: PriceTag, error: string) => ({
+    body: JSON.stringify({ x402Version: 1, error, accepts: [v1Requirement(s.config.network, tag)] }),
+    header: Buffer.from(JSON.stringify(v2Challenge(s.config.network, tag, error))).toString('base64'),
+  })
+
+  function prepared(tag: PriceTag): Prepared {
+    const { body, header } = challengeOf(tag, NO_PAYMENT)
+    return { body, init: { status: 402, headers: withCors({ 'content-type': JSON_UTF8, 'payment-required': header }) } }
+  }
+  /** The plain challenge (no payment sent) is the same for every caller until the entry or feed changes. */
+  const plainChallenge = (tag: PriceTag): Prepared => s.cached(`challenge:${tag.resource}`, () => prepared(tag), (c) => 2 * c.body.length)
+
+  /** 402 with the challenge, and the settlement's result header when a payment was refused. */
   function paymentRequired(tag: PriceTag, error = NO_PAYMENT, failed?: Settlement, version: 1 | 2 = 1): Response {
-    const challenge = () => ({
-      body: JSON.stringify({ x402Version: 1, error, accepts: [v1Requirement(s.config.network, tag)] }),
-      header: Buffer.from(JSON.stringify(v2Challenge(s.config.network, tag, error))).toString('base64'),
-    })
-    // The plain challenge (no payment sent) is the same for every caller until the entry or feed changes.
-    const { body, header } = failed || error !== NO_PAYMENT ? challenge()
-      : s.cached(`challenge:${tag.resource}`, challenge, (c) => c.body.length + c.header.length)
-    const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'payment-required': header }
+    if (!failed && error === NO_PAYMENT) {
+      const plain = plainChallenge(tag)
+      return new Response(plain.body, plain.init)
+    }
+    const { body, header } = challengeOf(tag, error)
+    const headers: Record<string, string> = { 'content-type': JSON_UTF8, 'payment-required': header }
     if (failed) headers[version === 2 ? 'payment-response' : 'x-payment-response'] = encodeSettlement(failed)
     return new Response(body, { status: 402, headers })
   }
@@ -50,7 +62,7 @@ export function x402Edge(s: Services) {
    * may still land (it is recorded when the chain shows it).
    */
   async function payOrChallenge(feed: FeedRow, entry: EntryRow, request: Request, signer: string | null): Promise<{ header: [string, string] } | Response> {
-    const tag = priceTag(feed, entry, request)
+    const tag = priceTag(feed, entry, new URL(request.url).pathname)
     const payment = request.headers.get('x-payment') ?? request.headers.get('payment-signature')
     if (!payment) return paymentRequired(tag)
     const outcome = await s.purchases.pay(payment, feed, entry, tag, signer)
@@ -66,8 +78,8 @@ export function x402Edge(s: Services) {
     }
   }
 
-  /** The plain challenge: no payment was sent. */
-  const challenge = (feed: FeedRow, entry: EntryRow, request: Request) => paymentRequired(priceTag(feed, entry, request))
+  /** The plain challenge at this (canonical) path, made for the caller to keep: no payment was sent. */
+  const prepareChallenge = (feed: FeedRow, entry: EntryRow, path: string): Prepared => prepared(priceTag(feed, entry, path))
 
-  return { payOrChallenge, challenge }
+  return { payOrChallenge, prepareChallenge }
 }
