@@ -1,10 +1,13 @@
 // Large entries are served from files (content/file-cache.ts): whole, by range and by HEAD with their exact
 // Content-Length, and sixteen concurrent downloads of a 37 MB entry do not cost sixteen copies of it in memory.
+// Large uploads are stored while they arrive: the same CID as a whole-body upload, bounded memory, and a client
+// that goes away or sends bad content midway leaves nothing behind but unreferenced blocks.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { startTestServer, type TestServer } from './helpers/server.ts'
-import { b64, createEntry, createFeed, newWallet } from './helpers/api.ts'
+import { connect } from 'node:net'
+import { authHeaders, b64, call, createEntry, createFeed, expectError, newWallet, type Wallet } from './helpers/api.ts'
 
 const SIZE = 37 * 1024 * 1024 + 123 // just under the 50 MB base64 limit, not a multiple of the chunk size
 let server: TestServer
@@ -12,6 +15,8 @@ let bytes: Uint8Array
 let path: string
 const url = () => `${server.url}${path}` // the port changes on restart
 let cid: string
+let owner: Wallet
+let feedId: string
 
 /** Resident set size of a process, in bytes. */
 const rss = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024
@@ -20,8 +25,9 @@ beforeAll(async () => {
   server = await startTestServer()
   bytes = new Uint8Array(SIZE)
   for (let offset = 0; offset < SIZE; offset += 65_536) crypto.getRandomValues(bytes.subarray(offset, Math.min(SIZE, offset + 65_536)))
-  const owner = newWallet()
+  owner = newWallet()
   const feed = await createFeed(server.url, owner)
+  feedId = feed.id
   const entry = await createEntry(server.url, owner, feed.id, { content_base64: b64(bytes), mime_type: 'video/mp4', is_free: true })
   path = `/v1/feeds/${feed.id}/entries/${entry.id}/content`
   cid = entry.cid
@@ -29,6 +35,74 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.dispose()
+})
+
+/** RSS of the server sampled every 20 ms while `work` runs: its growth over the value before. */
+async function rssGrowthDuring(work: () => Promise<unknown>): Promise<number> {
+  const before = rss(server.pid)
+  let peak = before
+  const sampler = setInterval(() => (peak = Math.max(peak, rss(server.pid))), 20)
+  try {
+    await work()
+  } finally {
+    clearInterval(sampler)
+  }
+  return Math.max(peak, rss(server.pid)) - before
+}
+
+const entriesOf = async (id: string) => (await call(server.url, 'GET', `/v1/feeds/${id}/entries?page_size=100`)).body.data.length
+
+// Before the downloads below: they restart the server, and these measure uploads on a running one.
+describe('large uploads, stored while they arrive', () => {
+  test('RSS grows by less than twice the payload; the same bytes sent without a length (read whole) get the same CID', async () => {
+    const fresh = new Uint8Array(SIZE)
+    for (let offset = 0; offset < SIZE; offset += 65_536) crypto.getRandomValues(fresh.subarray(offset, Math.min(SIZE, offset + 65_536)))
+    let streamed: any
+    const growth = await rssGrowthDuring(async () => (streamed = await createEntry(server.url, owner, feedId, { content_base64: b64(fresh), mime_type: 'video/mp4' })))
+    console.log(`37 MiB upload: RSS +${(growth / 2 ** 20).toFixed(0)} MiB (${(growth / SIZE).toFixed(2)} x the payload)`)
+    expect(growth).toBeLessThan(2 * SIZE)
+
+    // Chunked, with no Content-Length: the body is read whole before anything is stored.
+    const text = JSON.stringify({ content_base64: b64(fresh), mime_type: 'video/mp4' })
+    const body = new ReadableStream({
+      start(controller) {
+        for (let at = 0; at < text.length; at += 4 * 1024 * 1024) controller.enqueue(Buffer.from(text.slice(at, at + 4 * 1024 * 1024)))
+        controller.close()
+      },
+    })
+    const whole = await fetch(`${server.url}/v1/feeds/${feedId}/entries`, { method: 'POST', headers: { 'content-type': 'application/json', ...(await authHeaders(server.url, owner)) }, body })
+    expect(whole.status).toBe(201)
+    expect(((await whole.json()) as any).cid).toBe(streamed.cid) // (the bytes of a streamed upload are checked below)
+  }, 60_000)
+
+  test('a client that goes away halfway: no entry, no hang; the same upload then succeeds', async () => {
+    const count = await entriesOf(feedId)
+    const body = JSON.stringify({ content_base64: b64(bytes), mime_type: 'video/mp4' })
+    const headers = { host: '127.0.0.1', 'content-type': 'application/json', 'content-length': String(body.length), ...(await authHeaders(server.url, owner)) }
+    const request = `POST /v1/feeds/${feedId}/entries HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(new URL(server.url).port), '127.0.0.1', () => {
+        socket.write(request)
+        socket.write(body.slice(0, body.length / 2), () => setTimeout(() => (socket.destroy(), resolve()), 300))
+      })
+      socket.on('error', reject)
+    })
+    await Bun.sleep(300)
+    expect((await call(server.url, 'GET', '/health')).status).toBe(200)
+    expect(await entriesOf(feedId)).toBe(count)
+    const again = await createEntry(server.url, owner, feedId, { content_base64: b64(bytes), mime_type: 'video/mp4' })
+    expect(again.cid).toBe(cid)
+    expect(await entriesOf(feedId)).toBe(count + 1)
+  }, 60_000)
+
+  test('bad content found at the end, or a feed that is not the signer\'s: the documented errors, no entry', async () => {
+    const count = await entriesOf(feedId)
+    const five = b64(bytes.subarray(0, 5 * 1024 * 1024))
+    expectError(await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet: owner, body: { content_base64: `${five.slice(0, -4)}A!==`, mime_type: 'video/mp4' } }), 400, 'INVALID_BASE64')
+    expectError(await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet: owner, body: { content_base64: five, mime_type: 'application/x-unknown' } }), 400, 'UNSUPPORTED_MIME_TYPE')
+    expectError(await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet: newWallet(), body: { content_base64: five, mime_type: 'video/mp4' } }), 403, 'UNAUTHORIZED')
+    expect(await entriesOf(feedId)).toBe(count)
+  }, 60_000)
 })
 
 describe('a 37 MB entry', () => {
@@ -86,3 +160,4 @@ describe('a 37 MB entry', () => {
     expect(readdirSync(join(server.dataDir, 'cache', 'content'))).toEqual([cid]) // written once, by the first request
   }, 60_000)
 })
+

@@ -9,6 +9,7 @@ import { balanced } from 'ipfs-unixfs-importer/layout'
 import { CID } from 'multiformats/cid'
 import { fileCache } from './file-cache.ts'
 import { sharedRuns } from '../lib/shared-runs.ts'
+import { pieceQueue } from '../lib/piece-queue.ts'
 
 // The options of `ipfs add --cid-version 1`, spelled out so the CID never drifts with library defaults.
 const IMPORT_OPTIONS = {
@@ -18,9 +19,25 @@ const IMPORT_OPTIONS = {
   layout: balanced({ maxChildrenPerNode: 174 }),
 }
 
+export interface StoredContent { cid: string; size: number }
+
+/** An item stored while it arrives: the import takes pieces as they come, so they are not all held at once. */
+export interface ContentWriter {
+  /** The next piece, taken as is (the caller must not reuse it). */
+  push(piece: Uint8Array): void
+  /** Resolves once the import has room for more: await it between pushes to bound what waits in memory. */
+  ready(): Promise<void> | undefined
+  /** No more pieces: resolves once every block is on disk. */
+  end(): Promise<StoredContent>
+  /** Gives up: the blocks written so far stay, unreferenced, like those of any content no entry names. */
+  abort(reason: Error): void
+}
+
 export interface ContentStore {
   /** Stores bytes, whole or in pieces (a large upload arrives decoded in pieces; the CID is the same). */
-  put(bytes: Uint8Array | Uint8Array[]): Promise<{ cid: string; size: number }>
+  put(bytes: Uint8Array | Uint8Array[]): Promise<StoredContent>
+  /** Stores an item piece by piece as it arrives (the CID is the same as put's). */
+  writer(): ContentWriter
   has(cid: string): Promise<boolean>
   size(cid: string): Promise<number | null>
   read(cid: string, range?: { offset: number; length: number }): AsyncIterable<Uint8Array>
@@ -71,9 +88,13 @@ function bytesCache() {
   }
 }
 
-async function* piecesOf(pieces: Uint8Array[]) {
-  yield* pieces
+/** Yields the pieces and lets go of each once taken, so an import holds little more than what is still to come. */
+async function* consume(pieces: Uint8Array[]) {
+  while (pieces.length > 0) yield pieces.shift()!
 }
+
+/** How much a writer lets wait for the import: a few of its 256 KiB chunks. */
+const WRITER_AHEAD_BYTES = 2 * 1024 * 1024
 
 async function collect(source: AsyncIterable<Uint8Array>, length: number): Promise<Uint8Array<ArrayBuffer>> {
   const out = new Uint8Array(length)
@@ -109,11 +130,40 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
       const size = Array.isArray(input) ? input.reduce((sum, piece) => sum + piece.byteLength, 0) : input.byteLength
       // A small item is joined (it is cached whole); a large one is imported piece by piece, never joined.
       const bytes = !Array.isArray(input) ? input : size <= CACHE_ITEM_MAX ? (input.length === 1 ? input[0]! : Buffer.concat(input, size)) : null
-      const cid = (await (bytes ? fs.addBytes(bytes, IMPORT_OPTIONS) : fs.addByteStream(piecesOf(input as Uint8Array[]), IMPORT_OPTIONS))).toString()
+      const cid = (await (bytes ? fs.addBytes(bytes, IMPORT_OPTIONS) : fs.addByteStream(consume(input as Uint8Array[]), IMPORT_OPTIONS))).toString()
       await flushBlocks()
       sizes.set(cid, size)
       if (bytes) cache.set(cid, bytes)
       return { cid, size }
+    },
+    writer() {
+      const queue = pieceQueue(WRITER_AHEAD_BYTES)
+      let size = 0
+      const imported = fs.addByteStream(queue.pieces, IMPORT_OPTIONS).then(async (cid) => {
+        await flushBlocks()
+        const text = cid.toString()
+        sizes.set(text, size)
+        return { cid: text, size }
+      })
+      imported.catch(() => {}) // seen through end(); after abort() the rejection is expected
+      return {
+        push(piece) {
+          size += piece.byteLength
+          queue.push(piece)
+        },
+        // A failed import stops taking pieces: its failure ends the wait too.
+        ready() {
+          const room = queue.room()
+          return room && Promise.race([room, imported.then(() => {})])
+        },
+        end() {
+          queue.end()
+          return imported
+        },
+        abort(reason) {
+          queue.fail(reason)
+        },
+      }
     },
     async has(text) {
       const cid = parseCid(text)
@@ -131,7 +181,7 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
     },
     read(text, range) {
       const cached = cache.get(text)
-      if (cached) return piecesOf([range ? cached.subarray(range.offset, range.offset + range.length) : cached])
+      if (cached) return consume([range ? cached.subarray(range.offset, range.offset + range.length) : cached])
       const cid = CID.parse(text)
       if (range || (sizes.get(text) ?? Infinity) > CACHE_ITEM_MAX) return fs.cat(cid, range ? { offset: range.offset, length: range.length } : {})
       // A whole small item: read it once, keep it.

@@ -3,7 +3,10 @@
 // trip of the last quantum only (the only one that can hold them), so a 50 MB upload costs no re-encoded copy.
 const ALPHABET = /^[A-Za-z0-9+/]*={0,2}$/
 
-/** Base64 text, decoded: its length in characters and its bytes in pieces (null when it is not strict base64). */
+/**
+ * Base64 text, decoded: its length in characters and its bytes in pieces (null when it is not strict base64; empty
+ * when every piece was handed on as it was decoded).
+ */
 export interface Base64Content {
   chars: number
   pieces: Uint8Array[] | null
@@ -27,9 +30,10 @@ export const DECODED_BLOCK_BYTES = 262_144
 /**
  * Strict base64 decoded as it arrives, piece by piece, so a large upload is never held as text. It accepts exactly
  * what `decodeStrictBase64` accepts of the whole text. After the first invalid character it only counts.
- * `expectedChars` (at least the text's length, when known) sizes a small text's one block.
+ * `expectedChars` (at least the text's length, when known) sizes a small text's one block. With `handOn`, each block
+ * is passed on as soon as it is full (the last at end()) instead of kept; whether the text was valid is known at end().
  */
-export function base64Decoder(expectedChars?: number) {
+export function base64Decoder(expectedChars?: number, handOn?: (block: Uint8Array) => void) {
   let pending = '' // text not decoded yet: less than a quantum, or the last quantum (it may hold stray bits)
   let blocks: Uint8Array[] | null = []
   let block: Buffer | null = null
@@ -40,7 +44,7 @@ export function base64Decoder(expectedChars?: number) {
 
   function room(): Buffer {
     if (block && used < block.length) return block
-    if (block) blocks!.push(block)
+    if (block) handOn ? handOn(block) : blocks!.push(block)
     block = Buffer.allocUnsafe(block ? DECODED_BLOCK_BYTES : firstBlock)
     used = 0
     return block
@@ -107,7 +111,9 @@ export function base64Decoder(expectedChars?: number) {
       const tail = blocks ? decodeTail(pending) : null
       if (!blocks || !tail) return { chars, pieces: null, size: 0 }
       append(tail)
-      const pieces = block && used > 0 ? [...blocks, block.subarray(0, used)] : blocks
+      const last = block && used > 0 ? block.subarray(0, used) : null
+      if (handOn && last) handOn(last)
+      const pieces = last && !handOn ? [...blocks, last] : blocks
       return { chars, pieces, size }
     },
   }

@@ -2,7 +2,7 @@
 import type { CommitGroup, Db } from '../store/db.ts'
 import type { EntryRow, EntryStore } from '../store/entries.ts'
 import type { FeedRow } from '../store/feeds.ts'
-import type { ContentStore } from '../content/helia.ts'
+import type { ContentStore, ContentWriter, StoredContent } from '../content/helia.ts'
 import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { MAX_AMOUNT } from '../lib/money.ts'
@@ -27,6 +27,8 @@ export const SUPPORTED_MIME_TYPES = [
 export interface NewEntryInput {
   /** content_base64, decoded (as it arrived, for a large upload) */
   content: Base64Content
+  /** The content, already stored as the body arrived (see contentWriter); its pieces were handed on, not kept. */
+  stored?: Promise<StoredContent>
   mime_type: string
   title?: string
   description?: string
@@ -91,7 +93,7 @@ export function entryService(d: Deps) {
       const pieces = input.content.pieces ?? fail('INVALID_BASE64', 'content_base64 is not valid base64')
       if (input.content.size === 0) fail('INVALID_BASE64', 'content_base64 decodes to no content')
 
-      const stored = await d.content.put(pieces)
+      const stored = await (input.stored ?? d.content.put(pieces))
       const id = newId()
       await d.commit(() => {
         // Re-checked inside the write lock: concurrent creates cannot overshoot the limit.
@@ -103,6 +105,18 @@ export function entryService(d: Deps) {
         })
       })
       return d.entries.byId(id)!
+    },
+
+    /**
+     * Stores a large upload's content while its body arrives, when the signer may add to this feed; else null (the
+     * body is read whole and create() gives the error). Content of a request that then fails stays unreferenced.
+     */
+    contentWriter(signer: Signer, feedId: string): ContentWriter | null {
+      try {
+        return d.feeds.owned(signer, feedId).is_active ? d.content.writer() : null
+      } catch {
+        return null
+      }
     },
 
     remove(signer: Signer, feedId: string, entryId: string): void {

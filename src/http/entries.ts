@@ -3,11 +3,13 @@ import { Elysia, t } from 'elysia'
 import type { EntryRow } from '../store/entries.ts'
 import type { FeedRow } from '../store/feeds.ts'
 import type { Signer } from '../domain/auth.ts'
-import { isFreeNow, MAX_CONTENT_BASE64_CHARS, SUPPORTED_MIME_TYPES } from '../domain/entries.ts'
+import { isFreeNow, MAX_CONTENT_BASE64_CHARS, SUPPORTED_MIME_TYPES, type NewEntryInput } from '../domain/entries.ts'
 import { RECEIPT_TTL_S } from '../domain/access-tokens.ts'
 import { nowSeconds } from '../lib/clock.ts'
+import { isUuid } from '../lib/ids.ts'
+import { memoryGuard } from '../lib/memory-guard.ts'
 import type { Services } from './services.ts'
-import { walletAuth } from './wallet-auth.ts'
+import { walletAuth, type BodyReader } from './wallet-auth.ts'
 import { errorResponse } from './errors.ts'
 import { booleanQuery, uuid } from './params.ts'
 import { jsonResponse } from './json.ts'
@@ -87,15 +89,34 @@ export function entryBody(e: EntryRow, now = nowSeconds()) {
 }
 
 /** Uploads whose content_base64 was decoded while the body arrived (it is "" in the parsed body). */
-const streamedContent = new WeakMap<Request, Base64Content>()
+const uploads = new WeakMap<Request, Pick<NewEntryInput, 'content' | 'stored'>>()
 
-async function readEntryBody(request: Request, limit: number): Promise<unknown> {
+/** Bodies this large have their content stored while they arrive; smaller ones are stored whole (and cached). */
+const STORE_WHILE_READING_BYTES = 4 * 1024 * 1024
+/** An upload's RSS growth is held near 1.25 times its decoded size (3/4 of the body): see memoryGuard. */
+const MEMORY_BUDGET_PER_BODY_BYTE = 0.75 * 1.25
+
+const entryBodyReader = (s: Services): BodyReader => async (request, limit, { signer, params, rssAtArrival }) => {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN)
-  const decoder = base64Decoder(Number.isSafeInteger(declared) ? declared : undefined) // the body bounds the field
+  const known = Number.isSafeInteger(declared)
+  const writer = known && declared >= STORE_WHILE_READING_BYTES && isUuid(params.feed_id) ? s.entries.contentWriter(signer, params.feed_id.toLowerCase()) : null
+  const decoder = base64Decoder(known ? declared : undefined, writer?.push) // the body bounds the field
+  const guard = writer ? memoryGuard(declared * MEMORY_BUDGET_PER_BODY_BYTE, rssAtArrival) : null
+  let pushed = 0
+  const push = (text: string) => ((pushed += text.length), decoder.push(text))
+  const ready = writer && guard ? () => (guard(pushed), writer.ready()) : undefined
   let content: Base64Content | null = null
-  const { body, streamed } = await readJsonStreamingField(request, limit, 'content_base64', { push: decoder.push, end: () => void (content = decoder.end()) })
-  if (streamed && content) streamedContent.set(request, content)
-  return body
+  let read
+  try {
+    read = await readJsonStreamingField(request, limit, 'content_base64', { push, end: () => void (content = decoder.end()), ready })
+  } catch (error) {
+    writer?.abort(error as Error)
+    throw error
+  }
+  const decoded = read.streamed ? content as Base64Content | null : null
+  if (writer && !decoded?.pieces) writer.abort(new Error('no valid content_base64 streamed'))
+  if (decoded) uploads.set(request, { content: decoded, stored: writer && decoded.pieces ? writer.end() : undefined })
+  return read.body
 }
 
 /** The rows behind every read of an entry, until the database next changes (they are only read, never modified). */
@@ -119,7 +140,7 @@ export const entryRoutes = (s: Services) => {
       const { content_base64, ...fields } = body
       const entry = await s.entries.create(signer, uuid(params.feed_id, 'feed_id'), {
         ...fields,
-        content: streamedContent.get(request) ?? base64Content(content_base64),
+        ...(uploads.get(request) ?? { content: base64Content(content_base64) }),
         title: body.title ?? undefined,
         description: body.description ?? undefined,
         metadata: body.metadata ?? undefined,
@@ -129,7 +150,7 @@ export const entryRoutes = (s: Services) => {
       set.status = 201
       return entryBody(entry)
     }, {
-      wallet: { bodyLimit: ENTRY_BODY_LIMIT, readBody: readEntryBody }, body: CreateEntry,
+      wallet: { bodyLimit: ENTRY_BODY_LIMIT, readBody: entryBodyReader(s) }, body: CreateEntry,
       response: { 201: EntrySchema },
       detail: { summary: 'Create an entry (feed owner)', description: 'Stores the content on the private IPFS store. is_free defaults to true; a paid entry needs price {amount, currency: "USDC"}.' },
     })

@@ -8,6 +8,8 @@ export interface TextSink {
   /** Returns false once the text is known to be unusable (then only control characters are still looked for). */
   push(text: string): boolean
   end(): void
+  /** When it returns a promise, the body is not read further until it settles (a sink that cannot keep up). */
+  ready?(): Promise<void> | undefined
 }
 
 const QUOTE = 0x22
@@ -145,6 +147,15 @@ export async function readJsonStreamingField(request: Request, limit: number, fi
         throw bodyTooLarge(limit)
       }
       scan(value)
+      const wait = sink.ready?.()
+      if (wait) {
+        try {
+          await wait
+        } catch (error) {
+          await reader.cancel().catch(() => {})
+          throw error
+        }
+      }
     }
   }
   if (total === 0) return { body: undefined, streamed: false }

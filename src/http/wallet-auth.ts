@@ -8,6 +8,12 @@ import { DEFAULT_BODY_LIMIT, readJson } from './body.ts'
 
 const signers = new WeakMap<Request, Signer | null>()
 
+/**
+ * Reads a signed request's body; it knows who signed, so it may act on the body as it arrives. `rssAtArrival`: the
+ * process's RSS before the signature was checked (meanwhile the body arrives and is held for the reader).
+ */
+export type BodyReader = (request: Request, limit: number, signed: { signer: Signer; params: Record<string, string>; rssAtArrival: number }) => Promise<unknown>
+
 /** The four headers, all required together (see the security schemes in docs.ts). */
 export const WALLET_SECURITY = { walletAddress: [], walletSignature: [], walletMessage: [], walletTimestamp: [] }
 
@@ -31,12 +37,13 @@ export const walletAuth = (auth: AuthService) =>
      * Requires a valid wallet signature; the handler gets `signer`. `{bodyLimit}` caps the JSON body; `readBody`
      * replaces the plain JSON reader.
      */
-    wallet: (options: true | { bodyLimit: number; readBody?: typeof readJson }) => ({
+    wallet: (options: true | { bodyLimit: number; readBody?: BodyReader }) => ({
       detail: { security: [WALLET_SECURITY] },
-      parse: async ({ request }: { request: Request }) => {
+      parse: async ({ request, params }: { request: Request; params: Record<string, string> }) => {
+        const rssAtArrival = options !== true && options.readBody ? process.memoryUsage.rss() : 0
         await authenticateOnce(auth, request, true)
-        const read = options === true ? readJson : (options.readBody ?? readJson)
-        return (await read(request, options === true ? DEFAULT_BODY_LIMIT : options.bodyLimit)) ?? {}
+        const read: BodyReader = options === true ? readJson : (options.readBody ?? readJson)
+        return (await read(request, options === true ? DEFAULT_BODY_LIMIT : options.bodyLimit, { signer: signers.get(request) as Signer, params, rssAtArrival })) ?? {}
       },
       transform: ({ request }: { request: Request }) => authenticateOnce(auth, request, true),
       resolve: ({ request }: { request: Request }) => ({ signer: signers.get(request) as Signer }),
