@@ -47,8 +47,8 @@ export function otherRows(f: {
   return [
     {
       measure: 'read p99 during stats refresh (2 s period)', value: `p99 ${ms(f.refresh.p99_ms)} max ${ms(f.refresh.max_ms)} ms, ${f.refresh.rebuilds_finished_in_window} rebuilds`,
-      ratio: '', target: 'p99 ≤ 20 ms', pass: (f.refresh.p99_ms ?? Infinity) <= 20 && f.refresh.non_2xx === 0,
-      ...(f.refresh.rebuilds_finished_in_window === 0 ? { note: 'no rebuild finished inside the window' } : {}),
+      ratio: '', target: 'p99 ≤ 20 ms', pass: (f.refresh.p99_ms ?? Infinity) <= 20 && f.refresh.non_2xx === 0 && f.refresh.rebuilds_finished_in_window > 0,
+      ...(f.refresh.rebuilds_finished_in_window === 0 ? { note: 'no rebuild finished inside the window: not a measurement of a refresh' } : {}),
     },
     { measure: 'start to first 200 (top-revenue)', value: `${f.startMs.toFixed(0)} ms`, ratio: '', target: '≤ 300 ms', pass: f.startMs <= 300 },
     { measure: 'RSS after warm-up', value: mb(f.rssAfterWarmUp), ratio: '', target: '≤ 300 MiB', pass: f.rssAfterWarmUp <= 300 * MB },

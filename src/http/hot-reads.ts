@@ -13,7 +13,7 @@ import { x402Edge } from './x402.ts'
 import { isFreeNow } from '../domain/entries.ts'
 import { isUuid } from '../lib/ids.ts'
 
-/** JSON text of a 200, a response, or null: Elysia answers. */
+/** An answer (see Answer), or null: Elysia answers. */
 type Fast = (request: Request & { params: Record<string, string> }) => Answer | null
 
 const SIGNED_OR_PAYING = ['x-payment', 'payment-signature', 'x-wallet-address', 'x-signature', 'x-message', 'x-timestamp']
