@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path'
 import { ensureWrk } from './wrk.ts'
 import { freshCopy, seededDir } from './dataset.ts'
 import { jobsSettled, memory, startBaseline, startTrellis } from './processes.ts'
-import { measureReads, readTargets, warmUp } from './measure-reads.ts'
+import { measureReads, PAIRS, readTargets, warmUp } from './measure-reads.ts'
 import { signedPosts, upload } from './measure-writes.ts'
 import { downloads } from './measure-downloads.ts'
 import { duringRefresh } from './measure-refresh.ts'
@@ -26,7 +26,7 @@ const MAIN_ENV = { TRELLIS_STATS_REFRESH_S: '3600' }
 function options() {
   const args = process.argv.slice(2)
   const usage = 'Usage: npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json]'
-  const opts = { small: false, seconds: 5, out: 'bench-results.json' }
+  const opts = { small: false, seconds: 3, out: 'bench-results.json' }
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--small') opts.small = true
     else if (args[i] === '--seconds' && /^\d+$/.test(args[i + 1] ?? '') && Number(args[i + 1]) > 0) opts.seconds = Number(args[++i])
@@ -82,7 +82,7 @@ try {
   const targets = readTargets(m)
   await warmUp(server.url, targets, 5)
   const rssAfterWarmUp = memory(server.pid).rss
-  log(`bench: RSS after warm-up ${(rssAfterWarmUp / 1048576).toFixed(0)} MiB; wrk -t2 -c50 -d${opts.seconds}s per run, baseline before each`)
+  log(`bench: RSS after warm-up ${(rssAfterWarmUp / 1048576).toFixed(0)} MiB; wrk -t2 -c50 -d${opts.seconds}s per run, ${PAIRS} rounds (baseline, route, its body served bare) per route, median ratios`)
   const reads = await measureReads(baseline.url, server.url, targets, opts.seconds, log)
   const memoryAfterReads = memory(server.pid)
 
@@ -105,7 +105,8 @@ try {
     ...reads.map(readRow),
     ...otherRows({ startMs: server.startMs, rssAfterWarmUp, refresh, posts, upload: up, downloads: down }),
   ]
-  const baselineMean = reads.reduce((a, r) => a + r.baseline.rps, 0) / reads.length
+  const baselines = reads.flatMap((r) => r.pairs.map((p) => p.baseline.rps))
+  const baselineMean = baselines.reduce((a, b) => a + b, 0) / baselines.length
   console.log(`\n${printTable(rows, baselineMean)}`)
 
   const results = {
@@ -126,7 +127,7 @@ try {
     rss_after_warm_up_bytes: rssAfterWarmUp,
     memory_after_reads: memoryAfterReads,
     memory_at_end: memoryAtEnd,
-    reads: reads.map((r) => ({ name: r.target.name, path: r.target.path, group: r.target.group, expect: r.target.expect, probe: r.probe, ratio: r.ratio, baseline: r.baseline, result: r.result })),
+    reads: reads.map((r) => ({ name: r.target.name, path: r.target.path, group: r.target.group, expect: r.target.expect, probe: r.probe, ratio: r.ratio, ratio_to_same_body: r.ratioToSameBody, baseline: r.baseline, result: r.result, pairs: r.pairs })),
     signed_posts: posts,
     upload: up,
     downloads: down,
