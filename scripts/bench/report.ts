@@ -29,7 +29,7 @@ export function readRow(r: ReadResult): Row {
   const notes = [wrongStatus ? `status ${r.probe.status}${non2xx && r.target.expect === 200 ? `, ${non2xx} non-2xx` : ''}` : '', errors ? `${errors} socket errors` : ''].filter(Boolean)
   return {
     measure: r.target.name,
-    value: `${r.result.rps.toFixed(0)} req/s p99 ${ms(p99)} ms; ${r.ratioToSameBody.toFixed(2)} of its body bare`,
+    value: `${(r.result.rps / 1000).toFixed(1)}k req/s, p99 ${ms(p99)} ms, ${r.ratioToSameBody.toFixed(2)} of body bare`,
     ratio: r.ratio.toFixed(2),
     target: `≥ ${goal.ratio.toFixed(2)}${goal.p99 ? `, p99 ≤ ${goal.p99} ms` : ''}${r.target.expect !== 200 ? `, ${r.target.expect}` : ''}`,
     pass,

@@ -42,7 +42,16 @@ export function walletBody(w: WalletRow) {
 /** GET /v1/wallets/{id}/stats as JSON text (also served by the hot-read path, see hot-reads.ts). */
 export function walletStatsJson(s: Services, walletId: string): string {
   const now = nowSeconds()
-  return s.cached(`stats:${walletId}@${now}#${s.market.ranksGeneration()}`, () => JSON.stringify(s.market.stats(walletId, now)))
+  const generation = s.market.ranksGeneration()
+  // One holder per wallet until the database changes, its text remade when the second or the ranks move on: a
+  // short key and no numbers turned into text on every read.
+  const held = s.cached(`stats:${walletId}`, () => ({ at: -1, generation: -1, text: '' }), () => 2_000)
+  if (held.at !== now || held.generation !== generation) {
+    held.text = JSON.stringify(s.market.stats(walletId, now)) // throws for an unknown wallet: the holder stays empty
+    held.at = now
+    held.generation = generation
+  }
+  return held.text
 }
 
 export const walletRoutes = (s: Services) =>
