@@ -237,6 +237,13 @@ describe('GET /v1/feeds', () => {
     expect(withEmpty.body.data[0].id).toBe(empty.id)
     const byAddress = await call(server.url, 'GET', `/v1/feeds?owner_id=${owner.address.toLowerCase()}`)
     expect(byAddress.body.data.length).toBe(5)
+    expect((await call(server.url, 'GET', `/v1/feeds?owner_id=${ownerId.toUpperCase()}`)).body.data.map((f: any) => f.id)).toEqual(newestFirst)
+    expect((await call(server.url, 'GET', `/v1/feeds?owner_id=${globalThis.crypto.randomUUID()}`)).body.data).toEqual([])
+    expect((await call(server.url, 'GET', `/v1/feeds?owner_id=${newWallet().address}`)).body.data).toEqual([])
+    for (const bad of ['not-an-id', '0x1234', `${ownerId}x`, '%20']) {
+      expectError(await call(server.url, 'GET', `/v1/feeds?owner_id=${bad}`), 400, 'INVALID_PARAMETER')
+      expectError(await call(server.url, 'GET', `/v1/feeds?owner_wallet_address=${bad}`), 400, 'INVALID_PARAMETER')
+    }
 
     const tagged = await call(server.url, 'GET', `/v1/feeds?owner_id=${ownerId}&tags=shared,nothing`)
     expect(tagged.body.data.map((f: any) => f.id)).toEqual([made[3].id, made[1].id])

@@ -378,8 +378,9 @@ describe('the ledger API over real purchases', () => {
     for (const t of all) expect(Object.keys(t).sort()).toEqual(['amount', 'asset', 'created_at', 'entry_id', 'id', 'pay_to', 'payer', 'transaction_hash'])
     const combined = await call(server.url, 'GET', `/v1/transactions?payer=${buyer.address.toLowerCase()}&pay_to=${creator.address.toLowerCase()}&entry_id=${bought[2]}`)
     expect(combined.body.transactions.map((t: any) => t.entry_id)).toEqual([bought[2]])
+    expect(combined.body.data).toEqual(combined.body.transactions) // the same list where the official SDK reads it
     expect(combined.body.pagination.total_count).toBe(1)
     const nobody = await call(server.url, 'GET', `/v1/transactions?payer=${buyer.address}&pay_to=${newWallet().address}`)
-    expect(nobody.body).toEqual({ transactions: [], pagination: { page_size: 0, next_page_token: null, has_more: false, total_count: 0 } })
+    expect(nobody.body).toEqual({ transactions: [], data: [], pagination: { page_size: 0, next_page_token: null, has_more: false, total_count: 0 } })
   })
 })

@@ -7,6 +7,7 @@ import type { CategoryStore } from '../store/categories.ts'
 import type { ContentStore } from '../content/helia.ts'
 import { parseCid } from '../content/helia.ts'
 import { newId, isUuid } from '../lib/ids.ts'
+import { isWalletAddress } from '../chain/signatures.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { fail } from './errors.ts'
 import { ingestImage } from './images.ts'
@@ -138,8 +139,10 @@ export function feedService(d: Deps) {
         categoryId = (isUuid(q.category) ? d.categories.byId(q.category) : d.categories.byName(q.category))?.id
         if (!categoryId) return []
       }
-      let ownerId = q.owner_id
-      if (ownerId && !isUuid(ownerId)) {
+      let ownerId = q.owner_id === '' ? undefined : q.owner_id
+      if (ownerId !== undefined && !isUuid(ownerId) && !isWalletAddress(ownerId)) fail('INVALID_PARAMETER', 'invalid owner_id', 'owner_id must be a wallet id (UUID) or a 0x-prefixed address')
+      if (ownerId !== undefined && isUuid(ownerId)) ownerId = ownerId.toLowerCase()
+      else if (ownerId !== undefined) {
         ownerId = d.wallets.byAddress(ownerId)?.id // owner_id also accepts the owner's address
         if (!ownerId) return []
       }

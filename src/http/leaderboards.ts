@@ -15,8 +15,8 @@ const Period = t.Optional(t.String({ description: '1d, 7d, 30d or all (default)'
 
 const feedRef = { owner_id: S, owner_username: NS, owner_wallet: S, category_id: NS, category_name: NS, description: NS, image_cid: NS, is_active: t.Boolean(), tags: Tags, total_entries: N }
 const Items = {
-  'most-popular': t.Object({ rank: S, feed_id: S, feed_name: S, ...feedRef, total_purchases: S, total_revenue: S, unique_buyers: S, avg_revenue_per_purchase: S, created_at: N, updated_at: N }),
-  'top-revenue': t.Object({ rank: S, feed_id: S, feed_name: S, ...feedRef, total_purchases: S, total_revenue: S, unique_buyers: S, feed_created_at: N, feed_updated_at: N }),
+  'most-popular': t.Object({ rank: S, feed_id: S, feed_name: S, id: S, name: S, ...feedRef, total_purchases: S, total_revenue: S, unique_buyers: S, avg_revenue_per_purchase: S, created_at: N, updated_at: N }),
+  'top-revenue': t.Object({ rank: S, feed_id: S, feed_name: S, id: S, name: S, ...feedRef, total_purchases: S, total_revenue: S, unique_buyers: S, feed_created_at: N, feed_updated_at: N }),
   'top-providers': t.Object({ rank: S, user_id: S, username: NS, wallet_address: S, total_feeds: S, total_entries: S, total_purchases: S, total_revenue: S, unique_buyers: S, joined_at: N }),
   'top-buyers': t.Object({ rank: S, user_id: S, username: NS, wallet_address: S, total_purchases: S, total_spent: S, unique_entries_purchased: S, unique_feeds_purchased_from: S, joined_at: N }),
   trending: t.Object({

@@ -39,7 +39,9 @@ export const transactionRoutes = (s: Services) =>
       const scope = 'transactions'
       const beforeId = s.pages.decode<string>(scope, query.page_token)
       const result = page(s.transactions.list(filter, beforeId, limit + 1), limit, s.pages, scope, (last) => last.id)
-      return JSON.stringify({ transactions: result.data.map(item), pagination: { ...result.pagination, total_count: s.transactions.count(filter) } })
+      // The same list under data too, where the official SDK reads it; serialised once.
+      const items = JSON.stringify(result.data.map(item))
+      return `{"transactions":${items},"data":${items},"pagination":${JSON.stringify({ ...result.pagination, total_count: s.transactions.count(filter) })}}`
     }), { 'cache-control': 'public, max-age=60' }), {
       query: t.Object({
         ...pageQuery,
@@ -47,7 +49,7 @@ export const transactionRoutes = (s: Services) =>
         pay_to: t.Optional(t.String({ description: 'recipient address' })),
         entry_id: t.Optional(t.String({ description: 'entry id' })),
       }),
-      response: { 200: t.Object({ transactions: t.Array(TransactionItem), pagination: t.Composite([paginationSchema, t.Object({ total_count: t.Number() })]) }) },
+      response: { 200: t.Object({ transactions: t.Array(TransactionItem), data: t.Array(TransactionItem, { description: 'the same list as transactions (read by the official SDK)' }), pagination: t.Composite([paginationSchema, t.Object({ total_count: t.Number() })]) }) },
       detail: { summary: 'List transactions', description: 'Newest first; filters combine. 100 requests per hour per client; total_count is exact (with two or more filters it may be up to 60 s old).' },
     })
     .get('/hash/:hash', ({ params }) => full(s.transactions.byHash(params.hash)), {
