@@ -120,4 +120,3 @@ export function buildApp(s: Services, logError: (error: unknown) => void, extra:
   for (const plugin of extra) app.use(plugin)
   return app
 }
-export type App = ReturnType<typeof buildApp>

@@ -1,9 +1,6 @@
 // Path and query parameters shared by several resources.
-import { t } from 'elysia'
 import { isUuid } from '../lib/ids.ts'
 import { DomainError } from '../domain/errors.ts'
-
-export const uuidParam = (name: string) => t.String({ description: `${name} (UUID)` })
 
 /** Malformed ids are 400 INVALID_PARAMETER, checked by hand so the order "401 before 400" holds everywhere. */
 export function uuid(value: string, name: string, code = 'INVALID_PARAMETER'): string {
