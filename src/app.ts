@@ -10,6 +10,7 @@ import { feedStore } from './store/feeds.ts'
 import { entryStore } from './store/entries.ts'
 import { transactionStore } from './store/transactions.ts'
 import { paymentStore, purchaseStore } from './store/payments.ts'
+import { imageStore } from './store/images.ts'
 import { accessLinkStore } from './store/access-links.ts'
 import { ledgerAuditStore } from './store/ledger-audit.ts'
 import { marketStore } from './store/market.ts'
@@ -64,6 +65,7 @@ export function buildServices(p: AppParts): Services & { ledgerAudit: LedgerAudi
     payments: paymentStore(p.db),
     purchases: purchaseStore(p.db),
     accessLinks: accessLinkStore(p.db),
+    images: imageStore(p.db),
   }
   const auth = authService({
     nonces: stores.nonces,

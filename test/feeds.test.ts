@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { join } from 'node:path'
 import { startTestServer, type TestServer } from './helpers/server.ts'
 import { authHeaders, call, createEntry, createFeed, expectError, newWallet, b64 } from './helpers/api.ts'
 
@@ -102,9 +104,84 @@ describe('POST /v1/feeds', () => {
     }
   })
 
+  test('only images are covers: bytes that are no image, an entry\'s content or an unknown CID are refused', async () => {
+    const wallet = newWallet()
+    const feed = await createFeed(server.url, wallet)
+    const paidPng = Buffer.concat([PNG, globalThis.crypto.getRandomValues(new Uint8Array(64))]) // never uploaded as a cover
+    const paid = await createEntry(server.url, wallet, feed.id, { content_base64: b64(paidPng), mime_type: 'image/png', is_free: false, price: { amount: '1000' } })
+    const text = await createEntry(server.url, wallet, feed.id, { content_base64: b64('just text'), mime_type: 'text/plain' })
+    for (const image_url of [`data:image/png;base64,${b64('not a png')}`, b64('<html><script>alert(1)</script></html>'), paid.cid, text.cid]) {
+      const reply = await call(server.url, 'POST', '/v1/feeds', { wallet, body: { name: 'img', image_url } })
+      expect(reply.status, image_url).toBe(400)
+      expect(reply.body.details.field).toBe('image_url')
+    }
+    for (const image_cid of [paid.cid, text.cid, 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy', 'not-a-cid']) {
+      const reply = await call(server.url, 'PATCH', `/v1/feeds/${feed.id}`, { wallet, body: { image_cid } })
+      expect(reply.status, image_cid).toBe(400)
+      expect(reply.body.details.field).toBe('image_cid')
+    }
+    const svg = '<?xml version="1.0"?>\n<!-- a cover -->\n<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
+    const withSvg = await call(server.url, 'PATCH', `/v1/feeds/${feed.id}`, { wallet, body: { image_url: `data:image/svg+xml;base64,${b64(svg)}` } })
+    expect(withSvg.status).toBe(200)
+    const other = await createFeed(server.url, newWallet(), { image_url: withSvg.body.image_cid }) // a stored image, by CID
+    expect(other.image_cid).toBe(withSvg.body.image_cid)
+  })
+
+  test('GET /v1/feeds/{id}/image: the bytes with their type, ETag = CID, nosniff, SVG sandboxed; 304, immutable by CID, 404s', async () => {
+    const wallet = newWallet()
+    const feed = await createFeed(server.url, wallet, { image_url: `data:image/png;base64,${b64(PNG)}` })
+    const url = `${server.url}/v1/feeds/${feed.id}/image`
+    const reply = await fetch(url)
+    expect(reply.status).toBe(200)
+    expect(reply.headers.get('content-type')).toBe('image/png')
+    expect(reply.headers.get('etag')).toBe(`"${feed.image_cid}"`)
+    expect(reply.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(reply.headers.get('cache-control')).toBe('public, max-age=60')
+    expect(reply.headers.get('content-security-policy')).toBeNull()
+    expect(Buffer.compare(new Uint8Array(await reply.arrayBuffer()), PNG)).toBe(0)
+    expect((await fetch(url, { headers: { 'if-none-match': `"${feed.image_cid}"` } })).status).toBe(304)
+    expect((await fetch(`${url}?cid=${feed.image_cid}`)).headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
+    expect((await fetch(`${url}?cid=bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy`)).headers.get('cache-control')).toBe('public, max-age=60')
+
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
+    expect((await call(server.url, 'PATCH', `/v1/feeds/${feed.id}`, { wallet, body: { image_url: b64(svg) } })).status).toBe(200)
+    const svgReply = await fetch(url)
+    expect(svgReply.headers.get('content-type')).toBe('image/svg+xml')
+    expect(svgReply.headers.get('content-security-policy')).toBe('sandbox')
+    expect(await svgReply.text()).toBe(svg)
+
+    expect((await call(server.url, 'PATCH', `/v1/feeds/${feed.id}`, { wallet, body: { image_cid: null } })).status).toBe(200)
+    expectError(await call(server.url, 'GET', `/v1/feeds/${feed.id}/image`), 404, 'NOT_FOUND')
+    expectError(await call(server.url, 'GET', `/v1/feeds/${globalThis.crypto.randomUUID()}/image`), 404, 'FEED_NOT_FOUND')
+    expectError(await call(server.url, 'GET', '/v1/feeds/nope/image'), 400, 'INVALID_PARAMETER')
+  })
+
+  test('a cover set before images were recorded: served if it is an image, never if it is an entry\'s content', async () => {
+    const wallet = newWallet()
+    const cover = Buffer.concat([PNG, globalThis.crypto.getRandomValues(new Uint8Array(32))])
+    const legacy = await createFeed(server.url, wallet, { image_url: b64(cover) })
+    const thief = await createFeed(server.url, wallet, { name: 'points at paid content' })
+    const paidBytes = Buffer.concat([PNG, globalThis.crypto.getRandomValues(new Uint8Array(32))])
+    const paid = await createEntry(server.url, wallet, thief.id, { content_base64: b64(paidBytes), mime_type: 'image/png', is_free: false, price: { amount: '1000' } })
+    // As a database from before migration 007 could hold: image_cid set, no images row (then, image_cid took any stored CID).
+    await server.stop()
+    const db = new Database(join(server.dataDir, 'trellis.db'))
+    db.run('DELETE FROM images WHERE cid = ?', [legacy.image_cid])
+    db.run('UPDATE feeds SET image_cid = ? WHERE id = ?', [paid.cid, thief.id])
+    db.close()
+    await server.restart()
+    const served = await fetch(`${server.url}/v1/feeds/${legacy.id}/image`)
+    expect(served.status).toBe(200)
+    expect(served.headers.get('content-type')).toBe('image/png')
+    expect(Buffer.compare(new Uint8Array(await served.arrayBuffer()), cover)).toBe(0)
+    expectError(await call(server.url, 'GET', `/v1/feeds/${thief.id}/image`), 404, 'NOT_FOUND')
+    expect((await call(server.url, 'GET', `/v1/feeds/${paid.feed_id}/entries/${paid.id}/content`)).status).toBe(402)
+  })
+
   test('a large cover image as a data URI (up to 10 MB) is accepted; over 10 MB is refused', async () => {
     const wallet = newWallet()
     const big = new Uint8Array(9 * 1024 * 1024).fill(7)
+    big.set(PNG) // a PNG signature: only images are taken
     const ok = await call(server.url, 'POST', '/v1/feeds', { wallet, body: { name: 'big cover', image_url: `data:image/png;base64,${b64(big)}` } })
     expect(ok.status).toBe(201)
     expect(ok.body.image_cid).toMatch(/^baf/)

@@ -5,12 +5,12 @@ import type { EntryStore } from '../store/entries.ts'
 import type { WalletStore } from '../store/wallets.ts'
 import type { CategoryStore } from '../store/categories.ts'
 import type { ContentStore } from '../content/helia.ts'
-import { parseCid } from '../content/helia.ts'
 import { newId, isUuid } from '../lib/ids.ts'
 import { isWalletAddress } from '../chain/signatures.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { fail } from './errors.ts'
-import { ingestImage } from './images.ts'
+import { coverImage, ingestImage, storedImage } from './images.ts'
+import type { ImageRow, ImageStore } from '../store/images.ts'
 import type { Signer } from './auth.ts'
 
 export const MAX_ACTIVE_FEEDS = 10
@@ -52,6 +52,7 @@ interface Deps {
   entries: EntryStore
   wallets: WalletStore
   categories: CategoryStore
+  images: ImageStore
   content: ContentStore
   defaultNetwork: string
   allowPrivateFetch: boolean
@@ -76,12 +77,18 @@ export function feedService(d: Deps) {
 
   return {
     get: (id: string): FeedRow => d.feeds.byId(id) ?? fail('FEED_NOT_FOUND', 'feed not found'),
+    /** The feed's cover image. */
+    async cover(id: string): Promise<ImageRow> {
+      const feed = d.feeds.byId(id) ?? fail('FEED_NOT_FOUND', 'feed not found')
+      const image = feed.image_cid ? await coverImage(feed.image_cid, d.content, d.images) : null
+      return image ?? fail('NOT_FOUND', 'this feed has no cover image')
+    },
     owned,
 
     async create(signer: Signer, input: NewFeedInput): Promise<FeedRow> {
       const categoryId = activeCategory(input.category_id)
       // The image is fetched before the write transaction so a slow URL never holds the database.
-      const imageCid = input.image_url ? await ingestImage(input.image_url, d.content, d.allowPrivateFetch) : null
+      const imageCid = input.image_url ? await ingestImage(input.image_url, d.content, d.images, d.allowPrivateFetch) : null
       const id = newId()
       d.db.transaction(() => {
         const now = nowSeconds()
@@ -100,14 +107,9 @@ export function feedService(d: Deps) {
       if (changes.tags !== undefined) patch.tags = JSON.stringify(changes.tags)
       if (changes.category_id !== undefined) patch.category_id = activeCategory(changes.category_id)
       if (changes.image_url !== undefined && changes.image_url !== null) {
-        patch.image_cid = await ingestImage(changes.image_url, d.content, d.allowPrivateFetch)
+        patch.image_cid = await ingestImage(changes.image_url, d.content, d.images, d.allowPrivateFetch)
       } else if (changes.image_cid !== undefined) {
-        if (changes.image_cid === null) patch.image_cid = null
-        else {
-          const cid = parseCid(changes.image_cid) ?? invalid('image_cid', 'image_cid is not a valid CID')
-          if (!(await d.content.has(changes.image_cid))) invalid('image_cid', 'image_cid is not in this server\'s store')
-          patch.image_cid = cid.toString()
-        }
+        patch.image_cid = changes.image_cid === null ? null : storedImage(changes.image_cid, d.images, 'image_cid')
       }
       d.db.transaction(() => {
         const now = nowSeconds()

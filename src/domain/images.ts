@@ -1,7 +1,10 @@
-// Cover images: image_url may be an http(s) URL, a data URI, raw base64 or a CID already in our store.
+// Cover images: image_url may be an http(s) URL, a data URI, raw base64 or the CID of an image already stored here.
+// Only PNG, JPEG, GIF, WebP and SVG are taken, known by their bytes (not by what a URL or data URI claims).
 import { lookup } from 'node:dns/promises'
 import ipaddr from 'ipaddr.js'
 import type { ContentStore } from '../content/helia.ts'
+import type { ImageRow, ImageStore } from '../store/images.ts'
+import { nowSeconds } from '../lib/clock.ts'
 import { parseCid } from '../content/helia.ts'
 import { fail } from './errors.ts'
 import { decodeStrictBase64 } from './base64.ts'
@@ -78,8 +81,23 @@ function decodeDataUri(uri: string): Uint8Array {
   }
 }
 
-/** Stores the image and returns its CID. */
-export async function ingestImage(imageUrl: string, content: ContentStore, allowPrivate: boolean): Promise<string> {
+const startsWith = (bytes: Uint8Array, prefix: number[], at = 0) => prefix.every((b, i) => bytes[at + i] === b)
+const ascii = (text: string) => [...text].map((c) => c.charCodeAt(0))
+
+/** The image type of these bytes, by their signature; null when they are none of the five. */
+export function sniffImageType(bytes: Uint8Array): string | null {
+  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png'
+  if (startsWith(bytes, [0xff, 0xd8, 0xff])) return 'image/jpeg'
+  if (startsWith(bytes, ascii('GIF87a')) || startsWith(bytes, ascii('GIF89a'))) return 'image/gif'
+  if (startsWith(bytes, ascii('RIFF')) && startsWith(bytes, ascii('WEBP'), 8)) return 'image/webp'
+  // SVG is text: an <svg> root, after an optional BOM, XML declaration, comments and doctype.
+  const head = new TextDecoder().decode(bytes.subarray(0, 4096)).replace(/^\uFEFF/, '')
+  if (/^\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*|<!DOCTYPE[^>]*>\s*)*<svg[\s>]/i.test(head)) return 'image/svg+xml'
+  return null
+}
+
+/** Stores the image, records it as one, and returns its CID. */
+export async function ingestImage(imageUrl: string, content: ContentStore, images: ImageStore, allowPrivate: boolean): Promise<string> {
   const text = imageUrl.trim()
   if (text === '') invalid('must not be empty')
   let bytes: Uint8Array
@@ -94,12 +112,45 @@ export async function ingestImage(imageUrl: string, content: ContentStore, allow
   } else if (/^data:/i.test(text)) {
     bytes = decodeDataUri(text)
   } else if (parseCid(text)) {
-    if (!(await content.has(text))) invalid('names a CID that is not in this server\'s store')
-    return parseCid(text)!.toString()
+    return storedImage(text, images)
   } else {
     bytes = decodeStrictBase64(text) ?? invalid('must be an http(s) URL, a data URI, base64 image data or a CID')
   }
   if (bytes.byteLength === 0) invalid('is empty')
   if (bytes.byteLength > MAX_IMAGE_BYTES) invalid('is larger than 10 MB')
-  return (await content.put(bytes)).cid
+  const mimeType = sniffImageType(bytes) ?? invalid('is not a PNG, JPEG, GIF, WebP or SVG image')
+  const { cid, size } = await content.put(bytes)
+  images.record({ cid, mime_type: mimeType, size, created_at: nowSeconds() })
+  return cid
+}
+
+/** A CID given as a cover: only one stored as an image here (never an entry's content). */
+export function storedImage(text: string, images: ImageStore, field = 'image_url'): string {
+  const cid = parseCid(text)?.toString() ?? fail('invalid_request', `${field} is not a valid CID`, field)
+  if (!images.byCid(cid)) fail('invalid_request', `${field} names a CID that is not an image stored here`, field)
+  return cid
+}
+
+/**
+ * The image a feed's image_cid names. A cover set before images were recorded is checked once: it is served only
+ * if it is an image and no entry's content (else a paid entry could be read as someone's cover).
+ */
+export async function coverImage(cid: string, content: ContentStore, images: ImageStore): Promise<ImageRow | null> {
+  const known = images.byCid(cid)
+  if (known) return known
+  if (images.isEntryContent(cid) || !(await content.has(cid))) return null
+  const size = await content.size(cid)
+  if (size === null || size > MAX_IMAGE_BYTES) return null
+  const head = new Uint8Array(Math.min(size, 4096))
+  let offset = 0
+  for await (const chunk of content.read(cid, { offset: 0, length: head.length })) {
+    head.set(chunk.subarray(0, head.length - offset), offset)
+    offset += chunk.byteLength
+    if (offset >= head.length) break
+  }
+  const mimeType = sniffImageType(head)
+  if (!mimeType) return null
+  const image = { cid, mime_type: mimeType, size, created_at: nowSeconds() }
+  images.record(image)
+  return image
 }

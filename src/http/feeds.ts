@@ -6,6 +6,7 @@ import { walletAuth } from './wallet-auth.ts'
 import { fail } from '../domain/errors.ts'
 import { booleanQuery, integerQuery, uuid } from './params.ts'
 import { jsonResponse } from './json.ts'
+import { serveContent } from './content.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
 
@@ -125,6 +126,17 @@ export const feedRoutes = (s: Services) =>
     .get('/:feed_id', ({ params }) => jsonResponse(feedJson(s, params.feed_id)), {
       response: { 200: FeedSchema },
       detail: { summary: 'Get a feed' },
+    })
+    .get('/:feed_id/image', async ({ params, query, request }) => {
+      const image = await s.feeds.cover(uuid(params.feed_id, 'feed_id'))
+      // Asked for by its CID (the feed's image_cid), the answer can never change: cached as immutable.
+      return serveContent(s.content, image, request, query.cid === image.cid ? 'public, max-age=31536000, immutable' : 'public, max-age=60')
+    }, {
+      query: t.Object({ cid: t.Optional(t.String({ description: "the feed's image_cid: the answer is then cached as immutable" })) }),
+      detail: {
+        summary: 'Get a feed\'s cover image',
+        description: 'The stored image (PNG, JPEG, GIF, WebP or SVG) with its type, ETag = CID, ranges and conditional requests; nosniff, and SVG sandboxed. 404 NOT_FOUND when the feed has none.',
+      },
     })
     .patch('/:feed_id', async ({ params, body, signer }) => {
       rejectBlankName(body.name)
