@@ -7,9 +7,9 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { x402Facilitator } from '@x402/core/facilitator'
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
-import { startChain, v1Payment, encodePaymentHeader } from '../test/helpers/chain.ts'
-import { startTestServer } from '../test/helpers/server.ts'
-import { b64, createEntry, createFeed, newWallet } from '../test/helpers/api.ts'
+import { startChain, v1Payment, encodePaymentHeader } from '../dev/chain.ts'
+import { startTestServer } from '../dev/server.ts'
+import { b64, createEntry, createFeed, newWallet } from '../dev/api.ts'
 
 const runs = Number(process.argv[2] ?? 30)
 const PRICE = 10_000n

@@ -6,7 +6,7 @@
 // It prints the variables that point a Trellis server at it (settling itself, with anvil's dev account 0 as relayer)
 // and, with --buyers N, the private keys of N fresh wallets holding 100 test USDC each (they need no ETH).
 import { getAddress, parseUnits } from 'viem'
-import { startChain } from '../test/helpers/chain.ts'
+import { startChain } from '../dev/chain.ts'
 
 function usage(message?: string): never {
   if (message) console.error(message)

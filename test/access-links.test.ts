@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startTestServer, type TestServer } from './helpers/server.ts'
-import { b64, call, createEntry, createFeed, newWallet, type Wallet } from './helpers/api.ts'
+import { startTestServer, type TestServer } from '../dev/server.ts'
+import { b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 
 let server: TestServer
 let owner: Wallet

@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { startTestServer, tempDir, type TestServer } from './helpers/server.ts'
-import { listeningUrl, waitForLine } from './helpers/lines.ts'
-import { b64, call, createEntry, createFeed, newWallet } from './helpers/api.ts'
+import { startTestServer, tempDir, type TestServer } from '../dev/server.ts'
+import { listeningUrl, waitForLine } from '../dev/lines.ts'
+import { b64, call, createEntry, createFeed, newWallet } from '../dev/api.ts'
 import { VERSION } from '../src/version.ts'
 
 const ROOT = join(import.meta.dir, '..')
@@ -177,7 +177,7 @@ describe('dist/trellis', () => {
 
 describe('dist/trellis sells a paid entry', () => {
   test('x402 settlement works from the binary (anvil, local settlement)', async () => {
-    const { startChain, v1Payment, encodePaymentHeader } = await import('./helpers/chain.ts')
+    const { startChain, v1Payment, encodePaymentHeader } = await import('../dev/chain.ts')
     const chain = await startChain()
     const paid = await startTestServer({ ...chain.env, TMPDIR: join(dir, 'tmp'), TRELLIS_STATS_REFRESH_S: '1' }, { command: [binary], dataDir: join(dir, 'paid-data') })
     try {

@@ -1,4 +1,4 @@
-// The local-chain harness (test/helpers/chain.ts): anvil + TestUSDC at the Base Sepolia USDC address + Multicall3,
+// The local-chain harness (dev/chain.ts): anvil + TestUSDC at the Base Sepolia USDC address + Multicall3,
 // EIP-3009 on-chain behaviour, and the @x402 facilitator (v1 and v2 'exact' payloads) verifying and settling on it.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
@@ -7,7 +7,7 @@ import { toFacilitatorEvmSigner } from '@x402/evm'
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
 import { BaseError, ContractFunctionRevertedError, domainSeparator, encodeFunctionData, parseEventLogs, parseSignature, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { CONTRACT_NAMES, artifactPath, compileContracts } from '../scripts/compile-contracts.ts'
+import { CONTRACT_NAMES, artifactPath, compileContracts } from '../dev/compile-contracts.ts'
 import {
   BASE_SEPOLIA_USDC,
   MULTICALL3_ADDRESS,
@@ -17,7 +17,7 @@ import {
   usdcAbi,
   v1Payment,
   type TestChain,
-} from './helpers/chain.ts'
+} from '../dev/chain.ts'
 
 let chain: TestChain
 beforeAll(async () => {

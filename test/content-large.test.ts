@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { startTestServer, type TestServer } from './helpers/server.ts'
+import { startTestServer, type TestServer } from '../dev/server.ts'
 import { connect } from 'node:net'
-import { authHeaders, b64, call, createEntry, createFeed, expectError, newWallet, type Wallet } from './helpers/api.ts'
+import { authHeaders, b64, call, createEntry, createFeed, expectError, newWallet, type Wallet } from '../dev/api.ts'
 
 const SIZE = 37 * 1024 * 1024 + 123 // just under the 50 MB base64 limit, not a multiple of the chunk size
 let server: TestServer

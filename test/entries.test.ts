@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
-import { startTestServer, type TestServer } from './helpers/server.ts'
-import { authHeaders, b64, call, createEntry, createFeed, expectError, newWallet, type Wallet } from './helpers/api.ts'
+import { startTestServer, type TestServer } from '../dev/server.ts'
+import { authHeaders, b64, call, createEntry, createFeed, expectError, newWallet, type Wallet } from '../dev/api.ts'
 
 let server: TestServer
 let owner: Wallet

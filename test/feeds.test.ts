@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
-import { startTestServer, type TestServer } from './helpers/server.ts'
-import { authHeaders, call, createEntry, createFeed, expectError, newWallet, b64 } from './helpers/api.ts'
+import { startTestServer, type TestServer } from '../dev/server.ts'
+import { authHeaders, call, createEntry, createFeed, expectError, newWallet, b64 } from '../dev/api.ts'
 
 let server: TestServer
 let imageHost: ReturnType<typeof Bun.serve>

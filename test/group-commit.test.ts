@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { commitGroup, openDb } from '../src/store/db.ts'
 import { sharedRuns } from '../src/lib/shared-runs.ts'
-import { tempDir } from './helpers/server.ts'
+import { tempDir } from '../dev/server.ts'
 
 const dir = tempDir('trellis-commit-')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -2,8 +2,8 @@
 // Both must give the same answer: each hot URL is compared with the same URL plus an unknown query parameter, which
 // the hot path declines. Also: CORS on both paths, invalid queries still answered by Elysia's errors, HEAD.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startTestServer, type TestServer } from './helpers/server.ts'
-import { call, createEntry, createFeed, newWallet } from './helpers/api.ts'
+import { startTestServer, type TestServer } from '../dev/server.ts'
+import { call, createEntry, createFeed, newWallet } from '../dev/api.ts'
 
 let server: TestServer
 let feedId: string

@@ -9,9 +9,9 @@
 // - category-stats: active categories over their active feeds, all time, by revenue then name;
 // - wallet ranks: competition ranking over all wallets (ties share a rank).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startTestServer, type TestServer } from './helpers/server.ts'
-import { b64, call, newWallet, type Wallet } from './helpers/api.ts'
-import { encodePaymentHeader, startChain, v1Payment, type Buyer, type TestChain } from './helpers/chain.ts'
+import { startTestServer, type TestServer } from '../dev/server.ts'
+import { b64, call, newWallet, type Wallet } from '../dev/api.ts'
+import { encodePaymentHeader, startChain, v1Payment, type Buyer, type TestChain } from '../dev/chain.ts'
 
 const DAY = 86_400
 const ADMIN_KEY = 'market-test-admin-key'

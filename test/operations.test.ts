@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { startTestServer, type TestServer } from './helpers/server.ts'
-import { authHeaders, b64, call, createEntry, createFeed, newWallet } from './helpers/api.ts'
+import { startTestServer, type TestServer } from '../dev/server.ts'
+import { authHeaders, b64, call, createEntry, createFeed, newWallet } from '../dev/api.ts'
 
 let server: TestServer
 beforeAll(async () => {

@@ -4,9 +4,9 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { startTestServer, type TestServer } from './helpers/server.ts'
-import { b64, createEntry, createFeed, newWallet, type Wallet } from './helpers/api.ts'
-import { encodePaymentHeader, startChain, v1Payment, type Buyer, type TestChain } from './helpers/chain.ts'
+import { startTestServer, type TestServer } from '../dev/server.ts'
+import { b64, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
+import { encodePaymentHeader, startChain, v1Payment, type Buyer, type TestChain } from '../dev/chain.ts'
 import { gauge, ledgerSum, verifyLedger, waitFor } from './helpers/ledger.ts'
 
 const PRICE = 10_000n

@@ -7,9 +7,9 @@ import { wrapFetchWithPayment as wrapFetchV1, decodeXPaymentResponse } from 'x40
 import { wrapFetchWithPayment as wrapFetchV2, x402Client } from '@x402/fetch'
 import { registerExactEvmScheme as registerClientScheme } from '@x402/evm/exact/client'
 import { toClientEvmSigner } from '@x402/evm'
-import { startTestServer, type TestServer } from './helpers/server.ts'
-import { authHeaders, b64, call, createEntry, createFeed, newWallet, type Wallet } from './helpers/api.ts'
-import { encodePaymentHeader, signTransferAuthorization, startChain, v1Payment, type TestChain } from './helpers/chain.ts'
+import { startTestServer, type TestServer } from '../dev/server.ts'
+import { authHeaders, b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
+import { encodePaymentHeader, signTransferAuthorization, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
 import { startFacilitator } from './helpers/facilitator.ts'
 
 const PRICE = 10_000n // 0.01 USDC

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startTestServer, type TestServer } from './helpers/server.ts'
-import { authHeaders, call, createFeed, newWallet } from './helpers/api.ts'
+import { startTestServer, type TestServer } from '../dev/server.ts'
+import { authHeaders, call, createFeed, newWallet } from '../dev/api.ts'
 
 const ADMIN_KEY = 'test-admin-key-0123456789'
 let server: TestServer

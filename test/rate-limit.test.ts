@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { startTestServer, type TestServer } from './helpers/server.ts'
-import { call } from './helpers/api.ts'
+import { startTestServer, type TestServer } from '../dev/server.ts'
+import { call } from '../dev/api.ts'
 
 let server: TestServer
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 // Bad input of every kind, at every route: never a 500, never a hang, always a shape-A (or shape-B) error body.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { startTestServer, type TestServer } from './helpers/server.ts'
-import { authHeaders, b64, call, createEntry, createFeed, newWallet } from './helpers/api.ts'
+import { startTestServer, type TestServer } from '../dev/server.ts'
+import { authHeaders, b64, call, createEntry, createFeed, newWallet } from '../dev/api.ts'
 
 let server: TestServer
 let ids: { feed: string; entry: string; wallet: string; category: string }

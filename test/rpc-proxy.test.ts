@@ -14,7 +14,7 @@ import {
   type Hex,
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { devKey, startChain, usdcAbi, type TestChain } from './helpers/chain.ts'
+import { devKey, startChain, usdcAbi, type TestChain } from '../dev/chain.ts'
 import { LOG_RANGE_ERROR_CODE, startRpcProxy, type RpcProxy } from './helpers/rpc-proxy.ts'
 
 let chain: TestChain

@@ -3,8 +3,8 @@
 // and no body; the response fields it reads.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { PaymentRequirementsSchema } from 'x402/types'
-import { startTestServer, type TestServer } from './helpers/server.ts'
-import { authHeaders, b64, newWallet, type Wallet } from './helpers/api.ts'
+import { startTestServer, type TestServer } from '../dev/server.ts'
+import { authHeaders, b64, newWallet, type Wallet } from '../dev/api.ts'
 
 let server: TestServer
 beforeAll(async () => {

@@ -17,7 +17,7 @@ import { marketStore } from '../src/store/market.ts'
 import { findInconsistencies } from '../src/store/ledger-audit.ts'
 import { buildLeaderboards } from '../src/domain/leaderboards.ts'
 import { ranksFrom, walletStats } from '../src/domain/market.ts'
-import { tempDir } from './helpers/server.ts'
+import { tempDir } from '../dev/server.ts'
 
 const DAY = 86_400
 const NOW = 1_790_000_000 + 12_345 // not on a day boundary: every period has a partial first day

@@ -1,7 +1,7 @@
 // Validation of the ledger endpoints; recorded purchases are exercised in payments.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startTestServer, type TestServer } from './helpers/server.ts'
-import { call, newWallet } from './helpers/api.ts'
+import { startTestServer, type TestServer } from '../dev/server.ts'
+import { call, newWallet } from '../dev/api.ts'
 
 let server: TestServer
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startTestServer, type TestServer } from './helpers/server.ts'
-import { authHeaders, call, createEntry, createFeed, expectError, newWallet } from './helpers/api.ts'
+import { startTestServer, type TestServer } from '../dev/server.ts'
+import { authHeaders, call, createEntry, createFeed, expectError, newWallet } from '../dev/api.ts'
 
 let server: TestServer
 beforeAll(async () => {

@@ -5,7 +5,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { x402Facilitator } from '@x402/core/facilitator'
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
-import type { TestChain } from './chain.ts'
+import type { TestChain } from '../../dev/chain.ts'
 
 /**
  * What /settle does: `before` runs first (a front-runner's move), then the real settlement unless `settle` is false,

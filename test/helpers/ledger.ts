@@ -2,7 +2,7 @@
 import { expect } from 'bun:test'
 import { join } from 'node:path'
 import type { Address } from 'viem'
-import { call } from './api.ts'
+import { call } from '../../dev/api.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
 

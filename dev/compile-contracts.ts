@@ -1,8 +1,8 @@
 // Compiles contracts/*.sol with the solc-js compiler bundled in the npm package `solc` (no compiler download)
 // and writes contracts/<Name>.json (ABI, creation and runtime bytecode, compiler version, source hash).
 //
-//   npx bun scripts/compile-contracts.ts           write the artifacts
-//   npx bun scripts/compile-contracts.ts --check   exit 1 if a committed artifact differs from a fresh compile
+//   npx bun dev/compile-contracts.ts           write the artifacts
+//   npx bun dev/compile-contracts.ts --check   exit 1 if a committed artifact differs from a fresh compile
 //
 // The artifacts are committed so that tests and the chain CLI never compile; test/chain.test.ts checks that each
 // artifact's sourceSha256 matches its .sol file, so an edited contract without a recompile fails the tests.
@@ -83,7 +83,7 @@ if (import.meta.main) {
       } catch {}
       if (committed !== text) {
         stale = true
-        console.error(`${name}.json is stale: run npx bun scripts/compile-contracts.ts`)
+        console.error(`${name}.json is stale: run npx bun dev/compile-contracts.ts`)
       }
     } else {
       writeFileSync(artifactPath(name), text)

@@ -38,7 +38,7 @@ import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem
 import { createNonceManager, jsonRpc } from 'viem/nonce'
 import { forEachLine, waitForLine } from './lines.ts'
 
-const ROOT = join(import.meta.dir, '..', '..')
+const ROOT = join(import.meta.dir, '..')
 
 export const BASE_SEPOLIA_CHAIN_ID = 84532
 export const BASE_SEPOLIA_USDC: Address = '0x036CbD53842c5426634e7929541eC2318f3dCF7e'
@@ -186,7 +186,7 @@ export function anvilBinary(): string {
   return bin
 }
 
-/** Runtime bytecode of a committed contract artifact (contracts/<name>.json, made by scripts/compile-contracts.ts). */
+/** Runtime bytecode of a committed contract artifact (contracts/<name>.json, made by dev/compile-contracts.ts). */
 export function runtimeBytecode(name: 'TestUSDC' | 'Multicall3'): Hex {
   const artifact = JSON.parse(readFileSync(join(ROOT, 'contracts', `${name}.json`), 'utf8')) as { deployedBytecode: Hex }
   return artifact.deployedBytecode

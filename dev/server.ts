@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { listeningUrl, waitForLine } from './lines.ts'
 
-const ROOT = join(import.meta.dir, '..', '..')
+const ROOT = join(import.meta.dir, '..')
 
 export interface TestServer {
   url: string
