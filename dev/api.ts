@@ -1,5 +1,15 @@
-// A small HTTP client for tests: real viem wallets sign real nonce messages.
+// A small HTTP client for tests: real viem wallets sign real nonce messages. The target is a server's base URL, or
+// an app answering in process (see in-process.ts): the same requests either way.
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+
+/** An app that answers requests in this process, addressed as `url`. */
+export interface InProcess { url: string; handle(request: Request): Promise<Response> }
+export type Target = string | InProcess
+
+function send(target: Target, path: string, init: RequestInit): Promise<Response> {
+  if (typeof target === 'string') return fetch(`${target}${path}`, init)
+  return target.handle(new Request(`${target.url}${path}`, init))
+}
 
 export type Wallet = PrivateKeyAccount
 
@@ -13,8 +23,8 @@ export interface Reply<T = any> {
 }
 
 /** Fetches a nonce for the wallet and signs it: the four auth headers (+ x-chain-id). */
-export async function authHeaders(url: string, wallet: Wallet, chainId = '84532'): Promise<Record<string, string>> {
-  const nonce = await fetch(`${url}/v1/auth/nonce`, {
+export async function authHeaders(url: Target, wallet: Wallet, chainId = '84532'): Promise<Record<string, string>> {
+  const nonce = await send(url, '/v1/auth/nonce', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ wallet_address: wallet.address }),
@@ -30,14 +40,14 @@ export async function authHeaders(url: string, wallet: Wallet, chainId = '84532'
 }
 
 export async function call<T = any>(
-  url: string,
+  url: Target,
   method: string,
   path: string,
   options: { body?: unknown; rawBody?: string; wallet?: Wallet; headers?: Record<string, string> } = {},
 ): Promise<Reply<T>> {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.headers ?? {}) }
   if (options.wallet) Object.assign(headers, await authHeaders(url, options.wallet))
-  const response = await fetch(`${url}${path}`, {
+  const response = await send(url, path, {
     method,
     headers,
     body: options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
@@ -61,13 +71,13 @@ export function expectError(reply: Reply, status: number, code: string): void {
 export const b64 = (data: string | Uint8Array) => Buffer.from(data).toString('base64')
 
 /** Creates a feed as `wallet`, failing the test if it does not answer 201. */
-export async function createFeed(url: string, wallet: Wallet, body: Record<string, unknown> = {}) {
+export async function createFeed(url: Target, wallet: Wallet, body: Record<string, unknown> = {}) {
   const reply = await call(url, 'POST', '/v1/feeds', { wallet, body: { name: 'A feed', ...body } })
   if (reply.status !== 201) throw new Error(`create feed: ${reply.status} ${reply.text}`)
   return reply.body
 }
 
-export async function createEntry(url: string, wallet: Wallet, feedId: string, body: Record<string, unknown> = {}) {
+export async function createEntry(url: Target, wallet: Wallet, feedId: string, body: Record<string, unknown> = {}) {
   const reply = await call(url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet, body: { content_base64: b64('hello'), mime_type: 'text/plain', ...body } })
   if (reply.status !== 201) throw new Error(`create entry: ${reply.status} ${reply.text}`)
   return reply.body
