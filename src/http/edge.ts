@@ -16,17 +16,17 @@ const PREFLIGHT_MAX_AGE_S = '600'
  * a browser needs nothing more, and the edge never has to read the request's headers (building them cost a tenth of a
  * cached read).
  */
+const CORS: Record<string, string> = { 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED }
+
 function allowAnyOrigin(headers: Headers): void {
-  headers.set('access-control-allow-origin', '*')
-  headers.set('access-control-expose-headers', EXPOSED)
+  for (const name in CORS) headers.set(name, CORS[name]!)
 }
 
 /**
  * Headers with the CORS headers added, for answers made once and served many times: Bun copies a Headers object into
  * a Response in half the time it takes to build one from a literal or to set headers one by one.
  */
-export const withCors = (headers: Record<string, string>): Headers =>
-  new Headers({ ...headers, 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED })
+export const withCors = (headers: Record<string, string>): Headers => new Headers({ ...headers, ...CORS })
 
 const JSON_HEADERS = withCors({ 'content-type': 'application/json' })
 
