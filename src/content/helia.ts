@@ -96,7 +96,8 @@ async function* consume(pieces: Uint8Array[]) {
 /** How much a writer lets wait for the import: a few of its 256 KiB chunks. */
 const WRITER_AHEAD_BYTES = 2 * 1024 * 1024
 
-async function collect(source: AsyncIterable<Uint8Array>, length: number): Promise<Uint8Array<ArrayBuffer>> {
+/** The first `length` bytes of a stream, in one array. */
+export async function collect(source: AsyncIterable<Uint8Array>, length: number): Promise<Uint8Array<ArrayBuffer>> {
   const out = new Uint8Array(length)
   let offset = 0
   for await (const chunk of source) {

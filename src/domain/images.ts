@@ -5,7 +5,7 @@ import ipaddr from 'ipaddr.js'
 import type { ContentStore } from '../content/helia.ts'
 import type { ImageRow, ImageStore } from '../store/images.ts'
 import { nowSeconds } from '../lib/clock.ts'
-import { parseCid } from '../content/helia.ts'
+import { collect, parseCid } from '../content/helia.ts'
 import { fail } from './errors.ts'
 import { decodeStrictBase64 } from './base64.ts'
 
@@ -141,14 +141,8 @@ export async function coverImage(cid: string, content: ContentStore, images: Ima
   if (images.isEntryContent(cid) || !(await content.has(cid))) return null
   const size = await content.size(cid)
   if (size === null || size > MAX_IMAGE_BYTES) return null
-  const head = new Uint8Array(Math.min(size, 4096))
-  let offset = 0
-  for await (const chunk of content.read(cid, { offset: 0, length: head.length })) {
-    head.set(chunk.subarray(0, head.length - offset), offset)
-    offset += chunk.byteLength
-    if (offset >= head.length) break
-  }
-  const mimeType = sniffImageType(head)
+  const length = Math.min(size, 4096)
+  const mimeType = sniffImageType(await collect(content.read(cid, { offset: 0, length }), length))
   if (!mimeType) return null
   const image = { cid, mime_type: mimeType, size, created_at: nowSeconds() }
   images.record(image)
