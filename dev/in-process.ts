@@ -14,7 +14,12 @@ import type { InProcess } from './api.ts'
 // Elysia answers 404 to a request whose host it cannot route (such as http://x), so a real-looking origin is used.
 const ORIGIN = 'http://127.0.0.1:3000'
 
-export interface InProcessApp extends InProcess { dataDir: string; dispose(): Promise<void> }
+export interface InProcessApp extends InProcess {
+  dataDir: string
+  /** Every route the app answers: its method, path pattern (`:name` parameters) and whether the docs hide it. */
+  routes: Array<{ method: string; path: string; hidden: boolean }>
+  dispose(): Promise<void>
+}
 
 export async function startInProcess(env: Record<string, string> = {}): Promise<InProcessApp> {
   const dataDir = tempDir('trellis-inproc-')
@@ -34,6 +39,7 @@ export async function startInProcess(env: Record<string, string> = {}): Promise<
   return {
     url: ORIGIN,
     dataDir,
+    routes: app.routes.map((route) => ({ method: route.method, path: route.path, hidden: Boolean((route.hooks as { detail?: { hide?: boolean } })?.detail?.hide) })),
     async handle(request) {
       const response = await app.handle(request)
       // An unhandled error is a 500 the test should see as a failure, with its cause.

@@ -41,6 +41,7 @@ import { transactionRoutes } from './http/transactions.ts'
 import { adminRoutes } from './http/admin.ts'
 import { leaderboardRoutes } from './http/leaderboards.ts'
 import { docsRoutes } from './http/docs.ts'
+import { modelsPlugin } from './http/openapi.ts'
 import { VERSION } from './version.ts'
 
 export interface AppParts {
@@ -106,10 +107,11 @@ export function buildServices(p: AppParts): Services & { ledgerAudit: LedgerAudi
 }
 
 export function buildApp(s: Services, logError: (error: unknown) => void, extra: Elysia[] = []) {
-  const app = new Elysia()
+  const app: Elysia<any, any, any, any, any, any, any> = new Elysia()
     .use(errorHandling(logError))
+    .use(modelsPlugin)
     .use(healthRoutes(s))
-    .use(docsRoutes(VERSION))
+    .use(docsRoutes(VERSION, () => app, s.publicUrl))
     .use(authRoutes(s))
     .use(feedRoutes(s))
     .use(entryRoutes(s))

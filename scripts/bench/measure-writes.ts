@@ -3,7 +3,7 @@
 import { createHash, getRandomValues } from 'node:crypto'
 import { closeSync, fsyncSync, openSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
-import { MAX_CONTENT_BASE64_CHARS } from '../../src/domain/entries.ts'
+import { MAX_CONTENT_BASE64_CHARS } from '../../src/models/entry.ts'
 import { authHeaders, signer, signerFeeds, signerKey } from './signing.ts'
 import { rssSampler } from './processes.ts'
 

@@ -53,11 +53,11 @@ function decodeMessage(raw: string): string {
 
 export function authService(deps: { nonces: NonceStore; verify: SignatureVerifier; host: () => string }) {
   return {
-    issueNonce(walletAddress: unknown) {
-      if (typeof walletAddress !== 'string' || !isWalletAddress(walletAddress)) {
+    issueNonce(walletAddress: string) {
+      if (!isWalletAddress(walletAddress)) {
         fail('INVALID_PARAMETER', 'wallet_address must be a 0x-prefixed Ethereum address', 'wallet_address must be 0x followed by 40 hex characters')
       }
-      const address = checksumAddress(walletAddress as string)
+      const address = checksumAddress(walletAddress)
       const now = nowSeconds()
       const nonce = randomAlphanumeric(32)
       const expiresAt = now + NONCE_TTL_S

@@ -7,22 +7,13 @@ import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { MAX_AMOUNT } from '../lib/money.ts'
 import { fail } from './errors.ts'
+import { MAX_CONTENT_BASE64_CHARS, SUPPORTED_MIME_TYPES } from '../models/entry.ts'
 import type { Base64Content } from './base64.ts'
 import { checkMediaType } from './media-type.ts'
 import type { Signer } from './auth.ts'
 import type { FeedService } from './feeds.ts'
 
 export const MAX_ENTRIES_PER_FEED = 1000
-export const MAX_CONTENT_BASE64_CHARS = 50 * 1024 * 1024
-
-export const SUPPORTED_MIME_TYPES = [
-  'text/plain', 'text/markdown', 'text/html',
-  'application/json',
-  'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/svg+xml',
-  'video/mp4', 'video/quicktime', 'video/webm',
-  'audio/mpeg', 'audio/wav', 'audio/ogg',
-  'application/pdf',
-] as const
 
 export interface NewEntryInput {
   /** content_base64, decoded (as it arrived, for a large upload) */

@@ -5,29 +5,9 @@ import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
 import { serveContent } from './content.ts'
 import { uuid } from './params.ts'
-import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
-
-export const AccessLinkSchema = t.Object({
-  id: t.String(),
-  entry_id: t.String(),
-  feed_id: t.String(),
-  access_token: t.String({ description: 'JWT; confidential' }),
-  access_url: t.String({ description: '{base_url}/v1/access/<access_token>' }),
-  url: t.String({ description: 'the same as access_url' }),
-  expires_at: t.Number(),
-  max_uses: t.Nullable(t.Number({ description: 'null: unlimited' })),
-  current_uses: t.Number(),
-  description: t.Nullable(t.String()),
-  created_at: t.Number(),
-  is_active: t.Boolean(),
-  last_used_at: t.Nullable(t.Number()),
-}, { $id: '#/components/schemas/AccessLink' })
-
-const CreateLink = t.Object({
-  expires_at: t.Optional(t.Nullable(t.Integer({ description: 'Unix seconds in the future; default 24 hours from now' }))),
-  max_uses: t.Optional(t.Nullable(t.Integer({ minimum: 1, description: 'default unlimited' }))),
-  description: t.Optional(t.Nullable(t.String({ maxLength: 1000 }))),
-}, { 'x-field-codes': { expires_at: 'INVALID_EXPIRES_AT' } })
+import { page, pageQuery, pageSize } from './pagination.ts'
+import { contentResponses, errors, NoBody } from './openapi.ts'
+import { AccessLink, CreateAccessLink, Page } from '../models/index.ts'
 
 export const accessRoutes = (s: Services) => {
   const linkBody = (l: AccessLinkRow, token: string) => {
@@ -46,8 +26,8 @@ export const accessRoutes = (s: Services) => {
       set.status = 201
       return linkBody(link, token)
     }, {
-      wallet: true, body: t.Optional(CreateLink),
-      response: { 201: AccessLinkSchema },
+      wallet: true, body: t.Optional(CreateAccessLink),
+      response: { 201: AccessLink, ...errors(403, 404) },
       detail: { summary: 'Create an access link (entry owner)', description: 'Works for free and paid entries; the link opens the entry without signature or payment until it expires or its uses run out.' },
     })
     .get('/v1/feeds/:feed_id/entries/:entry_id/access-links', async ({ params, query, signer }) => {
@@ -59,7 +39,7 @@ export const accessRoutes = (s: Services) => {
       return { data: await Promise.all(result.data.map(async (l) => linkBody(l, await s.accessLinks.tokenFor(l)))), pagination: result.pagination }
     }, {
       wallet: true, query: t.Object(pageQuery),
-      response: { 200: t.Object({ data: t.Array(AccessLinkSchema), pagination: paginationSchema }) },
+      response: { 200: Page(AccessLink), ...errors(403, 404, 422) },
       detail: { summary: "List an entry's access links with their usage (entry owner)" },
     })
     .delete('/v1/access-links/:id', ({ params, signer }) => {
@@ -67,12 +47,14 @@ export const accessRoutes = (s: Services) => {
       return new Response(null, { status: 204 })
     }, {
       wallet: true,
+      response: { 204: NoBody('Revoked'), ...errors(403, 404) },
       detail: { summary: 'Revoke an access link (entry owner)' },
     })
     .get('/v1/access/:token', async ({ params, request }) => {
       const { entry } = s.accessLinks.open(await s.accessTokens.verify(params.token))
       return serveContent(s.content, entry, request, 'private, no-store')
     }, {
+      response: { ...contentResponses("The entry's bytes, inline"), ...errors(403, 404, 410) },
       detail: { summary: 'Open an access link', description: "Serves the entry's bytes inline (browser-usable). Every successful response counts one use. Expired, exhausted or revoked links answer 410; tampered or foreign tokens 403." },
     })
 }

@@ -1,16 +1,15 @@
 // Category administration, behind the admin-api-key header (TRELLIS_ADMIN_KEY). Without a configured key the
 // routes do not exist (404).
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import { timingSafeEqual, createHash } from 'node:crypto'
 import type { Services } from './services.ts'
 import { DomainError } from '../domain/errors.ts'
-import { categoryBody, CategorySchema } from './categories.ts'
+import { categoryBody } from './categories.ts'
+import { Category, CreateCategory, UpdateCategory } from '../models/index.ts'
+import { errors } from './openapi.ts'
 import { jsonBody } from './body.ts'
 
 const digest = (value: string) => createHash('sha256').update(value).digest()
-
-const Name = t.String({ minLength: 1, maxLength: 100, pattern: '\\S' })
-const IconUrl = t.Nullable(t.String({ maxLength: 2048, pattern: '^https?://' }))
 
 export const adminRoutes = (s: Services) => {
   const key = s.config.adminKey
@@ -27,19 +26,14 @@ export const adminRoutes = (s: Services) => {
       return categoryBody(s.categories.create(body))
     }, {
       parse: [(c) => { requireKey(c) }, jsonBody()], transform: requireKey,
-      body: t.Object({ name: Name, description: t.Optional(t.Nullable(t.String({ maxLength: 2000 }))), icon_url: t.Optional(IconUrl) }),
-      response: { 201: CategorySchema },
+      body: CreateCategory,
+      response: { 201: Category, ...errors(409) },
       detail: { summary: 'Create a category (admin)', security: [{ adminApiKey: [] }] },
     })
     .patch('/:category_id', ({ params, body }) => categoryBody(s.categories.update(params.category_id, body)), {
       parse: [(c) => { requireKey(c) }, jsonBody()], transform: requireKey,
-      body: t.Object({
-        name: t.Optional(Name),
-        description: t.Optional(t.Nullable(t.String({ maxLength: 2000 }))),
-        icon_url: t.Optional(IconUrl),
-        is_active: t.Optional(t.Boolean()),
-      }),
-      response: { 200: CategorySchema },
+      body: UpdateCategory,
+      response: { 200: Category, ...errors(404, 409) },
       detail: { summary: 'Update, rename or deactivate a category (admin)', security: [{ adminApiKey: [] }], description: 'Inactive categories leave category-stats and cannot be chosen for new feeds.' },
     })
 }

@@ -3,17 +3,9 @@ import { Elysia, t } from 'elysia'
 import type { CategoryRow } from '../store/categories.ts'
 import type { Services } from './services.ts'
 import { booleanQuery } from './params.ts'
-import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
-
-export const CategorySchema = t.Object({
-  id: t.String(),
-  name: t.String(),
-  description: t.Nullable(t.String()),
-  icon_url: t.Nullable(t.String()),
-  is_active: t.Boolean(),
-  created_at: t.Number(),
-  updated_at: t.Number(),
-}, { $id: '#/components/schemas/Category' })
+import { page, pageQuery, pageSize } from './pagination.ts'
+import { Category, Page } from '../models/index.ts'
+import { errors } from './openapi.ts'
 
 export const categoryBody = (c: CategoryRow) => ({ ...c, is_active: c.is_active === 1 })
 
@@ -28,10 +20,10 @@ export const categoryRoutes = (s: Services) =>
       return { data: result.data.map(categoryBody), pagination: result.pagination }
     }, {
       query: t.Object({ ...pageQuery, search: t.Optional(t.String({ description: 'part of the name' })), is_active: t.Optional(t.String()) }),
-      response: { 200: t.Object({ data: t.Array(CategorySchema), pagination: paginationSchema }) },
+      response: { 200: Page(Category), ...errors(422) },
       detail: { summary: 'List categories', description: 'By name.' },
     })
     .get('/:category_id', ({ params }) => categoryBody(s.categories.get(params.category_id)), {
-      response: { 200: CategorySchema },
+      response: { 200: Category, ...errors(404) },
       detail: { summary: 'Get a category' },
     })

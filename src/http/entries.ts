@@ -3,7 +3,8 @@ import { Elysia, t } from 'elysia'
 import type { EntryRow } from '../store/entries.ts'
 import type { FeedRow } from '../store/feeds.ts'
 import type { Signer } from '../domain/auth.ts'
-import { isFreeNow, MAX_CONTENT_BASE64_CHARS, SUPPORTED_MIME_TYPES, type NewEntryInput } from '../domain/entries.ts'
+import { isFreeNow, type NewEntryInput } from '../domain/entries.ts'
+import { CreateEntry, Entry, MAX_CONTENT_BASE64_CHARS, Page, PaidHeaders, PaymentRequired, PaymentRequiredHeaders } from '../models/index.ts'
 import { RECEIPT_TTL_S } from '../domain/access-tokens.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { isUuid } from '../lib/ids.ts'
@@ -13,56 +14,16 @@ import { walletAuth, type BodyReader } from './wallet-auth.ts'
 import { errorResponse } from './errors.ts'
 import { booleanQuery, uuid } from './params.ts'
 import { jsonResponse } from './json.ts'
-import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
+import { page, pageQuery, pageSize } from './pagination.ts'
 import { serveContent } from './content.ts'
 import { x402Edge } from './x402.ts'
+import { withHeaders } from '@elysiajs/openapi'
+import { contentResponses, errors, NoBody } from './openapi.ts'
 import { readJsonStreamingField } from './json-field-stream.ts'
 import { base64Content, base64Decoder, type Base64Content } from '../domain/base64.ts'
 
 // The base64 text may be 50 MB; the rest of the JSON is small.
 const ENTRY_BODY_LIMIT = MAX_CONTENT_BASE64_CHARS + 256 * 1024
-
-export const EntrySchema = t.Object({
-  id: t.String(),
-  feed_id: t.String(),
-  cid: t.String(),
-  mime_type: t.String(),
-  title: t.Nullable(t.String()),
-  description: t.Nullable(t.String()),
-  metadata: t.Nullable(t.String()),
-  tags: t.Array(t.String()),
-  is_free: t.Boolean(),
-  expires_at: t.Nullable(t.Number()),
-  is_active: t.Boolean(),
-  total_purchases: t.Number(),
-  total_revenue: t.String(),
-  price: t.String({ description: 'smallest unit; "0" for free entries' }),
-  asset: t.String(),
-  created_at: t.Number(),
-  updated_at: t.Number(),
-  content_url: t.Optional(t.String({ description: 'signed URL of the bytes, valid one hour' })),
-}, { $id: '#/components/schemas/Entry' })
-
-const Price = t.Object({
-  amount: t.Union([t.String(), t.Integer()], { description: 'smallest unit, digits (1000000 = 1 USDC)' }),
-  currency: t.Optional(t.String({ description: 'USDC' })),
-  network: t.Optional(t.String()),
-})
-
-const CreateEntry = t.Object({
-  content_base64: t.String({ description: 'base64 content, at most 50 MB of base64 text' }),
-  mime_type: t.String({ description: `one of ${SUPPORTED_MIME_TYPES.join(', ')}` }),
-  title: t.Optional(t.Nullable(t.String({ maxLength: 500 }))),
-  description: t.Optional(t.Nullable(t.String({ maxLength: 10_000 }))),
-  metadata: t.Optional(t.Nullable(t.String({ maxLength: 10_000, description: 'opaque text, usually JSON' }))),
-  tags: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 100 }), { maxItems: 20 })),
-  is_free: t.Optional(t.Boolean()),
-  price: t.Optional(t.Nullable(Price)),
-  expires_at: t.Optional(t.Nullable(t.Integer({ description: 'Unix seconds; a paid entry becomes free then' }))),
-}, {
-  // Body validation failures name the rule they broke.
-  'x-field-codes': { price: 'INVALID_PRICE', mime_type: 'UNSUPPORTED_MIME_TYPE', content_base64: 'INVALID_BASE64', expires_at: 'INVALID_EXPIRES_AT' },
-})
 
 
 export function entryBody(e: EntryRow, now = nowSeconds()) {
@@ -151,7 +112,7 @@ export const entryRoutes = (s: Services) => {
       return entryBody(entry)
     }, {
       wallet: { bodyLimit: ENTRY_BODY_LIMIT, readBody: entryBodyReader(s) }, body: CreateEntry,
-      response: { 201: EntrySchema },
+      response: { 201: Entry, ...errors(403, 404, 409) },
       detail: { summary: 'Create an entry (feed owner)', description: 'Stores the content on the private IPFS store. is_free defaults to true; a paid entry needs price {amount, currency: "USDC"}.' },
     })
     .get('', ({ params, query, request }) => {
@@ -166,23 +127,26 @@ export const entryRoutes = (s: Services) => {
       }))
     }, {
       query: t.Object({ ...pageQuery, is_free: t.Optional(t.String({ description: 'true or false' })) }),
-      response: { 200: t.Object({ data: t.Array(EntrySchema), pagination: paginationSchema }) },
+      response: { 200: Page(Entry), ...errors(404, 422) },
       detail: { summary: 'List active entries of a feed', description: 'Newest first, cursor paginated.' },
     })
-    .get('/:entry_id', async ({ params, signer, request, set }) => {
+    .get('/:entry_id', async ({ params, signer, request }) => {
       const [feedId, entryId] = ids(params)
       const { feed, entry } = entryRows(s, feedId, entryId)
+      let paidHeader: [string, string] | null = null
       if (!readable(feed, entry, signer)) {
         // A deleted entry keeps its record, but its content is withdrawn: no content_url, nothing to buy.
-        if (!entry.is_active || !feed.is_active) return entryBody(entry)
+        if (!entry.is_active || !feed.is_active) return jsonResponse(JSON.stringify(entryBody(entry)))
         const paid = await payOrChallenge(feed, entry, request, signer?.address ?? null)
         if (paid instanceof Response) return paid
-        set.headers[paid.header[0]] = paid.header[1]
+        paidHeader = paid.header
       }
       const token = await s.accessTokens.sign({ kind: 'receipt', entryId: entry.id, feedId: feed.id, exp: nowSeconds() + RECEIPT_TTL_S })
-      return { ...entryBody(entry), content_url: `${s.publicUrl()}/v1/access/${token}` }
+      const body: Entry = { ...entryBody(entry), content_url: `${s.publicUrl()}/v1/access/${token}` }
+      return jsonResponse(JSON.stringify(body), paidHeader ? { [paidHeader[0]]: paidHeader[1] } : undefined)
     }, {
       walletOptional: true,
+      response: { 200: withHeaders(Entry, PaidHeaders) as typeof Entry, 402: withHeaders(PaymentRequired, PaymentRequiredHeaders), ...errors(404, 502, 503) },
       detail: { summary: 'Get an entry', description: 'Free entries: anyone. Paid entries: the owner, a buyer (signed), or a request that pays (x402); otherwise 402 with the payment requirements. The answer carries content_url, a signed link to the bytes valid one hour.' },
     })
     .get('/:entry_id/content', async ({ params, signer, request }) => {
@@ -200,6 +164,7 @@ export const entryRoutes = (s: Services) => {
       return response
     }, {
       walletOptional: true,
+      response: { ...contentResponses("The entry's bytes"), 402: withHeaders(PaymentRequired, PaymentRequiredHeaders), ...errors(404, 502, 503) },
       detail: { summary: "Get an entry's bytes", description: 'The same rules as get entry; Range requests answer 206.' },
     })
     .delete('/:entry_id', ({ params, signer }) => {
@@ -208,6 +173,7 @@ export const entryRoutes = (s: Services) => {
       return new Response(null, { status: 204 })
     }, {
       wallet: true,
+      response: { 204: NoBody('Deleted'), ...errors(403, 404) },
       detail: { summary: 'Delete an entry (feed owner)', description: 'Soft delete: the record stays, the entry leaves listings.' },
     })
 }

@@ -2,7 +2,7 @@
 import { Elysia, ValidationError } from 'elysia'
 import { DomainError } from '../domain/errors.ts'
 
-const STATUS: Record<string, number> = {
+export const STATUS: Record<string, number> = {
   INVALID_AUTH_HEADERS: 400, INVALID_PARAMETER: 400, INVALID_WALLET_ID: 400, INVALID_JSON: 400, invalid_request: 400,
   UNSUPPORTED_MIME_TYPE: 400, INVALID_PRICE: 400, INVALID_BASE64: 400, INVALID_EXPIRES_AT: 400, INVALID_USERNAME: 400,
   AUTH_REQUIRED: 401, NONCE_EXPIRED: 401, INVALID_NONCE: 401, INVALID_SIGNATURE: 401, TIMESTAMP_OUT_OF_RANGE: 401,
@@ -38,7 +38,11 @@ export function toErrorResponse(error: unknown, code: string | number, log: (e: 
     if (error.code === 'invalid_request') return shapeB(error.message, error.details ?? '')
     return errorResponse(error.code, error.message, error.details)
   }
-  if (error instanceof ValidationError) return validationResponse(error)
+  if (error instanceof ValidationError) {
+    // An answer that breaks its own schema is our fault, never the client's.
+    if (error.type === 'response') return log(error), errorResponse('INTERNAL_ERROR', 'internal error')
+    return validationResponse(error)
+  }
   if (error instanceof URIError) return errorResponse('INVALID_PARAMETER', 'malformed URL', 'the path or query has invalid percent-encoding')
   if (code === 'NOT_FOUND') return errorResponse('NOT_FOUND', 'Not found')
   if (code === 'PARSE') return errorResponse('INVALID_JSON', 'request body is not valid JSON')

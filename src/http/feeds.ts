@@ -1,5 +1,6 @@
 // /v1/feeds: create, read, update, soft delete, list.
 import { Elysia, t } from 'elysia'
+import { CreateFeed, Feed, Page, UpdateFeed } from '../models/index.ts'
 import type { FeedRow } from '../store/feeds.ts'
 import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
@@ -8,47 +9,11 @@ import { booleanQuery, integerQuery, uuid } from './params.ts'
 import { jsonResponse } from './json.ts'
 import { serveContent } from './content.ts'
 import { nowSeconds } from '../lib/clock.ts'
-import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
+import { page, pageQuery, pageSize } from './pagination.ts'
+import { contentResponses, errors, NoBody } from './openapi.ts'
 
 // image_url may carry a 10 MB image as base64 (about 13.4 MB of text).
 const IMAGE_BODY_LIMIT = 14 * 1024 * 1024
-
-const Tags = t.Array(t.String({ minLength: 1, maxLength: 100 }), { maxItems: 20, error: 'tags must be an array of at most 20 strings' })
-
-export const FeedSchema = t.Object({
-  id: t.String(),
-  owner_id: t.String(),
-  owner_wallet_address: t.String(),
-  category_id: t.Nullable(t.String()),
-  name: t.String(),
-  description: t.Nullable(t.String()),
-  image_cid: t.Nullable(t.String()),
-  is_active: t.Boolean(),
-  total_entries: t.Number(),
-  total_purchases: t.Number(),
-  total_revenue: t.String(),
-  tags: t.Array(t.String()),
-  created_at: t.Number(),
-  updated_at: t.Number(),
-}, { $id: '#/components/schemas/Feed' })
-
-const CreateFeed = t.Object({
-  name: t.String({ minLength: 1, maxLength: 255, error: 'name is required and must be 1-255 characters' }),
-  description: t.Optional(t.Nullable(t.String({ maxLength: 2000, error: 'description must be at most 2000 characters' }))),
-  tags: t.Optional(Tags),
-  category_id: t.Optional(t.Nullable(t.String({ format: 'uuid', error: 'category_id must be a UUID' }))),
-  image_url: t.Optional(t.Nullable(t.String({ maxLength: 14_000_000, error: 'image_url must be a string' }))),
-}, { 'x-error-shape': 'B' })
-
-const UpdateFeed = t.Object({
-  name: t.Optional(t.String({ minLength: 1, maxLength: 255, error: 'name must be 1-255 characters' })),
-  description: t.Optional(t.Nullable(t.String({ maxLength: 2000, error: 'description must be at most 2000 characters' }))),
-  tags: t.Optional(Tags),
-  is_active: t.Optional(t.Boolean({ error: 'is_active must be a boolean' })),
-  category_id: t.Optional(t.Nullable(t.String({ format: 'uuid', error: 'category_id must be a UUID' }))),
-  image_cid: t.Optional(t.Nullable(t.String({ error: 'image_cid must be a CID string' }))),
-  image_url: t.Optional(t.Nullable(t.String({ maxLength: 14_000_000, error: 'image_url must be a string', description: 'like on create; wins over image_cid' }))),
-}, { 'x-error-shape': 'B' })
 
 export const feedBody = (f: FeedRow) => ({
   id: f.id,
@@ -86,7 +51,7 @@ export const feedRoutes = (s: Services) =>
       return feedBody(await s.feeds.create(signer, body))
     }, {
       wallet: { bodyLimit: IMAGE_BODY_LIMIT }, body: CreateFeed,
-      response: { 201: FeedSchema },
+      response: { 201: Feed, ...errors(403) },
       detail: { summary: 'Create a feed', description: 'The caller becomes the owner; the wallet record is created on first use. image_url may be an http(s) URL, a data URI, base64 or a CID already stored here.' },
     })
     .get('', ({ query, request }) => jsonResponse(s.cached(`feeds@${nowSeconds()}${new URL(request.url).search}`, () => { // min_age/max_age are relative to now
@@ -120,11 +85,11 @@ export const feedRoutes = (s: Services) =>
         min_age: t.Optional(t.String({ description: 'created at least this many seconds ago' })),
         max_age: t.Optional(t.String({ description: 'created at most this many seconds ago' })),
       }),
-      response: { 200: t.Object({ data: t.Array(FeedSchema), pagination: paginationSchema }) },
+      response: { 200: Page(Feed), ...errors(422) },
       detail: { summary: 'List feeds', description: 'Newest first, cursor paginated.' },
     })
     .get('/:feed_id', ({ params }) => jsonResponse(feedJson(s, params.feed_id)), {
-      response: { 200: FeedSchema },
+      response: { 200: Feed, ...errors(404) },
       detail: { summary: 'Get a feed' },
     })
     .get('/:feed_id/image', async ({ params, query, request }) => {
@@ -133,6 +98,7 @@ export const feedRoutes = (s: Services) =>
       return serveContent(s.content, image, request, query.cid === image.cid ? 'public, max-age=31536000, immutable' : 'public, max-age=60')
     }, {
       query: t.Object({ cid: t.Optional(t.String({ description: "the feed's image_cid: the answer is then cached as immutable" })) }),
+      response: { ...contentResponses('The image'), ...errors(404) },
       detail: {
         summary: 'Get a feed\'s cover image',
         description: 'The stored image (PNG, JPEG, GIF, WebP or SVG) with its type, ETag = CID, ranges and conditional requests; nosniff, and SVG sandboxed. 404 NOT_FOUND when the feed has none.',
@@ -143,7 +109,7 @@ export const feedRoutes = (s: Services) =>
       return feedBody(await s.feeds.update(signer, uuid(params.feed_id, 'feed_id'), body))
     }, {
       wallet: { bodyLimit: IMAGE_BODY_LIMIT }, body: UpdateFeed,
-      response: { 200: FeedSchema },
+      response: { 200: Feed, ...errors(403, 404) },
       detail: { summary: 'Update a feed (owner)', description: 'Only the given fields change; is_active=true reactivates a deleted feed and its entries.' },
     })
     .delete('/:feed_id', ({ params, signer }) => {
@@ -151,5 +117,6 @@ export const feedRoutes = (s: Services) =>
       return new Response(null, { status: 204 })
     }, {
       wallet: true,
+      response: { 204: NoBody('Deleted'), ...errors(403, 404) },
       detail: { summary: 'Delete a feed (owner)', description: 'Soft delete: the feed and its entries become inactive and leave listings.' },
     })

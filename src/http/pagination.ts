@@ -12,12 +12,6 @@ export const pageQuery = {
   page_token: t.Optional(t.String({ description: 'next_page_token of the previous page' })),
 }
 
-export const paginationSchema = t.Object({
-  page_size: t.Number(),
-  next_page_token: t.Nullable(t.String()),
-  has_more: t.Boolean(),
-})
-
 export function pageSize(raw: string | undefined, max = MAX_PAGE_SIZE): number {
   if (raw === undefined || raw === '') return DEFAULT_PAGE_SIZE
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {

@@ -4,20 +4,9 @@ import type { TransactionRow } from '../store/transactions.ts'
 import { publicTransactionId } from '../domain/transactions.ts'
 import type { Services } from './services.ts'
 import { jsonResponse } from './json.ts'
-import { page, pageQuery, pageSize, paginationSchema } from './pagination.ts'
-
-const TransactionFields = {
-  id: t.String({ description: 'tx_<uuid>' }),
-  payer: t.String(),
-  pay_to: t.String(),
-  amount: t.String({ description: 'smallest unit' }),
-  asset: t.String(),
-  entry_id: t.Nullable(t.String()),
-  transaction_hash: t.String(),
-  created_at: t.Number(),
-}
-export const TransactionSchema = t.Object({ ...TransactionFields, piid: t.Nullable(t.String()) }, { $id: '#/components/schemas/Transaction' })
-const TransactionItem = t.Object(TransactionFields)
+import { page, pageQuery, pageSize } from './pagination.ts'
+import { Transaction, TransactionList } from '../models/index.ts'
+import { errors } from './openapi.ts'
 
 const item = (r: TransactionRow) => ({
   id: publicTransactionId(r.id),
@@ -49,14 +38,14 @@ export const transactionRoutes = (s: Services) =>
         pay_to: t.Optional(t.String({ description: 'recipient address' })),
         entry_id: t.Optional(t.String({ description: 'entry id' })),
       }),
-      response: { 200: t.Object({ transactions: t.Array(TransactionItem), data: t.Array(TransactionItem, { description: 'the same list as transactions (read by the official SDK)' }), pagination: t.Composite([paginationSchema, t.Object({ total_count: t.Number() })]) }) },
+      response: { 200: TransactionList, ...errors(422) },
       detail: { summary: 'List transactions', description: 'Newest first; filters combine. 100 requests per hour per client; total_count is exact (with two or more filters it may be up to 60 s old).' },
     })
     .get('/hash/:hash', ({ params }) => full(s.transactions.byHash(params.hash)), {
-      response: { 200: TransactionSchema },
+      response: { 200: Transaction, ...errors(404) },
       detail: { summary: 'Get a transaction by its on-chain hash', description: 'Only payments recorded by this service.' },
     })
     .get('/:id', ({ params }) => full(s.transactions.get(params.id)), {
-      response: { 200: TransactionSchema },
+      response: { 200: Transaction, ...errors(404) },
       detail: { summary: 'Get a transaction', description: 'The id with or without its tx_ prefix.' },
     })

@@ -1,25 +1,12 @@
 // /v1/wallets: wallet profiles by id or address.
 import { Elysia, t } from 'elysia'
+import { UpdateWallet, Wallet, WalletStats } from '../models/index.ts'
+import { errors } from './openapi.ts'
 import type { WalletRow } from '../store/wallets.ts'
 import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
 import { jsonResponse } from './json.ts'
 import { nowSeconds } from '../lib/clock.ts'
-
-export const WalletSchema = t.Object({
-  id: t.String(),
-  address: t.String(),
-  wallet_address: t.String(),
-  network: t.String(),
-  wallet_address_network: t.String(),
-  username: t.Nullable(t.String()),
-  picture_url: t.Nullable(t.String()),
-  total_feeds: t.Number(),
-  total_entries: t.Number(),
-  total_revenue: t.String(),
-  created_at: t.Number(),
-  updated_at: t.Number(),
-}, { $id: '#/components/schemas/Wallet' })
 
 export function walletBody(w: WalletRow) {
   const address = w.address
@@ -57,24 +44,21 @@ export function walletStatsJson(s: Services, walletId: string): string {
 export const walletRoutes = (s: Services) =>
   new Elysia({ prefix: '/v1/wallets', tags: ['Wallets'] })
     .get('/address/:address', ({ params }) => walletBody(s.wallets.byAddress(params.address)), {
-      response: { 200: WalletSchema },
+      response: { 200: Wallet, ...errors(404) },
       detail: { summary: 'Get a wallet by address', description: 'Any letter case.' },
     })
     .get('/:wallet_id', ({ params }) => walletBody(s.wallets.byId(params.wallet_id)), {
-      response: { 200: WalletSchema },
+      response: { 200: Wallet, ...errors(404) },
       detail: { summary: 'Get a wallet' },
     })
     .get('/:wallet_id/stats', ({ params }) => jsonResponse(walletStatsJson(s, params.wallet_id)), {
+      response: { 200: WalletStats, ...errors(404) },
       detail: { summary: 'Wallet statistics', description: 'Public aggregates, refreshed periodically (TRELLIS_STATS_REFRESH_S); ranks are refreshed on their own period (TRELLIS_RANKINGS_REFRESH_S).' },
     })
     .use(walletAuth(s.auth))
     .patch('/:wallet_id', ({ params, body, signer }) => walletBody(s.wallets.update(signer, params.wallet_id, body ?? {})), {
       wallet: true,
-      // Checked by hand after authorization, so a stranger learns nothing about a bad body before the 403.
-      body: t.Optional(t.Object({
-        username: t.Optional(t.Unknown({ description: '3-50 characters a-z, A-Z, 0-9; unique; null clears' })),
-        picture_url: t.Optional(t.Unknown({ description: 'http(s) URL; null clears' })),
-      })),
-      response: { 200: WalletSchema },
+      body: t.Optional(UpdateWallet),
+      response: { 200: Wallet, ...errors(403, 404, 409) },
       detail: { summary: 'Update your wallet profile', description: 'A wallet can update only itself.' },
     })

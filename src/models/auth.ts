@@ -1,0 +1,11 @@
+import { Type as t } from '@sinclair/typebox'
+
+export const NonceRequest = t.Object({ wallet_address: t.String({ description: 'your 0x address' }) })
+
+export const Nonce = t.Object({
+  nonce: t.String(),
+  message: t.String({ description: 'sign this with personal_sign and send it in x-message' }),
+  wallet_address: t.String(),
+  expires_at: t.Integer({ description: 'Unix seconds' }),
+  expiresAt: t.Integer({ description: 'Unix milliseconds (as the hosted service sends)' }),
+}, { description: 'A nonce to sign' })

@@ -1,0 +1,11 @@
+// Every model, for the OpenAPI components (http/models.ts registers them by these names).
+export * from './common.ts'
+export * from './feed.ts'
+export * from './entry.ts'
+export * from './wallet.ts'
+export * from './category.ts'
+export * from './transaction.ts'
+export * from './access-link.ts'
+export * from './auth.ts'
+export * from './payment.ts'
+export * from './leaderboard.ts'

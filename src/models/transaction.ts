@@ -1,0 +1,22 @@
+import { Type as t, type Static } from '@sinclair/typebox'
+import { Money, Nullable, Pagination, UnixSeconds } from './common.ts'
+
+const fields = {
+  id: t.String({ description: 'tx_<uuid>' }),
+  payer: t.String(),
+  pay_to: t.String(),
+  amount: Money(),
+  asset: t.String({ description: 'the token contract' }),
+  entry_id: Nullable(t.String()),
+  transaction_hash: t.String({ description: 'the on-chain transfer' }),
+  created_at: UnixSeconds(),
+}
+export const TransactionItem = t.Object(fields, { description: 'A settled payment, as listed' })
+export const Transaction = t.Object({ ...fields, piid: Nullable(t.String()) }, { description: 'A settled payment' })
+export type Transaction = Static<typeof Transaction>
+
+export const TransactionList = t.Object({
+  transactions: t.Array(TransactionItem),
+  data: t.Array(TransactionItem, { description: 'the same list as transactions (read by the official SDK)' }),
+  pagination: t.Composite([Pagination, t.Object({ total_count: t.Integer() })]),
+})

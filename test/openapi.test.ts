@@ -1,0 +1,233 @@
+// The OpenAPI document is a valid OpenAPI 3.1 document, names every route the app answers, and tells the truth:
+// a walk over every operation, honest and hostile requests alike, gets only documented statuses, and every JSON body
+// matches the schema documented for its status.
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import Ajv2020 from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
+import { startInProcess, type InProcessApp } from '../dev/in-process.ts'
+import { authHeaders, b64, call, createEntry, createFeed, newWallet, type Reply, type Wallet } from '../dev/api.ts'
+
+const ADMIN_KEY = 'openapi-test-admin-key'
+const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 7)])
+const UNKNOWN = '00000000-0000-4000-8000-000000000000'
+
+let app: InProcessApp
+let doc: any
+beforeAll(async () => {
+  app = await startInProcess({ TRELLIS_ADMIN_KEY: ADMIN_KEY })
+  doc = (await call(app, 'GET', '/v1/openapi.json')).body
+})
+afterAll(() => app.dispose())
+
+test('the document is valid OpenAPI 3.1, with servers, security schemes and no empty request body', async () => {
+  const result = await new Validator().validate(doc)
+  expect(result.errors ?? []).toEqual([])
+  expect(result.valid).toBe(true)
+  expect(doc.openapi).toBe('3.1.0')
+  expect(doc.servers).toEqual([{ url: app.url }])
+  expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminApiKey', 'walletAddress', 'walletMessage', 'walletSignature', 'walletTimestamp'])
+  for (const [path, operations] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(operations)) {
+      if (!op.requestBody) continue
+      const schema = op.requestBody.content?.['application/json']?.schema
+      expect({ path, method, schema: Boolean(schema?.$ref ?? schema?.properties) }).toEqual({ path, method, schema: true })
+    }
+  }
+  // Nothing internal leaks: no $id and no TypeBox-only keyword outside the components' own extensions.
+  expect(JSON.stringify(doc)).not.toContain('"$id"')
+})
+
+test('every route the app answers is documented, and every documented operation exists', () => {
+  const answered = app.routes
+    .filter((r) => !r.hidden && r.method !== 'OPTIONS' && r.method !== 'HEAD')
+    .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:([^/]+)/g, '{$1}')}`)
+  const documented = Object.entries<any>(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method} ${path}`))
+  expect(documented.sort()).toEqual([...new Set(answered)].sort())
+})
+
+test('a walk over every operation gets only documented statuses and bodies that match their schemas', async () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true })
+  addFormats(ajv)
+  ajv.addFormat('binary', true)
+  const validators = new Map<object, ReturnType<typeof ajv.compile>>()
+  const validate = (schema: object, body: unknown) => {
+    let check = validators.get(schema)
+    if (!check) validators.set(schema, (check = ajv.compile({ ...schema, components: doc.components })))
+    return check(body) ? null : check.errors
+  }
+
+  const seen = new Set<string>()
+  const problems: string[] = []
+  /** One request to an operation, by its documented path template. */
+  async function hit(method: string, template: string, params: Record<string, string>, options: Parameters<typeof call>[3] = {}): Promise<Reply> {
+    const path = template.replace(/\{([^}]+)\}/g, (_, name) => params[name] ?? '')
+    const reply = await call(app, method.toUpperCase(), path, options)
+    const [bare] = template.split('?')
+    const op = doc.paths[bare!]?.[method]
+    seen.add(`${method} ${bare}`)
+    if (!op) return problems.push(`${method} ${bare}: not documented`), reply
+    const documented = op.responses[String(reply.status)]
+    if (!documented) return problems.push(`${method} ${path}: ${reply.status} is not documented (${reply.text.slice(0, 120)})`), reply
+    const schema = documented.content?.['application/json']?.schema
+    if (schema) {
+      const errors = validate(schema, reply.body)
+      if (errors) problems.push(`${method} ${path} ${reply.status}: ${JSON.stringify(errors).slice(0, 400)} in ${reply.text.slice(0, 200)}`)
+    } else if (!documented.content && reply.text !== '') problems.push(`${method} ${path} ${reply.status}: documented without a body, got ${reply.text.slice(0, 80)}`)
+    for (const name of Object.keys(documented.headers ?? {})) {
+      if (name === 'payment-required' && !reply.headers.get(name)) problems.push(`${method} ${path} ${reply.status}: no ${name} header`)
+    }
+    return reply
+  }
+
+  const owner = newWallet()
+  const stranger = newWallet()
+  const signedBy = async (wallet: Wallet) => ({ headers: await authHeaders(app, wallet) })
+
+  await hit('get', '/health', {})
+  await hit('post', '/v1/auth/nonce', {}, { body: { wallet_address: owner.address } })
+  await hit('post', '/v1/auth/nonce', {}, { body: {} })
+  await hit('post', '/v1/auth/nonce', {}, { rawBody: '{"wallet_address":' })
+
+  // Feeds
+  await hit('post', '/v1/feeds', {}, { body: { name: 'x' } })
+  await hit('post', '/v1/feeds', {}, { wallet: owner, body: { name: '' } })
+  await hit('post', '/v1/feeds', {}, { wallet: owner, body: { name: 'walk', tags: ['a'], image_url: `data:image/png;base64,${b64(PNG)}` } })
+  const limited = newWallet()
+  for (let i = 0; i < 10; i++) await createFeed(app, limited, { name: `f${i}` })
+  await hit('post', '/v1/feeds', {}, { wallet: limited, body: { name: 'eleventh' } })
+  const feed = await createFeed(app, owner, { name: 'Walked', image_url: `data:image/png;base64,${b64(PNG)}` })
+  const bare = await createFeed(app, owner, { name: 'No cover' })
+  const free = await createEntry(app, owner, feed.id, { content_base64: b64('free bytes'), mime_type: 'text/plain' })
+  const paid = await createEntry(app, owner, feed.id, { content_base64: b64('paid bytes'), mime_type: 'text/plain', is_free: false, price: { amount: '2500', currency: 'USDC' } })
+  await hit('get', '/v1/feeds', {})
+  await hit('get', '/v1/feeds?page_token=forged', {})
+  await hit('get', '/v1/feeds?owner_id=nope', {})
+  await hit('get', '/v1/feeds/{feed_id}', { feed_id: feed.id })
+  await hit('get', '/v1/feeds/{feed_id}', { feed_id: 'nope' })
+  await hit('get', '/v1/feeds/{feed_id}', { feed_id: UNKNOWN })
+  await hit('patch', '/v1/feeds/{feed_id}', { feed_id: feed.id }, { wallet: owner, body: { description: 'walked' } })
+  await hit('patch', '/v1/feeds/{feed_id}', { feed_id: feed.id }, { wallet: owner, body: { name: 7 } })
+  await hit('patch', '/v1/feeds/{feed_id}', { feed_id: feed.id }, { wallet: stranger, body: { name: 'mine' } })
+  await hit('patch', '/v1/feeds/{feed_id}', { feed_id: UNKNOWN }, { wallet: owner, body: { name: 'x' } })
+  await hit('patch', '/v1/feeds/{feed_id}', { feed_id: feed.id }, { body: { name: 'x' } })
+  await hit('get', '/v1/feeds/{feed_id}/image', { feed_id: feed.id })
+  const cover = await hit('get', '/v1/feeds/{feed_id}/image', { feed_id: feed.id }, { headers: { range: 'bytes=0-3' } })
+  expect(cover.status).toBe(206)
+  await hit('get', '/v1/feeds/{feed_id}/image', { feed_id: feed.id }, { headers: { 'if-none-match': `"${(await call(app, 'GET', `/v1/feeds/${feed.id}`)).body.image_cid}"` } })
+  await hit('get', '/v1/feeds/{feed_id}/image', { feed_id: feed.id }, { headers: { range: 'bytes=99999-' } })
+  await hit('get', '/v1/feeds/{feed_id}/image', { feed_id: bare.id })
+  await hit('get', '/v1/feeds/{feed_id}/image', { feed_id: 'nope' })
+
+  // Entries
+  const entries = '/v1/feeds/{feed_id}/entries'
+  await hit('post', entries, { feed_id: feed.id }, { wallet: owner, body: { content_base64: b64('{"a":1}'), mime_type: 'application/json', title: 'T' } })
+  await hit('post', entries, { feed_id: feed.id }, { wallet: owner, body: { content_base64: b64('x'), mime_type: 'application/x-nope' } })
+  await hit('post', entries, { feed_id: feed.id }, { wallet: owner, body: { content_base64: b64('x'), mime_type: 'text/plain', is_free: false, price: { amount: '-1' } } })
+  await hit('post', entries, { feed_id: feed.id }, { wallet: stranger, body: { content_base64: b64('x'), mime_type: 'text/plain' } })
+  await hit('post', entries, { feed_id: UNKNOWN }, { wallet: owner, body: { content_base64: b64('x'), mime_type: 'text/plain' } })
+  await hit('post', entries, { feed_id: feed.id }, { body: { content_base64: b64('x'), mime_type: 'text/plain' } })
+  await hit('get', entries, { feed_id: feed.id })
+  await hit('get', `${entries}?page_token=forged`, { feed_id: feed.id })
+  await hit('get', `${entries}?is_free=maybe`, { feed_id: feed.id })
+  const entry = `${entries}/{entry_id}`
+  await hit('get', entry, { feed_id: feed.id, entry_id: free.id })
+  const challenge = await hit('get', entry, { feed_id: feed.id, entry_id: paid.id })
+  expect(challenge.status).toBe(402)
+  await hit('get', entry, { feed_id: feed.id, entry_id: paid.id }, { wallet: owner })
+  await hit('get', entry, { feed_id: feed.id, entry_id: paid.id }, { headers: { 'x-wallet-address': owner.address, 'x-signature': '0x00', 'x-message': 'm', 'x-timestamp': '1' } })
+  await hit('get', entry, { feed_id: feed.id, entry_id: paid.id }, { headers: { 'x-payment': 'not-base64-json' } })
+  await hit('get', entry, { feed_id: feed.id, entry_id: UNKNOWN })
+  await hit('get', entry, { feed_id: feed.id, entry_id: 'nope' })
+  const content = `${entry}/content`
+  await hit('get', content, { feed_id: feed.id, entry_id: free.id })
+  await hit('get', content, { feed_id: feed.id, entry_id: free.id }, { headers: { range: 'bytes=1-2' } })
+  await hit('get', content, { feed_id: feed.id, entry_id: free.id }, { headers: { range: 'bytes=500-' } })
+  await hit('get', content, { feed_id: feed.id, entry_id: free.id }, { headers: { 'if-none-match': `"${free.cid}"` } })
+  await hit('get', content, { feed_id: feed.id, entry_id: paid.id })
+  await hit('get', content, { feed_id: feed.id, entry_id: paid.id }, await signedBy(owner))
+  await hit('get', content, { feed_id: UNKNOWN, entry_id: paid.id })
+
+  // Access links
+  const linkPath = `${entry}/access-link`
+  await hit('post', linkPath, { feed_id: feed.id, entry_id: paid.id }, { wallet: owner, body: { expires_at: 1 } })
+  await hit('post', linkPath, { feed_id: feed.id, entry_id: paid.id }, { wallet: stranger, body: {} })
+  await hit('post', linkPath, { feed_id: feed.id, entry_id: UNKNOWN }, { wallet: owner, body: {} })
+  await hit('post', linkPath, { feed_id: feed.id, entry_id: paid.id }, { body: {} })
+  const link = (await hit('post', linkPath, { feed_id: feed.id, entry_id: paid.id }, { wallet: owner, body: { max_uses: 5, description: 'walk' } })).body
+  const links = `${entry}/access-links`
+  await hit('get', links, { feed_id: feed.id, entry_id: paid.id }, { wallet: owner })
+  await hit('get', links, { feed_id: feed.id, entry_id: paid.id }, { wallet: stranger })
+  await hit('get', `${links}?page_token=forged`, { feed_id: feed.id, entry_id: paid.id }, { wallet: owner })
+  await hit('get', '/v1/access/{token}', { token: link.access_token })
+  await hit('get', '/v1/access/{token}', { token: link.access_token }, { headers: { range: 'bytes=0-1' } })
+  await hit('get', '/v1/access/{token}', { token: `${link.access_token}x` })
+  await hit('delete', '/v1/access-links/{id}', { id: link.id }, { wallet: stranger })
+  await hit('delete', '/v1/access-links/{id}', { id: UNKNOWN }, { wallet: owner })
+  await hit('delete', '/v1/access-links/{id}', { id: link.id }, { wallet: owner })
+  await hit('get', '/v1/access/{token}', { token: link.access_token })
+
+  // Wallets
+  const walletId = feed.owner_id
+  await hit('get', '/v1/wallets/address/{address}', { address: owner.address })
+  await hit('get', '/v1/wallets/address/{address}', { address: stranger.address })
+  await hit('get', '/v1/wallets/address/{address}', { address: 'nope' })
+  await hit('get', '/v1/wallets/{wallet_id}', { wallet_id: walletId })
+  await hit('get', '/v1/wallets/{wallet_id}', { wallet_id: 'nope' })
+  await hit('get', '/v1/wallets/{wallet_id}', { wallet_id: UNKNOWN })
+  await hit('get', '/v1/wallets/{wallet_id}/stats', { wallet_id: walletId })
+  await hit('get', '/v1/wallets/{wallet_id}/stats', { wallet_id: UNKNOWN })
+  await hit('patch', '/v1/wallets/{wallet_id}', { wallet_id: walletId }, { wallet: owner, body: { username: 'walker' } })
+  await hit('patch', '/v1/wallets/{wallet_id}', { wallet_id: walletId }, { wallet: owner, body: { username: '!' } })
+  await hit('patch', '/v1/wallets/{wallet_id}', { wallet_id: walletId }, { wallet: stranger, body: { username: 'thief' } })
+  const limitedId = (await call(app, 'GET', `/v1/wallets/address/${limited.address}`)).body.id
+  await hit('patch', '/v1/wallets/{wallet_id}', { wallet_id: limitedId }, { wallet: limited, body: { username: 'WALKER' } })
+  await hit('patch', '/v1/wallets/{wallet_id}', { wallet_id: walletId }, { body: {} })
+
+  // Categories
+  const admin = { 'admin-api-key': ADMIN_KEY }
+  await hit('get', '/v1/categories', {})
+  await hit('get', '/v1/categories?page_token=forged', {})
+  const category = (await hit('post', '/v1/categories', {}, { headers: admin, body: { name: 'Walking' } })).body
+  await hit('post', '/v1/categories', {}, { headers: admin, body: { name: 'walking' } })
+  await hit('post', '/v1/categories', {}, { headers: admin, body: { name: '' } })
+  await hit('post', '/v1/categories', {}, { body: { name: 'No key' } })
+  await hit('get', '/v1/categories/{category_id}', { category_id: category.id })
+  await hit('get', '/v1/categories/{category_id}', { category_id: UNKNOWN })
+  await hit('get', '/v1/categories/{category_id}', { category_id: 'nope' })
+  await hit('patch', '/v1/categories/{category_id}', { category_id: category.id }, { headers: admin, body: { description: 'on foot' } })
+  await hit('patch', '/v1/categories/{category_id}', { category_id: UNKNOWN }, { headers: admin, body: { description: 'x' } })
+
+  // Leaderboards
+  for (const board of ['most-popular', 'top-revenue', 'top-providers', 'top-buyers']) {
+    await hit('get', `/v1/leaderboards/${board}`, {})
+    await hit('get', `/v1/leaderboards/${board}?period=7d&page_size=5`, {})
+    await hit('get', `/v1/leaderboards/${board}?period=week`, {})
+  }
+  for (const board of ['trending', 'top-feeds', 'category-stats', 'recent-entries']) await hit('get', `/v1/leaderboards/${board}`, {})
+  await hit('get', '/v1/leaderboards/top-feeds?page_size=0', {})
+  await hit('get', '/v1/leaderboards/recent-entries?page_token=forged', {})
+
+  // Transactions
+  await hit('get', '/v1/transactions', {})
+  await hit('get', '/v1/transactions?payer=nope', {})
+  await hit('get', '/v1/transactions?page_token=forged', {})
+  await hit('get', '/v1/transactions/{id}', { id: `tx_${UNKNOWN}` })
+  await hit('get', '/v1/transactions/{id}', { id: 'nope' })
+  await hit('get', '/v1/transactions/hash/{hash}', { hash: `0x${'ab'.repeat(32)}` })
+  await hit('get', '/v1/transactions/hash/{hash}', { hash: '0x12' })
+
+  // Deletes last: the entry, then its feed, then a write to the deleted feed.
+  await hit('delete', entry, { feed_id: feed.id, entry_id: free.id }, { wallet: stranger })
+  await hit('delete', entry, { feed_id: feed.id, entry_id: free.id }, { wallet: owner })
+  await hit('delete', entry, { feed_id: feed.id, entry_id: UNKNOWN }, { wallet: owner })
+  await hit('get', entry, { feed_id: feed.id, entry_id: free.id })
+  await hit('delete', '/v1/feeds/{feed_id}', { feed_id: feed.id }, { wallet: stranger })
+  await hit('delete', '/v1/feeds/{feed_id}', { feed_id: feed.id }, { wallet: owner })
+  await hit('delete', '/v1/feeds/{feed_id}', { feed_id: UNKNOWN }, { wallet: owner })
+  await hit('post', entries, { feed_id: feed.id }, { wallet: owner, body: { content_base64: b64('late'), mime_type: 'text/plain' } })
+
+  expect(problems).toEqual([])
+  const documented = Object.entries<any>(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method} ${path}`))
+  expect(documented.filter((op) => !seen.has(op))).toEqual([])
+}, 60_000)
