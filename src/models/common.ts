@@ -3,11 +3,11 @@
 // from them. This folder holds schemas only (no rules) and imports nothing but TypeBox, so any layer may use it.
 import { Type as t, type TSchema } from '@sinclair/typebox'
 
-export const UnixSeconds = (description = 'Unix seconds') => t.Integer({ description })
+export const UnixSeconds = (description = 'Unix seconds') => t.Integer({ description, examples: [1767225600] })
 export const Money = (description = 'USDC in its smallest unit (1000000 = 1 USDC), as a decimal string') =>
-  t.String({ pattern: '^[0-9]+$', description })
+  t.String({ pattern: '^[0-9]+$', description, examples: ['2500000'] })
 /** A count that the hosted service sends as a decimal string (leaderboards). */
-export const CountText = (description?: string) => t.String({ pattern: '^[0-9]+$', description })
+export const CountText = (description?: string) => t.String({ pattern: '^[0-9]+$', description, examples: ['12'] })
 export const Address = (description = '0x address') => t.String({ pattern: '^0x[0-9a-fA-F]{40}$', description })
 export const TagList = (options: { error?: string } = {}) =>
   t.Array(t.String({ minLength: 1, maxLength: 100 }), { maxItems: 20, description: 'at most 20 tags of 1-100 characters', ...options })

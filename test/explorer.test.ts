@@ -1,0 +1,67 @@
+// The API explorer at /v1/docs, as a person sees it: Debian's headless Chromium (installed by the pretest script)
+// loads it from a running server with the network closed, every operation is listed, and every request body, the
+// 402 answer and the error answers show their schemas.
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { existsSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { chromium, type Browser } from 'playwright-core'
+import { startTestServer, tempDir, type TestServer } from '../dev/server.ts'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+// As the machine's notes say: without the background-networking flags Chromium keeps dialling out at start.
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+let server: TestServer
+let browser: Browser
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: run scripts/ensure-chromium.sh (npm test does) or set CHROMIUM_PATH`)
+  server = await startTestServer({ TRELLIS_ADMIN_KEY: 'explorer-admin-key' }) // with the admin routes
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS })
+})
+afterAll(async () => {
+  await browser?.close()
+  await server?.dispose()
+})
+
+test('the explorer lists every operation and shows every request body, the 402 answer and the errors', async () => {
+  const doc = await (await fetch(`${server.url}/v1/openapi.json`)).json() as { paths: Record<string, Record<string, { operationId: string; tags?: string[]; requestBody?: object }>> }
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } })
+  const problems: string[] = []
+  page.on('requestfailed', (request) => problems.push(`failed: ${request.url()}`))
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
+  page.on('request', (request) => { if (!request.url().startsWith(server.url)) problems.push(`left the server: ${request.url()}`) })
+  await page.goto(`${server.url}/v1/docs`)
+  await page.waitForSelector('.opblock', { timeout: 20_000 })
+
+  const operations = Object.values(doc.paths).flatMap((ops) => Object.values(ops))
+  expect(await page.locator('.opblock').count()).toBe(operations.length)
+
+  const open = async (op: { operationId: string; tags?: string[] }) => {
+    const block = page.locator(`#operations-${op.tags?.[0] ?? 'default'}-${op.operationId}`.replace(/ /g, '_'))
+    await block.locator('.opblock-summary').click()
+    await block.locator('.responses-wrapper').waitFor()
+    return block
+  }
+
+  // Every body: the example shows the fields of its schema (an empty body renders as nothing at all).
+  const withBodies = operations.filter((op) => op.requestBody)
+  expect(withBodies.length).toBe(8) // nonce, feed create and update, entry, wallet, access link, category create and update
+  for (const op of withBodies) {
+    const block = await open(op)
+    const example = await block.locator('.opblock-section-request-body .body-param__example, .opblock-section-request-body pre').first().innerText()
+    expect({ op: op.operationId, hasFields: /"\w+":/.test(example) }).toEqual({ op: op.operationId, hasFields: true })
+  }
+
+  // The paid entry's 402: the x402 body and the payment-required header.
+  const entry = await open(doc.paths['/v1/feeds/{feed_id}/entries/{entry_id}']!.get!)
+  const paymentRow = entry.locator('tr.response[data-code="402"]')
+  await expect(paymentRow.innerText()).resolves.toContain('x402Version')
+  await expect(paymentRow.innerText()).resolves.toContain('payment-required')
+  await expect(entry.locator('tr.response[data-code="404"]').innerText()).resolves.toContain('ENTRY_NOT_FOUND')
+
+  const shot = join(tempDir('trellis-explorer-'), 'explorer.png')
+  await page.screenshot({ path: shot, fullPage: false })
+  expect(statSync(shot).size).toBeGreaterThan(50_000)
+  expect(problems).toEqual([])
+  await page.close()
+}, 90_000)
