@@ -11,6 +11,7 @@ import { rateLimiter } from './http/rate-limit.ts'
 import { httpEdge } from './http/edge.ts'
 import { hotReads } from './http/hot-reads.ts'
 import { metricsRoutes, requestMetrics } from './http/metrics.ts'
+import { marketGauges } from './store/gauges.ts'
 import { logger } from './log.ts'
 import { startJobs, type Jobs } from './jobs/index.ts'
 import { loadPersisted } from './jobs/stats-files.ts'
@@ -64,7 +65,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     statsRefreshS: config.statsRefreshS, rankingsRefreshS: config.rankingsRefreshS, reconcileS: config.reconcileS, ledgerCheckS: config.ledgerCheckS,
   })
   const requests = requestMetrics()
-  const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }), [metricsRoutes(db, requests, startedAt, () => jobs?.metrics() ?? []) as never])
+  const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }), [metricsRoutes(marketGauges(db), requests, startedAt, () => jobs?.metrics() ?? []) as never])
   // Compile Elysia's routes once, up front, so the first request does not pay for it.
   const handle = app.compile().fetch
   const edge = httpEdge({ limiter: config.rateLimit ? rateLimiter() : null, requests, log, trustProxy: config.trustProxy })

@@ -152,7 +152,7 @@ function expectedMostPopular(p: Period) {
   return feedsInPeriod(p)
     .sort((a, b) => b.purchases - a.purchases || olderFeedFirst(a.f, b.f))
     .map((x, i) => ({
-      rank: String(i + 1), feed_id: x.f.id, feed_name: x.f.name, id: x.f.id, name: x.f.name, ...feedRef(x.f), total_purchases: String(x.purchases),
+      rank: String(i + 1), feed_id: x.f.id, feed_name: x.f.name, id: x.f.id, name: x.f.name, feed: x.f.name, ...feedRef(x.f), total_purchases: String(x.purchases),
       total_revenue: String(x.revenue), unique_buyers: String(x.buyers), avg_revenue_per_purchase: String(x.revenue / BigInt(x.purchases)),
       created_at: x.f.created_at, updated_at: x.f.updated_at,
     }))
@@ -163,7 +163,7 @@ const byRevenue = (p: Period) =>
 
 function expectedTopRevenue(p: Period) {
   return byRevenue(p).map((x, i) => ({
-    rank: String(i + 1), feed_id: x.f.id, feed_name: x.f.name, id: x.f.id, name: x.f.name, ...feedRef(x.f), total_purchases: String(x.purchases),
+    rank: String(i + 1), feed_id: x.f.id, feed_name: x.f.name, id: x.f.id, name: x.f.name, feed: x.f.name, ...feedRef(x.f), total_purchases: String(x.purchases),
     total_revenue: String(x.revenue), unique_buyers: String(x.buyers), feed_created_at: x.f.created_at, feed_updated_at: x.f.updated_at,
   }))
 }

@@ -88,7 +88,7 @@ function seed(target: Db) {
   for (const id of [...(target === db ? feedsById.keys() : target.query<{ id: string }, []>('SELECT id FROM feeds ORDER BY created_at').all().map((r) => r.id))].filter((_, i) => i % 7 === 3)) {
     target.transaction(() => {
       e.deactivateAllIn(id, NOW)
-      f.update(id, { is_active: 0 }, NOW)
+      f.update(id, { is_active: false }, NOW)
     })()
     if (target === db) feedsById.get(id)!.active = false
   }
@@ -196,7 +196,7 @@ describe('tallies kept by triggers', () => {
     }
     const ranks = ranksFrom(store.ranks())
     for (const w of wallets) {
-      const stats = walletStats(store, ranks, { ...w, network: 'base-sepolia', username: null, picture_url: null, updated_at: w.created_at, total_feeds: 0, total_entries: 0, total_revenue: '0' }, NOW)
+      const stats = walletStats(store, ranks, { ...w, network: 'base-sepolia', username: null, picture_url: null, updated_at: w.created_at, total_feeds: 0, total_entries: 0, total_revenue: 0n }, NOW)
       const address = w.address.toLowerCase()
       const sold = sales.filter((s) => s.payTo === address)
       const bought = sales.filter((s) => s.payer === address)

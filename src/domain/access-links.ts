@@ -1,7 +1,7 @@
 // Access links: owner-made, expiring, use-limited links that open one entry without signature or payment.
-import type { AccessLinkRow, AccessLinkStore } from '../store/access-links.ts'
-import type { EntryRow } from '../store/entries.ts'
-import type { FeedRow } from '../store/feeds.ts'
+import type { AccessLinkStore } from '../store/access-links.ts'
+import type { AccessLinkRecord, EntryRecord, FeedRecord } from '../models/records.ts'
+import type { CreateAccessLink } from '../models/access-link.ts'
 import { newId, isUuid } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { DomainError, fail } from './errors.ts'
@@ -11,13 +11,12 @@ import type { EntryService } from './entries.ts'
 
 export const DEFAULT_LINK_LIFETIME_S = 24 * 3600
 
-export interface NewLinkInput { expires_at?: number | null; max_uses?: number | null; description?: string | null }
 
 export function accessLinkService(d: { links: AccessLinkStore; entries: EntryService; tokens: AccessTokens }) {
-  const isOwner = (signer: Signer, feed: FeedRow) => signer.address.toLowerCase() === feed.owner_wallet_address.toLowerCase()
+  const isOwner = (signer: Signer, feed: FeedRecord) => signer.address.toLowerCase() === feed.owner_wallet_address.toLowerCase()
 
   /** The entry, for its feed owner only; a missing feed or entry is ENTRY_NOT_FOUND (the seed's code here). */
-  function ownedEntry(signer: Signer, feedId: string, entryId: string): { feed: FeedRow; entry: EntryRow } {
+  function ownedEntry(signer: Signer, feedId: string, entryId: string): { feed: FeedRecord; entry: EntryRecord } {
     let found
     try {
       found = d.entries.get(feedId, entryId)
@@ -29,13 +28,13 @@ export function accessLinkService(d: { links: AccessLinkStore; entries: EntrySer
     return found
   }
 
-  const tokenFor = (link: Pick<AccessLinkRow, 'id' | 'entry_id' | 'feed_id' | 'expires_at'>) =>
+  const tokenFor = (link: Pick<AccessLinkRecord, 'id' | 'entry_id' | 'feed_id' | 'expires_at'>) =>
     d.tokens.sign({ kind: 'link', linkId: link.id, entryId: link.entry_id, feedId: link.feed_id, exp: link.expires_at })
 
   return {
     tokenFor,
 
-    async create(signer: Signer, feedId: string, entryId: string, input: NewLinkInput): Promise<{ link: AccessLinkRow; token: string }> {
+    async create(signer: Signer, feedId: string, entryId: string, input: CreateAccessLink): Promise<{ link: AccessLinkRecord; token: string }> {
       const { feed, entry } = ownedEntry(signer, feedId, entryId)
       if (!entry.is_active || !feed.is_active) fail('ENTRY_NOT_FOUND', 'entry is no longer available')
       const now = nowSeconds()
@@ -50,7 +49,7 @@ export function accessLinkService(d: { links: AccessLinkStore; entries: EntrySer
       return { link, token: await tokenFor(link) }
     },
 
-    list(signer: Signer, feedId: string, entryId: string, beforeId: string | undefined, limit: number): AccessLinkRow[] {
+    list(signer: Signer, feedId: string, entryId: string, beforeId: string | undefined, limit: number): AccessLinkRecord[] {
       const { entry } = ownedEntry(signer, feedId, entryId)
       return d.links.listForEntry(entry.id, beforeId, limit)
     },
@@ -64,7 +63,7 @@ export function accessLinkService(d: { links: AccessLinkStore; entries: EntrySer
     },
 
     /** Opens a link token: counts one use atomically, or says precisely why not. Receipt tokens are not counted. */
-    open(claims: AccessClaims): { feed: FeedRow; entry: EntryRow } {
+    open(claims: AccessClaims): { feed: FeedRecord; entry: EntryRecord } {
       let found
       try {
         found = d.entries.get(claims.feedId, claims.entryId)

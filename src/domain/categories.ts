@@ -1,5 +1,7 @@
 // Categories: seeded on first start; read by anyone.
-import type { CategoryRow, CategoryStore } from '../store/categories.ts'
+import type { CategoryStore } from '../store/categories.ts'
+import type { CategoryRecord } from '../models/records.ts'
+import type { CreateCategory, UpdateCategory } from '../models/category.ts'
 import { newId, isUuid } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { fail } from './errors.ts'
@@ -7,7 +9,7 @@ import { fail } from './errors.ts'
 export const SEED_CATEGORIES = ['Finance', 'Sports', 'Business', 'Tech', 'Politics', 'Crypto', 'Games']
 
 export function categoryService(d: { categories: CategoryStore }) {
-  function get(id: string): CategoryRow {
+  function get(id: string): CategoryRecord {
     if (!isUuid(id)) fail('INVALID_PARAMETER', 'invalid category id', 'category_id must be a UUID')
     return d.categories.byId(id.toLowerCase()) ?? fail('CATEGORY_NOT_FOUND', 'category not found')
   }
@@ -19,20 +21,20 @@ export function categoryService(d: { categories: CategoryStore }) {
       }
     },
     get,
-    create(input: { name: string; description?: string | null; icon_url?: string | null }): CategoryRow {
+    create(input: CreateCategory): CategoryRecord {
       const id = newId()
       if (!d.categories.insert({ id, name: input.name.trim(), description: input.description ?? null, icon_url: input.icon_url ?? null, now: nowSeconds() })) {
         fail('CATEGORY_CONFLICT', 'a category with this name exists')
       }
       return d.categories.byId(id)!
     },
-    update(id: string, patch: { name?: string; description?: string | null; icon_url?: string | null; is_active?: boolean }): CategoryRow {
+    update(id: string, patch: UpdateCategory): CategoryRecord {
       const category = get(id)
       const changes = {
         ...(patch.name !== undefined ? { name: patch.name.trim() } : {}),
         ...(patch.description !== undefined ? { description: patch.description } : {}),
         ...(patch.icon_url !== undefined ? { icon_url: patch.icon_url } : {}),
-        ...(patch.is_active !== undefined ? { is_active: patch.is_active ? 1 : 0 } : {}),
+        ...(patch.is_active !== undefined ? { is_active: patch.is_active } : {}),
       }
       if (!d.categories.update(category.id, changes, nowSeconds())) fail('CATEGORY_CONFLICT', 'a category with this name exists')
       return d.categories.byId(category.id)!

@@ -1,7 +1,7 @@
 // Entry rules: content into the private store, prices, limits, soft delete and who may read what.
 import type { CommitGroup, Db } from '../store/db.ts'
-import type { EntryRow, EntryStore } from '../store/entries.ts'
-import type { FeedRow } from '../store/feeds.ts'
+import type { EntryStore } from '../store/entries.ts'
+import type { EntryRecord, FeedRecord } from '../models/records.ts'
 import type { ContentStore, ContentWriter, StoredContent } from '../content/helia.ts'
 import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
@@ -54,11 +54,11 @@ function parsePrice(input: NewEntryInput['price'], network: string): bigint {
 }
 
 /** A paid entry whose expires_at has passed is free: "early access" ends. */
-export const isFreeNow = (entry: Pick<EntryRow, 'is_free' | 'expires_at'>, now = nowSeconds()): boolean =>
-  entry.is_free === 1 || (entry.expires_at !== null && entry.expires_at <= now)
+export const isFreeNow = (entry: Pick<EntryRecord, 'is_free' | 'expires_at'>, now = nowSeconds()): boolean =>
+  entry.is_free || (entry.expires_at !== null && entry.expires_at <= now)
 
 export function entryService(d: Deps) {
-  function get(feedId: string, entryId: string): { feed: FeedRow; entry: EntryRow } {
+  function get(feedId: string, entryId: string): { feed: FeedRecord; entry: EntryRecord } {
     const feed = d.feeds.get(feedId)
     const entry = d.entries.byId(entryId)
     if (!entry || entry.feed_id !== feed.id) return fail('ENTRY_NOT_FOUND', 'entry not found')
@@ -68,7 +68,7 @@ export function entryService(d: Deps) {
   return {
     get,
 
-    async create(signer: Signer, feedId: string, input: NewEntryInput): Promise<EntryRow> {
+    async create(signer: Signer, feedId: string, input: NewEntryInput): Promise<EntryRecord> {
       const feed = d.feeds.owned(signer, feedId)
       if (!feed.is_active) fail('FEED_INACTIVE', 'entries can only be added to an active feed')
       // The whole value must be a media type (it is stored and later sent in headers exactly as given);
@@ -116,13 +116,13 @@ export function entryService(d: Deps) {
       d.db.transaction(() => d.entries.deactivate(entry.id, entry.feed_id, nowSeconds())).immediate()
     },
 
-    list(q: { feedId: string; isFree?: boolean; beforeId?: string; limit: number }): EntryRow[] {
+    list(q: { feedId: string; isFree?: boolean; beforeId?: string; limit: number }): EntryRecord[] {
       const feed = d.feeds.get(q.feedId)
       return d.entries.list({ feedId: feed.id, isFree: q.isFree, beforeId: q.beforeId, limit: q.limit })
     },
 
     /** Free entries: everyone. Paid ones: the feed owner and buyers (signed in); others pay (x402). */
-    canRead(feed: FeedRow, entry: EntryRow, signer: Signer | null): boolean {
+    canRead(feed: FeedRecord, entry: EntryRecord, signer: Signer | null): boolean {
       if (isFreeNow(entry)) return true
       if (signer === null) return false
       return signer.address.toLowerCase() === feed.owner_wallet_address.toLowerCase() || d.owns(signer.address, entry.id)

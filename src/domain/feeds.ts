@@ -1,6 +1,8 @@
 // Feed rules: ownership, the 10-active-feeds limit, soft delete and reactivation.
 import type { Db } from '../store/db.ts'
-import type { FeedPatch, FeedRow, FeedStore } from '../store/feeds.ts'
+import type { FeedPatch, FeedStore } from '../store/feeds.ts'
+import type { FeedRecord, ImageRecord } from '../models/records.ts'
+import type { CreateFeed, UpdateFeed } from '../models/feed.ts'
 import type { EntryStore } from '../store/entries.ts'
 import type { WalletStore } from '../store/wallets.ts'
 import type { CategoryStore } from '../store/categories.ts'
@@ -10,29 +12,10 @@ import { isWalletAddress } from '../chain/signatures.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { fail } from './errors.ts'
 import { coverImage, ingestImage, storedImage } from './images.ts'
-import type { ImageRow, ImageStore } from '../store/images.ts'
+import type { ImageStore } from '../store/images.ts'
 import type { Signer } from './auth.ts'
 
 export const MAX_ACTIVE_FEEDS = 10
-
-export interface NewFeedInput {
-  name: string
-  description?: string | null
-  tags?: string[]
-  category_id?: string | null
-  image_url?: string | null
-}
-
-export interface FeedChanges {
-  name?: string
-  description?: string | null
-  tags?: string[]
-  is_active?: boolean
-  category_id?: string | null
-  image_cid?: string | null
-  /** Also accepted on update (the hosted service's SDK sends it): stored like on create. */
-  image_url?: string | null
-}
 
 export interface FeedQuery {
   owner_id?: string
@@ -69,23 +52,23 @@ export function feedService(d: Deps) {
     return category.id
   }
 
-  function owned(signer: Signer, feedId: string): FeedRow {
+  function owned(signer: Signer, feedId: string): FeedRecord {
     const feed = d.feeds.byId(feedId) ?? fail('FEED_NOT_FOUND', 'feed not found')
     if (feed.owner_wallet_address.toLowerCase() !== signer.address.toLowerCase()) fail('UNAUTHORIZED', 'only the feed owner may do this')
     return feed
   }
 
   return {
-    get: (id: string): FeedRow => d.feeds.byId(id) ?? fail('FEED_NOT_FOUND', 'feed not found'),
+    get: (id: string): FeedRecord => d.feeds.byId(id) ?? fail('FEED_NOT_FOUND', 'feed not found'),
     /** The feed's cover image. */
-    async cover(id: string): Promise<ImageRow> {
+    async cover(id: string): Promise<ImageRecord> {
       const feed = d.feeds.byId(id) ?? fail('FEED_NOT_FOUND', 'feed not found')
       const image = feed.image_cid ? await coverImage(feed.image_cid, d.content, d.images) : null
       return image ?? fail('NOT_FOUND', 'this feed has no cover image')
     },
     owned,
 
-    async create(signer: Signer, input: NewFeedInput): Promise<FeedRow> {
+    async create(signer: Signer, input: CreateFeed): Promise<FeedRecord> {
       const categoryId = activeCategory(input.category_id)
       // The image is fetched before the write transaction so a slow URL never holds the database.
       const imageCid = input.image_url ? await ingestImage(input.image_url, d.content, d.images, d.allowPrivateFetch) : null
@@ -99,12 +82,12 @@ export function feedService(d: Deps) {
       return d.feeds.byId(id)!
     },
 
-    async update(signer: Signer, feedId: string, changes: FeedChanges): Promise<FeedRow> {
+    async update(signer: Signer, feedId: string, changes: UpdateFeed): Promise<FeedRecord> {
       const feed = owned(signer, feedId)
       const patch: FeedPatch = {}
       if (changes.name !== undefined) patch.name = changes.name
       if (changes.description !== undefined) patch.description = changes.description
-      if (changes.tags !== undefined) patch.tags = JSON.stringify(changes.tags)
+      if (changes.tags !== undefined) patch.tags = changes.tags
       if (changes.category_id !== undefined) patch.category_id = activeCategory(changes.category_id)
       if (changes.image_url !== undefined && changes.image_url !== null) {
         patch.image_cid = await ingestImage(changes.image_url, d.content, d.images, d.allowPrivateFetch)
@@ -116,10 +99,10 @@ export function feedService(d: Deps) {
         const current = d.feeds.byId(feed.id)!
         if (changes.is_active === true && !current.is_active) {
           if (d.feeds.activeCountOf(current.owner_id) >= MAX_ACTIVE_FEEDS) fail('FEED_LIMIT_REACHED', `a wallet may own at most ${MAX_ACTIVE_FEEDS} active feeds`)
-          patch.is_active = 1
+          patch.is_active = true
           d.entries.reactivateAllIn(feed.id, now)
         } else if (changes.is_active === false) {
-          patch.is_active = 0
+          patch.is_active = false
         }
         d.feeds.update(feed.id, patch, now)
       }).immediate()
@@ -131,11 +114,11 @@ export function feedService(d: Deps) {
       d.db.transaction(() => {
         const now = nowSeconds()
         d.entries.deactivateAllIn(feed.id, now)
-        d.feeds.update(feed.id, { is_active: 0 }, now)
+        d.feeds.update(feed.id, { is_active: false }, now)
       }).immediate()
     },
 
-    list(q: FeedQuery): FeedRow[] {
+    list(q: FeedQuery): FeedRecord[] {
       let categoryId: string | undefined
       if (q.category) {
         categoryId = (isUuid(q.category) ? d.categories.byId(q.category) : d.categories.byName(q.category))?.id

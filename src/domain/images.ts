@@ -3,7 +3,8 @@
 import { lookup } from 'node:dns/promises'
 import ipaddr from 'ipaddr.js'
 import type { ContentStore } from '../content/helia.ts'
-import type { ImageRow, ImageStore } from '../store/images.ts'
+import type { ImageStore } from '../store/images.ts'
+import type { ImageRecord } from '../models/records.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { collect, parseCid } from '../content/helia.ts'
 import { fail } from './errors.ts'
@@ -135,7 +136,7 @@ export function storedImage(text: string, images: ImageStore, field = 'image_url
  * The image a feed's image_cid names. A cover set before images were recorded is checked once: it is served only
  * if it is an image and no entry's content (else a paid entry could be read as someone's cover).
  */
-export async function coverImage(cid: string, content: ContentStore, images: ImageStore): Promise<ImageRow | null> {
+export async function coverImage(cid: string, content: ContentStore, images: ImageStore): Promise<ImageRecord | null> {
   const known = images.byCid(cid)
   if (known) return known
   if (images.isEntryContent(cid) || !(await content.has(cid))) return null

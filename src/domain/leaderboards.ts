@@ -62,8 +62,8 @@ export function buildLeaderboards(store: MarketStore, now: number): Leaderboards
       const buyersOf = (feedId: string) => buyers.get(feedId) ?? buyers.set(feedId, String(store.feedBuyers(feedId, from))).get(feedId)!
       const feedItem = (f: MarketFeed, i: number) => {
         const s = sales.get(f.id)!
-        // id and name beside feed_id and feed_name: the official SDK reads these.
-        return { rank: String(i + 1), feed_id: f.id, feed_name: f.name, id: f.id, name: f.name, ...feedCommon(f), total_purchases: String(s.purchases), total_revenue: s.amount.toString(), unique_buyers: buyersOf(f.id) }
+        // id, name and feed (the name) beside feed_id and feed_name: versions of the official SDK read these.
+        return { rank: String(i + 1), feed_id: f.id, feed_name: f.name, id: f.id, name: f.name, feed: f.name, ...feedCommon(f), total_purchases: String(s.purchases), total_revenue: s.amount.toString(), unique_buyers: buyersOf(f.id) }
       }
       const byRevenue = rankFeeds(sales, 'amount')
       boards[`most-popular:${p}`] = rankFeeds(sales, 'purchases').map((f, i) => {

@@ -11,37 +11,12 @@
 // - Wallet ranks: competition ranking over all wallets (1 = highest, ties share a rank).
 // - Periods are rolling: 1d is the last 86,400 seconds.
 import type { ContentFigures, MarketStore, WalletRanks } from '../store/market.ts'
-import type { WalletRow } from '../store/wallets.ts'
+import type { WalletRecord } from '../models/records.ts'
 import { floorDiv } from './tallies.ts'
 import { usdcDecimal } from '../lib/money.ts'
+import type { WalletStats } from '../models/wallet.ts'
 
 export { PERIODS, type Period } from './tallies.ts'
-
-export interface WalletStats {
-  wallet_id: string
-  address: string
-  network: string
-  generated_at: number
-  content_stats: { total_feeds: number; total_entries: number; free_entries: number; paid_entries: number; total_content_size: number }
-  revenue_stats: { total_revenue: string; revenue_usdc: string; unique_buyers: number; total_purchases_received: number; average_entry_price: string }
-  purchase_stats: { total_spent: string; spent_usdc: string; unique_sellers: number; total_purchases_made: number; average_purchase_amount: string }
-  rankings: { revenue_rank: number; content_rank: number; buyer_rank: number }
-  activity: { first_activity: number; last_activity: number; active_days: number }
-  // The SDK's flat names, side by side.
-  total_feeds_created: number
-  total_entries_published: number
-  total_revenue_earned: string
-  total_items_sold: number
-  unique_buyers_count: number
-  total_purchases_made: number
-  total_amount_spent: string
-  unique_feeds_purchased_from: number
-  revenue_rank: number
-  purchases_rank: number
-  last_calculated_at: number
-  created_at: number
-  updated_at: number
-}
 
 /** Wallet ranks by wallet id, from the last ranking pass; `size` wallets were ranked. */
 export interface Ranks { byWallet: Map<string, Omit<WalletRanks, 'id'>>; size: number }
@@ -51,7 +26,7 @@ export function ranksFrom(rows: WalletRanks[]): Ranks {
 }
 
 /** The stats of one wallet, now. A wallet newer than the last ranking pass gets the last rank. */
-export function walletStats(store: MarketStore, ranks: Ranks, wallet: WalletRow, now: number): WalletStats {
+export function walletStats(store: MarketStore, ranks: Ranks, wallet: WalletRecord, now: number): WalletStats {
   const { content, totals } = store.read(() => ({ content: store.content(wallet.id, now), totals: store.totals(wallet.address.toLowerCase()) }))
   const last = ranks.size + 1
   const rank = ranks.byWallet.get(wallet.id) ?? { revenue_rank: last, content_rank: last, buyer_rank: last }

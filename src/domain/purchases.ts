@@ -9,8 +9,7 @@ import type { Db } from '../store/db.ts'
 import type { PaymentRow, PaymentStore, PurchaseStore } from '../store/payments.ts'
 import type { TransactionStore } from '../store/transactions.ts'
 import type { WalletStore } from '../store/wallets.ts'
-import type { EntryRow } from '../store/entries.ts'
-import type { FeedRow } from '../store/feeds.ts'
+import type { EntryRecord, FeedRecord } from '../models/records.ts'
 import type { NetworkInfo } from '../config.ts'
 import type { PaymentEngine } from '../chain/x402.ts'
 import type { Proof } from '../chain/settlement-proof.ts'
@@ -163,7 +162,7 @@ export function purchaseService(d: Deps) {
   }
 
   /** An authorization that already paid is not a ticket: the payer reads again by signing in. */
-  function alreadySettled(row: PaymentRow, entry: EntryRow, signer: string | null, version: 1 | 2): PayOutcome {
+  function alreadySettled(row: PaymentRow, entry: EntryRecord, signer: string | null, version: 1 | 2): PayOutcome {
     if (row.entry_id === entry.id && signer?.toLowerCase() === row.payer_lc) return paid(row, version)
     const reason = row.entry_id === entry.id
       ? 'payment_already_settled: this authorization already bought this entry; sign in as the payer to read it again'
@@ -172,7 +171,7 @@ export function purchaseService(d: Deps) {
   }
 
   /** The outcome of a row whose settlement this request did not start. */
-  function outcomeOf(row: PaymentRow, entry: EntryRow, signer: string | null, version: 1 | 2): PayOutcome {
+  function outcomeOf(row: PaymentRow, entry: EntryRecord, signer: string | null, version: 1 | 2): PayOutcome {
     if (row.status === 'settled') return alreadySettled(row, entry, signer, version)
     if (row.status === 'failed') return { kind: 'refused', reason: row.error ?? 'settlement_failed', version }
     return { kind: 'pending', reason: 'settlement_pending: this payment was sent for settlement; it is recorded once the chain shows it', version }
@@ -188,7 +187,7 @@ export function purchaseService(d: Deps) {
     return { kind: 'pending', reason: 'settlement_pending: the settlement is not confirmed yet; it is recorded once the chain shows it', version }
   }
 
-  async function settleOnce(decoded: Decoded, entry: EntryRow, requirements: unknown, tag: PriceTag, signer: string | null): Promise<PayOutcome> {
+  async function settleOnce(decoded: Decoded, entry: EntryRecord, requirements: unknown, tag: PriceTag, signer: string | null): Promise<PayOutcome> {
     const { version, authorization: auth } = decoded
     const refused = (reason: string): PayOutcome => ({ kind: 'refused', reason, version })
     const unavailable = (what: string, cause: string): PayOutcome => {
@@ -265,7 +264,7 @@ export function purchaseService(d: Deps) {
      * Pays for `entry` with the payment header. `signer` is the signed-in wallet, if any. Requirements are rebuilt
      * from the entry; nothing in the payload is trusted as a requirement.
      */
-    async pay(header: string, feed: FeedRow, entry: EntryRow, tag: PriceTag, signer: string | null = null): Promise<PayOutcome> {
+    async pay(header: string, feed: FeedRecord, entry: EntryRecord, tag: PriceTag, signer: string | null = null): Promise<PayOutcome> {
       const decoded = decode(header)
       if (typeof decoded === 'string') return { kind: 'refused', reason: decoded, version: 1 }
       const { version, authorization: auth } = decoded

@@ -1,5 +1,6 @@
 // The public ledger: one row per recorded purchase.
-import type { TransactionFilter, TransactionRow, TransactionStore } from '../store/transactions.ts'
+import type { TransactionFilter, TransactionStore } from '../store/transactions.ts'
+import type { TransactionRecord } from '../models/records.ts'
 import { isWalletAddress } from '../chain/signatures.ts'
 import { isUuid } from '../lib/ids.ts'
 import { fail } from './errors.ts'
@@ -21,10 +22,10 @@ export function transactionService(d: { transactions: TransactionStore }) {
   }
 
   return {
-    get(raw: string): TransactionRow {
+    get(raw: string): TransactionRecord {
       return d.transactions.byId(parseId(raw)) ?? fail('NOT_FOUND', 'transaction not found')
     },
-    byHash(hash: string): TransactionRow {
+    byHash(hash: string): TransactionRecord {
       if (!/^0x[0-9a-fA-F]{64}$/.test(hash)) fail('INVALID_PARAMETER', 'invalid transaction hash', 'hash must be 0x-prefixed and 66 characters long')
       return d.transactions.byHash(hash) ?? fail('NOT_FOUND', 'transaction not found', 'no payment with this hash was recorded by this service')
     },

@@ -1,5 +1,6 @@
 // Wallet profiles: looked up by id or by address in any letter case.
-import type { WalletRow, WalletStore } from '../store/wallets.ts'
+import type { WalletStore } from '../store/wallets.ts'
+import type { WalletRecord } from '../models/records.ts'
 import { isWalletAddress } from '../chain/signatures.ts'
 import { isUuid } from '../lib/ids.ts'
 import { fail } from './errors.ts'
@@ -19,14 +20,14 @@ function validPictureUrl(value: string): boolean {
 }
 
 export function walletService(d: { wallets: WalletStore }) {
-  function byId(id: string): WalletRow {
+  function byId(id: string): WalletRecord {
     if (!isUuid(id)) fail('INVALID_WALLET_ID', 'invalid wallet id', 'wallet_id must be a UUID')
     return d.wallets.byId(id.toLowerCase()) ?? fail('WALLET_NOT_FOUND', 'wallet not found')
   }
   return {
     byId,
     /** A wallet updates only itself: username (unique, any case) and picture_url. */
-    update(signer: Signer, id: string, patch: { username?: unknown; picture_url?: unknown }): WalletRow {
+    update(signer: Signer, id: string, patch: { username?: unknown; picture_url?: unknown }): WalletRecord {
       const wallet = byId(id)
       if (wallet.address.toLowerCase() !== signer.address.toLowerCase()) fail('UNAUTHORIZED_WALLET_UPDATE', 'a wallet can update only itself')
       const changes: { username?: string | null; picture_url?: string | null } = {}
@@ -45,7 +46,7 @@ export function walletService(d: { wallets: WalletStore }) {
       if (!d.wallets.update(wallet.id, changes, nowSeconds())) fail('USERNAME_CONFLICT', 'username is already taken')
       return d.wallets.byId(wallet.id)!
     },
-    byAddress(address: string): WalletRow {
+    byAddress(address: string): WalletRecord {
       if (!isWalletAddress(address)) fail('INVALID_PARAMETER', 'invalid wallet address', 'address must be 0x followed by 40 hex characters')
       return d.wallets.byAddress(address) ?? fail('WALLET_NOT_FOUND', 'wallet not found')
     },

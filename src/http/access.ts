@@ -1,6 +1,6 @@
 // Access links: create, list and revoke (entry owner), and open /v1/access/<token> in a browser.
 import { Elysia, t } from 'elysia'
-import type { AccessLinkRow } from '../store/access-links.ts'
+import type { AccessLinkRecord } from '../models/records.ts'
 import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
 import { serveContent } from './content.ts'
@@ -10,12 +10,12 @@ import { contentResponses, errors, NoBody } from './openapi.ts'
 import { AccessLink, CreateAccessLink, Page } from '../models/index.ts'
 
 export const accessRoutes = (s: Services) => {
-  const linkBody = (l: AccessLinkRow, token: string) => {
+  const linkBody = (l: AccessLinkRecord, token: string) => {
     const url = `${s.publicUrl()}/v1/access/${token}`
     return {
       id: l.id, entry_id: l.entry_id, feed_id: l.feed_id, access_token: token, access_url: url, url,
       expires_at: l.expires_at, max_uses: l.max_uses, current_uses: l.current_uses, description: l.description,
-      created_at: l.created_at, is_active: l.is_active === 1, last_used_at: l.last_used_at,
+      created_at: l.created_at, is_active: l.is_active, last_used_at: l.last_used_at,
     }
   }
 

@@ -1,13 +1,13 @@
 // /v1/categories: the category list and one category.
 import { Elysia, t } from 'elysia'
-import type { CategoryRow } from '../store/categories.ts'
+import type { CategoryRecord } from '../models/records.ts'
 import type { Services } from './services.ts'
 import { booleanQuery } from './params.ts'
 import { page, pageQuery, pageSize } from './pagination.ts'
 import { Category, Page } from '../models/index.ts'
 import { errors } from './openapi.ts'
 
-export const categoryBody = (c: CategoryRow) => ({ ...c, is_active: c.is_active === 1 })
+export const categoryBody = (c: CategoryRecord): Category => c
 
 export const categoryRoutes = (s: Services) =>
   new Elysia({ prefix: '/v1/categories', tags: ['Categories'] })

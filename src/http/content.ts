@@ -1,7 +1,7 @@
 // Serving an entry's bytes: type, length, ETag = CID, single byte ranges (206/416), and headers that keep
 // uploaded pages from running script on our origin.
 import type { ContentStore } from '../content/helia.ts'
-import type { EntryRow } from '../store/entries.ts'
+import type { EntryRecord } from '../models/records.ts'
 import { mediaTypeBase, safeMediaType } from '../domain/media-type.ts'
 import { errorResponse } from './errors.ts'
 
@@ -29,7 +29,7 @@ export function parseRange(header: string | null, size: number): Range {
   return { start, end }
 }
 
-export async function serveContent(content: ContentStore, entry: Pick<EntryRow, 'cid' | 'mime_type'>, request: Request, cacheControl = 'private, max-age=300'): Promise<Response> {
+export async function serveContent(content: ContentStore, entry: Pick<EntryRecord, 'cid' | 'mime_type'>, request: Request, cacheControl = 'private, max-age=300'): Promise<Response> {
   // Checked before streaming: a missing block would otherwise fail mid-response.
   const size = await content.size(entry.cid)
   if (size === null) return errorResponse('CONTENT_NOT_FOUND', 'content is not in the store')

@@ -1,7 +1,6 @@
 // /v1/feeds/{feed_id}/entries: create, list, read (JSON or bytes), soft delete.
 import { Elysia, t } from 'elysia'
-import type { EntryRow } from '../store/entries.ts'
-import type { FeedRow } from '../store/feeds.ts'
+import type { EntryRecord, FeedRecord } from '../models/records.ts'
 import type { Signer } from '../domain/auth.ts'
 import { isFreeNow, type NewEntryInput } from '../domain/entries.ts'
 import { CreateEntry, Entry, MAX_CONTENT_BASE64_CHARS, Page, PaidHeaders, PaymentRequired, PaymentRequiredHeaders } from '../models/index.ts'
@@ -26,7 +25,7 @@ import { base64Content, base64Decoder, type Base64Content } from '../domain/base
 const ENTRY_BODY_LIMIT = MAX_CONTENT_BASE64_CHARS + 256 * 1024
 
 
-export function entryBody(e: EntryRow, now = nowSeconds()) {
+export function entryBody(e: EntryRecord, now = nowSeconds()): Entry {
   const free = isFreeNow(e, now)
   return {
     id: e.id,
@@ -36,13 +35,13 @@ export function entryBody(e: EntryRow, now = nowSeconds()) {
     title: e.title,
     description: e.description,
     metadata: e.metadata,
-    tags: JSON.parse(e.tags) as string[],
+    tags: e.tags,
     is_free: free,
     expires_at: e.expires_at,
-    is_active: e.is_active === 1,
+    is_active: e.is_active,
     total_purchases: e.total_purchases,
-    total_revenue: e.total_revenue,
-    price: free ? '0' : e.price,
+    total_revenue: e.total_revenue.toString(),
+    price: free ? '0' : e.price.toString(),
     asset: 'USDC',
     created_at: e.created_at,
     updated_at: e.updated_at,
@@ -89,7 +88,7 @@ export const entryRoutes = (s: Services) => {
   const { payOrChallenge } = x402Edge(s)
 
   /** Inactive entries are withdrawn: only the owner still reads them. */
-  function readable(feed: FeedRow, entry: EntryRow, signer: Signer | null): boolean {
+  function readable(feed: FeedRecord, entry: EntryRecord, signer: Signer | null): boolean {
     const isOwner = signer !== null && signer.address.toLowerCase() === feed.owner_wallet_address.toLowerCase()
     if (!entry.is_active || !feed.is_active) return isOwner
     return s.entries.canRead(feed, entry, signer)

@@ -1,7 +1,7 @@
 // /v1/feeds: create, read, update, soft delete, list.
 import { Elysia, t } from 'elysia'
 import { CreateFeed, Feed, Page, UpdateFeed } from '../models/index.ts'
-import type { FeedRow } from '../store/feeds.ts'
+import type { FeedRecord } from '../models/records.ts'
 import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
 import { fail } from '../domain/errors.ts'
@@ -15,22 +15,7 @@ import { contentResponses, errors, NoBody } from './openapi.ts'
 // image_url may carry a 10 MB image as base64 (about 13.4 MB of text).
 const IMAGE_BODY_LIMIT = 14 * 1024 * 1024
 
-export const feedBody = (f: FeedRow) => ({
-  id: f.id,
-  owner_id: f.owner_id,
-  owner_wallet_address: f.owner_wallet_address,
-  category_id: f.category_id,
-  name: f.name,
-  description: f.description,
-  image_cid: f.image_cid,
-  is_active: f.is_active === 1,
-  total_entries: f.total_entries,
-  total_purchases: f.total_purchases,
-  total_revenue: f.total_revenue,
-  tags: JSON.parse(f.tags) as string[],
-  created_at: f.created_at,
-  updated_at: f.updated_at,
-})
+export const feedBody = (f: FeedRecord): Feed => ({ ...f, total_revenue: f.total_revenue.toString() })
 
 /** GET /v1/feeds/{id} as JSON text (also served by the hot-read path, see hot-reads.ts). */
 export function feedJson(s: Services, rawId: string): string {

@@ -1,6 +1,5 @@
 // GET /metrics: Prometheus text exposition of request counters and a few gauges of the market.
 import { Elysia } from 'elysia'
-import type { Db } from '../store/db.ts'
 
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
@@ -43,15 +42,10 @@ export function requestMetrics() {
 }
 export type RequestMetrics = ReturnType<typeof requestMetrics>
 
-export const metricsRoutes = (db: Db, requests: RequestMetrics, startedAt: number, more: () => string[] = () => []) => {
-  const gauges = db.query<Record<string, number>, []>(`SELECT
-    (SELECT COUNT(*) FROM wallets) AS wallets,
-    (SELECT COUNT(*) FROM feeds WHERE is_active = 1) AS active_feeds,
-    (SELECT COUNT(*) FROM entries WHERE is_active = 1) AS active_entries,
-    (SELECT transactions FROM ledger_totals) AS transactions,
-    (SELECT COUNT(*) FROM payments WHERE status = 'pending') AS pending_payments`)
+/** `gauges`: the market's current figures, by name (see store/gauges.ts). */
+export const metricsRoutes = (gauges: () => Record<string, number>, requests: RequestMetrics, startedAt: number, more: () => string[] = () => []) => {
   return new Elysia({ tags: ['Operations'] }).get('/metrics', () => {
-    const g = gauges.get()!
+    const g = gauges()
     const lines = [requests.render()]
     for (const [name, value] of Object.entries(g)) lines.push(`# TYPE trellis_${name} gauge`, `trellis_${name} ${value}`)
     lines.push('# TYPE trellis_uptime_seconds gauge', `trellis_uptime_seconds ${Math.floor(Date.now() / 1000) - startedAt}`, ...more())

@@ -12,7 +12,6 @@ import type { AccessLinkService } from '../domain/access-links.ts'
 import type { MarketService } from '../domain/market-service.ts'
 import type { ContentStore } from '../content/helia.ts'
 import type { PageTokens } from './pagination.ts'
-import type { ReadMemo } from '../store/db.ts'
 
 export interface Services {
   config: Config
@@ -31,6 +30,6 @@ export interface Services {
   content: ContentStore
   pages: PageTokens
   /** JSON text of a read, reused until the database next changes. */
-  cached: ReadMemo
+  cached: <T = string>(key: string, compute: () => T, size?: (value: T) => number) => T
   health: () => Record<string, unknown>
 }

@@ -1,6 +1,6 @@
 // /v1/transactions: the public ledger (by id, by hash, filtered list).
 import { Elysia, t } from 'elysia'
-import type { TransactionRow } from '../store/transactions.ts'
+import type { TransactionRecord } from '../models/records.ts'
 import { publicTransactionId } from '../domain/transactions.ts'
 import type { Services } from './services.ts'
 import { jsonResponse } from './json.ts'
@@ -8,17 +8,17 @@ import { page, pageQuery, pageSize } from './pagination.ts'
 import { Transaction, TransactionList } from '../models/index.ts'
 import { errors } from './openapi.ts'
 
-const item = (r: TransactionRow) => ({
+const item = (r: TransactionRecord) => ({
   id: publicTransactionId(r.id),
   payer: r.payer,
   pay_to: r.pay_to,
-  amount: r.amount,
+  amount: r.amount.toString(),
   asset: r.asset,
   entry_id: r.entry_id,
   transaction_hash: r.transaction_hash,
   created_at: r.created_at,
 })
-const full = (r: TransactionRow) => ({ ...item(r), piid: r.piid })
+const full = (r: TransactionRecord) => ({ ...item(r), piid: r.piid })
 
 export const transactionRoutes = (s: Services) =>
   new Elysia({ prefix: '/v1/transactions', tags: ['Transactions'] })

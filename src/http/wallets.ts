@@ -2,13 +2,13 @@
 import { Elysia, t } from 'elysia'
 import { UpdateWallet, Wallet, WalletStats } from '../models/index.ts'
 import { errors } from './openapi.ts'
-import type { WalletRow } from '../store/wallets.ts'
+import type { WalletRecord } from '../models/records.ts'
 import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
 import { jsonResponse } from './json.ts'
 import { nowSeconds } from '../lib/clock.ts'
 
-export function walletBody(w: WalletRow) {
+export function walletBody(w: WalletRecord) {
   const address = w.address
   return {
     id: w.id,
@@ -20,7 +20,7 @@ export function walletBody(w: WalletRow) {
     picture_url: w.picture_url,
     total_feeds: w.total_feeds,
     total_entries: w.total_entries,
-    total_revenue: w.total_revenue,
+    total_revenue: w.total_revenue.toString(),
     created_at: w.created_at,
     updated_at: w.updated_at,
   }

@@ -1,7 +1,6 @@
 // The x402 edge of a paid entry: the 402 challenge (v1 body and v2 header), paying with X-PAYMENT (v1) or
 // PAYMENT-SIGNATURE (v2), and the result header.
-import type { EntryRow } from '../store/entries.ts'
-import type { FeedRow } from '../store/feeds.ts'
+import type { EntryRecord, FeedRecord } from '../models/records.ts'
 import { v1Requirement, v2Challenge, type PriceTag } from '../chain/requirements.ts'
 import type { Settlement } from '../domain/purchases.ts'
 import type { Services } from './services.ts'
@@ -21,9 +20,9 @@ function withRetryAfter(response: Response, seconds: number): Response {
 
 export function x402Edge(s: Services) {
   /** What a paid entry costs at this path; the requirements are always rebuilt from this, never from a payload. */
-  function priceTag(feed: FeedRow, entry: EntryRow, path: string): PriceTag {
+  function priceTag(feed: FeedRecord, entry: EntryRecord, path: string): PriceTag {
     return {
-      amount: entry.price,
+      amount: entry.price.toString(),
       payTo: feed.owner_wallet_address, // stored in checksum form
       resource: `${s.publicUrl()}${path}`,
       description: entry.title ?? `Entry ${entry.id}`,
@@ -61,7 +60,7 @@ export function x402Edge(s: Services) {
    * the payment is refused; 502 when the facilitator or RPC failed before anything was charged; 503 while a charge
    * may still land (it is recorded when the chain shows it).
    */
-  async function payOrChallenge(feed: FeedRow, entry: EntryRow, request: Request, signer: string | null): Promise<{ header: [string, string] } | Response> {
+  async function payOrChallenge(feed: FeedRecord, entry: EntryRecord, request: Request, signer: string | null): Promise<{ header: [string, string] } | Response> {
     const tag = priceTag(feed, entry, new URL(request.url).pathname)
     const payment = request.headers.get('x-payment') ?? request.headers.get('payment-signature')
     if (!payment) return paymentRequired(tag)
@@ -79,7 +78,7 @@ export function x402Edge(s: Services) {
   }
 
   /** The plain challenge at this (canonical) path, made for the caller to keep: no payment was sent. */
-  const prepareChallenge = (feed: FeedRow, entry: EntryRow, path: string): Prepared => prepared(priceTag(feed, entry, path))
+  const prepareChallenge = (feed: FeedRecord, entry: EntryRecord, path: string): Prepared => prepared(priceTag(feed, entry, path))
 
   return { payOrChallenge, prepareChallenge }
 }

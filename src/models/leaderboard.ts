@@ -10,7 +10,7 @@ const Tags = t.Array(t.String())
 const Rank = CountText('1 = first')
 
 const feedRef = { owner_id: S, owner_username: NS, owner_wallet: S, category_id: NS, category_name: NS, description: NS, image_cid: NS, is_active: t.Boolean(), tags: Tags, total_entries: N }
-const feedSales = { rank: Rank, feed_id: S, feed_name: S, id: t.String({ description: 'the same as feed_id (read by the SDK)' }), name: t.String({ description: 'the same as feed_name' }), ...feedRef, total_purchases: CountText(), total_revenue: Money(), unique_buyers: CountText() }
+const feedSales = { rank: Rank, feed_id: S, feed_name: S, id: t.String({ description: 'the same as feed_id (read by the SDK)' }), name: t.String({ description: 'the same as feed_name' }), feed: t.String({ description: 'the same as feed_name (read by newer SDK versions)' }), ...feedRef, total_purchases: CountText(), total_revenue: Money(), unique_buyers: CountText() }
 
 export const MostPopularItem = t.Object({ ...feedSales, avg_revenue_per_purchase: Money(), created_at: UnixSeconds(), updated_at: UnixSeconds() })
 export const TopRevenueItem = t.Object({ ...feedSales, feed_created_at: UnixSeconds(), feed_updated_at: UnixSeconds() })

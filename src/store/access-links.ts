@@ -1,22 +1,13 @@
 import type { Db } from './db.ts'
+import type { AccessLinkRecord } from '../models/records.ts'
 
-export interface AccessLinkRow {
-  id: string
-  entry_id: string
-  feed_id: string
-  created_by: string
-  expires_at: number
-  max_uses: number | null
-  current_uses: number
-  description: string | null
-  is_active: number
-  last_used_at: number | null
-  created_at: number
-  updated_at: number
-}
+/** An access_links row as SQLite returns it. */
+interface AccessLinkRow extends Omit<AccessLinkRecord, 'is_active'> { is_active: number }
+
+const toRecord = (row: AccessLinkRow): AccessLinkRecord => ({ ...row, is_active: row.is_active === 1 })
 
 export function accessLinkStore(db: Db) {
-  const byId = db.query<AccessLinkRow, [string]>('SELECT * FROM access_links WHERE id = ?')
+  const byId = db.query<AccessLinkRow, [string]>('SELECT id, entry_id, feed_id, created_by, expires_at, max_uses, current_uses, description, is_active, last_used_at, created_at, updated_at FROM access_links WHERE id = ?')
   const insert = db.query(
     `INSERT INTO access_links (id, entry_id, feed_id, created_by, expires_at, max_uses, description, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -28,15 +19,15 @@ export function accessLinkStore(db: Db) {
   )
   const deactivate = db.query('UPDATE access_links SET is_active = 0, updated_at = ? WHERE id = ?')
   return {
-    byId: (id: string) => byId.get(id),
-    insert(l: Pick<AccessLinkRow, 'id' | 'entry_id' | 'feed_id' | 'created_by' | 'expires_at' | 'max_uses' | 'description'> & { now: number }) {
+    byId: (id: string): AccessLinkRecord | undefined => { const row = byId.get(id); return row ? toRecord(row) : undefined },
+    insert(l: Pick<AccessLinkRecord, 'id' | 'entry_id' | 'feed_id' | 'created_by' | 'expires_at' | 'max_uses' | 'description'> & { now: number }) {
       insert.run(l.id, l.entry_id, l.feed_id, l.created_by, l.expires_at, l.max_uses, l.description, l.now, l.now)
     },
     use: (id: string, now: number) => use.run(now, id).changes === 1,
     deactivate: (id: string, now: number) => deactivate.run(now, id).changes === 1,
-    listForEntry(entryId: string, beforeId: string | undefined, limit: number): AccessLinkRow[] {
-      if (beforeId) return db.query<AccessLinkRow, [string, string, number]>('SELECT * FROM access_links WHERE entry_id = ? AND id < ? ORDER BY id DESC LIMIT ?').all(entryId, beforeId, limit)
-      return db.query<AccessLinkRow, [string, number]>('SELECT * FROM access_links WHERE entry_id = ? ORDER BY id DESC LIMIT ?').all(entryId, limit)
+    listForEntry(entryId: string, beforeId: string | undefined, limit: number): AccessLinkRecord[] {
+      if (beforeId) return db.query<AccessLinkRow, [string, string, number]>('SELECT id, entry_id, feed_id, created_by, expires_at, max_uses, current_uses, description, is_active, last_used_at, created_at, updated_at FROM access_links WHERE entry_id = ? AND id < ? ORDER BY id DESC LIMIT ?').all(entryId, beforeId, limit).map(toRecord)
+      return db.query<AccessLinkRow, [string, number]>('SELECT id, entry_id, feed_id, created_by, expires_at, max_uses, current_uses, description, is_active, last_used_at, created_at, updated_at FROM access_links WHERE entry_id = ? ORDER BY id DESC LIMIT ?').all(entryId, limit).map(toRecord)
     },
   }
 }

@@ -1,14 +1,11 @@
 import { patchRow, type Db } from './db.ts'
+import type { CategoryRecord } from '../models/records.ts'
 
-export interface CategoryRow {
-  id: string
-  name: string
-  description: string | null
-  icon_url: string | null
-  is_active: number
-  created_at: number
-  updated_at: number
-}
+/** A categories row as SQLite returns it. */
+interface CategoryRow extends Omit<CategoryRecord, 'is_active'> { is_active: number }
+
+const toRecord = (row: CategoryRow): CategoryRecord => ({ ...row, is_active: row.is_active === 1 })
+const found = (row: CategoryRow | null): CategoryRecord | undefined => (row ? toRecord(row) : undefined)
 
 const COLUMNS = 'id, name, description, icon_url, is_active, created_at, updated_at'
 
@@ -20,19 +17,21 @@ export function categoryStore(db: Db) {
   )
   const byName = db.query<CategoryRow, [string]>(`SELECT ${COLUMNS} FROM categories WHERE name_lc = ?`)
   return {
-    byId: (id: string) => byId.get(id),
-    byName: (name: string) => byName.get(name.toLowerCase()),
+    byId: (id: string) => found(byId.get(id)),
+    byName: (name: string) => found(byName.get(name.toLowerCase())),
     insert: (row: { id: string; name: string; description: string | null; icon_url: string | null; now: number }) =>
       insert.run(row.id, row.name, row.name.toLowerCase(), row.description, row.icon_url, row.now, row.now).changes === 1,
     /** False when the new name is taken (case-insensitively). */
-    update(id: string, patch: Partial<Pick<CategoryRow, 'name' | 'description' | 'icon_url' | 'is_active'>>, now: number): boolean {
-      const values: Record<string, string | number | null> = { ...patch }
+    update(id: string, patch: Partial<Pick<CategoryRecord, 'name' | 'description' | 'icon_url' | 'is_active'>>, now: number): boolean {
+      const { is_active, ...rest } = patch
+      const values: Record<string, string | number | null> = { ...rest }
+      if (is_active !== undefined) values.is_active = is_active ? 1 : 0
       if (patch.name !== undefined) values.name_lc = patch.name.toLowerCase()
       return patchRow(db, 'categories', id, values, now)
     },
     count: () => db.query<{ n: number }, []>('SELECT COUNT(*) AS n FROM categories').get()!.n,
     /** Ordered by name, then id; the cursor is the last (name_lc, id) seen. */
-    list(filter: { search?: string; isActive?: boolean; after?: { name: string; id: string }; limit: number }): CategoryRow[] {
+    list(filter: { search?: string; isActive?: boolean; after?: { name: string; id: string }; limit: number }): CategoryRecord[] {
       const where: string[] = []
       const args: (string | number)[] = []
       if (filter.search) {
@@ -48,7 +47,7 @@ export function categoryStore(db: Db) {
         args.push(filter.after.name.toLowerCase(), filter.after.name.toLowerCase(), filter.after.id)
       }
       const sql = `SELECT ${COLUMNS} FROM categories ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY name_lc, id LIMIT ?`
-      return db.query<CategoryRow, (string | number)[]>(sql).all(...args, filter.limit)
+      return db.query<CategoryRow, (string | number)[]>(sql).all(...args, filter.limit).map(toRecord)
     },
   }
 }

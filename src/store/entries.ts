@@ -1,31 +1,25 @@
 import type { Db } from './db.ts'
+import type { EntryRecord } from '../models/records.ts'
 
-export interface EntryRow {
-  id: string
-  feed_id: string
-  cid: string
-  size: number
-  mime_type: string
-  title: string | null
-  description: string | null
-  metadata: string | null
+/** An entries row as SQLite returns it. */
+export interface EntryRow extends Omit<EntryRecord, 'is_free' | 'is_active' | 'tags' | 'price' | 'total_revenue'> {
   tags: string // JSON array
   is_free: number
-  price: string
-  expires_at: number | null
   is_active: number
-  total_purchases: number
+  price: string
   total_revenue: string
-  created_at: number
-  updated_at: number
 }
 
-export type NewEntry = Omit<EntryRow, 'tags' | 'is_free' | 'price' | 'is_active' | 'total_purchases' | 'total_revenue' | 'created_at' | 'updated_at'> & {
-  tags: string[]
-  is_free: boolean
-  price: bigint
-  now: number
-}
+export const entryRecord = (row: EntryRow): EntryRecord => ({
+  ...row,
+  tags: JSON.parse(row.tags) as string[],
+  is_free: row.is_free === 1,
+  is_active: row.is_active === 1,
+  price: BigInt(row.price),
+  total_revenue: BigInt(row.total_revenue),
+})
+
+export type NewEntry = Omit<EntryRecord, 'is_active' | 'total_purchases' | 'total_revenue' | 'created_at' | 'updated_at'> & { now: number }
 
 const SELECT = `SELECT id, feed_id, cid, size, mime_type, title, description, metadata, tags, is_free,
   CAST(price AS TEXT) AS price, expires_at, is_active, total_purchases, CAST(total_revenue AS TEXT) AS total_revenue,
@@ -47,7 +41,7 @@ export function entryStore(db: Db) {
   const addActive = db.query('UPDATE feeds SET total_entries = total_entries + ? WHERE id = ?')
   const freeExpired = db.query('UPDATE entries SET is_free = 1, updated_at = ?1 WHERE is_free = 0 AND expires_at IS NOT NULL AND expires_at <= ?1')
   return {
-    byId: (id: string) => byId.get(id),
+    byId: (id: string): EntryRecord | undefined => { const row = byId.get(id); return row ? entryRecord(row) : undefined },
     /** Early access over: paid entries whose expires_at has passed become free. */
     freeExpired: (now: number) => freeExpired.run(now).changes,
     activeCountIn: (feedId: string) => activeCount.get(feedId)!.n,
@@ -68,12 +62,12 @@ export function entryStore(db: Db) {
       reactivateFeed.run(now, feedId)
       recount.run(feedId)
     },
-    list(filter: { feedId: string; isFree?: boolean; beforeId?: string; limit: number }): EntryRow[] {
+    list(filter: { feedId: string; isFree?: boolean; beforeId?: string; limit: number }): EntryRecord[] {
       const where = ['feed_id = ?', 'is_active = 1']
       const args: (string | number)[] = [filter.feedId]
       if (filter.isFree !== undefined) where.push('is_free = ?'), args.push(filter.isFree ? 1 : 0)
       if (filter.beforeId) where.push('id < ?'), args.push(filter.beforeId)
-      return db.query<EntryRow, (string | number)[]>(`${SELECT} WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`).all(...args, filter.limit)
+      return db.query<EntryRow, (string | number)[]>(`${SELECT} WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`).all(...args, filter.limit).map(entryRecord)
     },
   }
 }

@@ -1,21 +1,14 @@
 import { patchRow, type Db } from './db.ts'
+import type { FeedRecord } from '../models/records.ts'
 
-export interface FeedRow {
-  id: string
-  owner_id: string
-  owner_wallet_address: string
-  category_id: string | null
-  name: string
-  description: string | null
-  image_cid: string | null
-  tags: string // JSON array
+/** A feeds row as SQLite returns it. */
+interface FeedRow extends Omit<FeedRecord, 'is_active' | 'tags' | 'total_revenue'> {
   is_active: number
-  total_entries: number
-  total_purchases: number
+  tags: string // JSON array
   total_revenue: string
-  created_at: number
-  updated_at: number
 }
+
+const toRecord = (row: FeedRow): FeedRecord => ({ ...row, is_active: row.is_active === 1, tags: JSON.parse(row.tags) as string[], total_revenue: BigInt(row.total_revenue) })
 
 export interface FeedFilter {
   ownerId?: string
@@ -33,7 +26,7 @@ const SELECT = `SELECT f.id, f.owner_id, w.address AS owner_wallet_address, f.ca
   f.image_cid, f.tags, f.is_active, f.total_entries, f.total_purchases, CAST(f.total_revenue AS TEXT) AS total_revenue,
   f.created_at, f.updated_at FROM feeds f JOIN wallets w ON w.id = f.owner_id`
 
-export type FeedPatch = Partial<Pick<FeedRow, 'name' | 'description' | 'image_cid' | 'category_id' | 'tags' | 'is_active'>>
+export type FeedPatch = Partial<Pick<FeedRecord, 'name' | 'description' | 'image_cid' | 'category_id' | 'tags' | 'is_active'>>
 
 export function feedStore(db: Db) {
   const byId = db.query<FeedRow, [string]>(`${SELECT} WHERE f.id = ?`)
@@ -43,13 +36,19 @@ export function feedStore(db: Db) {
   )
   const activeCount = db.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM feeds WHERE owner_id = ? AND is_active = 1')
   return {
-    byId: (id: string) => byId.get(id),
+    byId: (id: string): FeedRecord | undefined => { const row = byId.get(id); return row ? toRecord(row) : undefined },
     activeCountOf: (ownerId: string) => activeCount.get(ownerId)!.n,
     insert(row: { id: string; owner_id: string; category_id: string | null; name: string; description: string | null; image_cid: string | null; tags: string[]; now: number }) {
       insert.run(row.id, row.owner_id, row.category_id, row.name, row.description, row.image_cid, JSON.stringify(row.tags), row.now, row.now)
     },
-    update: (id: string, patch: FeedPatch, now: number) => patchRow(db, 'feeds', id, { ...patch }, now),
-    list(filter: FeedFilter): FeedRow[] {
+    update(id: string, patch: FeedPatch, now: number) {
+      const { tags, is_active, ...rest } = patch
+      const values: Record<string, string | number | null> = { ...rest }
+      if (tags !== undefined) values.tags = JSON.stringify(tags)
+      if (is_active !== undefined) values.is_active = is_active ? 1 : 0
+      return patchRow(db, 'feeds', id, values, now)
+    },
+    list(filter: FeedFilter): FeedRecord[] {
       const where: string[] = ['f.total_entries >= ?']
       const args: (string | number)[] = [filter.minEntries]
       if (filter.isActive !== undefined) where.push('f.is_active = ?'), args.push(filter.isActive ? 1 : 0)
@@ -63,7 +62,7 @@ export function feedStore(db: Db) {
       if (filter.createdAfter !== undefined) where.push('f.created_at >= ?'), args.push(filter.createdAfter)
       if (filter.beforeId) where.push('f.id < ?'), args.push(filter.beforeId)
       const sql = `${SELECT} WHERE ${where.join(' AND ')} ORDER BY f.id DESC LIMIT ?`
-      return db.query<FeedRow, (string | number)[]>(sql).all(...args, filter.limit)
+      return db.query<FeedRow, (string | number)[]>(sql).all(...args, filter.limit).map(toRecord)
     },
   }
 }

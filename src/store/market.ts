@@ -1,7 +1,8 @@
 // What statistics and leaderboards are computed from: the tallies the triggers of migration 005 keep, and a few
 // indexed reads. No query here reads the whole ledger.
 import type { Db } from './db.ts'
-import type { EntryRow } from './entries.ts'
+import { entryRecord, type EntryRow } from './entries.ts'
+import type { EntryRecord } from '../models/records.ts'
 
 export interface MarketFeed {
   id: string
@@ -34,7 +35,8 @@ export interface AddressTotals {
   first_at: number | null; last_at: number | null; active_days: number
 }
 
-export type RecentEntryRow = EntryRow & { feed_name: string; feed_owner_id: string; owner_wallet: string; category_name: string | null }
+interface Placement { feed_name: string; feed_owner_id: string; owner_wallet: string; category_name: string | null }
+export type RecentEntry = EntryRecord & Placement
 
 const DAY = 86_400
 
@@ -74,7 +76,7 @@ export function marketStore(db: Db) {
     WHERE f.owner_id = ?2 AND f.is_active = 1`)
   const totals = db.query<AddressTotals, [string]>(`SELECT sold, CAST(revenue AS TEXT) AS revenue, buyers, bought, CAST(spent AS TEXT) AS spent, sellers,
     feeds_bought_from, first_at, last_at, active_days FROM address_totals WHERE address_lc = ?`)
-  const recent = (withCursor: boolean) => db.query<RecentEntryRow, (string | number)[]>(`SELECT e.id, e.feed_id, e.cid, e.size,
+  const recent = (withCursor: boolean) => db.query<EntryRow & Placement, (string | number)[]>(`SELECT e.id, e.feed_id, e.cid, e.size,
       e.mime_type, e.title, e.description, e.metadata, e.tags, e.is_free, CAST(e.price AS TEXT) AS price, e.expires_at, e.is_active,
       e.total_purchases, CAST(e.total_revenue AS TEXT) AS total_revenue, e.created_at, e.updated_at,
       f.name AS feed_name, f.owner_id AS feed_owner_id, w.address AS owner_wallet, c.name AS category_name
@@ -85,7 +87,8 @@ export function marketStore(db: Db) {
 
   return {
     /** Active entries of active feeds, newest first (a live, indexed query: no snapshot lag). */
-    recentEntries: (beforeId: string | undefined, limit: number) => (beforeId ? recentAfter.all(beforeId, limit) : recentFirst.all(limit)),
+    recentEntries: (beforeId: string | undefined, limit: number): RecentEntry[] =>
+      (beforeId ? recentAfter.all(beforeId, limit) : recentFirst.all(limit)).map((row) => ({ ...entryRecord(row), feed_name: row.feed_name, feed_owner_id: row.feed_owner_id, owner_wallet: row.owner_wallet, category_name: row.category_name })),
     feeds: () => db.query<MarketFeed, []>(`SELECT f.id, f.owner_id, w.address AS owner_wallet, w.username AS owner_username, f.category_id,
         c.name AS category_name, f.name, f.description, f.image_cid, f.is_active, f.tags, f.total_entries, f.total_purchases,
         CAST(f.total_revenue AS TEXT) AS total_revenue, f.created_at, f.updated_at

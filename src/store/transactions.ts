@@ -1,16 +1,11 @@
 import type { Db } from './db.ts'
+import type { TransactionRecord } from '../models/records.ts'
 
-export interface TransactionRow {
-  id: string
-  piid: string | null
-  payer: string
-  pay_to: string
-  amount: string
-  asset: string
-  entry_id: string | null
-  transaction_hash: string
-  created_at: number
-}
+/** A transactions row as SQLite returns it. */
+interface TransactionRow extends Omit<TransactionRecord, 'amount'> { amount: string }
+
+const toRecord = (row: TransactionRow): TransactionRecord => ({ ...row, amount: BigInt(row.amount) })
+const found = (row: TransactionRow | null): TransactionRecord | undefined => (row ? toRecord(row) : undefined)
 
 export interface TransactionFilter {
   payer?: string
@@ -42,14 +37,14 @@ export function transactionStore(db: Db) {
   const addressBought = db.query<{ n: number }, [string]>('SELECT bought AS n FROM address_totals WHERE address_lc = ?')
   const addressSold = db.query<{ n: number }, [string]>('SELECT sold AS n FROM address_totals WHERE address_lc = ?')
   return {
-    byId: (id: string) => byId.get(id),
-    byHash: (hash: string) => byHash.get(hash.toLowerCase()),
-    insert(t: Omit<TransactionRow, 'amount'> & { amount: bigint }) {
+    byId: (id: string) => found(byId.get(id)),
+    byHash: (hash: string) => found(byHash.get(hash.toLowerCase())),
+    insert(t: TransactionRecord) {
       insert.run(t.id, t.piid, t.payer, t.payer.toLowerCase(), t.pay_to, t.pay_to.toLowerCase(), t.amount, t.asset, t.entry_id, t.transaction_hash.toLowerCase(), t.created_at)
     },
-    list(filter: TransactionFilter, beforeId: string | undefined, limit: number): TransactionRow[] {
+    list(filter: TransactionFilter, beforeId: string | undefined, limit: number): TransactionRecord[] {
       const w = where(filter, beforeId)
-      return db.query<TransactionRow, (string | number)[]>(`${SELECT} ${w.sql} ORDER BY id DESC LIMIT ?`).all(...w.args, limit)
+      return db.query<TransactionRow, (string | number)[]>(`${SELECT} ${w.sql} ORDER BY id DESC LIMIT ?`).all(...w.args, limit).map(toRecord)
     },
     /** The exact count read from the tallies (at most one filter set); null when it must be counted. */
     tallied(filter: TransactionFilter): number | null {

@@ -1,17 +1,10 @@
 import { patchRow, type Db } from './db.ts'
+import type { WalletRecord } from '../models/records.ts'
 
-export interface WalletRow {
-  id: string
-  address: string // EIP-55 checksum form, as written: presenters return it unchanged
-  network: string
-  username: string | null
-  picture_url: string | null
-  created_at: number
-  updated_at: number
-  total_feeds: number
-  total_entries: number
-  total_revenue: string
-}
+/** A wallets row (with its totals) as SQLite returns it. */
+interface WalletRow extends Omit<WalletRecord, 'total_revenue'> { total_revenue: string }
+
+const toRecord = (row: WalletRow): WalletRecord => ({ ...row, total_revenue: BigInt(row.total_revenue) })
 
 // Totals are over active feeds, as listings show them.
 const SELECT = `SELECT w.id, w.address, w.network, w.username, w.picture_url, w.created_at, w.updated_at,
@@ -28,14 +21,14 @@ export function walletStore(db: Db) {
      ON CONFLICT (address_lc) DO NOTHING`,
   )
   return {
-    byId: (id: string) => byId.get(id),
+    byId: (id: string): WalletRecord | undefined => { const row = byId.get(id); return row ? toRecord(row) : undefined },
     /** False when the username is taken (case-insensitively); the UNIQUE index decides, also under races. */
     update(id: string, patch: { username?: string | null; picture_url?: string | null }, now: number): boolean {
       const values: Record<string, string | null> = { ...patch }
       if (patch.username !== undefined) values.username_lc = patch.username?.toLowerCase() ?? null
       return patchRow(db, 'wallets', id, values, now)
     },
-    byAddress: (address: string) => byAddress.get(address.toLowerCase()),
+    byAddress: (address: string): WalletRecord | undefined => { const row = byAddress.get(address.toLowerCase()); return row ? toRecord(row) : undefined },
     /** Creates the wallet unless it exists; returns its id either way. */
     ensure(id: string, address: string, network: string, now: number): string {
       insert.run(id, address, address.toLowerCase(), network, now, now)

@@ -1,0 +1,24 @@
+// What the stores hand up: typed records (booleans, arrays, bigint money) derived from the wire models, so a layer
+// above never sees a column's storage form (0/1, JSON text, money as text).
+import type { Feed } from './feed.ts'
+import type { Entry } from './entry.ts'
+import type { Wallet } from './wallet.ts'
+import type { Category } from './category.ts'
+import type { AccessLink } from './access-link.ts'
+import type { Transaction } from './transaction.ts'
+
+export type FeedRecord = Omit<Feed, 'total_revenue'> & { total_revenue: bigint }
+
+/** `is_free` is the stored flag; on the wire an entry whose early access has ended is free too (isFreeNow). */
+export type EntryRecord = Omit<Entry, 'content_url' | 'asset' | 'price' | 'total_revenue'> & { size: number; price: bigint; total_revenue: bigint }
+
+export type WalletRecord = Omit<Wallet, 'wallet_address' | 'wallet_address_network' | 'total_revenue'> & { total_revenue: bigint }
+
+export type CategoryRecord = Category
+
+export type AccessLinkRecord = Omit<AccessLink, 'access_token' | 'access_url' | 'url'> & { created_by: string; updated_at: number }
+
+/** `id` without the tx_ prefix the wire adds. */
+export type TransactionRecord = Omit<Transaction, 'amount'> & { amount: bigint }
+
+export interface ImageRecord { cid: string; mime_type: string; size: number; created_at: number }
