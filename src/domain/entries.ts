@@ -53,6 +53,9 @@ function parsePrice(input: NewEntryInput['price'], network: string): bigint {
   return amount
 }
 
+/** How a caller may read an entry's content (see access()). */
+export type Access = 'free' | 'owner' | 'buyer' | 'pay' | 'withdrawn'
+
 /** A paid entry whose expires_at has passed is free: "early access" ends. */
 export const isFreeNow = (entry: Pick<EntryRecord, 'is_free' | 'expires_at'>, now = nowSeconds()): boolean =>
   entry.is_free || (entry.expires_at !== null && entry.expires_at <= now)
@@ -121,11 +124,16 @@ export function entryService(d: Deps) {
       return d.entries.list({ feedId: feed.id, isFree: q.isFree, beforeId: q.beforeId, limit: q.limit })
     },
 
-    /** Free entries: everyone. Paid ones: the feed owner and buyers (signed in); others pay (x402). */
-    canRead(feed: FeedRecord, entry: EntryRecord, signer: Signer | null): boolean {
-      if (isFreeNow(entry)) return true
-      if (signer === null) return false
-      return signer.address.toLowerCase() === feed.owner_wallet_address.toLowerCase() || d.owns(signer.address, entry.id)
+    /**
+     * Who reads an entry's content, and how. A withdrawn (deleted) entry or feed: only its owner. Otherwise free
+     * entries: everyone; paid ones: the feed owner and buyers (signed in); anyone else pays (x402).
+     */
+    access(feed: FeedRecord, entry: EntryRecord, signer: Signer | null): Access {
+      const isOwner = signer !== null && signer.address.toLowerCase() === feed.owner_wallet_address.toLowerCase()
+      if (!entry.is_active || !feed.is_active) return isOwner ? 'owner' : 'withdrawn'
+      if (isFreeNow(entry)) return 'free'
+      if (isOwner) return 'owner'
+      return signer !== null && d.owns(signer.address, entry.id) ? 'buyer' : 'pay'
     },
   }
 }

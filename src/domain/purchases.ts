@@ -9,17 +9,19 @@ import type { Db } from '../store/db.ts'
 import type { PaymentRow, PaymentStore, PurchaseStore } from '../store/payments.ts'
 import type { TransactionStore } from '../store/transactions.ts'
 import type { WalletStore } from '../store/wallets.ts'
-import type { EntryRecord, FeedRecord } from '../models/records.ts'
+import type { EntryRecord } from '../models/records.ts'
 import type { NetworkInfo } from '../config.ts'
-import type { PaymentEngine } from '../chain/x402.ts'
+import type { PaymentEngine } from '../chain/x402/engine.ts'
 import type { Proof } from '../chain/settlement-proof.ts'
 import { describeFailure } from '../chain/rpc.ts'
-import { MAX_TIMEOUT_SECONDS, v1Requirement, v2Challenge, type PriceTag } from '../chain/requirements.ts'
-import { checksumAddress, isWalletAddress } from '../chain/signatures.ts'
+import type { PriceTag } from '../chain/x402/requirements.ts'
+import { decodePayment, requirementsFor, type Authorization, type DecodedPayment } from '../chain/x402/payload.ts'
+import { REASONS } from '../chain/x402/reasons.ts'
+import type { Settlement } from '../chain/x402/headers.ts'
+import { checksumAddress } from '../chain/signatures.ts'
 import { newId } from '../lib/ids.ts'
-import { nowSeconds, wallClockSeconds } from '../lib/clock.ts'
+import { nowSeconds } from '../lib/clock.ts'
 
-export interface Settlement { success: boolean; transaction: string; network: string; payer: string; errorReason?: string }
 export type PayOutcome =
   | { kind: 'paid'; payer: string; settlement: Settlement; version: 1 | 2 }
   /** 402: the payment is refused (or already used); the challenge again, with the reason. */
@@ -29,8 +31,6 @@ export type PayOutcome =
   /** 503: a charge may be on its way; it is recorded when the chain shows it. */
   | { kind: 'pending'; reason: string; version: 1 | 2 }
 
-interface Authorization { from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string }
-interface Decoded { version: 1 | 2; raw: Record<string, unknown>; authorization: Authorization; signature: string }
 type Fate = 'settled' | 'failed' | 'pending'
 
 interface Deps {
@@ -46,12 +46,6 @@ interface Deps {
   afterSettle?: () => void
 }
 
-const DIGITS = /^\d{1,78}$/
-// validBefore must leave the settlement time to land (the facilitator wants ≥ 6 s)...
-const MIN_VALIDITY_LEFT_S = 6
-// ...and may not reach further than the challenge allows (plus clock skew): a long-lived authorization is a
-// long-lived bearer token.
-export const MAX_VALIDITY_AHEAD_S = MAX_TIMEOUT_SECONDS + 60
 // An unused authorization is dead once the chain's clock has passed validBefore; the margin covers reorgs.
 const EXPIRY_MARGIN_S = 60
 // Searches for an authorization's event start a few blocks before we asked for settlement.
@@ -59,34 +53,12 @@ const SEARCH_SLACK_BLOCKS = 5
 // Rows written before the submission block was recorded: search this far back.
 const LEGACY_LOOKBACK_BLOCKS = 50_000
 
-function decode(raw: string): Decoded | string {
-  let json: Record<string, unknown>
-  try {
-    json = JSON.parse(Buffer.from(raw, 'base64').toString('utf8'))
-  } catch {
-    return 'invalid_payload: the payment header is not base64 JSON'
-  }
-  if (!json || typeof json !== 'object') return 'invalid_payload'
-  const version = json.x402Version
-  if (version !== 1 && version !== 2) return 'invalid_x402_version'
-  const payload = json.payload as { authorization?: Record<string, unknown>; signature?: unknown } | undefined
-  const a = payload?.authorization
-  if (!a || typeof payload?.signature !== 'string' || !/^0x[0-9a-fA-F]+$/.test(payload.signature)) return 'invalid_payload: missing authorization or signature'
-  const fields = ['from', 'to', 'value', 'validAfter', 'validBefore', 'nonce'] as const
-  if (fields.some((f) => typeof a[f] !== 'string')) return 'invalid_payload: authorization fields must be strings'
-  const auth = a as unknown as Authorization
-  if (!isWalletAddress(auth.from) || !isWalletAddress(auth.to)) return 'invalid_payload: bad address'
-  if (!DIGITS.test(auth.value) || !DIGITS.test(auth.validAfter) || !DIGITS.test(auth.validBefore)) return 'invalid_payload: bad number'
-  if (!/^0x[0-9a-fA-F]{64}$/.test(auth.nonce)) return 'invalid_payload: bad nonce'
-  return { version, raw: json, authorization: auth, signature: payload.signature }
-}
-
 export function purchaseService(d: Deps) {
   const inFlight = new Map<string, Promise<PayOutcome>>() // by authorization (payer, nonce)
   const buying = new Map<string, Promise<PayOutcome>>() // by purchase (payer, entry)
   const caip2 = `eip155:${d.network.chainId}`
   const chain = d.engine.chain
-  const networkOf = (version: 1 | 2) => (version === 2 ? caip2 : d.network.name)
+  const networkOf = (version: 1 | 2) => (version === 2 ? caip2 : d.network.name) as Settlement['network']
 
   const expectedOf = (row: PaymentRow) => ({ token: d.network.usdcAddress, payer: row.payer_lc, payTo: row.pay_to, amount: BigInt(row.amount), nonce: row.nonce })
 
@@ -129,19 +101,19 @@ export function purchaseService(d: Deps) {
       const from = row.submitted_block !== null ? row.submitted_block - SEARCH_SLACK_BLOCKS : Number((await chain.head()).number) - LEGACY_LOOKBACK_BLOCKS
       const event = await chain.findAuthorizationEvent(payer, nonce, BigInt(Math.max(0, from)))
       if (!event) return 'pending' // spent, but the node's logs do not show it yet
-      if (event.kind === 'canceled') return fail(row, 'authorization_canceled: the payer cancelled this authorization')
+      if (event.kind === 'canceled') return fail(row, REASONS.canceled)
       const proof = await chain.prove(event.hash, expected)
       if (proof?.kind === 'paid') {
         record(row, proof)
         return 'settled'
       }
-      if (proof?.kind === 'used-otherwise') return fail(row, 'authorization_used_elsewhere: the payer spent this authorization on another transfer')
+      if (proof?.kind === 'used-otherwise') return fail(row, REASONS.usedElsewhere)
       return 'pending' // the event and its receipt disagree (a lagging node): look again later
     }
     // Unused. Our only transaction for this attempt was mined without using it: nothing else can land.
-    if (ownTransactionFinal) return fail(row, 'settlement_reverted: the settling transaction did not go through')
+    if (ownTransactionFinal) return fail(row, REASONS.reverted)
     const head = await chain.head()
-    if (head.timestamp > BigInt(row.valid_before + EXPIRY_MARGIN_S)) return fail(row, 'payment_expired: the authorization expired unused')
+    if (head.timestamp > BigInt(row.valid_before + EXPIRY_MARGIN_S)) return fail(row, REASONS.expired)
     return 'pending'
   }
 
@@ -164,17 +136,14 @@ export function purchaseService(d: Deps) {
   /** An authorization that already paid is not a ticket: the payer reads again by signing in. */
   function alreadySettled(row: PaymentRow, entry: EntryRecord, signer: string | null, version: 1 | 2): PayOutcome {
     if (row.entry_id === entry.id && signer?.toLowerCase() === row.payer_lc) return paid(row, version)
-    const reason = row.entry_id === entry.id
-      ? 'payment_already_settled: this authorization already bought this entry; sign in as the payer to read it again'
-      : 'duplicate_settlement: this authorization was already used for another entry'
-    return { kind: 'refused', reason, version }
+    return { kind: 'refused', reason: row.entry_id === entry.id ? REASONS.alreadyBought : REASONS.usedForAnother, version }
   }
 
   /** The outcome of a row whose settlement this request did not start. */
   function outcomeOf(row: PaymentRow, entry: EntryRecord, signer: string | null, version: 1 | 2): PayOutcome {
     if (row.status === 'settled') return alreadySettled(row, entry, signer, version)
-    if (row.status === 'failed') return { kind: 'refused', reason: row.error ?? 'settlement_failed', version }
-    return { kind: 'pending', reason: 'settlement_pending: this payment was sent for settlement; it is recorded once the chain shows it', version }
+    if (row.status === 'failed') return { kind: 'refused', reason: row.error ?? REASONS.settlementFailed, version }
+    return { kind: 'pending', reason: REASONS.sentPending, version }
   }
 
   /** After our settlement attempt: settled → this request is served; else the row's state says what happened. */
@@ -182,12 +151,12 @@ export function purchaseService(d: Deps) {
     const fate = await decideSafely(row)
     const now = d.payments.byKey(row.payer_lc, row.nonce)!
     if (fate === 'settled') return paid(now, version)
-    if (fate === 'failed') return { kind: 'refused', reason: now.error ?? 'settlement_failed', version }
+    if (fate === 'failed') return { kind: 'refused', reason: now.error ?? REASONS.settlementFailed, version }
     if (refusal) return { kind: 'refused', reason: refusal, version }
-    return { kind: 'pending', reason: 'settlement_pending: the settlement is not confirmed yet; it is recorded once the chain shows it', version }
+    return { kind: 'pending', reason: REASONS.notConfirmed, version }
   }
 
-  async function settleOnce(decoded: Decoded, entry: EntryRecord, requirements: unknown, tag: PriceTag, signer: string | null): Promise<PayOutcome> {
+  async function settleOnce(decoded: DecodedPayment, entry: EntryRecord, requirements: unknown, tag: PriceTag, signer: string | null): Promise<PayOutcome> {
     const { version, authorization: auth } = decoded
     const refused = (reason: string): PayOutcome => ({ kind: 'refused', reason, version })
     const unavailable = (what: string, cause: string): PayOutcome => {
@@ -243,13 +212,13 @@ export function purchaseService(d: Deps) {
         d.log('payment: the settler claimed a transaction that does not pay this entry', { payment: id, transaction: outcome.hash })
       } catch (error) {
         d.log('payment: settlement not confirmed, left pending', { payment: id, cause: describeFailure(error) })
-        return { kind: 'pending', reason: 'settlement_pending: the settlement is not confirmed yet; it is recorded once the chain shows it', version }
+        return { kind: 'pending', reason: REASONS.notConfirmed, version }
       }
       return concludeFromChain(row, version)
     }
     if (!outcome.sent) {
       // Nothing was signed, so nothing can land: the attempt is over and the same authorization may be sent again.
-      const reason = outcome.kind === 'refused' ? outcome.reason : 'payment_backend_unavailable'
+      const reason = outcome.kind === 'refused' ? outcome.reason : REASONS.backendUnavailable
       d.payments.markFailed(id, reason, nowSeconds())
       return outcome.kind === 'refused' ? refused(outcome.reason) : unavailable('the settlement could not be submitted', outcome.cause)
     }
@@ -264,31 +233,14 @@ export function purchaseService(d: Deps) {
      * Pays for `entry` with the payment header. `signer` is the signed-in wallet, if any. Requirements are rebuilt
      * from the entry; nothing in the payload is trusted as a requirement.
      */
-    async pay(header: string, feed: FeedRecord, entry: EntryRecord, tag: PriceTag, signer: string | null = null): Promise<PayOutcome> {
-      const decoded = decode(header)
+    async pay(header: string, entry: EntryRecord, tag: PriceTag, signer: string | null = null): Promise<PayOutcome> {
+      const decoded = decodePayment(header)
       if (typeof decoded === 'string') return { kind: 'refused', reason: decoded, version: 1 }
       const { version, authorization: auth } = decoded
       const refused = (reason: string): PayOutcome => ({ kind: 'refused', reason, version })
-      let requirements: unknown
-      if (version === 1) {
-        if (decoded.raw.scheme !== 'exact') return refused('invalid_scheme')
-        if (decoded.raw.network !== d.network.name) return refused('invalid_network')
-        requirements = v1Requirement(d.network, tag)
-      } else {
-        const accepted = decoded.raw.accepted as { scheme?: unknown; network?: unknown } | undefined
-        if (accepted?.scheme !== 'exact') return refused('invalid_scheme')
-        if (accepted.network !== caip2) return refused('invalid_network')
-        requirements = v2Challenge(d.network, tag, '').accepts[0]
-      }
-      // Cheap, deterministic refusals before any call to the facilitator or the chain.
-      if (auth.to.toLowerCase() !== feed.owner_wallet_address.toLowerCase()) return refused('invalid_exact_evm_payload_recipient_mismatch')
-      if (BigInt(auth.value) !== BigInt(tag.amount)) return refused('invalid_exact_evm_payload_authorization_value')
-      const now = wallClockSeconds()
-      if (BigInt(auth.validBefore) < BigInt(now + MIN_VALIDITY_LEFT_S)) return refused('invalid_exact_evm_payload_authorization_valid_before: the authorization expires too soon')
-      if (BigInt(auth.validAfter) > BigInt(now)) return refused('invalid_exact_evm_payload_authorization_valid_after')
-      if (BigInt(auth.validBefore) > BigInt(now + MAX_VALIDITY_AHEAD_S)) {
-        return refused(`invalid_exact_evm_payload_authorization_valid_before: validBefore may be at most ${MAX_VALIDITY_AHEAD_S} s ahead`)
-      }
+      const checked = requirementsFor(decoded, d.network, tag)
+      if ('refused' in checked) return refused(checked.refused)
+      const { requirements } = checked
 
       const existing = d.payments.byKey(auth.from, auth.nonce)
       if (existing?.status === 'settled') return alreadySettled(existing, entry, signer, version)
@@ -300,7 +252,7 @@ export function purchaseService(d: Deps) {
         const first = await running.catch(() => null)
         if (first && first.kind !== 'paid') return { ...first, version }
         const row = d.payments.byKey(auth.from, auth.nonce)
-        return row ? outcomeOf(row, entry, signer, version) : refused('duplicate_settlement: this authorization is being used by another request')
+        return row ? outcomeOf(row, entry, signer, version) : refused(REASONS.inUse)
       }
       // A buyer's second authorization for the same entry waits for the first: once that one has bought the
       // entry, the second is served without being charged.

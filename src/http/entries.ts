@@ -1,7 +1,6 @@
 // /v1/feeds/{feed_id}/entries: create, list, read (JSON or bytes), soft delete.
 import { Elysia, t } from 'elysia'
-import type { EntryRecord, FeedRecord } from '../models/records.ts'
-import type { Signer } from '../domain/auth.ts'
+import type { EntryRecord } from '../models/records.ts'
 import { isFreeNow, type NewEntryInput } from '../domain/entries.ts'
 import { CreateEntry, Entry, MAX_CONTENT_BASE64_CHARS, Page, PaidHeaders, PaymentRequired, PaymentRequiredHeaders } from '../models/index.ts'
 import { RECEIPT_TTL_S } from '../domain/access-tokens.ts'
@@ -87,13 +86,6 @@ export const entryRoutes = (s: Services) => {
   const ids = (params: { feed_id: string; entry_id: string }) => [uuid(params.feed_id, 'feed_id'), uuid(params.entry_id, 'entry_id')] as const
   const { payOrChallenge } = x402Edge(s)
 
-  /** Inactive entries are withdrawn: only the owner still reads them. */
-  function readable(feed: FeedRecord, entry: EntryRecord, signer: Signer | null): boolean {
-    const isOwner = signer !== null && signer.address.toLowerCase() === feed.owner_wallet_address.toLowerCase()
-    if (!entry.is_active || !feed.is_active) return isOwner
-    return s.entries.canRead(feed, entry, signer)
-  }
-
   return new Elysia({ prefix: '/v1/feeds/:feed_id/entries', tags: ['Entries'] })
     .use(walletAuth(s.auth))
     .post('', async ({ params, body, signer, set, request }) => {
@@ -133,9 +125,10 @@ export const entryRoutes = (s: Services) => {
       const [feedId, entryId] = ids(params)
       const { feed, entry } = entryRows(s, feedId, entryId)
       let paidHeader: [string, string] | null = null
-      if (!readable(feed, entry, signer)) {
-        // A deleted entry keeps its record, but its content is withdrawn: no content_url, nothing to buy.
-        if (!entry.is_active || !feed.is_active) return jsonResponse(JSON.stringify(entryBody(entry)))
+      const access = s.entries.access(feed, entry, signer)
+      // A deleted entry keeps its record, but its content is withdrawn: no content_url, nothing to buy.
+      if (access === 'withdrawn') return jsonResponse(JSON.stringify(entryBody(entry)))
+      if (access === 'pay') {
         const paid = await payOrChallenge(feed, entry, request, signer?.address ?? null)
         if (paid instanceof Response) return paid
         paidHeader = paid.header
@@ -152,8 +145,9 @@ export const entryRoutes = (s: Services) => {
       const [feedId, entryId] = ids(params)
       const { feed, entry } = entryRows(s, feedId, entryId)
       let paidHeader: [string, string] | null = null
-      if (!readable(feed, entry, signer)) {
-        if (!entry.is_active || !feed.is_active) return errorResponse('ENTRY_NOT_FOUND', 'entry is no longer available')
+      const access = s.entries.access(feed, entry, signer)
+      if (access === 'withdrawn') return errorResponse('ENTRY_NOT_FOUND', 'entry is no longer available')
+      if (access === 'pay') {
         const paid = await payOrChallenge(feed, entry, request, signer?.address ?? null)
         if (paid instanceof Response) return paid
         paidHeader = paid.header

@@ -10,13 +10,14 @@ import { feedJson } from './feeds.ts'
 import { walletStatsJson } from './wallets.ts'
 import type { Answer } from './edge.ts'
 import { x402Edge } from './x402.ts'
+import { PAYMENT_HEADERS } from '../chain/x402/headers.ts'
 import { isFreeNow } from '../domain/entries.ts'
 import { isUuid } from '../lib/ids.ts'
 
 /** An answer (see Answer), or null: Elysia answers. */
 type Fast = (request: Request & { params: Record<string, string> }) => Answer | null
 
-const SIGNED_OR_PAYING = ['x-payment', 'payment-signature', 'x-wallet-address', 'x-signature', 'x-message', 'x-timestamp']
+const SIGNED_OR_PAYING = [...PAYMENT_HEADERS, 'x-wallet-address', 'x-signature', 'x-message', 'x-timestamp']
 const PERIOD_BOARDS: PeriodBoard[] = ['most-popular', 'top-revenue', 'top-providers', 'top-buyers']
 const PAGED_BOARDS: PlainBoard[] = ['trending', 'top-feeds']
 

@@ -1,17 +1,16 @@
 // The x402 edge of a paid entry: the 402 challenge (v1 body and v2 header), paying with X-PAYMENT (v1) or
 // PAYMENT-SIGNATURE (v2), and the result header.
 import type { EntryRecord, FeedRecord } from '../models/records.ts'
-import { v1Requirement, v2Challenge, type PriceTag } from '../chain/requirements.ts'
-import type { Settlement } from '../domain/purchases.ts'
+import { v1Requirement, v2Challenge, type PriceTag } from '../chain/x402/requirements.ts'
+import { encodeChallenge, encodeSettlement, PAYMENT_REQUIRED, paymentHeaderOf, settlementHeaderName, type Settlement } from '../chain/x402/headers.ts'
+import { REASONS } from '../chain/x402/reasons.ts'
 import type { Services } from './services.ts'
 import { errorResponse } from './errors.ts'
 import { withCors, type Prepared } from './edge.ts'
 import { safeMediaType } from '../domain/media-type.ts'
 
-const NO_PAYMENT = 'X-PAYMENT header is required'
+const NO_PAYMENT = REASONS.noPayment
 const JSON_UTF8 = 'application/json; charset=utf-8'
-
-const encodeSettlement = (settlement: Settlement) => Buffer.from(JSON.stringify(settlement)).toString('base64')
 
 function withRetryAfter(response: Response, seconds: number): Response {
   response.headers.set('retry-after', String(seconds))
@@ -33,25 +32,25 @@ export function x402Edge(s: Services) {
   /** The x402 v1 body and the same requirement as a v2 PAYMENT-REQUIRED header. */
   const challengeOf = (tag: PriceTag, error: string) => ({
     body: JSON.stringify({ x402Version: 1, error, accepts: [v1Requirement(s.config.network, tag)] }),
-    header: Buffer.from(JSON.stringify(v2Challenge(s.config.network, tag, error))).toString('base64'),
+    header: encodeChallenge(v2Challenge(s.config.network, tag, error)),
   })
 
   function prepared(tag: PriceTag): Prepared {
     const { body, header } = challengeOf(tag, NO_PAYMENT)
-    return { body, init: { status: 402, headers: withCors({ 'content-type': JSON_UTF8, 'payment-required': header }) } }
+    return { body, init: { status: 402, headers: withCors({ 'content-type': JSON_UTF8, [PAYMENT_REQUIRED]: header }) } }
   }
   /** The plain challenge (no payment sent) is the same for every caller until the entry or feed changes. */
   const plainChallenge = (tag: PriceTag): Prepared => s.cached(`challenge:${tag.resource}`, () => prepared(tag), (c) => 2 * c.body.length)
 
   /** 402 with the challenge, and the settlement's result header when a payment was refused. */
-  function paymentRequired(tag: PriceTag, error = NO_PAYMENT, failed?: Settlement, version: 1 | 2 = 1): Response {
+  function paymentRequired(tag: PriceTag, error: string = NO_PAYMENT, failed?: Settlement, version: 1 | 2 = 1): Response {
     if (!failed && error === NO_PAYMENT) {
       const plain = plainChallenge(tag)
       return new Response(plain.body, plain.init)
     }
     const { body, header } = challengeOf(tag, error)
-    const headers: Record<string, string> = { 'content-type': JSON_UTF8, 'payment-required': header }
-    if (failed) headers[version === 2 ? 'payment-response' : 'x-payment-response'] = encodeSettlement(failed)
+    const headers: Record<string, string> = { 'content-type': JSON_UTF8, [PAYMENT_REQUIRED]: header }
+    if (failed) headers[settlementHeaderName(version)] = encodeSettlement(failed)
     return new Response(body, { status: 402, headers })
   }
 
@@ -62,12 +61,12 @@ export function x402Edge(s: Services) {
    */
   async function payOrChallenge(feed: FeedRecord, entry: EntryRecord, request: Request, signer: string | null): Promise<{ header: [string, string] } | Response> {
     const tag = priceTag(feed, entry, new URL(request.url).pathname)
-    const payment = request.headers.get('x-payment') ?? request.headers.get('payment-signature')
+    const payment = paymentHeaderOf(request.headers)
     if (!payment) return paymentRequired(tag)
-    const outcome = await s.purchases.pay(payment, feed, entry, tag, signer)
+    const outcome = await s.purchases.pay(payment, entry, tag, signer)
     switch (outcome.kind) {
       case 'paid':
-        return { header: [outcome.version === 2 ? 'payment-response' : 'x-payment-response', encodeSettlement(outcome.settlement)] }
+        return { header: [settlementHeaderName(outcome.version), encodeSettlement(outcome.settlement)] }
       case 'refused':
         return paymentRequired(tag, outcome.reason, outcome.settlement, outcome.version)
       case 'unavailable':

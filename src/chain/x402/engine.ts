@@ -12,9 +12,9 @@ import { HTTPFacilitatorClient } from '@x402/core/server'
 import { SettleError, VerifyError } from '@x402/core/types'
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
-import type { Config } from '../config.ts'
-import { describeFailure, isBackendFailure, watchedHttp, watchRpc } from './rpc.ts'
-import { chainReader, type ChainReader } from './reader.ts'
+import type { Config } from '../../config.ts'
+import { describeFailure, isBackendFailure, watchedHttp, watchRpc } from '../rpc.ts'
+import { chainReader, type ChainReader } from '../reader.ts'
 
 export type VerifyOutcome =
   | { kind: 'valid' }

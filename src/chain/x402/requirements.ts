@@ -1,5 +1,8 @@
 // The x402 payment requirement for one paid entry, in the v1 body form and the v2 header form.
-import type { NetworkInfo } from '../config.ts'
+import type { PaymentRequired } from '@x402/core/types'
+import type { Static } from '@sinclair/typebox'
+import type { PaymentRequirement } from '../../models/payment.ts'
+import type { NetworkInfo } from '../../config.ts'
 
 export const MAX_TIMEOUT_SECONDS = 300
 
@@ -11,9 +14,10 @@ export interface PriceTag {
   mimeType: string
 }
 
-export function v1Requirement(network: NetworkInfo, tag: PriceTag) {
+/** The v1 requirement, as documented to clients (models/payment.ts); @x402/core types v1 networks as CAIP-2 ids, which v1 clients refuse. */
+export function v1Requirement(network: NetworkInfo, tag: PriceTag): Static<typeof PaymentRequirement> {
   return {
-    scheme: 'exact' as const,
+    scheme: 'exact',
     network: network.name,
     maxAmountRequired: tag.amount,
     resource: tag.resource,
@@ -26,14 +30,14 @@ export function v1Requirement(network: NetworkInfo, tag: PriceTag) {
   }
 }
 
-export function v2Challenge(network: NetworkInfo, tag: PriceTag, error: string) {
+export function v2Challenge(network: NetworkInfo, tag: PriceTag, error: string): PaymentRequired {
   return {
     x402Version: 2,
     error,
     resource: { url: tag.resource, description: tag.description, mimeType: tag.mimeType },
     accepts: [{
       scheme: 'exact',
-      network: `eip155:${network.chainId}`,
+      network: `eip155:${network.chainId}` as const,
       amount: tag.amount,
       asset: network.usdcAddress,
       payTo: tag.payTo,

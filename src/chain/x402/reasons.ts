@@ -1,0 +1,32 @@
+// Why a payment is refused, as x402 reason codes (the packages' names, with a short explanation after a colon
+// where ours adds one). They travel in the 402 body's `error` and the settlement header's `errorReason`.
+export const REASONS = {
+  noPayment: 'X-PAYMENT header is required',
+  notBase64Json: 'invalid_payload: the payment header is not base64 JSON',
+  invalidPayload: 'invalid_payload',
+  invalidVersion: 'invalid_x402_version',
+  missingAuthorization: 'invalid_payload: missing authorization or signature',
+  fieldsNotStrings: 'invalid_payload: authorization fields must be strings',
+  badAddress: 'invalid_payload: bad address',
+  badNumber: 'invalid_payload: bad number',
+  badNonce: 'invalid_payload: bad nonce',
+  scheme: 'invalid_scheme',
+  network: 'invalid_network',
+  recipient: 'invalid_exact_evm_payload_recipient_mismatch',
+  value: 'invalid_exact_evm_payload_authorization_value',
+  expiresTooSoon: 'invalid_exact_evm_payload_authorization_valid_before: the authorization expires too soon',
+  notYetValid: 'invalid_exact_evm_payload_authorization_valid_after',
+  alreadyBought: 'payment_already_settled: this authorization already bought this entry; sign in as the payer to read it again',
+  usedForAnother: 'duplicate_settlement: this authorization was already used for another entry',
+  inUse: 'duplicate_settlement: this authorization is being used by another request',
+  canceled: 'authorization_canceled: the payer cancelled this authorization',
+  usedElsewhere: 'authorization_used_elsewhere: the payer spent this authorization on another transfer',
+  reverted: 'settlement_reverted: the settling transaction did not go through',
+  expired: 'payment_expired: the authorization expired unused',
+  settlementFailed: 'settlement_failed',
+  backendUnavailable: 'payment_backend_unavailable',
+  sentPending: 'settlement_pending: this payment was sent for settlement; it is recorded once the chain shows it',
+  notConfirmed: 'settlement_pending: the settlement is not confirmed yet; it is recorded once the chain shows it',
+} as const
+
+export const tooFarAhead = (seconds: number) => `invalid_exact_evm_payload_authorization_valid_before: validBefore may be at most ${seconds} s ahead`
