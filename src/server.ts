@@ -7,9 +7,7 @@ import { lockDataDir } from './store/lock.ts'
 import { loadSecret } from './store/secret.ts'
 import { openContent } from './content/helia.ts'
 import { buildApp, buildServices } from './app.ts'
-import { rateLimiter } from './http/rate-limit.ts'
-import { httpEdge } from './http/edge.ts'
-import { hotReads } from './http/hot-reads.ts'
+import { serve } from './http/serve.ts'
 import { metricsRoutes, requestMetrics } from './http/metrics.ts'
 import { marketGauges } from './store/gauges.ts'
 import { logger } from './log.ts'
@@ -25,8 +23,6 @@ export interface RunningServer {
   port: number
   stop(): Promise<void>
 }
-
-const MAX_BODY_BYTES = 64 * 1024 * 1024 // backstop; routes enforce their own, smaller limits while reading
 
 export async function startServer(config: Config): Promise<RunningServer> {
   const log = logger(config.log)
@@ -66,22 +62,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   })
   const requests = requestMetrics()
   const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }), [metricsRoutes(marketGauges(db), requests, startedAt, () => jobs?.metrics() ?? []) as never])
-  // Compile Elysia's routes once, up front, so the first request does not pay for it.
-  const handle = app.compile().fetch
-  const edge = httpEdge({ limiter: config.rateLimit ? rateLimiter() : null, requests, log, trustProxy: config.trustProxy })
-  // The hottest reads go from Bun's router straight to their cached JSON; whatever they decline goes to Elysia.
-  // (A GET route also takes HEAD; other methods go to fetch.)
-  const routes = Object.fromEntries(Object.entries(hotReads(services)).map(([path, answer]) => [path,
-    { GET: edge((request) => answer(request as Request & { params: Record<string, string> }) ?? handle(request)) }]))
-
-  const server = Bun.serve({
-    hostname: config.host,
-    port: config.port,
-    maxRequestBodySize: MAX_BODY_BYTES,
-    idleTimeout: 60,
-    routes,
-    fetch: edge(handle),
-  })
+  const server = serve(app, services, { host: config.host, port: config.port, rateLimit: config.rateLimit, trustProxy: config.trustProxy, requests, log })
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host
   if (!config.publicUrl) publicUrl = `http://${host}:${server.port}`
   const url = `http://${host}:${server.port}`
