@@ -18,11 +18,16 @@ export interface InProcessApp extends InProcess {
   dataDir: string
   /** Every route the app answers: its method, path pattern (`:name` parameters) and whether the docs hide it. */
   routes: Array<{ method: string; path: string; hidden: boolean }>
+  /** A request to `path` (fetch's init), answered in process. */
+  fetch(path: string, init?: RequestInit): Promise<Response>
+  /** Closes the stores, keeping the data directory (then edit it, and restart). */
+  stop(): Promise<void>
+  /** Opens the same data directory again, as a restarted server would. */
+  restart(): Promise<void>
   dispose(): Promise<void>
 }
 
-export async function startInProcess(env: Record<string, string> = {}): Promise<InProcessApp> {
-  const dataDir = tempDir('trellis-inproc-')
+async function open(dataDir: string, env: Record<string, string>) {
   const config = configFrom({ TRELLIS_DATA_DIR: dataDir, TRELLIS_LOG: 'warn', TRELLIS_RATE_LIMIT: 'off', ...env })
   const db = openDb(join(dataDir, 'trellis.db'))
   const content = await openContent(dataDir)
@@ -37,18 +42,42 @@ export async function startInProcess(env: Record<string, string> = {}): Promise<
   const app = buildApp(services, (error) => errors.push(error))
   app.compile()
   return {
-    url: ORIGIN,
-    dataDir,
-    routes: app.routes.map((route) => ({ method: route.method, path: route.path, hidden: Boolean((route.hooks as { detail?: { hide?: boolean } })?.detail?.hide) })),
-    async handle(request) {
-      const response = await app.handle(request)
-      // An unhandled error is a 500 the test should see as a failure, with its cause.
-      if (errors.length) throw new Error(`unhandled error in the app: ${String((errors[0] as Error)?.stack ?? errors[0])}`)
-      return response
-    },
-    async dispose() {
+    app,
+    errors,
+    async close() {
       await content.close()
       db.close()
+    },
+  }
+}
+
+export async function startInProcess(env: Record<string, string> = {}): Promise<InProcessApp> {
+  const dataDir = tempDir('trellis-inproc-')
+  let opened: Awaited<ReturnType<typeof open>> | null = await open(dataDir, env)
+  const handle = async (request: Request) => {
+    if (!opened) throw new Error('the in-process app is stopped')
+    const response = await opened.app.handle(request)
+    // An unhandled error is a 500 the test should see as a failure, with its cause.
+    if (opened.errors.length) throw new Error(`unhandled error in the app: ${String((opened.errors[0] as Error)?.stack ?? opened.errors[0])}`)
+    return response
+  }
+  return {
+    url: ORIGIN,
+    dataDir,
+    routes: opened.app.routes.map((route) => ({ method: route.method, path: route.path, hidden: Boolean((route.hooks as { detail?: { hide?: boolean } })?.detail?.hide) })),
+    handle,
+    fetch: (path, init) => handle(new Request(`${ORIGIN}${path}`, init)),
+    async stop() {
+      await opened?.close()
+      opened = null
+    },
+    async restart() {
+      await opened?.close()
+      opened = await open(dataDir, env)
+    },
+    async dispose() {
+      await opened?.close()
+      opened = null
       rmSync(dataDir, { recursive: true, force: true })
     },
   }
