@@ -2,13 +2,16 @@
 // BOARD_SIZE items of each board are kept: a page is at most that long.
 import type { MarketFeed, MarketStore, MarketWallet, Sales } from '../store/market.ts'
 import { compareBig, floorDiv, PERIODS, type Period } from './tallies.ts'
+import type { BoardItem } from '../models/leaderboard.ts'
 
 export const BOARD_SIZE = 100
 
 export type PeriodBoard = 'most-popular' | 'top-revenue' | 'top-providers' | 'top-buyers'
 export type PlainBoard = 'trending' | 'top-feeds' | 'category-stats'
 export type BoardKey = `${PeriodBoard}:${Period}` | PlainBoard
-export type Leaderboards = Record<BoardKey, unknown[]>
+type ItemOf<K extends BoardKey> = K extends `${infer B extends PeriodBoard}:${string}` ? BoardItem<B> : K extends PlainBoard ? BoardItem<K> : never
+/** Every board's items, as the models document them. */
+export type Leaderboards = { [K in BoardKey]: ItemOf<K>[] }
 
 const tags = (json: string) => JSON.parse(json) as string[]
 const periods = Object.keys(PERIODS) as Period[]
