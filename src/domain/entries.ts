@@ -7,7 +7,7 @@ import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { MAX_AMOUNT } from '../lib/money.ts'
 import { fail } from './errors.ts'
-import { MAX_CONTENT_BASE64_CHARS, SUPPORTED_MIME_TYPES } from '../models/entry.ts'
+import { MAX_CONTENT_BASE64_CHARS, SUPPORTED_MIME_TYPES, type CreateEntry, type Price } from '../models/entry.ts'
 import type { Base64Content } from './base64.ts'
 import { checkMediaType } from './media-type.ts'
 import type { Signer } from './auth.ts'
@@ -15,19 +15,11 @@ import type { FeedService } from './feeds.ts'
 
 export const MAX_ENTRIES_PER_FEED = 1000
 
-export interface NewEntryInput {
-  /** content_base64, decoded (as it arrived, for a large upload) */
+/** The create-entry body, with content_base64 decoded (as it arrived, for a large upload). */
+export type NewEntryInput = Omit<CreateEntry, 'content_base64'> & {
   content: Base64Content
   /** The content, already stored as the body arrived (see contentWriter); its pieces were handed on, not kept. */
   stored?: Promise<StoredContent>
-  mime_type: string
-  title?: string
-  description?: string
-  metadata?: string
-  tags?: string[]
-  is_free?: boolean
-  price?: { amount: string | number; currency?: string; network?: string }
-  expires_at?: number
 }
 
 interface Deps {
@@ -42,7 +34,7 @@ interface Deps {
   owns: (address: string, entryId: string) => boolean
 }
 
-function parsePrice(input: NewEntryInput['price'], network: string): bigint {
+function parsePrice(input: Price | null | undefined, network: string): bigint {
   if (!input || typeof input !== 'object') return fail('INVALID_PRICE', 'a paid entry needs price {amount, currency: "USDC"}')
   const raw = typeof input.amount === 'number' && Number.isSafeInteger(input.amount) ? String(input.amount) : input.amount
   if (typeof raw !== 'string' || !/^\d{1,19}$/.test(raw)) fail('INVALID_PRICE', 'price.amount must be a string of digits in the smallest unit (1000000 = 1 USDC)')
@@ -82,7 +74,7 @@ export function entryService(d: Deps) {
       const isFree = input.is_free ?? true
       const price = isFree ? 0n : parsePrice(input.price, d.network)
       const now = nowSeconds()
-      if (input.expires_at !== undefined && input.expires_at <= now) fail('INVALID_EXPIRES_AT', 'expires_at must be in the future')
+      if (input.expires_at !== undefined && input.expires_at !== null && input.expires_at <= now) fail('INVALID_EXPIRES_AT', 'expires_at must be in the future')
       if (d.entries.activeCountIn(feed.id) >= MAX_ENTRIES_PER_FEED) fail('ENTRY_LIMIT_REACHED', `a feed may hold at most ${MAX_ENTRIES_PER_FEED} active entries`)
       const pieces = input.content.pieces ?? fail('INVALID_BASE64', 'content_base64 is not valid base64')
       if (input.content.size === 0) fail('INVALID_BASE64', 'content_base64 decodes to no content')

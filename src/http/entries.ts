@@ -93,11 +93,6 @@ export const entryRoutes = (s: Services) => {
       const entry = await s.entries.create(signer, uuid(params.feed_id, 'feed_id'), {
         ...fields,
         ...(uploads.get(request) ?? { content: base64Content(content_base64) }),
-        title: body.title ?? undefined,
-        description: body.description ?? undefined,
-        metadata: body.metadata ?? undefined,
-        price: body.price ?? undefined,
-        expires_at: body.expires_at ?? undefined,
       })
       set.status = 201
       return entryBody(entry)
