@@ -6,7 +6,8 @@
 // migrations (text imports), the Swagger UI files (file imports) and two native addons, classic-level's LevelDB and
 // secp256k1's libsecp256k1. Bun does not embed addons on its own: both packages find theirs at run time with
 // node-gyp-build, which searches node_modules. The plugin below replaces that lookup with a plain require() of this
-// platform's prebuilt .node file, which the bundler embeds; the binary extracts it to $TMPDIR when it starts.
+// platform's prebuilt .node file, which the bundler embeds as a file; src/lib/native-addon.ts writes it once into the
+// data directory's cache (not $TMPDIR, which may be read-only) and loads it from there.
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import type { BunPlugin } from 'bun'
@@ -53,6 +54,8 @@ function prebuiltAddon(packageName: string): string | null {
 }
 
 const LOOKUP = "require('node-gyp-build')(__dirname)"
+const LOADER = join(ROOT, 'src/lib/native-addon.ts')
+const EMBEDDED = 'embedded-addon:'
 // The file of each package that looks its addon up. LevelDB is required; without libsecp256k1 the server checks
 // signatures with viem (about 7× slower), so a platform with no prebuilt one still builds.
 const ADDONS = [
@@ -72,10 +75,19 @@ const embedAddons: BunPlugin = {
         // Fail loudly if an upgrade changes how the addon is loaded.
         const source = readFileSync(path, 'utf8')
         if (!source.includes(LOOKUP)) throw new Error(`${path} no longer loads its addon with node-gyp-build; update scripts/build.ts`)
-        const load = addon.path ? `require(${JSON.stringify(addon.path)})` : `(() => { throw new Error('no prebuilt ${addon.packageName} addon for this platform') })()`
+        // The addon is embedded as a plain file and loaded by lib/native-addon.ts from a directory it chooses (Bun
+        // would extract a required .node file to $TMPDIR, which may be read-only).
+        const load = addon.path
+          ? `require(${JSON.stringify(LOADER)}).loadEmbeddedAddon(${JSON.stringify(addon.packageName)}, require(${JSON.stringify(`${EMBEDDED}${addon.packageName}`)}).default)`
+          : `(() => { throw new Error('no prebuilt ${addon.packageName} addon for this platform') })()`
         return { contents: source.replace(LOOKUP, load), loader: 'js' }
       })
     }
+    build.onResolve({ filter: new RegExp(`^${EMBEDDED}`) }, ({ path }) => ({ path: path.slice(EMBEDDED.length), namespace: 'embedded-addon' }))
+    build.onLoad({ filter: /.*/, namespace: 'embedded-addon' }, ({ path }) => {
+      const addon = ADDONS.find((a) => a.packageName === path)!
+      return { contents: `import file from ${JSON.stringify(addon.path)} with { type: 'file' }\nexport default file\n`, loader: 'js' }
+    })
   },
 }
 
@@ -93,8 +105,9 @@ const result = await Bun.build({
   throw: false,
   compile: {
     outfile,
-    // Deterministic: this repository's bunfig.toml is a development file, never runtime configuration.
-    // (.env in the working directory is still loaded, as with `bun src/main.ts`.)
+    // Deterministic: this repository's bunfig.toml is a development file, never runtime configuration, and a .env
+    // in the working directory must not switch the network: configuration is the flags and the environment.
+    autoloadDotenv: false,
     autoloadBunfig: false,
     autoloadTsconfig: false,
     autoloadPackageJson: false,

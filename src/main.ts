@@ -1,8 +1,9 @@
-// Entry point: flags + env → Config → server; SIGTERM/SIGINT shut down cleanly.
+// Entry point: flags + env → Config → server; SIGTERM/SIGINT shut down cleanly. The server and the stores (and
+// with them the native addons) are loaded only by the commands that use them: --help and --version load neither.
 import { ConfigError, HELP, parseCommand } from './config.ts'
-import { startServer } from './server.ts'
-import { verifyLedger } from './verify-ledger.ts'
 import { VERSION } from './version.ts'
+import { setAddonDir } from './lib/native-addon.ts'
+import { join } from 'node:path'
 
 async function main(): Promise<void> {
   let command
@@ -17,10 +18,19 @@ async function main(): Promise<void> {
   }
   if (command.kind === 'help') return void process.stdout.write(HELP)
   if (command.kind === 'version') return void process.stdout.write(`trellis ${VERSION}\n`)
-  if (command.kind === 'verify-ledger') process.exit(await verifyLedger(command.config))
+  // The executable's native addons are put in the data directory, not $TMPDIR (see lib/native-addon.ts).
+  setAddonDir(join(command.config.dataDir, 'cache', 'addons'))
+  if (command.kind === 'verify-ledger') {
+    const loaded = await import('./verify-ledger.ts').catch((error: Error) => {
+      process.stderr.write(`trellis: ${error.message}\n`)
+      process.exit(1)
+    })
+    process.exit(await loaded.verifyLedger(command.config))
+  }
 
   let server
   try {
+    const { startServer } = await import('./server.ts') // loads the native addons: their failure is one line too
     server = await startServer(command.config)
   } catch (error) {
     process.stderr.write(`trellis: ${(error as Error).message}\n`)

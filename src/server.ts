@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { Config } from './config.ts'
 import { openDb } from './store/db.ts'
 import { lockDataDir } from './store/lock.ts'
+import { ownerOnlyFromNow, tightenTree } from './store/permissions.ts'
 import { loadSecret } from './store/secret.ts'
 import { openContent } from './content/helia.ts'
 import { buildApp, buildServices } from './app.ts'
@@ -27,7 +28,9 @@ export interface RunningServer {
 export async function startServer(config: Config): Promise<RunningServer> {
   const log = logger(config.log)
   setClockOffset(config.clockOffsetS)
+  ownerOnlyFromNow()
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
+  const tightened = tightenTree(config.dataDir)
   const unlock = lockDataDir(config.dataDir)
   const dbPath = join(config.dataDir, 'trellis.db')
   const db = openDb(dbPath)
@@ -67,10 +70,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
   if (!config.publicUrl) publicUrl = `http://${host}:${server.port}`
   const url = `http://${host}:${server.port}`
   log.announce('listening', {
-    url, public_url: publicUrl, data_dir: config.dataDir, network: config.network.name, chain_id: config.network.chainId,
+    url, public_url: publicUrl, docs: `${publicUrl}/v1/docs`, data_dir: config.dataDir, network: config.network.name, chain_id: config.network.chainId,
     settlement: config.settlement, token: config.network.usdcAddress, rpc: redactUrl(config.network.rpcUrl), signatures: signatureBackend,
     ...(config.settlement === 'facilitator' ? { facilitator: redactUrl(config.facilitatorUrl) } : {}),
   })
+  if (tightened) log.warn('data directory permissions tightened to owner-only', { data_dir: config.dataDir, changed: tightened })
+  if ((config.host === '0.0.0.0' || config.host === '::') && !config.publicUrl) {
+    // Links handed out (access_url, content_url, the x402 resource) would name localhost, useless to other machines.
+    log.warn('listening on all interfaces without a public URL: access links and payment requirements will name localhost; set TRELLIS_PUBLIC_URL (--public-url)', { public_url: publicUrl })
+  }
 
   let stopping: Promise<void> | null = null
   return {

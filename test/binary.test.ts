@@ -1,7 +1,7 @@
 // The release artifact: dist/trellis (npm run build) is one executable that runs with no node_modules anywhere:
 // SQLite, the LevelDB addon of the content store, the SQL migrations and the Swagger UI files are all inside it.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startTestServer, tempDir, type TestServer } from '../dev/server.ts'
 import { listeningUrl, waitForLine } from '../dev/lines.ts'
@@ -40,9 +40,10 @@ beforeAll(async () => {
   binary = join(dir, 'trellis')
   copyFileSync(DIST, binary)
   chmodSync(binary, 0o755)
-  mkdirSync(join(dir, 'tmp')) // Bun extracts the embedded LevelDB addon to $TMPDIR: keep it in here
+  // No usable $TMPDIR (a path under a file, as under `docker run --read-only`): the addons go to the data directory.
+  writeFileSync(join(dir, 'not-a-dir'), '')
   const started = performance.now()
-  server = await startTestServer({ TMPDIR: join(dir, 'tmp') }, { command: [binary], dataDir: join(dir, 'data') })
+  server = await startTestServer({ TMPDIR: join(dir, 'not-a-dir', 'tmp') }, { command: [binary], dataDir: join(dir, 'data') })
   startupMs = performance.now() - started
   console.log(`binary: ${(statSync(binary).size / 1024 / 1024).toFixed(1)} MiB; spawn → "listening" in ${startupMs.toFixed(0)} ms`)
 }, 180_000)
@@ -52,8 +53,8 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
-/** A minimal environment: nothing that could point the binary back at this repository. */
-const isolatedEnv = (home: string, extra: Record<string, string> = {}) => ({ PATH: '/usr/bin:/bin', HOME: home, TMPDIR: join(home, 'tmp'), ...extra })
+/** A minimal environment: nothing that could point the binary back at this repository, and no usable $TMPDIR. */
+const isolatedEnv = (home: string, extra: Record<string, string> = {}) => ({ PATH: '/usr/bin:/bin', HOME: home, TMPDIR: join(home, 'not-a-dir', 'tmp'), ...extra })
 
 describe('dist/trellis', () => {
   test('names no path of this repository (nothing is looked up in node_modules at run time)', async () => {
@@ -61,7 +62,8 @@ describe('dist/trellis', () => {
     expect(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(join(ROOT, 'node_modules'))).toBe(-1)
   })
 
-  test('--help exits 0 with the usage; --version prints the version', () => {
+  test('--help exits 0 with the usage; --version prints the version (neither loads an addon or needs $TMPDIR)', () => {
+    writeFileSync(join(dir, 'not-a-dir'), '')
     const help = Bun.spawnSync([binary, '--help'], { cwd: dir, env: isolatedEnv(dir) })
     expect(help.exitCode).toBe(0)
     expect(help.stdout.toString()).toContain('Usage: trellis')
@@ -76,14 +78,16 @@ describe('dist/trellis', () => {
     try {
       copyFileSync(binary, join(home, 'trellis'))
       chmodSync(join(home, 'trellis'), 0o755)
-      mkdirSync(join(home, 'tmp'))
+      writeFileSync(join(home, 'not-a-dir'), '')
+      // A .env here must not switch the network or the port: configuration is the flags and the environment.
+      writeFileSync(join(home, '.env'), 'TRELLIS_NETWORK=base\nTRELLIS_PORT=1\n')
       const started = performance.now()
       const proc = Bun.spawn(['./trellis'], { cwd: home, env: isolatedEnv(home, { TRELLIS_PORT: '0', TRELLIS_HOST: '127.0.0.1' }), stdout: 'pipe', stderr: 'pipe' })
       try {
         let startLine = ''
         const url = await waitForLine(proc.stdout, listeningUrl, { timeoutMs: 20_000, what: 'trellis', onLine: (line) => (startLine ||= listeningUrl(line) ? line : '') })
         // Signer keys are recovered by the embedded libsecp256k1, not the 7× slower JavaScript fallback.
-        expect(JSON.parse(startLine).signatures).toBe('libsecp256k1')
+        expect(JSON.parse(startLine)).toMatchObject({ signatures: 'libsecp256k1', network: 'base-sepolia' })
         const health = await fetch(`${url}/health`)
         expect(health.status).toBe(200)
         console.log(`binary in an empty folder: spawn → first 200 from /health in ${(performance.now() - started).toFixed(0)} ms`)
@@ -93,8 +97,9 @@ describe('dist/trellis', () => {
           // The content store is open, so the LevelDB addon is loaded: it must come out of the binary.
           const mapped = readFileSync(`/proc/${proc.pid}/maps`, 'utf8').split('\n').map((line) => line.split(/\s+/)[5] ?? '')
           expect(mapped.filter((path) => path.includes('node_modules'))).toEqual([])
-          const addons = new Set(mapped.filter((path) => path.startsWith(join(home, 'tmp')) && path.endsWith('.node')))
-          expect(addons.size).toBe(2) // LevelDB and libsecp256k1
+          // Both addons (LevelDB, libsecp256k1) come from the data directory's cache, written there once.
+          const addons = new Set(mapped.filter((path) => path.endsWith('.node')))
+          expect([...addons].map((path) => path.startsWith(join(home, 'trellis-data', 'cache', 'addons')))).toEqual([true, true])
         }
       } finally {
         proc.kill('SIGTERM')
@@ -103,6 +108,16 @@ describe('dist/trellis', () => {
     } finally {
       rmSync(home, { recursive: true, force: true })
     }
+  })
+
+  test('with no writable place for its addons it stops with one clear line, not a stack', () => {
+    const blocked = join(dir, 'not-a-dir') // every directory below a regular file is impossible, even for root
+    writeFileSync(blocked, '')
+    const run = Bun.spawnSync([binary], { cwd: dir, env: isolatedEnv(dir, { HOME: blocked, TRELLIS_DATA_DIR: join(blocked, 'data'), TRELLIS_PORT: '0' }), stdout: 'pipe', stderr: 'pipe' })
+    expect(run.exitCode).toBe(1)
+    const stderr = run.stderr.toString()
+    expect(stderr).toMatch(/^trellis: cannot load the [\w-]+ addon: no writable directory to put it in; tried .+\n$/)
+    expect(stderr.trim().split('\n')).toHaveLength(1)
   })
 
   test('reaches "listening" quickly', () => {

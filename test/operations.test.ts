@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, statSync } from 'node:fs'
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { startTestServer, type TestServer } from '../dev/server.ts'
+import { startTestServer, tempDir, type TestServer } from '../dev/server.ts'
+import { listeningUrl, waitForLine } from '../dev/lines.ts'
 import { authHeaders, b64, call, createEntry, createFeed, newWallet } from '../dev/api.ts'
 
 let server: TestServer
@@ -205,4 +206,81 @@ describe('graceful shutdown', () => {
       await own.dispose()
     }
   })
+})
+
+describe('running it', () => {
+  /** Every path under `dir` whose mode is not owner-only (0700 directories, 0600 files). */
+  function looseModes(dir: string): string[] {
+    const loose: string[] = []
+    const visit = (path: string) => {
+      const stat = lstatSync(path)
+      if (stat.isSymbolicLink()) return
+      if ((stat.mode & 0o777) !== (stat.isDirectory() ? 0o700 : 0o600)) loose.push(`${path} ${(stat.mode & 0o777).toString(8)}`)
+      if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name))
+    }
+    visit(dir)
+    return loose
+  }
+
+  test('a data directory that exists with loose modes is made owner-only (and says so); what it writes is owner-only', async () => {
+    const dataDir = tempDir()
+    chmodSync(dataDir, 0o755)
+    mkdirSync(join(dataDir, 'notes'), { mode: 0o755 })
+    writeFileSync(join(dataDir, 'notes', 'readme.txt'), 'left by hand', { mode: 0o644 })
+    const other = await startTestServer({}, { dataDir })
+    try {
+      const owner = newWallet()
+      const feed = await createFeed(other.url, owner)
+      await createEntry(other.url, owner, feed.id, { content_base64: b64(crypto.getRandomValues(new Uint8Array(300_000))), mime_type: 'application/pdf' })
+      expect(other.logs.some((line) => line.includes('data directory permissions tightened'))).toBe(true)
+      expect(looseModes(dataDir)).toEqual([])
+    } finally {
+      await other.dispose()
+    }
+  })
+
+  test('the start line names the docs; on all interfaces without a public URL it warns that links would name localhost', async () => {
+    const open = await startTestServer({ TRELLIS_HOST: '0.0.0.0' })
+    try {
+      const start = JSON.parse(open.logs.find((line) => listeningUrl(line))!)
+      expect(start.docs).toBe(`${start.public_url}/v1/docs`)
+      expect(open.logs.some((line) => line.includes('without a public URL') && JSON.parse(line).level === 'warn')).toBe(true)
+    } finally {
+      await open.dispose()
+    }
+    const named = await startTestServer({ TRELLIS_HOST: '0.0.0.0', TRELLIS_PUBLIC_URL: 'https://feeds.example.org' })
+    try {
+      expect(JSON.parse(named.logs.find((line) => listeningUrl(line))!).docs).toBe('https://feeds.example.org/v1/docs')
+      expect(named.logs.some((line) => line.includes('without a public URL'))).toBe(false)
+    } finally {
+      await named.dispose()
+    }
+  })
+
+  test('npm start is the server itself (exec): SIGTERM to npm, as a supervisor sends it, stops the server', async () => {
+    const dataDir = tempDir()
+    const npm = Bun.spawn(['npm', 'start', '--silent'], {
+      cwd: join(import.meta.dir, '..'),
+      env: { ...process.env, TRELLIS_DATA_DIR: dataDir, TRELLIS_PORT: '0', TRELLIS_HOST: '127.0.0.1', TRELLIS_RATE_LIMIT: 'off' },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const url = await waitForLine(npm.stdout, listeningUrl, { timeoutMs: 30_000, what: 'npm start' })
+    expect((await fetch(`${url}/health`)).status).toBe(200)
+    const serverPid = Number(readFileSync(join(dataDir, 'trellis.pid'), 'utf8'))
+    npm.kill('SIGTERM')
+    await npm.exited
+    const gone = async () => {
+      for (let i = 0; i < 100; i++) {
+        try {
+          process.kill(serverPid, 0)
+        } catch {
+          return true
+        }
+        await Bun.sleep(100)
+      }
+      return false
+    }
+    expect(await gone()).toBe(true)
+  }, 40_000)
 })
