@@ -5,9 +5,9 @@
 // Everything the server needs at run time is inside the file: the bundled JS (as JSC bytecode), the SQL
 // migrations (text imports), the Swagger UI files (file imports) and two native addons, classic-level's LevelDB and
 // secp256k1's libsecp256k1. Bun does not embed addons on its own: both packages find theirs at run time with
-// node-gyp-build, which searches node_modules. The plugin below replaces that lookup with a plain require() of this
-// platform's prebuilt .node file, which the bundler embeds as a file; src/lib/native-addon.ts writes it once into the
-// data directory's cache (not $TMPDIR, which may be read-only) and loads it from there.
+// node-gyp-build, which searches node_modules. The plugin below embeds this platform's prebuilt .node file as a plain
+// file instead, and replaces the lookup with src/lib/native-addon.ts, which writes it once into the data directory's
+// cache (not $TMPDIR, which may be read-only) and loads it from there.
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import type { BunPlugin } from 'bun'
