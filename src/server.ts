@@ -9,7 +9,8 @@ import { loadSecret } from './store/secret.ts'
 import { openContent } from './content/helia.ts'
 import { buildApp, buildServices } from './app.ts'
 import { serve } from './http/serve.ts'
-import { metricsRoutes, requestMetrics } from './http/metrics.ts'
+import { requestIdOf } from './http/edge.ts'
+import { metricsRoutes, paymentMetrics, requestMetrics } from './http/metrics.ts'
 import { marketGauges } from './store/gauges.ts'
 import { logger } from './log.ts'
 import { startJobs, type Jobs } from './jobs/index.ts'
@@ -64,7 +65,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
     statsRefreshS: config.statsRefreshS, rankingsRefreshS: config.rankingsRefreshS, reconcileS: config.reconcileS, ledgerCheckS: config.ledgerCheckS,
   })
   const requests = requestMetrics()
-  const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }), [metricsRoutes(marketGauges(db), requests, startedAt, () => jobs?.metrics() ?? []) as never])
+  const app = buildApp(services, (error, request) => log.error('unhandled error', { request_id: request && requestIdOf(request), error: String((error as Error)?.stack ?? error) }), [metricsRoutes(requests, startedAt, {
+    gauges: marketGauges(db),
+    build: { version: VERSION, network: config.network.name },
+    more: () => [...paymentMetrics(services.purchases.outcomes()), ...(jobs?.metrics() ?? [])],
+  }) as never])
   const server = serve(app, services, { host: config.host, port: config.port, rateLimit: config.rateLimit, trustProxy: config.trustProxy, requests, log })
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host
   if (!config.publicUrl) publicUrl = `http://${host}:${server.port}`

@@ -84,17 +84,62 @@ describe('edges', () => {
     // The trailing-slash spelling reaches the same routes.
     expect((await fetch(`${server.url}/v1/feeds/`)).status).toBe(200)
     expect((await fetch(`${server.url}/v1/transactions/`)).status).toBe(200)
-    const metrics = await fetch(`${server.url}/metrics`)
-    expect(metrics.headers.get('content-type')).toStartWith('text/plain')
-    const text = await metrics.text()
-    expect(text).toMatch(/trellis_http_requests_total\{method="GET",status="200"\} \d+/)
-    expect(text).toMatch(/trellis_active_feeds \d+/)
-    expect(text).toContain('trellis_http_request_duration_seconds_count')
     const docs = await fetch(`${server.url}/v1/docs`)
     expect(docs.status).toBe(200)
     const html = await docs.text()
     expect(html).toContain('swagger-ui')
     expect(html).not.toMatch(/https?:\/\//)
+  })
+})
+
+describe('observability', () => {
+  test('/metrics: requests by route template and status, process_*, the build, payments by outcome, jobs', async () => {
+    const owner = newWallet()
+    const feed = await createFeed(server.url, owner)
+    const paid = await createEntry(server.url, owner, feed.id, { is_free: false, price: { amount: '100' } })
+    await fetch(`${server.url}/v1/feeds/${feed.id}`) // a hot read
+    await fetch(`${server.url}/v1/categories?page_size=2`) // an Elysia route
+    await fetch(`${server.url}/no/such/path`)
+    await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${paid.id}`, { headers: { 'x-payment': 'not a payment' } })
+    const metrics = await fetch(`${server.url}/metrics`)
+    expect(metrics.headers.get('content-type')).toStartWith('text/plain')
+    const text = await metrics.text()
+    const count = (labels: string) => Number(new RegExp(`^trellis_http_requests_total\\{${labels.replace(/[{}]/g, '\\$&')}\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0)
+    expect(count('method="GET",route="/v1/feeds/:feed_id",status="200"')).toBeGreaterThanOrEqual(1)
+    expect(count('method="GET",route="/v1/categories",status="200"')).toBeGreaterThanOrEqual(1)
+    expect(count('method="POST",route="/v1/feeds",status="201"')).toBeGreaterThanOrEqual(1)
+    expect(count('method="GET",route="other",status="404"')).toBeGreaterThanOrEqual(1)
+    expect(count('method="GET",route="/v1/feeds/:feed_id/entries/:entry_id",status="402"')).toBeGreaterThanOrEqual(1)
+    expect(text).toMatch(/^trellis_http_request_duration_seconds_count\{method="GET",route="\/v1\/categories"\} \d+$/m)
+    for (const series of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'process_start_time_seconds', 'process_open_fds', 'process_max_fds', 'process_virtual_memory_bytes']) {
+      expect(text).toMatch(new RegExp(`^${series} \\d+(\\.\\d+)?(e[+-]?\\d+)?$`, 'm'))
+    }
+    expect(text).toMatch(/^trellis_build_info\{version="\d+\.\d+\.\d+",bun="[\d.]+",network="base-sepolia"\} 1$/m)
+    expect(text).toMatch(/^trellis_payments_total\{outcome="refused"\} [1-9]\d*$/m)
+    expect(text).toMatch(/^trellis_payments_total\{outcome="paid"\} 0$/m)
+    expect(text).toMatch(/^trellis_job_runs_total\{job="stats",result="ok"\} [1-9]\d*$/m)
+    expect(text).toMatch(/^trellis_job_last_duration_seconds\{job="stats"\} [\d.e-]+$/m)
+    expect(text).toMatch(/^trellis_active_feeds \d+$/m)
+  })
+
+  test('X-Request-Id: kept when the caller sends a plain one, made otherwise, on every answer and in the request log', async () => {
+    const mine = 'trace-1234.abc:def'
+    const echoed = await fetch(`${server.url}/v1/categories`, { headers: { 'x-request-id': mine } })
+    expect(echoed.headers.get('x-request-id')).toBe(mine)
+    expect(echoed.headers.get('access-control-expose-headers')).toContain('X-Request-Id')
+    const made = await fetch(`${server.url}/v1/leaderboards/top-feeds`) // hot path
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    for (const bad of ['has spaces in it', 'x'.repeat(129), 'quote"d']) {
+      const replaced = await fetch(`${server.url}/v1/categories`, { headers: { 'x-request-id': bad } })
+      expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    }
+    const failed = await fetch(`${server.url}/v1/feeds/not-a-uuid`, { headers: { 'x-request-id': 'req-for-an-error' } })
+    expect(failed.status).toBe(400)
+    expect(failed.headers.get('x-request-id')).toBe('req-for-an-error')
+    await Bun.sleep(50)
+    const logged = server.logs.map((line) => JSON.parse(line)).filter((line) => line.msg === 'request')
+    expect(logged.find((line) => line.request_id === mine)).toMatchObject({ method: 'GET', path: '/v1/categories', status: 200 })
+    expect(logged.find((line) => line.request_id === made.headers.get('x-request-id'))).toMatchObject({ path: '/v1/leaderboards/top-feeds' })
   })
 })
 

@@ -226,50 +226,61 @@ export function purchaseService(d: Deps) {
     return concludeFromChain(row, version, outcome.kind === 'refused' ? outcome.reason : undefined)
   }
 
+  /**
+   * Pays for `entry` with the payment header. `signer` is the signed-in wallet, if any. Requirements are rebuilt
+   * from the entry; nothing in the payload is trusted as a requirement.
+   */
+  async function pay(header: string, entry: EntryRecord, tag: PriceTag, signer: string | null): Promise<PayOutcome> {
+    const decoded = decodePayment(header)
+    if (typeof decoded === 'string') return { kind: 'refused', reason: decoded, version: 1 }
+    const { version, authorization: auth } = decoded
+    const refused = (reason: string): PayOutcome => ({ kind: 'refused', reason, version })
+    const checked = requirementsFor(decoded, d.network, tag)
+    if ('refused' in checked) return refused(checked.refused)
+    const { requirements } = checked
+
+    const existing = d.payments.byKey(auth.from, auth.nonce)
+    if (existing?.status === 'settled') return alreadySettled(existing, entry, signer, version)
+    // Concurrent submissions of one authorization: one settles; the others learn the outcome but are not served
+    // by it (the payment header is not a bearer ticket).
+    const key = `${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`
+    const running = inFlight.get(key)
+    if (running) {
+      const first = await running.catch(() => null)
+      if (first && first.kind !== 'paid') return { ...first, version }
+      const row = d.payments.byKey(auth.from, auth.nonce)
+      return row ? outcomeOf(row, entry, signer, version) : refused(REASONS.inUse)
+    }
+    // A buyer's second authorization for the same entry waits for the first: once that one has bought the
+    // entry, the second is served without being charged.
+    const purchaseKey = `${auth.from.toLowerCase()}:${entry.id}`
+    const attempt = (async () => {
+      for (let other = buying.get(purchaseKey); other; other = buying.get(purchaseKey)) await other.catch(() => {})
+      const settling = settleOnce(decoded, entry, requirements, tag, signer)
+      buying.set(purchaseKey, settling)
+      try {
+        return await settling
+      } finally {
+        if (buying.get(purchaseKey) === settling) buying.delete(purchaseKey)
+      }
+    })().finally(() => inFlight.delete(key))
+    inFlight.set(key, attempt)
+    return attempt
+  }
+
+  /** Payments answered since start, by outcome (for /metrics). */
+  const outcomes: Record<PayOutcome['kind'], number> = { paid: 0, refused: 0, unavailable: 0, pending: 0 }
+
   return {
     owns: (address: string, entryId: string) => d.purchases.owns(address, entryId),
 
-    /**
-     * Pays for `entry` with the payment header. `signer` is the signed-in wallet, if any. Requirements are rebuilt
-     * from the entry; nothing in the payload is trusted as a requirement.
-     */
     async pay(header: string, entry: EntryRecord, tag: PriceTag, signer: string | null = null): Promise<PayOutcome> {
-      const decoded = decodePayment(header)
-      if (typeof decoded === 'string') return { kind: 'refused', reason: decoded, version: 1 }
-      const { version, authorization: auth } = decoded
-      const refused = (reason: string): PayOutcome => ({ kind: 'refused', reason, version })
-      const checked = requirementsFor(decoded, d.network, tag)
-      if ('refused' in checked) return refused(checked.refused)
-      const { requirements } = checked
-
-      const existing = d.payments.byKey(auth.from, auth.nonce)
-      if (existing?.status === 'settled') return alreadySettled(existing, entry, signer, version)
-      // Concurrent submissions of one authorization: one settles; the others learn the outcome but are not served
-      // by it (the payment header is not a bearer ticket).
-      const key = `${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`
-      const running = inFlight.get(key)
-      if (running) {
-        const first = await running.catch(() => null)
-        if (first && first.kind !== 'paid') return { ...first, version }
-        const row = d.payments.byKey(auth.from, auth.nonce)
-        return row ? outcomeOf(row, entry, signer, version) : refused(REASONS.inUse)
-      }
-      // A buyer's second authorization for the same entry waits for the first: once that one has bought the
-      // entry, the second is served without being charged.
-      const purchaseKey = `${auth.from.toLowerCase()}:${entry.id}`
-      const attempt = (async () => {
-        for (let other = buying.get(purchaseKey); other; other = buying.get(purchaseKey)) await other.catch(() => {})
-        const settling = settleOnce(decoded, entry, requirements, tag, signer)
-        buying.set(purchaseKey, settling)
-        try {
-          return await settling
-        } finally {
-          if (buying.get(purchaseKey) === settling) buying.delete(purchaseKey)
-        }
-      })().finally(() => inFlight.delete(key))
-      inFlight.set(key, attempt)
-      return attempt
+      const outcome = await pay(header, entry, tag, signer)
+      outcomes[outcome.kind]++
+      return outcome
     },
+
+    outcomes: (): Readonly<Record<PayOutcome['kind'], number>> => outcomes,
 
     /** At start and periodically: let the chain decide every pending payment that no request is settling. */
     async reconcilePending(): Promise<Record<Fate, number>> {

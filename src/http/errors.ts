@@ -65,9 +65,10 @@ function validationResponse(error: ValidationError): Response {
   return errorResponse(code, `invalid ${field || error.type}`, message)
 }
 
-export const errorHandling = (log: (e: unknown) => void) =>
+/** `log` gets the request too, so the line can carry its id. */
+export const errorHandling = (log: (e: unknown, request: Request) => void) =>
   new Elysia({ name: 'error-handling' })
-    .onError({ as: 'global' }, ({ error, code }) => toErrorResponse(error, code, log))
+    .onError({ as: 'global' }, ({ error, code, request }) => toErrorResponse(error, code, (e) => log(e, request)))
     // Elysia leaves a path parameter null when its percent-encoding is invalid: refuse it before any handler.
     .onTransform({ as: 'global' }, ({ params }) => {
       for (const value of Object.values((params ?? {}) as Record<string, unknown>)) {

@@ -1,54 +1,113 @@
-// GET /metrics: Prometheus text exposition of request counters and a few gauges of the market.
+// GET /metrics: Prometheus text exposition: requests by route template, method and status with their durations,
+// the process (CPU, memory, file descriptors), the build, and what the caller adds (gauges of the market, payments
+// by outcome, jobs).
 import { Elysia } from 'elysia'
+import { readdirSync, readFileSync } from 'node:fs'
 
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+/** The route label of requests no route template matched (unknown paths, and paths Bun's router does not decode). */
+export const UNROUTED = 'other'
 
-/** Counted on every request, so counting allocates nothing: a counter per known method and status code. */
+interface Series { method: string; route: string; byStatus: Float64Array; inBucket: Float64Array; sum: number; total: number }
+
+/**
+ * Counted on every request, so counting allocates nothing: each route template and method has its series, made
+ * when the routes are registered (the edge keeps its index); requests no template matched share one per method.
+ */
 export function requestMetrics() {
-  // Any other method is counted as OTHER: anyone can send any token there, and each would otherwise add a series.
-  const counts = new Map<string, Float64Array>([...METHODS, 'OTHER'].map((m) => [m, new Float64Array(600)]))
-  const other = counts.get('OTHER')!
-  const inBucket = new Float64Array(BUCKETS.length) // not cumulative: summed when rendered
-  let sum = 0
-  let total = 0
+  const series: Series[] = []
+  const unrouted = new Map<string, number>()
+  const add = (method: string, route: string) =>
+    series.push({ method, route, byStatus: new Float64Array(600), inBucket: new Float64Array(BUCKETS.length), sum: 0, total: 0 }) - 1
   return {
-    observe(method: string, status: number, seconds: number) {
-      ;(counts.get(method) ?? other)[status]++
-      sum += seconds
-      total++
+    /** The series of a route template and method (call once per route, when registering it). */
+    series: add,
+    /** The series of an unmatched request. Any unknown method counts as OTHER: anyone can send any token there. */
+    unrouted(method: string): number {
+      const known = METHODS.has(method) ? method : 'OTHER'
+      return unrouted.get(known) ?? unrouted.set(known, add(known, UNROUTED)).get(known)!
+    },
+    observe(index: number, status: number, seconds: number) {
+      const s = series[index]!
+      s.byStatus[status < 600 ? status : 599]++
+      s.sum += seconds
+      s.total++
       for (let i = 0; i < BUCKETS.length; i++) {
-        if (seconds <= BUCKETS[i]) {
-          inBucket[i]++
+        if (seconds <= BUCKETS[i]!) {
+          s.inBucket[i]!++
           break
         }
       }
     },
     render(): string {
-      const lines = ['# HELP trellis_http_requests_total HTTP requests by method and status.', '# TYPE trellis_http_requests_total counter']
-      for (const [method, byStatus] of counts) {
-        byStatus.forEach((n, status) => {
-          if (n > 0) lines.push(`trellis_http_requests_total{method="${method}",status="${status}"} ${n}`)
+      const lines = ['# HELP trellis_http_requests_total HTTP requests by route template, method and status.', '# TYPE trellis_http_requests_total counter']
+      for (const s of series) {
+        s.byStatus.forEach((n, status) => {
+          if (n > 0) lines.push(`trellis_http_requests_total{method="${s.method}",route="${s.route}",status="${status}"} ${n}`)
         })
       }
-      lines.push('# HELP trellis_http_request_duration_seconds Time to answer a request.', '# TYPE trellis_http_request_duration_seconds histogram')
-      let cumulative = 0
-      BUCKETS.forEach((le, i) => lines.push(`trellis_http_request_duration_seconds_bucket{le="${le}"} ${(cumulative += inBucket[i])}`))
-      lines.push(`trellis_http_request_duration_seconds_bucket{le="+Inf"} ${total}`, `trellis_http_request_duration_seconds_sum ${sum}`, `trellis_http_request_duration_seconds_count ${total}`)
+      lines.push('# HELP trellis_http_request_duration_seconds Time to answer a request, by route template and method.', '# TYPE trellis_http_request_duration_seconds histogram')
+      for (const s of series) {
+        if (s.total === 0) continue
+        const labels = `method="${s.method}",route="${s.route}"`
+        let cumulative = 0
+        BUCKETS.forEach((le, i) => lines.push(`trellis_http_request_duration_seconds_bucket{${labels},le="${le}"} ${(cumulative += s.inBucket[i]!)}`))
+        lines.push(`trellis_http_request_duration_seconds_bucket{${labels},le="+Inf"} ${s.total}`, `trellis_http_request_duration_seconds_sum{${labels}} ${s.sum}`, `trellis_http_request_duration_seconds_count{${labels}} ${s.total}`)
+      }
       return lines.join('\n')
     },
   }
 }
 export type RequestMetrics = ReturnType<typeof requestMetrics>
 
-/** `gauges`: the market's current figures, by name (see store/gauges.ts). */
-export const metricsRoutes = (gauges: () => Record<string, number>, requests: RequestMetrics, startedAt: number, more: () => string[] = () => []) => {
-  return new Elysia({ tags: ['Operations'] }).get('/metrics', () => {
-    const g = gauges()
-    const lines = [requests.render()]
-    for (const [name, value] of Object.entries(g)) lines.push(`# TYPE trellis_${name} gauge`, `trellis_${name} ${value}`)
-    lines.push('# TYPE trellis_uptime_seconds gauge', `trellis_uptime_seconds ${Math.floor(Date.now() / 1000) - startedAt}`, ...more())
-    return new Response(lines.join('\n') + '\n', { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })
-  }, { detail: { summary: 'Prometheus metrics' } })
+const PAGE_SIZE = 4096
+
+/** The standard process_* series (Prometheus client conventions). */
+function processMetrics(startedAt: number): string[] {
+  const cpu = process.cpuUsage()
+  const lines = [
+    '# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.', '# TYPE process_cpu_seconds_total counter',
+    `process_cpu_seconds_total ${(cpu.user + cpu.system) / 1e6}`,
+    '# HELP process_resident_memory_bytes Resident memory size in bytes.', '# TYPE process_resident_memory_bytes gauge',
+    `process_resident_memory_bytes ${process.memoryUsage.rss()}`,
+    '# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.', '# TYPE process_start_time_seconds gauge',
+    `process_start_time_seconds ${startedAt}`,
+  ]
+  if (process.platform === 'linux') {
+    try {
+      const pages = Number(readFileSync('/proc/self/statm', 'utf8').split(' ')[0])
+      lines.push('# HELP process_virtual_memory_bytes Virtual memory size in bytes.', '# TYPE process_virtual_memory_bytes gauge', `process_virtual_memory_bytes ${pages * PAGE_SIZE}`)
+      lines.push('# HELP process_open_fds Number of open file descriptors.', '# TYPE process_open_fds gauge', `process_open_fds ${readdirSync('/proc/self/fd').length}`)
+      const limit = /Max open files\s+(\d+)/.exec(readFileSync('/proc/self/limits', 'utf8'))
+      if (limit) lines.push('# HELP process_max_fds Maximum number of open file descriptors.', '# TYPE process_max_fds gauge', `process_max_fds ${limit[1]}`)
+    } catch {
+      // /proc unreadable: the portable series above still stand
+    }
+  }
+  return lines
 }
+
+/** Payment attempts answered since start, by outcome: paid (200), refused (402), unavailable (502), pending (503). */
+export function paymentMetrics(outcomes: Readonly<Record<string, number>>): string[] {
+  return ['# HELP trellis_payments_total Payments answered, by outcome.', '# TYPE trellis_payments_total counter',
+    ...Object.entries(outcomes).map(([outcome, n]) => `trellis_payments_total{outcome="${outcome}"} ${n}`)]
+}
+
+/** What /metrics shows besides requests and the process: the market's gauges, the build, and more series. */
+export interface MetricsSources {
+  gauges: () => Record<string, number>
+  build: { version: string; network: string }
+  more: () => string[]
+}
+
+export const metricsRoutes = (requests: RequestMetrics, startedAt: number, sources: MetricsSources) =>
+  new Elysia({ tags: ['Operations'] }).get('/metrics', () => {
+    const lines = [requests.render(), ...processMetrics(startedAt)]
+    lines.push('# HELP trellis_build_info The running build.', '# TYPE trellis_build_info gauge',
+      `trellis_build_info{version="${sources.build.version}",bun="${Bun.version}",network="${sources.build.network}"} 1`)
+    for (const [name, value] of Object.entries(sources.gauges())) lines.push(`# TYPE trellis_${name} gauge`, `trellis_${name} ${value}`)
+    lines.push('# TYPE trellis_uptime_seconds gauge', `trellis_uptime_seconds ${Math.floor(Date.now() / 1000) - startedAt}`, ...sources.more())
+    return new Response(lines.join('\n') + '\n', { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })
+  }, { detail: { summary: 'Prometheus metrics', description: 'Requests by route template, method and status; process_*; trellis_build_info; market gauges; payments by outcome; job runs and durations.' } })

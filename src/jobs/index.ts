@@ -13,13 +13,24 @@ import { statsBuilder } from './stats-builder.ts'
 
 const SQL_CHECK_S = 3_600
 
-interface JobState { lastRun: number | null; lastError: string | null; running: boolean }
+interface JobState { lastRun: number | null; lastError: string | null; running: boolean; ok: number; failed: number; seconds: number; lastSeconds: number }
 
 export interface Jobs {
   status(): Record<string, { last_run: number | null; last_error: string | null }>
   /** Prometheus lines of the jobs' own gauges. */
   metrics(): string[]
   stop(): Promise<void>
+}
+
+/** Runs by job and result, and the time they took. */
+function jobMetrics(state: Record<string, JobState>): string[] {
+  const lines = ['# HELP trellis_job_runs_total Runs of each periodic job, by result.', '# TYPE trellis_job_runs_total counter']
+  for (const [job, s] of Object.entries(state)) lines.push(`trellis_job_runs_total{job="${job}",result="ok"} ${s.ok}`, `trellis_job_runs_total{job="${job}",result="error"} ${s.failed}`)
+  lines.push('# HELP trellis_job_duration_seconds_total Time spent in each job.', '# TYPE trellis_job_duration_seconds_total counter')
+  for (const [job, s] of Object.entries(state)) lines.push(`trellis_job_duration_seconds_total{job="${job}"} ${s.seconds}`)
+  lines.push('# HELP trellis_job_last_duration_seconds How long the last run of each job took.', '# TYPE trellis_job_last_duration_seconds gauge')
+  for (const [job, s] of Object.entries(state)) lines.push(`trellis_job_last_duration_seconds{job="${job}"} ${s.lastSeconds}`)
+  return lines
 }
 
 export function startJobs(d: {
@@ -33,18 +44,23 @@ export function startJobs(d: {
   const builder = statsBuilder({ dbPath: d.dbPath, dataDir: d.dataDir })
 
   function every(name: string, seconds: number, job: () => unknown | Promise<unknown>, runAtStart = true) {
-    state[name] = { lastRun: null, lastError: null, running: false }
+    state[name] = { lastRun: null, lastError: null, running: false, ok: 0, failed: 0, seconds: 0, lastSeconds: 0 }
     const run = async () => {
       const s = state[name]
       if (s.running) return
       s.running = true
+      const started = performance.now()
       try {
         await job()
         s.lastError = null
+        s.ok++
       } catch (error) {
         s.lastError = String((error as Error).message).split('\n')[0]
+        s.failed++
         d.log.error('job failed', { job: name, error: s.lastError })
       } finally {
+        s.lastSeconds = (performance.now() - started) / 1000
+        s.seconds += s.lastSeconds
         s.lastRun = nowSeconds()
         s.running = false
       }
@@ -97,7 +113,7 @@ export function startJobs(d: {
 
   return {
     status: () => Object.fromEntries(Object.entries(state).map(([k, v]) => [k, { last_run: v.lastRun, last_error: v.lastError }])),
-    metrics: () => audit === null ? [] : [
+    metrics: () => [...jobMetrics(state), ...(audit === null ? [] : [
       '# HELP trellis_ledger_problems Rules broken at the last check of the ledger against the chain (0 = the ledger equals the chain).',
       '# TYPE trellis_ledger_problems gauge',
       `trellis_ledger_problems ${audit.report.problems.length}`,
@@ -106,7 +122,7 @@ export function startJobs(d: {
       `trellis_ledger_proven_total ${provenTotal}`,
       '# TYPE trellis_ledger_last_check_timestamp_seconds gauge',
       `trellis_ledger_last_check_timestamp_seconds ${audit.at}`,
-    ],
+    ])],
     async stop() {
       timers.forEach(clearInterval)
       await Promise.all([builder.stop(), checker.stop()])
