@@ -70,6 +70,13 @@ Usage: trellis [serve] [options]
        trellis verify-ledger [options]   check every ledger row against its on-chain transfer, every failed
                                          payment against the chain, and the totals against the ledger
                                          (exit 0: the ledger equals the chain; 1: problems, listed as JSON)
+       trellis backup <dir> [options]    a consistent backup (database, content as a CAR file, key) into a
+                                         new or empty directory; a running server makes it while it serves
+       trellis restore <dir> [options]   a backup into a new or empty data directory (the server stopped)
+       trellis verify [options]          the database is sound, every entry's and cover's blocks are present
+                                         and hash to their CIDs, the totals equal the ledger (exit 0 / 1)
+       trellis export-car <cid>... --out <file.car> [options]    items as a CAR file
+       trellis import-car <file.car> [options]                  blocks of a CAR file into the content store
 
 Options (flag = environment variable; flags win):
   --host <addr>        TRELLIS_HOST          bind address (default 127.0.0.1)
@@ -92,6 +99,10 @@ Environment only:
 
 export class ConfigError extends Error {}
 
+/** The commands on a data directory (src/ops). */
+export const DATA_COMMANDS = ['backup', 'restore', 'export-car', 'import-car', 'verify'] as const
+export type DataCommand = (typeof DATA_COMMANDS)[number]
+
 const FLAGS: Record<string, string> = {
   '--host': 'TRELLIS_HOST',
   '--port': 'TRELLIS_PORT',
@@ -100,17 +111,33 @@ const FLAGS: Record<string, string> = {
   '--network': 'TRELLIS_NETWORK',
 }
 
-export type Command = { kind: 'serve' | 'verify-ledger'; config: Config } | { kind: 'help' } | { kind: 'version' }
+export type Command =
+  | { kind: 'serve' | 'verify-ledger'; config: Config }
+  | { kind: 'data'; command: DataCommand; config: Config; args: string[]; out?: string }
+  | { kind: 'help' }
+  | { kind: 'version' }
 
 export function parseCommand(argv: string[], env: Record<string, string | undefined>): Command {
   const values: Record<string, string | undefined> = { ...env }
   const args = [...argv]
+  const data = (DATA_COMMANDS as readonly string[]).includes(args[0] ?? '') ? (args[0] as DataCommand) : null
   const kind = args[0] === 'verify-ledger' ? 'verify-ledger' : 'serve'
-  if (args[0] === 'serve' || args[0] === 'verify-ledger') args.shift()
+  if (args[0] === 'serve' || args[0] === 'verify-ledger' || data) args.shift()
+  const positional: string[] = []
+  let out: string | undefined
   while (args.length > 0) {
     const arg = args.shift()!
     if (arg === '-h' || arg === '--help' || arg === 'help') return { kind: 'help' }
     if (arg === '-v' || arg === '--version') return { kind: 'version' }
+    if (data && !arg.startsWith('-')) {
+      positional.push(arg)
+      continue
+    }
+    if (data === 'export-car' && (arg === '--out' || arg.startsWith('--out='))) {
+      out = arg.startsWith('--out=') ? arg.slice(6) : args.shift()
+      if (!out) throw new ConfigError('--out needs a value')
+      continue
+    }
     const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
     const name = FLAGS[flag]
     if (!name) throw new ConfigError(`unknown argument: ${arg} (see --help)`)
@@ -118,6 +145,7 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
     if (value === undefined) throw new ConfigError(`${flag} needs a value`)
     values[name] = value
   }
+  if (data) return { kind: 'data', command: data, config: configFrom(values), args: positional, out }
   return { kind, config: configFrom(values) }
 }
 

@@ -20,6 +20,13 @@ async function main(): Promise<void> {
   if (command.kind === 'version') return void process.stdout.write(`trellis ${VERSION}\n`)
   // The executable's native addons are put in the data directory, not $TMPDIR (see lib/native-addon.ts).
   setAddonDir(join(command.config.dataDir, 'cache', 'addons'))
+  if (command.kind === 'data') {
+    const loaded = await import('./ops/cli.ts').catch((error: Error) => {
+      process.stderr.write(`trellis: ${error.message}\n`)
+      process.exit(1)
+    })
+    process.exit(await loaded.runDataCommand(command.config, command.command, command.args, command.out))
+  }
   if (command.kind === 'verify-ledger') {
     const loaded = await import('./verify-ledger.ts').catch((error: Error) => {
       process.stderr.write(`trellis: ${error.message}\n`)

@@ -9,6 +9,10 @@ import { loadSecret } from './store/secret.ts'
 import { openContent } from './content/helia.ts'
 import { buildApp, buildServices } from './app.ts'
 import { serve } from './http/serve.ts'
+import { statsBuilder } from './jobs/stats-builder.ts'
+import { controlSocket, CONTROL_SOCKET } from './ops/control.ts'
+import { runOperation } from './ops/commands.ts'
+import { namedCids, type DataAccess } from './ops/data.ts'
 import { requestIdOf } from './http/edge.ts'
 import { metricsRoutes, paymentMetrics, requestMetrics } from './http/metrics.ts'
 import { marketGauges } from './store/gauges.ts'
@@ -71,6 +75,27 @@ export async function startServer(config: Config): Promise<RunningServer> {
     more: () => [...paymentMetrics(services.purchases.outcomes()), ...(jobs?.metrics() ?? [])],
   }) as never])
   const server = serve(app, services, { host: config.host, port: config.port, rateLimit: config.rateLimit, trustProxy: config.trustProxy, requests, log })
+  // Backups, checks and CAR import/export asked for by `trellis <command>` while this server holds the data.
+  const operations = statsBuilder({ dbPath, dataDir: config.dataDir }) // a worker of their own: never in the way of the jobs
+  const inWorker = async (what: Parameters<typeof operations.build>[0]) => operations.build(what, nowSeconds())
+  const access: DataAccess = {
+    dataDir: config.dataDir,
+    content,
+    cids: () => namedCids(db),
+    snapshot: async (path) => void (await inWorker({ snapshotTo: path })),
+    integrity: async () => (await inWorker({ integrity: true })).integrity!,
+    inconsistencies: async () => (await inWorker({ checks: true })).problems!,
+  }
+  let control: { stop(): void } | null = null
+  try {
+    control = controlSocket(join(config.dataDir, CONTROL_SOCKET), (command, args, progress) => {
+      log.info('operation', { command, args })
+      return runOperation(access, command, args, progress)
+    })
+  } catch (error) {
+    // A Unix socket path is limited to about 100 bytes: a deep data directory cannot have one.
+    log.warn('no control socket: backups and checks of this data directory need the server stopped', { error: (error as Error).message })
+  }
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host
   if (!config.publicUrl) publicUrl = `http://${host}:${server.port}`
   const url = `http://${host}:${server.port}`
@@ -91,6 +116,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     port: server.port!,
     stop() {
       stopping ??= (async () => {
+        control?.stop()
+        await operations.stop()
         await jobs?.stop()
         await server.stop(false) // finish in-flight requests
         await content.close()

@@ -188,6 +188,17 @@ describe('dist/trellis', () => {
     await server.restart({ TMPDIR: join(dir, 'tmp') })
     expect(Buffer.compare(await read(), bytes)).toBe(0)
   })
+
+  test('backup (by the running server), verify and restore are subcommands of the same binary', async () => {
+    const run = (args: string[]) => Bun.spawnSync([binary, ...args], { cwd: dir, env: isolatedEnv(dir), stdout: 'pipe', stderr: 'pipe' })
+    const made = run(['backup', join(dir, 'backup'), '--data-dir', server.dataDir])
+    expect(made.stderr.toString()).toContain('trellis backup: done')
+    expect(JSON.parse(made.stdout.toString()).counts.entries).toBeGreaterThanOrEqual(1)
+    expect(JSON.parse(run(['verify', '--data-dir', server.dataDir]).stdout.toString()).ok).toBe(true)
+    const restored = run(['restore', join(dir, 'backup'), '--data-dir', join(dir, 'restored')])
+    expect(restored.exitCode).toBe(0)
+    expect(readdirSync(join(dir, 'restored')).sort()).toEqual(['blocks', 'cache', 'datastore', 'secret.key', 'trellis.db'])
+  })
 })
 
 describe('dist/trellis sells a paid entry', () => {

@@ -7,6 +7,11 @@ import { LevelDatastore } from 'datastore-level'
 import { fixedSize } from 'ipfs-unixfs-importer/chunker'
 import { balanced } from 'ipfs-unixfs-importer/layout'
 import { CID } from 'multiformats/cid'
+import { sha256 } from 'multiformats/hashes/sha2'
+import { equals } from 'multiformats/bytes'
+import * as dagPb from '@ipld/dag-pb'
+import { car } from '@helia/car'
+import { CarBlockIterator } from '@ipld/car'
 import { fileCache } from './file-cache.ts'
 import { sharedRuns } from '../lib/shared-runs.ts'
 import { pieceQueue } from '../lib/piece-queue.ts'
@@ -46,6 +51,12 @@ export interface ContentStore {
    * large one, so N downloads of a large item cost no N copies of it in memory.
    */
   body(cid: string, size: number, range?: { offset: number; length: number }): Promise<Uint8Array<ArrayBuffer> | Blob>
+  /** A CAR file (v1) of these items and every block under them, each block once; `onBlock` counts them. */
+  exportCar(roots: string[], onBlock?: () => void): AsyncIterable<Uint8Array>
+  /** Stores every block of a CAR file (each checked against its CID); its roots and how many blocks it held. */
+  importCar(source: AsyncIterable<Uint8Array>, onBlock?: () => void): Promise<{ roots: string[]; blocks: number }>
+  /** Every block under `cid` is present and hashes to its CID: null, or what is wrong. */
+  check(cid: string): Promise<string | null>
   close(): Promise<void>
 }
 
@@ -198,6 +209,47 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
       if (size <= CACHE_ITEM_MAX) return collect(store.read(text, range), range?.length ?? size)
       const file = Bun.file(await files.path(text, size, () => fs.cat(CID.parse(text))))
       return range ? file.slice(range.offset, range.offset + range.length) : file
+    },
+    exportCar(roots, onBlock) {
+      const seen = new Set<string>()
+      const key = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
+      const blockFilter = {
+        has: (bytes: Uint8Array) => seen.has(key(bytes)),
+        add: (bytes: Uint8Array) => void (seen.add(key(bytes)), onBlock?.()),
+      }
+      return car(helia).export(roots.map((root) => CID.parse(root)), { offline: true, blockFilter: blockFilter as never })
+    },
+    async importCar(source, onBlock) {
+      const reader = await CarBlockIterator.fromIterable(source)
+      let blocks = 0
+      const checked = async function* () {
+        for await (const { cid, bytes } of reader) {
+          if (cid.multihash.code !== sha256.code || !equals((await sha256.digest(bytes)).bytes, cid.multihash.bytes)) {
+            throw new Error(`the CAR file holds a block that does not match its CID ${cid}`)
+          }
+          blocks++
+          onBlock?.()
+          yield { cid, bytes }
+        }
+      }
+      await car(helia).import({ blocks: checked })
+      await flushBlocks()
+      return { roots: (await reader.getRoots()).map(String), blocks }
+    },
+    async check(text) {
+      const root = parseCid(text)
+      if (root === null) return 'not a CID'
+      const pending = [root]
+      while (pending.length > 0) {
+        const cid = pending.pop()!
+        if (!(await blockstore.has(cid))) return `block ${cid} is missing`
+        const chunks: Uint8Array[] = []
+        for await (const chunk of blockstore.get(cid)) chunks.push(chunk)
+        const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+        if (cid.multihash.code !== sha256.code || !equals((await sha256.digest(bytes)).bytes, cid.multihash.bytes)) return `block ${cid} does not hash to its CID`
+        if (cid.code === dagPb.code) for (const link of dagPb.decode(bytes).Links) pending.push(link.Hash)
+      }
+      return null
     },
     async close() {
       await helia.stop()

@@ -5,8 +5,12 @@ import type { BoardKey } from '../domain/leaderboards.ts'
 import type { WalletRanks } from '../store/market.ts'
 import type { Inconsistency } from '../store/ledger-audit.ts'
 
-export interface BuildRequest { id: number; dbPath: string; dataDir: string; now: number; boards: boolean; ranks: boolean; checks: boolean }
-export interface BuildResult { id: number; ms: number; boards?: Partial<Record<BoardKey, string[]>>; ranks?: WalletRanks[]; problems?: Inconsistency[]; error?: string }
+export interface BuildRequest {
+  id: number; dbPath: string; dataDir: string; now: number; boards: boolean; ranks: boolean; checks: boolean
+  /** Also: a consistent copy of the database written here (VACUUM INTO), and PRAGMA integrity_check. */
+  snapshotTo?: string; integrity?: boolean
+}
+export interface BuildResult { id: number; ms: number; boards?: Partial<Record<BoardKey, string[]>>; ranks?: WalletRanks[]; problems?: Inconsistency[]; integrity?: string[]; error?: string }
 
 interface Files {
   boards: { generated_at: number; boards: Partial<Record<BoardKey, string[]>> }

@@ -1,10 +1,11 @@
-// The leaderboards and wallet ranks, built on a thread of their own with a read-only connection, so a rebuild
+// The leaderboards and wallet ranks (and the database's own checks and backup copy), built on a thread of their own with a read-only connection, so a rebuild
 // never holds the event loop. Each result is also written to the data directory: a restarted server serves the
 // last one at once, before its first rebuild.
 import { Database } from 'bun:sqlite'
 import { marketStore, type MarketStore } from '../store/market.ts'
 import { buildLeaderboards, type BoardKey } from '../domain/leaderboards.ts'
 import { findInconsistencies } from '../store/ledger-audit.ts'
+import { integrityCheck } from '../store/db.ts'
 import { persist, type BuildRequest, type BuildResult } from './stats-files.ts'
 
 declare const self: Worker
@@ -37,6 +38,8 @@ self.onmessage = (event: MessageEvent<BuildRequest | { close: true }>) => {
       persist(request.dataDir, 'ranks', { generated_at: request.now, ranks: result.ranks })
     }
     if (request.checks) result.problems = findInconsistencies(db)
+    if (request.integrity) result.integrity = integrityCheck(db)
+    if (request.snapshotTo) db.query('VACUUM INTO ?').run(request.snapshotTo)
     result.ms = performance.now() - started
     postMessage(result)
   } catch (error) {

@@ -115,3 +115,9 @@ export function commitGroup(db: Db) {
     })
 }
 export type CommitGroup = ReturnType<typeof commitGroup>
+
+/** PRAGMA integrity_check: an empty list when the database is sound, else what SQLite found (at most 100 lines). */
+export function integrityCheck(db: Db): string[] {
+  const rows = db.query<{ integrity_check: string }, []>('PRAGMA integrity_check(100)').all().map((r) => r.integrity_check)
+  return rows.length === 1 && rows[0] === 'ok' ? [] : rows
+}

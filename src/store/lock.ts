@@ -15,6 +15,16 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The pid of the live process holding the data directory, or null. */
+export function lockHolder(dataDir: string): number | null {
+  try {
+    const pid = Number(readFileSync(join(dataDir, 'trellis.pid'), 'utf8').trim())
+    return alive(pid) ? pid : null
+  } catch {
+    return null
+  }
+}
+
 export function lockDataDir(dataDir: string): () => void {
   const path = join(dataDir, 'trellis.pid')
   for (let attempt = 0; attempt < 2; attempt++) {

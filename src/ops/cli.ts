@@ -1,0 +1,105 @@
+// `trellis backup|restore|export-car|import-car|verify`: on a running server's data directory the server does the
+// work (over its control socket, while it serves); on a stopped one the command opens the stores itself.
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import type { Config, DataCommand } from '../config.ts'
+import { openDb, integrityCheck } from '../store/db.ts'
+import { lockDataDir, lockHolder } from '../store/lock.ts'
+import { findInconsistencies } from '../store/ledger-audit.ts'
+import { openContent } from '../content/helia.ts'
+import { namedCids, restore, type DataAccess, type Progress, type VerifyReport } from './data.ts'
+import { CONTROL_SOCKET, runInServer } from './control.ts'
+import { runOperation } from './commands.ts'
+
+/** A progress line on a terminal, rewritten in place; nothing when stderr is not one. */
+function terminalProgress(): Progress & { end(): void } {
+  const tty = process.stderr.isTTY
+  let shown = false
+  const progress = ((what: string, done: number, total?: number) => {
+    if (!tty) return
+    shown = true
+    process.stderr.write(`\r${what}: ${done}${total ? ` of ${total} (${Math.floor((100 * done) / total)}%)` : ''}   `)
+  }) as Progress & { end(): void }
+  progress.end = () => void (shown && process.stderr.write('\n'))
+  return progress
+}
+
+/** The arguments the operation gets (absolute paths), or a usage error. */
+function operationArgs(command: DataCommand, args: string[], out: string | undefined): string[] {
+  const need = (ok: boolean, usage: string) => {
+    if (!ok) throw new Error(`usage: trellis ${usage}`)
+  }
+  switch (command) {
+    case 'backup':
+      need(args.length === 1, 'backup <directory>')
+      return [resolve(args[0]!)]
+    case 'restore':
+      need(args.length === 1, 'restore <backup directory> [--data-dir <empty directory>]')
+      return [resolve(args[0]!)]
+    case 'export-car':
+      need(args.length >= 1 && out !== undefined, 'export-car <cid>... --out <file.car>')
+      return [resolve(out!), ...args]
+    case 'import-car':
+      need(args.length === 1, 'import-car <file.car>')
+      return [resolve(args[0]!)]
+    case 'verify':
+      need(args.length === 0, 'verify')
+      return []
+  }
+}
+
+/** Runs the operation on a stopped server's data directory, holding its lock meanwhile. */
+async function runOffline(config: Config, command: DataCommand, args: string[], progress: Progress): Promise<unknown> {
+  if (!existsSync(join(config.dataDir, 'trellis.db'))) throw new Error(`no Trellis data directory at ${config.dataDir}`)
+  const unlock = lockDataDir(config.dataDir)
+  const db = openDb(join(config.dataDir, 'trellis.db'))
+  const content = await openContent(config.dataDir)
+  try {
+    const access: DataAccess = {
+      dataDir: config.dataDir,
+      content,
+      cids: () => namedCids(db),
+      snapshot: async (path) => void db.query('VACUUM INTO ?').run(path),
+      integrity: async () => integrityCheck(db),
+      inconsistencies: async () => findInconsistencies(db),
+    }
+    return await runOperation(access, command, args, progress)
+  } finally {
+    await content.close()
+    db.close()
+    unlock()
+  }
+}
+
+/** The command's exit code: 0 done (verify: sound), 1 failed (verify: problems found), 2 bad usage. */
+export async function runDataCommand(config: Config, command: DataCommand, positional: string[], out: string | undefined): Promise<number> {
+  let args: string[]
+  try {
+    args = operationArgs(command, positional, out)
+  } catch (error) {
+    process.stderr.write(`trellis: ${(error as Error).message}\n`)
+    return 2
+  }
+  const progress = terminalProgress()
+  const started = performance.now()
+  try {
+    let result: unknown
+    if (command === 'restore') {
+      result = await restore(args[0]!, config.dataDir, (dir) => openContent(dir), progress)
+    } else if (lockHolder(config.dataDir) !== null) {
+      const socket = join(config.dataDir, CONTROL_SOCKET)
+      if (!existsSync(socket)) throw new Error(`a server (pid ${lockHolder(config.dataDir)}) holds ${config.dataDir} but has no control socket: upgrade it or stop it first`)
+      result = await runInServer(socket, command, args, progress)
+    } else {
+      result = await runOffline(config, command, args, progress)
+    }
+    progress.end()
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`)
+    process.stderr.write(`trellis ${command}: done in ${((performance.now() - started) / 1000).toFixed(1)} s\n`)
+    return command === 'verify' && !(result as VerifyReport).ok ? 1 : 0
+  } catch (error) {
+    progress.end()
+    process.stderr.write(`trellis ${command}: ${(error as Error).message}\n`)
+    return 1
+  }
+}

@@ -1,0 +1,26 @@
+// The data operations by name, as the command line and the control socket call them.
+import { backup, fileChunks, verify, type DataAccess, type Progress } from './data.ts'
+
+/** Paths in `args` are absolute (the caller's working directory is not the server's). */
+export async function runOperation(access: DataAccess, command: string, args: string[], progress: Progress): Promise<unknown> {
+  switch (command) {
+    case 'backup':
+      return backup(access, args[0]!, progress)
+    case 'verify':
+      return verify(access, progress)
+    case 'export-car': {
+      const [out, ...cids] = args
+      let blocks = 0
+      const sink = Bun.file(out!).writer()
+      for await (const chunk of access.content.exportCar(cids, () => progress('blocks', ++blocks))) sink.write(chunk)
+      await sink.end()
+      return { file: out, roots: cids, blocks }
+    }
+    case 'import-car': {
+      let blocks = 0
+      return access.content.importCar(fileChunks(args[0]!), () => progress('blocks', ++blocks))
+    }
+    default:
+      throw new Error(`unknown operation ${command}`)
+  }
+}

@@ -1,0 +1,154 @@
+// Backing up, restoring, checking and moving a data directory's records and content. The same functions run in the
+// server (asked over its control socket, while it serves) and in a command on a stopped server's data directory.
+//
+// A backup is a directory: trellis.db (a consistent copy, VACUUM INTO), content.car (every block of every entry and
+// cover, each once), secret.key, and manifest.json (what is in it, with each file's SHA-256). Caches (cache/,
+// snapshot-*.json) are left out: the server rebuilds them.
+import { createHash } from 'node:crypto'
+import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Database } from 'bun:sqlite'
+import type { ContentStore } from '../content/helia.ts'
+import type { Inconsistency } from '../store/ledger-audit.ts'
+import { VERSION } from '../version.ts'
+
+export const BACKUP_FORMAT = 'trellis-backup'
+const BACKUP_VERSION = 1
+
+/** Reports long work: `done` of `total` (when known) of `what`. */
+export type Progress = (what: string, done: number, total?: number) => void
+
+/** What the operations need from a data directory, open either by the server or by the command. */
+export interface DataAccess {
+  dataDir: string
+  content: ContentStore
+  /** Every CID the records name (entries' content and feed covers). */
+  cids(): string[]
+  /** A consistent copy of the database written to `path`. */
+  snapshot(path: string): Promise<void>
+  /** PRAGMA integrity_check's complaints (none when sound). */
+  integrity(): Promise<string[]>
+  /** Totals that disagree with the ledger, and the other rules the records must keep. */
+  inconsistencies(): Promise<Inconsistency[]>
+}
+
+export interface Manifest {
+  format: typeof BACKUP_FORMAT
+  version: number
+  trellis_version: string
+  created_at: string
+  schema_version: number
+  counts: { feeds: number; entries: number; transactions: number; items: number; blocks: number }
+  files: Record<string, { bytes: number; sha256: string }>
+}
+
+/** The CIDs a database's records name. */
+export const namedCids = (db: Database): string[] =>
+  db.query<{ cid: string }, []>(`SELECT cid FROM entries UNION SELECT cid FROM images UNION
+    SELECT image_cid AS cid FROM feeds WHERE image_cid IS NOT NULL ORDER BY cid`).all().map((r) => r.cid)
+
+async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256')
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer)
+  return hash.digest('hex')
+}
+
+/** A file's bytes, read in chunks. */
+export const fileChunks = (path: string) => createReadStream(path) as AsyncIterable<Uint8Array>
+
+/** A directory that does not exist or holds nothing but `allowed` (a data directory's rebuildable cache/). */
+const isEmptyDir = (dir: string, allowed: string[] = []) => !existsSync(dir) || (statSync(dir).isDirectory() && readdirSync(dir).every((name) => allowed.includes(name)))
+
+/** Writes a backup of `access` into `dir` (new or empty). */
+export async function backup(access: DataAccess, dir: string, progress: Progress): Promise<Manifest> {
+  if (!isEmptyDir(dir)) throw new Error(`${dir} is not empty: a backup goes into a new or empty directory`)
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  progress('database', 0)
+  await access.snapshot(join(dir, 'trellis.db'))
+  const copy = new Database(join(dir, 'trellis.db'), { readonly: true })
+  let counts: Omit<Manifest['counts'], 'blocks'>
+  let roots: string[]
+  let schema: number
+  try {
+    roots = namedCids(copy)
+    counts = copy.query<Omit<Manifest['counts'], 'blocks' | 'items'>, []>(
+      'SELECT (SELECT COUNT(*) FROM feeds) AS feeds, (SELECT COUNT(*) FROM entries) AS entries, (SELECT COUNT(*) FROM transactions) AS transactions').get()! as typeof counts
+    counts.items = roots.length
+    schema = copy.query<{ v: number }, []>('SELECT MAX(version) AS v FROM schema_migrations').get()!.v
+  } finally {
+    copy.close()
+  }
+  // The copy names these items; content is never deleted, so all their blocks are still in the store.
+  let blocks = 0
+  const sink = Bun.file(join(dir, 'content.car')).writer()
+  for await (const chunk of access.content.exportCar(roots, () => progress('blocks', ++blocks))) sink.write(chunk)
+  await sink.end()
+  copyFileSync(join(access.dataDir, 'secret.key'), join(dir, 'secret.key'))
+  const files: Manifest['files'] = {}
+  for (const name of ['trellis.db', 'content.car', 'secret.key']) {
+    files[name] = { bytes: statSync(join(dir, name)).size, sha256: await sha256File(join(dir, name)) }
+  }
+  const manifest: Manifest = {
+    format: BACKUP_FORMAT, version: BACKUP_VERSION, trellis_version: VERSION, created_at: new Date().toISOString(), schema_version: schema,
+    counts: { ...counts, blocks }, files,
+  }
+  writeFileSync(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 })
+  return manifest
+}
+
+/** The manifest of a backup whose files are all there and unchanged; throws with what is wrong otherwise. */
+export async function readBackup(dir: string): Promise<Manifest> {
+  let manifest: Manifest
+  try {
+    manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))
+  } catch {
+    throw new Error(`${dir} holds no readable manifest.json: not a Trellis backup`)
+  }
+  if (manifest.format !== BACKUP_FORMAT || manifest.version !== BACKUP_VERSION) throw new Error(`${dir}: unknown backup format ${manifest.format} v${manifest.version}`)
+  for (const [name, expected] of Object.entries(manifest.files)) {
+    const path = join(dir, name)
+    if (!existsSync(path)) throw new Error(`${dir}: ${name} is missing`)
+    if ((await sha256File(path)) !== expected.sha256) throw new Error(`${dir}: ${name} does not match its SHA-256 in manifest.json (damaged or changed)`)
+  }
+  return manifest
+}
+
+/** Restores a backup into `dataDir` (new or empty); `open` opens the content store there. */
+export async function restore(backupDir: string, dataDir: string, open: (dataDir: string) => Promise<ContentStore>, progress: Progress): Promise<Manifest> {
+  const manifest = await readBackup(backupDir)
+  // cache/ may be there already: the executable puts its addons in it before anything else.
+  if (!isEmptyDir(dataDir, ['cache'])) throw new Error(`${dataDir} is not empty: restore into a new or empty data directory`)
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  copyFileSync(join(backupDir, 'trellis.db'), join(dataDir, 'trellis.db'))
+  copyFileSync(join(backupDir, 'secret.key'), join(dataDir, 'secret.key'))
+  const content = await open(dataDir)
+  try {
+    let blocks = 0
+    await content.importCar(fileChunks(join(backupDir, 'content.car')), () => progress('blocks', ++blocks, manifest.counts.blocks))
+  } finally {
+    await content.close()
+  }
+  return manifest
+}
+
+export interface VerifyReport {
+  ok: boolean
+  integrity: string[]
+  items: { checked: number; problems: Array<{ cid: string; problem: string }> }
+  inconsistencies: Inconsistency[]
+}
+
+/** The database is sound, every item its records name is whole and hashes to its CID, and the totals match the ledger. */
+export async function verify(access: DataAccess, progress: Progress): Promise<VerifyReport> {
+  progress('database', 0)
+  const [integrity, inconsistencies] = await Promise.all([access.integrity(), access.inconsistencies()])
+  const cids = access.cids()
+  const problems: VerifyReport['items']['problems'] = []
+  let checked = 0
+  for (const cid of cids) {
+    const problem = await access.content.check(cid)
+    if (problem) problems.push({ cid, problem })
+    progress('items', ++checked, cids.length)
+  }
+  return { ok: integrity.length === 0 && problems.length === 0 && inconsistencies.length === 0, integrity, items: { checked, problems }, inconsistencies }
+}
