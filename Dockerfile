@@ -1,4 +1,5 @@
 # Two stages: build the single executable with Node + npm (Bun comes from npm), then ship only the binary.
+# test/dockerfile.test.ts runs these steps without Docker (scripts/dockerfile-steps.ts).
 FROM node:20-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json .npmrc ./
@@ -7,14 +8,22 @@ COPY . .
 RUN npm run build
 
 FROM debian:bookworm-slim
-RUN useradd --system --create-home --home-dir /var/lib/trellis trellis
+# The data volume is created owned by the unprivileged user, so the server can write it (a new named volume takes
+# the ownership of this directory). Nothing else is written: the root filesystem may be read-only
+# (docker run --read-only): the addons go to the data directory's cache, and no $TMPDIR is needed.
+RUN useradd --system --home-dir /var/lib/trellis trellis \
+ && mkdir -p /var/lib/trellis/data \
+ && chown -R trellis:trellis /var/lib/trellis \
+ && chmod 0700 /var/lib/trellis/data
 COPY --from=build /src/dist/trellis /usr/local/bin/trellis
 USER trellis
 WORKDIR /var/lib/trellis
+# Set TRELLIS_PUBLIC_URL to the address clients use: links and payment requirements name it.
 ENV TRELLIS_HOST=0.0.0.0 \
     TRELLIS_PORT=8402 \
     TRELLIS_DATA_DIR=/var/lib/trellis/data
 VOLUME ["/var/lib/trellis/data"]
 EXPOSE 8402
 STOPSIGNAL SIGTERM
+HEALTHCHECK --interval=30s --timeout=6s --start-period=20s --retries=3 CMD ["/usr/local/bin/trellis", "healthcheck"]
 ENTRYPOINT ["/usr/local/bin/trellis"]

@@ -75,6 +75,7 @@ Usage: trellis [serve] [options]
        trellis restore <dir> [options]   a backup into a new or empty data directory (the server stopped)
        trellis verify [options]          the database is sound, every entry's and cover's blocks are present
                                          and hash to their CIDs, the totals equal the ledger (exit 0 / 1)
+       trellis healthcheck [options]     exit 0 when the server on --host/--port answers /health (for containers)
        trellis export-car <cid>... --out <file.car> [options]    items as a CAR file
        trellis import-car <file.car> [options]                  blocks of a CAR file into the content store
 
@@ -112,7 +113,7 @@ const FLAGS: Record<string, string> = {
 }
 
 export type Command =
-  | { kind: 'serve' | 'verify-ledger'; config: Config }
+  | { kind: 'serve' | 'verify-ledger' | 'healthcheck'; config: Config }
   | { kind: 'data'; command: DataCommand; config: Config; args: string[]; out?: string }
   | { kind: 'help' }
   | { kind: 'version' }
@@ -121,8 +122,8 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
   const values: Record<string, string | undefined> = { ...env }
   const args = [...argv]
   const data = (DATA_COMMANDS as readonly string[]).includes(args[0] ?? '') ? (args[0] as DataCommand) : null
-  const kind = args[0] === 'verify-ledger' ? 'verify-ledger' : 'serve'
-  if (args[0] === 'serve' || args[0] === 'verify-ledger' || data) args.shift()
+  const kind = args[0] === 'verify-ledger' || args[0] === 'healthcheck' ? args[0] : 'serve'
+  if (args[0] === 'serve' || kind !== 'serve' || data) args.shift()
   const positional: string[] = []
   let out: string | undefined
   while (args.length > 0) {

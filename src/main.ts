@@ -20,6 +20,14 @@ async function main(): Promise<void> {
   if (command.kind === 'version') return void process.stdout.write(`trellis ${VERSION}\n`)
   // The executable's native addons are put in the data directory, not $TMPDIR (see lib/native-addon.ts).
   setAddonDir(join(command.config.dataDir, 'cache', 'addons'))
+  if (command.kind === 'healthcheck') {
+    // The server on this host and port, as a container's HEALTHCHECK sees it from inside.
+    const { host, port } = command.config
+    const target = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host
+    const ok = await fetch(`http://${target}:${port}/health`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.status === 200, () => false)
+    if (!ok) process.stderr.write(`trellis: no healthy server at http://${target}:${port}/health\n`)
+    process.exit(ok ? 0 : 1)
+  }
   if (command.kind === 'data') {
     const loaded = await import('./ops/cli.ts').catch((error: Error) => {
       process.stderr.write(`trellis: ${error.message}\n`)

@@ -1,0 +1,15 @@
+// The Dockerfile's steps, run without Docker by scripts/dockerfile-steps.ts: the build stage as written, then the
+// runtime stage's binary started as the container would be (unprivileged, read-only root, its HEALTHCHECK).
+import { expect, test } from 'bun:test'
+import { join } from 'node:path'
+
+test('the Dockerfile builds, and its image starts unprivileged on a read-only root, healthy, and stops on SIGTERM', async () => {
+  const run = Bun.spawn([process.execPath, 'scripts/dockerfile-steps.ts'], { cwd: join(import.meta.dir, '..'), stdout: 'pipe', stderr: 'pipe' })
+  const [out, err, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited])
+  if (code !== 0) console.log(out.slice(-3000), err.slice(-3000))
+  expect(code).toBe(0)
+  expect(out).toContain('HEALTHCHECK passed')
+  expect(out).toContain('SIGTERM: exited 0')
+  expect(out).toContain('HEALTHCHECK fails once the server is stopped')
+  expect(out).toContain('every step passed')
+}, 300_000)
