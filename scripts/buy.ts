@@ -8,12 +8,9 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch'
 import { registerExactEvmScheme } from '@x402/evm/exact/client'
 import { toClientEvmSigner } from '@x402/evm'
+import { usageOf } from '../dev/usage.ts'
 
-function usage(message?: string): never {
-  if (message) console.error(message)
-  console.error('usage: bun scripts/buy.ts <entry URL> --key 0xBUYER_PRIVATE_KEY')
-  process.exit(2)
-}
+const usage = usageOf('bun scripts/buy.ts <entry URL> --key 0xBUYER_PRIVATE_KEY')
 
 const args = process.argv.slice(2)
 let target = ''

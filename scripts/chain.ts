@@ -7,12 +7,9 @@
 // and, with --buyers N, the private keys of N fresh wallets holding 100 test USDC each (they need no ETH).
 import { getAddress, parseUnits } from 'viem'
 import { startChain } from '../dev/chain.ts'
+import { usageOf } from '../dev/usage.ts'
 
-function usage(message?: string): never {
-  if (message) console.error(message)
-  console.error('usage: bun scripts/chain.ts [--port N] [--buyers N] [--fund 0xADDRESS=AMOUNT_USDC]... [--verbose]')
-  process.exit(2)
-}
+const usage = usageOf('bun scripts/chain.ts [--port N] [--buyers N] [--fund 0xADDRESS=AMOUNT_USDC]... [--verbose]')
 
 const args = process.argv.slice(2)
 let port = 0

@@ -7,12 +7,9 @@
 // (10000 = 0.01 USDC).
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { b64, call } from '../dev/api.ts'
+import { usageOf } from '../dev/usage.ts'
 
-function usage(message?: string): never {
-  if (message) console.error(message)
-  console.error('usage: bun scripts/publish.ts [--url URL] [--key 0xPRIVATE_KEY] [--price UNITS] [--text TEXT]')
-  process.exit(2)
-}
+const usage = usageOf('bun scripts/publish.ts [--url URL] [--key 0xPRIVATE_KEY] [--price UNITS] [--text TEXT]')
 
 const args = process.argv.slice(2)
 let url = 'http://127.0.0.1:8402'
