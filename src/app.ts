@@ -106,7 +106,7 @@ export function buildServices(p: AppParts): Services & { ledgerAudit: LedgerAudi
   }
 }
 
-export function buildApp(s: Services, logError: (error: unknown, request?: Request) => void, extra: Elysia[] = []) {
+export function buildApp(s: Services, logError: (error: unknown) => void, extra: Elysia[] = []) {
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia()
     .use(errorHandling(logError))
     .use(modelsPlugin)

@@ -1,5 +1,9 @@
-// JSON lines on stdout; never secrets or signatures.
+// JSON lines on stdout; never secrets or signatures. A line written while a request is handled carries its id.
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { LogLevel } from './config.ts'
+
+/** The id of the request being handled (set by the HTTP edge while requests are logged). */
+export const requestContext = new AsyncLocalStorage<string>()
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 }
 
@@ -7,7 +11,8 @@ export function logger(level: LogLevel) {
   const min = RANK[level]
   const write = (lvl: LogLevel, msg: string, fields: Record<string, unknown> = {}, always = false) => {
     if (RANK[lvl] < min && !always) return
-    process.stdout.write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }) + '\n')
+    const requestId = requestContext.getStore()
+    process.stdout.write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...(requestId ? { request_id: requestId } : {}), ...fields }) + '\n')
   }
   return {
     /** Whether lines of this level are written (skip building them otherwise). */

@@ -13,7 +13,6 @@ import { statsBuilder } from './jobs/stats-builder.ts'
 import { controlSocket, CONTROL_SOCKET } from './ops/control.ts'
 import { runOperation } from './ops/commands.ts'
 import { namedCids, type DataAccess } from './ops/data.ts'
-import { requestIdOf } from './http/edge.ts'
 import { metricsRoutes, paymentMetrics, requestMetrics } from './http/metrics.ts'
 import { marketGauges } from './store/gauges.ts'
 import { logger } from './log.ts'
@@ -69,7 +68,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     statsRefreshS: config.statsRefreshS, rankingsRefreshS: config.rankingsRefreshS, reconcileS: config.reconcileS, ledgerCheckS: config.ledgerCheckS,
   })
   const requests = requestMetrics()
-  const app = buildApp(services, (error, request) => log.error('unhandled error', { request_id: request && requestIdOf(request), error: String((error as Error)?.stack ?? error) }), [metricsRoutes(requests, startedAt, {
+  const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }), [metricsRoutes(requests, startedAt, {
     gauges: marketGauges(db),
     build: { version: VERSION, network: config.network.name },
     more: () => [...paymentMetrics(services.purchases.outcomes()), ...(jobs?.metrics() ?? [])],
@@ -99,16 +98,17 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host
   if (!config.publicUrl) publicUrl = `http://${host}:${server.port}`
   const url = `http://${host}:${server.port}`
+  // Before the start line: whoever waits for that line has seen the warning.
+  if ((config.host === '0.0.0.0' || config.host === '::') && !config.publicUrl) {
+    // Links handed out (access_url, content_url, the x402 resource) would name localhost, useless to other machines.
+    log.warn('listening on all interfaces without a public URL: access links and payment requirements will name localhost; set TRELLIS_PUBLIC_URL (--public-url)', { public_url: publicUrl })
+  }
   log.announce('listening', {
     url, public_url: publicUrl, docs: `${publicUrl}/v1/docs`, data_dir: config.dataDir, network: config.network.name, chain_id: config.network.chainId,
     settlement: config.settlement, token: config.network.usdcAddress, rpc: redactUrl(config.network.rpcUrl), signatures: signatureBackend,
     ...(config.settlement === 'facilitator' ? { facilitator: redactUrl(config.facilitatorUrl) } : {}),
   })
   if (tightened) log.warn('data directory permissions tightened to owner-only', { data_dir: config.dataDir, changed: tightened })
-  if ((config.host === '0.0.0.0' || config.host === '::') && !config.publicUrl) {
-    // Links handed out (access_url, content_url, the x402 resource) would name localhost, useless to other machines.
-    log.warn('listening on all interfaces without a public URL: access links and payment requirements will name localhost; set TRELLIS_PUBLIC_URL (--public-url)', { public_url: publicUrl })
-  }
 
   let stopping: Promise<void> | null = null
   return {

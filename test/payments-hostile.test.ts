@@ -294,7 +294,10 @@ describe('a facilitator that lies', () => {
       const reply = await pay(m.content, encodePaymentHeader(await v1Payment(buyer, { to: m.owner.address, value: PRICE })))
       expect(reply.status).toBe(502)
       expect((await reply.json()).code).toBe('PAYMENT_BACKEND_UNAVAILABLE')
-      expect(down.logs.some((l) => l.includes('payment backend unavailable') && l.includes('facilitator:'))).toBe(true)
+      // The line is logged while the request is handled: it carries the request's id, as the answer does.
+      const cause = down.logs.map((l) => JSON.parse(l)).find((l) => l.msg === 'payment backend unavailable')
+      expect(cause.cause).toContain('facilitator:')
+      expect(cause.request_id).toBe(reply.headers.get('x-request-id'))
       expect(await books(down, m)).toBe(0n)
     } finally {
       await down.dispose()

@@ -3,7 +3,7 @@
 // (see serve.ts for the measurement).
 import type { Server } from 'bun'
 import { randomUUID } from 'node:crypto'
-import type { Logger } from '../log.ts'
+import { requestContext, type Logger } from '../log.ts'
 import type { RequestMetrics } from './metrics.ts'
 import type { rateLimiter } from './rate-limit.ts'
 
@@ -74,9 +74,6 @@ type Limit = ReturnType<ReturnType<typeof rateLimiter>['check']> | undefined
 // with request logs on it costs about 10% (26-31k vs 32-34k req/s); without them it would cost 20% (48-59k vs 50-64k).
 // A caller's own id is kept when it is a plain token; anything else is replaced, so log lines stay parseable.
 const CALLER_ID = /^[\w.:@/+=-]{1,128}$/
-const requestIds = new WeakMap<Request, string>()
-/** The id of a request the edge has seen (X-Request-Id: the caller's, or one made for it); for log lines. */
-export const requestIdOf = (request: Request): string | undefined => requestIds.get(request)
 
 /**
  * Wraps a route. Built once per route, with no closure made per request: at ~80k requests/s, every allocation and
@@ -108,13 +105,13 @@ export function httpEdge(d: { limiter: ReturnType<typeof rateLimiter> | null; re
     if (logRequests) {
       const given = request.headers.get('x-request-id')
       id = given !== null && CALLER_ID.test(given) ? given : randomUUID()
-      requestIds.set(request, id)
     }
     const counted = series ?? d.requests.unrouted(request.method)
     const path = d.limiter || logRequests ? pathOf(request.url) : ''
     const limit = d.limiter?.check(request.method, path, clientAddress(request, server.requestIP(request)?.address, d.trustProxy))
     if (limit?.rejected) return finish(request, limit, started, path, counted, id, limit.rejected)
-    const answer = route(request)
+    // Lines logged while the route runs (payments, errors) carry the request's id too.
+    const answer = id ? requestContext.run(id, route, request) : route(request)
     return answer instanceof Promise ? answer.then((a) => finish(request, limit, started, path, counted, id, a)) : finish(request, limit, started, path, counted, id, answer)
   }
 }

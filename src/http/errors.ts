@@ -65,10 +65,9 @@ function validationResponse(error: ValidationError): Response {
   return errorResponse(code, `invalid ${field || error.type}`, message)
 }
 
-/** `log` gets the request too, so the line can carry its id. */
-export const errorHandling = (log: (e: unknown, request: Request) => void) =>
+export const errorHandling = (log: (e: unknown) => void) =>
   new Elysia({ name: 'error-handling' })
-    .onError({ as: 'global' }, ({ error, code, request }) => toErrorResponse(error, code, (e) => log(e, request)))
+    .onError({ as: 'global' }, ({ error, code }) => toErrorResponse(error, code, log))
     // Elysia leaves a path parameter null when its percent-encoding is invalid: refuse it before any handler.
     .onTransform({ as: 'global' }, ({ params }) => {
       for (const value of Object.values((params ?? {}) as Record<string, unknown>)) {
