@@ -70,6 +70,9 @@ export function parseCid(text: string): CID | null {
 
 const SYNC_KEY = '/trellis-sync-barrier'
 
+/** The bytes are the block this CID names (every block we store is SHA-256 addressed). */
+const hashesTo = async (cid: CID, bytes: Uint8Array) => cid.multihash.code === sha256.code && equals((await sha256.digest(bytes)).bytes, cid.multihash.bytes)
+
 // Content is addressed by its hash, so a cached copy can never be stale: small items are kept in memory.
 const CACHE_ITEM_MAX = 1024 * 1024
 const CACHE_TOTAL_MAX = 64 * 1024 * 1024
@@ -224,7 +227,7 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
       let blocks = 0
       const checked = async function* () {
         for await (const { cid, bytes } of reader) {
-          if (cid.multihash.code !== sha256.code || !equals((await sha256.digest(bytes)).bytes, cid.multihash.bytes)) {
+          if (!(await hashesTo(cid, bytes))) {
             throw new Error(`the CAR file holds a block that does not match its CID ${cid}`)
           }
           blocks++
@@ -246,7 +249,7 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
         const chunks: Uint8Array[] = []
         for await (const chunk of blockstore.get(cid)) chunks.push(chunk)
         const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
-        if (cid.multihash.code !== sha256.code || !equals((await sha256.digest(bytes)).bytes, cid.multihash.bytes)) return `block ${cid} does not hash to its CID`
+        if (!(await hashesTo(cid, bytes))) return `block ${cid} does not hash to its CID`
         if (cid.code === dagPb.code) for (const link of dagPb.decode(bytes).Links) pending.push(link.Hash)
       }
       return null

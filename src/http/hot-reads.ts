@@ -112,7 +112,7 @@ export function hotReads(s: Services): Record<string, Fast> {
       if (!isUuid(feedId) || !isUuid(entryId) || feedId !== feedId.toLowerCase() || entryId !== entryId.toLowerCase()) return null
       try {
         const { feed, entry } = s.entries.get(feedId, entryId)
-        if (!entry.is_active || !feed.is_active || entry.is_free) return null
+        if (s.entries.access(feed, entry, null) !== 'pay') return null // the same verdict Elysia's route gives
         const path = `/v1/feeds/${feedId}/entries/${entryId}${suffix}`
         return { path, entry, answer: x402.prepareChallenge(feed, entry, path) }
       } catch {

@@ -69,7 +69,7 @@ function referComponents(node: unknown, top = true): unknown {
   return Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, referComponents(v, false)]))
 }
 
-function finishOperation(path: string, method: string, op: Operation, facts: RouteFacts | undefined): void {
+function finishOperation(path: string, op: Operation, facts: RouteFacts | undefined): void {
   const responses = (op.responses ??= {})
   for (const [status, response] of Object.entries(responses) as [string, Json][]) {
     const code = Number(status)
@@ -104,7 +104,6 @@ function finishOperation(path: string, method: string, op: Operation, facts: Rou
   if ((op.parameters ?? []).some((p) => p.in !== 'header')) responses['400'] ??= errorResponse(400)
   if (path.startsWith('/v1/')) responses['429'] = { ...errorResponse(429), headers: RETRY_AFTER }
   op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)))
-  void method
 }
 
 export interface DocumentInfo { title: string; version: string; description: string; publicUrl: string; securitySchemes: Json }
@@ -116,7 +115,7 @@ export function openApiDocument(app: Elysia<any, any, any, any, any, any, any>, 
   for (const route of app.routes) facts.set(`${route.method.toLowerCase()} ${route.path.replace(/:([^/]+)/g, '{$1}')}`, { body: (route.hooks as Json)?.body })
   const paths = referComponents(generated.paths, false) as Json
   for (const [path, operations] of Object.entries(paths)) {
-    for (const [method, op] of Object.entries(operations as Json)) finishOperation(path, method, op as Operation, facts.get(`${method} ${path}`))
+    for (const [method, op] of Object.entries(operations as Json)) finishOperation(path, op as Operation, facts.get(`${method} ${path}`))
   }
   const schemas = Object.fromEntries(Object.entries(generated.components.schemas).map(([name, schema]) => [name, referComponents(schema, true)]))
   return {

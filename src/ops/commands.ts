@@ -1,5 +1,5 @@
 // The data operations by name, as the command line and the control socket call them.
-import { backup, fileChunks, verify, type DataAccess, type Progress } from './data.ts'
+import { backup, fileChunks, verify, writeCar, type DataAccess, type Progress } from './data.ts'
 
 /** Paths in `args` are absolute (the caller's working directory is not the server's). */
 export async function runOperation(access: DataAccess, command: string, args: string[], progress: Progress): Promise<unknown> {
@@ -10,11 +10,7 @@ export async function runOperation(access: DataAccess, command: string, args: st
       return verify(access, progress)
     case 'export-car': {
       const [out, ...cids] = args
-      let blocks = 0
-      const sink = Bun.file(out!).writer()
-      for await (const chunk of access.content.exportCar(cids, () => progress('blocks', ++blocks))) sink.write(chunk)
-      await sink.end()
-      return { file: out, roots: cids, blocks }
+      return { file: out, roots: cids, blocks: await writeCar(access.content, cids, out!, progress) }
     }
     case 'import-car': {
       let blocks = 0

@@ -53,6 +53,15 @@ async function sha256File(path: string): Promise<string> {
   return hash.digest('hex')
 }
 
+/** Writes these items as a CAR file at `path`; returns how many blocks it holds. */
+export async function writeCar(content: ContentStore, roots: string[], path: string, progress: Progress): Promise<number> {
+  let blocks = 0
+  const sink = Bun.file(path).writer()
+  for await (const chunk of content.exportCar(roots, () => progress('blocks', ++blocks))) sink.write(chunk)
+  await sink.end()
+  return blocks
+}
+
 /** A file's bytes, read in chunks. */
 export const fileChunks = (path: string) => createReadStream(path) as AsyncIterable<Uint8Array>
 
@@ -79,10 +88,7 @@ export async function backup(access: DataAccess, dir: string, progress: Progress
     copy.close()
   }
   // The copy names these items; content is never deleted, so all their blocks are still in the store.
-  let blocks = 0
-  const sink = Bun.file(join(dir, 'content.car')).writer()
-  for await (const chunk of access.content.exportCar(roots, () => progress('blocks', ++blocks))) sink.write(chunk)
-  await sink.end()
+  const blocks = await writeCar(access.content, roots, join(dir, 'content.car'), progress)
   copyFileSync(join(access.dataDir, 'secret.key'), join(dir, 'secret.key'))
   const files: Manifest['files'] = {}
   for (const name of ['trellis.db', 'content.car', 'secret.key']) {
