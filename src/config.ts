@@ -78,6 +78,8 @@ Usage: trellis [serve] [options]
        trellis healthcheck [options]     exit 0 when the server on --host/--port answers /health (for containers)
        trellis export-car <cid>... --out <file.car> [options]    items as a CAR file
        trellis import-car <file.car> [options]                  blocks of a CAR file into the content store
+       trellis gc [--dry-run] [options]  removes content no entry or cover names (left by failed uploads, or
+                                         imported and never used); a running server does it while it serves
 
 Options (flag = environment variable; flags win):
   --host <addr>        TRELLIS_HOST          bind address (default 127.0.0.1)
@@ -101,7 +103,7 @@ Environment only:
 export class ConfigError extends Error {}
 
 /** The commands on a data directory (src/ops). */
-export const DATA_COMMANDS = ['backup', 'restore', 'export-car', 'import-car', 'verify'] as const
+export const DATA_COMMANDS = ['backup', 'restore', 'export-car', 'import-car', 'verify', 'gc'] as const
 export type DataCommand = (typeof DATA_COMMANDS)[number]
 
 const FLAGS: Record<string, string> = {
@@ -130,7 +132,7 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
     const arg = args.shift()!
     if (arg === '-h' || arg === '--help' || arg === 'help') return { kind: 'help' }
     if (arg === '-v' || arg === '--version') return { kind: 'version' }
-    if (data && !arg.startsWith('-')) {
+    if ((data && !arg.startsWith('-')) || (data === 'gc' && arg === '--dry-run')) {
       positional.push(arg)
       continue
     }

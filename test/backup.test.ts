@@ -6,10 +6,9 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path'
 import { LevelBlockstore } from 'blockstore-level'
 import { CID } from 'multiformats/cid'
-import { startTestServer, tempDir, type TestServer } from '../dev/server.ts'
+import { startTestServer, tempDir, trellis, type TestServer } from '../dev/server.ts'
 import { b64, call, createEntry, createFeed, newWallet } from '../dev/api.ts'
 
-const ROOT = join(import.meta.dir, '..')
 let server: TestServer
 const scratch: string[] = []
 beforeAll(async () => {
@@ -20,12 +19,6 @@ afterAll(async () => {
   for (const dir of scratch) rmSync(dir, { recursive: true, force: true })
 })
 
-/** `bun src/main.ts <args>` as a command: its exit code, stdout (the JSON result) and stderr. */
-async function trellis(args: string[], dataDir: string) {
-  const run = Bun.spawn([process.execPath, 'src/main.ts', ...args, '--data-dir', dataDir], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
-  const [stdout, stderr, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited])
-  return { code, stdout, stderr, json: (() => { try { return JSON.parse(stdout) } catch { return null } })() }
-}
 const dir = (prefix: string) => {
   const path = tempDir(prefix)
   scratch.push(path)

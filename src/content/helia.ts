@@ -2,7 +2,6 @@
 import { join } from 'node:path'
 import { createHeliaLight } from 'helia'
 import { unixfs } from '@helia/unixfs'
-import { LevelBlockstore } from 'blockstore-level'
 import { LevelDatastore } from 'datastore-level'
 import { fixedSize } from 'ipfs-unixfs-importer/chunker'
 import { balanced } from 'ipfs-unixfs-importer/layout'
@@ -13,6 +12,7 @@ import * as dagPb from '@ipld/dag-pb'
 import { car } from '@helia/car'
 import { CarBlockIterator } from '@ipld/car'
 import { fileCache } from './file-cache.ts'
+import { collectGarbage, NotingBlockstore, recentBlocks, type Collected } from './garbage.ts'
 import { sharedRuns } from '../lib/shared-runs.ts'
 import { pieceQueue } from '../lib/piece-queue.ts'
 
@@ -34,7 +34,7 @@ export interface ContentWriter {
   ready(): Promise<void> | undefined
   /** No more pieces: resolves once every block is on disk. */
   end(): Promise<StoredContent>
-  /** Gives up: the blocks written so far stay, unreferenced, like those of any content no entry names. */
+  /** Gives up: the blocks written so far stay, unreferenced, until collect() (`trellis gc`) removes them. */
   abort(reason: Error): void
 }
 
@@ -57,6 +57,8 @@ export interface ContentStore {
   importCar(source: AsyncIterable<Uint8Array>, onBlock?: () => void): Promise<{ roots: string[]; blocks: number }>
   /** Every block under `cid` is present and hashes to its CID: null, or what is wrong. */
   check(cid: string): Promise<string | null>
+  /** Removes the blocks of items no record names (`named` lists those that are), sparing imports under way. */
+  collect(named: () => string[] | Promise<string[]>, options: { dryRun: boolean; progress: (what: string, done: number, total?: number) => void }): Promise<Collected>
   close(): Promise<void>
 }
 
@@ -126,7 +128,8 @@ export async function collect(source: AsyncIterable<Uint8Array>, length: number)
 const FILE_CACHE_BYTES = 1024 * 1024 * 1024
 
 export async function openContent(dataDir: string, options: { fileCacheBytes?: number } = {}): Promise<ContentStore> {
-  const blockstore = new LevelBlockstore(join(dataDir, 'blocks'))
+  const recent = recentBlocks()
+  const blockstore = new NotingBlockstore(join(dataDir, 'blocks'), recent)
   const datastore = new LevelDatastore(join(dataDir, 'datastore'))
   await blockstore.open()
   await datastore.open()
@@ -145,8 +148,14 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
       const size = Array.isArray(input) ? input.reduce((sum, piece) => sum + piece.byteLength, 0) : input.byteLength
       // A small item is joined (it is cached whole); a large one is imported piece by piece, never joined.
       const bytes = !Array.isArray(input) ? input : size <= CACHE_ITEM_MAX ? (input.length === 1 ? input[0]! : Buffer.concat(input, size)) : null
-      const cid = (await (bytes ? fs.addBytes(bytes, IMPORT_OPTIONS) : fs.addByteStream(consume(input as Uint8Array[]), IMPORT_OPTIONS))).toString()
-      await flushBlocks()
+      const ended = recent.begin()
+      let cid: string
+      try {
+        cid = (await (bytes ? fs.addBytes(bytes, IMPORT_OPTIONS) : fs.addByteStream(consume(input as Uint8Array[]), IMPORT_OPTIONS))).toString()
+        await flushBlocks()
+      } finally {
+        ended()
+      }
       sizes.set(cid, size)
       if (bytes) cache.set(cid, bytes)
       return { cid, size }
@@ -154,13 +163,14 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
     writer() {
       const queue = pieceQueue(WRITER_AHEAD_BYTES)
       let size = 0
+      const ended = recent.begin()
       const imported = fs.addByteStream(queue.pieces, IMPORT_OPTIONS).then(async (cid) => {
         await flushBlocks()
         const text = cid.toString()
         sizes.set(text, size)
         return { cid: text, size }
       })
-      imported.catch(() => {}) // seen through end(); after abort() the rejection is expected
+      imported.catch(() => {}).finally(ended) // a failure is seen through end(); after abort() it is expected
       return {
         push(piece) {
           size += piece.byteLength
@@ -182,13 +192,13 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
     },
     async has(text) {
       const cid = parseCid(text)
-      return cid !== null && (await blockstore.has(cid))
+      return cid !== null && (await blockstore.exists(cid))
     },
     async size(text) {
       const known = sizes.get(text)
       if (known !== undefined) return known
       const cid = parseCid(text)
-      if (cid === null || !(await blockstore.has(cid))) return null
+      if (cid === null || !(await blockstore.exists(cid))) return null
       const size = Number((await fs.stat(cid)).size)
       if (sizes.size > 100_000) sizes.clear()
       sizes.set(text, size)
@@ -235,8 +245,13 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
           yield { cid, bytes }
         }
       }
-      await car(helia).import({ blocks: checked })
-      await flushBlocks()
+      const ended = recent.begin()
+      try {
+        await car(helia).import({ blocks: checked })
+        await flushBlocks()
+      } finally {
+        ended()
+      }
       return { roots: (await reader.getRoots()).map(String), blocks }
     },
     async check(text) {
@@ -245,7 +260,7 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
       const pending = [root]
       while (pending.length > 0) {
         const cid = pending.pop()!
-        if (!(await blockstore.has(cid))) return `block ${cid} is missing`
+        if (!(await blockstore.exists(cid))) return `block ${cid} is missing`
         const chunks: Uint8Array[] = []
         for await (const chunk of blockstore.get(cid)) chunks.push(chunk)
         const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
@@ -253,6 +268,9 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
         if (cid.code === dagPb.code) for (const link of dagPb.decode(bytes).Links) pending.push(link.Hash)
       }
       return null
+    },
+    collect(named, { dryRun, progress }) {
+      return collectGarbage({ store: blockstore, locked: helia.blockstore, recent, named, dryRun, progress, skipKey: (key) => key === SYNC_KEY })
     },
     async close() {
       await helia.stop()

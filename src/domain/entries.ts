@@ -95,7 +95,8 @@ export function entryService(d: Deps) {
 
     /**
      * Stores a large upload's content while its body arrives, when the signer may add to this feed; else null (the
-     * body is read whole and create() gives the error). Content of a request that then fails stays unreferenced.
+     * body is read whole and create() gives the error). Content of a request that then fails stays unreferenced
+     * until `trellis gc`.
      */
     contentWriter(signer: Signer, feedId: string): ContentWriter | null {
       try {

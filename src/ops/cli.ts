@@ -1,4 +1,4 @@
-// `trellis backup|restore|export-car|import-car|verify`: on a running server's data directory the server does the
+// `trellis backup|restore|export-car|import-car|verify|gc`: on a running server's data directory the server does the
 // work (over its control socket, while it serves); on a stopped one the command opens the stores itself.
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -45,6 +45,9 @@ function operationArgs(command: DataCommand, args: string[], out: string | undef
     case 'verify':
       need(args.length === 0, 'verify')
       return []
+    case 'gc':
+      need(args.every((arg) => arg === '--dry-run'), 'gc [--dry-run]')
+      return args
   }
 }
 

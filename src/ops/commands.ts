@@ -16,6 +16,8 @@ export async function runOperation(access: DataAccess, command: string, args: st
       let blocks = 0
       return access.content.importCar(fileChunks(args[0]!), () => progress('blocks', ++blocks))
     }
+    case 'gc':
+      return access.content.collect(() => access.cids(), { dryRun: args.includes('--dry-run'), progress })
     default:
       throw new Error(`unknown operation ${command}`)
   }

@@ -1,4 +1,4 @@
-// The control socket: a running server takes operations on its data directory (backup, verify, CAR import and
+// The control socket: a running server takes operations on its data directory (backup, verify, gc, CAR import and
 // export) from a command on the same machine, over a Unix socket in that directory. Only who may read the data
 // directory may connect (the socket is 0600 in a 0700 directory). Answers are JSON lines: progress, then the result
 // or the error.

@@ -87,7 +87,8 @@ export async function backup(access: DataAccess, dir: string, progress: Progress
   } finally {
     copy.close()
   }
-  // The copy names these items; content is never deleted, so all their blocks are still in the store.
+  // The copy names these items, and records are never removed, so the live database names them too: gc keeps
+  // their blocks.
   const blocks = await writeCar(access.content, roots, join(dir, 'content.car'), progress)
   copyFileSync(join(access.dataDir, 'secret.key'), join(dir, 'secret.key'))
   const files: Manifest['files'] = {}

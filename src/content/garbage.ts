@@ -1,0 +1,153 @@
+// Collecting blocks no record names: what a failed or abandoned upload leaves behind (its blocks are written before
+// the entry that would name them is committed, so a request that fails after that leaves them unreferenced).
+//
+// Mark and sweep, safe while the server imports: a block an import wrote or found (Helia asks has() before each
+// put, so a block an import shares is found) is spared while that import runs and for a grace period after it, the
+// time its caller takes to commit the record naming it. Each block is checked and deleted under Helia's write lock,
+// which an import holds (read side) across its has() and put(): a block is never found by an import and then
+// deleted under it.
+import { CID } from 'multiformats/cid'
+import { base32upper } from 'multiformats/bases/base32'
+import { decode as decodeDigest } from 'multiformats/hashes/digest'
+import * as raw from 'multiformats/codecs/raw'
+import * as dagPb from '@ipld/dag-pb'
+import { LevelBlockstore } from 'blockstore-level'
+
+const GRACE_MS = 10 * 60_000
+const DELETE_BATCH = 512
+
+/** The key a block has in the LevelDB blockstore (its multihash, as blockstore-level spells it), and back. */
+export const blockKey = (cid: CID) => `/${base32upper.encode(cid.multihash.bytes)}`
+const keyCid = (key: string) => CID.createV1(raw.code, decodeDigest(base32upper.decode(key.slice(1))))
+
+/** Blocks imports wrote or found lately, and the imports under way. */
+export function recentBlocks(graceMs = GRACE_MS) {
+  const touched = new Map<string, number>() // oldest first: a block touched again moves to the end
+  const running = new Map<symbol, number>()
+  const threshold = () => Math.min(Date.now() - graceMs, ...running.values())
+  const prune = () => {
+    const before = threshold()
+    for (const [key, at] of touched) {
+      if (at >= before) break
+      touched.delete(key)
+    }
+  }
+  return {
+    touch(cid: CID) {
+      const key = blockKey(cid)
+      touched.delete(key)
+      touched.set(key, Date.now())
+      if (touched.size % 4096 === 0) prune()
+    },
+    /** An import starts; call the result when it has ended (either way). */
+    begin(): () => void {
+      const id = Symbol('import')
+      running.set(id, Date.now())
+      return () => void running.delete(id)
+    },
+    isRecent(key: string) {
+      const at = touched.get(key)
+      return at !== undefined && at >= threshold()
+    },
+    prune,
+  }
+}
+export type RecentBlocks = ReturnType<typeof recentBlocks>
+
+/** A LevelDB blockstore that tells `recent` which blocks Helia writes or looks for before writing. */
+export class NotingBlockstore extends LevelBlockstore {
+  constructor(path: string, private readonly recent: RecentBlocks) {
+    super(path)
+  }
+  override async put(...args: Parameters<LevelBlockstore['put']>) {
+    this.recent.touch(args[0])
+    return super.put(...args)
+  }
+  override async has(...args: Parameters<LevelBlockstore['has']>) {
+    this.recent.touch(args[0])
+    return super.has(...args)
+  }
+  /** has(), for our own checks: not an import. */
+  exists(cid: CID) {
+    return super.has(cid)
+  }
+}
+
+export interface Collected {
+  /** Blocks in the store before, kept because a record names them (directly or under an item). */
+  kept: number
+  /** Blocks no record names that were spared: written by an import under way or just ended. */
+  spared: number
+  /** Blocks removed (or, on a dry run, that would be). */
+  removed: number
+  removed_bytes: number
+  dry_run: boolean
+}
+
+/**
+ * Removes every block not under one of `named()`'s items. `named` is read after the store is listed: a block
+ * written later is not a candidate, one written earlier is named by then or recent.
+ */
+export async function collectGarbage(parts: {
+  store: NotingBlockstore
+  /** Helia's blockstore: its deletes take the lock imports hold. */
+  locked: { deleteMany(cids: AsyncIterable<CID>): AsyncIterable<unknown> | Iterable<unknown> }
+  recent: RecentBlocks
+  named: () => string[] | Promise<string[]>
+  dryRun: boolean
+  progress: (what: string, done: number, total?: number) => void
+  skipKey: (key: string) => boolean
+}): Promise<Collected> {
+  const { store, locked, recent, progress } = parts
+  const all: string[] = []
+  for await (const key of store.db.keys()) {
+    if (!parts.skipKey(key)) all.push(key)
+    if (all.length % 10_000 === 0) progress('listed blocks', all.length)
+  }
+
+  const reachable = new Set<string>()
+  const roots = await parts.named()
+  let marked = 0
+  for (const text of roots) {
+    const pending = [CID.parse(text)]
+    while (pending.length > 0) {
+      const cid = pending.pop()!
+      const key = blockKey(cid)
+      if (reachable.has(key)) continue
+      reachable.add(key)
+      if (cid.code !== dagPb.code || !(await store.exists(cid))) continue // a missing block is verify's to report
+      const chunks: Uint8Array[] = []
+      for await (const chunk of store.get(cid)) chunks.push(chunk)
+      for (const link of dagPb.decode(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).Links) pending.push(link.Hash)
+    }
+    progress('marked items', ++marked, roots.length)
+  }
+
+  recent.prune()
+  const candidates = all.filter((key) => !reachable.has(key))
+  const result: Collected = { kept: all.length - candidates.length, spared: 0, removed: 0, removed_bytes: 0, dry_run: parts.dryRun }
+  for (let start = 0; start < candidates.length; start += DELETE_BATCH) {
+    const batch = candidates.slice(start, start + DELETE_BATCH)
+    const sizes = await store.db.getMany(batch)
+    const doomed = async function* () {
+      for (const [i, key] of batch.entries()) {
+        // Checked here, inside the write lock: no import is between its has() and its put() now.
+        if (recent.isRecent(key) || sizes[i] == null) {
+          if (sizes[i] != null) result.spared++
+          continue
+        }
+        result.removed++
+        result.removed_bytes += sizes[i]!.byteLength
+        if (!parts.dryRun) yield keyCid(key)
+      }
+    }
+    if (parts.dryRun) for await (const _ of doomed());
+    else for await (const _ of locked.deleteMany(doomed()));
+    progress('swept blocks', Math.min(start + DELETE_BATCH, candidates.length), candidates.length)
+  }
+  // LevelDB frees the space of deleted blocks when it compacts them (classic-level, Node's level, can be asked to).
+  const level = store.db as unknown as { compactRange(start: string, end: string): Promise<void> }
+  if (!parts.dryRun && result.removed > 0) await level.compactRange('/', '/\xff')
+  return result
+}
+
