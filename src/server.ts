@@ -12,7 +12,7 @@ import { serve } from './http/serve.ts'
 import { statsBuilder } from './jobs/stats-builder.ts'
 import { controlSocket, CONTROL_SOCKET } from './ops/control.ts'
 import { runOperation } from './ops/commands.ts'
-import { namedCids, type DataAccess } from './ops/data.ts'
+import type { DataAccess } from './ops/data.ts'
 import { metricsRoutes, paymentMetrics, requestMetrics } from './http/metrics.ts'
 import { marketGauges } from './store/gauges.ts'
 import { logger } from './log.ts'
@@ -80,7 +80,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const access: DataAccess = {
     dataDir: config.dataDir,
     content,
-    cids: () => namedCids(db),
+    cids: async () => (await inWorker({ namedCids: true })).cids!,
     snapshot: async (path) => void (await inWorker({ snapshotTo: path })),
     integrity: async () => (await inWorker({ integrity: true })).integrity!,
     inconsistencies: async () => (await inWorker({ checks: true })).problems!,

@@ -11,6 +11,7 @@ import { base32upper } from 'multiformats/bases/base32'
 import { decode as decodeDigest } from 'multiformats/hashes/digest'
 import * as raw from 'multiformats/codecs/raw'
 import * as dagPb from '@ipld/dag-pb'
+import { breather } from '../lib/breathe.ts'
 import { LevelBlockstore } from 'blockstore-level'
 
 const GRACE_MS = 10 * 60_000
@@ -99,8 +100,10 @@ export async function collectGarbage(parts: {
   skipKey: (key: string) => boolean
 }): Promise<Collected> {
   const { store, locked, recent, progress } = parts
+  const breathe = breather()
   const all: string[] = []
   for await (const key of store.db.keys()) {
+    await breathe()
     if (!parts.skipKey(key)) all.push(key)
     if (all.length % 10_000 === 0) progress('listed blocks', all.length)
   }
@@ -109,6 +112,7 @@ export async function collectGarbage(parts: {
   const roots = await parts.named()
   let marked = 0
   for (const text of roots) {
+    await breathe()
     const pending = [CID.parse(text)]
     while (pending.length > 0) {
       const cid = pending.pop()!
@@ -124,7 +128,11 @@ export async function collectGarbage(parts: {
   }
 
   recent.prune()
-  const candidates = all.filter((key) => !reachable.has(key))
+  const candidates: string[] = []
+  for (const key of all) {
+    await breathe()
+    if (!reachable.has(key)) candidates.push(key)
+  }
   const result: Collected = { kept: all.length - candidates.length, spared: 0, removed: 0, removed_bytes: 0, dry_run: parts.dryRun }
   for (let start = 0; start < candidates.length; start += DELETE_BATCH) {
     const batch = candidates.slice(start, start + DELETE_BATCH)

@@ -3,7 +3,7 @@ import type { BuildRequest, BuildResult } from './stats-files.ts'
 import { workerClient } from '../lib/workers.ts'
 
 export interface StatsBuilder {
-  build(what: { boards?: boolean; ranks?: boolean; checks?: boolean; integrity?: boolean; snapshotTo?: string }, now: number): Promise<BuildResult>
+  build(what: { boards?: boolean; ranks?: boolean; checks?: boolean; integrity?: boolean; snapshotTo?: string; namedCids?: boolean }, now: number): Promise<BuildResult>
   stop(): Promise<void>
 }
 

@@ -7,10 +7,10 @@ import type { Inconsistency } from '../store/ledger-audit.ts'
 
 export interface BuildRequest {
   id: number; dbPath: string; dataDir: string; now: number; boards: boolean; ranks: boolean; checks: boolean
-  /** Also: a consistent copy of the database written here (VACUUM INTO), and PRAGMA integrity_check. */
-  snapshotTo?: string; integrity?: boolean
+  /** Also: a consistent copy of the database written here (VACUUM INTO), PRAGMA integrity_check, the named CIDs. */
+  snapshotTo?: string; integrity?: boolean; namedCids?: boolean
 }
-export interface BuildResult { id: number; ms: number; boards?: Partial<Record<BoardKey, string[]>>; ranks?: WalletRanks[]; problems?: Inconsistency[]; integrity?: string[]; error?: string }
+export interface BuildResult { id: number; ms: number; boards?: Partial<Record<BoardKey, string[]>>; ranks?: WalletRanks[]; problems?: Inconsistency[]; integrity?: string[]; cids?: string[]; error?: string }
 
 interface Files {
   boards: { generated_at: number; boards: Partial<Record<BoardKey, string[]>> }

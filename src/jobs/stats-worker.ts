@@ -6,6 +6,7 @@ import { marketStore, type MarketStore } from '../store/market.ts'
 import { buildLeaderboards, type BoardKey } from '../domain/leaderboards.ts'
 import { findInconsistencies } from '../store/ledger-audit.ts'
 import { integrityCheck } from '../store/db.ts'
+import { namedCids } from '../store/named-cids.ts'
 import { persist, type BuildRequest, type BuildResult } from './stats-files.ts'
 
 declare const self: Worker
@@ -40,6 +41,7 @@ self.onmessage = (event: MessageEvent<BuildRequest | { close: true }>) => {
     if (request.checks) result.problems = findInconsistencies(db)
     if (request.integrity) result.integrity = integrityCheck(db)
     if (request.snapshotTo) db.query('VACUUM INTO ?').run(request.snapshotTo)
+    if (request.namedCids) result.cids = namedCids(db)
     result.ms = performance.now() - started
     postMessage(result)
   } catch (error) {

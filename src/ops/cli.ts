@@ -6,8 +6,9 @@ import type { Config, DataCommand } from '../config.ts'
 import { openDb, integrityCheck } from '../store/db.ts'
 import { lockDataDir, lockHolder } from '../store/lock.ts'
 import { findInconsistencies } from '../store/ledger-audit.ts'
+import { namedCids } from '../store/named-cids.ts'
 import { openContent } from '../content/helia.ts'
-import { namedCids, restore, type DataAccess, type Progress, type VerifyReport } from './data.ts'
+import { restore, type DataAccess, type Progress, type VerifyReport } from './data.ts'
 import { CONTROL_SOCKET, runInServer } from './control.ts'
 import { runOperation } from './commands.ts'
 
@@ -61,7 +62,7 @@ async function runOffline(config: Config, command: DataCommand, args: string[], 
     const access: DataAccess = {
       dataDir: config.dataDir,
       content,
-      cids: () => namedCids(db),
+      cids: async () => namedCids(db),
       snapshot: async (path) => void db.query('VACUUM INTO ?').run(path),
       integrity: async () => integrityCheck(db),
       inconsistencies: async () => findInconsistencies(db),

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { Database } from 'bun:sqlite'
 import type { ContentStore } from '../content/helia.ts'
 import type { Inconsistency } from '../store/ledger-audit.ts'
+import { namedCids } from '../store/named-cids.ts'
 import { VERSION } from '../version.ts'
 
 export const BACKUP_FORMAT = 'trellis-backup'
@@ -23,7 +24,7 @@ export interface DataAccess {
   dataDir: string
   content: ContentStore
   /** Every CID the records name (entries' content and feed covers). */
-  cids(): string[]
+  cids(): Promise<string[]>
   /** A consistent copy of the database written to `path`. */
   snapshot(path: string): Promise<void>
   /** PRAGMA integrity_check's complaints (none when sound). */
@@ -41,11 +42,6 @@ export interface Manifest {
   counts: { feeds: number; entries: number; transactions: number; items: number; blocks: number }
   files: Record<string, { bytes: number; sha256: string }>
 }
-
-/** The CIDs a database's records name. */
-export const namedCids = (db: Database): string[] =>
-  db.query<{ cid: string }, []>(`SELECT cid FROM entries UNION SELECT cid FROM images UNION
-    SELECT image_cid AS cid FROM feeds WHERE image_cid IS NOT NULL ORDER BY cid`).all().map((r) => r.cid)
 
 async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256')
@@ -149,7 +145,7 @@ export interface VerifyReport {
 export async function verify(access: DataAccess, progress: Progress): Promise<VerifyReport> {
   progress('database', 0)
   const [integrity, inconsistencies] = await Promise.all([access.integrity(), access.inconsistencies()])
-  const cids = access.cids()
+  const cids = await access.cids()
   const problems: VerifyReport['items']['problems'] = []
   let checked = 0
   for (const cid of cids) {
