@@ -191,6 +191,10 @@ describe('the content store collecting while it imports', () => {
         while (next < order.length) await content.put(items[order[next++]!]!)
       }))
       const [collected] = await Promise.all([content.collect(() => [], { dryRun: false, progress: () => {} }), importing])
+      await expect(content.collect(() => [], { dryRun: true, progress: () => {} })).resolves.toMatchObject({ removed: 0 })
+      const twice = [content.collect(() => [], { dryRun: true, progress: () => {} }), content.collect(() => [], { dryRun: true, progress: () => {} })]
+      await expect(twice[1]).rejects.toThrow('a collection is already running')
+      await twice[0]
       const missing = []
       for (const cid of cids) if (await content.check(cid)) missing.push(cid)
       await content.close()

@@ -141,6 +141,7 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
   const files = fileCache(join(dataDir, 'cache', 'content'), options.fileCacheBytes ?? FILE_CACHE_BYTES)
   // LevelDB writes its log without fsync; one synced write flushes everything before it, so the blocks are on disk
   // before the entry that names them is committed. Concurrent uploads share one such write.
+  let collecting = false // one collection at a time: a second would count the first one's removals again
   const flushBlocks = sharedRuns(() => blockstore.db.put(SYNC_KEY, new Uint8Array(0), { sync: true }))
 
   const store: ContentStore = {
@@ -269,8 +270,14 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
       }
       return null
     },
-    collect(named, { dryRun, progress }) {
-      return collectGarbage({ store: blockstore, locked: helia.blockstore, recent, named, dryRun, progress, skipKey: (key) => key === SYNC_KEY })
+    async collect(named, { dryRun, progress }) {
+      if (collecting) throw new Error('a collection is already running')
+      collecting = true
+      try {
+        return await collectGarbage({ store: blockstore, locked: helia.blockstore, recent, named, dryRun, progress, skipKey: (key) => key === SYNC_KEY })
+      } finally {
+        collecting = false
+      }
     },
     async close() {
       await helia.stop()
