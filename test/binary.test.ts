@@ -7,6 +7,7 @@ import { startTestServer, tempDir, type TestServer } from '../dev/server.ts'
 import { listeningUrl, waitForLine } from '../dev/lines.ts'
 import { b64, call, createEntry, createFeed, newWallet } from '../dev/api.ts'
 import { VERSION } from '../src/version.ts'
+import { openContent } from '../src/content/helia.ts'
 
 const ROOT = join(import.meta.dir, '..')
 const DIST = join(ROOT, 'dist', 'trellis')
@@ -189,7 +190,7 @@ describe('dist/trellis', () => {
     expect(Buffer.compare(await read(), bytes)).toBe(0)
   })
 
-  test('backup (by the running server), verify and restore are subcommands of the same binary', async () => {
+  test('backup (by the running server), verify, restore and gc are subcommands of the same binary', async () => {
     const run = (args: string[]) => Bun.spawnSync([binary, ...args], { cwd: dir, env: isolatedEnv(dir), stdout: 'pipe', stderr: 'pipe' })
     const made = run(['backup', join(dir, 'backup'), '--data-dir', server.dataDir])
     expect(made.stderr.toString()).toContain('trellis backup: done')
@@ -198,6 +199,14 @@ describe('dist/trellis', () => {
     const restored = run(['restore', join(dir, 'backup'), '--data-dir', join(dir, 'restored')])
     expect(restored.exitCode).toBe(0)
     expect(readdirSync(join(dir, 'restored')).sort()).toEqual(['blocks', 'cache', 'datastore', 'secret.key', 'trellis.db'])
+    // Blocks no record there names: the binary's gc removes them and compacts LevelDB (the addon's compactRange).
+    const content = await openContent(join(dir, 'restored'))
+    await content.put(crypto.getRandomValues(new Uint8Array(600_000)))
+    await content.close()
+    const collected = run(['gc', '--data-dir', join(dir, 'restored')])
+    expect(collected.exitCode).toBe(0)
+    expect(JSON.parse(collected.stdout.toString())).toMatchObject({ removed: 4, spared: 0, dry_run: false }) // three leaves and their root
+    expect(JSON.parse(run(['verify', '--data-dir', join(dir, 'restored')]).stdout.toString()).ok).toBe(true)
   })
 })
 
