@@ -15,7 +15,8 @@ import { breather } from '../lib/breathe.ts'
 import { LevelBlockstore } from 'blockstore-level'
 
 const GRACE_MS = 10 * 60_000
-const DELETE_BATCH = 512
+// Blocks read (for their size) and deleted per turn of the lock: at most 64 × 256 KiB in memory at once.
+const DELETE_BATCH = 64
 
 /** The key a block has in the LevelDB blockstore (its multihash, as blockstore-level spells it), and back. */
 export const blockKey = (cid: CID) => `/${base32upper.encode(cid.multihash.bytes)}`
