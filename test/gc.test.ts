@@ -6,7 +6,11 @@ import { readdirSync, rmSync, statSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { LevelBlockstore } from 'blockstore-level'
+import { CID } from 'multiformats/cid'
+import * as raw from 'multiformats/codecs/raw'
+import { sha256 } from 'multiformats/hashes/sha2'
 import { openContent } from '../src/content/helia.ts'
+import { blockKey, heldBlocks } from '../src/content/garbage.ts'
 import { startTestServer, tempDir, trellis, type TestServer } from '../dev/server.ts'
 import { authHeaders, b64, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 
@@ -205,4 +209,26 @@ describe('the content store collecting while it imports', () => {
       rmSync(dir, { recursive: true, force: true })
     }
   }, 120_000)
+})
+
+describe('which blocks imports hold', () => {
+  test('an import holds its own blocks while it runs and a grace period after; a slow one holds nothing else', async () => {
+    const held = heldBlocks(100)
+    const [slowBlock, quickBlock, shared] = await Promise.all(['slow', 'quick', 'shared'].map(async (text) => CID.createV1(raw.code, await sha256.digest(new TextEncoder().encode(text)))))
+    const slow = held.begin()
+    slow.note(slowBlock!)
+    slow.note(shared!)
+    const quick = held.begin()
+    quick.note(quickBlock!)
+    quick.note(shared!)
+    quick.end()
+    expect([slowBlock, quickBlock, shared].map((cid) => held.isHeld(blockKey(cid!)))).toEqual([true, true, true])
+    await Bun.sleep(150)
+    // Past the grace: the ended import holds nothing; the running one still holds its own, the shared one too.
+    expect([slowBlock, quickBlock, shared].map((cid) => held.isHeld(blockKey(cid!)))).toEqual([true, false, true])
+    slow.end()
+    expect(held.isHeld(blockKey(slowBlock!))).toBe(true)
+    await Bun.sleep(150)
+    expect([slowBlock, quickBlock, shared].map((cid) => held.isHeld(blockKey(cid!)))).toEqual([false, false, false])
+  })
 })

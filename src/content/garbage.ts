@@ -1,20 +1,19 @@
 // Collecting blocks no record names: what a failed or abandoned upload leaves behind (its blocks are written before
 // the entry that would name them is committed, so a request that fails after that leaves them unreferenced).
 //
-// Mark and sweep, safe while the server imports: a block an import wrote or found (Helia asks has() before each
-// put, so a block an import shares is found) is spared while that import runs and for a grace period after it, the
-// time its caller takes to commit the record naming it. Each block is checked and deleted under Helia's write lock,
-// which an import holds (read side) across its has() and put(): a block is never found by an import and then
-// deleted under it.
+// Mark and sweep, safe while the server imports: a block an import writes (or would write, had Helia not found it
+// stored) is noted before Helia's put, spared while that import runs and for a minute after it. Each block is checked
+// and deleted under Helia's write lock, which a put holds (read side) across its has() and its write: a block is
+// never found by an import and then deleted under it.
 import { CID } from 'multiformats/cid'
 import { base32upper } from 'multiformats/bases/base32'
 import { decode as decodeDigest } from 'multiformats/hashes/digest'
 import * as raw from 'multiformats/codecs/raw'
 import * as dagPb from '@ipld/dag-pb'
 import { breather } from '../lib/breathe.ts'
-import { LevelBlockstore } from 'blockstore-level'
+import type { LevelBlockstore } from 'blockstore-level'
 
-const GRACE_MS = 10 * 60_000
+const GRACE_MS = 60_000
 // Blocks read (for their size) and deleted per turn of the lock: at most 64 × 256 KiB in memory at once.
 const DELETE_BATCH = 64
 
@@ -22,63 +21,60 @@ const DELETE_BATCH = 64
 export const blockKey = (cid: CID) => `/${base32upper.encode(cid.multihash.bytes)}`
 const keyCid = (key: string) => CID.createV1(raw.code, decodeDigest(base32upper.decode(key.slice(1))))
 
-/** Blocks imports wrote or found lately, and the imports under way. */
-export function recentBlocks(graceMs = GRACE_MS) {
-  const touched = new Map<string, number>() // oldest first: a block touched again moves to the end
-  const running = new Map<symbol, number>()
-  const threshold = () => Math.min(Date.now() - graceMs, ...running.values())
+/**
+ * The blocks imports hold: those an import under way has written (or found already stored), and for `graceMs` after
+ * it ends, the time its caller takes to commit the record naming them. Each import holds only its own blocks, so a
+ * slow upload keeps nothing but itself from being collected.
+ */
+export function heldBlocks(graceMs = GRACE_MS) {
+  const held = new Map<string, number>() // block → how many imports under way hold it
+  const released = new Map<string, number>() // block → when the last import holding it ended; oldest first
   const prune = () => {
-    const before = threshold()
-    for (const [key, at] of touched) {
+    const before = Date.now() - graceMs
+    for (const [key, at] of released) {
       if (at >= before) break
-      touched.delete(key)
+      released.delete(key)
     }
   }
   return {
-    touch(cid: CID) {
-      const key = blockKey(cid)
-      touched.delete(key)
-      touched.set(key, Date.now())
-      if (touched.size % 4096 === 0) prune()
+    /** An import starts: it notes each block before writing it, and ends either way. */
+    begin() {
+      const keys = new Set<string>()
+      return {
+        note(cid: CID) {
+          const key = blockKey(cid)
+          if (keys.has(key)) return
+          keys.add(key)
+          held.set(key, (held.get(key) ?? 0) + 1)
+        },
+        end() {
+          const now = Date.now()
+          for (const key of keys) {
+            const holders = held.get(key)! - 1
+            if (holders === 0) held.delete(key)
+            else held.set(key, holders)
+            released.delete(key)
+            released.set(key, now)
+          }
+          keys.clear()
+          prune()
+        },
+      }
     },
-    /** An import starts; call the result when it has ended (either way). */
-    begin(): () => void {
-      const id = Symbol('import')
-      running.set(id, Date.now())
-      return () => void running.delete(id)
+    isHeld(key: string) {
+      if (held.has(key)) return true
+      const at = released.get(key)
+      return at !== undefined && at >= Date.now() - graceMs
     },
-    isRecent(key: string) {
-      const at = touched.get(key)
-      return at !== undefined && at >= threshold()
-    },
-    prune,
   }
 }
-export type RecentBlocks = ReturnType<typeof recentBlocks>
-
-/** A LevelDB blockstore that tells `recent` which blocks Helia writes or looks for before writing. */
-export class NotingBlockstore extends LevelBlockstore {
-  constructor(path: string, private readonly recent: RecentBlocks) {
-    super(path)
-  }
-  override async put(...args: Parameters<LevelBlockstore['put']>) {
-    this.recent.touch(args[0])
-    return super.put(...args)
-  }
-  override async has(...args: Parameters<LevelBlockstore['has']>) {
-    this.recent.touch(args[0])
-    return super.has(...args)
-  }
-  /** has(), for our own checks: not an import. */
-  exists(cid: CID) {
-    return super.has(cid)
-  }
-}
+export type HeldBlocks = ReturnType<typeof heldBlocks>
+export type Hold = ReturnType<HeldBlocks['begin']>
 
 export interface Collected {
   /** Blocks in the store before, kept because a record names them (directly or under an item). */
   kept: number
-  /** Blocks no record names that were spared: written by an import under way or just ended. */
+  /** Blocks no record names that were spared: held by an import under way or ended less than a minute ago. */
   spared: number
   /** Blocks removed (or, on a dry run, that would be). */
   removed: number
@@ -88,19 +84,19 @@ export interface Collected {
 
 /**
  * Removes every block not under one of `named()`'s items. `named` is read after the store is listed: a block
- * written later is not a candidate, one written earlier is named by then or recent.
+ * written later is not a candidate, one written earlier is named by then or held.
  */
 export async function collectGarbage(parts: {
-  store: NotingBlockstore
+  store: LevelBlockstore
   /** Helia's blockstore: its deletes take the lock imports hold. */
   locked: { deleteMany(cids: AsyncIterable<CID>): AsyncIterable<unknown> | Iterable<unknown> }
-  recent: RecentBlocks
+  held: HeldBlocks
   named: () => string[] | Promise<string[]>
   dryRun: boolean
   progress: (what: string, done: number, total?: number) => void
   skipKey: (key: string) => boolean
 }): Promise<Collected> {
-  const { store, locked, recent, progress } = parts
+  const { store, locked, held, progress } = parts
   const breathe = breather()
   const all: string[] = []
   for await (const key of store.db.keys()) {
@@ -120,7 +116,7 @@ export async function collectGarbage(parts: {
       const key = blockKey(cid)
       if (reachable.has(key)) continue
       reachable.add(key)
-      if (cid.code !== dagPb.code || !(await store.exists(cid))) continue // a missing block is verify's to report
+      if (cid.code !== dagPb.code || !(await store.has(cid))) continue // a missing block is verify's to report
       const chunks: Uint8Array[] = []
       for await (const chunk of store.get(cid)) chunks.push(chunk)
       for (const link of dagPb.decode(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).Links) pending.push(link.Hash)
@@ -128,7 +124,6 @@ export async function collectGarbage(parts: {
     progress('marked items', ++marked, roots.length)
   }
 
-  recent.prune()
   const candidates: string[] = []
   for (const key of all) {
     await breathe()
@@ -140,8 +135,8 @@ export async function collectGarbage(parts: {
     const sizes = await store.db.getMany(batch)
     const doomed = async function* () {
       for (const [i, key] of batch.entries()) {
-        // Checked here, inside the write lock: no import is between its has() and its put() now.
-        if (recent.isRecent(key) || sizes[i] == null) {
+        // Checked here, inside the write lock: no put is between its has() and its write now.
+        if (held.isHeld(key) || sizes[i] == null) {
           if (sizes[i] != null) result.spared++
           continue
         }

@@ -1,6 +1,7 @@
 // The private content store: an embedded Helia node with no networking, over LevelDB on disk.
 import { join } from 'node:path'
 import { createHeliaLight } from 'helia'
+import { LevelBlockstore } from 'blockstore-level'
 import { unixfs } from '@helia/unixfs'
 import { LevelDatastore } from 'datastore-level'
 import { fixedSize } from 'ipfs-unixfs-importer/chunker'
@@ -12,7 +13,7 @@ import * as dagPb from '@ipld/dag-pb'
 import { car } from '@helia/car'
 import { CarBlockIterator } from '@ipld/car'
 import { fileCache } from './file-cache.ts'
-import { collectGarbage, NotingBlockstore, recentBlocks, type Collected } from './garbage.ts'
+import { collectGarbage, heldBlocks, type Collected, type Hold } from './garbage.ts'
 import { sharedRuns } from '../lib/shared-runs.ts'
 import { pieceQueue } from '../lib/piece-queue.ts'
 
@@ -128,14 +129,22 @@ export async function collect(source: AsyncIterable<Uint8Array>, length: number)
 const FILE_CACHE_BYTES = 1024 * 1024 * 1024
 
 export async function openContent(dataDir: string, options: { fileCacheBytes?: number } = {}): Promise<ContentStore> {
-  const recent = recentBlocks()
-  const blockstore = new NotingBlockstore(join(dataDir, 'blocks'), recent)
+  const blockstore = new LevelBlockstore(join(dataDir, 'blocks'))
   const datastore = new LevelDatastore(join(dataDir, 'datastore'))
   await blockstore.open()
   await datastore.open()
   const helia = await createHeliaLight({ blockstore, datastore })
   await helia.start()
   const fs = unixfs(helia)
+  // An import notes each block before Helia stores it, so a collection running meanwhile spares it (garbage.ts).
+  const held = heldBlocks()
+  const importer = (hold: Hold) => unixfs({
+    blockstore: {
+      get: (...args: Parameters<typeof helia.blockstore.get>) => helia.blockstore.get(...args),
+      has: (...args: Parameters<typeof helia.blockstore.has>) => helia.blockstore.has(...args),
+      put: (...args: Parameters<typeof helia.blockstore.put>) => (hold.note(args[0]), helia.blockstore.put(...args)),
+    },
+  })
   const cache = bytesCache()
   const sizes = new Map<string, number>()
   const files = fileCache(join(dataDir, 'cache', 'content'), options.fileCacheBytes ?? FILE_CACHE_BYTES)
@@ -149,13 +158,14 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
       const size = Array.isArray(input) ? input.reduce((sum, piece) => sum + piece.byteLength, 0) : input.byteLength
       // A small item is joined (it is cached whole); a large one is imported piece by piece, never joined.
       const bytes = !Array.isArray(input) ? input : size <= CACHE_ITEM_MAX ? (input.length === 1 ? input[0]! : Buffer.concat(input, size)) : null
-      const ended = recent.begin()
+      const hold = held.begin()
       let cid: string
       try {
-        cid = (await (bytes ? fs.addBytes(bytes, IMPORT_OPTIONS) : fs.addByteStream(consume(input as Uint8Array[]), IMPORT_OPTIONS))).toString()
+        const add = importer(hold)
+        cid = (await (bytes ? add.addBytes(bytes, IMPORT_OPTIONS) : add.addByteStream(consume(input as Uint8Array[]), IMPORT_OPTIONS))).toString()
         await flushBlocks()
       } finally {
-        ended()
+        hold.end()
       }
       sizes.set(cid, size)
       if (bytes) cache.set(cid, bytes)
@@ -164,14 +174,14 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
     writer() {
       const queue = pieceQueue(WRITER_AHEAD_BYTES)
       let size = 0
-      const ended = recent.begin()
-      const imported = fs.addByteStream(queue.pieces, IMPORT_OPTIONS).then(async (cid) => {
+      const hold = held.begin()
+      const imported = importer(hold).addByteStream(queue.pieces, IMPORT_OPTIONS).then(async (cid) => {
         await flushBlocks()
         const text = cid.toString()
         sizes.set(text, size)
         return { cid: text, size }
       })
-      imported.catch(() => {}).finally(ended) // a failure is seen through end(); after abort() it is expected
+      imported.catch(() => {}).finally(hold.end) // a failure is seen through end(); after abort() it is expected
       return {
         push(piece) {
           size += piece.byteLength
@@ -193,13 +203,13 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
     },
     async has(text) {
       const cid = parseCid(text)
-      return cid !== null && (await blockstore.exists(cid))
+      return cid !== null && (await blockstore.has(cid))
     },
     async size(text) {
       const known = sizes.get(text)
       if (known !== undefined) return known
       const cid = parseCid(text)
-      if (cid === null || !(await blockstore.exists(cid))) return null
+      if (cid === null || !(await blockstore.has(cid))) return null
       const size = Number((await fs.stat(cid)).size)
       if (sizes.size > 100_000) sizes.clear()
       sizes.set(text, size)
@@ -236,6 +246,7 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
     async importCar(source, onBlock) {
       const reader = await CarBlockIterator.fromIterable(source)
       let blocks = 0
+      const hold = held.begin()
       const checked = async function* () {
         for await (const { cid, bytes } of reader) {
           if (!(await hashesTo(cid, bytes))) {
@@ -243,15 +254,15 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
           }
           blocks++
           onBlock?.()
+          hold.note(cid)
           yield { cid, bytes }
         }
       }
-      const ended = recent.begin()
       try {
         await car(helia).import({ blocks: checked })
         await flushBlocks()
       } finally {
-        ended()
+        hold.end()
       }
       return { roots: (await reader.getRoots()).map(String), blocks }
     },
@@ -261,7 +272,7 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
       const pending = [root]
       while (pending.length > 0) {
         const cid = pending.pop()!
-        if (!(await blockstore.exists(cid))) return `block ${cid} is missing`
+        if (!(await blockstore.has(cid))) return `block ${cid} is missing`
         const chunks: Uint8Array[] = []
         for await (const chunk of blockstore.get(cid)) chunks.push(chunk)
         const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
@@ -274,7 +285,7 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
       if (collecting) throw new Error('a collection is already running')
       collecting = true
       try {
-        return await collectGarbage({ store: blockstore, locked: helia.blockstore, recent, named, dryRun, progress, skipKey: (key) => key === SYNC_KEY })
+        return await collectGarbage({ store: blockstore, locked: helia.blockstore, held, named, dryRun, progress, skipKey: (key) => key === SYNC_KEY })
       } finally {
         collecting = false
       }
