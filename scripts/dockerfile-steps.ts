@@ -2,7 +2,7 @@
 // from the build context minus .dockerignore, RUN in its WORKDIR, on this machine's Node and npm), then the runtime
 // stage's artifact started as the container would start it: its ENV, ENTRYPOINT and STOPSIGNAL, as an unprivileged
 // user when this runs as root, with no writable home or $TMPDIR (a read-only root filesystem), checked by its
-// HEALTHCHECK command.
+// HEALTHCHECK command; the data commands run in it as `docker exec` would run them.
 //
 //   npx bun scripts/dockerfile-steps.ts [--keep]     (exit 0 when every step passed)
 import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -126,6 +126,16 @@ log(`listening on port ${port}`)
 const health = Bun.spawnSync(as(healthcheck.map(path)), { cwd: image, env: { ...containerEnv, TRELLIS_PORT: port }, stdout: 'pipe', stderr: 'pipe' })
 if (health.exitCode !== 0) fail(`HEALTHCHECK exited ${health.exitCode}: ${health.stderr}`)
 log('HEALTHCHECK passed')
+// `docker exec <container> trellis <command>`: the same binary, same user and environment, served by the live server.
+const backups = join(image, 'backups') // a volume mounted for backups, writable by the container's user
+mkdirSync(backups, { mode: 0o700 })
+if (unprivileged) chownSync(backups, 65534, 65534)
+for (const command of [['verify'], ['gc'], ['backup', join(backups, 'first')]]) {
+  const ran = Bun.spawnSync(as([binary, ...command]), { cwd: image, env: containerEnv, stdout: 'pipe', stderr: 'pipe' })
+  if (ran.exitCode !== 0) fail(`docker exec … trellis ${command.join(' ')} exited ${ran.exitCode}: ${ran.stderr}`)
+  if (!/done in/.test(ran.stderr.toString())) fail(`trellis ${command[0]} printed no result: ${ran.stderr}`)
+}
+log('verify, gc and backup ran in the container against the live server')
 server.kill(stopSignal as NodeJS.Signals)
 const code = await server.exited
 if (code !== 0) fail(`after ${stopSignal} the server exited ${code}`)

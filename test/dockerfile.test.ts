@@ -9,6 +9,7 @@ test('the Dockerfile builds, and its image starts unprivileged on a read-only ro
   if (code !== 0) console.log(out.slice(-3000), err.slice(-3000))
   expect(code).toBe(0)
   expect(out).toContain('HEALTHCHECK passed')
+  expect(out).toContain('verify, gc and backup ran in the container against the live server')
   expect(out).toContain('SIGTERM: exited 0')
   expect(out).toContain('HEALTHCHECK fails once the server is stopped')
   expect(out).toContain('every step passed')
