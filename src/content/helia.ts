@@ -1,8 +1,8 @@
 // The private content store: an embedded Helia node with no networking, over LevelDB on disk.
 import { join } from 'node:path'
 import { createHeliaLight } from 'helia'
-import { LevelBlockstore } from 'blockstore-level'
 import { unixfs } from '@helia/unixfs'
+import { LevelBlockstore } from 'blockstore-level'
 import { LevelDatastore } from 'datastore-level'
 import { fixedSize } from 'ipfs-unixfs-importer/chunker'
 import { balanced } from 'ipfs-unixfs-importer/layout'
@@ -148,9 +148,9 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
   const cache = bytesCache()
   const sizes = new Map<string, number>()
   const files = fileCache(join(dataDir, 'cache', 'content'), options.fileCacheBytes ?? FILE_CACHE_BYTES)
+  let collecting = false // one collection at a time: a second would count the first one's removals again
   // LevelDB writes its log without fsync; one synced write flushes everything before it, so the blocks are on disk
   // before the entry that names them is committed. Concurrent uploads share one such write.
-  let collecting = false // one collection at a time: a second would count the first one's removals again
   const flushBlocks = sharedRuns(() => blockstore.db.put(SYNC_KEY, new Uint8Array(0), { sync: true }))
 
   const store: ContentStore = {
