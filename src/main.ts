@@ -54,8 +54,10 @@ async function main(): Promise<void> {
   const shutdown = () => {
     server.stop().then(() => process.exit(0), () => process.exit(1))
   }
-  process.once('SIGTERM', shutdown)
-  process.once('SIGINT', shutdown)
+  // Every signal, not only the first: a supervisor that signals the whole group also reaches npm, which forwards its
+  // own (and Ctrl-C reaches both), and a repeat must not kill the server halfway through its clean stop.
+  process.on('SIGTERM', shutdown)
+  process.on('SIGINT', shutdown)
 }
 
 await main()

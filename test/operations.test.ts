@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { startTestServer, tempDir, type TestServer } from '../dev/server.ts'
+import { startTestServer, tempDir, trellis, type TestServer } from '../dev/server.ts'
 import { listeningUrl, waitForLine } from '../dev/lines.ts'
 import { authHeaders, b64, call, createEntry, createFeed, newWallet } from '../dev/api.ts'
 
@@ -299,6 +299,22 @@ describe('running it', () => {
       expect(named.logs.some((line) => line.includes('without a public URL'))).toBe(false)
     } finally {
       await named.dispose()
+    }
+  })
+
+  test('SIGTERM again while stopping (a supervisor signals the group, npm forwards its own) does not cut the stop short', async () => {
+    const server = await startTestServer()
+    try {
+      expect((await trellis(['verify'], server.dataDir)).code).toBe(0) // the operations worker is up: stopping takes longer
+      process.kill(server.pid, 'SIGTERM')
+      await Bun.sleep(5)
+      process.kill(server.pid, 'SIGTERM')
+      expect(await server.stop()).toBe(0) // a third, and the exit code
+      expect(server.logs.some((line) => line.includes('"msg":"stopped"'))).toBe(true)
+      expect(existsSync(join(server.dataDir, 'trellis.pid'))).toBe(false)
+      expect(existsSync(join(server.dataDir, 'control.sock'))).toBe(false)
+    } finally {
+      await server.dispose()
     }
   })
 
