@@ -1,7 +1,7 @@
 // Opens the stores, serves HTTP and runs the jobs; stop() shuts down cleanly. main.ts and tests use it.
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Config } from './config.ts'
+import { DATA_COMMANDS, type Config } from './config.ts'
 import { openDb } from './store/db.ts'
 import { lockDataDir } from './store/lock.ts'
 import { ownerOnlyFromNow, tightenTree } from './store/permissions.ts'
@@ -13,6 +13,7 @@ import { statsBuilder } from './jobs/stats-builder.ts'
 import { controlSocket, CONTROL_SOCKET } from './ops/control.ts'
 import { runOperation } from './ops/commands.ts'
 import type { DataAccess } from './ops/data.ts'
+import { operationRecord } from './ops/record.ts'
 import { metricsRoutes, paymentMetrics, requestMetrics } from './http/metrics.ts'
 import { marketGauges } from './store/gauges.ts'
 import { logger } from './log.ts'
@@ -68,10 +69,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
     statsRefreshS: config.statsRefreshS, rankingsRefreshS: config.rankingsRefreshS, reconcileS: config.reconcileS, ledgerCheckS: config.ledgerCheckS,
   })
   const requests = requestMetrics()
+  const operationRuns = operationRecord(log)
   const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }), [metricsRoutes(requests, startedAt, {
     gauges: marketGauges(db),
     build: { version: VERSION, network: config.network.name },
-    more: () => [...paymentMetrics(services.purchases.outcomes()), ...(jobs?.metrics() ?? [])],
+    more: () => [...paymentMetrics(services.purchases.outcomes()), ...(jobs?.metrics() ?? []), ...operationRuns.metrics()],
   }) as never])
   const server = serve(app, services, { host: config.host, port: config.port, rateLimit: config.rateLimit, trustProxy: config.trustProxy, requests, log })
   // Backups, checks and CAR import/export asked for by `trellis <command>` while this server holds the data.
@@ -89,7 +91,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   try {
     control = controlSocket(join(config.dataDir, CONTROL_SOCKET), (command, args, progress) => {
       log.info('operation', { command, args })
-      return runOperation(access, command, args, progress)
+      const known = (DATA_COMMANDS as readonly string[]).includes(command) ? command : 'other' // a metric label: bounded
+      return operationRuns.run(known, () => runOperation(access, command, args, progress))
     })
   } catch (error) {
     // A Unix socket path is limited to about 100 bytes: a deep data directory cannot have one.

@@ -92,6 +92,15 @@ describe('trellis gc', () => {
     expect(online.json.spared).toBeGreaterThanOrEqual(4)
     const kept = online.json.kept
     expect(server.logs.some((line) => line.includes('"msg":"operation"') && line.includes('"gc"'))).toBe(true)
+    // What operations did shows in /metrics: a backup refused (its target is not empty) is an error.
+    expect((await trellis(['backup', server.dataDir], server.dataDir)).code).toBe(1)
+    const metrics = await (await fetch(`${server.url}/metrics`)).text()
+    expect(metrics).toContain('trellis_operations_total{command="gc",result="ok"} 1')
+    expect(metrics).toContain('trellis_operations_total{command="backup",result="error"} 1')
+    expect(metrics).toContain('trellis_operations_total{command="import-car",result="ok"} 1')
+    const lastGc = Number(/^trellis_operation_last_success_timestamp_seconds\{command="gc"\} ([\d.]+)$/m.exec(metrics)?.[1])
+    expect(Math.abs(lastGc - Date.now() / 1000)).toBeLessThan(30)
+    expect(metrics).not.toContain('trellis_operation_last_success_timestamp_seconds{command="backup"}')
 
     // On the stopped server nothing is under way: a dry run counts them, gc removes exactly those.
     await server.stop()

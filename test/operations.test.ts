@@ -3,6 +3,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync,
 import { join } from 'node:path'
 import { startTestServer, tempDir, trellis, type TestServer } from '../dev/server.ts'
 import { listeningUrl, waitForLine } from '../dev/lines.ts'
+import { operationRecord } from '../src/ops/record.ts'
 import { authHeaders, b64, call, createEntry, createFeed, newWallet } from '../dev/api.ts'
 
 let server: TestServer
@@ -300,6 +301,21 @@ describe('running it', () => {
     } finally {
       await named.dispose()
     }
+  })
+
+  test('operations are counted by result: a verify that finds problems is "problems", not a success', async () => {
+    const lines: unknown[] = []
+    const record = operationRecord({ info: (...args: unknown[]) => void lines.push(args) } as never)
+    expect(await record.run('verify', async () => ({ ok: false }))).toEqual({ ok: false })
+    await record.run('verify', async () => ({ ok: true }))
+    await expect(record.run('gc', async () => { throw new Error('disk full') })).rejects.toThrow('disk full')
+    const text = record.metrics().join('\n')
+    expect(text).toContain('trellis_operations_total{command="verify",result="problems"} 1')
+    expect(text).toContain('trellis_operations_total{command="verify",result="ok"} 1')
+    expect(text).toContain('trellis_operations_total{command="gc",result="error"} 1')
+    expect(text).toMatch(/^trellis_operation_last_success_timestamp_seconds\{command="verify"\} [\d.]+$/m)
+    expect(text).not.toContain('last_success_timestamp_seconds{command="gc"}')
+    expect(lines).toHaveLength(3)
   })
 
   test('SIGTERM again while stopping (a supervisor signals the group, npm forwards its own) does not cut the stop short', async () => {
