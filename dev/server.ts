@@ -88,8 +88,8 @@ export async function startTestServer(env: Record<string, string> = {}, options:
 }
 
 /** `bun src/main.ts <args> --data-dir <dataDir>`, as an operator runs a command: its exit code, output and JSON result. */
-export async function trellis(args: string[], dataDir: string) {
-  const run = Bun.spawn([process.execPath, 'src/main.ts', ...args, '--data-dir', dataDir], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+export async function trellis(args: string[], dataDir: string, env: Record<string, string> = {}) {
+  const run = Bun.spawn([process.execPath, 'src/main.ts', ...args, '--data-dir', dataDir], { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
   const [stdout, stderr, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited])
   return { code, stdout, stderr, json: (() => { try { return JSON.parse(stdout) } catch { return null } })() }
 }

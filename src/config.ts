@@ -102,6 +102,11 @@ Environment only:
 
 export class ConfigError extends Error {}
 
+/** Whether the bind address is every interface's. */
+export const isWildcardHost = (host: string) => host === '0.0.0.0' || host === '::'
+/** A bind address as a URL's host: IPv6 in brackets; every-interface as `wildcard`, a name that reaches this machine. */
+export const urlHost = (host: string, wildcard = 'localhost') => (isWildcardHost(host) ? wildcard : host.includes(':') ? `[${host}]` : host)
+
 /** The commands on a data directory (src/ops). */
 export const DATA_COMMANDS = ['backup', 'restore', 'export-car', 'import-car', 'verify', 'gc'] as const
 export type DataCommand = (typeof DATA_COMMANDS)[number]

@@ -1,6 +1,6 @@
 // Entry point: flags + env → Config → server; SIGTERM/SIGINT shut down cleanly. The server and the stores (and
 // with them the native addons) are loaded only by the commands that use them: --help and --version load neither.
-import { ConfigError, HELP, parseCommand } from './config.ts'
+import { ConfigError, HELP, parseCommand, urlHost } from './config.ts'
 import { VERSION } from './version.ts'
 import { setAddonDir } from './lib/native-addon.ts'
 import { join } from 'node:path'
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   if (command.kind === 'healthcheck') {
     // The server on this host and port, as a container's HEALTHCHECK sees it from inside.
     const { host, port } = command.config
-    const target = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host
+    const target = urlHost(host, host === '::' ? '[::1]' : '127.0.0.1') // the loopback of the wildcard's family
     const ok = await fetch(`http://${target}:${port}/health`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.status === 200, () => false)
     if (!ok) process.stderr.write(`trellis: no healthy server at http://${target}:${port}/health\n`)
     process.exit(ok ? 0 : 1)

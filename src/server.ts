@@ -1,7 +1,7 @@
 // Opens the stores, serves HTTP and runs the jobs; stop() shuts down cleanly. main.ts and tests use it.
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { DATA_COMMANDS, type Config } from './config.ts'
+import { DATA_COMMANDS, isWildcardHost, urlHost, type Config } from './config.ts'
 import { openDb } from './store/db.ts'
 import { lockDataDir } from './store/lock.ts'
 import { ownerOnlyFromNow, tightenTree } from './store/permissions.ts'
@@ -98,11 +98,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
     // A Unix socket path is limited to about 100 bytes: a deep data directory cannot have one.
     log.warn('no control socket: backups and checks of this data directory need the server stopped', { error: (error as Error).message })
   }
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host
+  const host = urlHost(config.host)
   if (!config.publicUrl) publicUrl = `http://${host}:${server.port}`
   const url = `http://${host}:${server.port}`
   // Before the start line: whoever waits for that line has seen the warning.
-  if ((config.host === '0.0.0.0' || config.host === '::') && !config.publicUrl) {
+  if (isWildcardHost(config.host) && !config.publicUrl) {
     // Links handed out (access_url, content_url, the x402 resource) would name localhost, useless to other machines.
     log.warn('listening on all interfaces without a public URL: access links and payment requirements will name localhost; set TRELLIS_PUBLIC_URL (--public-url)', { public_url: publicUrl })
   }

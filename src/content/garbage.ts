@@ -6,20 +6,14 @@
 // and deleted under Helia's write lock, which a put holds (read side) across its has() and its write: a block is
 // never found by an import and then deleted under it.
 import { CID } from 'multiformats/cid'
-import { base32upper } from 'multiformats/bases/base32'
-import { decode as decodeDigest } from 'multiformats/hashes/digest'
-import * as raw from 'multiformats/codecs/raw'
 import * as dagPb from '@ipld/dag-pb'
 import { breather } from '../lib/breathe.ts'
+import { blockKey, keyCid, linksOf, readBlock } from './blocks.ts'
 import type { LevelBlockstore } from 'blockstore-level'
 
 const GRACE_MS = 60_000
 // Blocks read (for their size) and deleted per turn of the lock: at most 64 × 256 KiB in memory at once.
 const DELETE_BATCH = 64
-
-/** The key a block has in the LevelDB blockstore (its multihash, as blockstore-level spells it), and back. */
-export const blockKey = (cid: CID) => `/${base32upper.encode(cid.multihash.bytes)}`
-const keyCid = (key: string) => CID.createV1(raw.code, decodeDigest(base32upper.decode(key.slice(1))))
 
 /**
  * The blocks imports hold: those an import under way has written (or found already stored), and for `graceMs` after
@@ -116,10 +110,8 @@ export async function collectGarbage(parts: {
       const key = blockKey(cid)
       if (reachable.has(key)) continue
       reachable.add(key)
-      if (cid.code !== dagPb.code || !(await store.has(cid))) continue // a missing block is verify's to report
-      const chunks: Uint8Array[] = []
-      for await (const chunk of store.get(cid)) chunks.push(chunk)
-      for (const link of dagPb.decode(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).Links) pending.push(link.Hash)
+      if (cid.code !== dagPb.code || !(await store.has(cid))) continue // a leaf has no links; a missing block is verify's to report
+      pending.push(...linksOf(cid, await readBlock(store, cid)))
     }
     progress('marked items', ++marked, roots.length)
   }

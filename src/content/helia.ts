@@ -9,11 +9,11 @@ import { balanced } from 'ipfs-unixfs-importer/layout'
 import { CID } from 'multiformats/cid'
 import { sha256 } from 'multiformats/hashes/sha2'
 import { equals } from 'multiformats/bytes'
-import * as dagPb from '@ipld/dag-pb'
 import { car } from '@helia/car'
 import { CarBlockIterator } from '@ipld/car'
 import { fileCache } from './file-cache.ts'
 import { collectGarbage, heldBlocks, type Collected, type Hold } from './garbage.ts'
+import { linksOf, readBlock } from './blocks.ts'
 import { sharedRuns } from '../lib/shared-runs.ts'
 import { pieceQueue } from '../lib/piece-queue.ts'
 
@@ -273,11 +273,9 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
       while (pending.length > 0) {
         const cid = pending.pop()!
         if (!(await blockstore.has(cid))) return `block ${cid} is missing`
-        const chunks: Uint8Array[] = []
-        for await (const chunk of blockstore.get(cid)) chunks.push(chunk)
-        const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+        const bytes = await readBlock(blockstore, cid)
         if (!(await hashesTo(cid, bytes))) return `block ${cid} does not hash to its CID`
-        if (cid.code === dagPb.code) for (const link of dagPb.decode(bytes).Links) pending.push(link.Hash)
+        pending.push(...linksOf(cid, bytes))
       }
       return null
     },

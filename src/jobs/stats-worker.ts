@@ -1,6 +1,6 @@
-// The leaderboards and wallet ranks (and the database's own checks and backup copy), built on a thread of their own with a read-only connection, so a rebuild
-// never holds the event loop. Each result is also written to the data directory: a restarted server serves the
-// last one at once, before its first rebuild.
+// The leaderboards and wallet ranks (and the database's own checks, backup copy and named CIDs), built on a thread of
+// their own with a read-only connection, so a rebuild never holds the event loop. Each result is also written to the
+// data directory: a restarted server serves the last one at once, before its first rebuild.
 import { Database } from 'bun:sqlite'
 import { marketStore, type MarketStore } from '../store/market.ts'
 import { buildLeaderboards, type BoardKey } from '../domain/leaderboards.ts'

@@ -33,8 +33,8 @@ export function lockDataDir(dataDir: string): () => void {
       return () => rmSync(path, { force: true })
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-      const holder = Number(readFileSync(path, 'utf8').trim())
-      if (alive(holder)) throw new DataDirInUse(`the data directory ${dataDir} is in use by another trellis process (pid ${holder})`)
+      const holder = lockHolder(dataDir)
+      if (holder !== null) throw new DataDirInUse(`the data directory ${dataDir} is in use by another trellis process (pid ${holder})`)
       rmSync(path, { force: true }) // stale: its process is gone
     }
   }

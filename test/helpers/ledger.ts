@@ -1,10 +1,8 @@
 // Books that must balance: what the chain moved to an owner equals what the ledger says it earned.
 import { expect } from 'bun:test'
-import { join } from 'node:path'
 import type { Address } from 'viem'
 import { call } from '../../dev/api.ts'
-
-const ROOT = join(import.meta.dir, '..', '..')
+import { trellis } from '../../dev/server.ts'
 
 /** Every ledger row paid to `payTo`, through the public API (all pages). */
 export async function ledgerRows(url: string, filter: string): Promise<any[]> {
@@ -47,15 +45,6 @@ export async function waitFor(what: string, check: () => Promise<boolean>, timeo
 
 /** `trellis verify-ledger` (from source) on a data directory: its exit code and JSON report. */
 export async function verifyLedger(dataDir: string, env: Record<string, string>): Promise<{ code: number; report: any; stderr: string }> {
-  const proc = Bun.spawn([process.execPath, 'src/main.ts', 'verify-ledger', '--data-dir', dataDir], {
-    cwd: ROOT, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe',
-  })
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-  let report: any = null
-  try {
-    report = JSON.parse(stdout)
-  } catch {
-    // reported through code and stderr
-  }
-  return { code, report, stderr }
+  const { code, json, stderr } = await trellis(['verify-ledger'], dataDir, env)
+  return { code, report: json, stderr }
 }
