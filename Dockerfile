@@ -1,9 +1,12 @@
 # Two stages: build the single executable with Node + npm (Bun comes from npm), then ship only the binary.
 # test/dockerfile.test.ts runs these steps without Docker (scripts/dockerfile-steps.ts).
-FROM node:20-bookworm-slim AS build
+# Node 24 (an LTS line). The install runs on npm 11.19, which enforces package.json's allowScripts (.npmrc sets
+# strict-allow-scripts): only the scripts the product needs run, and an unreviewed one fails the build. The image's
+# own npm may predate allowScripts and would run every script, telemetry included.
+FROM node:24-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci
+RUN npx --yes npm@11.19.1 ci
 COPY . .
 RUN npm run build
 
