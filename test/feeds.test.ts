@@ -301,20 +301,29 @@ describe('GET /v1/feeds', () => {
       await createEntry(server, owner, feed.id)
       made.push(feed)
     }
-    const empty = await createFeed(server, owner, { name: 'no entries' })
+    const lonelyTag = `lonely${Date.now()}`
+    const empty = await createFeed(server, owner, { name: 'no entries', tags: [lonelyTag] })
     const ownerId = made[0].owner_id
     const newestFirst = [...made].reverse().map((f) => f.id)
+    const allOfOwner = [empty.id, ...newestFirst]
 
+    // One owner's feeds: all of them by default, a new creator's empty feed too (what the SDK's myFeeds() asks for).
     const all = await call(server, 'GET', `/v1/feeds?owner_id=${ownerId}`)
-    expect(all.body.data.map((f: any) => f.id)).toEqual(newestFirst)
-    expect(all.body.pagination).toEqual({ page_size: 5, next_page_token: null, has_more: false })
-    expect(all.body.data.every((f: any) => f.total_entries === 1)).toBe(true)
+    expect(all.body.data.map((f: any) => f.id)).toEqual(allOfOwner)
+    expect(all.body.pagination).toEqual({ page_size: 6, next_page_token: null, has_more: false })
+    // The hosted service's default (min_entries=1) when asked for.
+    const withEntries = await call(server, 'GET', `/v1/feeds?owner_id=${ownerId}&min_entries=1`)
+    expect(withEntries.body.data.map((f: any) => f.id)).toEqual(newestFirst)
+    expect(withEntries.body.data.every((f: any) => f.total_entries === 1)).toBe(true)
+    // The market-wide listing keeps hiding feeds with no entries unless asked.
+    expect((await call(server, 'GET', `/v1/feeds?tags=${lonelyTag}`)).body.data).toEqual([])
+    expect((await call(server, 'GET', `/v1/feeds?tags=${lonelyTag}&min_entries=0`)).body.data.map((f: any) => f.id)).toEqual([empty.id])
 
     const withEmpty = await call(server, 'GET', `/v1/feeds?owner_id=${ownerId}&min_entries=0`)
     expect(withEmpty.body.data[0].id).toBe(empty.id)
     const byAddress = await call(server, 'GET', `/v1/feeds?owner_id=${owner.address.toLowerCase()}`)
-    expect(byAddress.body.data.length).toBe(5)
-    expect((await call(server, 'GET', `/v1/feeds?owner_id=${ownerId.toUpperCase()}`)).body.data.map((f: any) => f.id)).toEqual(newestFirst)
+    expect(byAddress.body.data.length).toBe(6)
+    expect((await call(server, 'GET', `/v1/feeds?owner_id=${ownerId.toUpperCase()}`)).body.data.map((f: any) => f.id)).toEqual(allOfOwner)
     expect((await call(server, 'GET', `/v1/feeds?owner_id=${globalThis.crypto.randomUUID()}`)).body.data).toEqual([])
     expect((await call(server, 'GET', `/v1/feeds?owner_id=${newWallet().address}`)).body.data).toEqual([])
     for (const bad of ['not-an-id', '0x1234', `${ownerId}x`, '%20']) {
@@ -338,7 +347,7 @@ describe('GET /v1/feeds', () => {
     const byCategoryName = await call(server, 'GET', `/v1/feeds?owner_id=${ownerId}&category=crypto`)
     expect(byCategoryName.body.data.length).toBe(2)
     expect((await call(server, 'GET', `/v1/feeds?owner_id=${ownerId}&min_age=3600`)).body.data).toEqual([])
-    expect((await call(server, 'GET', `/v1/feeds?owner_id=${ownerId}&max_age=3600`)).body.data.length).toBe(5)
+    expect((await call(server, 'GET', `/v1/feeds?owner_id=${ownerId}&max_age=3600`)).body.data.length).toBe(6)
 
     const seen: string[] = []
     let token: string | null = null
@@ -354,7 +363,7 @@ describe('GET /v1/feeds', () => {
       pages++
     } while (token)
     expect(pages).toBe(3)
-    expect(seen).toEqual(newestFirst)
+    expect(seen).toEqual(allOfOwner)
   })
 
   test('bad parameters: page_size, page_token, booleans, numbers', async () => {

@@ -49,7 +49,9 @@ export const feedRoutes = (s: Services) =>
         owner_id: query.owner_id ?? query.owner_wallet_address,
         category: query.category,
         tags,
-        min_entries: integerQuery(query.min_entries, 'min_entries') ?? 1,
+        // One owner's listing shows every feed of theirs, a new one with no entries too (the SDK's myFeeds()); the
+        // market-wide listing hides empty feeds, as the hosted service does for both.
+        min_entries: integerQuery(query.min_entries, 'min_entries') ?? (query.owner_id ?? query.owner_wallet_address ? 0 : 1),
         is_active: booleanQuery(query.is_active, 'is_active') ?? true,
         min_age: integerQuery(query.min_age, 'min_age'),
         max_age: integerQuery(query.max_age, 'max_age'),
@@ -65,7 +67,7 @@ export const feedRoutes = (s: Services) =>
         category: t.Optional(t.String({ description: 'category id or name' })),
         owner_wallet_address: t.Optional(t.String({ description: 'owner address (as the SDK sends it)' })),
         tags: t.Optional(t.Union([t.String(), t.Array(t.String())], { description: 'comma-separated or repeated; feeds with any of them' })),
-        min_entries: t.Optional(t.String({ description: 'minimum active entries (default 1)' })),
+        min_entries: t.Optional(t.String({ description: 'minimum active entries (default 1; 0 when owner_id or owner_wallet_address is given)' })),
         is_active: t.Optional(t.String({ description: 'true (default) or false' })),
         min_age: t.Optional(t.String({ description: 'created at least this many seconds ago' })),
         max_age: t.Optional(t.String({ description: 'created at most this many seconds ago' })),
