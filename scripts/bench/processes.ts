@@ -46,11 +46,11 @@ async function stopProcess(proc: Subprocess): Promise<void> {
  * Starts dist/trellis on dataDir and returns once GET <probe> answers 200; startMs is spawn → that first 200,
  * polled every 2 ms (the start-up figure the targets name).
  */
-export async function startTrellis(binary: string, dataDir: string, env: Record<string, string>, probe: string): Promise<Child & { startMs: number }> {
+export async function startTrellis(binary: string, dataDir: string, env: Record<string, string>, probe: string, args: string[] = []): Promise<Child & { startMs: number }> {
   const port = freePort()
   const url = `http://127.0.0.1:${port}`
   const started = performance.now()
-  const proc = Bun.spawn([binary], {
+  const proc = Bun.spawn([binary, ...args], {
     env: { ...process.env, TRELLIS_DATA_DIR: dataDir, TRELLIS_HOST: '127.0.0.1', TRELLIS_PORT: String(port), TRELLIS_RATE_LIMIT: 'off', TRELLIS_LOG: 'warn', ...env },
     stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
   })
