@@ -69,7 +69,7 @@ export const accessRoutes = (s: Services) => {
       if (answer.status === 200) served = await s.accessLinks.countOpen(link, gone)
       else if (answer.status === 206) {
         const { bytes, size } = rangeOf(answer)
-        served = await s.accessLinks.countRange(link, rangeClient!, bytes, size, gone)
+        served = await s.accessLinks.countRange(link, rangeClient ?? clientOf(request), bytes, size, gone)
       } else return answer // 304, 416, a missing item: no bytes of the entry, no use
       // The client left before its use was counted: whatever is answered reaches nobody (nginx logs this as 499).
       return served ? answer : new Response(null, { status: 499 })
