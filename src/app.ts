@@ -80,7 +80,9 @@ export function buildServices(p: AppParts): Services & { ledgerAudit: LedgerAudi
     engine, network: p.config.network, log: p.logWarn,
     afterSettle: p.config.crashAfterSettle ? () => process.kill(process.pid, 'SIGKILL') : undefined,
   })
-  const entries = entryService({ db: p.db, commit: commitGroup(p.db), entries: stores.entries, feeds, content: p.content, network: p.config.network.name, owns: purchases.owns })
+  // One group commit for every write that shares commits: entry writes and access-link uses of a turn share one fsync.
+  const commit = commitGroup(p.db)
+  const entries = entryService({ db: p.db, commit, entries: stores.entries, feeds, content: p.content, network: p.config.network.name, owns: purchases.owns })
   const tokens = accessTokens(p.secret)
   const categories = categoryService({ categories: stores.categories })
   categories.seedIfEmpty()
@@ -96,7 +98,7 @@ export function buildServices(p: AppParts): Services & { ledgerAudit: LedgerAudi
     categories,
     transactions: transactionService({ transactions: stores.transactions }),
     purchases,
-    accessLinks: accessLinkService({ links: stores.accessLinks, entries, tokens }),
+    accessLinks: accessLinkService({ links: stores.accessLinks, entries, tokens, commit }),
     accessTokens: tokens,
     content: p.content,
     pages: pageTokens(p.secret),

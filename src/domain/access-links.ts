@@ -1,5 +1,6 @@
 // Access links: owner-made, expiring, use-limited links that open one entry without signature or payment.
 import type { AccessLinkStore } from '../store/access-links.ts'
+import type { CommitGroup } from '../store/db.ts'
 import type { AccessLinkRecord, EntryRecord, FeedRecord } from '../models/records.ts'
 import type { CreateAccessLink } from '../models/access-link.ts'
 import { newId, isUuid } from '../lib/ids.ts'
@@ -8,11 +9,12 @@ import { DomainError, fail } from './errors.ts'
 import type { Signer } from './auth.ts'
 import type { AccessTokens, AccessClaims } from './access-tokens.ts'
 import type { EntryService } from './entries.ts'
+import { rangeSessions } from './range-sessions.ts'
 
 export const DEFAULT_LINK_LIFETIME_S = 24 * 3600
 
 
-export function accessLinkService(d: { links: AccessLinkStore; entries: EntryService; tokens: AccessTokens }) {
+export function accessLinkService(d: { links: AccessLinkStore; entries: EntryService; tokens: AccessTokens; commit: CommitGroup }) {
   const isOwner = (signer: Signer, feed: FeedRecord) => signer.address.toLowerCase() === feed.owner_wallet_address.toLowerCase()
 
   /** The entry, for its feed owner only; a missing feed or entry is ENTRY_NOT_FOUND (the seed's code here). */
@@ -26,6 +28,35 @@ export function accessLinkService(d: { links: AccessLinkStore; entries: EntrySer
     }
     if (!isOwner(signer, found.feed)) fail('UNAUTHORIZED', 'only the owner of the entry may manage its access links')
     return found
+  }
+
+  const sessions = rangeSessions()
+
+  const sessionKey = (link: AccessLinkRecord, client: string) => `${link.id} ${client}`
+
+  /**
+   * Refuses a link that is revoked, expired or used up: `exhausted` when its count was just refused, else by its
+   * record, unless `inSession` (a range session already paid for keeps going).
+   */
+  function refuseUnusable(link: AccessLinkRecord, now: number, exhausted = false, inSession = false): void {
+    if (!link.is_active) fail('ACCESS_LINK_REVOKED', 'access link was revoked by its owner')
+    if (link.expires_at <= now) fail('ACCESS_LINK_EXPIRED', 'access link has expired')
+    const usedUp = exhausted || (link.max_uses !== null && link.current_uses >= link.max_uses && !inSession)
+    if (usedUp) fail('ACCESS_LINK_EXHAUSTED', 'access link has no uses left')
+  }
+
+  /**
+   * Counts one use of the link, atomically (of N concurrent counts, exactly the uses left succeed), in a commit
+   * shared with the other writes of this turn; resolves once that commit is durable. False when the client left
+   * before the count (`gone`): nothing is counted. Throws the precise refusal when no use is left.
+   */
+  async function countOpen(link: AccessLinkRecord, gone: () => boolean): Promise<boolean> {
+    // One turn of the event loop first: a client that closed right after its request is seen gone by then.
+    await new Promise((resolve) => setImmediate(resolve))
+    const now = nowSeconds()
+    const outcome = await d.commit(() => (gone() ? 'gone' : d.links.use(link.id, now) ? 'counted' : 'refused'))
+    if (outcome === 'refused') refuseUnusable(d.links.byId(link.id)!, now, true)
+    return outcome === 'counted'
   }
 
   const tokenFor = (link: Pick<AccessLinkRecord, 'id' | 'entry_id' | 'feed_id' | 'expires_at'>) =>
@@ -62,8 +93,12 @@ export function accessLinkService(d: { links: AccessLinkStore; entries: EntrySer
       d.links.deactivate(link.id, nowSeconds())
     },
 
-    /** Opens a link token: counts one use atomically, or says precisely why not. Receipt tokens are not counted. */
-    open(claims: AccessClaims): { feed: FeedRecord; entry: EntryRecord } {
+    /**
+     * Whether a token may open its entry now: the entry, and for a use-counted link its record. Reads only; a use is
+     * counted later (countOpen, countRange), once the answer is known to deliver the bytes. `rangeClient`: a range
+     * request's client, whose open range session may go on when the link has no use left.
+     */
+    admit(claims: AccessClaims, rangeClient: string | null = null): { feed: FeedRecord; entry: EntryRecord; link: AccessLinkRecord | null } {
       let found
       try {
         found = d.entries.get(claims.feedId, claims.entryId)
@@ -71,15 +106,19 @@ export function accessLinkService(d: { links: AccessLinkStore; entries: EntrySer
         return fail('ENTRY_NOT_FOUND', 'entry not found')
       }
       if (!found.entry.is_active || !found.feed.is_active) fail('ENTRY_NOT_FOUND', 'entry is no longer available')
-      if (claims.kind === 'receipt') return found
+      if (claims.kind === 'receipt') return { ...found, link: null }
       const link = (claims.linkId && d.links.byId(claims.linkId)) || fail('INVALID_ACCESS_TOKEN', 'access token is invalid')
       if (link.entry_id !== found.entry.id) fail('INVALID_ACCESS_TOKEN', 'access token is invalid')
-      const now = nowSeconds()
-      if (d.links.use(link.id, now)) return found
-      const current = d.links.byId(link.id)!
-      if (!current.is_active) fail('ACCESS_LINK_REVOKED', 'access link was revoked by its owner')
-      if (current.expires_at <= now) fail('ACCESS_LINK_EXPIRED', 'access link has expired')
-      return fail('ACCESS_LINK_EXHAUSTED', 'access link has no uses left')
+      const inSession = rangeClient !== null && sessions.live(sessionKey(link, rangeClient))
+      refuseUnusable(link, nowSeconds(), false, inSession)
+      return { ...found, link }
+    },
+
+    countOpen,
+
+    /** A range of `bytes` of an entry of `size`, from `client`: counts one use per range session (see range-sessions.ts). */
+    countRange(link: AccessLinkRecord, client: string, bytes: number, size: number, gone: () => boolean): Promise<boolean> {
+      return sessions.admit(sessionKey(link, client), bytes, size, () => countOpen(link, gone))
     },
   }
 }

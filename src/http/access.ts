@@ -9,7 +9,16 @@ import { page, pageQuery, pageSize } from './pagination.ts'
 import { contentResponses, errors, NoBody } from './openapi.ts'
 import { AccessLink, CreateAccessLink, Page } from '../models/index.ts'
 
+/** The length of a 206 answer and the size of the whole entry, from its Content-Range (`bytes a-b/size`). */
+function rangeOf(answer: Response): { bytes: number; size: number } {
+  const [, start, end, size] = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(answer.headers.get('content-range') ?? '')!.map(Number)
+  return { bytes: end! - start! + 1, size: size! }
+}
+
 export const accessRoutes = (s: Services) => {
+  // A range session's client: its address (none in process) and User-Agent (bounded: it is part of a map key).
+  const clientOf = (request: Request) => `${s.clientAddress?.(request) ?? '-'} ${(request.headers.get('user-agent') ?? '').slice(0, 200)}`
+
   const linkBody = (l: AccessLinkRecord, token: string) => {
     const url = `${s.publicUrl()}/v1/access/${token}`
     return {
@@ -51,10 +60,21 @@ export const accessRoutes = (s: Services) => {
       detail: { summary: 'Revoke an access link (entry owner)' },
     })
     .get('/v1/access/:token', async ({ params, request }) => {
-      const { entry } = s.accessLinks.open(await s.accessTokens.verify(params.token))
-      return serveContent(s.content, entry, request, 'private, no-store')
+      const rangeClient = request.headers.has('range') ? clientOf(request) : null
+      const { entry, link } = s.accessLinks.admit(await s.accessTokens.verify(params.token), rangeClient)
+      const answer = await serveContent(s.content, entry, request, 'private, no-store')
+      if (!link || request.method !== 'GET') return answer // HEAD (answered from this route) counts nothing
+      const gone = () => request.signal.aborted
+      let served: boolean
+      if (answer.status === 200) served = await s.accessLinks.countOpen(link, gone)
+      else if (answer.status === 206) {
+        const { bytes, size } = rangeOf(answer)
+        served = await s.accessLinks.countRange(link, rangeClient ?? clientOf(request), bytes, size, gone)
+      } else return answer // 304, 416, a missing item: no bytes of the entry, no use
+      // The client left before its use was counted: whatever is answered reaches nobody (nginx logs this as 499).
+      return served ? answer : new Response(null, { status: 499 })
     }, {
       response: { ...contentResponses("The entry's bytes, inline"), ...errors(403, 404, 410) },
-      detail: { summary: 'Open an access link', description: "Serves the entry's bytes inline (browser-usable). Every successful response counts one use. Expired, exhausted or revoked links answer 410; tampered or foreign tokens 403." },
+      detail: { summary: 'Open an access link', description: "Serves the entry's bytes inline (browser-usable). A full 200 answer to a GET counts one use; a range session (a client's 206 answers, while they come at most 30 minutes apart and add up to at most 3 copies of the entry) counts one use, at its first range. HEAD, 304, 416, refusals and requests whose client left before the answer count none; a use is counted, durably, before the bytes are sent. Expired, exhausted or revoked links answer 410; tampered or foreign tokens 403." },
     })
 }

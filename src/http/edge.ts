@@ -52,7 +52,7 @@ function pathOf(url: string): string {
 }
 
 /** The socket's peer, or behind a trusted reverse proxy the address that proxy appended to X-Forwarded-For. */
-function clientAddress(request: Request, peer: string | undefined, trustProxy: boolean): string {
+export function clientAddress(request: Request, peer: string | undefined, trustProxy: boolean): string {
   if (trustProxy) {
     const hops = request.headers.get('x-forwarded-for')?.split(',').map((h) => h.trim()).filter(Boolean)
     if (hops?.length) return hops[hops.length - 1]

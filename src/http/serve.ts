@@ -6,7 +6,7 @@
 import type { Elysia } from 'elysia'
 import type { Services } from './services.ts'
 import { hotReads } from './hot-reads.ts'
-import { httpEdge, type Route } from './edge.ts'
+import { clientAddress, httpEdge, type Route } from './edge.ts'
 import { rateLimiter } from './rate-limit.ts'
 import type { RequestMetrics } from './metrics.ts'
 import type { Logger } from '../log.ts'
@@ -34,7 +34,7 @@ export function serve(app: Elysia<any, any, any, any, any, any, any>, services: 
     ;(routes[path] ??= {})[method] = edge(route, series)
   }
   for (const path of Object.keys(hot)) if (!routes[path]?.GET) throw new Error(`hot read ${path} has no route in the app`)
-  return Bun.serve({
+  const server = Bun.serve({
     hostname: o.host,
     port: o.port,
     maxRequestBodySize: MAX_BODY_BYTES,
@@ -42,4 +42,6 @@ export function serve(app: Elysia<any, any, any, any, any, any, any>, services: 
     routes,
     fetch: edge(handle),
   })
+  services.clientAddress = (request) => clientAddress(request, server.requestIP(request)?.address, o.trustProxy)
+  return server
 }

@@ -32,4 +32,6 @@ export interface Services {
   /** JSON text of a read, reused until the database next changes. */
   cached: <T = string>(key: string, compute: () => T, size?: (value: T) => number) => T
   health: () => Record<string, unknown>
+  /** The client's address (see edge.ts), once serve() listens; absent for an app answering in process. */
+  clientAddress?: (request: Request) => string
 }
