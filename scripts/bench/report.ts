@@ -42,7 +42,7 @@ export function readRow(r: ReadResult): Row {
   const requests = runs.reduce((sum, run) => sum + run.requests, 0)
   const p99 = Math.max(...runs.map((run) => run.p99_ms ?? Infinity)) // the worst of the runs
   // A fast wrong answer is no pass: the route must answer what it should, every time.
-  const wrongStatus = r.probe.status !== r.target.expect || (r.target.expect === 200 ? non2xx > 0 : non2xx < requests)
+  const wrongStatus = r.probe.status !== r.target.expect || (r.target.expect < 400 ? non2xx > 0 : non2xx < requests) // wrk counts only statuses ≥ 400 as non-2xx
   const pass = !wrongStatus && errors === 0 && (goal.ratio === undefined || r.ratio >= goal.ratio) && (goal.toSameBody === undefined || r.ratioToSameBody >= goal.toSameBody) &&
     (goal.rps === undefined || r.result.rps >= goal.rps) && (goal.p99 === undefined || p99 <= goal.p99)
   const notes = [wrongStatus ? `status ${r.probe.status}${non2xx && r.target.expect === 200 ? `, ${non2xx} non-2xx` : ''}` : '', errors ? `${errors} socket errors` : ''].filter(Boolean)
