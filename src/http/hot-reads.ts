@@ -9,6 +9,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination.ts'
 import { feedJson } from './feeds.ts'
 import { walletStatsJson } from './wallets.ts'
 import { recentEntriesJson } from './leaderboards.ts'
+import { coverImages } from './cover-images.ts'
 import type { Answer } from './edge.ts'
 import { x402Edge } from './x402.ts'
 import { PAYMENT_HEADERS } from '../chain/x402/headers.ts'
@@ -139,6 +140,7 @@ export function hotReads(s: Services): Record<string, Fast> {
   }
   routes['/v1/feeds/:feed_id/entries/:entry_id'] = challenge('')
   routes['/v1/feeds/:feed_id/entries/:entry_id/content'] = challenge('/content')
+  routes['/v1/feeds/:feed_id/image'] = coverImages(s)
   routes['/v1/feeds/:feed_id'] = (request) => (withoutQuery(request.url) ? orNull(() => feedJson(s, request.params.feed_id)) : null)
   routes['/v1/wallets/:wallet_id/stats'] = (request) => (withoutQuery(request.url) ? orNull(() => walletStatsJson(s, request.params.wallet_id)) : null)
   return routes
