@@ -56,6 +56,15 @@ export function readRow(r: ReadResult): Row {
   }
 }
 
+/** A write measured by signed-load.ts: every answer its success status, at the signed POST entry's floor. */
+export function writeRow(w: { name: string; expect: number; count: number; rps: number; statuses: Record<string, number> }): Row {
+  const ok = w.statuses[String(w.expect)] ?? 0
+  return {
+    measure: w.name, value: `${w.rps.toFixed(0)} req/s (${ok}/${w.count} ${w.expect})`, ratio: '', target: '≥ 1000 req/s',
+    pass: w.rps >= 1000 && ok === w.count, ...(ok !== w.count ? { note: `statuses ${JSON.stringify(w.statuses)}` } : {}),
+  }
+}
+
 export function otherRows(f: {
   startMs: number
   rssAfterWarmUp: number

@@ -17,15 +17,17 @@ import { jobsSettled, memory, startBaseline, startTrellis } from './processes.ts
 import { measureReads, PAIRS, readTargets, warmUp } from './measure-reads.ts'
 import { discover } from './routes.ts'
 import { signedPosts, upload } from './measure-writes.ts'
+import { ADMIN_KEY, signedWrites } from './measure-signed-writes.ts'
 import { downloads } from './measure-downloads.ts'
 import { duringRefresh } from './measure-refresh.ts'
-import { otherRows, printTable, readRow } from './report.ts'
+import { otherRows, printTable, readRow, writeRow } from './report.ts'
 
 const ROOT = resolve(import.meta.dir, '..', '..')
 const BINARY = join(ROOT, 'dist', 'trellis')
 const PROBE = '/v1/leaderboards/top-revenue'
 // No scheduled rebuild inside the throughput runs; the cost of rebuilds is measured on its own (measure-refresh.ts).
-const MAIN_ENV = { TRELLIS_STATS_REFRESH_S: '3600' }
+// The admin key opens the category administration routes, measured with the other writes.
+const MAIN_ENV = { TRELLIS_STATS_REFRESH_S: '3600', TRELLIS_ADMIN_KEY: ADMIN_KEY }
 
 function options() {
   const args = process.argv.slice(2)
@@ -106,6 +108,12 @@ try {
     up = await upload(server.url, server.pid, posts.feed_ids[0]!, scratch)
     log(`bench: upload ${up.payload_bytes} B: ${up.status} in ${up.ms.toFixed(0)} ms (floor ${up.floor_ms.toFixed(0)} ms); 50 MiB: ${up.over_limit?.status}`)
   }
+  let writes: Awaited<ReturnType<typeof signedWrites>> = []
+  if (selected('signed writes')) {
+    const writeCount = opts.small ? 500 : 1000
+    log(`bench: signed writes, ${writeCount} of each, 50 workers`)
+    writes = await signedWrites(server.url, writeCount, log)
+  }
   let down: Awaited<ReturnType<typeof downloads>> | null = null
   if (selected('downloads')) {
     log('bench: 16 concurrent downloads of the 37 MiB entry')
@@ -122,6 +130,7 @@ try {
 
   const rows = [
     ...reads.map(readRow),
+    ...writes.map(writeRow),
     ...otherRows({ startMs: server.startMs, rssAfterWarmUp, refresh, posts, upload: up, downloads: down }).filter((row) => selected(row.measure)),
   ]
   const baselines = reads.flatMap((r) => r.pairs.map((p) => p.baseline.rps))
@@ -148,6 +157,7 @@ try {
     memory_at_end: memoryAtEnd,
     reads: reads.map((r) => ({ name: r.target.name, path: r.target.path, group: r.target.group, expect: r.target.expect, probe: r.probe, ratio: r.ratio, ratio_to_same_body: r.ratioToSameBody, baseline: r.baseline, result: r.result, pairs: r.pairs })),
     signed_posts: posts,
+    signed_writes: writes,
     upload: up,
     downloads: down,
     refresh,
