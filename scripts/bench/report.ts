@@ -48,7 +48,7 @@ export function readRow(r: ReadResult): Row {
   const notes = [wrongStatus ? `status ${r.probe.status}${non2xx && r.target.expect === 200 ? `, ${non2xx} non-2xx` : ''}` : '', errors ? `${errors} socket errors` : ''].filter(Boolean)
   return {
     measure: r.target.name,
-    value: `${r.result.rps >= 1000 ? `${(r.result.rps / 1000).toFixed(1)}k` : r.result.rps.toFixed(0)} req/s, p99 ${ms(p99)} ms, ${r.ratioToSameBody.toFixed(2)} of body bare`,
+    value: `${r.result.rps >= 1000 ? `${(r.result.rps / 1000).toFixed(1)}k` : r.result.rps.toFixed(0)} req/s, p99 ${ms(p99)} ms, ${Number.isFinite(r.ratioToSameBody) ? r.ratioToSameBody.toFixed(2) : 'n/a'} of body bare`,
     ratio: r.ratio.toFixed(2),
     target: `${targetText(goal)}${r.target.expect !== 200 ? `, ${r.target.expect}` : ''}`,
     pass,
