@@ -2,15 +2,18 @@
 // small JSON answer (the same body shape as GET /health). Prints its URL on the first line.
 // It can also answer a given body (PUT /same, then GET /same): a route's own answer served bare, to show what the
 // size of that answer costs by itself.
-let same = { body: '', status: 200, type: 'application/json' }
+// The body is kept as bytes: some answers (images, content) are binary.
+let same = { body: new Uint8Array(0), status: 200, type: 'application/json' }
+const answerSame = () => new Response(same.status === 304 ? null : same.body, { status: same.status, headers: { 'content-type': same.type } })
 const server = Bun.serve({
   hostname: '127.0.0.1',
   port: 0,
   routes: {
     '/same': {
-      GET: () => new Response(same.body, { status: same.status, headers: { 'content-type': same.type } }),
+      GET: answerSame,
+      POST: answerSame,
       PUT: async (request) => {
-        same = { body: await request.text(), status: Number(request.headers.get('x-status') ?? 200), type: request.headers.get('content-type') ?? 'application/json' }
+        same = { body: new Uint8Array(await request.arrayBuffer()), status: Number(request.headers.get('x-status') ?? 200), type: request.headers.get('content-type') ?? 'application/json' }
         return new Response(null, { status: 204 })
       },
     },

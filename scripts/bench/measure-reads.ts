@@ -4,13 +4,20 @@
 // Each time, the bare server also answers the route's own body (status and type included): the ratio to that shows
 // what is left once the size of the answer itself is set aside.
 import type { Manifest } from './seed.ts'
-import { wrk, type WrkResult } from './wrk.ts'
+import { wrk, type WrkRequest, type WrkResult } from './wrk.ts'
+import { moreTargets, type Found } from './routes.ts'
 
 /** Which target applies: see TARGETS in report.ts. */
-export type ReadGroup = 'feed' | 'board' | 'challenge' | 'list' | 'search'
-export interface ReadTarget { name: string; path: string; group: ReadGroup; expect: number }
+export type ReadGroup = 'feed' | 'board' | 'challenge' | 'list' | 'search' | 'recent' | 'image' | 'write' | 'other'
+/** A route under wrk; `request`: a method, body or headers other than a bare GET (see routes.ts). */
+export interface ReadTarget { name: string; path: string; group: ReadGroup; expect: number; request?: WrkRequest; connections?: number }
 
-export function readTargets(m: Manifest): ReadTarget[] {
+/** The routes measured under wrk: the original set, then every other route a client can reach (routes.ts). */
+export function readTargets(m: Manifest, found: Found): ReadTarget[] {
+  return [...firstTargets(m), ...moreTargets(m, found)]
+}
+
+function firstTargets(m: Manifest): ReadTarget[] {
   const t = (name: string, path: string, group: ReadGroup, expect = 200): ReadTarget => ({ name, path, group, expect })
   const boards = ['most-popular', 'top-revenue', 'top-providers', 'top-buyers'].flatMap((b) =>
     ['7d', 'all'].map((p) => t(`GET leaderboards/${b}?period=${p}`, `/v1/leaderboards/${b}?period=${p}`, 'board')))
@@ -29,15 +36,18 @@ export function readTargets(m: Manifest): ReadTarget[] {
   ]
 }
 
+const init = (target: ReadTarget): RequestInit => ({ method: target.request?.method ?? 'GET', headers: target.request?.headers, body: target.request?.body })
+
 export interface Probe { status: number | string; bytes: number; ms: number; sample: string }
 
 /** One request per route before any load: its status, size and cold latency (and a hint when it misbehaves). */
 export async function probe(url: string, target: ReadTarget): Promise<Probe> {
   const started = performance.now()
   try {
-    const response = await fetch(`${url}${target.path}`, { signal: AbortSignal.timeout(60_000) })
-    const text = await response.text()
-    return { status: response.status, bytes: text.length, ms: performance.now() - started, sample: response.status === target.expect ? '' : text.slice(0, 200) }
+    const response = await fetch(`${url}${target.path}`, { ...init(target), signal: AbortSignal.timeout(60_000) })
+    const bytes = new Uint8Array(await response.arrayBuffer())
+    const text = new TextDecoder().decode(bytes.subarray(0, 200))
+    return { status: response.status, bytes: bytes.byteLength, ms: performance.now() - started, sample: response.status === target.expect ? '' : text.slice(0, 200) }
   } catch (error) {
     return { status: `error: ${(error as Error).message}`, bytes: 0, ms: performance.now() - started, sample: '' }
   }
@@ -46,7 +56,7 @@ export async function probe(url: string, target: ReadTarget): Promise<Probe> {
 /** A few sequential passes over every route: compiled paths, warm caches, steady memory. */
 export async function warmUp(url: string, targets: ReadTarget[], rounds: number): Promise<void> {
   for (let i = 0; i < rounds; i++) {
-    for (const target of targets) await fetch(`${url}${target.path}`, { signal: AbortSignal.timeout(60_000) }).then((r) => r.arrayBuffer(), () => null)
+    for (const target of targets) await fetch(`${url}${target.path}`, { ...init(target), signal: AbortSignal.timeout(60_000) }).then((r) => r.arrayBuffer(), () => null)
   }
 }
 
@@ -57,10 +67,10 @@ export interface ReadResult extends ReadPair { target: ReadTarget; probe: Probe;
 
 export const PAIRS = 3
 
-/** The bare server answers the route's body, status and type at /same. */
+/** The bare server answers the route's body (the same bytes), status and type at /same. */
 async function serveSameBody(baselineUrl: string, url: string, target: ReadTarget): Promise<void> {
-  const response = await fetch(`${url}${target.path}`)
-  const body = await response.text()
+  const response = await fetch(`${url}${target.path}`, init(target))
+  const body = await response.arrayBuffer()
   await fetch(`${baselineUrl}/same`, { method: 'PUT', headers: { 'content-type': response.headers.get('content-type') ?? 'application/json', 'x-status': String(response.status) }, body })
 }
 
@@ -74,8 +84,8 @@ export async function measureReads(baselineUrl: string, url: string, targets: Re
     const pairs: ReadPair[] = []
     for (let i = 0; i < PAIRS; i++) {
       const baseline = await wrk(`${baselineUrl}/`, seconds)
-      const result = await wrk(`${url}${target.path}`, seconds)
-      const sameBody = await wrk(`${baselineUrl}/same`, seconds)
+      const result = await wrk(`${url}${target.path}`, seconds, target.connections, target.request)
+      const sameBody = await wrk(`${baselineUrl}/same`, seconds, target.connections, target.request)
       pairs.push({ baseline, result, ratio: result.rps / baseline.rps, sameBody, ratioToSameBody: result.rps / sameBody.rps })
     }
     const middle = pairs.find((p) => p.ratio === median(pairs.map((q) => q.ratio)))!

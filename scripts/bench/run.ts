@@ -1,6 +1,9 @@
 // The whole benchmark, from a fresh clone, in one command:
 //
-//   npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json]
+//   npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json] [--only name,name]
+//
+// --only: just the measures whose name contains one of the given texts (case-insensitive), e.g.
+// --only recent-entries,image; the other measures (writes, upload, downloads, refresh) run only when named too.
 //
 // Installs wrk if missing, builds dist/trellis, seeds (or reuses) a market-sized data directory, then measures
 // the server against a bare Bun.serve in the same run and prints/writes every figure against its target.
@@ -12,25 +15,29 @@ import { ensureWrk } from './wrk.ts'
 import { freshCopy, seededDir } from './dataset.ts'
 import { jobsSettled, memory, startBaseline, startTrellis } from './processes.ts'
 import { measureReads, PAIRS, readTargets, warmUp } from './measure-reads.ts'
+import { discover } from './routes.ts'
 import { signedPosts, upload } from './measure-writes.ts'
+import { ADMIN_KEY, signedWrites } from './measure-signed-writes.ts'
 import { downloads } from './measure-downloads.ts'
 import { duringRefresh } from './measure-refresh.ts'
-import { otherRows, printTable, readRow } from './report.ts'
+import { otherRows, printTable, readRow, writeRow } from './report.ts'
 
 const ROOT = resolve(import.meta.dir, '..', '..')
 const BINARY = join(ROOT, 'dist', 'trellis')
 const PROBE = '/v1/leaderboards/top-revenue'
 // No scheduled rebuild inside the throughput runs; the cost of rebuilds is measured on its own (measure-refresh.ts).
-const MAIN_ENV = { TRELLIS_STATS_REFRESH_S: '3600' }
+// The admin key opens the category administration routes, measured with the other writes.
+const MAIN_ENV = { TRELLIS_STATS_REFRESH_S: '3600', TRELLIS_ADMIN_KEY: ADMIN_KEY }
 
 function options() {
   const args = process.argv.slice(2)
-  const usage = 'Usage: npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json]'
-  const opts = { small: false, seconds: 3, out: 'bench-results.json' }
+  const usage = 'Usage: npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json] [--only name,name]'
+  const opts = { small: false, seconds: 3, out: 'bench-results.json', only: [] as string[] }
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--small') opts.small = true
     else if (args[i] === '--seconds' && /^\d+$/.test(args[i + 1] ?? '') && Number(args[i + 1]) > 0) opts.seconds = Number(args[++i])
     else if (args[i] === '--out' && args[i + 1]) opts.out = args[++i]!
+    else if (args[i] === '--only' && args[i + 1]) opts.only = args[++i]!.split(',').map((n) => n.trim().toLowerCase()).filter(Boolean)
     else {
       console.error(usage)
       process.exit(2)
@@ -50,6 +57,8 @@ function build(log: (line: string) => void) {
 }
 
 const opts = options()
+/** Whether a measure runs: every one, or with --only those whose name contains one of its texts. */
+const selected = (name: string) => opts.only.length === 0 || opts.only.some((text) => name.toLowerCase().includes(text))
 const log = (line: string) => console.log(line)
 const cleanups: (() => unknown)[] = []
 const cleanup = async () => {
@@ -79,7 +88,7 @@ try {
 
   const jobsMs = await jobsSettled(server.url)
   log(`bench: start-up jobs (statistics, ranks, ledger check) finished ${(jobsMs / 1000).toFixed(1)} s after the first 200`)
-  const targets = readTargets(m)
+  const targets = readTargets(m, await discover(server.url, m)).filter((t) => selected(t.name))
   await warmUp(server.url, targets, 5)
   const rssAfterWarmUp = memory(server.pid).rss
   log(`bench: RSS after warm-up ${(rssAfterWarmUp / 1048576).toFixed(0)} MiB; wrk -t2 -c50 -d${opts.seconds}s per run, ${PAIRS} rounds (baseline, route, its body served bare) per route, median ratios`)
@@ -87,23 +96,42 @@ try {
   const memoryAfterReads = memory(server.pid)
 
   const postCount = opts.small ? 1000 : 3000
-  log(`bench: ${postCount} signed POST entries (1 KiB), 50 workers`)
-  const posts = await signedPosts(server.url, postCount)
-  log(`bench: ${posts.rps.toFixed(0)} req/s ${JSON.stringify(posts.statuses)}${posts.first_error ? ` first error: ${posts.first_error}` : ''}`)
-  log('bench: largest allowed upload')
-  const up = await upload(server.url, server.pid, posts.feed_ids[0]!, scratch)
-  log(`bench: upload ${up.payload_bytes} B: ${up.status} in ${up.ms.toFixed(0)} ms (floor ${up.floor_ms.toFixed(0)} ms); 50 MiB: ${up.over_limit?.status}`)
-  log('bench: 16 concurrent downloads of the 37 MiB entry')
-  const down = await downloads(server.url, server.pid, m.big_entry)
+  let posts: Awaited<ReturnType<typeof signedPosts>> | null = null
+  if (selected('signed POST entry') || selected('upload')) {
+    log(`bench: ${postCount} signed POST entries (1 KiB), 50 workers`)
+    posts = await signedPosts(server.url, postCount)
+    log(`bench: ${posts.rps.toFixed(0)} req/s ${JSON.stringify(posts.statuses)}${posts.first_error ? ` first error: ${posts.first_error}` : ''}`)
+  }
+  let up: Awaited<ReturnType<typeof upload>> | null = null
+  if (posts && selected('upload')) {
+    log('bench: largest allowed upload')
+    up = await upload(server.url, server.pid, posts.feed_ids[0]!, scratch)
+    log(`bench: upload ${up.payload_bytes} B: ${up.status} in ${up.ms.toFixed(0)} ms (floor ${up.floor_ms.toFixed(0)} ms); 50 MiB: ${up.over_limit?.status}`)
+  }
+  let writes: Awaited<ReturnType<typeof signedWrites>> = []
+  if (selected('signed writes')) {
+    const writeCount = opts.small ? 500 : 1000
+    log(`bench: signed writes, ${writeCount} of each, 50 workers`)
+    writes = await signedWrites(server.url, writeCount, log)
+  }
+  let down: Awaited<ReturnType<typeof downloads>> | null = null
+  if (selected('downloads')) {
+    log('bench: 16 concurrent downloads of the 37 MiB entry')
+    down = await downloads(server.url, server.pid, m.big_entry)
+  }
   const memoryAtEnd = memory(server.pid)
   await server.stop()
 
-  log('bench: read latency during stats refresh (second server, TRELLIS_STATS_REFRESH_S=2)')
-  const refresh = await duringRefresh(BINARY, dataDir, `/v1/feeds/${m.hot_feed_id}`, opts.seconds, PROBE)
+  let refresh: Awaited<ReturnType<typeof duringRefresh>> | null = null
+  if (selected('refresh')) {
+    log('bench: read latency during stats refresh (second server, TRELLIS_STATS_REFRESH_S=2)')
+    refresh = await duringRefresh(BINARY, dataDir, `/v1/feeds/${m.hot_feed_id}`, opts.seconds, PROBE)
+  }
 
   const rows = [
     ...reads.map(readRow),
-    ...otherRows({ startMs: server.startMs, rssAfterWarmUp, refresh, posts, upload: up, downloads: down }),
+    ...writes.map(writeRow),
+    ...otherRows({ startMs: server.startMs, rssAfterWarmUp, refresh, posts, upload: up, downloads: down }).filter((row) => selected(row.measure)),
   ]
   const baselines = reads.flatMap((r) => r.pairs.map((p) => p.baseline.rps))
   const baselineMean = baselines.reduce((a, b) => a + b, 0) / baselines.length
@@ -129,6 +157,7 @@ try {
     memory_at_end: memoryAtEnd,
     reads: reads.map((r) => ({ name: r.target.name, path: r.target.path, group: r.target.group, expect: r.target.expect, probe: r.probe, ratio: r.ratio, ratio_to_same_body: r.ratioToSameBody, baseline: r.baseline, result: r.result, pairs: r.pairs })),
     signed_posts: posts,
+    signed_writes: writes,
     upload: up,
     downloads: down,
     refresh,

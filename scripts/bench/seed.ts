@@ -13,12 +13,14 @@ import { entryStore } from '../../src/store/entries.ts'
 import { transactionStore } from '../../src/store/transactions.ts'
 import { purchaseStore } from '../../src/store/payments.ts'
 import { categoryStore } from '../../src/store/categories.ts'
+import { imageStore } from '../../src/store/images.ts'
 import { SEED_CATEGORIES } from '../../src/domain/categories.ts'
 import { openContent } from '../../src/content/helia.ts'
 import { rng, spread, zipf } from './prng.ts'
 
 export const FULL_COUNTS = { wallets: 22_000, owners: 5_000, feeds: 10_000, entries: 100_000, transactions: 1_000_000 }
 export const BIG_BLOB_BYTES = 37 * 1024 * 1024
+export const COVER_IMAGE_BYTES = 8 * 1024
 const BATCH = 10_000
 const DAY = 86_400
 const NETWORK = 'base-sepolia' // the server's default network
@@ -32,6 +34,8 @@ export interface Manifest {
   paid_entry: { feed_id: string; entry_id: string; size: number }
   free_entry: { feed_id: string; entry_id: string; size: number }
   big_entry: { feed_id: string; entry_id: string; size: number }
+  /** The hot feed's cover image (an 8 KiB PNG). */
+  cover_image: { feed_id: string; cid: string; size: number }
   heavy_buyer_address: string
   top_seller_wallet_id: string
   category_id: string
@@ -61,7 +65,7 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
   const ms = (seconds: number) => seconds * 1000 + r.int(0, 999) // ids carry the row's own time
   const uuid = (seconds: number) => Bun.randomUUIDv7('hex', ms(seconds))
 
-  // Content first: entries must name CIDs that exist. A 1 KiB text, a small JSON and one 37 MiB binary.
+  // Content first: entries must name CIDs that exist. A 1 KiB text, a small JSON, one 37 MiB binary and a cover image.
   const content = await openContent(dataDir)
   const text = await content.put(new TextEncoder().encode('Trellis benchmark entry. '.repeat(41).slice(0, 1023) + '\n'))
   const json = await content.put(new TextEncoder().encode(JSON.stringify({ kind: 'bench', values: Array.from({ length: 20 }, (_, i) => i * i) })))
@@ -69,6 +73,11 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
   const words = new Uint32Array(bigBytes.buffer)
   for (let i = 0; i < words.length; i++) words[i] = (r.next() * 4294967296) >>> 0 // incompressible
   const big = await content.put(bigBytes)
+  // The hot feed's cover: PNG by its signature (all the server checks), incompressible after it.
+  const coverBytes = new Uint8Array(COVER_IMAGE_BYTES)
+  for (let i = 0; i < coverBytes.length; i++) coverBytes[i] = (r.next() * 256) >>> 0
+  coverBytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+  const cover = await content.put(coverBytes)
   await content.close()
   phase('content')
 
@@ -119,9 +128,10 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
   feedCategory[hot] ??= categoryIds[0]! // so the category+tag listing has a known match
   const feedOrder = feedIds.map((_, i) => i).sort((a, b) => (feedIds[a]! < feedIds[b]! ? -1 : 1)) // append to the id index
   const feeds = feedStore(db)
+  imageStore(db).record({ cid: cover.cid, mime_type: 'image/png', size: cover.size, created_at: now - 500 * DAY })
   batched(feedOrder, (f) => feeds.insert({
     id: feedIds[f]!, owner_id: walletIds[feedOwner[f]!]!, category_id: feedCategory[f]!, name: `Bench feed ${f}`,
-    description: `Benchmark feed number ${f}`, image_cid: null, tags: feedTags[f]!, now: feedCreated[f]!,
+    description: `Benchmark feed number ${f}`, image_cid: f === hot ? cover.cid : null, tags: feedTags[f]!, now: feedCreated[f]!,
   }))
   phase('feeds')
 
@@ -214,6 +224,7 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
     paid_entry: { feed_id: feedIds[paidEntry.feed]!, entry_id: paidEntry.id, size: paidEntry.size },
     free_entry: { feed_id: feedIds[freeEntry.feed]!, entry_id: freeEntry.id, size: freeEntry.size },
     big_entry: { feed_id: feedIds[bigEntry.feed]!, entry_id: bigEntry.id, size: bigEntry.size },
+    cover_image: { feed_id: feedIds[hot]!, cid: cover.cid, size: cover.size },
     heavy_buyer_address: addresses[payerRank[0]!]!,
     top_seller_wallet_id: walletIds[topSeller]!,
     category_id: feedCategory[hot]!,

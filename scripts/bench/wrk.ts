@@ -1,4 +1,7 @@
 // wrk: installing it when missing, running it, and reading its --latency report.
+import { writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 export interface WrkResult {
   url: string
@@ -61,9 +64,24 @@ export function parseWrk(url: string, out: string): WrkResult {
   }
 }
 
+/** What a wrk run sends besides GET <url>: a method and body (through a Lua script) and extra headers. */
+export interface WrkRequest { method?: string; headers?: Record<string, string>; body?: string }
+
+/** The Lua script wrk needs for a method or body other than a bare GET (written once per distinct request). */
+function scriptFor(request: WrkRequest): string | null {
+  if (!request.method && request.body === undefined) return null
+  const path = join(tmpdir(), `trellis-bench-wrk-${Bun.hash(JSON.stringify(request)).toString(16)}.lua`)
+  const lines = [`wrk.method = ${JSON.stringify(request.method ?? 'GET')}`]
+  if (request.body !== undefined) lines.push(`wrk.body = ${JSON.stringify(request.body)}`)
+  writeFileSync(path, lines.join('\n') + '\n')
+  return path
+}
+
 /** wrk -t2 -c<connections> -d<seconds>s --latency <url>; async so the caller can sample the server meanwhile. */
-export async function wrk(url: string, seconds: number, connections = 50): Promise<WrkResult> {
-  const proc = Bun.spawn(['wrk', '-t2', `-c${connections}`, `-d${seconds}s`, '--latency', '--timeout', '10s', url], { stdout: 'pipe', stderr: 'pipe' })
+export async function wrk(url: string, seconds: number, connections = 50, request: WrkRequest = {}): Promise<WrkResult> {
+  const script = scriptFor(request)
+  const extra = [...Object.entries(request.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), ...(script ? ['-s', script] : [])]
+  const proc = Bun.spawn(['wrk', '-t2', `-c${connections}`, `-d${seconds}s`, '--latency', '--timeout', '10s', ...extra, url], { stdout: 'pipe', stderr: 'pipe' })
   const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
   if ((await proc.exited) !== 0) throw new Error(`wrk exited ${proc.exitCode} for ${url}: ${err}${out}`)
   return parseWrk(url, out)

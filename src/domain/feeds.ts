@@ -66,6 +66,11 @@ export function feedService(d: Deps) {
       const image = feed.image_cid ? await coverImage(feed.image_cid, d.content, d.images) : null
       return image ?? fail('NOT_FOUND', 'this feed has no cover image')
     },
+    /** The feed's cover when it is already recorded as an image here (no content read); null otherwise. */
+    knownCover(id: string): ImageRecord | null {
+      const cid = d.feeds.byId(id)?.image_cid
+      return cid ? d.images.byCid(cid) : null
+    },
     owned,
 
     async create(signer: Signer, input: CreateFeed): Promise<FeedRecord> {

@@ -29,17 +29,14 @@ export function parseRange(header: string | null, size: number): Range {
   return { start, end }
 }
 
-export async function serveContent(content: ContentStore, entry: Pick<EntryRecord, 'cid' | 'mime_type'>, request: Request, cacheControl = 'private, max-age=300'): Promise<Response> {
-  // Checked before streaming: a missing block would otherwise fail mid-response.
-  const size = await content.size(entry.cid)
-  if (size === null) return errorResponse('CONTENT_NOT_FOUND', 'content is not in the store')
-  const etag = `"${entry.cid}"`
+/** The headers of an item's bytes (200, 206 and 304 alike, before the length and range). */
+export function contentHeaders(entry: Pick<EntryRecord, 'cid' | 'mime_type'>, cacheControl: string): Record<string, string> {
   // Rows stored before mime_type was checked against the media-type grammar may hold anything (CR/LF, non-ASCII):
   // such a value must never reach a header, so it degrades to its base type or application/octet-stream.
   const contentType = safeMediaType(entry.mime_type)
   const headers: Record<string, string> = {
     'content-type': contentType,
-    etag,
+    etag: `"${entry.cid}"`,
     'accept-ranges': 'bytes',
     'cache-control': cacheControl,
     'x-content-type-options': 'nosniff',
@@ -47,10 +44,20 @@ export async function serveContent(content: ContentStore, entry: Pick<EntryRecor
   }
   // A stored value that had to be replaced is sandboxed too: whatever it claimed to be, it is not trusted.
   if (SANDBOXED.has(mediaTypeBase(contentType) ?? '') || contentType !== entry.mime_type) headers['content-security-policy'] = 'sandbox'
-  const ifNoneMatch = request.headers.get('if-none-match')
-  if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
-    return new Response(null, { status: 304, headers })
-  }
+  return headers
+}
+
+/** Whether an If-None-Match header names this ETag (or is *). */
+export const matchesEtag = (ifNoneMatch: string | null, etag: string): boolean =>
+  ifNoneMatch !== null && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')
+
+export async function serveContent(content: ContentStore, entry: Pick<EntryRecord, 'cid' | 'mime_type'>, request: Request, cacheControl = 'private, max-age=300'): Promise<Response> {
+  // Checked before streaming: a missing block would otherwise fail mid-response.
+  const size = await content.size(entry.cid)
+  if (size === null) return errorResponse('CONTENT_NOT_FOUND', 'content is not in the store')
+  const headers = contentHeaders(entry, cacheControl)
+  const etag = headers.etag!
+  if (matchesEtag(request.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers })
   const ifRange = request.headers.get('if-range')
   const range = ifRange && ifRange !== etag ? null : parseRange(request.headers.get('range'), size)
   if (range === 'unsatisfiable') {

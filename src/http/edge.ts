@@ -60,11 +60,11 @@ export function clientAddress(request: Request, peer: string | undefined, trustP
   return peer ?? 'unknown'
 }
 
-/** An answer made once and served many times: its body, status and complete headers (see withCors). */
-export interface Prepared { body: string; init: { status: number; headers: Headers } }
+/** An answer made once and served many times: its body (text or bytes), status and complete headers (see withCors). */
+export interface Prepared<Body extends string | Uint8Array<ArrayBuffer> | null = string> { body: Body; init: { status: number; headers: Headers } }
 
 /** A route's answer: a response, the text of a 200 JSON answer (the edge adds all its headers at once), or a prepared one. */
-export type Answer = Response | string | Prepared
+export type Answer = Response | string | Prepared<string | Uint8Array<ArrayBuffer> | null>
 export type Route = (request: Request) => Answer | Promise<Answer>
 
 type Limit = ReturnType<ReturnType<typeof rateLimiter>['check']> | undefined

@@ -8,6 +8,7 @@ import { fail } from '../domain/errors.ts'
 import { booleanQuery, integerQuery, uuid } from './params.ts'
 import { jsonResponse } from './json.ts'
 import { serveContent } from './content.ts'
+import { coverCacheControl } from './cover-images.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { page, pageQuery, pageSize } from './pagination.ts'
 import { contentResponses, errors, NoBody } from './openapi.ts'
@@ -81,8 +82,7 @@ export const feedRoutes = (s: Services) =>
     })
     .get('/:feed_id/image', async ({ params, query, request }) => {
       const image = await s.feeds.cover(uuid(params.feed_id, 'feed_id'))
-      // Asked for by its CID (the feed's image_cid), the answer can never change: cached as immutable.
-      return serveContent(s.content, image, request, query.cid === image.cid ? 'public, max-age=31536000, immutable' : 'public, max-age=60')
+      return serveContent(s.content, image, request, coverCacheControl(query.cid, image))
     }, {
       query: t.Object({ cid: t.Optional(t.String({ description: "the feed's image_cid: the answer is then cached as immutable" })) }),
       response: { ...contentResponses('The image'), ...errors(404) },

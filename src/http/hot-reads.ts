@@ -8,6 +8,8 @@ import { PERIODS, type Period } from '../domain/tallies.ts'
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination.ts'
 import { feedJson } from './feeds.ts'
 import { walletStatsJson } from './wallets.ts'
+import { recentEntriesJson } from './leaderboards.ts'
+import { coverImages } from './cover-images.ts'
 import type { Answer } from './edge.ts'
 import { x402Edge } from './x402.ts'
 import { PAYMENT_HEADERS } from '../chain/x402/headers.ts'
@@ -103,6 +105,14 @@ export function hotReads(s: Services): Record<string, Fast> {
     })
   }
   routes['/v1/leaderboards/category-stats'] = boardRoute(s, [], () => s.market.plain('category-stats', Number.MAX_SAFE_INTEGER))
+  // Live, not a snapshot: its pages are kept until the database next changes (see recentEntriesJson).
+  routes['/v1/leaderboards/recent-entries'] = (request) => {
+    const q = request.url.indexOf('?')
+    const query = parse(q < 0 ? '' : request.url.slice(q + 1), ['page_size', 'page_token'])
+    const length = query && pageSizeOf(query)
+    const token = query?.get('page_token')
+    return query && length ? orNull(() => recentEntriesJson(s, length, token === '' ? undefined : token)) : null
+  }
   // A paid entry asked for without payment or sign-in: the 402 challenge (its JSON and its content URL alike).
   const x402 = x402Edge(s)
   const challenge = (suffix: string): Fast => {
@@ -130,6 +140,7 @@ export function hotReads(s: Services): Record<string, Fast> {
   }
   routes['/v1/feeds/:feed_id/entries/:entry_id'] = challenge('')
   routes['/v1/feeds/:feed_id/entries/:entry_id/content'] = challenge('/content')
+  routes['/v1/feeds/:feed_id/image'] = coverImages(s)
   routes['/v1/feeds/:feed_id'] = (request) => (withoutQuery(request.url) ? orNull(() => feedJson(s, request.params.feed_id)) : null)
   routes['/v1/wallets/:wallet_id/stats'] = (request) => (withoutQuery(request.url) ? orNull(() => walletStatsJson(s, request.params.wallet_id)) : null)
   return routes

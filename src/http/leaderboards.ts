@@ -1,4 +1,5 @@
-// /v1/leaderboards: eight public rankings, served from the last snapshot (recent-entries is live).
+// /v1/leaderboards: eight public rankings, served from the last snapshot (recent-entries is live: its pages are
+// kept as JSON text until the database next changes, see recentEntriesJson).
 import { Elysia, t, type TSchema } from 'elysia'
 import type { Services } from './services.ts'
 import type { PeriodBoard, PlainBoard } from '../domain/leaderboards.ts'
@@ -8,6 +9,7 @@ import { errors } from './openapi.ts'
 import { page, pageQuery, pageSize } from './pagination.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { jsonResponse } from './json.ts'
+import type { RecentEntry as RecentRow } from '../store/market.ts'
 
 const Period = t.Optional(t.String({ description: '1d, 7d, 30d or all (default)' }))
 
@@ -45,19 +47,44 @@ export const leaderboardRoutes = (s: Services) => {
   plain('trending', BOARD_ITEMS.trending, true)
   plain('top-feeds', BOARD_ITEMS['top-feeds'], true)
   plain('category-stats', BOARD_ITEMS['category-stats'], false)
-  return app.get('/recent-entries', ({ query }) => {
-    const limit = pageSize(query.page_size)
-    const scope = 'recent-entries'
-    const rows = s.market.recentEntries(s.pages.decode<string>(scope, query.page_token), limit + 1)
-    const result = page(rows, limit, s.pages, scope, (last) => last.id)
-    const now = nowSeconds()
-    return {
-      data: result.data.map((e) => ({ ...entryBody(e, now), feed_name: e.feed_name, feed_owner_id: e.feed_owner_id, owner_wallet: e.owner_wallet, category_name: e.category_name })),
-      pagination: result.pagination,
-    }
-  }, {
+  return app.get('/recent-entries', ({ query }) => jsonResponse(recentEntriesJson(s, pageSize(query.page_size), query.page_token)), {
     query: t.Object(pageQuery),
     response: { 200: Page(RecentEntry), ...errors(422) },
     detail: { summary: 'recent-entries', description: 'Newest active entries of active feeds, cursor paginated.' },
   })
+}
+
+/** A page of recent entries: its rows, its JSON text as of when it was made, and the second that text expires. */
+interface RecentPage { rows: RecentRow[]; pagination: ReturnType<typeof page>['pagination']; body: string; until: number }
+
+const SCOPE = 'recent-entries'
+
+function recentPage(s: Services, limit: number, token: string | undefined, now: number): RecentPage {
+  const rows = s.market.recentEntries(s.pages.decode<string>(SCOPE, token), limit + 1)
+  const result = page(rows, limit, s.pages, SCOPE, (last) => last.id)
+  return render({ rows: result.data, pagination: result.pagination, body: '', until: 0 }, now)
+}
+
+/** An entry's is_free and price change when its early access ends: the text holds until the first such end. */
+function render(p: RecentPage, now: number): RecentPage {
+  p.body = JSON.stringify({
+    data: p.rows.map((e) => ({ ...entryBody(e, now), feed_name: e.feed_name, feed_owner_id: e.feed_owner_id, owner_wallet: e.owner_wallet, category_name: e.category_name })),
+    pagination: p.pagination,
+  })
+  p.until = Infinity
+  for (const e of p.rows) if (!e.is_free && e.expires_at !== null && e.expires_at > now) p.until = Math.min(p.until, e.expires_at)
+  return p
+}
+
+/**
+ * GET /v1/leaderboards/recent-entries as JSON text (also served by the hot-read path): a live read, each page kept
+ * per (page size, page token) until the database next changes, so a new entry shows at once and a deleted one
+ * leaves at once, while repeated reads cost a lookup instead of a four-table join and 100 serialised entries.
+ */
+export function recentEntriesJson(s: Services, limit: number, token: string | undefined): string {
+  const now = nowSeconds()
+  const p = s.cached(`${SCOPE}:${limit}:${token ?? ''}`, () => recentPage(s, limit, token, now), (held) => held.body.length * 2)
+  // The held page is re-rendered in place from its rows (no query) once an early access on it has ended.
+  if (now >= p.until) render(p, now)
+  return p.body
 }

@@ -1,0 +1,46 @@
+// The writes besides entry creation and upload: feed create, update and delete, wallet profile update, entry
+// delete, and the admin category routes, each `count` requests by 50 workers (signed-load.ts, its own process).
+// Each answer must be its success status; the figure is successful requests per second.
+import { join } from 'node:path'
+import { signerKey } from './signing.ts'
+import type { LoadRequest, LoadResult } from './signed-load.ts'
+
+export const ADMIN_KEY = 'trellis-bench-admin-key'
+const FEEDS_PER_SIGNER = 5 // below the 10 active feeds a wallet may own
+const FIRST_SIGNER = 100 // signers 0..9 write entries (measure-writes.ts)
+
+export interface WriteResult extends Omit<LoadResult, 'ids'> { name: string; expect: number }
+
+async function load(url: string, requests: LoadRequest[]): Promise<LoadResult> {
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'signed-load.ts'), JSON.stringify({ url, requests, concurrency: 50 })], { stdout: 'pipe', stderr: 'pipe' })
+  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+  if ((await proc.exited) !== 0) throw new Error(`signed-load exited ${proc.exitCode}: ${err.slice(-1000)}`)
+  return JSON.parse(out.trim().split('\n').pop()!) as LoadResult
+}
+
+export async function signedWrites(url: string, count: number, log: (line: string) => void): Promise<WriteResult[]> {
+  const results: WriteResult[] = []
+  const run = async (name: string, expect: number, requests: LoadRequest[]) => {
+    const { ids, ...result } = await load(url, requests)
+    log(`bench: ${name.padEnd(44)} ${result.rps.toFixed(0).padStart(6)} req/s ${JSON.stringify(result.statuses)}${result.first_error ? ` first error: ${result.first_error}` : ''}`)
+    results.push({ name, expect, ...result })
+    return ids
+  }
+  const keyOf = (i: number) => signerKey(FIRST_SIGNER + Math.floor(i / FEEDS_PER_SIGNER))
+  const each = (make: (i: number) => LoadRequest) => Array.from({ length: count }, (_, i) => make(i))
+
+  const feedIds = await run('POST /v1/feeds', 201, each((i) => ({ key: keyOf(i), method: 'POST', path: '/v1/feeds', body: { name: `bench feed ${i}`, tags: ['bench'] } })))
+  await run('PATCH /v1/feeds/{id}', 200, each((i) => ({ key: keyOf(i), method: 'PATCH', path: `/v1/feeds/${feedIds[i]}`, body: { description: `updated ${i}` } })))
+  const owners = await Promise.all(Array.from({ length: count / FEEDS_PER_SIGNER }, async (_, k) =>
+    ((await (await fetch(`${url}/v1/feeds/${feedIds[k * FEEDS_PER_SIGNER]}`)).json()) as { owner_id: string }).owner_id))
+  await run('PATCH /v1/wallets/{id}', 200, each((i) => ({ key: keyOf(i), method: 'PATCH', path: `/v1/wallets/${owners[Math.floor(i / FEEDS_PER_SIGNER)]}`, body: { username: `benchuser${i}` } })))
+  const content = Buffer.from('to be deleted').toString('base64')
+  const entryIds = await run('POST /v1/feeds/{id}/entries (for the deletes)', 201,
+    each((i) => ({ key: keyOf(i), method: 'POST', path: `/v1/feeds/${feedIds[i]}/entries`, body: { content_base64: content, mime_type: 'text/plain', title: `doomed ${i}` } })))
+  await run('DELETE /v1/feeds/{id}/entries/{entry_id}', 204, each((i) => ({ key: keyOf(i), method: 'DELETE', path: `/v1/feeds/${feedIds[i]}/entries/${entryIds[i]}` })))
+  await run('DELETE /v1/feeds/{id}', 204, each((i) => ({ key: keyOf(i), method: 'DELETE', path: `/v1/feeds/${feedIds[i]}` })))
+  const admin = { 'admin-api-key': ADMIN_KEY }
+  const categoryIds = await run('POST /v1/categories (admin)', 201, each((i) => ({ method: 'POST', path: '/v1/categories', headers: admin, body: { name: `Bench ${i}` } })))
+  await run('PATCH /v1/categories/{id} (admin)', 200, each((i) => ({ method: 'PATCH', path: `/v1/categories/${categoryIds[i]}`, headers: admin, body: { description: `updated ${i}` } })))
+  return results
+}

@@ -1,0 +1,94 @@
+// Every route a client can reach that the first set of reads (measure-reads.ts) leaves out: the recent entries,
+// the cover image, free content, deep cursor pages, single records, operations and the unsigned write. The signed
+// writes are measured by measure-signed-writes.ts. docs/performance.md lists which measure covers each route.
+import type { Manifest } from './seed.ts'
+import type { ReadTarget } from './measure-reads.ts'
+
+/** Ids and tokens only the running server can give: found once, before any measurement. */
+export interface Found {
+  deepFeeds: { page: number; token: string }
+  deepEntries: { page: number; token: string }
+  deepTransactions: { page: number; token: string }
+  recentPage2: string
+  transaction: { id: string; hash: string }
+  walletAddress: string
+}
+
+/** How deep the deep cursor pages go (page 50 of 20 items), or the last page when a listing is shorter. */
+export const DEEP_PAGE = 50
+
+async function json(url: string): Promise<any> {
+  const response = await fetch(url)
+  if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${(await response.text()).slice(0, 200)}`)
+  return response.json()
+}
+
+/** Follows next_page_token from page 1 to page `DEEP_PAGE` (or the last page that has a next one). */
+async function deepToken(url: string, path: string): Promise<{ page: number; token: string }> {
+  let token: string | null = null
+  let page = 1
+  let last = { page: 1, token: '' }
+  while (page < DEEP_PAGE) {
+    const sep = path.includes('?') ? '&' : '?'
+    const body = await json(`${url}${path}${token ? `${sep}page_token=${encodeURIComponent(token)}` : ''}`)
+    token = body.pagination?.next_page_token ?? null
+    if (!token) break
+    page++
+    last = { page, token }
+  }
+  if (!last.token) throw new Error(`${path} has a single page: no deep page to measure`)
+  return last
+}
+
+export async function discover(url: string, m: Manifest): Promise<Found> {
+  const [deepFeeds, deepEntries, deepTransactions] = [
+    await deepToken(url, '/v1/feeds'),
+    await deepToken(url, `/v1/feeds/${m.hot_feed_id}/entries`),
+    await deepToken(url, '/v1/transactions'),
+  ]
+  const recent = await json(`${url}/v1/leaderboards/recent-entries?page_size=100`)
+  const tx = (await json(`${url}/v1/transactions?page_size=1`)).data[0]
+  const wallet = await json(`${url}/v1/wallets/${m.top_seller_wallet_id}`)
+  return {
+    deepFeeds, deepEntries, deepTransactions,
+    recentPage2: recent.pagination.next_page_token,
+    transaction: { id: tx.id, hash: tx.transaction_hash },
+    walletAddress: wallet.wallet_address ?? wallet.address,
+  }
+}
+
+export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
+  const t = (name: string, path: string, group: ReadTarget['group'], expect = 200, request?: ReadTarget['request']): ReadTarget =>
+    ({ name, path, group, expect, ...(request ? { request } : {}) })
+  const token = (value: string) => encodeURIComponent(value)
+  const free = `/v1/feeds/${m.free_entry.feed_id}/entries/${m.free_entry.entry_id}`
+  const cover = `/v1/feeds/${m.cover_image.feed_id}/image`
+  return [
+    t('GET leaderboards/recent-entries?page_size=100', '/v1/leaderboards/recent-entries?page_size=100', 'recent'),
+    t('GET recent-entries?page_size=100, page 2', `/v1/leaderboards/recent-entries?page_size=100&page_token=${token(f.recentPage2)}`, 'recent'),
+    t('GET /v1/feeds/{id}/image (8 KiB PNG)', cover, 'image'),
+    t('GET /v1/feeds/{id}/image, If-None-Match (304)', cover, 'image', 304, { headers: { 'if-none-match': `"${m.cover_image.cid}"` } }),
+    t('GET free entry content (1 KiB)', `${free}/content`, 'other'),
+    // 16 connections, as the downloads measure: 50 × 37 MiB in flight is a test of the loopback, not of the route.
+    { ...t('GET free entry content (37 MiB), 16 connections', `/v1/feeds/${m.big_entry.feed_id}/entries/${m.big_entry.entry_id}/content`, 'other'), connections: 16 },
+    t('GET free entry (JSON)', free, 'other'),
+    t(`GET /v1/feeds page ${f.deepFeeds.page}`, `/v1/feeds?page_token=${token(f.deepFeeds.token)}`, 'list'),
+    t(`GET /v1/feeds/{id}/entries page ${f.deepEntries.page}`, `/v1/feeds/${m.hot_feed_id}/entries?page_token=${token(f.deepEntries.token)}`, 'list'),
+    t(`GET /v1/transactions page ${f.deepTransactions.page}`, `/v1/transactions?page_token=${token(f.deepTransactions.token)}`, 'list'),
+    t('GET /v1/transactions/{id}', `/v1/transactions/${f.transaction.id}`, 'other'),
+    t('GET /v1/transactions/hash/{hash}', `/v1/transactions/hash/${f.transaction.hash}`, 'other'),
+    t('GET /v1/wallets/{id}', `/v1/wallets/${m.top_seller_wallet_id}`, 'other'),
+    t('GET /v1/wallets/address/{address}', `/v1/wallets/address/${f.walletAddress}`, 'other'),
+    t('GET /v1/categories', '/v1/categories', 'other'),
+    t('GET /v1/categories/{id}', `/v1/categories/${m.category_id}`, 'other'),
+    t('GET /health', '/health', 'other'),
+    t('GET /metrics', '/metrics', 'other'),
+    t('GET /v1/openapi.json', '/v1/openapi.json', 'other'),
+    t('GET /v1/docs', '/v1/docs', 'other'),
+    t('GET /v1/docs/assets/swagger-ui.css', '/v1/docs/assets/swagger-ui.css', 'other'),
+    t('GET /v1/docs/assets/swagger-ui-bundle.js', '/v1/docs/assets/swagger-ui-bundle.js', 'other'),
+    t('POST /v1/auth/nonce', '/v1/auth/nonce', 'write', 200, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ wallet_address: '0x000000000000000000000000000000000000bEEF' }),
+    }),
+  ]
+}
