@@ -13,7 +13,7 @@ const SWEEP_EVERY_S = 10
 const MAX_REMEMBERED_ADDRESSES = 4096
 
 function ruleFor(method: string, path: string): Rule | null {
-  if (path === '/health' || path === '/metrics') return null
+  if (path === '/health') return null
   if (method === 'GET' && (path === '/v1/transactions' || path === '/v1/transactions/')) return LEDGER
   if (method === 'OPTIONS') return null // CORS preflights are not API calls
   return DEFAULT
