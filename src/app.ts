@@ -109,7 +109,9 @@ export function buildServices(p: AppParts): Services & { ledgerAudit: LedgerAudi
 }
 
 export function buildApp(s: Services, logError: (error: unknown) => void, extra: Elysia[] = []) {
-  const app: Elysia<any, any, any, any, any, any, any> = new Elysia()
+  // Elysia finds the path in request.url by assuming a host of at least four characters unless told otherwise: with
+  // `Host: api` (nginx's proxy_pass http://api;) every route it answers would be a 404.
+  const app: Elysia<any, any, any, any, any, any, any> = new Elysia({ handler: { standardHostname: false } })
     .use(errorHandling(logError))
     .use(modelsPlugin)
     .use(healthRoutes(s))

@@ -23,6 +23,8 @@ export interface Config {
   facilitatorUrl: string
   relayerKey: string | null
   adminKey: string | null
+  /** 'admin': /metrics answers only with the admin-api-key header. */
+  metricsAuth: 'public' | 'admin'
   statsRefreshS: number
   rankingsRefreshS: number
   /** Seconds between passes that let the chain decide pending payments. */
@@ -93,7 +95,7 @@ Options (flag = environment variable; flags win):
 Environment only:
   TRELLIS_RPC_URL, TRELLIS_USDC_ADDRESS, TRELLIS_USDC_NAME, TRELLIS_USDC_VERSION,
   TRELLIS_SETTLEMENT (facilitator|local), TRELLIS_FACILITATOR_URL, TRELLIS_RELAYER_KEY,
-  TRELLIS_ADMIN_KEY, TRELLIS_STATS_REFRESH_S (60), TRELLIS_RANKINGS_REFRESH_S (86400),
+  TRELLIS_ADMIN_KEY, TRELLIS_METRICS_AUTH (public|admin), TRELLIS_STATS_REFRESH_S (60), TRELLIS_RANKINGS_REFRESH_S (86400),
   TRELLIS_RECONCILE_S (30), TRELLIS_LEDGER_CHECK_S (300), TRELLIS_CONFIRM_TIMEOUT_S (30),
   TRELLIS_LOG_WINDOW_BLOCKS (2000),
   TRELLIS_RATE_LIMIT (on|off), TRELLIS_TRUST_PROXY (off|on: client address from X-Forwarded-For),
@@ -201,6 +203,8 @@ export function configFrom(env: Record<string, string | undefined>): Config {
   if (relayerKey && !/^0x[0-9a-fA-F]{64}$/.test(relayerKey)) throw new ConfigError('TRELLIS_RELAYER_KEY must be a 0x-prefixed 32-byte hex key')
   const settlement = oneOf('TRELLIS_SETTLEMENT', env.TRELLIS_SETTLEMENT, ['facilitator', 'local'] as const, 'facilitator')
   if (settlement === 'local' && !relayerKey) throw new ConfigError('TRELLIS_SETTLEMENT=local needs TRELLIS_RELAYER_KEY (the wallet that pays gas)')
+  const metricsAuth = oneOf('TRELLIS_METRICS_AUTH', env.TRELLIS_METRICS_AUTH, ['public', 'admin'] as const, 'public')
+  if (metricsAuth === 'admin' && !env.TRELLIS_ADMIN_KEY) throw new ConfigError('TRELLIS_METRICS_AUTH=admin needs TRELLIS_ADMIN_KEY (the admin-api-key header /metrics then asks for)')
   return {
     host: env.TRELLIS_HOST || '127.0.0.1',
     port: integer('TRELLIS_PORT', env.TRELLIS_PORT, 8402, 0, 65535),
@@ -219,6 +223,7 @@ export function configFrom(env: Record<string, string | undefined>): Config {
     facilitatorUrl: url('TRELLIS_FACILITATOR_URL', env.TRELLIS_FACILITATOR_URL) ?? 'https://x402.org/facilitator',
     relayerKey,
     adminKey: env.TRELLIS_ADMIN_KEY || null,
+    metricsAuth,
     statsRefreshS: integer('TRELLIS_STATS_REFRESH_S', env.TRELLIS_STATS_REFRESH_S, 60, 1, 86400 * 7),
     rankingsRefreshS: integer('TRELLIS_RANKINGS_REFRESH_S', env.TRELLIS_RANKINGS_REFRESH_S, 86400, 1, 86400 * 30),
     reconcileS: integer('TRELLIS_RECONCILE_S', env.TRELLIS_RECONCILE_S, 30, 1, 3600),

@@ -74,6 +74,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     gauges: marketGauges(db),
     build: { version: VERSION, network: config.network.name },
     more: () => [...paymentMetrics(services.purchases.outcomes()), ...(jobs?.metrics() ?? []), ...operationRuns.metrics()],
+    adminKey: config.metricsAuth === 'admin' ? config.adminKey : null,
   }) as never])
   const server = serve(app, services, { host: config.host, port: config.port, rateLimit: config.rateLimit, trustProxy: config.trustProxy, requests, log })
   // Backups, checks and CAR import/export asked for by `trellis <command>` while this server holds the data.

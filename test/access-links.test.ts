@@ -36,7 +36,7 @@ describe('create', () => {
     expect((await call(app, 'GET', `/v1/feeds/${feed.id}/entries/${paid.id}/content`)).status).toBe(402)
     const opened = await open(link.access_url)
     expect(opened.status).toBe(200)
-    expect(opened.headers.get('content-type')).toBe('text/plain')
+    expect(opened.headers.get('content-type')).toBe('text/plain; charset=utf-8')
     expect(opened.headers.get('content-disposition')).toBe('inline')
     expect(await opened.text()).toBe('members only')
   })

@@ -35,6 +35,8 @@ const MIME_SAMPLES: Record<string, Uint8Array<ArrayBuffer>> = {
 }
 
 const bytesOf = async (response: Response) => new Uint8Array(await response.arrayBuffer())
+/** The Content-Type an entry is served with: text without a charset is served as UTF-8. */
+const servedAs = (mime: string) => (/^text\//i.test(mime) && !/;[ \t]*charset=/i.test(mime) ? `${mime}; charset=utf-8` : mime)
 
 describe('create and read every supported MIME type', () => {
   test('bytes in = bytes out, with the right headers, via /content and via content_url', async () => {
@@ -43,7 +45,7 @@ describe('create and read every supported MIME type', () => {
       expect(entry.mime_type).toBe(mime_type)
       const content = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`)
       expect(content.status).toBe(200)
-      expect(content.headers.get('content-type')).toBe(mime_type)
+      expect(content.headers.get('content-type')).toBe(servedAs(mime_type))
       expect(content.headers.get('content-length')).toBe(String(bytes.byteLength))
       expect(content.headers.get('etag')).toBe(`"${entry.cid}"`)
       expect(content.headers.get('x-content-type-options')).toBe('nosniff')
@@ -56,7 +58,7 @@ describe('create and read every supported MIME type', () => {
       expect(got.body.content_url).toStartWith(`${server.url}/v1/access/`)
       const viaUrl = await fetch(got.body.content_url)
       expect(viaUrl.status).toBe(200)
-      expect(viaUrl.headers.get('content-type')).toBe(mime_type)
+      expect(viaUrl.headers.get('content-type')).toBe(servedAs(mime_type))
       expect(await bytesOf(viaUrl)).toEqual(bytes)
     }
   })
@@ -285,7 +287,7 @@ describe('mime_type is a whole media type, stored exactly as sent', () => {
       for (const url of [`${server.url}/v1/feeds/${target.id}/entries/${reply.body.id}/content`, got.body.content_url]) {
         const content = await fetch(url)
         expect(content.status).toBe(200)
-        expect(content.headers.get('content-type')).toBe(mime_type)
+        expect(content.headers.get('content-type')).toBe(servedAs(mime_type))
         expect(content.headers.get('content-security-policy')).toBe(/^text\/html/i.test(mime_type) ? 'sandbox' : null)
         expect(await content.text()).toBe('hello')
       }
@@ -333,7 +335,7 @@ describe('rows stored before mime_type was checked', () => {
       for (const url of [`${legacy.url}/v1/feeds/${target.id}/entries/${id}/content`, got.body.content_url]) {
         const content = await fetch(url)
         expect(content.status).toBe(200)
-        expect(content.headers.get('content-type')).toBe(expected)
+        expect(content.headers.get('content-type')).toBe(servedAs(expected))
         expect(content.headers.get('x-injected')).toBeNull()
         expect(content.headers.get('content-security-policy')).toBe('sandbox')
         expect(content.headers.get('x-content-type-options')).toBe('nosniff')

@@ -167,10 +167,10 @@ describe('serveContent with a stored mime_type from before the check', () => {
   test('answers 200 with a safe Content-Type, never throws', async () => {
     const cases: [string, string, string | null][] = [
       ['text/plain; charset=utf-8', 'text/plain; charset=utf-8', null],
-      ['TEXT/HTML', 'TEXT/HTML', 'sandbox'],
+      ['TEXT/HTML', 'TEXT/HTML; charset=utf-8', 'sandbox'],
       ['image/svg+xml; charset=utf-8', 'image/svg+xml; charset=utf-8', 'sandbox'],
       ['text/plain\r\nX-Injected: 1', 'application/octet-stream', 'sandbox'],
-      ['text/html; charset=utf-8\n', 'text/html', 'sandbox'],
+      ['text/html; charset=utf-8\n', 'text/html; charset=utf-8', 'sandbox'],
       ['text/html\u0000', 'application/octet-stream', 'sandbox'],
       ['text/plaín', 'application/octet-stream', 'sandbox'],
     ]

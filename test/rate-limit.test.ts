@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { call } from '../dev/api.ts'
+import { rateLimiter } from '../src/http/rate-limit.ts'
 
 let server: TestServer
 beforeAll(async () => {
@@ -52,4 +53,50 @@ test('behind a trusted proxy each client has its own window; otherwise X-Forward
     await proxied.dispose()
     await direct.dispose()
   }
+})
+
+test('behind a trusted proxy, IPv6 clients count by /64: one subscriber\'s many addresses share one budget', async () => {
+  const proxied = await startTestServer({ TRELLIS_RATE_LIMIT: 'on', TRELLIS_TRUST_PROXY: 'on' })
+  try {
+    const from = (client: string) => call(proxied.url, 'GET', '/v1/categories', { headers: { 'x-forwarded-for': client } })
+    const replies = await Promise.all(Array.from({ length: 100 }, (_, i) => from(`2001:db8:1:2:${i.toString(16)}::${(i * 7).toString(16)}`)))
+    expect(replies.every((r) => r.status === 200)).toBe(true)
+    expect((await from('2001:db8:1:2:ffff:ffff:ffff:ffff')).status).toBe(429)
+    expect((await from('2001:db8:1:3::1')).status).toBe(200) // the next /64 is another client
+    // An IPv4 client written as an IPv4-mapped IPv6 address is the same client.
+    expect((await Promise.all(Array.from({ length: 100 }, () => from('198.51.100.7')))).every((r) => r.status === 200)).toBe(true)
+    expect((await from('::ffff:198.51.100.7')).status).toBe(429)
+  } finally {
+    await proxied.dispose()
+  }
+})
+
+test('a flood of more distinct clients than the table holds neither lifts a reached limit nor grows the table', () => {
+  let t = 1_000
+  const limiter = rateLimiter(() => t)
+  const limited = () => limiter.check('GET', '/v1/categories', '203.0.113.5').rejected?.status
+  for (let i = 0; i < 100; i++) expect(limited()).toBeUndefined()
+  expect(limited()).toBe(429)
+  t += 1
+  for (let i = 0; i < 150_000; i++) limiter.check('GET', '/v1/categories', `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`)
+  expect(limited()).toBe(429)
+  expect(limiter.size()).toBeLessThanOrEqual(100_000)
+  // The window still ends when it was due to.
+  t += 9
+  expect(limited()).toBeUndefined()
+})
+
+test('the table drops the oldest windows first, and a client at its limit only when every window is', () => {
+  let t = 0
+  const limiter = rateLimiter(() => t, 3)
+  const hit = (ip: string) => limiter.check('POST', '/v1/feeds', ip).headers['ratelimit-remaining']
+  for (let i = 0; i < 100; i++) hit('192.0.2.1') // at its limit
+  hit('192.0.2.2')
+  hit('192.0.2.3')
+  hit('192.0.2.4') // drops .2, the oldest under its limit
+  expect(hit('192.0.2.3')).toBe('98')
+  expect(hit('192.0.2.2')).toBe('99') // a new window, for which .3 (now the oldest under its limit) is dropped
+  expect(hit('192.0.2.4')).toBe('98')
+  expect(hit('192.0.2.3')).toBe('99')
+  expect(limiter.check('POST', '/v1/feeds', '192.0.2.1').rejected?.status).toBe(429)
 })

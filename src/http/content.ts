@@ -12,6 +12,15 @@ const OPEN_RANGE_SLICE = 8 * 1024 * 1024
 
 const SANDBOXED = new Set(['text/html', 'image/svg+xml'])
 
+/**
+ * text/* stored without a charset is served as UTF-8 (the web's and JSON's encoding): a browser would otherwise guess,
+ * typically windows-1252, and show UTF-8 text as mojibake. A charset the creator gave is kept.
+ */
+function withCharset(contentType: string): string {
+  const text = mediaTypeBase(contentType)?.startsWith('text/') ?? false
+  return text && !/;[ \t]*charset=/i.test(contentType) ? `${contentType}; charset=utf-8` : contentType
+}
+
 type Range = { start: number; end: number } | 'unsatisfiable' | null
 
 export function parseRange(header: string | null, size: number): Range {
@@ -35,7 +44,7 @@ export function contentHeaders(entry: Pick<EntryRecord, 'cid' | 'mime_type'>, ca
   // such a value must never reach a header, so it degrades to its base type or application/octet-stream.
   const contentType = safeMediaType(entry.mime_type)
   const headers: Record<string, string> = {
-    'content-type': contentType,
+    'content-type': withCharset(contentType),
     etag: `"${entry.cid}"`,
     'accept-ranges': 'bytes',
     'cache-control': cacheControl,

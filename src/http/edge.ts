@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto'
 import { requestContext, type Logger } from '../log.ts'
 import type { RequestMetrics } from './metrics.ts'
 import type { rateLimiter } from './rate-limit.ts'
+import { errorResponse } from './errors.ts'
 
 // CORS for an open API: every origin may read every answer; no cookies are used, so no credentials.
 const EXPOSED = ['X-PAYMENT-RESPONSE', 'PAYMENT-RESPONSE', 'PAYMENT-REQUIRED', 'X-Request-Id', 'ETag', 'Content-Range', 'Accept-Ranges', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'].join(', ')
@@ -44,9 +45,9 @@ function preflight(request: Request): Response {
   })
 }
 
-/** The path of an absolute request URL, without parsing all of it. */
+/** The path of a request URL, without parsing all of it (Bun leaves the URL relative when the Host is unusable). */
 function pathOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2)
+  const start = url.charCodeAt(0) === 47 ? 0 : url.indexOf('/', url.indexOf('//') + 2)
   const query = url.indexOf('?', start)
   return url.slice(start, query < 0 ? undefined : query)
 }
@@ -66,6 +67,16 @@ export interface Prepared<Body extends string | Uint8Array<ArrayBuffer> | null =
 /** A route's answer: a response, the text of a 200 JSON answer (the edge adds all its headers at once), or a prepared one. */
 export type Answer = Response | string | Prepared<string | Uint8Array<ArrayBuffer> | null>
 export type Route = (request: Request) => Answer | Promise<Answer>
+
+/**
+ * A request without a Host that makes a URL (HTTP/1.0 without one, `Host: a b`, `Host: a:b:c`): routes read their
+ * URL, so it is refused before any does. /health reads nothing of it, and HAProxy's default check is HTTP/1.0
+ * without Host, so it is still answered.
+ */
+function unusableHost(url: string, path: string): boolean {
+  return !URL.canParse(url) && (path || pathOf(url)) !== '/health'
+}
+const invalidHost = () => errorResponse('INVALID_HOST', 'invalid Host header', 'the Host header must be a host name or address, with an optional port')
 
 type Limit = ReturnType<ReturnType<typeof rateLimiter>['check']> | undefined
 
@@ -107,9 +118,11 @@ export function httpEdge(d: { limiter: ReturnType<typeof rateLimiter> | null; re
       id = given !== null && CALLER_ID.test(given) ? given : randomUUID()
     }
     const counted = series ?? d.requests.unrouted(request.method)
-    const path = d.limiter || logRequests ? pathOf(request.url) : ''
+    const url = request.url
+    const path = d.limiter || logRequests ? pathOf(url) : ''
     const limit = d.limiter?.check(request.method, path, clientAddress(request, server.requestIP(request)?.address, d.trustProxy))
     if (limit?.rejected) return finish(request, limit, started, path, counted, id, limit.rejected)
+    if (unusableHost(url, path)) return finish(request, limit, started, path, counted, id, invalidHost())
     // Lines logged while the route runs (payments, errors) carry the request's id too.
     const answer = id ? requestContext.run(id, route, request) : route(request)
     return answer instanceof Promise ? answer.then((a) => finish(request, limit, started, path, counted, id, a)) : finish(request, limit, started, path, counted, id, answer)

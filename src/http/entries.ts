@@ -12,7 +12,7 @@ import { walletAuth, type BodyReader } from './wallet-auth.ts'
 import { errorResponse } from './errors.ts'
 import { booleanQuery, uuid } from './params.ts'
 import { jsonResponse } from './json.ts'
-import { page, pageQuery, pageSize } from './pagination.ts'
+import { page, pageQuery, pageSize, queryKey } from './pagination.ts'
 import { serveContent } from './content.ts'
 import { x402Edge } from './x402.ts'
 import { withHeaders } from '@elysiajs/openapi'
@@ -22,6 +22,7 @@ import { base64Content, base64Decoder, type Base64Content } from '../domain/base
 
 // The base64 text may be 50 MB; the rest of the JSON is small.
 const ENTRY_BODY_LIMIT = MAX_CONTENT_BASE64_CHARS + 256 * 1024
+const ENTRY_LIST_PARAMETERS = ['page_size', 'page_token', 'is_free'] as const
 
 
 export function entryBody(e: EntryRecord, now = nowSeconds()): Entry {
@@ -101,15 +102,17 @@ export const entryRoutes = (s: Services) => {
       response: { 201: Entry, ...errors(403, 404, 409) },
       detail: { summary: 'Create an entry (feed owner)', description: 'Stores the content on the private IPFS store. is_free defaults to true; a paid entry needs price {amount, currency: "USDC"}.' },
     })
-    .get('', ({ params, query, request }) => {
+    .get('', ({ params, query }) => {
       const feedId = uuid(params.feed_id, 'feed_id')
-      const now = nowSeconds() // is_free turns true when early access ends: part of the key
-      return jsonResponse(s.cached(`entries:${feedId}@${now}${new URL(request.url).search}`, () => {
-      const limit = pageSize(query.page_size)
-      const scope = `entries:${feedId}`
-      const rows = s.entries.list({ feedId, isFree: booleanQuery(query.is_free, 'is_free'), beforeId: s.pages.decode<string>(scope, query.page_token), limit: limit + 1 })
-      const result = page(rows, limit, s.pages, scope, (last) => last.id)
-      return JSON.stringify({ data: result.data.map((e) => entryBody(e, now)), pagination: result.pagination })
+      return jsonResponse(s.cached(`entries:${feedId}${queryKey(query, ENTRY_LIST_PARAMETERS)}`, (staleFrom) => {
+        const now = nowSeconds()
+        const limit = pageSize(query.page_size)
+        const scope = `entries:${feedId}`
+        const rows = s.entries.list({ feedId, isFree: booleanQuery(query.is_free, 'is_free'), beforeId: s.pages.decode<string>(scope, query.page_token), limit: limit + 1 })
+        const result = page(rows, limit, s.pages, scope, (last) => last.id)
+        // is_free and price change when a paid entry's early access ends.
+        for (const e of result.data) if (!isFreeNow(e, now) && e.expires_at !== null) staleFrom(e.expires_at)
+        return JSON.stringify({ data: result.data.map((e) => entryBody(e, now)), pagination: result.pagination })
       }))
     }, {
       query: t.Object({ ...pageQuery, is_free: t.Optional(t.String({ description: 'true or false' })) }),

@@ -10,7 +10,7 @@ import { jsonResponse } from './json.ts'
 import { serveContent } from './content.ts'
 import { coverCacheControl } from './cover-images.ts'
 import { nowSeconds } from '../lib/clock.ts'
-import { page, pageQuery, pageSize } from './pagination.ts'
+import { page, pageQuery, pageSize, queryKey } from './pagination.ts'
 import { contentResponses, errors, NoBody } from './openapi.ts'
 
 // image_url may carry a 10 MB image as base64 (about 13.4 MB of text).
@@ -23,6 +23,8 @@ export function feedJson(s: Services, rawId: string): string {
   const id = uuid(rawId, 'feed_id')
   return s.cached(`feed:${id}`, () => JSON.stringify(feedBody(s.feeds.get(id))))
 }
+
+const FEED_LIST_PARAMETERS = ['page_size', 'page_token', 'owner_id', 'category', 'owner_wallet_address', 'tags', 'min_entries', 'is_active', 'min_age', 'max_age'] as const
 
 const rejectBlankName = (name: string | undefined) => {
   if (typeof name === 'string' && name.trim() === '') fail('invalid_request', 'name must not be blank', 'name')
@@ -40,7 +42,9 @@ export const feedRoutes = (s: Services) =>
       response: { 201: Feed, ...errors(403) },
       detail: { summary: 'Create a feed', description: 'The caller becomes the owner; the wallet record is created on first use. image_url may be an http(s) URL, a data URI, base64 or a CID already stored here.' },
     })
-    .get('', ({ query, request }) => jsonResponse(s.cached(`feeds@${nowSeconds()}${new URL(request.url).search}`, () => { // min_age/max_age are relative to now
+    .get('', ({ query }) => jsonResponse(s.cached(`feeds${queryKey(query, FEED_LIST_PARAMETERS)}`, (staleFrom) => {
+      // min_age and max_age are relative to now: such a page holds for the current second only.
+      if (query.min_age !== undefined || query.max_age !== undefined) staleFrom(nowSeconds() + 1)
       const limit = pageSize(query.page_size)
       const scope = 'feeds'
       const beforeId = s.pages.decode<string>(scope, query.page_token)

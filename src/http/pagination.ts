@@ -12,6 +12,12 @@ export const pageQuery = {
   page_token: t.Optional(t.String({ description: 'next_page_token of the previous page' })),
 }
 
+/**
+ * A read memo key for a list's query: the values of its known parameters only, so parameters the route ignores do
+ * not make new keys (nor does the clock: results that depend on it say when they go stale, see readMemo).
+ */
+export const queryKey = (query: Record<string, unknown>, names: readonly string[]): string => JSON.stringify(names.map((name) => query[name] ?? null))
+
 export function pageSize(raw: string | undefined, max = MAX_PAGE_SIZE): number {
   if (raw === undefined || raw === '') return DEFAULT_PAGE_SIZE
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {

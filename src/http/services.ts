@@ -12,6 +12,7 @@ import type { AccessLinkService } from '../domain/access-links.ts'
 import type { MarketService } from '../domain/market-service.ts'
 import type { ContentStore } from '../content/helia.ts'
 import type { PageTokens } from './pagination.ts'
+import type { ReadMemo } from '../store/db.ts'
 
 export interface Services {
   config: Config
@@ -29,8 +30,8 @@ export interface Services {
   accessTokens: AccessTokens
   content: ContentStore
   pages: PageTokens
-  /** JSON text of a read, reused until the database next changes. */
-  cached: <T = string>(key: string, compute: () => T, size?: (value: T) => number) => T
+  /** JSON text of a read, reused until the database next changes (see readMemo). */
+  cached: ReadMemo
   health: () => Record<string, unknown>
   /** The client's address (see edge.ts), once serve() listens; absent for an app answering in process. */
   clientAddress?: (request: Request) => string

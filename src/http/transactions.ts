@@ -4,7 +4,7 @@ import type { TransactionRecord } from '../models/records.ts'
 import { publicTransactionId } from '../domain/transactions.ts'
 import type { Services } from './services.ts'
 import { jsonResponse } from './json.ts'
-import { page, pageQuery, pageSize } from './pagination.ts'
+import { page, pageQuery, pageSize, queryKey } from './pagination.ts'
 import { Transaction, TransactionList } from '../models/index.ts'
 import { errors } from './openapi.ts'
 
@@ -18,11 +18,12 @@ const item = (r: TransactionRecord) => ({
   transaction_hash: r.transaction_hash,
   created_at: r.created_at,
 })
+const LIST_PARAMETERS = ['page_size', 'page_token', 'payer', 'pay_to', 'entry_id'] as const
 const full = (r: TransactionRecord) => ({ ...item(r), piid: r.piid })
 
 export const transactionRoutes = (s: Services) =>
   new Elysia({ prefix: '/v1/transactions', tags: ['Transactions'] })
-    .get('', ({ query, request }) => jsonResponse(s.cached(`transactions${new URL(request.url).search}`, () => {
+    .get('', ({ query }) => jsonResponse(s.cached(`transactions${queryKey(query, LIST_PARAMETERS)}`, () => {
       const limit = pageSize(query.page_size)
       const filter = s.transactions.validateFilter(query)
       const scope = 'transactions'

@@ -120,6 +120,7 @@ export function startJobs(d: {
       '# HELP trellis_ledger_proven_total Ledger rows proven by their on-chain transfer since start.',
       '# TYPE trellis_ledger_proven_total counter',
       `trellis_ledger_proven_total ${provenTotal}`,
+      '# HELP trellis_ledger_last_check_timestamp_seconds When the ledger was last checked against the chain.',
       '# TYPE trellis_ledger_last_check_timestamp_seconds gauge',
       `trellis_ledger_last_check_timestamp_seconds ${audit.at}`,
     ])],
