@@ -16,7 +16,7 @@ import type { DataAccess } from './ops/data.ts'
 import { operationRecord } from './ops/record.ts'
 import { metricsRoutes, paymentMetrics, requestMetrics } from './http/metrics.ts'
 import { marketGauges } from './store/gauges.ts'
-import { logger } from './log.ts'
+import { logger, type Logger } from './log.ts'
 import { startJobs, type Jobs } from './jobs/index.ts'
 import { loadPersisted } from './jobs/stats-files.ts'
 import { nowSeconds, setClockOffset } from './lib/clock.ts'
@@ -32,6 +32,7 @@ export interface RunningServer {
 
 export async function startServer(config: Config): Promise<RunningServer> {
   const log = logger(config.log)
+  warnOfTestHooks(config, log)
   setClockOffset(config.clockOffsetS)
   ownerOnlyFromNow()
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
@@ -155,4 +156,11 @@ function listen<T>(serve: () => T, { host, port }: Pick<Config, 'host' | 'port'>
       : `${(error as Error).message}`
     throw new Error(`cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${reason}`)
   }
+}
+
+/** Test hooks set on a server say so at start, before its start line: whether they act or are ignored, and why. */
+function warnOfTestHooks({ testHooks }: Config, log: Pick<Logger, 'warn'>): void {
+  if (testHooks.set.length === 0) return
+  if (testHooks.allowed) log.warn('test hooks active: this server is for tests, never for production', { hooks: testHooks.set })
+  else log.warn(`test hooks ignored: ${testHooks.ignoredBecause}`, { hooks: testHooks.set })
 }

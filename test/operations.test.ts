@@ -196,7 +196,7 @@ describe('command line', () => {
     for (const flag of ['--host', '--port', '--data-dir', '--public-url', '--network', 'TRELLIS_RPC_URL', 'TRELLIS_ADMIN_KEY']) expect(help.stdout.toString()).toContain(flag)
     const bad = run(['--bogus'])
     expect(bad.exitCode).toBe(2)
-    expect(bad.stderr.toString()).toContain('unknown argument')
+    expect(bad.stderr.toString()).toBe('trellis: unknown option --bogus for trellis serve (see trellis --help)\n')
     expect(run(['--port', 'eighty']).exitCode).toBe(2)
     expect(run([], { TRELLIS_NETWORK: 'mainnet' }).exitCode).toBe(2)
     expect(run(['--version']).stdout.toString()).toMatch(/^trellis \d+\.\d+\.\d+/)
