@@ -173,9 +173,9 @@ export function configFrom(env: Record<string, string | undefined>): Config {
   const known = NETWORKS[networkName]
   const relayerKey = env.TRELLIS_RELAYER_KEY || null
   if (relayerKey && !/^0x[0-9a-fA-F]{64}$/.test(relayerKey)) throw new ConfigError('TRELLIS_RELAYER_KEY must be a 0x-prefixed 32-byte hex key')
-  const hooks = testHooks(env)
   const settlement = oneOf('TRELLIS_SETTLEMENT', env.TRELLIS_SETTLEMENT, ['facilitator', 'local'] as const, 'facilitator')
   if (settlement === 'local' && !relayerKey) throw new ConfigError('TRELLIS_SETTLEMENT=local needs TRELLIS_RELAYER_KEY (the wallet that pays gas)')
+  const hooks = testHooks(env)
   return {
     host: bindHost('TRELLIS_HOST', env.TRELLIS_HOST),
     port: integer('TRELLIS_PORT', env.TRELLIS_PORT, 8402, 0, 65535),
