@@ -8,7 +8,7 @@ import { openDb } from '../src/store/db.ts'
 import { openContent } from '../src/content/helia.ts'
 import { loadSecret } from '../src/store/secret.ts'
 import { buildApp, buildServices } from '../src/app.ts'
-import { tempDir } from './server.ts'
+import { allowingTestHooks, tempDir } from './server.ts'
 import type { InProcess } from './api.ts'
 
 // Elysia answers 404 to a request whose host it cannot route (such as http://x), so a real-looking origin is used.
@@ -28,7 +28,7 @@ export interface InProcessApp extends InProcess {
 }
 
 async function open(dataDir: string, env: Record<string, string>) {
-  const config = configFrom({ TRELLIS_DATA_DIR: dataDir, TRELLIS_LOG: 'warn', TRELLIS_RATE_LIMIT: 'off', ...env })
+  const config = configFrom({ TRELLIS_DATA_DIR: dataDir, TRELLIS_LOG: 'warn', TRELLIS_RATE_LIMIT: 'off', ...allowingTestHooks(env) })
   const db = openDb(join(dataDir, 'trellis.db'))
   const content = await openContent(dataDir)
   const errors: unknown[] = []

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { listeningUrl, waitForLine } from './lines.ts'
+import { TEST_HOOKS } from '../src/test-hooks.ts'
 
 const ROOT = join(import.meta.dir, '..')
 
@@ -23,6 +24,11 @@ export interface TestServer {
   dispose(): Promise<void>
 }
 
+/** The environment of a test server: the test hooks it is given are allowed (TRELLIS_TEST_HOOKS=1), unless it says. */
+export function allowingTestHooks(env: Record<string, string>): Record<string, string> {
+  return Object.keys(env).some((name) => (TEST_HOOKS as readonly string[]).includes(name)) ? { TRELLIS_TEST_HOOKS: '1', ...env } : env
+}
+
 export function tempDir(prefix = 'trellis-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix))
 }
@@ -30,7 +36,7 @@ export function tempDir(prefix = 'trellis-test-'): string {
 async function spawnServer(dataDir: string, env: Record<string, string>, logs: string[], command: string[]): Promise<{ proc: Subprocess; url: string }> {
   const proc = Bun.spawn(command, {
     cwd: ROOT,
-    env: { ...process.env, TRELLIS_DATA_DIR: dataDir, TRELLIS_PORT: '0', TRELLIS_HOST: '127.0.0.1', TRELLIS_LOG: 'info', TRELLIS_RATE_LIMIT: 'off', ...env },
+    env: { ...process.env, TRELLIS_DATA_DIR: dataDir, TRELLIS_PORT: '0', TRELLIS_HOST: '127.0.0.1', TRELLIS_LOG: 'info', TRELLIS_RATE_LIMIT: 'off', ...allowingTestHooks(env) },
     stdout: 'pipe',
     stderr: 'pipe',
   })

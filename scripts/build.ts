@@ -11,6 +11,7 @@
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import type { BunPlugin } from 'bun'
+import { gitCommit } from '../src/version.ts'
 
 const ROOT = resolve(import.meta.dir, '..')
 const args = process.argv.slice(2)
@@ -91,6 +92,11 @@ const embedAddons: BunPlugin = {
   },
 }
 
+// `trellis --version` names the commit and the day of the build (UTC; SOURCE_DATE_EPOCH for reproducible builds).
+// Defining these also leaves the test hooks out of the executable (src/test-hooks.ts).
+const buildDate = new Date(process.env.SOURCE_DATE_EPOCH ? Number(process.env.SOURCE_DATE_EPOCH) * 1000 : Date.now()).toISOString().slice(0, 10)
+const define = { TRELLIS_BUILD_COMMIT: JSON.stringify(gitCommit(ROOT) ?? 'unknown'), TRELLIS_BUILD_DATE: JSON.stringify(buildDate) }
+
 const started = performance.now()
 const result = await Bun.build({
   // The workers (stats, signatures) are entrypoints too: Bun embeds them under /$bunfs/root/ by their path from src/.
@@ -101,6 +107,7 @@ const result = await Bun.build({
   minify,
   sourcemap: 'linked', // embedded (zstd) in the executable: stack traces in logs point at src/
   plugins: [embedAddons],
+  define,
   metafile: true,
   throw: false,
   compile: {

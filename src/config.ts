@@ -1,4 +1,7 @@
-// The only place that reads flags and environment variables (flags win).
+// The only place that reads environment variables; command-line.ts puts the flags over them (flags win).
+import { isIP } from 'node:net'
+import { testHooks, type TestHooks } from './test-hooks.ts'
+
 export type NetworkName = 'base' | 'base-sepolia'
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 
@@ -39,12 +42,14 @@ export interface Config {
   /** Behind one reverse proxy: take the client address from the last X-Forwarded-For hop. */
   trustProxy: boolean
   log: LogLevel
-  /** Test-only: lets image_url fetch loopback/private addresses. Never set in production. */
+  /** Test-only (TRELLIS_TEST_ALLOW_PRIVATE_FETCH): lets image_url fetch loopback/private addresses. Never set in production. */
   allowPrivateFetch: boolean
   /** Test-only: seconds added to the server clock (TRELLIS_TEST_CLOCK_OFFSET_S). */
   clockOffsetS: number
   /** Test-only fault injection: die (SIGKILL) right after a settlement succeeds, before it is recorded. */
   crashAfterSettle: boolean
+  /** Which test hooks are set, and whether they take effect (see test-hooks.ts). */
+  testHooks: TestHooks
 }
 
 export const NETWORKS: Record<NetworkName, Omit<NetworkInfo, 'rpcConfigured'>> = {
@@ -82,15 +87,20 @@ Usage: trellis [serve] [options]
        trellis import-car <file.car> [options]                  blocks of a CAR file into the content store
        trellis gc [--dry-run] [options]  removes content no entry or cover names (left by failed uploads, or
                                          imported and never used); a running server does it while it serves
+       trellis version                   the version, the commit and the build date (same as --version)
+       trellis help                      this help (same as --help)
 
-Options (flag = environment variable; flags win):
-  --host <addr>        TRELLIS_HOST          bind address (default 127.0.0.1)
+Options of export-car and gc only: --out <file.car> (export-car), --dry-run (gc: list, remove nothing).
+An unknown option, a missing value or a bad one stops with one line naming it (exit 2).
+
+Options of every command (flag = environment variable; flags win):
+  --host <addr>        TRELLIS_HOST          bind address: an IP address or a host name (default 127.0.0.1)
   --port <n>           TRELLIS_PORT          port, 0 = any free port (default 8402)
   --data-dir <path>    TRELLIS_DATA_DIR      everything persistent (default ./trellis-data)
   --public-url <url>   TRELLIS_PUBLIC_URL    base of access_url and x402 resource (default http://<host>:<port>)
   --network <name>     TRELLIS_NETWORK       base | base-sepolia (default base-sepolia)
   -h, --help                                 show this help
-  -v, --version                              print the version
+  -v, --version                              print the version, commit and build date
 
 Environment only:
   TRELLIS_RPC_URL, TRELLIS_USDC_ADDRESS, TRELLIS_USDC_NAME, TRELLIS_USDC_VERSION,
@@ -100,6 +110,8 @@ Environment only:
   TRELLIS_LOG_WINDOW_BLOCKS (2000),
   TRELLIS_RATE_LIMIT (on|off), TRELLIS_TRUST_PROXY (off|on: client address from X-Forwarded-For),
   TRELLIS_LOG (debug|info|warn|error)
+
+Test hooks (TRELLIS_TEST_*) work only from source with TRELLIS_TEST_HOOKS=1; the executable ignores them.
 `
 
 export class ConfigError extends Error {}
@@ -112,52 +124,6 @@ export const urlHost = (host: string, wildcard = 'localhost') => (isWildcardHost
 /** The commands on a data directory (src/ops). */
 export const DATA_COMMANDS = ['backup', 'restore', 'export-car', 'import-car', 'verify', 'gc'] as const
 export type DataCommand = (typeof DATA_COMMANDS)[number]
-
-const FLAGS: Record<string, string> = {
-  '--host': 'TRELLIS_HOST',
-  '--port': 'TRELLIS_PORT',
-  '--data-dir': 'TRELLIS_DATA_DIR',
-  '--public-url': 'TRELLIS_PUBLIC_URL',
-  '--network': 'TRELLIS_NETWORK',
-}
-
-export type Command =
-  | { kind: 'serve' | 'verify-ledger' | 'healthcheck'; config: Config }
-  | { kind: 'data'; command: DataCommand; config: Config; args: string[]; out?: string }
-  | { kind: 'help' }
-  | { kind: 'version' }
-
-export function parseCommand(argv: string[], env: Record<string, string | undefined>): Command {
-  const values: Record<string, string | undefined> = { ...env }
-  const args = [...argv]
-  const data = (DATA_COMMANDS as readonly string[]).includes(args[0] ?? '') ? (args[0] as DataCommand) : null
-  const kind = args[0] === 'verify-ledger' || args[0] === 'healthcheck' ? args[0] : 'serve'
-  if (args[0] === 'serve' || kind !== 'serve' || data) args.shift()
-  const positional: string[] = []
-  let out: string | undefined
-  while (args.length > 0) {
-    const arg = args.shift()!
-    if (arg === '-h' || arg === '--help' || arg === 'help') return { kind: 'help' }
-    if (arg === '-v' || arg === '--version') return { kind: 'version' }
-    if ((data && !arg.startsWith('-')) || (data === 'gc' && arg === '--dry-run')) {
-      positional.push(arg)
-      continue
-    }
-    if (data === 'export-car' && (arg === '--out' || arg.startsWith('--out='))) {
-      out = arg.startsWith('--out=') ? arg.slice(6) : args.shift()
-      if (!out) throw new ConfigError('--out needs a value')
-      continue
-    }
-    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
-    const name = FLAGS[flag]
-    if (!name) throw new ConfigError(`unknown argument: ${arg} (see --help)`)
-    const value = inline ?? args.shift()
-    if (value === undefined) throw new ConfigError(`${flag} needs a value`)
-    values[name] = value
-  }
-  if (data) return { kind: 'data', command: data, config: configFrom(values), args: positional, out }
-  return { kind, config: configFrom(values) }
-}
 
 function integer(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
   if (raw === undefined || raw === '') return fallback
@@ -185,6 +151,14 @@ function address(name: string, raw: string | undefined, fallback: `0x${string}`)
   return raw as `0x${string}`
 }
 
+/** An address or a name to listen on, checked here: Bun's own error for a malformed one does not name it. */
+function bindHost(name: string, raw: string | undefined): string {
+  if (raw === undefined || raw === '') return '127.0.0.1'
+  const hostname = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i
+  if (!isIP(raw) && !hostname.test(raw)) throw new ConfigError(`${name} must be an IP address or a host name, got "${raw}"`)
+  return raw
+}
+
 function url(name: string, raw: string | undefined): string | null {
   if (raw === undefined || raw === '') return null
   try {
@@ -205,8 +179,9 @@ export function configFrom(env: Record<string, string | undefined>): Config {
   if (settlement === 'local' && !relayerKey) throw new ConfigError('TRELLIS_SETTLEMENT=local needs TRELLIS_RELAYER_KEY (the wallet that pays gas)')
   const metricsAuth = oneOf('TRELLIS_METRICS_AUTH', env.TRELLIS_METRICS_AUTH, ['public', 'admin'] as const, 'public')
   if (metricsAuth === 'admin' && !env.TRELLIS_ADMIN_KEY) throw new ConfigError('TRELLIS_METRICS_AUTH=admin needs TRELLIS_ADMIN_KEY (the admin-api-key header /metrics then asks for)')
+  const hooks = testHooks(env)
   return {
-    host: env.TRELLIS_HOST || '127.0.0.1',
+    host: bindHost('TRELLIS_HOST', env.TRELLIS_HOST),
     port: integer('TRELLIS_PORT', env.TRELLIS_PORT, 8402, 0, 65535),
     dataDir: env.TRELLIS_DATA_DIR || './trellis-data',
     publicUrl: url('TRELLIS_PUBLIC_URL', env.TRELLIS_PUBLIC_URL),
@@ -233,8 +208,9 @@ export function configFrom(env: Record<string, string | undefined>): Config {
     rateLimit: oneOf('TRELLIS_RATE_LIMIT', env.TRELLIS_RATE_LIMIT, ['on', 'off'] as const, 'on') === 'on',
     trustProxy: oneOf('TRELLIS_TRUST_PROXY', env.TRELLIS_TRUST_PROXY, ['on', 'off'] as const, 'off') === 'on',
     log: oneOf('TRELLIS_LOG', env.TRELLIS_LOG, ['debug', 'info', 'warn', 'error'] as const, 'info'),
-    allowPrivateFetch: env.TRELLIS_TEST_ALLOW_PRIVATE_FETCH === '1',
-    clockOffsetS: signedInteger('TRELLIS_TEST_CLOCK_OFFSET_S', env.TRELLIS_TEST_CLOCK_OFFSET_S),
-    crashAfterSettle: env.TRELLIS_TEST_CRASH_AFTER_SETTLE === '1',
+    allowPrivateFetch: hooks.allowed && env.TRELLIS_TEST_ALLOW_PRIVATE_FETCH === '1',
+    clockOffsetS: hooks.allowed ? signedInteger('TRELLIS_TEST_CLOCK_OFFSET_S', env.TRELLIS_TEST_CLOCK_OFFSET_S) : 0,
+    crashAfterSettle: hooks.allowed && env.TRELLIS_TEST_CRASH_AFTER_SETTLE === '1',
+    testHooks: hooks,
   }
 }

@@ -1,7 +1,8 @@
 // Entry point: flags + env → Config → server; SIGTERM/SIGINT shut down cleanly. The server and the stores (and
 // with them the native addons) are loaded only by the commands that use them: --help and --version load neither.
-import { ConfigError, HELP, parseCommand, urlHost } from './config.ts'
-import { VERSION } from './version.ts'
+import { ConfigError, HELP, urlHost } from './config.ts'
+import { parseCommand } from './command-line.ts'
+import { versionLine } from './version.ts'
 import { setAddonDir } from './lib/native-addon.ts'
 import { join } from 'node:path'
 
@@ -17,7 +18,7 @@ async function main(): Promise<void> {
     throw error
   }
   if (command.kind === 'help') return void process.stdout.write(HELP)
-  if (command.kind === 'version') return void process.stdout.write(`trellis ${VERSION}\n`)
+  if (command.kind === 'version') return void process.stdout.write(`${versionLine()}\n`)
   // The executable's native addons are put in the data directory, not $TMPDIR (see lib/native-addon.ts).
   setAddonDir(join(command.config.dataDir, 'cache', 'addons'))
   if (command.kind === 'healthcheck') {

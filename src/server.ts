@@ -16,7 +16,7 @@ import type { DataAccess } from './ops/data.ts'
 import { operationRecord } from './ops/record.ts'
 import { metricsRoutes, paymentMetrics, requestMetrics } from './http/metrics.ts'
 import { marketGauges } from './store/gauges.ts'
-import { logger } from './log.ts'
+import { logger, type Logger } from './log.ts'
 import { startJobs, type Jobs } from './jobs/index.ts'
 import { loadPersisted } from './jobs/stats-files.ts'
 import { nowSeconds, setClockOffset } from './lib/clock.ts'
@@ -32,22 +32,27 @@ export interface RunningServer {
 
 export async function startServer(config: Config): Promise<RunningServer> {
   const log = logger(config.log)
+  warnOfTestHooks(config, log)
   setClockOffset(config.clockOffsetS)
   ownerOnlyFromNow()
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
   const tightened = tightenTree(config.dataDir)
   const unlock = lockDataDir(config.dataDir)
+  // A start that fails past this point (a migration, the content store, the port in use) closes what it opened, newest
+  // first, and leaves no trellis.pid behind; once started, stop() closes them.
+  await using failed = new AsyncDisposableStack()
+  failed.defer(unlock)
   const dbPath = join(config.dataDir, 'trellis.db')
   const db = openDb(dbPath)
+  failed.defer(() => db.close())
   const secret = loadSecret(config.dataDir)
   let content
   try {
     content = await openContent(config.dataDir)
   } catch (error) {
-    db.close()
-    unlock()
     throw new Error(`cannot open the content store: ${(error as Error).message}`)
   }
+  failed.defer(() => content.close())
 
   let publicUrl = config.publicUrl ?? ''
   const startedAt = nowSeconds()
@@ -68,6 +73,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     db, dbPath, dataDir: config.dataDir, log, purchases: services.purchases, market: services.market, ledgerAudit: services.ledgerAudit,
     statsRefreshS: config.statsRefreshS, rankingsRefreshS: config.rankingsRefreshS, reconcileS: config.reconcileS, ledgerCheckS: config.ledgerCheckS,
   })
+  failed.defer(() => jobs?.stop())
   const requests = requestMetrics()
   const operationRuns = operationRecord(log)
   const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }), [metricsRoutes(requests, startedAt, {
@@ -76,9 +82,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
     more: () => [...paymentMetrics(services.purchases.outcomes()), ...(jobs?.metrics() ?? []), ...operationRuns.metrics()],
     adminKey: config.metricsAuth === 'admin' ? config.adminKey : null,
   }) as never])
-  const server = serve(app, services, { host: config.host, port: config.port, rateLimit: config.rateLimit, trustProxy: config.trustProxy, requests, log })
+  const server = listen(() => serve(app, services, { host: config.host, port: config.port, rateLimit: config.rateLimit, trustProxy: config.trustProxy, requests, log }), config)
+  failed.defer(() => server.stop(true))
   // Backups, checks and CAR import/export asked for by `trellis <command>` while this server holds the data.
   const operations = statsBuilder({ dbPath, dataDir: config.dataDir }) // a worker of their own: never in the way of the jobs
+  failed.defer(() => operations.stop())
   const inWorker = async (what: Parameters<typeof operations.build>[0]) => operations.build(what, nowSeconds())
   const access: DataAccess = {
     dataDir: config.dataDir,
@@ -99,6 +107,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     // A Unix socket path is limited to about 100 bytes: a deep data directory cannot have one.
     log.warn('no control socket: backups and checks of this data directory need the server stopped', { error: (error as Error).message })
   }
+  failed.defer(() => control?.stop())
   const host = urlHost(config.host)
   if (!config.publicUrl) publicUrl = `http://${host}:${server.port}`
   const url = `http://${host}:${server.port}`
@@ -114,6 +123,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   })
   if (tightened) log.warn('data directory permissions tightened to owner-only', { data_dir: config.dataDir, changed: tightened })
 
+  failed.move() // started: stop() closes them
   let stopping: Promise<void> | null = null
   return {
     url,
@@ -132,4 +142,26 @@ export async function startServer(config: Config): Promise<RunningServer> {
       return stopping
     },
   }
+}
+
+/** Bun.serve, its failures as one line naming the address (Bun's own say `ENOTTY … listen` or ask about the port). */
+function listen<T>(serve: () => T, { host, port }: Pick<Config, 'host' | 'port'>): T {
+  try {
+    return serve()
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const reason = code === 'EADDRINUSE' ? 'the port is in use'
+      : code === 'EADDRNOTAVAIL' ? 'no interface of this machine has that address'
+      : code === 'EACCES' ? 'permission denied (a port below 1024 needs privileges)'
+      : code === 'ENOTFOUND' || code === 'EAI_NONAME' ? 'the host name does not resolve'
+      : `${(error as Error).message}`
+    throw new Error(`cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${reason}`)
+  }
+}
+
+/** Test hooks set on a server say so at start, before its start line: whether they act or are ignored, and why. */
+function warnOfTestHooks({ testHooks }: Config, log: Pick<Logger, 'warn'>): void {
+  if (testHooks.set.length === 0) return
+  if (testHooks.allowed) log.warn('test hooks active: this server is for tests, never for production', { hooks: testHooks.set })
+  else log.warn(`test hooks ignored: ${testHooks.ignoredBecause}`, { hooks: testHooks.set })
 }

@@ -2,7 +2,7 @@
 // backup made while the server serves (and writes) restores into a server that answers the same, byte for byte;
 // verify finds a damaged block; a damaged backup is refused; CAR files carry items between servers.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { LevelBlockstore } from 'blockstore-level'
 import { CID } from 'multiformats/cid'
@@ -97,6 +97,37 @@ describe('backup and restore', () => {
     expect(checked.stdout + checked.stderr).toContain('"ok": true')
     expect(checked.code).toBe(0)
     expect(checked.json).toMatchObject({ ok: true, integrity: [], inconsistencies: [], items: { problems: [] } })
+  }, 60_000)
+
+  test('a restored data directory, a backup and what commands write on a stopped server are owner-only', async () => {
+    const loose = (root: string) => {
+      const found: string[] = []
+      const visit = (path: string) => {
+        const stat = lstatSync(path)
+        if ((stat.mode & 0o777) !== (stat.isDirectory() ? 0o700 : 0o600)) found.push(`${path.slice(root.length)} ${(stat.mode & 0o777).toString(8)}`)
+        if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name))
+      }
+      visit(root)
+      return found
+    }
+    const owner = newWallet()
+    const feed = await createFeed(server.url, owner, { name: 'private' })
+    await createEntry(server.url, owner, feed.id, { content_base64: b64(crypto.getRandomValues(new Uint8Array(400_000))), mime_type: 'application/pdf' })
+    const target = join(dir('trellis-backup-'), 'backup')
+    expect((await trellis(['backup', target], server.dataDir)).code).toBe(0)
+    expect(loose(target)).toEqual([])
+    const restoredDir = join(dir('trellis-restored-'), 'data')
+    expect((await trellis(['restore', target], restoredDir)).code).toBe(0)
+    expect(loose(restoredDir)).toEqual([])
+    // On a stopped server's data the commands open the stores themselves: LevelDB writes new files (an item the
+    // restored records do not name goes in, and gc removes it again).
+    const later = await createEntry(server.url, owner, feed.id, { content_base64: b64(crypto.getRandomValues(new Uint8Array(400_000))), mime_type: 'application/pdf' })
+    const car = join(dir('trellis-car-'), 'items.car')
+    expect((await trellis(['export-car', later.cid, '--out', car], server.dataDir)).code).toBe(0)
+    expect((await trellis(['import-car', car], restoredDir)).code).toBe(0)
+    const collected = await trellis(['gc'], restoredDir)
+    expect(collected.json).toMatchObject({ removed: 3, dry_run: false })
+    expect(loose(restoredDir)).toEqual([])
   }, 60_000)
 
   test('backup and restore refuse a directory that is not empty; a damaged backup is refused', async () => {

@@ -63,15 +63,41 @@ describe('dist/trellis', () => {
     expect(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(join(ROOT, 'node_modules'))).toBe(-1)
   })
 
-  test('--help exits 0 with the usage; --version prints the version (neither loads an addon or needs $TMPDIR)', () => {
+  test('--help exits 0 with the usage; --version prints the version, commit and build date (neither loads an addon or needs $TMPDIR)', () => {
     writeFileSync(join(dir, 'not-a-dir'), '')
     const help = Bun.spawnSync([binary, '--help'], { cwd: dir, env: isolatedEnv(dir) })
     expect(help.exitCode).toBe(0)
     expect(help.stdout.toString()).toContain('Usage: trellis')
     expect(help.stdout.toString()).toContain('--data-dir')
-    const version = Bun.spawnSync([binary, '--version'], { cwd: dir, env: isolatedEnv(dir) })
-    expect(version.exitCode).toBe(0)
-    expect(version.stdout.toString()).toBe(`trellis ${VERSION}\n`)
+    const commit = Bun.spawnSync(['git', 'rev-parse', '--short=7', 'HEAD'], { cwd: ROOT }).stdout.toString().trim()
+    for (const args of [['--version'], ['version'], ['-v']]) {
+      const version = Bun.spawnSync([binary, ...args], { cwd: dir, env: isolatedEnv(dir) })
+      expect(version.exitCode).toBe(0)
+      // Built today or yesterday (UTC): the binary may be from a build shortly before midnight.
+      expect(version.stdout.toString()).toMatch(new RegExp(`^trellis ${VERSION.replaceAll('.', '\\.')} \\(commit ${commit}(-dirty)?, built (${[0, 1].map((days) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10)).join('|')})\\)\n$`))
+    }
+  })
+
+  test('has no test hooks: TRELLIS_TEST_ALLOW_PRIVATE_FETCH with TRELLIS_TEST_HOOKS=1 leaves the SSRF guard on, and it says so', async () => {
+    const image = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]), { headers: { 'content-type': 'image/png' } }) })
+    const hooked = await startTestServer({ TMPDIR: join(dir, 'tmp'), TRELLIS_TEST_HOOKS: '1', TRELLIS_TEST_ALLOW_PRIVATE_FETCH: '1', TRELLIS_TEST_CLOCK_OFFSET_S: '600' }, { command: [binary], dataDir: join(dir, 'hooked-data') })
+    try {
+      const reply = await call(hooked.url, 'POST', '/v1/feeds', { wallet: newWallet(), body: { name: 'ssrf', image_url: `http://127.0.0.1:${image.port}/cover.png` } })
+      expect(reply.status).toBe(400)
+      expect(reply.body).toMatchObject({ details: { field: 'image_url' } })
+      const warning = hooked.logs.map((line) => JSON.parse(line)).find((line) => line.msg?.startsWith('test hooks'))
+      expect(warning).toMatchObject({ level: 'warn', msg: 'test hooks ignored: the executable has no test hooks', hooks: ['TRELLIS_TEST_ALLOW_PRIVATE_FETCH', 'TRELLIS_TEST_CLOCK_OFFSET_S'] })
+    } finally {
+      image.stop(true)
+      await hooked.dispose()
+    }
+  })
+
+  test('holds its data directory with flock: a second start is refused even when trellis.pid is gone', () => {
+    rmSync(join(server.dataDir, 'trellis.pid'))
+    const second = Bun.spawnSync([binary], { cwd: dir, env: isolatedEnv(dir, { TRELLIS_DATA_DIR: server.dataDir, TRELLIS_PORT: '0', TRELLIS_HOST: '127.0.0.1' }), stdout: 'pipe', stderr: 'pipe' })
+    expect([second.exitCode, second.stderr.toString()]).toEqual([1, `trellis: the data directory ${server.dataDir} is in use by another trellis process\n`])
+    writeFileSync(join(server.dataDir, 'trellis.pid'), `${server.pid}\n`) // for the commands below
   })
 
   test('starts in an empty folder, creates ./trellis-data, and maps nothing from node_modules', async () => {

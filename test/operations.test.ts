@@ -196,7 +196,7 @@ describe('command line', () => {
     for (const flag of ['--host', '--port', '--data-dir', '--public-url', '--network', 'TRELLIS_RPC_URL', 'TRELLIS_ADMIN_KEY']) expect(help.stdout.toString()).toContain(flag)
     const bad = run(['--bogus'])
     expect(bad.exitCode).toBe(2)
-    expect(bad.stderr.toString()).toContain('unknown argument')
+    expect(bad.stderr.toString()).toBe('trellis: unknown option --bogus for trellis serve (see trellis --help)\n')
     expect(run(['--port', 'eighty']).exitCode).toBe(2)
     expect(run([], { TRELLIS_NETWORK: 'mainnet' }).exitCode).toBe(2)
     expect(run(['--version']).stdout.toString()).toMatch(/^trellis \d+\.\d+\.\d+/)
@@ -305,7 +305,7 @@ describe('running it', () => {
 
   test('operations are counted by result: a verify that finds problems is "problems", not a success', async () => {
     const lines: unknown[] = []
-    const record = operationRecord({ info: (...args: unknown[]) => void lines.push(args) } as never)
+    const record = operationRecord({ info: (...args: unknown[]) => void lines.push(args), warn: (...args: unknown[]) => void lines.push(args) } as never)
     expect(await record.run('verify', async () => ({ ok: false }))).toEqual({ ok: false })
     await record.run('verify', async () => ({ ok: true }))
     await expect(record.run('gc', async () => { throw new Error('disk full') })).rejects.toThrow('disk full')
@@ -316,6 +316,15 @@ describe('running it', () => {
     expect(text).toMatch(/^trellis_operation_last_success_timestamp_seconds\{command="verify"\} [\d.]+$/m)
     expect(text).not.toContain('last_success_timestamp_seconds{command="gc"}')
     expect(lines).toHaveLength(3)
+    expect(lines[2]).toEqual(['operation ended', { command: 'gc', result: 'error', error: 'disk full', ms: expect.any(Number) }])
+  })
+
+  test('an operation that fails on the server logs why, at warn', async () => {
+    const full = tempDir('trellis-full-')
+    writeFileSync(join(full, 'something'), 'x')
+    expect((await trellis(['backup', full], server.dataDir)).code).toBe(1)
+    const ended = server.logs.map((line) => JSON.parse(line)).filter((line) => line.msg === 'operation ended' && line.command === 'backup')
+    expect(ended.at(-1)).toMatchObject({ level: 'warn', result: 'error', error: `${full} is not empty: a backup goes into a new or empty directory` })
   })
 
   test('SIGTERM again while stopping (a supervisor signals the group, npm forwards its own) does not cut the stop short', async () => {

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path'
 import type { Config, DataCommand } from '../config.ts'
 import { openDb, integrityCheck } from '../store/db.ts'
 import { lockDataDir, lockHolder } from '../store/lock.ts'
+import { ownerOnlyFromNow } from '../store/permissions.ts'
 import { findInconsistencies } from '../store/ledger-audit.ts'
 import { namedCids } from '../store/named-cids.ts'
 import { openContent } from '../content/helia.ts'
@@ -84,6 +85,9 @@ export async function runDataCommand(config: Config, command: DataCommand, posit
     process.stderr.write(`trellis: ${(error as Error).message}\n`)
     return 2
   }
+  // What a command writes (a restored data directory, the stores' new files, a backup, a CAR) holds the ledger, the
+  // key or unpublished content: owner-only, as the server writes it.
+  ownerOnlyFromNow()
   const progress = terminalProgress()
   const started = performance.now()
   try {

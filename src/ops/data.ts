@@ -11,6 +11,7 @@ import { Database } from 'bun:sqlite'
 import type { ContentStore } from '../content/helia.ts'
 import type { Inconsistency } from '../store/ledger-audit.ts'
 import { namedCids } from '../store/named-cids.ts'
+import { tightenTree } from '../store/permissions.ts'
 import { VERSION } from '../version.ts'
 
 export const BACKUP_FORMAT = 'trellis-backup'
@@ -131,6 +132,7 @@ export async function restore(backupDir: string, dataDir: string, open: (dataDir
   } finally {
     await content.close()
   }
+  tightenTree(dataDir) // a backup's files keep their modes when copied: one made by hand may be readable by all
   return manifest
 }
 

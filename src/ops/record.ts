@@ -5,7 +5,7 @@ import type { Logger } from '../log.ts'
 type Result = 'ok' | 'problems' | 'error'
 interface Runs { counts: Record<Result, number>; lastSuccess: number | null; lastSeconds: number }
 
-export function operationRecord(log: Pick<Logger, 'info'>) {
+export function operationRecord(log: Pick<Logger, 'info' | 'warn'>) {
   const runs = new Map<string, Runs>()
   return {
     /** Runs an operation, counting its result: 'problems' when it ran but reports `ok: false` (verify). */
@@ -13,15 +13,21 @@ export function operationRecord(log: Pick<Logger, 'info'>) {
       const state = runs.get(command) ?? runs.set(command, { counts: { ok: 0, problems: 0, error: 0 }, lastSuccess: null, lastSeconds: 0 }).get(command)!
       const started = performance.now()
       let result: Result = 'error'
+      let error: string | undefined
       try {
         const value = await work()
         result = (value as { ok?: unknown } | null)?.ok === false ? 'problems' : 'ok'
         return value
+      } catch (thrown) {
+        error = (thrown as Error)?.message ?? String(thrown) // the command's caller gets it too, but the log is where it stays
+        throw thrown
       } finally {
         state.lastSeconds = (performance.now() - started) / 1000
         state.counts[result]++
         if (result === 'ok') state.lastSuccess = Date.now() / 1000
-        log.info('operation ended', { command, result, ms: Math.round(state.lastSeconds * 1000) })
+        const ms = Math.round(state.lastSeconds * 1000)
+        if (result === 'error') log.warn('operation ended', { command, result, error, ms })
+        else log.info('operation ended', { command, result, ms })
       }
     },
     metrics(): string[] {

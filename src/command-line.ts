@@ -1,0 +1,102 @@
+// `trellis [command] [arguments] [options]` → what to run, with its Config (flags win over the environment). Every
+// error names what the user typed: the flag when a flag gave the value, the environment variable otherwise.
+import { parseArgs } from 'node:util'
+import { ConfigError, configFrom, DATA_COMMANDS, type Config, type DataCommand } from './config.ts'
+
+/** The options every command takes (but help and version), each standing for an environment variable. */
+const FLAGS: Record<string, string> = {
+  host: 'TRELLIS_HOST',
+  port: 'TRELLIS_PORT',
+  'data-dir': 'TRELLIS_DATA_DIR',
+  'public-url': 'TRELLIS_PUBLIC_URL',
+  network: 'TRELLIS_NETWORK',
+}
+
+interface Syntax {
+  /** Options of this command only, besides FLAGS. */
+  own?: Record<string, 'string' | 'boolean'>
+  /** Whether it takes arguments (their number is checked by the command: ops/cli.ts). */
+  positionals?: boolean
+  /** Takes no FLAGS (help, version). */
+  bare?: boolean
+}
+
+const COMMANDS: Record<string, Syntax> = {
+  serve: {},
+  'verify-ledger': {},
+  healthcheck: {},
+  backup: { positionals: true },
+  restore: { positionals: true },
+  verify: {},
+  'export-car': { own: { out: 'string' }, positionals: true },
+  'import-car': { positionals: true },
+  gc: { own: { 'dry-run': 'boolean' } },
+  help: { bare: true },
+  version: { bare: true },
+}
+
+export type Command =
+  | { kind: 'serve' | 'verify-ledger' | 'healthcheck'; config: Config }
+  | { kind: 'data'; command: DataCommand; config: Config; args: string[]; out?: string }
+  | { kind: 'help' }
+  | { kind: 'version' }
+
+export function parseCommand(argv: string[], env: Record<string, string | undefined>): Command {
+  const named = argv[0] !== undefined && !argv[0].startsWith('-')
+  const name = named ? argv[0]! : 'serve'
+  const syntax = COMMANDS[name]
+  if (!syntax) throw new ConfigError(`unknown command "${name}" (see trellis --help)`)
+  const types: Record<string, 'string' | 'boolean'> = { ...(syntax.bare ? {} : Object.fromEntries(Object.keys(FLAGS).map((flag) => [flag, 'string'] as const))), ...syntax.own }
+  const { tokens } = parseArgs({
+    args: named ? argv.slice(1) : argv,
+    options: { ...Object.fromEntries(Object.entries(types).map(([option, type]) => [option, { type }])), help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
+    strict: false, // unknown options and missing values come back as tokens: the messages below name them as typed
+    allowPositionals: true,
+    tokens: true,
+  })
+  const options = tokens.filter((token) => token.kind === 'option')
+  if (name === 'help' || options.some((token) => token.name === 'help')) return { kind: 'help' }
+  if (name === 'version' || options.some((token) => token.name === 'version')) return { kind: 'version' }
+
+  const values: Record<string, string | undefined> = { ...env }
+  const fromFlag = new Map<string, string>() // environment variable → the flag that set it
+  let out: string | undefined
+  let dryRun = false
+  const positionals: string[] = []
+  for (const token of tokens) {
+    if (token.kind === 'positional') {
+      if (!syntax.positionals) throw new ConfigError(`trellis ${name} takes no argument "${token.value}" (see trellis --help)`)
+      positionals.push(token.value)
+      continue
+    }
+    if (token.kind !== 'option') continue // `--`: what follows is positional
+    const type = types[token.name]
+    if (!type) throw new ConfigError(`unknown option ${token.rawName} for trellis ${name} (see trellis --help)`)
+    if (type === 'boolean') {
+      if (token.value !== undefined) throw new ConfigError(`${token.rawName} takes no value`)
+      if (token.name === 'dry-run') dryRun = true
+      continue
+    }
+    // `--data-dir --port 1` is a missing value, not a directory named --port (a value may follow `=`).
+    if (token.value === undefined || (!token.inlineValue && token.value.startsWith('-'))) throw new ConfigError(`${token.rawName} needs a value`)
+    if (token.name === 'out') out = token.value
+    else {
+      values[FLAGS[token.name]!] = token.value
+      fromFlag.set(FLAGS[token.name]!, token.rawName)
+    }
+  }
+
+  let config: Config
+  try {
+    config = configFrom(values)
+  } catch (error) {
+    // configFrom's messages start with the variable they are about: name the flag instead when a flag gave it.
+    const variable = error instanceof ConfigError ? error.message.split(' ', 1)[0]! : ''
+    if (fromFlag.has(variable)) throw new ConfigError(`${fromFlag.get(variable)}${(error as Error).message.slice(variable.length)}`)
+    throw error
+  }
+  if ((DATA_COMMANDS as readonly string[]).includes(name)) {
+    return { kind: 'data', command: name as DataCommand, config, args: dryRun ? [...positionals, '--dry-run'] : positionals, out }
+  }
+  return { kind: name as 'serve' | 'verify-ledger' | 'healthcheck', config }
+}
