@@ -52,7 +52,7 @@ export const accessRoutes = (s: Services) => {
     })
     .get('/v1/access/:token', async ({ params, request }) => {
       const { entry } = s.accessLinks.open(await s.accessTokens.verify(params.token))
-      return serveContent(s.content, entry, request, 'private, no-store')
+      return serveContent(s.content, s.entries.servable(entry), request, 'private, no-store')
     }, {
       response: { ...contentResponses("The entry's bytes, inline"), ...errors(403, 404, 410) },
       detail: { summary: 'Open an access link', description: "Serves the entry's bytes inline (browser-usable). Every successful response counts one use. Expired, exhausted or revoked links answer 410; tampered or foreign tokens 403." },
