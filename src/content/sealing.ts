@@ -14,8 +14,6 @@ export type ContentKey = Uint8Array
 
 export const newContentKey = (): ContentKey => new Uint8Array(randomBytes(32))
 
-export const isContentKey = (value: unknown): value is ContentKey => value instanceof Uint8Array && value.byteLength === 32
-
 /** The counter block where byte `offset` of the keystream lies. */
 function counterAt(offset: number): Buffer {
   const iv = Buffer.alloc(BLOCK)
