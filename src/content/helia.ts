@@ -18,6 +18,7 @@ import { collectGarbage, heldBlocks, type Collected, type Hold } from './garbage
 import { linksOf, readBlock } from './blocks.ts'
 import { sharedRuns } from '../lib/shared-runs.ts'
 import { pieceQueue } from '../lib/piece-queue.ts'
+import { memoryGuard } from '../lib/memory-guard.ts'
 
 // The options of `ipfs add --cid-version 1`, spelled out so the CID never drifts with library defaults.
 const IMPORT_OPTIONS = {
@@ -97,6 +98,11 @@ async function* consume(pieces: Uint8Array[], seal?: (piece: Uint8Array) => Uint
   while (pieces.length > 0) yield seal ? seal(pieces.shift()!) : pieces.shift()!
 }
 
+/** A large item is read whole this much at a time (a few of its 256 KiB chunks). */
+const READ_WINDOW_BYTES = 2 * 1024 * 1024
+/** An unseal lets RSS grow by this fraction of the item before it collects garbage. */
+const UNSEAL_MEMORY_PER_BYTE = 0.5
+
 /** How much a writer lets wait for the import: a few of its 256 KiB chunks. */
 const WRITER_AHEAD_BYTES = 2 * 1024 * 1024
 
@@ -153,12 +159,20 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
     }
   }
 
+  /** A large item whole, a window at a time: the exporter reads what is asked as fast as it can, whoever waits. */
+  async function* inWindows(cid: CID, size: number): AsyncGenerator<Uint8Array> {
+    for (let offset = 0; offset < size; offset += READ_WINDOW_BYTES) yield* fs.cat(cid, { offset, length: Math.min(READ_WINDOW_BYTES, size - offset) })
+  }
+
   /** The stored bytes of an item (sealed ones as stored), or a range of them; small whole items are cached. */
   function readStored(text: string, range?: { offset: number; length: number }): AsyncIterable<Uint8Array> {
     const cached = cache.get(text)
     if (cached) return consume([range ? cached.subarray(range.offset, range.offset + range.length) : cached])
     const cid = CID.parse(text)
-    if (range || (sizes.get(text) ?? Infinity) > CACHE_ITEM_MAX) return fs.cat(cid, range ? { offset: range.offset, length: range.length } : {})
+    if (range) return fs.cat(cid, { offset: range.offset, length: range.length })
+    const size = sizes.get(text)
+    if (size !== undefined && size > CACHE_ITEM_MAX) return inWindows(cid, size)
+    if (size === undefined) return fs.cat(cid) // not known here: not worth a stat of its own
     // A whole small item: read it once, keep it.
     return (async function* () {
       const chunks: Uint8Array[] = []
@@ -230,7 +244,18 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
     },
     async unseal(stored) {
       if (!stored.key) return stored
-      const cid = await importItem(opened(stored.key, readStored(stored.cid)))
+      sizes.set(stored.cid, stored.size)
+      // The garbage of reading, opening and importing is collected as it grows: no request body paces this work
+      // (see lib/memory-guard.ts), and an upload's RSS must stay near its size.
+      const guard = memoryGuard(UNSEAL_MEMORY_PER_BYTE * stored.size)
+      let progress = 0
+      const content = opened(stored.key, readStored(stored.cid))
+      const cid = await importItem((async function* () {
+        for await (const chunk of content) {
+          guard((progress += chunk.byteLength))
+          yield chunk
+        }
+      })())
       sizes.set(cid, stored.size)
       return { cid, size: stored.size }
     },
