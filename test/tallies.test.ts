@@ -145,11 +145,12 @@ describe('tallies kept by triggers', () => {
     const upgraded = new Database(':memory:', { strict: true })
     upgraded.exec('PRAGMA foreign_keys = ON')
     for (const m of MIGRATIONS.filter((m) => m.version < 5)) upgraded.exec(m.sql)
-    // The same rows, copied as they are (triggers do not exist yet in this database).
+    // The same rows, copied as they are (triggers do not exist yet in this database), in the columns of that time.
     upgraded.exec(`ATTACH '${join(dir, 'trellis.db')}' AS source`)
     for (const table of ['wallets', 'categories', 'feeds', 'entries', 'transactions', 'purchases']) {
+      const columns = upgraded.query<{ name: string }, []>(`PRAGMA main.table_info(${table})`).all().map((c) => c.name).join(', ')
       upgraded.exec(`DELETE FROM main.${table}`)
-      upgraded.exec(`INSERT INTO main.${table} SELECT * FROM source.${table}`)
+      upgraded.exec(`INSERT INTO main.${table} (${columns}) SELECT ${columns} FROM source.${table}`)
     }
     upgraded.exec(MIGRATIONS.find((m) => m.version === 5)!.sql)
     for (const table of TABLES) {

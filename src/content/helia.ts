@@ -12,10 +12,13 @@ import { equals } from 'multiformats/bytes'
 import { car } from '@helia/car'
 import { CarBlockIterator } from '@ipld/car'
 import { fileCache } from './file-cache.ts'
+import { bytesCache, CACHE_ITEM_MAX } from './bytes-cache.ts'
+import { newContentKey, opened, sealer, type ContentKey } from './sealing.ts'
 import { collectGarbage, heldBlocks, type Collected, type Hold } from './garbage.ts'
 import { linksOf, readBlock } from './blocks.ts'
 import { sharedRuns } from '../lib/shared-runs.ts'
 import { pieceQueue } from '../lib/piece-queue.ts'
+import { memoryGuard } from '../lib/memory-guard.ts'
 
 // The options of `ipfs add --cid-version 1`, spelled out so the CID never drifts with library defaults.
 const IMPORT_OPTIONS = {
@@ -25,7 +28,15 @@ const IMPORT_OPTIONS = {
   layout: balanced({ maxChildrenPerNode: 174 }),
 }
 
-export interface StoredContent { cid: string; size: number }
+export interface StoredContent {
+  cid: string
+  size: number
+  /** Set when the item was stored sealed (see sealing.ts): `cid` names the sealed bytes, opened with this key. */
+  key?: ContentKey
+}
+
+/** Sealed: encrypted under a new key of its own, so the CID is not that of the content (paid content). */
+export interface PutOptions { sealed?: boolean }
 
 /** An item stored while it arrives: the import takes pieces as they come, so they are not all held at once. */
 export interface ContentWriter {
@@ -41,17 +52,20 @@ export interface ContentWriter {
 
 export interface ContentStore {
   /** Stores bytes, whole or in pieces (a large upload arrives decoded in pieces; the CID is the same). */
-  put(bytes: Uint8Array | Uint8Array[]): Promise<StoredContent>
-  /** Stores an item piece by piece as it arrives (the CID is the same as put's). */
-  writer(): ContentWriter
+  put(bytes: Uint8Array | Uint8Array[], options?: PutOptions): Promise<StoredContent>
+  /** Stores an item piece by piece as it arrives (the CID is the same as put's, unsealed). */
+  writer(options?: PutOptions): ContentWriter
+  /** A sealed item stored again in the clear, under the CID of its content; the sealed blocks are left for gc. */
+  unseal(stored: StoredContent): Promise<StoredContent>
   has(cid: string): Promise<boolean>
   size(cid: string): Promise<number | null>
-  read(cid: string, range?: { offset: number; length: number }): AsyncIterable<Uint8Array>
+  /** The item's content (opened with `key` when it is sealed), or a range of it. */
+  read(cid: string, range?: { offset: number; length: number }, key?: ContentKey | null): AsyncIterable<Uint8Array>
   /**
-   * A response body for the item or a range of it (`size` is the item's): bytes for a small item, a file for a
-   * large one, so N downloads of a large item cost no N copies of it in memory.
+   * A response body for the item's content or a range of it (`size` is the item's): bytes for a small item, a file
+   * for a large one, so N downloads of a large item cost no N copies of it in memory.
    */
-  body(cid: string, size: number, range?: { offset: number; length: number }): Promise<Uint8Array<ArrayBuffer> | Blob>
+  body(cid: string, size: number, range?: { offset: number; length: number }, key?: ContentKey | null): Promise<Uint8Array<ArrayBuffer> | Blob>
   /** A CAR file (v1) of these items and every block under them, each block once; `onBlock` counts them. */
   exportCar(roots: string[], onBlock?: () => void): AsyncIterable<Uint8Array>
   /** Stores every block of a CAR file (each checked against its CID); its roots and how many blocks it held. */
@@ -76,39 +90,18 @@ const SYNC_KEY = '/trellis-sync-barrier'
 /** The bytes are the block this CID names (every block we store is SHA-256 addressed). */
 const hashesTo = async (cid: CID, bytes: Uint8Array) => cid.multihash.code === sha256.code && equals((await sha256.digest(bytes)).bytes, cid.multihash.bytes)
 
-// Content is addressed by its hash, so a cached copy can never be stale: small items are kept in memory.
-const CACHE_ITEM_MAX = 1024 * 1024
-const CACHE_TOTAL_MAX = 64 * 1024 * 1024
-
-function bytesCache() {
-  const items = new Map<string, Uint8Array>()
-  let total = 0
-  return {
-    get(cid: string): Uint8Array | undefined {
-      const hit = items.get(cid)
-      if (hit) {
-        items.delete(cid) // most recently used goes last
-        items.set(cid, hit)
-      }
-      return hit
-    },
-    set(cid: string, bytes: Uint8Array) {
-      if (bytes.byteLength > CACHE_ITEM_MAX || items.has(cid)) return
-      items.set(cid, bytes)
-      total += bytes.byteLength
-      for (const [key, value] of items) {
-        if (total <= CACHE_TOTAL_MAX) break
-        items.delete(key)
-        total -= value.byteLength
-      }
-    },
-  }
+/**
+ * Yields the pieces (sealed by `seal`, when given) and lets go of each once taken, so an import holds little more
+ * than what is still to come.
+ */
+async function* consume(pieces: Uint8Array[], seal?: (piece: Uint8Array) => Uint8Array) {
+  while (pieces.length > 0) yield seal ? seal(pieces.shift()!) : pieces.shift()!
 }
 
-/** Yields the pieces and lets go of each once taken, so an import holds little more than what is still to come. */
-async function* consume(pieces: Uint8Array[]) {
-  while (pieces.length > 0) yield pieces.shift()!
-}
+/** A large item is read whole this much at a time (a few of its 256 KiB chunks). */
+const READ_WINDOW_BYTES = 2 * 1024 * 1024
+/** An unseal lets RSS grow by this fraction of the item before it collects garbage. */
+const UNSEAL_MEMORY_PER_BYTE = 0.5
 
 /** How much a writer lets wait for the import: a few of its 256 KiB chunks. */
 const WRITER_AHEAD_BYTES = 2 * 1024 * 1024
@@ -153,39 +146,73 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
   // before the entry that names them is committed. Concurrent uploads share one such write.
   const flushBlocks = sharedRuns(() => blockstore.db.put(SYNC_KEY, new Uint8Array(0), { sync: true }))
 
+  /** Stores an item's bytes, whole or as they come, with the blocks on disk when it resolves: its CID. */
+  async function importItem(source: Uint8Array | AsyncIterable<Uint8Array>): Promise<string> {
+    const hold = held.begin()
+    try {
+      const add = importer(hold)
+      const cid = await (source instanceof Uint8Array ? add.addBytes(source, IMPORT_OPTIONS) : add.addByteStream(source, IMPORT_OPTIONS))
+      await flushBlocks()
+      return cid.toString()
+    } finally {
+      hold.end()
+    }
+  }
+
+  /** A large item whole, a window at a time: the exporter reads what is asked as fast as it can, whoever waits. */
+  async function* inWindows(cid: CID, size: number): AsyncGenerator<Uint8Array> {
+    for (let offset = 0; offset < size; offset += READ_WINDOW_BYTES) yield* fs.cat(cid, { offset, length: Math.min(READ_WINDOW_BYTES, size - offset) })
+  }
+
+  /** The stored bytes of an item (sealed ones as stored), or a range of them; small whole items are cached. */
+  function readStored(text: string, range?: { offset: number; length: number }): AsyncIterable<Uint8Array> {
+    const cached = cache.get(text)
+    if (cached) return consume([range ? cached.subarray(range.offset, range.offset + range.length) : cached])
+    const cid = CID.parse(text)
+    if (range) return fs.cat(cid, { offset: range.offset, length: range.length })
+    const size = sizes.get(text)
+    if (size !== undefined && size > CACHE_ITEM_MAX) return inWindows(cid, size)
+    if (size === undefined) return fs.cat(cid) // not known here: not worth a stat of its own
+    // A whole small item: read it once, keep it.
+    return (async function* () {
+      const chunks: Uint8Array[] = []
+      for await (const chunk of fs.cat(cid)) chunks.push(chunk)
+      const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)
+      cache.set(text, bytes)
+      yield bytes
+    })()
+  }
+
   const store: ContentStore = {
-    async put(input) {
+    async put(input, options = {}) {
       const size = Array.isArray(input) ? input.reduce((sum, piece) => sum + piece.byteLength, 0) : input.byteLength
-      // A small item is joined (it is cached whole); a large one is imported piece by piece, never joined.
-      const bytes = !Array.isArray(input) ? input : size <= CACHE_ITEM_MAX ? (input.length === 1 ? input[0]! : Buffer.concat(input, size)) : null
-      const hold = held.begin()
-      let cid: string
-      try {
-        const add = importer(hold)
-        cid = (await (bytes ? add.addBytes(bytes, IMPORT_OPTIONS) : add.addByteStream(consume(input as Uint8Array[]), IMPORT_OPTIONS))).toString()
-        await flushBlocks()
-      } finally {
-        hold.end()
-      }
+      const key = options.sealed ? newContentKey() : undefined
+      const seal = key && sealer(key)
+      // A small item is joined (it is cached whole, as stored); a large one is imported piece by piece, never joined.
+      const joined = !Array.isArray(input) ? input : size <= CACHE_ITEM_MAX ? (input.length === 1 ? input[0]! : Buffer.concat(input, size)) : null
+      const bytes = joined && seal ? seal(joined) : joined
+      const cid = await importItem(bytes ?? consume(input as Uint8Array[], seal))
       sizes.set(cid, size)
       if (bytes) cache.set(cid, bytes)
-      return { cid, size }
+      return key ? { cid, size, key } : { cid, size }
     },
-    writer() {
+    writer(options = {}) {
       const queue = pieceQueue(WRITER_AHEAD_BYTES)
       let size = 0
+      const key = options.sealed ? newContentKey() : undefined
+      const seal = key && sealer(key)
       const hold = held.begin()
-      const imported = importer(hold).addByteStream(queue.pieces, IMPORT_OPTIONS).then(async (cid) => {
+      const imported = importer(hold).addByteStream(queue.pieces, IMPORT_OPTIONS).then(async (cid): Promise<StoredContent> => {
         await flushBlocks()
         const text = cid.toString()
         sizes.set(text, size)
-        return { cid: text, size }
+        return key ? { cid: text, size, key } : { cid: text, size }
       })
       imported.catch(() => {}).finally(hold.end) // a failure is seen through end(); after abort() it is expected
       return {
         push(piece) {
           size += piece.byteLength
-          queue.push(piece)
+          queue.push(seal ? seal(piece) : piece)
         },
         // A failed import stops taking pieces: its failure ends the wait too.
         ready() {
@@ -215,23 +242,32 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
       sizes.set(text, size)
       return size
     },
-    read(text, range) {
-      const cached = cache.get(text)
-      if (cached) return consume([range ? cached.subarray(range.offset, range.offset + range.length) : cached])
-      const cid = CID.parse(text)
-      if (range || (sizes.get(text) ?? Infinity) > CACHE_ITEM_MAX) return fs.cat(cid, range ? { offset: range.offset, length: range.length } : {})
-      // A whole small item: read it once, keep it.
-      return (async function* () {
-        const chunks: Uint8Array[] = []
-        for await (const chunk of fs.cat(cid)) chunks.push(chunk)
-        const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)
-        cache.set(text, bytes)
-        yield bytes
-      })()
+    async unseal(stored) {
+      if (!stored.key) return stored
+      sizes.set(stored.cid, stored.size)
+      // The garbage of reading, opening and importing is collected as it grows: no request body paces this work
+      // (see lib/memory-guard.ts), and an upload's RSS must stay near its size.
+      const guard = memoryGuard(UNSEAL_MEMORY_PER_BYTE * stored.size)
+      let progress = 0
+      const content = opened(stored.key, readStored(stored.cid))
+      const cid = await importItem((async function* () {
+        for await (const chunk of content) {
+          guard((progress += chunk.byteLength))
+          yield chunk
+        }
+      })())
+      sizes.set(cid, stored.size)
+      return { cid, size: stored.size }
     },
-    async body(text, size, range) {
-      if (size <= CACHE_ITEM_MAX) return collect(store.read(text, range), range?.length ?? size)
-      const file = Bun.file(await files.path(text, size, () => fs.cat(CID.parse(text))))
+    read(text, range, key) {
+      const stored = readStored(text, range)
+      return key ? opened(key, stored, range?.offset ?? 0) : stored
+    },
+    async body(text, size, range, key) {
+      if (size <= CACHE_ITEM_MAX) return collect(store.read(text, range, key), range?.length ?? size)
+      // A sealed item's file holds its opened content: the cache is local (mode 0700), the CID stays what is public.
+      const name = key ? `${text}.plain` : text
+      const file = Bun.file(await files.path(name, size, () => store.read(text, undefined, key)))
       return range ? file.slice(range.offset, range.offset + range.length) : file
     },
     exportCar(roots, onBlock) {

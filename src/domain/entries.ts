@@ -3,6 +3,7 @@ import type { CommitGroup, Db } from '../store/db.ts'
 import type { EntryStore } from '../store/entries.ts'
 import type { EntryRecord, FeedRecord } from '../models/records.ts'
 import type { ContentStore, ContentWriter, StoredContent } from '../content/helia.ts'
+import type { ContentKey } from '../content/sealing.ts'
 import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { MAX_AMOUNT } from '../lib/money.ts'
@@ -45,6 +46,9 @@ function parsePrice(input: Price | null | undefined, network: string): bigint {
   return amount
 }
 
+/** An item as served: its CID (the ETag), its media type, and the key that opens it when it is stored sealed. */
+export interface ServableContent { cid: string; mime_type: string; key?: ContentKey | null }
+
 /** How a caller may read an entry's content (see access()). */
 export type Access = 'free' | 'owner' | 'buyer' | 'pay' | 'withdrawn'
 
@@ -79,7 +83,11 @@ export function entryService(d: Deps) {
       const pieces = input.content.pieces ?? fail('INVALID_BASE64', 'content_base64 is not valid base64')
       if (input.content.size === 0) fail('INVALID_BASE64', 'content_base64 decodes to no content')
 
-      const stored = await (input.stored ?? d.content.put(pieces))
+      // Paid content is stored sealed, so its public CID cannot confirm a guess of its bytes (content/sealing.ts).
+      // A large upload is sealed as it arrives, before its price is known: a free one is stored again in the clear.
+      const arrived = await (input.stored ?? d.content.put(pieces, { sealed: !isFree }))
+      const stored = isFree ? await d.content.unseal(arrived) : arrived
+      if (!isFree && !stored.key) throw new Error('paid content was stored unsealed')
       const id = newId()
       await d.commit(() => {
         // Re-checked inside the write lock: concurrent creates cannot overshoot the limit.
@@ -87,7 +95,7 @@ export function entryService(d: Deps) {
         d.entries.insert({
           id, feed_id: feed.id, cid: stored.cid, size: stored.size, mime_type: input.mime_type,
           title: input.title ?? null, description: input.description ?? null, metadata: input.metadata ?? null,
-          tags: input.tags ?? [], is_free: isFree, price, expires_at: input.expires_at ?? null, now: nowSeconds(),
+          tags: input.tags ?? [], is_free: isFree, price, expires_at: input.expires_at ?? null, content_key: stored.key ?? null, now: nowSeconds(),
         })
       })
       return d.entries.byId(id)!
@@ -100,7 +108,7 @@ export function entryService(d: Deps) {
      */
     contentWriter(signer: Signer, feedId: string): ContentWriter | null {
       try {
-        return d.feeds.owned(signer, feedId).is_active ? d.content.writer() : null
+        return d.feeds.owned(signer, feedId).is_active ? d.content.writer({ sealed: true }) : null
       } catch {
         return null
       }
@@ -110,6 +118,11 @@ export function entryService(d: Deps) {
       d.feeds.owned(signer, feedId)
       const { entry } = get(feedId, entryId)
       d.db.transaction(() => d.entries.deactivate(entry.id, entry.feed_id, nowSeconds())).immediate()
+    },
+
+    /** What serving an entry's bytes needs: its item, type, and the key its content is sealed under (paid entries). */
+    servable(entry: Pick<EntryRecord, 'id' | 'cid' | 'mime_type'>): ServableContent {
+      return { cid: entry.cid, mime_type: entry.mime_type, key: d.entries.contentKey(entry.id) }
     },
 
     list(q: { feedId: string; isFree?: boolean; beforeId?: string; limit: number }): EntryRecord[] {

@@ -62,7 +62,7 @@ export const accessRoutes = (s: Services) => {
     .get('/v1/access/:token', async ({ params, request }) => {
       const rangeClient = request.headers.has('range') ? clientOf(request) : null
       const { entry, link } = s.accessLinks.admit(await s.accessTokens.verify(params.token), rangeClient)
-      const answer = await serveContent(s.content, entry, request, 'private, no-store')
+      const answer = await serveContent(s.content, s.entries.servable(entry), request, 'private, no-store')
       if (!link || request.method !== 'GET') return answer // HEAD (answered from this route) counts nothing
       const gone = () => request.signal.aborted
       let served: boolean

@@ -2,6 +2,7 @@
 // uploaded pages from running script on our origin.
 import type { ContentStore } from '../content/helia.ts'
 import type { EntryRecord } from '../models/records.ts'
+import type { ServableContent } from '../domain/entries.ts'
 import { mediaTypeBase, safeMediaType } from '../domain/media-type.ts'
 import { errorResponse } from './errors.ts'
 
@@ -60,7 +61,8 @@ export function contentHeaders(entry: Pick<EntryRecord, 'cid' | 'mime_type'>, ca
 export const matchesEtag = (ifNoneMatch: string | null, etag: string): boolean =>
   ifNoneMatch !== null && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')
 
-export async function serveContent(content: ContentStore, entry: Pick<EntryRecord, 'cid' | 'mime_type'>, request: Request, cacheControl = 'private, max-age=300'): Promise<Response> {
+/** Serves an item's content: a sealed one (a paid entry's) is opened with its key, its CID (the ETag) stays the stored one's. */
+export async function serveContent(content: ContentStore, entry: ServableContent, request: Request, cacheControl = 'private, max-age=300'): Promise<Response> {
   // Checked before streaming: a missing block would otherwise fail mid-response.
   const size = await content.size(entry.cid)
   if (size === null) return errorResponse('CONTENT_NOT_FOUND', 'content is not in the store')
@@ -80,8 +82,8 @@ export async function serveContent(content: ContentStore, entry: Pick<EntryRecor
     const length = range.end - range.start + 1
     headers['content-range'] = `bytes ${range.start}-${range.end}/${size}`
     headers['content-length'] = String(length)
-    return new Response(await content.body(entry.cid, size, { offset: range.start, length }), { status: 206, headers })
+    return new Response(await content.body(entry.cid, size, { offset: range.start, length }, entry.key), { status: 206, headers })
   }
   headers['content-length'] = String(size)
-  return new Response(size === 0 ? null : await content.body(entry.cid, size), { status: 200, headers })
+  return new Response(size === 0 ? null : await content.body(entry.cid, size, undefined, entry.key), { status: 200, headers })
 }

@@ -150,7 +150,7 @@ export const entryRoutes = (s: Services) => {
         if (paid instanceof Response) return paid
         paidHeader = paid.header
       }
-      const response = await serveContent(s.content, entry, request, isFreeNow(entry) ? 'public, max-age=300' : 'private, max-age=300')
+      const response = await serveContent(s.content, s.entries.servable(entry), request, isFreeNow(entry) ? 'public, max-age=300' : 'private, max-age=300')
       if (paidHeader) response.headers.set(paidHeader[0], paidHeader[1])
       return response
     }, {

@@ -15,7 +15,7 @@ export const SUPPORTED_MIME_TYPES = [
 export const Entry = t.Object({
   id: t.String({ description: 'UUID' }),
   feed_id: t.String(),
-  cid: t.String({ description: 'the content on the private IPFS store' }),
+  cid: t.String({ description: 'the content on the private IPFS store (a paid entry: the CID of its encrypted copy, not of its bytes)' }),
   mime_type: t.String(),
   title: Nullable(t.String()),
   description: Nullable(t.String()),

@@ -6,6 +6,7 @@ import settlementProof from './004-settlement-proof.sql' with { type: 'text' }
 import tallies from './005-tallies.sql' with { type: 'text' }
 import readIndexes from './006-read-indexes.sql' with { type: 'text' }
 import images from './007-images.sql' with { type: 'text' }
+import contentKeys from './008-content-keys.sql' with { type: 'text' }
 
 export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 1, name: '001-init', sql: init },
@@ -15,4 +16,5 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 5, name: '005-tallies', sql: tallies },
   { version: 6, name: '006-read-indexes', sql: readIndexes },
   { version: 7, name: '007-images', sql: images },
+  { version: 8, name: '008-content-keys', sql: contentKeys },
 ]
