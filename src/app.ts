@@ -73,7 +73,7 @@ export function buildServices(p: AppParts): Services & { ledgerAudit: LedgerAudi
     verify: signatureVerifier(p.config.network.rpcConfigured ? p.config.network.rpcUrl : null),
     host: () => new URL(p.publicUrl()).host,
   })
-  const feeds = feedService({ db: p.db, ...stores, content: p.content, defaultNetwork: p.config.network.name, allowPrivateFetch: p.config.allowPrivateFetch })
+  const feeds = feedService({ db: p.db, ...stores, content: p.content, defaultNetwork: p.config.network.name, allowPrivateFetch: p.config.allowPrivateFetch, logFetch: p.logWarn })
   const engine = paymentEngine(p.config)
   const purchases = purchaseService({
     db: p.db, payments: stores.payments, purchases: stores.purchases, transactions: stores.transactions, wallets: stores.wallets,

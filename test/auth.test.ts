@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { join } from 'node:path'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { authHeaders, call, newWallet } from '../dev/api.ts'
 
@@ -30,12 +32,15 @@ describe('POST /v1/auth/nonce', () => {
     expect(reply.status).toBe(200)
     expect(reply.body.nonce).toMatch(/^[A-Za-z0-9]{32}$/)
     expect(reply.body.message).not.toContain('\n')
-    expect(reply.body.message).toMatch(new RegExp(`^Sign in to Trellis \\(127\\.0\\.0\\.1:\\d+\\) at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z with nonce: ${reply.body.nonce}$`))
+    const expiry = new Date(reply.body.expires_at * 1000).toISOString()
+    expect(reply.body.message).toMatch(new RegExp(`^Sign in to Trellis \\(127\\.0\\.0\\.1:\\d+\\) at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z with nonce: ${reply.body.nonce}, valid until ${expiry}$`))
     expect(reply.body.wallet_address).toBe(wallet.address)
     const now = Math.floor(Date.now() / 1000)
     expect(reply.body.expires_at).toBeGreaterThanOrEqual(now + 295)
     expect(reply.body.expires_at).toBeLessThanOrEqual(now + 305)
     expect(reply.body.expiresAt).toBe(reply.body.expires_at * 1000)
+    const issued = Date.parse(/ at (\S+) with /.exec(reply.body.message)![1]) / 1000
+    expect(reply.body.expires_at - issued).toBe(300)
   })
 
   test('rejects a missing or malformed address', async () => {
@@ -170,6 +175,60 @@ describe('the signature guard', () => {
       expect(reply.status).toBe(401)
       expect(reply.body.code).toBe('NONCE_EXPIRED')
       expect(reply.body.error).toBe('nonce has expired')
+    } finally {
+      await server.restart({})
+    }
+  })
+
+  test('the signed message carries its issue and expiry times: a tampered time is refused', async () => {
+    const wallet = newWallet()
+    const { message, expires_at } = await nonceFor(wallet.address)
+    const later = new Date((expires_at + 3600) * 1000).toISOString()
+    const expiryMoved = message.replace(/valid until \S+$/, `valid until ${later}`)
+    const issueMoved = message.replace(/ at \S+ with /, ` at ${new Date((expires_at - 100) * 1000).toISOString()} with `)
+    for (const tampered of [expiryMoved, issueMoved, message.replace(/, valid until \S+$/, '')]) {
+      expect(tampered).not.toBe(message)
+      const reply = await protectedCall(await signedHeaders(wallet.address, wallet, tampered)) // signed by the wallet itself
+      expect(reply.status).toBe(401)
+      expect(reply.body.code).toBe('INVALID_NONCE')
+    }
+    const honest = await signedHeaders(wallet.address, wallet, message)
+    expect((await protectedCall(honest)).status).toBe(404) // the refusals did not spend the nonce
+    const replay = await protectedCall(honest)
+    expect(replay.status).toBe(401)
+    expect(replay.body.code).toBe('INVALID_NONCE')
+  })
+
+  test('the signed times bind on their own: a nonce row that outlives its message does not extend it', async () => {
+    const [early, late] = [newWallet(), newWallet()]
+    const [earlyHeaders, lateHeaders] = [await authHeaders(server.url, early), await authHeaders(server.url, late)]
+    // As if the store kept (or was restored with) a later expiry than the one the wallet signed.
+    await server.stop()
+    const db = new Database(join(server.dataDir, 'trellis.db'))
+    db.run('UPDATE nonces SET expires_at = expires_at + 3600 WHERE address_lc IN (?, ?)', [early.address.toLowerCase(), late.address.toLowerCase()])
+    db.close()
+    await server.restart({})
+    const mismatched = await protectedCall(earlyHeaders)
+    expect(mismatched.status).toBe(401)
+    expect(mismatched.body.code).toBe('INVALID_NONCE')
+    // A record whose message (signed as stored) says it was issued an hour from now: refused all the same.
+    const future = newWallet()
+    const { nonce, message } = await nonceFor(future.address)
+    const fromTheFuture = message.replace(/ at \S+ with /, ` at ${new Date(Date.now() + 3600_000).toISOString().replace(/\.\d+Z$/, '.000Z')} with `)
+    await server.stop()
+    const db2 = new Database(join(server.dataDir, 'trellis.db'))
+    db2.run('UPDATE nonces SET message = ? WHERE nonce = ?', [fromTheFuture, nonce])
+    db2.close()
+    await server.restart({})
+    const early2 = await protectedCall(await signedHeaders(future.address, future, fromTheFuture))
+    expect(early2.status).toBe(401)
+    expect(early2.body.code).toBe('INVALID_NONCE')
+    await server.restart({ TRELLIS_TEST_CLOCK_OFFSET_S: '600' })
+    try {
+      const expired = await protectedCall({ ...lateHeaders, 'x-timestamp': String(Math.floor(Date.now() / 1000) + 600) })
+      expect(expired.status).toBe(401)
+      expect(expired.body.code).toBe('NONCE_EXPIRED')
+      expect(expired.body.error).toBe('nonce has expired')
     } finally {
       await server.restart({})
     }

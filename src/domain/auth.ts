@@ -43,6 +43,31 @@ function randomAlphanumeric(length: number): string {
   return out
 }
 
+/**
+ * The sign-in message: one line (clients send it in a header verbatim) naming the server, when it was issued, the
+ * nonce and when it stops being valid, so the signature itself bounds how long the header set can be used.
+ */
+const signInMessage = (host: string, nonce: string, issuedAt: number, expiresAt: number) =>
+  `Sign in to Trellis (${host}) at ${isoTime(issuedAt)} with nonce: ${nonce}, valid until ${isoTime(expiresAt)}`
+const SIGN_IN = /^Sign in to Trellis \(.*\) at (\S+) with nonce: ([A-Za-z0-9]{32}), valid until (\S+)$/
+const isoTime = (seconds: number) => new Date(seconds * 1000).toISOString()
+
+/** Unix seconds of an ISO time as signInMessage writes it (whole seconds, UTC); null for anything else. */
+function secondsOf(iso: string): number | null {
+  const ms = Date.parse(iso)
+  if (!Number.isFinite(ms) || ms % 1000 !== 0 || new Date(ms).toISOString() !== iso) return null
+  return ms / 1000
+}
+
+/** The nonce and the signed times of a sign-in message; null when it is not one. */
+function parseSignIn(message: string): { nonce: string; issuedAt: number; expiresAt: number } | null {
+  const match = SIGN_IN.exec(message)
+  if (!match) return null
+  const issuedAt = secondsOf(match[1])
+  const expiresAt = secondsOf(match[3])
+  return issuedAt === null || expiresAt === null ? null : { nonce: match[2], issuedAt, expiresAt }
+}
+
 /** x-message is the message itself, or its base64 when it has newlines. */
 function decodeMessage(raw: string): string {
   if (raw.includes('nonce:')) return raw
@@ -61,7 +86,7 @@ export function authService(deps: { nonces: NonceStore; verify: SignatureVerifie
       const now = nowSeconds()
       const nonce = randomAlphanumeric(32)
       const expiresAt = now + NONCE_TTL_S
-      const message = `Sign in to Trellis (${deps.host()}) at ${new Date(now * 1000).toISOString()} with nonce: ${nonce}`
+      const message = signInMessage(deps.host(), nonce, now, expiresAt)
       deps.nonces.insert({ nonce, address_lc: address.toLowerCase(), message, expires_at: expiresAt })
       return { nonce, message, wallet_address: address, expires_at: expiresAt, expiresAt: expiresAt * 1000 }
     },
@@ -85,16 +110,21 @@ export function authService(deps: { nonces: NonceStore; verify: SignatureVerifie
       }
 
       const message = decodeMessage(h.message!)
-      const nonce = /nonce: ([A-Za-z0-9]{32})\s*$/.exec(message)?.[1]
-      const record = nonce ? deps.nonces.find(nonce) : null
-      if (!record || record.used_at !== null || record.address_lc !== address.toLowerCase() || record.message !== message) {
+      const signIn = parseSignIn(message)
+      if (!signIn) return fail('INVALID_NONCE', 'x-message is not a sign-in message from POST /v1/auth/nonce; request a new nonce')
+      // The signed times bind on their own (whatever the nonce store still holds); then they must be the record's.
+      if (signIn.expiresAt <= now) fail('NONCE_EXPIRED', 'nonce has expired')
+      if (signIn.issuedAt > now + FUTURE_WINDOW_S) fail('INVALID_NONCE', 'the message was issued in the future; request a new nonce')
+      const { nonce } = signIn
+      const record = deps.nonces.find(nonce)
+      if (!record || record.used_at !== null || record.address_lc !== address.toLowerCase() || record.message !== message || record.expires_at !== signIn.expiresAt) {
         fail('INVALID_NONCE', 'nonce is unknown, already used, or not issued for this wallet; request a new nonce')
       }
       if (record!.expires_at <= now) fail('NONCE_EXPIRED', 'nonce has expired')
       if (!(await deps.verify(address, message, h.signature as `0x${string}`))) {
         fail('INVALID_SIGNATURE', 'signature does not match the wallet address')
       }
-      if (!deps.nonces.consume(nonce!, address.toLowerCase(), nowSeconds())) {
+      if (!deps.nonces.consume(nonce, address.toLowerCase(), nowSeconds())) {
         fail('INVALID_NONCE', 'nonce was already used; request a new nonce')
       }
       const network = h.chainId ? (CHAIN_NETWORKS[h.chainId.trim()] ?? null) : null

@@ -11,7 +11,7 @@ import { newId, isUuid } from '../lib/ids.ts'
 import { isWalletAddress } from '../chain/signatures.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { fail } from './errors.ts'
-import { coverImage, ingestImage, storedImage } from './images.ts'
+import { coverImage, ingestImage, storedImage, type FetchLog } from './images.ts'
 import type { ImageStore } from '../store/images.ts'
 import type { Signer } from './auth.ts'
 
@@ -39,6 +39,8 @@ interface Deps {
   content: ContentStore
   defaultNetwork: string
   allowPrivateFetch: boolean
+  /** Why an image_url fetch failed (the client gets one generic answer). */
+  logFetch: FetchLog
 }
 
 const invalid = (field: string, message: string): never => fail('invalid_request', message, field)
@@ -76,7 +78,7 @@ export function feedService(d: Deps) {
     async create(signer: Signer, input: CreateFeed): Promise<FeedRecord> {
       const categoryId = activeCategory(input.category_id)
       // The image is fetched before the write transaction so a slow URL never holds the database.
-      const imageCid = input.image_url ? await ingestImage(input.image_url, d.content, d.images, d.allowPrivateFetch) : null
+      const imageCid = input.image_url ? await ingestImage(input.image_url, d.content, d.images, d.allowPrivateFetch, d.logFetch) : null
       const id = newId()
       d.db.transaction(() => {
         const now = nowSeconds()
@@ -95,7 +97,7 @@ export function feedService(d: Deps) {
       if (changes.tags !== undefined) patch.tags = changes.tags
       if (changes.category_id !== undefined) patch.category_id = activeCategory(changes.category_id)
       if (changes.image_url !== undefined && changes.image_url !== null) {
-        patch.image_cid = await ingestImage(changes.image_url, d.content, d.images, d.allowPrivateFetch)
+        patch.image_cid = await ingestImage(changes.image_url, d.content, d.images, d.allowPrivateFetch, d.logFetch)
       } else if (changes.image_cid !== undefined) {
         patch.image_cid = changes.image_cid === null ? null : storedImage(changes.image_cid, d.images, 'image_cid')
       }

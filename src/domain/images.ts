@@ -1,7 +1,5 @@
 // Cover images: image_url may be an http(s) URL, a data URI, raw base64 or the CID of an image already stored here.
 // Only PNG, JPEG, GIF, WebP and SVG are taken, known by their bytes (not by what a URL or data URI claims).
-import { lookup } from 'node:dns/promises'
-import ipaddr from 'ipaddr.js'
 import type { ContentStore } from '../content/helia.ts'
 import type { ImageStore } from '../store/images.ts'
 import type { ImageRecord } from '../models/records.ts'
@@ -9,66 +7,28 @@ import { nowSeconds } from '../lib/clock.ts'
 import { collect, parseCid } from '../content/helia.ts'
 import { fail } from './errors.ts'
 import { decodeStrictBase64 } from './base64.ts'
+import { fetchPublicImage, ImageFetchFailed, MAX_IMAGE_BYTES } from './image-fetch.ts'
 
-const MAX_IMAGE_BYTES = 10 * 1024 * 1024
-const FETCH_TIMEOUT_MS = 10_000
-const MAX_REDIRECTS = 3
+/** Where a failed fetch's reason goes (the client never sees it). */
+export type FetchLog = (msg: string, fields?: Record<string, unknown>) => void
 
 const invalid = (details: string): never => fail('invalid_request', `image_url ${details}`, 'image_url')
 
-async function assertPublicHost(hostname: string): Promise<void> {
-  const bare = hostname.replace(/^\[|\]$/g, '')
-  let addresses: string[]
+// One answer for every way a URL can fail (unresolvable, private, refused, reset, timed out, an error status, too
+// big, no image): telling them apart would let image_url probe which ports are open where this server stands.
+const URL_FAILED = 'could not be fetched as an image: an http(s) URL must answer 200 with a PNG, JPEG, GIF, WebP or SVG image of at most 10 MB from a public address'
+
+async function imageFromUrl(url: URL, allowPrivate: boolean, log: FetchLog): Promise<{ bytes: Uint8Array; mimeType: string }> {
   try {
-    addresses = ipaddr.isValid(bare) ? [bare] : (await lookup(bare, { all: true })).map((a) => a.address)
-  } catch {
-    return invalid('host could not be resolved')
+    const bytes = await fetchPublicImage(url, allowPrivate)
+    const mimeType = bytes.byteLength > 0 ? sniffImageType(bytes) : null
+    if (!mimeType) throw new ImageFetchFailed(`${bytes.byteLength} bytes that are no image`)
+    return { bytes, mimeType }
+  } catch (error) {
+    if (!(error instanceof ImageFetchFailed)) throw error
+    log('image_url fetch failed', { host: url.host, reason: error.message })
+    return invalid(URL_FAILED)
   }
-  for (const address of addresses) {
-    let parsed = ipaddr.parse(address)
-    if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address()
-    if (parsed.range() !== 'unicast') invalid('must not point at a private, loopback or reserved address')
-  }
-}
-
-async function readCapped(response: Response): Promise<Uint8Array> {
-  const declared = Number(response.headers.get('content-length') ?? '0')
-  if (declared > MAX_IMAGE_BYTES) invalid('is larger than 10 MB')
-  const chunks: Uint8Array[] = []
-  let total = 0
-  for await (const chunk of (response.body ?? []) as unknown as AsyncIterable<Uint8Array>) {
-    total += chunk.byteLength
-    if (total > MAX_IMAGE_BYTES) invalid('is larger than 10 MB')
-    chunks.push(chunk)
-  }
-  return Buffer.concat(chunks)
-}
-
-async function fetchImage(url: URL, allowPrivate: boolean): Promise<Uint8Array> {
-  const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS)
-  let current = url
-  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    if (current.protocol !== 'http:' && current.protocol !== 'https:') invalid('must use http or https')
-    if (!allowPrivate) await assertPublicHost(current.hostname)
-    let response: Response
-    try {
-      response = await fetch(current, { redirect: 'manual', signal })
-    } catch {
-      return invalid('could not be fetched')
-    }
-    if (response.status >= 300 && response.status < 400 && response.headers.get('location')) {
-      current = new URL(response.headers.get('location')!, current)
-      continue
-    }
-    if (!response.ok) invalid(`could not be fetched (status ${response.status})`)
-    try {
-      return await readCapped(response)
-    } catch (error) {
-      if (signal.aborted) invalid('timed out')
-      throw error
-    }
-  }
-  return invalid('redirects too many times')
 }
 
 function decodeDataUri(uri: string): Uint8Array {
@@ -98,7 +58,7 @@ export function sniffImageType(bytes: Uint8Array): string | null {
 }
 
 /** Stores the image, records it as one, and returns its CID. */
-export async function ingestImage(imageUrl: string, content: ContentStore, images: ImageStore, allowPrivate: boolean): Promise<string> {
+export async function ingestImage(imageUrl: string, content: ContentStore, images: ImageStore, allowPrivate: boolean, log: FetchLog): Promise<string> {
   const text = imageUrl.trim()
   if (text === '') invalid('must not be empty')
   let bytes: Uint8Array
@@ -109,7 +69,8 @@ export async function ingestImage(imageUrl: string, content: ContentStore, image
     } catch {
       return invalid('is not a valid URL')
     }
-    bytes = await fetchImage(url, allowPrivate)
+    const image = await imageFromUrl(url, allowPrivate, log)
+    return record(image.bytes, image.mimeType, content, images)
   } else if (/^data:/i.test(text)) {
     bytes = decodeDataUri(text)
   } else if (parseCid(text)) {
@@ -120,6 +81,10 @@ export async function ingestImage(imageUrl: string, content: ContentStore, image
   if (bytes.byteLength === 0) invalid('is empty')
   if (bytes.byteLength > MAX_IMAGE_BYTES) invalid('is larger than 10 MB')
   const mimeType = sniffImageType(bytes) ?? invalid('is not a PNG, JPEG, GIF, WebP or SVG image')
+  return record(bytes, mimeType, content, images)
+}
+
+async function record(bytes: Uint8Array, mimeType: string, content: ContentStore, images: ImageStore): Promise<string> {
   const { cid, size } = await content.put(bytes)
   images.record({ cid, mime_type: mimeType, size, created_at: nowSeconds() })
   return cid
