@@ -14,7 +14,7 @@ const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-ru
 let server: TestServer
 let browser: Browser
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: run scripts/ensure-chromium.sh (npm test does) or set CHROMIUM_PATH`)
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: run scripts/ensure-packages.sh (npm test does) or set CHROMIUM_PATH`)
   server = await startTestServer({ TRELLIS_ADMIN_KEY: 'explorer-admin-key' }) // with the admin routes
   browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS })
 })
