@@ -58,6 +58,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     health: () => ({ version: VERSION, uptime_s: nowSeconds() - startedAt, jobs: jobs?.status() ?? {} }),
     logError: (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }),
     logWarn: (msg, fields) => log.warn(msg, fields),
+    logInfo: (msg, fields) => log.info(msg, fields),
   })
   // Serve the last persisted leaderboards and ranks from the first request; the jobs rebuild them off-thread.
   const boards = loadPersisted(config.dataDir, 'boards')
