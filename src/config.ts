@@ -13,6 +13,14 @@ export interface NetworkInfo {
   usdcVersion: string
 }
 
+/** Credentials sent with every facilitator call (src/chain/facilitator-auth.ts). */
+export type FacilitatorAuth =
+  | { kind: 'none' }
+  /** TRELLIS_FACILITATOR_BEARER: a static `Authorization: Bearer` token. */
+  | { kind: 'bearer'; token: string }
+  /** TRELLIS_CDP_API_KEY_ID + TRELLIS_CDP_API_KEY_SECRET: a Coinbase Developer Platform key signing each call. */
+  | { kind: 'cdp'; keyId: string; keySecret: string }
+
 export interface Config {
   host: string
   port: number
@@ -21,6 +29,7 @@ export interface Config {
   network: NetworkInfo
   settlement: 'facilitator' | 'local'
   facilitatorUrl: string
+  facilitatorAuth: FacilitatorAuth
   relayerKey: string | null
   adminKey: string | null
   statsRefreshS: number
@@ -93,6 +102,8 @@ Options (flag = environment variable; flags win):
 Environment only:
   TRELLIS_RPC_URL, TRELLIS_USDC_ADDRESS, TRELLIS_USDC_NAME, TRELLIS_USDC_VERSION,
   TRELLIS_SETTLEMENT (facilitator|local), TRELLIS_FACILITATOR_URL, TRELLIS_RELAYER_KEY,
+  TRELLIS_FACILITATOR_BEARER (a static bearer token for the facilitator),
+  TRELLIS_CDP_API_KEY_ID + TRELLIS_CDP_API_KEY_SECRET (Coinbase's facilitator, which settles Base mainnet),
   TRELLIS_ADMIN_KEY, TRELLIS_STATS_REFRESH_S (60), TRELLIS_RANKINGS_REFRESH_S (86400),
   TRELLIS_RECONCILE_S (30), TRELLIS_LEDGER_CHECK_S (300), TRELLIS_CONFIRM_TIMEOUT_S (30),
   TRELLIS_LOG_WINDOW_BLOCKS (2000),
@@ -201,6 +212,15 @@ export function configFrom(env: Record<string, string | undefined>): Config {
   if (relayerKey && !/^0x[0-9a-fA-F]{64}$/.test(relayerKey)) throw new ConfigError('TRELLIS_RELAYER_KEY must be a 0x-prefixed 32-byte hex key')
   const settlement = oneOf('TRELLIS_SETTLEMENT', env.TRELLIS_SETTLEMENT, ['facilitator', 'local'] as const, 'facilitator')
   if (settlement === 'local' && !relayerKey) throw new ConfigError('TRELLIS_SETTLEMENT=local needs TRELLIS_RELAYER_KEY (the wallet that pays gas)')
+  const bearer = env.TRELLIS_FACILITATOR_BEARER || null
+  const cdpKeyId = env.TRELLIS_CDP_API_KEY_ID || null
+  const cdpKeySecret = env.TRELLIS_CDP_API_KEY_SECRET || null
+  if (Boolean(cdpKeyId) !== Boolean(cdpKeySecret)) throw new ConfigError('TRELLIS_CDP_API_KEY_ID and TRELLIS_CDP_API_KEY_SECRET go together (a CDP API key: its id and its secret)')
+  if (bearer && cdpKeyId) throw new ConfigError('set TRELLIS_FACILITATOR_BEARER or the TRELLIS_CDP_API_KEY_ID/_SECRET pair, not both')
+  if (bearer !== null && !/^[\x21-\x7e]+$/.test(bearer)) throw new ConfigError('TRELLIS_FACILITATOR_BEARER must be one token of printable characters')
+  const facilitatorAuth: FacilitatorAuth = cdpKeyId && cdpKeySecret ? { kind: 'cdp', keyId: cdpKeyId, keySecret: cdpKeySecret } : bearer ? { kind: 'bearer', token: bearer } : { kind: 'none' }
+  // A CDP key without a facilitator URL means Coinbase's facilitator (Base mainnet and Base Sepolia).
+  const defaultFacilitator = facilitatorAuth.kind === 'cdp' ? 'https://api.cdp.coinbase.com/platform/v2/x402' : 'https://x402.org/facilitator'
   return {
     host: env.TRELLIS_HOST || '127.0.0.1',
     port: integer('TRELLIS_PORT', env.TRELLIS_PORT, 8402, 0, 65535),
@@ -216,7 +236,8 @@ export function configFrom(env: Record<string, string | undefined>): Config {
       usdcVersion: env.TRELLIS_USDC_VERSION || known.usdcVersion,
     },
     settlement,
-    facilitatorUrl: url('TRELLIS_FACILITATOR_URL', env.TRELLIS_FACILITATOR_URL) ?? 'https://x402.org/facilitator',
+    facilitatorUrl: url('TRELLIS_FACILITATOR_URL', env.TRELLIS_FACILITATOR_URL) ?? defaultFacilitator,
+    facilitatorAuth,
     relayerKey,
     adminKey: env.TRELLIS_ADMIN_KEY || null,
     statsRefreshS: integer('TRELLIS_STATS_REFRESH_S', env.TRELLIS_STATS_REFRESH_S, 60, 1, 86400 * 7),

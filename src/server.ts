@@ -23,6 +23,7 @@ import { nowSeconds, setClockOffset } from './lib/clock.ts'
 import { VERSION } from './version.ts'
 import { redactUrl } from './chain/rpc.ts'
 import { signatureBackend } from './chain/signatures.ts'
+import { checkSettlementSettings } from './chain/mainnet.ts'
 
 export interface RunningServer {
   url: string
@@ -31,6 +32,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config): Promise<RunningServer> {
+  checkSettlementSettings(config) // before anything is opened: a refusal leaves nothing behind
   const log = logger(config.log)
   setClockOffset(config.clockOffsetS)
   ownerOnlyFromNow()
@@ -110,7 +112,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   log.announce('listening', {
     url, public_url: publicUrl, docs: `${publicUrl}/v1/docs`, data_dir: config.dataDir, network: config.network.name, chain_id: config.network.chainId,
     settlement: config.settlement, token: config.network.usdcAddress, rpc: redactUrl(config.network.rpcUrl), signatures: signatureBackend,
-    ...(config.settlement === 'facilitator' ? { facilitator: redactUrl(config.facilitatorUrl) } : {}),
+    ...(config.settlement === 'facilitator' ? { facilitator: redactUrl(config.facilitatorUrl), facilitator_auth: config.facilitatorAuth.kind } : {}),
   })
   if (tightened) log.warn('data directory permissions tightened to owner-only', { data_dir: config.dataDir, changed: tightened })
 
