@@ -40,7 +40,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const tightened = tightenTree(config.dataDir)
   const unlock = lockDataDir(config.dataDir)
   const dbPath = join(config.dataDir, 'trellis.db')
-  const db = openDb(dbPath)
+  let db
+  try {
+    db = openDb(dbPath)
+  } catch (error) {
+    unlock() // a database this binary must not open (a newer schema): the directory is not ours to hold
+    throw error
+  }
   const secret = loadSecret(config.dataDir)
   let content
   try {

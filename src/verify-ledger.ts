@@ -5,7 +5,7 @@ import { Database } from 'bun:sqlite'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from './config.ts'
-import { MIGRATIONS } from './store/migrations/index.ts'
+import { MIGRATIONS, newerSchema } from './store/migrations/index.ts'
 import { ledgerAuditStore } from './store/ledger-audit.ts'
 import { ledgerAudit } from './domain/ledger-audit.ts'
 import { chainReader } from './chain/reader.ts'
@@ -32,6 +32,11 @@ export async function verifyLedger(config: Config): Promise<number> {
   db.exec('PRAGMA busy_timeout = 5000')
   try {
     const version = db.query<{ v: number | null }, []>('SELECT MAX(version) AS v FROM schema_migrations').get()?.v ?? 0
+    const newer = newerSchema(version, `the database ${path}`)
+    if (newer) {
+      process.stderr.write(`trellis: ${newer}\n`)
+      return EXIT.unusable
+    }
     if (version < MIGRATIONS.length) {
       process.stderr.write('trellis: this data directory has an older schema; start the server once to migrate it\n')
       return EXIT.unusable
