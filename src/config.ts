@@ -30,6 +30,8 @@ export interface Config {
   settlement: 'facilitator' | 'local'
   facilitatorUrl: string
   facilitatorAuth: FacilitatorAuth
+  /** TRELLIS_ALLOW_CHAIN_CHANGE=1: start although the data directory was bound to another network or token. */
+  allowChainChange: boolean
   relayerKey: string | null
   adminKey: string | null
   statsRefreshS: number
@@ -104,6 +106,7 @@ Environment only:
   TRELLIS_SETTLEMENT (facilitator|local), TRELLIS_FACILITATOR_URL, TRELLIS_RELAYER_KEY,
   TRELLIS_FACILITATOR_BEARER (a static bearer token for the facilitator),
   TRELLIS_CDP_API_KEY_ID + TRELLIS_CDP_API_KEY_SECRET (Coinbase's facilitator, which settles Base mainnet),
+  TRELLIS_ALLOW_CHAIN_CHANGE (1: rebind a data directory to another network or token),
   TRELLIS_ADMIN_KEY, TRELLIS_STATS_REFRESH_S (60), TRELLIS_RANKINGS_REFRESH_S (86400),
   TRELLIS_RECONCILE_S (30), TRELLIS_LEDGER_CHECK_S (300), TRELLIS_CONFIRM_TIMEOUT_S (30),
   TRELLIS_LOG_WINDOW_BLOCKS (2000),
@@ -238,6 +241,7 @@ export function configFrom(env: Record<string, string | undefined>): Config {
     settlement,
     facilitatorUrl: url('TRELLIS_FACILITATOR_URL', env.TRELLIS_FACILITATOR_URL) ?? defaultFacilitator,
     facilitatorAuth,
+    allowChainChange: env.TRELLIS_ALLOW_CHAIN_CHANGE === '1',
     relayerKey,
     adminKey: env.TRELLIS_ADMIN_KEY || null,
     statsRefreshS: integer('TRELLIS_STATS_REFRESH_S', env.TRELLIS_STATS_REFRESH_S, 60, 1, 86400 * 7),

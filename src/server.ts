@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { DATA_COMMANDS, isWildcardHost, urlHost, type Config } from './config.ts'
 import { openDb } from './store/db.ts'
+import { bindChain } from './store/chain-binding.ts'
 import { lockDataDir } from './store/lock.ts'
 import { ownerOnlyFromNow, tightenTree } from './store/permissions.ts'
 import { loadSecret } from './store/secret.ts'
@@ -41,11 +42,24 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const unlock = lockDataDir(config.dataDir)
   const dbPath = join(config.dataDir, 'trellis.db')
   let db
+  let binding
   try {
     db = openDb(dbPath)
   } catch (error) {
     unlock() // a database this binary must not open (a newer schema): the directory is not ours to hold
     throw error
+  }
+  try {
+    binding = bindChain(db, config.dataDir, { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress }, config.allowChainChange)
+  } catch (error) {
+    db.close()
+    unlock()
+    throw error
+  }
+  if (binding.kind === 'rebound') {
+    log.warn('data directory rebound to another chain (TRELLIS_ALLOW_CHAIN_CHANGE=1): its ledger now holds sales of both', {
+      previous: binding.previous, current: { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress },
+    })
   }
   const secret = loadSecret(config.dataDir)
   let content

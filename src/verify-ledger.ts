@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import type { Config } from './config.ts'
 import { MIGRATIONS, newerSchema } from './store/migrations/index.ts'
 import { ledgerAuditStore } from './store/ledger-audit.ts'
+import { chainMismatch } from './store/chain-binding.ts'
 import { ledgerAudit } from './domain/ledger-audit.ts'
 import { chainReader } from './chain/reader.ts'
 import { redactUrl, watchedHttp } from './chain/rpc.ts'
@@ -39,6 +40,12 @@ export async function verifyLedger(config: Config): Promise<number> {
     }
     if (version < MIGRATIONS.length) {
       process.stderr.write('trellis: this data directory has an older schema; start the server once to migrate it\n')
+      return EXIT.unusable
+    }
+    // Checked against another chain, every row would read as a mismatch.
+    const mismatch = chainMismatch(db, config.dataDir, { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress })
+    if (mismatch) {
+      process.stderr.write(`trellis: ${mismatch}\n`)
       return EXIT.unusable
     }
     const chain = chainReader(watchedHttp(config.network.rpcUrl, 20_000), config.network.usdcAddress, { logWindow: BigInt(config.logWindowBlocks) })
