@@ -35,7 +35,26 @@ for (let i = 0; i < args.length; i++) {
 if (!Number.isInteger(port) || port < 0 || port > 65535) usage('bad --port')
 if (!Number.isInteger(buyers) || buyers < 0 || buyers > 100) usage('bad --buyers')
 
-const chain = await startChain({ port, verbose })
+// Stopped by a signal, or when the process that started this one is gone: `npx bun scripts/chain.ts` is npm, a shell
+// and then this process, and npm passes SIGTERM to the shell only, so a TERM to npx reaches no handler here.
+let stopping = false
+const starting = startChain({ port, verbose })
+const shutdown = async () => {
+  if (stopping) return
+  stopping = true
+  await (await starting.catch(() => null))?.stop()
+  process.exit(0)
+}
+process.on('SIGINT', shutdown)
+process.on('SIGTERM', shutdown)
+process.on('SIGHUP', shutdown)
+// Also what keeps this process alive until then.
+const parent = process.ppid
+setInterval(() => {
+  if (process.ppid !== parent) void shutdown() // orphaned: adopted by init (or a subreaper)
+}, 250)
+
+const chain = await starting
 for (const [address, amount] of funds) await chain.fundBuyer(address, amount)
 const wallets = []
 for (let i = 0; i < buyers; i++) wallets.push(await chain.newFundedBuyer(parseUnits('100', 6)))
@@ -52,14 +71,3 @@ if (wallets.length) {
 }
 console.log('\nCtrl-C to stop.')
 
-let stopping = false
-const shutdown = async () => {
-  if (stopping) return
-  stopping = true
-  await chain.stop()
-  process.exit(0)
-}
-process.on('SIGINT', shutdown)
-process.on('SIGTERM', shutdown)
-// Keep the process alive until a signal comes.
-setInterval(() => {}, 1 << 30)

@@ -53,6 +53,7 @@ export interface AppParts {
   health: () => Record<string, unknown>
   logError: (error: unknown) => void
   logWarn: (msg: string, fields?: Record<string, unknown>) => void
+  logInfo?: (msg: string, fields?: Record<string, unknown>) => void
 }
 
 export function buildServices(p: AppParts): Services & { ledgerAudit: LedgerAudit } {
@@ -77,7 +78,7 @@ export function buildServices(p: AppParts): Services & { ledgerAudit: LedgerAudi
   const engine = paymentEngine(p.config)
   const purchases = purchaseService({
     db: p.db, payments: stores.payments, purchases: stores.purchases, transactions: stores.transactions, wallets: stores.wallets,
-    engine, network: p.config.network, log: p.logWarn,
+    engine, network: p.config.network, log: p.logWarn, logInfo: p.logInfo,
     afterSettle: p.config.crashAfterSettle ? () => process.kill(process.pid, 'SIGKILL') : undefined,
   })
   // One group commit for every write that shares commits: entry writes and access-link uses of a turn share one fsync.

@@ -16,6 +16,14 @@ export interface NetworkInfo {
   usdcVersion: string
 }
 
+/** Credentials sent with every facilitator call (src/chain/facilitator-auth.ts). */
+export type FacilitatorAuth =
+  | { kind: 'none' }
+  /** TRELLIS_FACILITATOR_BEARER: a static `Authorization: Bearer` token. */
+  | { kind: 'bearer'; token: string }
+  /** TRELLIS_CDP_API_KEY_ID + TRELLIS_CDP_API_KEY_SECRET: a Coinbase Developer Platform key signing each call. */
+  | { kind: 'cdp'; keyId: string; keySecret: string }
+
 export interface Config {
   host: string
   port: number
@@ -24,6 +32,9 @@ export interface Config {
   network: NetworkInfo
   settlement: 'facilitator' | 'local'
   facilitatorUrl: string
+  facilitatorAuth: FacilitatorAuth
+  /** TRELLIS_ALLOW_CHAIN_CHANGE=1: start although the data directory was bound to another network or token. */
+  allowChainChange: boolean
   relayerKey: string | null
   adminKey: string | null
   /** 'admin': /metrics answers only with the admin-api-key header. */
@@ -76,7 +87,8 @@ export const HELP = `trellis — self-hosted content-feed marketplace server
 Usage: trellis [serve] [options]
        trellis verify-ledger [options]   check every ledger row against its on-chain transfer, every failed
                                          payment against the chain, and the totals against the ledger
-                                         (exit 0: the ledger equals the chain; 1: problems, listed as JSON)
+                                         (exit 0: the ledger equals the chain; 1: a mismatch, listed as JSON;
+                                         2: the database cannot be used; 3: the chain could not be read)
        trellis backup <dir> [options]    a consistent backup (database, content as a CAR file, key) into a
                                          new or empty directory; a running server makes it while it serves
        trellis restore <dir> [options]   a backup into a new or empty data directory (the server stopped)
@@ -105,6 +117,9 @@ Options of every command (flag = environment variable; flags win):
 Environment only:
   TRELLIS_RPC_URL, TRELLIS_USDC_ADDRESS, TRELLIS_USDC_NAME, TRELLIS_USDC_VERSION,
   TRELLIS_SETTLEMENT (facilitator|local), TRELLIS_FACILITATOR_URL, TRELLIS_RELAYER_KEY,
+  TRELLIS_FACILITATOR_BEARER (a static bearer token for the facilitator),
+  TRELLIS_CDP_API_KEY_ID + TRELLIS_CDP_API_KEY_SECRET (Coinbase's facilitator, which settles Base mainnet),
+  TRELLIS_ALLOW_CHAIN_CHANGE (1: rebind a data directory to another network or token),
   TRELLIS_ADMIN_KEY, TRELLIS_METRICS_AUTH (public|admin), TRELLIS_STATS_REFRESH_S (60), TRELLIS_RANKINGS_REFRESH_S (86400),
   TRELLIS_RECONCILE_S (30), TRELLIS_LEDGER_CHECK_S (300), TRELLIS_CONFIRM_TIMEOUT_S (30),
   TRELLIS_LOG_WINDOW_BLOCKS (2000),
@@ -180,6 +195,15 @@ export function configFrom(env: Record<string, string | undefined>): Config {
   const metricsAuth = oneOf('TRELLIS_METRICS_AUTH', env.TRELLIS_METRICS_AUTH, ['public', 'admin'] as const, 'public')
   if (metricsAuth === 'admin' && !env.TRELLIS_ADMIN_KEY) throw new ConfigError('TRELLIS_METRICS_AUTH=admin needs TRELLIS_ADMIN_KEY (the admin-api-key header /metrics then asks for)')
   const hooks = testHooks(env)
+  const bearer = env.TRELLIS_FACILITATOR_BEARER || null
+  const cdpKeyId = env.TRELLIS_CDP_API_KEY_ID || null
+  const cdpKeySecret = env.TRELLIS_CDP_API_KEY_SECRET || null
+  if (Boolean(cdpKeyId) !== Boolean(cdpKeySecret)) throw new ConfigError('TRELLIS_CDP_API_KEY_ID and TRELLIS_CDP_API_KEY_SECRET go together (a CDP API key: its id and its secret)')
+  if (bearer && cdpKeyId) throw new ConfigError('set TRELLIS_FACILITATOR_BEARER or the TRELLIS_CDP_API_KEY_ID/_SECRET pair, not both')
+  if (bearer !== null && !/^[\x21-\x7e]+$/.test(bearer)) throw new ConfigError('TRELLIS_FACILITATOR_BEARER must be one token of printable characters')
+  const facilitatorAuth: FacilitatorAuth = cdpKeyId && cdpKeySecret ? { kind: 'cdp', keyId: cdpKeyId, keySecret: cdpKeySecret } : bearer ? { kind: 'bearer', token: bearer } : { kind: 'none' }
+  // A CDP key without a facilitator URL means Coinbase's facilitator (Base mainnet and Base Sepolia).
+  const defaultFacilitator = facilitatorAuth.kind === 'cdp' ? 'https://api.cdp.coinbase.com/platform/v2/x402' : 'https://x402.org/facilitator'
   return {
     host: bindHost('TRELLIS_HOST', env.TRELLIS_HOST),
     port: integer('TRELLIS_PORT', env.TRELLIS_PORT, 8402, 0, 65535),
@@ -195,7 +219,9 @@ export function configFrom(env: Record<string, string | undefined>): Config {
       usdcVersion: env.TRELLIS_USDC_VERSION || known.usdcVersion,
     },
     settlement,
-    facilitatorUrl: url('TRELLIS_FACILITATOR_URL', env.TRELLIS_FACILITATOR_URL) ?? 'https://x402.org/facilitator',
+    facilitatorUrl: url('TRELLIS_FACILITATOR_URL', env.TRELLIS_FACILITATOR_URL) ?? defaultFacilitator,
+    facilitatorAuth,
+    allowChainChange: env.TRELLIS_ALLOW_CHAIN_CHANGE === '1',
     relayerKey,
     adminKey: env.TRELLIS_ADMIN_KEY || null,
     metricsAuth,

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { DATA_COMMANDS, isWildcardHost, urlHost, type Config } from './config.ts'
 import { openDb } from './store/db.ts'
+import { bindChain } from './store/chain-binding.ts'
 import { lockDataDir } from './store/lock.ts'
 import { ownerOnlyFromNow, tightenTree } from './store/permissions.ts'
 import { loadSecret } from './store/secret.ts'
@@ -23,6 +24,7 @@ import { nowSeconds, setClockOffset } from './lib/clock.ts'
 import { VERSION } from './version.ts'
 import { redactUrl } from './chain/rpc.ts'
 import { signatureBackend } from './chain/signatures.ts'
+import { checkSettlementSettings } from './chain/mainnet.ts'
 
 export interface RunningServer {
   url: string
@@ -31,6 +33,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config): Promise<RunningServer> {
+  checkSettlementSettings(config) // before anything is opened: a refusal leaves nothing behind
   const log = logger(config.log)
   warnOfTestHooks(config, log)
   setClockOffset(config.clockOffsetS)
@@ -43,8 +46,14 @@ export async function startServer(config: Config): Promise<RunningServer> {
   await using failed = new AsyncDisposableStack()
   failed.defer(unlock)
   const dbPath = join(config.dataDir, 'trellis.db')
-  const db = openDb(dbPath)
+  const db = openDb(dbPath) // refuses a database of a newer schema: the directory is not this binary's to hold
   failed.defer(() => db.close())
+  const binding = bindChain(db, config.dataDir, { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress }, config.allowChainChange)
+  if (binding.kind === 'rebound') {
+    log.warn('data directory rebound to another chain (TRELLIS_ALLOW_CHAIN_CHANGE=1): its ledger now holds sales of both', {
+      previous: binding.previous, current: { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress },
+    })
+  }
   const secret = loadSecret(config.dataDir)
   let content
   try {
@@ -63,6 +72,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     health: () => ({ version: VERSION, uptime_s: nowSeconds() - startedAt, jobs: jobs?.status() ?? {} }),
     logError: (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }),
     logWarn: (msg, fields) => log.warn(msg, fields),
+    logInfo: (msg, fields) => log.info(msg, fields),
   })
   // Serve the last persisted leaderboards and ranks from the first request; the jobs rebuild them off-thread.
   const boards = loadPersisted(config.dataDir, 'boards')
@@ -119,7 +129,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   log.announce('listening', {
     url, public_url: publicUrl, docs: `${publicUrl}/v1/docs`, data_dir: config.dataDir, network: config.network.name, chain_id: config.network.chainId,
     settlement: config.settlement, token: config.network.usdcAddress, rpc: redactUrl(config.network.rpcUrl), signatures: signatureBackend,
-    ...(config.settlement === 'facilitator' ? { facilitator: redactUrl(config.facilitatorUrl) } : {}),
+    ...(config.settlement === 'facilitator' ? { facilitator: redactUrl(config.facilitatorUrl), facilitator_auth: config.facilitatorAuth.kind } : {}),
   })
   if (tightened) log.warn('data directory permissions tightened to owner-only', { data_dir: config.dataDir, changed: tightened })
 

@@ -203,7 +203,8 @@ describe('command line', () => {
   }, 30_000) // six runs of `bun src/main.ts`, about a second each
 
   test('flags win over env; --public-url is the base of content_url', async () => {
-    const other = await startTestServer({ TRELLIS_NETWORK: 'base-sepolia' }, { command: [process.execPath, 'src/main.ts', '--network', 'base', '--public-url', 'https://feeds.example.org'] })
+    // Mainnet needs a facilitator that settles it (the default one settles testnets only): never called here.
+    const other = await startTestServer({ TRELLIS_NETWORK: 'base-sepolia', TRELLIS_FACILITATOR_URL: 'https://facilitator.example.org' }, { command: [process.execPath, 'src/main.ts', '--network', 'base', '--public-url', 'https://feeds.example.org'] })
     try {
       const owner = newWallet()
       const feed = await createFeed(other.url, owner)

@@ -69,6 +69,10 @@ describe('buying with the official clients', () => {
     })
     const byHash = await call(server.url, 'GET', `/v1/transactions/hash/${settlement.transaction}`)
     expect(byHash.body).toEqual({ ...row, piid: expect.stringMatching(/^[0-9a-f-]{36}$/) })
+    // The operator's trail: one info line per settled payment, with entry, payer, amount and transaction.
+    const settledLines = () => server.logs.map((line) => JSON.parse(line)).filter((line) => line.msg === 'payment settled' && line.entry === entry.id)
+    for (let i = 0; i < 50 && settledLines().length === 0; i++) await Bun.sleep(20) // stdout arrives through a pipe
+    expect(settledLines()).toEqual([expect.objectContaining({ level: 'info', entry: entry.id, payer: buyer.address, pay_to: creator.address, amount: String(PRICE), transaction: settlement.transaction })])
     const byId = await call(server.url, 'GET', `/v1/transactions/${row.id}`)
     expect(byId.body).toEqual(byHash.body)
     expect((await call(server.url, 'GET', `/v1/transactions/${row.id.slice(3)}`)).body).toEqual(byHash.body)

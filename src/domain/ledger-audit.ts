@@ -7,7 +7,13 @@ import { describeFailure } from '../chain/rpc.ts'
 import type { LedgerAuditStore } from '../store/ledger-audit.ts'
 
 export interface AuditReport {
+  /** The ledger equals the chain: no problem found, and the chain could be read throughout. */
   ok: boolean
+  /**
+   * The chain could not be read (RPC down or failing): the rows in `subjects` were not checked, so this run proves
+   * nothing about them. Not a mismatch: `problems` lists only what was found wrong.
+   */
+  unreadable: { cause: string; subjects: string[] } | null
   /** Ledger rows proven against the chain in this run. */
   proven: number
   /** Failed payments re-checked against the chain in this run. */
@@ -59,7 +65,11 @@ export function ledgerAudit(d: { store: LedgerAuditStore; chain: ChainReader; to
       d.store.setMeta(CURSOR, cursor)
     }
     let proven = 0
-    let unreadable = false
+    let unreadable: AuditReport['unreadable'] = null
+    const cannotRead = (error: unknown, subject: string) => {
+      unreadable ??= { cause: describeFailure(error), subjects: [] }
+      if (unreadable.subjects.length < 20) unreadable.subjects.push(subject)
+    }
     for (;;) {
       const rows = d.store.ledgerRowsAfter(cursor, BATCH)
       if (rows.length === 0) break
@@ -70,8 +80,7 @@ export function ledgerAudit(d: { store: LedgerAuditStore; chain: ChainReader; to
           if (proof?.kind !== 'paid') note(proof ? 'ledger row not matched by its on-chain transfer' : 'ledger row whose transaction is not on chain', row.id)
           else proven++
         } catch (error) {
-          unreadable = true
-          note(`chain not readable: ${describeFailure(error)}`, row.id)
+          cannotRead(error, row.id)
         }
       })
       if (unreadable) break
@@ -90,14 +99,13 @@ export function ledgerAudit(d: { store: LedgerAuditStore; chain: ChainReader; to
         const proof = await d.chain.prove(event.hash, { token: d.token, payer: row.payer_lc, payTo: row.pay_to, amount: BigInt(row.amount), nonce: row.nonce })
         if (proof?.kind === 'paid') note('failed payment that the chain shows as paid (a lost purchase)', row.id)
       } catch (error) {
-        unreadable = true
-        note(`chain not readable: ${describeFailure(error)}`, row.id)
+        cannotRead(error, row.id)
       }
     })
     if (!unreadable) lastFailedCheck = startedAt - 60
 
     const totals = d.store.totals()
-    return { ok: problems.length === 0, proven, failedChecked: failed.length, transactions: totals.transactions, revenue: totals.revenue, pending: d.store.pending().n, problems }
+    return { ok: problems.length === 0 && unreadable === null, unreadable, proven, failedChecked: failed.length, transactions: totals.transactions, revenue: totals.revenue, pending: d.store.pending().n, problems }
   }
 
   return { run }

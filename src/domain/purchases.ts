@@ -42,6 +42,8 @@ interface Deps {
   engine: PaymentEngine
   network: NetworkInfo
   log: (msg: string, fields?: Record<string, unknown>) => void
+  /** Info-level lines: every settled payment is one (an operator's trail from sale to transaction). */
+  logInfo?: (msg: string, fields?: Record<string, unknown>) => void
   /** Fault injection for tests: called between a successful settlement and its recording. */
   afterSettle?: () => void
 }
@@ -64,9 +66,9 @@ export function purchaseService(d: Deps) {
 
   /** One SQLite transaction: payment settled, ledger row, totals, payer wallet, entitlement. */
   function record(row: PaymentRow, proof: Extract<Proof, { kind: 'paid' }>): void {
-    d.db.transaction(() => {
+    const recorded = d.db.transaction(() => {
       const now = nowSeconds()
-      if (!d.payments.markSettled(row.id, proof.hash, Number(proof.block), now)) return // recorded already
+      if (!d.payments.markSettled(row.id, proof.hash, Number(proof.block), now)) return false // recorded already
       const payer = checksumAddress(row.payer_lc)
       const walletId = d.wallets.ensure(newId(), payer, d.network.name, now)
       const transactionId = newId()
@@ -74,7 +76,9 @@ export function purchaseService(d: Deps) {
       d.transactions.insert({ id: transactionId, piid: row.id, payer, pay_to: checksumAddress(row.pay_to), amount, asset: 'USDC', entry_id: row.entry_id, transaction_hash: proof.hash, created_at: now })
       d.purchases.addToTotals(row.entry_id, amount)
       d.purchases.grant(walletId, row.entry_id, transactionId, now)
+      return true
     }).immediate()
+    if (recorded) d.logInfo?.('payment settled', { entry: row.entry_id, payer: checksumAddress(row.payer_lc), pay_to: checksumAddress(row.pay_to), amount: row.amount, transaction: proof.hash, payment: row.id })
   }
 
   function fail(row: PaymentRow, reason: string): Fate {

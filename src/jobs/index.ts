@@ -96,7 +96,9 @@ export function startJobs(d: {
     const report = await d.ledgerAudit.run({ full: false, inconsistencies })
     provenTotal += report.proven
     audit = { report, at: nowSeconds() }
-    if (!report.ok) d.log.error('the ledger does not match the chain', { problems: report.problems })
+    if (report.problems.length > 0) d.log.error('the ledger does not match the chain', { problems: report.problems })
+    // An RPC outage proves nothing either way: the unchecked rows are checked again at the next run.
+    if (report.unreadable) d.log.warn('could not check the ledger against the chain: the RPC is not readable', { cause: report.unreadable.cause, unchecked: report.unreadable.subjects })
   })
 
   // Built by the stats worker; until the first build the server serves the snapshot persisted by the last run.
@@ -117,6 +119,9 @@ export function startJobs(d: {
       '# HELP trellis_ledger_problems Rules broken at the last check of the ledger against the chain (0 = the ledger equals the chain).',
       '# TYPE trellis_ledger_problems gauge',
       `trellis_ledger_problems ${audit.report.problems.length}`,
+      '# HELP trellis_ledger_unreadable 1 when the last check could not read the chain (RPC down): rows went unchecked, nothing was found wrong.',
+      '# TYPE trellis_ledger_unreadable gauge',
+      `trellis_ledger_unreadable ${audit.report.unreadable ? 1 : 0}`,
       '# HELP trellis_ledger_proven_total Ledger rows proven by their on-chain transfer since start.',
       '# TYPE trellis_ledger_proven_total counter',
       `trellis_ledger_proven_total ${provenTotal}`,

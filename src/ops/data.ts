@@ -12,6 +12,7 @@ import type { ContentStore } from '../content/helia.ts'
 import type { Inconsistency } from '../store/ledger-audit.ts'
 import { namedCids } from '../store/named-cids.ts'
 import { tightenTree } from '../store/permissions.ts'
+import { newerSchema } from '../store/migrations/index.ts'
 import { VERSION } from '../version.ts'
 
 export const BACKUP_FORMAT = 'trellis-backup'
@@ -117,9 +118,22 @@ export async function readBackup(dir: string): Promise<Manifest> {
   return manifest
 }
 
+/** The schema version a database file was migrated to. */
+function schemaOf(path: string): number {
+  const db = new Database(path, { readonly: true })
+  try {
+    return db.query<{ v: number | null }, []>('SELECT MAX(version) AS v FROM schema_migrations').get()?.v ?? 0
+  } finally {
+    db.close()
+  }
+}
+
 /** Restores a backup into `dataDir` (new or empty); `open` opens the content store there. */
 export async function restore(backupDir: string, dataDir: string, open: (dataDir: string) => Promise<ContentStore>, progress: Progress): Promise<Manifest> {
   const manifest = await readBackup(backupDir)
+  // A backup of a newer Trellis: this binary would serve a database it does not understand.
+  const newer = newerSchema(Math.max(manifest.schema_version ?? 0, schemaOf(join(backupDir, 'trellis.db'))), `the backup ${backupDir}`)
+  if (newer) throw new Error(newer)
   // cache/ may be there already: the executable puts its addons in it before anything else.
   if (!isEmptyDir(dataDir, ['cache'])) throw new Error(`${dataDir} is not empty: restore into a new or empty data directory`)
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })

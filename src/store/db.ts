@@ -1,5 +1,5 @@
 import { Database } from 'bun:sqlite'
-import { MIGRATIONS } from './migrations/index.ts'
+import { MIGRATIONS, newerSchema } from './migrations/index.ts'
 import { nowSeconds } from '../lib/clock.ts'
 
 export type Db = Database
@@ -13,13 +13,21 @@ export function openDb(path: string): Db {
   db.exec('PRAGMA busy_timeout = 5000')
   // Every insert that fires the tally triggers opens a statement journal: in memory it costs a third less.
   db.exec('PRAGMA temp_store = MEMORY')
-  migrate(db)
+  try {
+    migrate(db, path)
+  } catch (error) {
+    db.close()
+    throw error
+  }
   return db
 }
 
-function migrate(db: Db): void {
+function migrate(db: Db, path: string): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)')
   const applied = new Set(db.query<{ version: number }, []>('SELECT version FROM schema_migrations').all().map((r) => r.version))
+  // An older binary on a newer database would write rows the newer schema's rules (triggers, columns) do not expect.
+  const newer = newerSchema(Math.max(0, ...applied), `the database ${path}`)
+  if (newer) throw new Error(newer)
   for (const m of MIGRATIONS) {
     if (applied.has(m.version)) continue
     db.transaction(() => {

@@ -15,6 +15,7 @@ import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
 import type { Config } from '../../config.ts'
 import { describeFailure, isBackendFailure, watchedHttp, watchRpc } from '../rpc.ts'
 import { chainReader, type ChainReader } from '../reader.ts'
+import { facilitatorAuthHeaders } from '../facilitator-auth.ts'
 
 export type VerifyOutcome =
   | { kind: 'valid' }
@@ -115,7 +116,11 @@ function localEngine(config: Config, transport: ReturnType<typeof watchedHttp>, 
 
 /** Posts the payment to an x402 facilitator (`/verify`, `/settle`); we never know whether it sent a transaction. */
 function remoteEngine(config: Config, chain: ChainReader): PaymentEngine {
-  const facilitator = new HTTPFacilitatorClient({ url: config.facilitatorUrl, timeoutMs: Math.max(config.confirmTimeoutS, 10) * 1000 }) as unknown as Facilitator
+  const facilitator = new HTTPFacilitatorClient({
+    url: config.facilitatorUrl,
+    timeoutMs: Math.max(config.confirmTimeoutS, 10) * 1000,
+    createAuthHeaders: facilitatorAuthHeaders(config.facilitatorAuth, config.facilitatorUrl),
+  }) as unknown as Facilitator
   return {
     chain,
     async verify(payload, requirements) {

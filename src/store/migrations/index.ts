@@ -18,3 +18,13 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 7, name: '007-images', sql: images },
   { version: 8, name: '008-content-keys', sql: contentKeys },
 ]
+
+/** The newest schema this binary knows: a database migrated past it was written by a newer Trellis. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version
+
+/** Why this binary must not open a database at `version`, or null when it may (older ones are migrated). */
+export function newerSchema(version: number, what: string): string | null {
+  return version > SCHEMA_VERSION
+    ? `${what} has schema version ${version}, newer than this Trellis knows (${SCHEMA_VERSION}): it was written by a newer Trellis; run that version or newer (a downgrade needs a backup taken before the upgrade)`
+    : null
+}

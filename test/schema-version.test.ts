@@ -1,0 +1,84 @@
+// Downgrades are refused: a database migrated by a newer Trellis (a schema version past the ones this binary knows)
+// is not served, not checked by verify-ledger, and a backup of one is not restored. Real processes, real files.
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { createHash } from 'node:crypto'
+import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { startTestServer, tempDir, trellis, type TestServer } from '../dev/server.ts'
+import { b64, createEntry, createFeed, newWallet } from '../dev/api.ts'
+import { MIGRATIONS } from '../src/store/migrations/index.ts'
+
+const FUTURE = MIGRATIONS.length + 1
+const scratch: string[] = []
+let server: TestServer
+let backupDir: string
+
+beforeAll(async () => {
+  server = await startTestServer()
+  const owner = newWallet()
+  const feed = await createFeed(server.url, owner)
+  await createEntry(server.url, owner, feed.id, { content_base64: b64('kept'), mime_type: 'text/plain' })
+  await server.stop()
+  backupDir = join(tempDir('trellis-schema-'), 'backup')
+  scratch.push(backupDir)
+  expect((await trellis(['backup', backupDir], server.dataDir)).code).toBe(0)
+})
+afterAll(async () => {
+  await server.dispose()
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true })
+})
+
+/** What a newer Trellis leaves behind: one more migration applied. */
+function migrateToTheFuture(dbPath: string) {
+  const db = new Database(dbPath)
+  db.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(FUTURE, `${String(FUTURE).padStart(3, '0')}-future`, 0)
+  db.close()
+}
+
+test('a database migrated by a newer Trellis: the server refuses to start, in one line; verify-ledger too', async () => {
+  migrateToTheFuture(join(server.dataDir, 'trellis.db'))
+  const refused = await server.restart().then(() => 'started', (error: Error) => error.message)
+  expect(refused).toContain(`trellis: the database ${join(server.dataDir, 'trellis.db')} has schema version ${FUTURE}, newer than this Trellis knows (${MIGRATIONS.length}): it was written by a newer Trellis`)
+  expect(existsSync(join(server.dataDir, 'trellis.pid'))).toBe(false) // nothing held
+
+  const ledger = await trellis(['verify-ledger'], server.dataDir)
+  expect(ledger.code).toBe(2)
+  expect(ledger.stderr).toContain(`has schema version ${FUTURE}, newer than this Trellis knows`)
+})
+
+const restoreFrom = async (backup: string) => {
+  const target = tempDir('trellis-restore-')
+  scratch.push(target)
+  rmSync(target, { recursive: true, force: true })
+  const result = await trellis(['restore', backup], target)
+  return { ...result, restored: existsSync(target) ? readdirSync(target).filter((name) => name !== 'cache') : [] }
+}
+
+test('restore refuses a backup whose manifest says a newer schema, and one whose database is newer', async () => {
+  const sound = await restoreFrom(backupDir)
+  expect(sound.code).toBe(0) // the backup as made restores
+
+  const byManifest = `${backupDir}-manifest`
+  scratch.push(byManifest)
+  cpSync(backupDir, byManifest, { recursive: true })
+  const manifest = JSON.parse(readFileSync(join(byManifest, 'manifest.json'), 'utf8'))
+  writeFileSync(join(byManifest, 'manifest.json'), JSON.stringify({ ...manifest, schema_version: FUTURE }))
+  const refused = await restoreFrom(byManifest)
+  expect(refused.code).toBe(1)
+  expect(refused.stderr).toContain(`the backup ${byManifest} has schema version ${FUTURE}, newer than this Trellis knows (${MIGRATIONS.length})`)
+  expect(refused.restored).toEqual([]) // nothing copied
+
+  // The database itself newer, its SHA-256 in the manifest updated to match (a manifest that lags behind).
+  const byDatabase = `${backupDir}-database`
+  scratch.push(byDatabase)
+  cpSync(backupDir, byDatabase, { recursive: true })
+  migrateToTheFuture(join(byDatabase, 'trellis.db'))
+  const bytes = readFileSync(join(byDatabase, 'trellis.db'))
+  manifest.files['trellis.db'] = { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }
+  writeFileSync(join(byDatabase, 'manifest.json'), JSON.stringify(manifest))
+  const newerDb = await restoreFrom(byDatabase)
+  expect(newerDb.code).toBe(1)
+  expect(newerDb.stderr).toContain(`has schema version ${FUTURE}, newer than this Trellis knows`)
+  expect(newerDb.restored).toEqual([])
+})
