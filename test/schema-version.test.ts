@@ -45,6 +45,12 @@ test('a database migrated by a newer Trellis: the server refuses to start, in on
   const ledger = await trellis(['verify-ledger'], server.dataDir)
   expect(ledger.code).toBe(2)
   expect(ledger.stderr).toContain(`has schema version ${FUTURE}, newer than this Trellis knows`)
+
+  // A data command on the stopped directory refuses it the same way, and holds nothing afterwards either.
+  const verify = await trellis(['verify'], server.dataDir)
+  expect(verify.code).toBe(1)
+  expect(verify.stderr).toContain(`has schema version ${FUTURE}, newer than this Trellis knows`)
+  expect(existsSync(join(server.dataDir, 'trellis.pid'))).toBe(false)
 })
 
 const restoreFrom = async (backup: string) => {

@@ -56,24 +56,22 @@ function operationArgs(command: DataCommand, args: string[], out: string | undef
 /** Runs the operation on a stopped server's data directory, holding its lock meanwhile. */
 async function runOffline(config: Config, command: DataCommand, args: string[], progress: Progress): Promise<unknown> {
   if (!existsSync(join(config.dataDir, 'trellis.db'))) throw new Error(`no Trellis data directory at ${config.dataDir}`)
-  const unlock = lockDataDir(config.dataDir)
+  // Whatever was opened is closed, newest first, however this ends (a database of a newer schema refused included).
+  await using opened = new AsyncDisposableStack()
+  opened.defer(lockDataDir(config.dataDir))
   const db = openDb(join(config.dataDir, 'trellis.db'))
+  opened.defer(() => db.close())
   const content = await openContent(config.dataDir)
-  try {
-    const access: DataAccess = {
-      dataDir: config.dataDir,
-      content,
-      cids: async () => namedCids(db),
-      snapshot: async (path) => void db.query('VACUUM INTO ?').run(path),
-      integrity: async () => integrityCheck(db),
-      inconsistencies: async () => findInconsistencies(db),
-    }
-    return await runOperation(access, command, args, progress)
-  } finally {
-    await content.close()
-    db.close()
-    unlock()
+  opened.defer(() => content.close())
+  const access: DataAccess = {
+    dataDir: config.dataDir,
+    content,
+    cids: async () => namedCids(db),
+    snapshot: async (path) => void db.query('VACUUM INTO ?').run(path),
+    integrity: async () => integrityCheck(db),
+    inconsistencies: async () => findInconsistencies(db),
   }
+  return await runOperation(access, command, args, progress)
 }
 
 /** The command's exit code: 0 done (verify: sound), 1 failed (verify: problems found), 2 bad usage. */
