@@ -37,6 +37,12 @@ const dataDir = mkdtempSync(join(tmpdir(), 'trellis-soak-'))
 const command = binary ? resolve(binary) : process.execPath
 const server = await startTrellis(command, dataDir, {}, '/health', binary ? [] : ['--no-env-file', join(ROOT, 'src/main.ts')])
 const url = server.url
+/** The server's own account of its memory (/metrics): JavaScript heap in use and its two bounded caches, in MiB. */
+async function memory(): Promise<{ heap_mib: number; caches_mib: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  const value = (series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.split(' ')[1] ?? Number.NaN) / 2 ** 20
+  return { heap_mib: value('trellis_js_heap_bytes{kind="used"}'), caches_mib: value('trellis_cache_bytes{cache="content"}') + value('trellis_cache_bytes{cache="reads"}') }
+}
 const rssMiB = () => {
   const line = readFileSync(`/proc/${server.pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!
   return Number(/(\d+)/.exec(line)![1]) / 1024
@@ -117,7 +123,7 @@ async function oneRequest(): Promise<Response> {
 }
 
 const statuses: Record<string, number> = {}
-const samples: { t_s: number; rss_mib: number; requests: number }[] = []
+const samples: { t_s: number; rss_mib: number; heap_mib: number; caches_mib: number; requests: number }[] = []
 let inFlight = 0
 let sent = 0
 let shed = 0
@@ -127,7 +133,7 @@ const endAt = started + minutes * 60_000
 const tick = 100 // ms; rate/10 requests are started each tick
 let owed = 0
 let lastPrint = started
-samples.push({ t_s: 0, rss_mib: rssMiB(), requests: 0 })
+samples.push({ t_s: 0, rss_mib: rssMiB(), ...(await memory()), requests: 0 })
 while (performance.now() < endAt) {
   owed += (rate * tick) / 1000
   for (; owed >= 1; owed--) {
@@ -150,16 +156,16 @@ while (performance.now() < endAt) {
   await Bun.sleep(tick)
   const now = performance.now()
   if (now - lastPrint >= 10_000) {
-    samples.push({ t_s: Math.round((now - started) / 1000), rss_mib: rssMiB(), requests: sent })
+    samples.push({ t_s: Math.round((now - started) / 1000), rss_mib: rssMiB(), ...(await memory()), requests: sent })
     if (now - lastPrint >= 30_000 || samples.length % 3 === 1) {
       const last = samples.at(-1)!
-      console.log(`soak: t=${String(last.t_s).padStart(5)} s  rss=${last.rss_mib.toFixed(1)} MiB  requests=${sent}  shed=${shed}  feeds=${writers.length}  statuses=${JSON.stringify(statuses)}`)
+      console.log(`soak: t=${String(last.t_s).padStart(5)} s  rss=${last.rss_mib.toFixed(1)} MiB  heap=${last.heap_mib.toFixed(1)} MiB  caches=${last.caches_mib.toFixed(1)} MiB  requests=${sent}  shed=${shed}  feeds=${writers.length}  statuses=${JSON.stringify(statuses)}`)
     }
     lastPrint = now
   }
 }
 while (inFlight > 0) await Bun.sleep(50)
-samples.push({ t_s: Math.round((performance.now() - started) / 1000), rss_mib: rssMiB(), requests: sent })
+samples.push({ t_s: Math.round((performance.now() - started) / 1000), rss_mib: rssMiB(), ...(await memory()), requests: sent })
 await server.stop()
 rmSync(dataDir, { recursive: true, force: true })
 
@@ -170,6 +176,8 @@ const growthPct = ((Math.max(...lastHalf.map((s) => s.rss_mib)) - half) / half) 
 const summary = {
   minutes, rate, requests: sent, shed, statuses, first_error: firstError,
   rss_mib_by_tenth: Array.from({ length: 11 }, (_, i) => Number(at(i / 10).rss_mib.toFixed(1))),
+  heap_mib_by_tenth: Array.from({ length: 11 }, (_, i) => Number(at(i / 10).heap_mib.toFixed(1))),
+  caches_mib_by_tenth: Array.from({ length: 11 }, (_, i) => Number(at(i / 10).caches_mib.toFixed(1))),
   rss_max_mib: Number(Math.max(...samples.map((s) => s.rss_mib)).toFixed(1)),
   last_half_growth_pct: Number(growthPct.toFixed(1)),
   plateau: growthPct <= maxGrowthPct,

@@ -15,7 +15,7 @@ import { controlSocket, CONTROL_SOCKET } from './ops/control.ts'
 import { runOperation } from './ops/commands.ts'
 import type { DataAccess } from './ops/data.ts'
 import { operationRecord } from './ops/record.ts'
-import { metricsRoutes, paymentMetrics, requestMetrics } from './http/metrics.ts'
+import { memoryMetrics, metricsRoutes, paymentMetrics, requestMetrics } from './http/metrics.ts'
 import { marketGauges } from './store/gauges.ts'
 import { logger, type Logger } from './log.ts'
 import { startJobs, type Jobs } from './jobs/index.ts'
@@ -89,7 +89,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }), [metricsRoutes(requests, startedAt, {
     gauges: marketGauges(db),
     build: { version: VERSION, network: config.network.name },
-    more: () => [...paymentMetrics(services.purchases.outcomes()), ...(jobs?.metrics() ?? []), ...operationRuns.metrics()],
+    more: () => [
+      ...paymentMetrics(services.purchases.outcomes()), ...(jobs?.metrics() ?? []), ...operationRuns.metrics(),
+      ...memoryMetrics({ content: () => content.cachedBytes(), reads: () => services.cached.stats().chars }),
+    ],
     adminKey: config.metricsAuth === 'admin' ? config.adminKey : null,
   }) as never])
   const server = listen(() => serve(app, services, { host: config.host, port: config.port, rateLimit: config.rateLimit, trustProxy: config.trustProxy, requests, log }), config)

@@ -63,6 +63,28 @@ test('every series in /metrics has # HELP and # TYPE, once each, before its samp
   }
 })
 
+test('memory: the JavaScript heap, and the bounded caches filled by reads (content bytes, read results)', async () => {
+  const sample = async (series: string) => {
+    const text = await (await fetch(`${server.url}/metrics`)).text()
+    const line = text.split('\n').find((l) => l.startsWith(`${series} `))
+    expect(line).toBeDefined()
+    return Number(line!.split(' ')[1])
+  }
+  expect(await sample('trellis_js_heap_bytes{kind="used"}')).toBeGreaterThan(1024 * 1024)
+  expect(await sample('trellis_js_heap_bytes{kind="total"}')).toBeGreaterThanOrEqual(await sample('trellis_js_heap_bytes{kind="used"}') * 0.5)
+  const owner = newWallet()
+  const feed = await createFeed(server.url, owner)
+  const bytes = 'x'.repeat(50_000)
+  const contentBefore = await sample('trellis_cache_bytes{cache="content"}')
+  const entry = await createEntry(server.url, owner, feed.id, { content_base64: Buffer.from(bytes).toString('base64') })
+  expect(await (await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`)).text()).toBe(bytes)
+  expect(await sample('trellis_cache_bytes{cache="content"}')).toBe(contentBefore + 50_000) // held once
+  const listed = await fetch(`${server.url}/v1/feeds/${feed.id}/entries`)
+  expect(listed.status).toBe(200)
+  expect(await sample('trellis_cache_bytes{cache="reads"}')).toBeGreaterThan(0)
+})
+
+
 test('/metrics is rate limited like any other route', async () => {
   const first = await fetch(`${server.url}/metrics`)
   expect(first.headers.get('ratelimit-limit')).toBe('100')

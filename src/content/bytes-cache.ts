@@ -9,6 +9,10 @@ export function bytesCache() {
   const items = new Map<string, Uint8Array>()
   let total = 0
   return {
+    /** The bytes held. */
+    get bytes() {
+      return total
+    },
     get(cid: string): Uint8Array | undefined {
       const hit = items.get(cid)
       if (hit) {

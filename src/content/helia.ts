@@ -58,6 +58,8 @@ export interface ContentStore {
   /** A sealed item stored again in the clear, under the CID of its content; the sealed blocks are left for gc. */
   unseal(stored: StoredContent): Promise<StoredContent>
   has(cid: string): Promise<boolean>
+  /** Bytes of small items held in memory (bounded; for /metrics). */
+  cachedBytes(): number
   size(cid: string): Promise<number | null>
   /** The item's content (opened with `key` when it is sealed), or a range of it. */
   read(cid: string, range?: { offset: number; length: number }, key?: ContentKey | null): AsyncIterable<Uint8Array>
@@ -228,6 +230,7 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
         },
       }
     },
+    cachedBytes: () => cache.bytes,
     async has(text) {
       const cid = parseCid(text)
       return cid !== null && (await blockstore.has(cid))

@@ -92,6 +92,20 @@ function processMetrics(startedAt: number): string[] {
   return lines
 }
 
+/**
+ * Where the memory goes: the JavaScript heap, and the two bounded caches that fill as a market is read (small
+ * items' bytes; read results until the next write), so a resident size that grows can be told from one that fills.
+ */
+export function memoryMetrics(caches: { content: () => number; reads: () => number }): string[] {
+  const { heapUsed, heapTotal } = process.memoryUsage()
+  return [
+    '# HELP trellis_js_heap_bytes JavaScript heap, by kind (used: live objects and garbage not yet collected; total: reserved).', '# TYPE trellis_js_heap_bytes gauge',
+    `trellis_js_heap_bytes{kind="used"} ${heapUsed}`, `trellis_js_heap_bytes{kind="total"} ${heapTotal}`,
+    '# HELP trellis_cache_bytes Bytes held by a bounded in-memory cache (content: small items; reads: read results, counted in characters).', '# TYPE trellis_cache_bytes gauge',
+    `trellis_cache_bytes{cache="content"} ${caches.content()}`, `trellis_cache_bytes{cache="reads"} ${caches.reads()}`,
+  ]
+}
+
 /** Payment attempts answered since start, by outcome: paid (200), refused (402), unavailable (502), pending (503). */
 export function paymentMetrics(outcomes: Readonly<Record<string, number>>): string[] {
   return ['# HELP trellis_payments_total Payments answered, by outcome.', '# TYPE trellis_payments_total counter',

@@ -112,7 +112,7 @@ export function readMemo(db: Db, maxChars = 32 * 1024 * 1024, now: () => number 
     }
     return value
   }
-  /** What it holds and how often it was asked (for tests). */
+  /** What it holds and how often it was asked (for tests and /metrics). */
   cached.stats = () => ({ entries: held.size, chars, ...counts })
   return cached
 }
