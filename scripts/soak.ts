@@ -43,9 +43,11 @@ async function memory(): Promise<{ heap_mib: number; caches_mib: number }> {
   const value = (series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.split(' ')[1] ?? Number.NaN) / 2 ** 20
   return { heap_mib: value('trellis_js_heap_bytes{kind="used"}'), caches_mib: value('trellis_cache_bytes{cache="content"}') + value('trellis_cache_bytes{cache="reads"}') }
 }
-const rssMiB = () => {
-  const line = readFileSync(`/proc/${server.pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!
-  return Number(/(\d+)/.exec(line)![1]) / 1024
+/** Resident memory from /proc, in MiB: all of it, and its anonymous (heap, buffers) and file-backed (mapped files) parts. */
+const resident = () => {
+  const status = readFileSync(`/proc/${server.pid}/status`, 'utf8')
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? Number.NaN) / 1024
+  return { rss_mib: field('VmRSS'), anon_mib: field('RssAnon'), file_mib: field('RssFile') }
 }
 
 // The market the readers walk: writers with one feed each (more are made as feeds fill), entries small and large.
@@ -123,7 +125,7 @@ async function oneRequest(): Promise<Response> {
 }
 
 const statuses: Record<string, number> = {}
-const samples: { t_s: number; rss_mib: number; heap_mib: number; caches_mib: number; requests: number }[] = []
+const samples: { t_s: number; rss_mib: number; anon_mib: number; file_mib: number; heap_mib: number; caches_mib: number; requests: number }[] = []
 let inFlight = 0
 let sent = 0
 let shed = 0
@@ -133,7 +135,7 @@ const endAt = started + minutes * 60_000
 const tick = 100 // ms; rate/10 requests are started each tick
 let owed = 0
 let lastPrint = started
-samples.push({ t_s: 0, rss_mib: rssMiB(), ...(await memory()), requests: 0 })
+samples.push({ t_s: 0, ...resident(), ...(await memory()), requests: 0 })
 while (performance.now() < endAt) {
   owed += (rate * tick) / 1000
   for (; owed >= 1; owed--) {
@@ -156,16 +158,16 @@ while (performance.now() < endAt) {
   await Bun.sleep(tick)
   const now = performance.now()
   if (now - lastPrint >= 10_000) {
-    samples.push({ t_s: Math.round((now - started) / 1000), rss_mib: rssMiB(), ...(await memory()), requests: sent })
+    samples.push({ t_s: Math.round((now - started) / 1000), ...resident(), ...(await memory()), requests: sent })
     if (now - lastPrint >= 30_000 || samples.length % 3 === 1) {
       const last = samples.at(-1)!
-      console.log(`soak: t=${String(last.t_s).padStart(5)} s  rss=${last.rss_mib.toFixed(1)} MiB  heap=${last.heap_mib.toFixed(1)} MiB  caches=${last.caches_mib.toFixed(1)} MiB  requests=${sent}  shed=${shed}  feeds=${writers.length}  statuses=${JSON.stringify(statuses)}`)
+      console.log(`soak: t=${String(last.t_s).padStart(5)} s  rss=${last.rss_mib.toFixed(1)} MiB (anon ${last.anon_mib.toFixed(1)}, files ${last.file_mib.toFixed(1)})  heap=${last.heap_mib.toFixed(1)} MiB  caches=${last.caches_mib.toFixed(1)} MiB  requests=${sent}  shed=${shed}  feeds=${writers.length}  statuses=${JSON.stringify(statuses)}`)
     }
     lastPrint = now
   }
 }
 while (inFlight > 0) await Bun.sleep(50)
-samples.push({ t_s: Math.round((performance.now() - started) / 1000), rss_mib: rssMiB(), ...(await memory()), requests: sent })
+samples.push({ t_s: Math.round((performance.now() - started) / 1000), ...resident(), ...(await memory()), requests: sent })
 await server.stop()
 rmSync(dataDir, { recursive: true, force: true })
 
@@ -176,6 +178,8 @@ const growthPct = ((Math.max(...lastHalf.map((s) => s.rss_mib)) - half) / half) 
 const summary = {
   minutes, rate, requests: sent, shed, statuses, first_error: firstError,
   rss_mib_by_tenth: Array.from({ length: 11 }, (_, i) => Number(at(i / 10).rss_mib.toFixed(1))),
+  anon_mib_by_tenth: Array.from({ length: 11 }, (_, i) => Number(at(i / 10).anon_mib.toFixed(1))),
+  file_mib_by_tenth: Array.from({ length: 11 }, (_, i) => Number(at(i / 10).file_mib.toFixed(1))),
   heap_mib_by_tenth: Array.from({ length: 11 }, (_, i) => Number(at(i / 10).heap_mib.toFixed(1))),
   caches_mib_by_tenth: Array.from({ length: 11 }, (_, i) => Number(at(i / 10).caches_mib.toFixed(1))),
   rss_max_mib: Number(Math.max(...samples.map((s) => s.rss_mib)).toFixed(1)),
