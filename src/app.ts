@@ -83,7 +83,7 @@ export function buildServices(p: AppParts): Services & { ledgerAudit: LedgerAudi
   })
   // One group commit for every write that shares commits: entry writes and access-link uses of a turn share one fsync.
   const commit = commitGroup(p.db)
-  const entries = entryService({ db: p.db, commit, entries: stores.entries, feeds, content: p.content, network: p.config.network.name, owns: purchases.owns })
+  const entries = entryService({ commit, entries: stores.entries, feeds, content: p.content, network: p.config.network.name, owns: purchases.owns })
   const tokens = accessTokens(p.secret)
   const categories = categoryService({ categories: stores.categories })
   categories.seedIfEmpty()

@@ -1,5 +1,5 @@
 // Entry rules: content into the private store, prices, limits, soft delete and who may read what.
-import type { CommitGroup, Db } from '../store/db.ts'
+import type { CommitGroup } from '../store/db.ts'
 import type { EntryStore } from '../store/entries.ts'
 import type { EntryRecord, FeedRecord } from '../models/records.ts'
 import type { ContentStore, ContentWriter, StoredContent } from '../content/helia.ts'
@@ -24,8 +24,7 @@ export type NewEntryInput = Omit<CreateEntry, 'content_base64'> & {
 }
 
 interface Deps {
-  db: Db
-  /** Concurrent entry creations share one commit. */
+  /** Concurrent entry writes (and other writes of the same turn) share one commit. */
   commit: CommitGroup
   entries: EntryStore
   feeds: FeedService
@@ -114,10 +113,11 @@ export function entryService(d: Deps) {
       }
     },
 
-    remove(signer: Signer, feedId: string, entryId: string): void {
+    /** Resolves once the delete is durable, in a commit shared with the other writes of this turn. */
+    async remove(signer: Signer, feedId: string, entryId: string): Promise<void> {
       d.feeds.owned(signer, feedId)
       const { entry } = get(feedId, entryId)
-      d.db.transaction(() => d.entries.deactivate(entry.id, entry.feed_id, nowSeconds())).immediate()
+      await d.commit(() => d.entries.deactivate(entry.id, entry.feed_id, nowSeconds()))
     },
 
     /** What serving an entry's bytes needs: its item, type, and the key its content is sealed under (paid entries). */

@@ -158,9 +158,9 @@ export const entryRoutes = (s: Services) => {
       response: { ...contentResponses("The entry's bytes"), 402: withHeaders(PaymentRequired, PaymentRequiredHeaders), ...errors(404, 502, 503) },
       detail: { summary: "Get an entry's bytes", description: 'The same rules as get entry; Range requests answer 206.' },
     })
-    .delete('/:entry_id', ({ params, signer }) => {
+    .delete('/:entry_id', async ({ params, signer }) => {
       const [feedId, entryId] = ids(params)
-      s.entries.remove(signer, feedId, entryId)
+      await s.entries.remove(signer, feedId, entryId)
       return new Response(null, { status: 204 })
     }, {
       wallet: true,
