@@ -1,7 +1,7 @@
 // What sealing paid content costs (content/sealing.ts): a 37 MiB paid entry against the same bytes free, in the same
 // run, over HTTP from a spawned server. Downloads cold (the file cache emptied: blocks read, opened when sealed, the
-// file written and synced) and warm (the file served); uploads (a paid one is sealed as it arrives; a free one is
-// sealed too, then stored again in the clear). Every upload has new bytes. Also AES-256-CTR alone, in this process.
+// file written and synced) and warm (the file served); uploads (written to a file as they arrive, then stored once:
+// sealed when paid, in the clear when free). Every upload has new bytes. Also AES-256-CTR alone, in this process.
 //
 //   bun scripts/bench-sealed.ts [rounds=3]
 import { closeSync, fsyncSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs'
@@ -68,8 +68,8 @@ try {
     paid ??= p.entry
   }
   console.log(`upload floor (decode, hash, write + fsync): ${ms(floors)}`)
-  console.log(`upload 37 MiB free (sealed, then stored again in the clear): ${ms(uploads.free)}`)
-  console.log(`upload 37 MiB paid (sealed as it arrives):                 ${ms(uploads.paid)}`)
+  console.log(`upload 37 MiB free (file, then stored in the clear): ${ms(uploads.free)}`)
+  console.log(`upload 37 MiB paid (file, then stored sealed):       ${ms(uploads.paid)}`)
 
   const cache = join(server.dataDir, 'cache', 'content')
   const download = async (entry: { id: string }, signed: boolean) => {

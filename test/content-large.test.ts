@@ -1,11 +1,11 @@
 // Large entries are served from files (content/file-cache.ts): whole, by range and by HEAD with their exact
 // Content-Length, and sixteen concurrent downloads of a 37 MB entry do not cost sixteen copies of it in memory.
-// Large uploads are stored while they arrive: the same CID as a whole-body upload, bounded memory, and a client
-// that goes away or sends bad content midway leaves nothing behind but unreferenced blocks.
+// Large uploads are written to a file while they arrive and stored once read whole: the same CID as a whole-body
+// upload, bounded memory, and a client that goes away or sends bad content midway leaves nothing behind.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { startTestServer, type TestServer } from '../dev/server.ts'
+import { startTestServer, trellis, type TestServer } from '../dev/server.ts'
 import { connect } from 'node:net'
 import { authHeaders, b64, call, createEntry, createFeed, expectError, newWallet, type Wallet } from '../dev/api.ts'
 
@@ -52,8 +52,16 @@ async function rssGrowthDuring(work: () => Promise<unknown>): Promise<number> {
 
 const entriesOf = async (id: string) => (await call(server.url, 'GET', `/v1/feeds/${id}/entries?page_size=100`)).body.data.length
 
+/** Nothing of refused uploads is left: no file waiting, no block that no entry names (gc, asked of the server). */
+async function expectNothingLeft() {
+  expect(readdirSync(join(server.dataDir, 'cache', 'uploads'))).toEqual([])
+  const dry = await trellis(['gc', '--dry-run'], server.dataDir)
+  expect(dry.code).toBe(0)
+  expect(dry.json).toMatchObject({ removed: 0, dry_run: true })
+}
+
 // Before the downloads below: they restart the server, and these measure uploads on a running one.
-describe('large uploads, stored while they arrive', () => {
+describe('large uploads, written to a file while they arrive', () => {
   test('RSS grows by less than twice the payload; the same bytes sent without a length (read whole) get the same CID', async () => {
     const fresh = new Uint8Array(SIZE)
     for (let offset = 0; offset < SIZE; offset += 65_536) crypto.getRandomValues(fresh.subarray(offset, Math.min(SIZE, offset + 65_536)))
@@ -90,6 +98,7 @@ describe('large uploads, stored while they arrive', () => {
     await Bun.sleep(300)
     expect((await call(server.url, 'GET', '/health')).status).toBe(200)
     expect(await entriesOf(feedId)).toBe(count)
+    await expectNothingLeft()
     const again = await createEntry(server.url, owner, feedId, { content_base64: b64(bytes), mime_type: 'video/mp4' })
     expect(again.cid).toBe(cid)
     expect(await entriesOf(feedId)).toBe(count + 1)
@@ -101,7 +110,13 @@ describe('large uploads, stored while they arrive', () => {
     expectError(await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet: owner, body: { content_base64: `${five.slice(0, -4)}A!==`, mime_type: 'video/mp4' } }), 400, 'INVALID_BASE64')
     expectError(await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet: owner, body: { content_base64: five, mime_type: 'application/x-unknown' } }), 400, 'UNSUPPORTED_MIME_TYPE')
     expectError(await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet: newWallet(), body: { content_base64: five, mime_type: 'video/mp4' } }), 403, 'UNAUTHORIZED')
+    // Refused by the schema after the content arrived whole, and by the rules on price and expiry.
+    const refused = await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet: owner, body: { content_base64: five, mime_type: 'video/mp4', title: 7 } })
+    expect(refused.status).toBe(400)
+    expectError(await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet: owner, body: { content_base64: five, mime_type: 'video/mp4', is_free: false, price: { amount: '1.5' } } }), 400, 'INVALID_PRICE')
+    expectError(await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet: owner, body: { content_base64: five, mime_type: 'video/mp4', expires_at: 1 } }), 400, 'INVALID_EXPIRES_AT')
     expect(await entriesOf(feedId)).toBe(count)
+    await expectNothingLeft()
   }, 60_000)
 })
 

@@ -1,6 +1,6 @@
-// trellis gc: the blocks a failed upload or an unused CAR import leaves behind are removed, and nothing any record
-// names is ever touched — not while uploads arrive during the collection, not the blocks of an upload still under way,
-// not content an upload shares with an orphan being deleted at that moment.
+// trellis gc: the blocks an unused CAR import leaves behind are removed (a failed upload leaves none: its content
+// waits in a file until its body is read whole), and nothing any record names is ever touched — not while uploads
+// arrive during the collection, not content an upload shares with an orphan being deleted at that moment.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { readdirSync, rmSync, statSync } from 'node:fs'
 import { connect } from 'node:net'
@@ -56,7 +56,7 @@ async function halfUpload(url: string, owner: Wallet, feedId: string, content: U
   await new Promise<void>((resolve) => socket.on('connect', resolve))
   socket.write(`POST /v1/feeds/${feedId}/entries HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`)
   await new Promise<void>((resolve) => socket.write(body.slice(0, body.length / 2), () => resolve()))
-  await Bun.sleep(500) // the server stores what it has so far
+  await Bun.sleep(500) // the server takes what it has so far
   return {
     abandon: async () => (socket.destroy(), await closed),
     finish: async () => {
@@ -68,7 +68,7 @@ async function halfUpload(url: string, owner: Wallet, feedId: string, content: U
 }
 
 describe('trellis gc', () => {
-  test('orphans of an abandoned upload and of an unused CAR: spared while fresh, then collected; every named item stays whole', async () => {
+  test('an abandoned upload leaves no orphan; those of an unused CAR are spared while fresh, then collected; every named item stays whole', async () => {
     const server = await start()
     const owner = newWallet()
     const png = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), random(300)])
@@ -78,10 +78,13 @@ describe('trellis gc', () => {
     for (const bytes of named) entries.push(await createEntry(server.url, owner, feed.id, { content_base64: b64(bytes), mime_type: 'application/pdf' }))
     const paid = await createEntry(server.url, owner, feed.id, { content_base64: b64('paid'), mime_type: 'text/plain', is_free: false, price: { amount: '1000' } })
 
-    // Orphans: a client that goes away halfway through a 9 MB upload, and a CAR of an item no record here names.
+    // A client that goes away halfway through a 9 MB upload: nothing of it was stored.
     await (await halfUpload(server.url, owner, feed.id, random(9 * 1024 * 1024))).abandon()
+    expect((await trellis(['gc', '--dry-run'], server.dataDir)).json).toMatchObject({ spared: 0, removed: 0 })
+    expect(readdirSync(join(server.dataDir, 'cache', 'uploads'))).toEqual([])
+    // Orphans: a CAR of an item no record here names.
     const elsewhere = await start()
-    const foreign = await createEntry(elsewhere.url, owner, (await createFeed(elsewhere.url, owner)).id, { content_base64: b64(random(600_000)), mime_type: 'application/pdf' })
+    const foreign = await createEntry(elsewhere.url, owner, (await createFeed(elsewhere.url, owner)).id, { content_base64: b64(random(4 * 1024 * 1024 + 17)), mime_type: 'application/pdf' })
     const car = join(elsewhere.dataDir, 'foreign.car')
     expect((await trellis(['export-car', foreign.cid, '--out', car], elsewhere.dataDir)).code).toBe(0)
     expect((await trellis(['import-car', car], server.dataDir)).code).toBe(0)
@@ -96,7 +99,7 @@ describe('trellis gc', () => {
     // What operations did shows in /metrics: a backup refused (its target is not empty) is an error.
     expect((await trellis(['backup', server.dataDir], server.dataDir)).code).toBe(1)
     const metrics = await (await fetch(`${server.url}/metrics`)).text()
-    expect(metrics).toContain('trellis_operations_total{command="gc",result="ok"} 1')
+    expect(metrics).toContain('trellis_operations_total{command="gc",result="ok"} 2') // the dry run and this one
     expect(metrics).toContain('trellis_operations_total{command="backup",result="error"} 1')
     expect(metrics).toContain('trellis_operations_total{command="import-car",result="ok"} 1')
     const lastGc = Number(/^trellis_operation_last_success_timestamp_seconds\{command="gc"\} ([\d.]+)$/m.exec(metrics)?.[1])
@@ -130,15 +133,15 @@ describe('trellis gc', () => {
     expect(await owned.text()).toBe('paid')
   }, 120_000)
 
-  test('an upload under way across a collection keeps its blocks and completes whole', async () => {
+  test('an upload under way across a collection: stored only once read whole, it completes whole', async () => {
     const server = await start()
     const owner = newWallet()
     const feed = await createFeed(server.url, owner)
     const content = random(12 * 1024 * 1024 + 3)
     const upload = await halfUpload(server.url, owner, feed.id, content)
+    expect(readdirSync(join(server.dataDir, 'cache', 'uploads'))).toHaveLength(1) // the half that has arrived
     const collected = await trellis(['gc'], server.dataDir)
-    expect(collected.json.removed).toBe(0)
-    expect(collected.json.spared).toBeGreaterThan(4) // the blocks of the half that has arrived
+    expect(collected.json).toMatchObject({ removed: 0, spared: 0 })
     const entry = await upload.finish()
     expect(entry.cid).toStartWith('bafy')
     expect(Buffer.compare(await contentOf(server.url, feed.id, entry.id), content)).toBe(0)

@@ -167,11 +167,49 @@ describe('the content store', () => {
         const read = await collect(content.read(stored.cid, { offset, length }, stored.key), length)
         expect(Buffer.compare(read, large.subarray(offset, offset + length))).toBe(0)
       }
-      const unsealed = await content.unseal(stored)
-      expect(unsealed).toEqual({ cid: await plainCid(large), size: LARGE })
     } finally {
       await content.close()
     }
+  }, 60_000)
+
+  test('an upload written to a file as it arrives is stored once its price is known: sealed or in the clear; the file goes', async () => {
+    const dir = tempDir('trellis-upload-file-')
+    scratch.push(dir)
+    const content = await openContent(dir)
+    const uploads = join(dir, 'cache', 'uploads')
+    const arrive = async () => {
+      const writer = content.writer()
+      for (let at = 0; at < LARGE; at += 700_001) {
+        writer.push(large.slice(at, at + 700_001))
+        await writer.ready()
+      }
+      const arrived = await writer.end()
+      expect(arrived.size).toBe(LARGE)
+      expect(readdirSync(uploads)).toHaveLength(1)
+      return arrived
+    }
+    try {
+      const free = await content.put((await arrive()).pieces())
+      expect(free).toEqual({ cid: await plainCid(large), size: LARGE })
+      expect(readdirSync(uploads)).toEqual([])
+      const paid = await content.put((await arrive()).pieces(), { sealed: true })
+      expect(paid.cid).not.toBe(free.cid)
+      expect(Buffer.compare(await collect(content.read(paid.cid, undefined, paid.key), LARGE), large)).toBe(0)
+      expect(readdirSync(uploads)).toEqual([])
+      ;(await arrive()).discard() // a refused request: never stored
+      expect(readdirSync(uploads)).toEqual([])
+      const gone = content.writer()
+      gone.push(large.slice(0, 1000))
+      gone.abort(new Error('the client went away'))
+      expect(await gone.end().then(() => 'ended', (error: Error) => error.message)).toBe('the client went away')
+      expect(readdirSync(uploads)).toEqual([])
+    } finally {
+      await content.close()
+    }
+    // What an interrupted start left is removed at the next.
+    await Bun.write(join(uploads, 'left-by-a-crash'), 'x')
+    await (await openContent(dir)).close()
+    expect(readdirSync(uploads)).toEqual([])
   }, 60_000)
 })
 

@@ -1,5 +1,6 @@
-// Writes: signed 1 KiB entry creation under load, and one largest-allowed upload against the floor of the work
-// any server must do with that body (parse, decode, hash, write, fsync).
+// Writes: signed 1 KiB entry creation under load, and the largest allowed upload against the floor of the work
+// any server must do with that body (parse, decode, hash, write, fsync): three rounds, each with new bytes and its
+// own floor, so one slow fsync on either side does not decide the ratio.
 import { createHash, getRandomValues } from 'node:crypto'
 import { closeSync, fsyncSync, openSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
@@ -58,6 +59,10 @@ async function post(url: string, feedId: string, body: string): Promise<{ status
   }
 }
 
+/** Rounds of the largest upload: the ratio reported is the median of the rounds' ratios. */
+const UPLOAD_ROUNDS = 3
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
 /**
  * "50 MB upload": 50 MiB of content is 70 MiB of base64, over the 50 MiB base64 limit of POST entries; so the
  * timed upload is the largest payload the limit allows, and the 50 MiB one is sent afterwards to record its answer.
@@ -66,25 +71,32 @@ export async function upload(url: string, pid: number, feedId: string, tmpDir: s
   const requestedBytes = 50 * 1024 * 1024
   const allowedBytes = Math.floor(MAX_CONTENT_BASE64_CHARS / 4) * 3
   const payloadBytes = Math.min(requestedBytes, allowedBytes)
-  const body = entryBody(randomBytes(payloadBytes))
-  const floor = floorMs(body, tmpDir)
-  const sampler = rssSampler(pid)
-  const result = await post(url, feedId, body)
-  const rss = sampler.stop()
+  const rounds: Array<{ status: number | string; ms: number; floor_ms: number; rss_growth: number; rss_peak: number }> = []
+  let bodyBytes = 0
+  for (let round = 0; round < UPLOAD_ROUNDS; round++) {
+    const body = entryBody(randomBytes(payloadBytes))
+    bodyBytes = body.length
+    const floor = floorMs(body, tmpDir)
+    const sampler = rssSampler(pid)
+    const result = await post(url, feedId, body)
+    const rss = sampler.stop()
+    rounds.push({ status: result.status, ms: result.ms, floor_ms: floor, rss_growth: rss.growth, rss_peak: rss.peak })
+  }
   const overLimit = requestedBytes > allowedBytes ? await post(url, feedId, entryBody(randomBytes(requestedBytes))) : null
+  const worst = rounds.reduce((a, b) => (b.rss_growth > a.rss_growth ? b : a))
   return {
     requested_payload_bytes: requestedBytes,
     payload_bytes: payloadBytes,
-    body_bytes: body.length,
+    body_bytes: bodyBytes,
     limit_base64_chars: MAX_CONTENT_BASE64_CHARS,
-    status: result.status,
-    ms: result.ms,
-    floor_ms: floor,
-    ratio_to_floor: result.ms / floor,
-    rss_before: rss.before,
-    rss_peak: rss.peak,
-    rss_growth: rss.growth,
-    rss_growth_per_payload: rss.growth / payloadBytes,
+    status: rounds.find((r) => r.status !== 201)?.status ?? 201,
+    ms: median(rounds.map((r) => r.ms)),
+    floor_ms: median(rounds.map((r) => r.floor_ms)),
+    ratio_to_floor: median(rounds.map((r) => r.ms / r.floor_ms)),
+    rounds,
+    rss_growth: worst.rss_growth,
+    rss_peak: worst.rss_peak,
+    rss_growth_per_payload: worst.rss_growth / payloadBytes,
     over_limit: overLimit && { payload_bytes: requestedBytes, status: overLimit.status, ms: overLimit.ms },
   }
 }

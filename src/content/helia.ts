@@ -17,8 +17,9 @@ import { newContentKey, opened, sealer, type ContentKey } from './sealing.ts'
 import { collectGarbage, heldBlocks, type Collected, type Hold } from './garbage.ts'
 import { linksOf, readBlock } from './blocks.ts'
 import { sharedRuns } from '../lib/shared-runs.ts'
-import { pieceQueue } from '../lib/piece-queue.ts'
-import { memoryGuard } from '../lib/memory-guard.ts'
+import { uploadSpool, type ContentWriter } from './spool.ts'
+
+export type { ArrivedContent, ContentWriter } from './spool.ts'
 
 // The options of `ipfs add --cid-version 1`, spelled out so the CID never drifts with library defaults.
 const IMPORT_OPTIONS = {
@@ -38,25 +39,11 @@ export interface StoredContent {
 /** Sealed: encrypted under a new key of its own, so the CID is not that of the content (paid content). */
 export interface PutOptions { sealed?: boolean }
 
-/** An item stored while it arrives: the import takes pieces as they come, so they are not all held at once. */
-export interface ContentWriter {
-  /** The next piece, taken as is (the caller must not reuse it). */
-  push(piece: Uint8Array): void
-  /** Resolves once the import has room for more: await it between pushes to bound what waits in memory. */
-  ready(): Promise<void> | undefined
-  /** No more pieces: resolves once every block is on disk. */
-  end(): Promise<StoredContent>
-  /** Gives up: the blocks written so far stay, unreferenced, until collect() (`trellis gc`) removes them. */
-  abort(reason: Error): void
-}
-
 export interface ContentStore {
-  /** Stores bytes, whole or in pieces (a large upload arrives decoded in pieces; the CID is the same). */
-  put(bytes: Uint8Array | Uint8Array[], options?: PutOptions): Promise<StoredContent>
-  /** Stores an item piece by piece as it arrives (the CID is the same as put's, unsealed). */
-  writer(options?: PutOptions): ContentWriter
-  /** A sealed item stored again in the clear, under the CID of its content; the sealed blocks are left for gc. */
-  unseal(stored: StoredContent): Promise<StoredContent>
+  /** Stores bytes, whole, in pieces or as they come (a large upload is read back from its file); the CID is the same. */
+  put(bytes: Uint8Array | Uint8Array[] | AsyncIterable<Uint8Array>, options?: PutOptions): Promise<StoredContent>
+  /** A large upload's content, written to a file as it arrives, to be put() once its price is known (spool.ts). */
+  writer(): ContentWriter
   has(cid: string): Promise<boolean>
   /** Bytes of small items held in memory (bounded; for /metrics). */
   cachedBytes(): number
@@ -102,11 +89,6 @@ async function* consume(pieces: Uint8Array[], seal?: (piece: Uint8Array) => Uint
 
 /** A large item is read whole this much at a time (a few of its 256 KiB chunks). */
 const READ_WINDOW_BYTES = 2 * 1024 * 1024
-/** An unseal lets RSS grow by this fraction of the item before it collects garbage. */
-const UNSEAL_MEMORY_PER_BYTE = 0.5
-
-/** How much a writer lets wait for the import: a few of its 256 KiB chunks. */
-const WRITER_AHEAD_BYTES = 2 * 1024 * 1024
 
 /** The first `length` bytes of a stream, in one array. */
 export async function collect(source: AsyncIterable<Uint8Array>, length: number): Promise<Uint8Array<ArrayBuffer>> {
@@ -120,11 +102,17 @@ export async function collect(source: AsyncIterable<Uint8Array>, length: number)
   return out
 }
 
+/**
+ * LevelDB's in-memory table for blocks. Its 4 MiB default turns one large upload into a dozen level-0 files, and
+ * uploads in a row into compaction stalls (docs/performance.md, "LevelDB write buffer").
+ */
+const BLOCK_WRITE_BUFFER_BYTES = 16 * 1024 * 1024
+
 /** Large items served as files are kept in <data dir>/cache/content, up to this many bytes (then oldest first). */
 const FILE_CACHE_BYTES = 1024 * 1024 * 1024
 
 export async function openContent(dataDir: string, options: { fileCacheBytes?: number } = {}): Promise<ContentStore> {
-  const blockstore = new LevelBlockstore(join(dataDir, 'blocks'))
+  const blockstore = new LevelBlockstore(join(dataDir, 'blocks'), { writeBufferSize: BLOCK_WRITE_BUFFER_BYTES })
   const datastore = new LevelDatastore(join(dataDir, 'datastore'))
   await blockstore.open()
   await datastore.open()
@@ -185,11 +173,24 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
     })()
   }
 
+  const spool = uploadSpool(join(dataDir, 'cache', 'uploads'))
+
   const store: ContentStore = {
     async put(input, options = {}) {
-      const size = Array.isArray(input) ? input.reduce((sum, piece) => sum + piece.byteLength, 0) : input.byteLength
       const key = options.sealed ? newContentKey() : undefined
       const seal = key && sealer(key)
+      if (!(input instanceof Uint8Array) && !Array.isArray(input)) {
+        let size = 0
+        const cid = await importItem((async function* () {
+          for await (const piece of input) {
+            size += piece.byteLength
+            yield seal ? seal(piece) : piece
+          }
+        })())
+        sizes.set(cid, size)
+        return key ? { cid, size, key } : { cid, size }
+      }
+      const size = Array.isArray(input) ? input.reduce((sum, piece) => sum + piece.byteLength, 0) : input.byteLength
       // A small item is joined (it is cached whole, as stored); a large one is imported piece by piece, never joined.
       const joined = !Array.isArray(input) ? input : size <= CACHE_ITEM_MAX ? (input.length === 1 ? input[0]! : Buffer.concat(input, size)) : null
       const bytes = joined && seal ? seal(joined) : joined
@@ -198,38 +199,7 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
       if (bytes) cache.set(cid, bytes)
       return key ? { cid, size, key } : { cid, size }
     },
-    writer(options = {}) {
-      const queue = pieceQueue(WRITER_AHEAD_BYTES)
-      let size = 0
-      const key = options.sealed ? newContentKey() : undefined
-      const seal = key && sealer(key)
-      const hold = held.begin()
-      const imported = importer(hold).addByteStream(queue.pieces, IMPORT_OPTIONS).then(async (cid): Promise<StoredContent> => {
-        await flushBlocks()
-        const text = cid.toString()
-        sizes.set(text, size)
-        return key ? { cid: text, size, key } : { cid: text, size }
-      })
-      imported.catch(() => {}).finally(hold.end) // a failure is seen through end(); after abort() it is expected
-      return {
-        push(piece) {
-          size += piece.byteLength
-          queue.push(seal ? seal(piece) : piece)
-        },
-        // A failed import stops taking pieces: its failure ends the wait too.
-        ready() {
-          const room = queue.room()
-          return room && Promise.race([room, imported.then(() => {})])
-        },
-        end() {
-          queue.end()
-          return imported
-        },
-        abort(reason) {
-          queue.fail(reason)
-        },
-      }
-    },
+    writer: () => spool.writer(),
     cachedBytes: () => cache.bytes,
     async has(text) {
       const cid = parseCid(text)
@@ -244,23 +214,6 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
       if (sizes.size > 100_000) sizes.clear()
       sizes.set(text, size)
       return size
-    },
-    async unseal(stored) {
-      if (!stored.key) return stored
-      sizes.set(stored.cid, stored.size)
-      // The garbage of reading, opening and importing is collected as it grows: no request body paces this work
-      // (see lib/memory-guard.ts), and an upload's RSS must stay near its size.
-      const guard = memoryGuard(UNSEAL_MEMORY_PER_BYTE * stored.size)
-      let progress = 0
-      const content = opened(stored.key, readStored(stored.cid))
-      const cid = await importItem((async function* () {
-        for await (const chunk of content) {
-          guard((progress += chunk.byteLength))
-          yield chunk
-        }
-      })())
-      sizes.set(cid, stored.size)
-      return { cid, size: stored.size }
     },
     read(text, range, key) {
       const stored = readStored(text, range)

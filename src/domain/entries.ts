@@ -2,7 +2,7 @@
 import type { CommitGroup } from '../store/db.ts'
 import type { EntryStore } from '../store/entries.ts'
 import type { EntryRecord, FeedRecord } from '../models/records.ts'
-import type { ContentStore, ContentWriter, StoredContent } from '../content/helia.ts'
+import type { ArrivedContent, ContentStore, ContentWriter } from '../content/helia.ts'
 import type { ContentKey } from '../content/sealing.ts'
 import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
@@ -19,8 +19,8 @@ export const MAX_ENTRIES_PER_FEED = 1000
 /** The create-entry body, with content_base64 decoded (as it arrived, for a large upload). */
 export type NewEntryInput = Omit<CreateEntry, 'content_base64'> & {
   content: Base64Content
-  /** The content, already stored as the body arrived (see contentWriter); its pieces were handed on, not kept. */
-  stored?: Promise<StoredContent>
+  /** The content, written to a file as the body arrived (see contentWriter); its pieces were handed on, not kept. */
+  arrived?: Promise<ArrivedContent>
 }
 
 interface Deps {
@@ -83,9 +83,7 @@ export function entryService(d: Deps) {
       if (input.content.size === 0) fail('INVALID_BASE64', 'content_base64 decodes to no content')
 
       // Paid content is stored sealed, so its public CID cannot confirm a guess of its bytes (content/sealing.ts).
-      // A large upload is sealed as it arrives, before its price is known: a free one is stored again in the clear.
-      const arrived = await (input.stored ?? d.content.put(pieces, { sealed: !isFree }))
-      const stored = isFree ? await d.content.unseal(arrived) : arrived
+      const stored = await d.content.put(input.arrived ? (await input.arrived).pieces() : pieces, { sealed: !isFree })
       if (!isFree && !stored.key) throw new Error('paid content was stored unsealed')
       const id = newId()
       await d.commit(() => {
@@ -101,13 +99,12 @@ export function entryService(d: Deps) {
     },
 
     /**
-     * Stores a large upload's content while its body arrives, when the signer may add to this feed; else null (the
-     * body is read whole and create() gives the error). Content of a request that then fails stays unreferenced
-     * until `trellis gc`.
+     * Takes a large upload's content while its body arrives, when the signer may add to this feed; else null (the
+     * body is read whole and create() gives the error). The caller discards what arrived if create() never reads it.
      */
     contentWriter(signer: Signer, feedId: string): ContentWriter | null {
       try {
-        return d.feeds.owned(signer, feedId).is_active ? d.content.writer({ sealed: true }) : null
+        return d.feeds.owned(signer, feedId).is_active ? d.content.writer() : null
       } catch {
         return null
       }

@@ -9,7 +9,7 @@ import { isUuid } from '../lib/ids.ts'
 import { memoryGuard } from '../lib/memory-guard.ts'
 import type { Services } from './services.ts'
 import { walletAuth, type BodyReader } from './wallet-auth.ts'
-import { errorResponse } from './errors.ts'
+import { beforeErrorAnswer, errorResponse } from './errors.ts'
 import { booleanQuery, uuid } from './params.ts'
 import { jsonResponse } from './json.ts'
 import { page, pageQuery, pageSize, queryKey } from './pagination.ts'
@@ -49,17 +49,20 @@ export function entryBody(e: EntryRecord, now = nowSeconds()): Entry {
 }
 
 /** Uploads whose content_base64 was decoded while the body arrived (it is "" in the parsed body). */
-const uploads = new WeakMap<Request, Pick<NewEntryInput, 'content' | 'stored'>>()
+const uploads = new WeakMap<Request, Pick<NewEntryInput, 'content' | 'arrived'>>()
 
-/** Bodies this large have their content stored while they arrive; smaller ones are stored whole (and cached). */
-const STORE_WHILE_READING_BYTES = 4 * 1024 * 1024
+/** An upload refused (by the schema, the rules or a failure) has its file removed before the answer is sent. */
+const discardUpload = (request: Request) => async () => void (await uploads.get(request)?.arrived?.then((arrived) => arrived.discard(), () => {}))
+
+/** Bodies this large have their content written to a file while they arrive; smaller ones are read whole. */
+const SPOOL_WHILE_READING_BYTES = 4 * 1024 * 1024
 /** An upload's RSS growth is held near 1.25 times its decoded size (3/4 of the body): see memoryGuard. */
 const MEMORY_BUDGET_PER_BODY_BYTE = 0.75 * 1.25
 
 const entryBodyReader = (s: Services): BodyReader => async (request, limit, { signer, params, rssAtArrival }) => {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN)
   const known = Number.isSafeInteger(declared)
-  const writer = known && declared >= STORE_WHILE_READING_BYTES && isUuid(params.feed_id) ? s.entries.contentWriter(signer, params.feed_id.toLowerCase()) : null
+  const writer = known && declared >= SPOOL_WHILE_READING_BYTES && isUuid(params.feed_id) ? s.entries.contentWriter(signer, params.feed_id.toLowerCase()) : null
   const decoder = base64Decoder(known ? declared : undefined, writer?.push) // the body bounds the field
   const guard = writer ? memoryGuard(declared * MEMORY_BUDGET_PER_BODY_BYTE, rssAtArrival) : null
   let pushed = 0
@@ -75,7 +78,8 @@ const entryBodyReader = (s: Services): BodyReader => async (request, limit, { si
   }
   const decoded = read.streamed ? content as Base64Content | null : null
   if (writer && !decoded?.pieces) writer.abort(new Error('no valid content_base64 streamed'))
-  if (decoded) uploads.set(request, { content: decoded, stored: writer && decoded.pieces ? writer.end() : undefined })
+  if (decoded) uploads.set(request, { content: decoded, arrived: writer && decoded.pieces ? writer.end() : undefined })
+  if (writer) beforeErrorAnswer(request, discardUpload(request)) // a stored entry has read (and so removed) its file
   return read.body
 }
 

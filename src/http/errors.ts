@@ -65,9 +65,18 @@ function validationResponse(error: ValidationError): Response {
   return errorResponse(code, `invalid ${field || error.type}`, message)
 }
 
+const beforeAnswers = new WeakMap<Request, () => Promise<void>>()
+
+/** Work to finish before an error answer to this request is sent (an upload's file removed): it is awaited, never thrown. */
+export const beforeErrorAnswer = (request: Request, work: () => Promise<void>) => void beforeAnswers.set(request, work)
+
 export const errorHandling = (log: (e: unknown) => void) =>
   new Elysia({ name: 'error-handling' })
-    .onError({ as: 'global' }, ({ error, code }) => toErrorResponse(error, code, log))
+    .onError({ as: 'global' }, ({ error, code, request }) => {
+      const work = beforeAnswers.get(request)
+      if (!work) return toErrorResponse(error, code, log)
+      return work().catch(log).then(() => toErrorResponse(error, code, log))
+    })
     // Elysia leaves a path parameter null when its percent-encoding is invalid: refuse it before any handler.
     .onTransform({ as: 'global' }, ({ params }) => {
       for (const value of Object.values((params ?? {}) as Record<string, unknown>)) {
