@@ -1,7 +1,10 @@
 // The soak: a server under a steady mixed load (reads of every kind, uploads, deletes) for many minutes, its resident
 // memory sampled all along, so a leak or an unbounded cache shows as a slope instead of a plateau.
 //
-//   npx bun scripts/soak.ts [--minutes 30] [--rate 120] [--binary dist/trellis] [--out soak.json]
+//   npx bun scripts/soak.ts [--minutes 30] [--rate 120] [--active 3000] [--binary dist/trellis] [--out soak.json]
+//
+// --active: once the market holds this many active entries, each upload is followed by the delete of an old one, so
+// the market the server serves (lists, leaderboards, statistics) stops growing while writes go on; 0 lets it grow.
 //
 // The server runs from source (or --binary) on a fresh data directory, on 127.0.0.1 only. Every request of the mix is
 // bounded: at most 64 in flight (a request that would pass that is counted as shed, not queued), and the run stops
@@ -15,10 +18,10 @@ import { startTrellis } from './bench/processes.ts'
 import { usageOf } from '../dev/usage.ts'
 
 const ROOT = resolve(import.meta.dir, '..')
-const HELP = 'npx bun scripts/soak.ts [--minutes 30] [--rate 120] [--binary <path>] [--out <file.json>] [--max-growth 10]'
+const HELP = 'npx bun scripts/soak.ts [--minutes 30] [--rate 120] [--active 3000] [--binary <path>] [--out <file.json>] [--max-growth 10]'
 const args = process.argv.slice(2)
 const usage = usageOf(HELP)
-const OPTIONS = ['--minutes', '--rate', '--binary', '--out', '--max-growth']
+const OPTIONS = ['--minutes', '--rate', '--active', '--binary', '--out', '--max-growth']
 for (let i = 0; i < args.length; i += 2) if (!OPTIONS.includes(args[i]!) || args[i + 1] === undefined) usage(`unknown or incomplete option: ${args[i]}`)
 const option = (name: string) => {
   const i = args.indexOf(name)
@@ -27,6 +30,8 @@ const option = (name: string) => {
 const minutes = Number(option('--minutes') ?? 30)
 const rate = Number(option('--rate') ?? 120)
 const maxGrowthPct = Number(option('--max-growth') ?? 10)
+const activeCap = Number(option('--active') ?? 3000)
+if (![minutes, rate, maxGrowthPct, activeCap].every((n) => Number.isFinite(n) && n >= 0)) usage('numbers only, none negative')
 const out = option('--out')
 const binary = option('--binary')
 const MAX_IN_FLIGHT = 64
@@ -91,9 +96,21 @@ const anyEntry = () => {
   return { writer, id: writer.entries.length ? pick(writer.entries) : null }
 }
 let uploading = writers.at(-1)!
+const activeEntries = () => writers.reduce((sum, writer) => sum + writer.entries.length, 0)
+let balancingDeletes = 0
 async function uploadSomewhere(bytes: number): Promise<Response> {
   if (uploading.made >= ENTRIES_PER_FEED) uploading = await newWriter()
-  return upload(uploading, bytes, random() < 0.7)
+  const response = await upload(uploading, bytes, random() < 0.7)
+  if (response.status === 201 && activeCap > 0 && activeEntries() > activeCap) {
+    // The oldest entry of the fullest feed other than the large item's: the market keeps its size.
+    const writer = writers.filter((w) => w !== large).reduce((a, b) => (b.entries.length > a.entries.length ? b : a))
+    const id = writer.entries.shift()!
+    const deleted = await fetch(`${url}/v1/feeds/${writer.feedId}/entries/${id}`, { method: 'DELETE', headers: await authHeaders(url, writer.account) })
+    await deleted.arrayBuffer()
+    if (deleted.status !== 204) firstError ??= `balancing delete: ${deleted.status}`
+    balancingDeletes++
+  }
+  return response
 }
 
 /** One request of the mix, by weight. */
@@ -161,7 +178,7 @@ while (performance.now() < endAt) {
     samples.push({ t_s: Math.round((now - started) / 1000), ...resident(), ...(await memory()), requests: sent })
     if (now - lastPrint >= 30_000 || samples.length % 3 === 1) {
       const last = samples.at(-1)!
-      console.log(`soak: t=${String(last.t_s).padStart(5)} s  rss=${last.rss_mib.toFixed(1)} MiB (anon ${last.anon_mib.toFixed(1)}, files ${last.file_mib.toFixed(1)})  heap=${last.heap_mib.toFixed(1)} MiB  caches=${last.caches_mib.toFixed(1)} MiB  requests=${sent}  shed=${shed}  feeds=${writers.length}  statuses=${JSON.stringify(statuses)}`)
+      console.log(`soak: t=${String(last.t_s).padStart(5)} s  rss=${last.rss_mib.toFixed(1)} MiB (anon ${last.anon_mib.toFixed(1)}, files ${last.file_mib.toFixed(1)})  heap=${last.heap_mib.toFixed(1)} MiB  caches=${last.caches_mib.toFixed(1)} MiB  requests=${sent}  shed=${shed}  feeds=${writers.length}  active=${activeEntries()}  statuses=${JSON.stringify(statuses)}`)
     }
     lastPrint = now
   }
@@ -176,7 +193,7 @@ const half = at(0.5).rss_mib
 const lastHalf = samples.slice(Math.floor(samples.length / 2))
 const growthPct = ((Math.max(...lastHalf.map((s) => s.rss_mib)) - half) / half) * 100
 const summary = {
-  minutes, rate, requests: sent, shed, statuses, first_error: firstError,
+  minutes, rate, active_cap: activeCap, requests: sent, shed, statuses, balancing_deletes: balancingDeletes, active_entries: activeEntries(), first_error: firstError,
   rss_mib_by_tenth: Array.from({ length: 11 }, (_, i) => Number(at(i / 10).rss_mib.toFixed(1))),
   anon_mib_by_tenth: Array.from({ length: 11 }, (_, i) => Number(at(i / 10).anon_mib.toFixed(1))),
   file_mib_by_tenth: Array.from({ length: 11 }, (_, i) => Number(at(i / 10).file_mib.toFixed(1))),
