@@ -1,0 +1,39 @@
+// The records port: what the domain knows of the database. An adapter per engine (store/sqlite/, later
+// store/postgres/) builds the stores over its own connection and runs transactions its own way; the domain only
+// awaits.
+import type { Sql } from './query.ts'
+
+/** How durable a transaction's commit must be: `lazy` may be lost by a power cut (nonces), never reordered. */
+export type Durability = 'full' | 'lazy'
+
+/** Tells when what was read may be stale: the version moves once per commit that changed memoized records. */
+export interface Changes {
+  version(): number
+  /** False while other writers' changes cannot be heard of (a lost listener): nothing read may be kept then. */
+  live(): boolean
+  onChange(listener: () => void): () => void
+}
+
+/** A named lock held by one process of many; `lost` settles if it is taken away. */
+export interface Lease {
+  readonly lost: Promise<void>
+  release(): Promise<void>
+}
+
+export interface Records<Stores> {
+  readonly dialect: 'sqlite' | 'postgres'
+  /** Stores outside any transaction (each statement commits alone). Writes here touch only unmemoized tables. */
+  readonly read: Stores
+  /**
+   * Runs `work` in a transaction: all of it commits or none. `work` must await nothing but its `tx` (no network, no
+   * files, no timers): a transaction holds every other reader of an embedded database until it ends.
+   */
+  transact<T>(work: (tx: Stores) => Promise<T>, options?: { durability?: Durability }): Promise<T>
+  readonly changes: Changes
+  /** Null when another process holds it; the embedded engine has one process and always grants it. */
+  lease(name: string): Promise<Lease | null>
+  close(): Promise<void>
+}
+
+/** Builds a set of stores over one way of running statements (a connection, or a transaction on it). */
+export type StoresOn<Stores> = (sql: Sql) => Stores

@@ -1,0 +1,162 @@
+// The records port on the embedded engine: one bun:sqlite connection in WAL mode.
+//
+// Group commit: transactions asked for in one turn of the event loop share one IMMEDIATE transaction, each in a
+// savepoint of its own, and one COMMIT (one fsync). A transaction that throws is rolled back alone and rejects
+// alone; a failed COMMIT rejects them all; each settles only after the COMMIT, so a caller answers once its write is
+// durable.
+//
+// The write gate: statements on one connection all run inside whatever transaction is open on it, so while a group
+// is open every read waits for its end (a read would otherwise see rows a savepoint is about to roll back).
+// Transactions await only their own statements, which resolve within the turn, so the wait is short; one that awaits
+// anything else holds every reader meanwhile, and with `assertNoIo` (tests) fails as "I/O inside a transaction".
+import type { Database, Statement } from 'bun:sqlite'
+import { render, type Query, type Sql } from '../query.ts'
+import type { Changes, Durability, Lease, Records, StoresOn } from '../records.ts'
+
+export interface SqliteRecordsOptions {
+  /** Fail a transaction that is still running when the event loop turns (it awaited something besides its tx). */
+  assertNoIo?: boolean
+}
+
+const hasFragments = (query: Query) => query.values.some((value) => typeof value === 'object' && value !== null && 'strings' in value && 'values' in value)
+
+const GRANTED: Lease = { lost: new Promise<void>(() => {}), release: async () => {} }
+
+export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, options: SqliteRecordsOptions = {}): Records<Stores> {
+  // Statements of fragment-free queries, by their template: no SQL text is hashed on the way to a prepared statement.
+  const prepared = new WeakMap<readonly string[], Statement>()
+  function statement(query: Query): { statement: Statement; values: unknown[] } {
+    if (!hasFragments(query)) {
+      let found = prepared.get(query.strings)
+      if (!found) prepared.set(query.strings, (found = db.query(render(query, '?').text)))
+      return { statement: found, values: query.values as unknown[] }
+    }
+    const { text, values } = render(query, '?')
+    return { statement: db.query(text), values }
+  }
+  const run = {
+    all<T>(query: Query): T[] {
+      const { statement: s, values } = statement(query)
+      return s.all(...(values as never[])) as T[]
+    },
+    get<T>(query: Query): T | undefined {
+      const { statement: s, values } = statement(query)
+      return (s.get(...(values as never[])) as T | null) ?? undefined
+    },
+    run(query: Query): number {
+      const { statement: s, values } = statement(query)
+      return s.run(...(values as never[])).changes
+    },
+  }
+
+  let gate: Promise<void> | null = null
+  const pass = async () => {
+    while (gate) await gate
+  }
+  const gated: Sql = {
+    all: async (query) => (gate && (await pass()), run.all(query)),
+    get: async (query) => (gate && (await pass()), run.get(query)),
+    run: async (query) => (gate && (await pass()), run.run(query)),
+  }
+
+  /** Statements of one transaction: refused once it is over (a late statement would land in someone else's). */
+  function within(isOpen: () => boolean): Sql {
+    const check = () => {
+      if (!isOpen()) throw new Error('a statement after its transaction ended')
+    }
+    return {
+      all: async (query) => (check(), run.all(query)),
+      get: async (query) => (check(), run.get(query)),
+      run: async (query) => (check(), run.run(query)),
+    }
+  }
+
+  let version = 0
+  const listeners = new Set<() => void>()
+  const changes: Changes = {
+    version: () => version,
+    live: () => true,
+    onChange(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+  }
+
+  type Queued = { work: (tx: Stores) => Promise<unknown>; durability: Durability; resolve: (value: unknown) => void; reject: (error: unknown) => void }
+  let queue: Queued[] = []
+
+  async function runOne(item: Queued, savepoint: string): Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
+    let open = true
+    let turned = false
+    const sentinel = options.assertNoIo ? setImmediate(() => (turned = true)) : null
+    db.exec(`SAVEPOINT ${savepoint}`)
+    try {
+      const value = await item.work(storesOn(within(() => open)))
+      if (turned) throw new Error('I/O inside a transaction: it may await only its tx')
+      db.exec(`RELEASE ${savepoint}`)
+      return { ok: true, value }
+    } catch (error) {
+      db.exec(`ROLLBACK TO ${savepoint}`)
+      db.exec(`RELEASE ${savepoint}`)
+      return { ok: false, error }
+    } finally {
+      open = false
+      if (sentinel) clearImmediate(sentinel)
+    }
+  }
+
+  async function flush(): Promise<void> {
+    const batch = queue
+    queue = []
+    if (batch.length === 0) return
+    let release!: () => void
+    gate = new Promise<void>((resolve) => (release = resolve))
+    const lazy = batch.every((item) => item.durability === 'lazy')
+    const outcomes: Awaited<ReturnType<typeof runOne>>[] = []
+    try {
+      if (lazy) db.exec('PRAGMA synchronous = NORMAL') // still ordered in the WAL before every later commit
+      db.exec('BEGIN IMMEDIATE')
+      for (const [i, item] of batch.entries()) outcomes.push(await runOne(item, `w${i}`))
+      db.exec('COMMIT')
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK')
+      for (const item of batch) item.reject(error)
+      return
+    } finally {
+      if (lazy) db.exec('PRAGMA synchronous = FULL')
+      gate = null
+      release()
+    }
+    if (outcomes.some((outcome) => outcome.ok)) {
+      version++
+      for (const listener of listeners) listener()
+    }
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i]!
+      if (outcome.ok) item.resolve(outcome.value)
+      else item.reject(outcome.error)
+    })
+  }
+
+  // Groups commit one after another: a group asked for while one is open waits for its end.
+  let groups: Promise<void> = Promise.resolve()
+  const schedule = () => setImmediate(() => void (groups = groups.then(flush)))
+
+  return {
+    dialect: 'sqlite',
+    read: storesOn(gated),
+    transact<T>(work: (tx: Stores) => Promise<T>, { durability = 'full' }: { durability?: Durability } = {}) {
+      return new Promise<T>((resolve, reject) => {
+        if (queue.length === 0) schedule()
+        queue.push({ work, durability, resolve: resolve as (value: unknown) => void, reject })
+      })
+    },
+    changes,
+    lease: async () => GRANTED,
+    async close() {
+      await new Promise((resolve) => setImmediate(resolve)) // a group asked for in this turn is scheduled by now
+      await groups
+      db.close()
+    },
+  }
+}
