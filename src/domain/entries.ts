@@ -87,7 +87,9 @@ export function entryService(d: Deps) {
       if (!isFree && !stored.key) throw new Error('paid content was stored unsealed')
       const id = newId()
       await d.commit(() => {
-        // Re-checked inside the write lock: concurrent creates cannot overshoot the limit.
+        // Re-checked inside the write lock: concurrent creates cannot overshoot the limit, nor land in a feed
+        // deleted while the content was being stored.
+        if (!d.feeds.get(feed.id).is_active) fail('FEED_INACTIVE', 'entries can only be added to an active feed')
         if (d.entries.activeCountIn(feed.id) >= MAX_ENTRIES_PER_FEED) fail('ENTRY_LIMIT_REACHED', `a feed may hold at most ${MAX_ENTRIES_PER_FEED} active entries`)
         d.entries.insert({
           id, feed_id: feed.id, cid: stored.cid, size: stored.size, mime_type: input.mime_type,
