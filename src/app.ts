@@ -1,7 +1,8 @@
 // Builds the Elysia app from the resource plugins and the services below them (used by main.ts and tests).
 import { Elysia } from 'elysia'
 import type { Config } from './config.ts'
-import { commitGroup, readMemo, type Db } from './store/db.ts'
+import { commitGroup, connectionChanges, type Db } from './store/db.ts'
+import { readMemo } from './store/memo.ts'
 import type { ContentStore } from './content/helia.ts'
 import { walletStore } from './store/wallets.ts'
 import { nonceStore } from './store/nonces.ts'
@@ -103,7 +104,7 @@ export function buildServices(p: AppParts): Services & { ledgerAudit: LedgerAudi
     accessTokens: tokens,
     content: p.content,
     pages: pageTokens(p.secret),
-    cached: readMemo(p.db),
+    cached: readMemo(connectionChanges(p.db)),
     health: p.health,
     ledgerAudit: ledgerAudit({ store: ledgerAuditStore(p.db), chain: engine.chain, token: p.config.network.usdcAddress }),
   }

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { rmSync } from 'node:fs'
-import { readMemo } from '../src/store/db.ts'
-import { openDb } from '../src/store/db.ts'
+import { readMemo } from '../src/store/memo.ts'
+import { connectionChanges, openDb } from '../src/store/db.ts'
 import { openContent, type ContentStore } from '../src/content/helia.ts'
 import { loadSecret } from '../src/store/secret.ts'
 import { configFrom } from '../src/config.ts'
@@ -17,7 +17,7 @@ import { call, createEntry, createFeed, newWallet, type InProcess } from '../dev
 
 describe('readMemo', () => {
   test('a result read often stays held while a flood of others passes through a full memo; none is refused', () => {
-    const memo = readMemo(new Database(':memory:'), 10_000)
+    const memo = readMemo(connectionChanges(new Database(':memory:')), 10_000)
     let hotComputed = 0
     const hot = () => memo('hot', () => (hotComputed++, 'h'.repeat(200)))
     for (let i = 0; i < 5_000; i++) {
@@ -35,7 +35,7 @@ describe('readMemo', () => {
 
   test('a result is made again once the time it said it goes stale has come', () => {
     let now = 100
-    const memo = readMemo(new Database(':memory:'), 10_000, () => now)
+    const memo = readMemo(connectionChanges(new Database(':memory:')), 10_000, () => now)
     let computed = 0
     const read = () => memo('k', (staleFrom) => (computed++, staleFrom(105), staleFrom(103), `v${computed}`))
     expect(read()).toBe('v1')
@@ -48,11 +48,57 @@ describe('readMemo', () => {
 
   test('every result is dropped when the database is written', () => {
     const db = new Database(':memory:')
-    const memo = readMemo(db)
+    const memo = readMemo(connectionChanges(db))
     db.exec('CREATE TABLE t (x)')
     memo('k', () => 'a')
     db.exec('INSERT INTO t VALUES (1)')
     expect(memo('k', () => 'b')).toBe('b')
+  })
+})
+
+describe('readMemo, asynchronous reads', () => {
+  const versioned = () => {
+    const source = { n: 0, live: true }
+    return { source, memo: readMemo({ version: () => source.n, live: () => source.live }, 10_000) }
+  }
+
+  test('peek answers only what is held; get keeps what it read, and callers meanwhile share the read', async () => {
+    const { memo } = versioned()
+    expect(memo.peek('k')).toBeUndefined()
+    let reads = 0
+    const read = () => memo.get('k', async () => (reads++, await Bun.sleep(5), 'v'))
+    expect(await Promise.all([read(), read(), read()])).toEqual(['v', 'v', 'v'])
+    expect(reads).toBe(1)
+    expect(memo.peek('k')).toBe('v')
+    expect(await read()).toBe('v')
+    expect(reads).toBe(1)
+  })
+
+  test('a read during which the records changed is answered but not kept; a change drops everything held', async () => {
+    const { source, memo } = versioned()
+    let reads = 0
+    const value = await memo.get('k', async () => (reads++, source.n++, await Bun.sleep(1), 'maybe stale'))
+    expect(value).toBe('maybe stale')
+    expect(memo.peek('k')).toBeUndefined()
+    await memo.get('k', async () => (reads++, 'fresh'))
+    expect(memo.peek('k')).toBe('fresh')
+    source.n++
+    expect(memo.peek('k')).toBeUndefined()
+    expect(reads).toBe(2)
+  })
+
+  test('while changes cannot be heard of, nothing is kept', async () => {
+    const { source, memo } = versioned()
+    await memo.get('k', async () => 'a')
+    source.live = false
+    expect(memo.peek('k')).toBeUndefined()
+    await memo.get('k', async () => 'b')
+    expect(memo('k2', () => 'c')).toBe('c')
+    expect(memo.peek('k')).toBeUndefined()
+    expect(memo.peek('k2')).toBeUndefined()
+    source.live = true
+    await memo.get('k', async () => 'd')
+    expect(memo.peek('k')).toBe('d')
   })
 })
 

@@ -12,7 +12,7 @@ import type { AccessLinkService } from '../domain/access-links.ts'
 import type { MarketService } from '../domain/market-service.ts'
 import type { ContentStore } from '../content/helia.ts'
 import type { PageTokens } from './pagination.ts'
-import type { ReadMemo } from '../store/db.ts'
+import type { ReadMemo } from '../store/memo.ts'
 
 export interface Services {
   config: Config

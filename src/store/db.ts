@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { MIGRATIONS, newerSchema } from './migrations/index.ts'
-import { nowSeconds } from '../lib/clock.ts'
+import type { Changes } from './records.ts'
 
 export type Db = Database
 
@@ -52,71 +52,11 @@ export function patchRow(db: Db, table: string, id: string, values: Record<strin
   }
 }
 
-interface Held { value: unknown; weight: number; staleAt: number; seq: number }
-
-/**
- * Results of reads, kept until this connection next writes. The server is the database's only writer (the data
- * directory is locked; the stats worker only reads), so total_changes() moves exactly when a result may be stale.
- * A result that also depends on the time says from when it is stale (`staleFrom`, server seconds), and is made
- * again from then on. Bounded by the total length of what it holds: when full, the least recently used results make
- * room, never refusing one. (Approximately: a read moves its result to the recent end only once it has drifted into
- * the older half, so reading a hot result costs one comparison.)
- */
-export function readMemo(db: Db, maxChars = 32 * 1024 * 1024, now: () => number = nowSeconds) {
+/** Changes of a connection that is its database's only writer: total_changes() moves exactly on a write. */
+export function connectionChanges(db: Db): Pick<Changes, 'version' | 'live'> {
   const changes = db.query<{ n: number }, []>('SELECT total_changes() AS n')
-  let version = -1
-  const held = new Map<string, Held>() // least recently used first
-  let chars = 0
-  let seq = 0 // counts insertions and moves: seq - entry.seq is about how far from the recent end an entry is
-  const counts = { hits: 0, misses: 0 }
-
-  function evictOldest() {
-    const [key, entry] = held.entries().next().value!
-    held.delete(key)
-    chars -= entry.weight
-  }
-
-  /**
-   * `compute` may call `staleFrom(t)`: its result no longer holds from server second t. `size`: about how many
-   * characters the value holds (a string's own length by default).
-   */
-  function cached<T = string>(key: string, compute: (staleFrom: (at: number) => void) => T, size: (value: T) => number = (v) => String(v).length): T {
-    const n = changes.get()!.n
-    if (n !== version) {
-      version = n
-      held.clear()
-      chars = 0
-    }
-    const found = held.get(key)
-    if (found !== undefined && (found.staleAt === Infinity || now() < found.staleAt)) {
-      if (seq - found.seq > held.size >> 1) {
-        held.delete(key)
-        held.set(key, found)
-        found.seq = ++seq
-      }
-      counts.hits++
-      return found.value as T
-    }
-    counts.misses++
-    let staleAt = Infinity
-    const value = compute((at) => void (at < staleAt && (staleAt = at)))
-    if (found !== undefined) {
-      held.delete(key)
-      chars -= found.weight
-    }
-    const weight = size(value) + key.length
-    if (weight <= maxChars) {
-      while (chars + weight > maxChars) evictOldest()
-      held.set(key, { value, weight, staleAt, seq: ++seq })
-      chars += weight
-    }
-    return value
-  }
-  /** What it holds and how often it was asked (for tests and /metrics). */
-  cached.stats = () => ({ entries: held.size, chars, ...counts })
-  return cached
+  return { version: () => changes.get()!.n, live: () => true }
 }
-export type ReadMemo = ReturnType<typeof readMemo>
 
 /**
  * Group commit: writes queued in the same turn of the event loop run in one IMMEDIATE transaction, each in a
