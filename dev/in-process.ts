@@ -5,6 +5,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { configFrom } from '../src/config.ts'
 import { openDb } from '../src/store/db.ts'
+import { embeddedRecords } from '../src/store/sqlite/records.ts'
 import { openContent } from '../src/content/helia.ts'
 import { loadSecret } from '../src/store/secret.ts'
 import { buildApp, buildServices } from '../src/app.ts'
@@ -30,10 +31,11 @@ export interface InProcessApp extends InProcess {
 async function open(dataDir: string, env: Record<string, string>) {
   const config = configFrom({ TRELLIS_DATA_DIR: dataDir, TRELLIS_LOG: 'warn', TRELLIS_RATE_LIMIT: 'off', ...allowingTestHooks(env) })
   const db = openDb(join(dataDir, 'trellis.db'))
+  const records = embeddedRecords(db, { assertNoIo: true })
   const content = await openContent(dataDir)
   const errors: unknown[] = []
-  const services = buildServices({
-    config, db, content, secret: loadSecret(dataDir),
+  const services = await buildServices({
+    config, records, db, content, secret: loadSecret(dataDir),
     publicUrl: () => ORIGIN,
     health: () => ({}),
     logError: (error) => errors.push(error),
@@ -46,7 +48,7 @@ async function open(dataDir: string, env: Record<string, string>) {
     errors,
     async close() {
       await content.close()
-      db.close()
+      await records.close()
     },
   }
 }

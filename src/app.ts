@@ -1,20 +1,10 @@
 // Builds the Elysia app from the resource plugins and the services below them (used by main.ts and tests).
 import { Elysia } from 'elysia'
 import type { Config } from './config.ts'
-import { commitGroup, connectionChanges, type Db } from './store/db.ts'
+import type { Db } from './store/db.ts'
+import type { Records } from './store/stores.ts'
 import { readMemo } from './store/memo.ts'
 import type { ContentStore } from './content/helia.ts'
-import { walletStore } from './store/wallets.ts'
-import { nonceStore } from './store/nonces.ts'
-import { categoryStore } from './store/categories.ts'
-import { feedStore } from './store/feeds.ts'
-import { entryStore } from './store/entries.ts'
-import { transactionStore } from './store/transactions.ts'
-import { paymentStore, purchaseStore } from './store/payments.ts'
-import { imageStore } from './store/images.ts'
-import { accessLinkStore } from './store/access-links.ts'
-import { ledgerAuditStore } from './store/ledger-audit.ts'
-import { marketStore } from './store/market.ts'
 import { authService } from './domain/auth.ts'
 import { feedService } from './domain/feeds.ts'
 import { entryService } from './domain/entries.ts'
@@ -47,6 +37,9 @@ import { VERSION } from './version.ts'
 
 export interface AppParts {
   config: Config
+  /** The records, built once for this database (store/sqlite/records.ts). */
+  records: Records
+  /** The embedded database itself, for what does not go through the records port yet (the market's reads). */
   db: Db
   content: ContentStore
   secret: Uint8Array
@@ -57,38 +50,24 @@ export interface AppParts {
   logInfo?: (msg: string, fields?: Record<string, unknown>) => void
 }
 
-export function buildServices(p: AppParts): Services & { ledgerAudit: LedgerAudit } {
-  const stores = {
-    wallets: walletStore(p.db),
-    nonces: nonceStore(p.db),
-    categories: categoryStore(p.db),
-    feeds: feedStore(p.db),
-    entries: entryStore(p.db),
-    transactions: transactionStore(p.db),
-    payments: paymentStore(p.db),
-    purchases: purchaseStore(p.db),
-    accessLinks: accessLinkStore(p.db),
-    images: imageStore(p.db),
-  }
+export async function buildServices(p: AppParts): Promise<Services & { ledgerAudit: LedgerAudit }> {
+  const records = p.records
   const auth = authService({
-    nonces: stores.nonces,
+    records,
     verify: signatureVerifier(p.config.network.rpcConfigured ? p.config.network.rpcUrl : null),
     host: () => new URL(p.publicUrl()).host,
   })
-  const feeds = feedService({ db: p.db, ...stores, content: p.content, defaultNetwork: p.config.network.name, allowPrivateFetch: p.config.allowPrivateFetch, logFetch: p.logWarn })
+  const feeds = feedService({ records, content: p.content, defaultNetwork: p.config.network.name, allowPrivateFetch: p.config.allowPrivateFetch, logFetch: p.logWarn })
   const engine = paymentEngine(p.config)
   const purchases = purchaseService({
-    db: p.db, payments: stores.payments, purchases: stores.purchases, transactions: stores.transactions, wallets: stores.wallets,
-    engine, network: p.config.network, log: p.logWarn, logInfo: p.logInfo,
+    records, engine, network: p.config.network, log: p.logWarn, logInfo: p.logInfo,
     afterSettle: p.config.crashAfterSettle ? () => process.kill(process.pid, 'SIGKILL') : undefined,
   })
-  // One group commit for every write that shares commits: entry writes and access-link uses of a turn share one fsync.
-  const commit = commitGroup(p.db)
-  const entries = entryService({ commit, entries: stores.entries, feeds, content: p.content, network: p.config.network.name, owns: purchases.owns })
+  const entries = entryService({ records, feeds, content: p.content, network: p.config.network.name, owns: purchases.owns })
   const tokens = accessTokens(p.secret)
-  const categories = categoryService({ categories: stores.categories })
-  categories.seedIfEmpty()
-  const wallets = walletService({ wallets: stores.wallets })
+  const categories = categoryService({ records })
+  await categories.seedIfEmpty()
+  const wallets = walletService({ records })
   return {
     config: p.config,
     publicUrl: p.publicUrl,
@@ -96,17 +75,17 @@ export function buildServices(p: AppParts): Services & { ledgerAudit: LedgerAudi
     feeds,
     entries,
     wallets,
-    market: marketService({ market: marketStore(p.db), wallets }),
+    market: marketService({ records, wallets }),
     categories,
-    transactions: transactionService({ transactions: stores.transactions }),
+    transactions: transactionService({ records }),
     purchases,
-    accessLinks: accessLinkService({ links: stores.accessLinks, entries, tokens, commit }),
+    accessLinks: accessLinkService({ records, entries, tokens }),
     accessTokens: tokens,
     content: p.content,
     pages: pageTokens(p.secret),
-    cached: readMemo(connectionChanges(p.db)),
+    cached: readMemo(records.changes),
     health: p.health,
-    ledgerAudit: ledgerAudit({ store: ledgerAuditStore(p.db), chain: engine.chain, token: p.config.network.usdcAddress }),
+    ledgerAudit: ledgerAudit({ records, chain: engine.chain, token: p.config.network.usdcAddress }),
   }
 }
 

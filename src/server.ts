@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { DATA_COMMANDS, isWildcardHost, urlHost, type Config } from './config.ts'
 import { openDb } from './store/db.ts'
+import { embeddedRecords } from './store/sqlite/records.ts'
 import { bindChain } from './store/chain-binding.ts'
 import { lockDataDir } from './store/lock.ts'
 import { ownerOnlyFromNow, tightenTree } from './store/permissions.ts'
@@ -48,7 +49,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const dbPath = join(config.dataDir, 'trellis.db')
   const db = openDb(dbPath) // refuses a database of a newer schema: the directory is not this binary's to hold
   failed.defer(() => db.close())
-  const binding = bindChain(db, config.dataDir, { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress }, config.allowChainChange)
+  const records = embeddedRecords(db, { assertNoIo: checksTransactions(config) })
+  const binding = await records.transact((tx) => bindChain(tx.meta, config.dataDir, { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress }, config.allowChainChange))
   if (binding.kind === 'rebound') {
     log.warn('data directory rebound to another chain (TRELLIS_ALLOW_CHAIN_CHANGE=1): its ledger now holds sales of both', {
       previous: binding.previous, current: { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress },
@@ -66,8 +68,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   let publicUrl = config.publicUrl ?? ''
   const startedAt = nowSeconds()
   let jobs: Jobs | null = null
-  const services = buildServices({
-    config, db, content, secret,
+  const services = await buildServices({
+    config, records, db, content, secret,
     publicUrl: () => publicUrl,
     health: () => ({ version: VERSION, uptime_s: nowSeconds() - startedAt, jobs: jobs?.status() ?? {} }),
     logError: (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }),
@@ -80,7 +82,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const ranks = loadPersisted(config.dataDir, 'ranks')
   if (ranks) services.market.installRanks(ranks.ranks)
   jobs = startJobs({
-    db, dbPath, dataDir: config.dataDir, log, purchases: services.purchases, market: services.market, ledgerAudit: services.ledgerAudit,
+    dbPath, dataDir: config.dataDir, log, auth: services.auth, entries: services.entries, purchases: services.purchases, market: services.market, ledgerAudit: services.ledgerAudit,
     statsRefreshS: config.statsRefreshS, rankingsRefreshS: config.rankingsRefreshS, reconcileS: config.reconcileS, ledgerCheckS: config.ledgerCheckS,
   })
   failed.defer(() => jobs?.stop())
@@ -148,7 +150,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         await jobs?.stop()
         await server.stop(false) // finish in-flight requests
         await content.close()
-        db.close()
+        await records.close()
         unlock()
         log.announce('stopped')
       })()
@@ -178,3 +180,6 @@ function warnOfTestHooks({ testHooks }: Config, log: Pick<Logger, 'warn'>): void
   if (testHooks.allowed) log.warn('test hooks active: this server is for tests, never for production', { hooks: testHooks.set })
   else log.warn(`test hooks ignored: ${testHooks.ignoredBecause}`, { hooks: testHooks.set })
 }
+
+/** Tests (and a source run with test hooks) fail a transaction that awaits anything but its statements (store/sqlite/records.ts). */
+const checksTransactions = (config: Config) => config.testHooks.allowed || process.env.NODE_ENV === 'test'

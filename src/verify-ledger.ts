@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from './config.ts'
 import { MIGRATIONS, newerSchema } from './store/migrations/index.ts'
-import { ledgerAuditStore } from './store/ledger-audit.ts'
+import { embeddedRecords } from './store/sqlite/records.ts'
 import { chainMismatch } from './store/chain-binding.ts'
 import { ledgerAudit } from './domain/ledger-audit.ts'
 import { chainReader } from './chain/reader.ts'
@@ -31,6 +31,7 @@ export async function verifyLedger(config: Config): Promise<number> {
   }
   const db = new Database(path, { strict: true })
   db.exec('PRAGMA busy_timeout = 5000')
+  const records = embeddedRecords(db)
   try {
     const version = db.query<{ v: number | null }, []>('SELECT MAX(version) AS v FROM schema_migrations').get()?.v ?? 0
     const newer = newerSchema(version, `the database ${path}`)
@@ -43,7 +44,7 @@ export async function verifyLedger(config: Config): Promise<number> {
       return EXIT.unusable
     }
     // Checked against another chain, every row would read as a mismatch.
-    const mismatch = chainMismatch(db, config.dataDir, { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress })
+    const mismatch = await chainMismatch(records.read.meta, config.dataDir, { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress })
     if (mismatch) {
       process.stderr.write(`trellis: ${mismatch}\n`)
       return EXIT.unusable
@@ -51,7 +52,7 @@ export async function verifyLedger(config: Config): Promise<number> {
     const chain = chainReader(watchedHttp(config.network.rpcUrl, 20_000), config.network.usdcAddress, { logWindow: BigInt(config.logWindowBlocks) })
     const tty = process.stderr.isTTY
     process.stderr.write(`checking the ledger against ${config.network.name} via ${redactUrl(config.network.rpcUrl)}\n`)
-    const report = await ledgerAudit({ store: ledgerAuditStore(db), chain, token: config.network.usdcAddress }).run({
+    const report = await ledgerAudit({ records, chain, token: config.network.usdcAddress }).run({
       full: true,
       onProgress: tty ? (done) => process.stderr.write(`\r${done} ledger rows proven`) : undefined,
     })
@@ -64,6 +65,6 @@ export async function verifyLedger(config: Config): Promise<number> {
     }
     return EXIT.equal
   } finally {
-    db.close()
+    await records.close()
   }
 }

@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs'
 import { startTestServer, tempDir, type TestServer } from '../dev/server.ts'
 import { call, createEntry, createFeed, expectError, newWallet } from '../dev/api.ts'
 import { openDb } from '../src/store/db.ts'
-import { walletStore } from '../src/store/wallets.ts'
+import { embeddedRecords } from '../src/store/sqlite/records.ts'
 import { marketGauges } from '../src/store/gauges.ts'
 import { ConfigError, configFrom } from '../src/config.ts'
 
@@ -95,16 +95,16 @@ test('/metrics is rate limited like any other route', async () => {
 })
 
 describe('the market sizes', () => {
-  test('are counted at most once per period, then again once it has passed', () => {
+  test('are counted at most once per period, then again once it has passed', async () => {
     const dir = tempDir('trellis-gauges-')
     const db = openDb(join(dir, 'trellis.db'))
     try {
       let ms = 0
       const gauges = marketGauges(db, 15_000, () => ms)
       const value = (name: string) => gauges().find((g) => g.name === name)!.value
-      const wallets = walletStore(db)
+      const records = embeddedRecords(db)
       expect(value('wallets')).toBe(0)
-      wallets.ensure(crypto.randomUUID(), newWallet().address, 'base-sepolia', 1)
+      await records.transact((tx) => tx.wallets.ensure(crypto.randomUUID(), newWallet().address, 'base-sepolia', 1))
       ms += 14_000
       expect(value('wallets')).toBe(0) // not counted again yet
       ms += 1_000

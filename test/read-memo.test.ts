@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { rmSync } from 'node:fs'
 import { readMemo } from '../src/store/memo.ts'
 import { connectionChanges, openDb } from '../src/store/db.ts'
+import { embeddedRecords } from '../src/store/sqlite/records.ts'
 import { openContent, type ContentStore } from '../src/content/helia.ts'
 import { loadSecret } from '../src/store/secret.ts'
 import { configFrom } from '../src/config.ts'
@@ -106,7 +107,7 @@ describe('the list routes', () => {
   let dataDir: string
   let content: ContentStore
   let db: ReturnType<typeof openDb>
-  let services: ReturnType<typeof buildServices>
+  let services: Awaited<ReturnType<typeof buildServices>>
   let api: InProcess
   const origin = 'http://127.0.0.1:3000'
   let feedId: string
@@ -116,8 +117,8 @@ describe('the list routes', () => {
     db = openDb(join(dataDir, 'trellis.db'))
     content = await openContent(dataDir)
     const errors: unknown[] = []
-    services = buildServices({
-      config: configFrom({ TRELLIS_DATA_DIR: dataDir, TRELLIS_LOG: 'warn' }), db, content, secret: loadSecret(dataDir),
+    services = await buildServices({
+      config: configFrom({ TRELLIS_DATA_DIR: dataDir, TRELLIS_LOG: 'warn' }), records: embeddedRecords(db, { assertNoIo: true }), db, content, secret: loadSecret(dataDir),
       publicUrl: () => origin, health: () => ({}), logError: (e) => errors.push(e), logWarn: () => {},
     })
     const app = buildApp(services, (e) => errors.push(e))

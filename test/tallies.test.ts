@@ -8,13 +8,8 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { openDb, type Db } from '../src/store/db.ts'
 import { MIGRATIONS } from '../src/store/migrations/index.ts'
-import { walletStore } from '../src/store/wallets.ts'
-import { feedStore } from '../src/store/feeds.ts'
-import { entryStore } from '../src/store/entries.ts'
-import { transactionStore } from '../src/store/transactions.ts'
-import { purchaseStore } from '../src/store/payments.ts'
-import { marketStore } from '../src/store/market.ts'
-import { findInconsistencies } from '../src/store/ledger-audit.ts'
+import { embeddedRecords } from '../src/store/sqlite/records.ts'
+import type { Records } from '../src/store/stores.ts'
 import { buildLeaderboards } from '../src/domain/leaderboards.ts'
 import { ranksFrom, walletStats } from '../src/domain/market.ts'
 import { tempDir } from '../dev/server.ts'
@@ -25,6 +20,7 @@ const TABLES = ['feed_days', 'buyer_days', 'feed_buyers', 'entry_buyers', 'addre
 
 let dir: string
 let db: Db
+let records: Records
 interface Sale { payer: string; payTo: string; amount: bigint; entry: string; feed: string; at: number }
 const sales: Sale[] = []
 const feedsById = new Map<string, { id: string; owner: string; active: boolean; created_at: number; category: string | null }>()
@@ -35,42 +31,42 @@ function prng(seed: number) {
   return () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31)
 }
 
-function seed(target: Db) {
+async function seed(target: Db, on: Records) {
   const random = prng(7)
   const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]
-  const w = walletStore(target), f = feedStore(target), e = entryStore(target), t = transactionStore(target), p = purchaseStore(target)
   const categories = target.query<{ id: string }, []>('SELECT id FROM categories').all().map((c) => c.id)
   const hex = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
-  target.transaction(() => {
+  await on.transact(async (tx) => {
     for (let i = 0; i < 60; i++) {
       const address = hex(0xabc000 + i).replace('0xa', '0xA') // mixed case, as EIP-55 addresses are
       const at = NOW - 90 * DAY + i * 3_600
       const id = Bun.randomUUIDv7('hex', at * 1000)
-      w.ensure(id, address, 'base-sepolia', at)
+      await tx.wallets.ensure(id, address, 'base-sepolia', at)
       if (target === db) wallets.push({ id, address, created_at: at })
     }
-  })()
+  })
   const all = target.query<{ id: string; address: string }, []>('SELECT id, address FROM wallets ORDER BY created_at').all()
   const owners = all.slice(0, 15)
   const entries: { id: string; feed: string; owner: string; price: bigint }[] = []
-  target.transaction(() => {
+  await on.transact(async (tx) => {
     for (let i = 0; i < 40; i++) {
       const owner = owners[i % owners.length]
       const at = NOW - 80 * DAY + i * 7_200
       const id = Bun.randomUUIDv7('hex', at * 1000)
       const category = i % 5 === 0 ? null : pick(categories)
-      f.insert({ id, owner_id: owner.id, category_id: category, name: `feed ${i}`, description: null, image_cid: null, tags: [`t${i % 4}`], now: at })
+      await tx.feeds.insert({ id, owner_id: owner.id, category_id: category, name: `feed ${i}`, description: null, image_cid: null, tags: [`t${i % 4}`], now: at })
       if (target === db) feedsById.set(id, { id, owner: owner.address, active: true, created_at: at, category })
       for (let k = 0; k < 5; k++) {
         const entryAt = at + k * 60
         const entryId = Bun.randomUUIDv7('hex', entryAt * 1000)
         const price = BigInt(1 + Math.floor(random() * 5)) * 250_000n
-        e.insert({ id: entryId, feed_id: id, cid: 'bafkqaaa', size: 10 + k, mime_type: 'text/plain', title: null, description: null, metadata: null, tags: [], is_free: k === 0, price: k === 0 ? 0n : price, expires_at: null, now: entryAt })
+        if ((await tx.feeds.takeEntrySlot(id, 1000)) !== 'ok') throw new Error('no slot')
+        await tx.entries.insert({ id: entryId, feed_id: id, cid: 'bafkqaaa', size: 10 + k, mime_type: 'text/plain', title: null, description: null, metadata: null, tags: [], is_free: k === 0, price: k === 0 ? 0n : price, expires_at: null, now: entryAt })
         if (k > 0) entries.push({ id: entryId, feed: id, owner: owner.address, price })
       }
     }
-  })()
-  target.transaction(() => {
+  })
+  await on.transact(async (tx) => {
     for (let i = 0; i < 3_000; i++) {
       // Denser towards now; some exactly on day and period edges.
       const age = i % 97 === 0 ? DAY : i % 89 === 0 ? 7 * DAY : Math.floor(random() ** 2 * 60 * DAY)
@@ -78,30 +74,31 @@ function seed(target: Db) {
       const entry = entries[Math.floor(random() ** 1.5 * entries.length)]
       const payer = pick(all)
       const id = Bun.randomUUIDv7('hex', at * 1000)
-      t.insert({ id, piid: null, payer: payer.address, pay_to: entry.owner, amount: entry.price, asset: 'USDC', entry_id: entry.id, transaction_hash: `0x${i.toString(16).padStart(64, '0')}`, created_at: at })
-      p.addToTotals(entry.id, entry.price)
-      p.grant(payer.id, entry.id, id, at)
+      await tx.transactions.insert({ id, piid: null, payer: payer.address, pay_to: entry.owner, amount: entry.price, asset: 'USDC', entry_id: entry.id, transaction_hash: `0x${i.toString(16).padStart(64, '0')}`, created_at: at })
+      await tx.purchases.addToTotals(entry.id, entry.price)
+      await tx.purchases.grant(payer.id, entry.id, id, at)
       if (target === db) sales.push({ payer: payer.address.toLowerCase(), payTo: entry.owner.toLowerCase(), amount: entry.price, entry: entry.id, feed: entry.feed, at })
     }
-  })()
+  })
   // Deactivated feeds leave the feed boards and providers' figures, not the buyers'.
   for (const id of [...(target === db ? feedsById.keys() : target.query<{ id: string }, []>('SELECT id FROM feeds ORDER BY created_at').all().map((r) => r.id))].filter((_, i) => i % 7 === 3)) {
-    target.transaction(() => {
-      e.deactivateAllIn(id, NOW)
-      f.update(id, { is_active: false }, NOW)
-    })()
+    await on.transact(async (tx) => {
+      await tx.entries.deactivateAllIn(id, NOW)
+      await tx.feeds.update(id, { is_active: false }, NOW)
+    })
     if (target === db) feedsById.get(id)!.active = false
   }
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = tempDir('trellis-tallies-')
   db = openDb(join(dir, 'trellis.db'))
-  seed(db)
+  records = embeddedRecords(db, { assertNoIo: true })
+  await seed(db, records)
 })
 
-afterAll(() => {
-  db?.close()
+afterAll(async () => {
+  await records?.close()
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
@@ -125,17 +122,19 @@ function feedFigures(p: Period) {
 }
 
 describe('tallies kept by triggers', () => {
-  test('the SQL audit recomputes every tally from the ledger and finds no difference', () => {
+  const inconsistencies = () => records.snapshot((view) => view.audit.inconsistencies())
+
+  test('the SQL audit recomputes every tally from the ledger and finds no difference', async () => {
     expect(sales.length).toBe(3_000)
     // The rows were written without x402 payments behind them: that rule is the only one they break.
-    const problems = findInconsistencies(db)
+    const problems = await inconsistencies()
     expect(problems.map((p) => p.problem)).toEqual(['ledger row without a settled payment'])
     // A broken tally is found.
     const one = db.query<{ feed_id: string; day: number }, []>('SELECT feed_id, day FROM feed_days LIMIT 1').get()!
     const nudge = (by: number) => db.query('UPDATE feed_days SET revenue = revenue + ? WHERE feed_id = ? AND day = ?').run(by, one.feed_id, one.day)
     nudge(1)
     try {
-      expect(findInconsistencies(db).find((p) => p.problem === 'daily feed tallies differ from the ledger')?.subjects).toEqual([`${one.feed_id}@${one.day}`])
+      expect((await inconsistencies()).find((p) => p.problem === 'daily feed tallies differ from the ledger')?.subjects).toEqual([`${one.feed_id}@${one.day}`])
     } finally {
       nudge(-1)
     }
@@ -161,8 +160,8 @@ describe('tallies kept by triggers', () => {
   })
 
   for (const period of Object.keys(PERIOD_S) as Period[]) {
-    test(`leaderboards for ${period} equal a brute-force pass over the ledger`, () => {
-      const boards = buildLeaderboards(marketStore(db), NOW)
+    test(`leaderboards for ${period} equal a brute-force pass over the ledger`, async () => {
+      const boards = await records.snapshot((view) => buildLeaderboards(view.market, NOW))
       const byPurchases = feedFigures(period).sort((a, b) => b.purchases - a.purchases || older(a.f, b.f))
       expect((boards[`most-popular:${period}`] as any[]).map((i) => [i.feed_id, i.total_purchases, i.total_revenue, i.unique_buyers]))
         .toEqual(byPurchases.map((x) => [x.f.id, String(x.purchases), x.revenue.toString(), String(x.buyers)]))
@@ -186,18 +185,17 @@ describe('tallies kept by triggers', () => {
     })
   }
 
-  test('category-stats and wallet statistics equal a brute-force pass', () => {
-    const store = marketStore(db)
-    const boards = buildLeaderboards(store, NOW)
+  test('category-stats and wallet statistics equal a brute-force pass', async () => {
+    const boards = await records.snapshot((view) => buildLeaderboards(view.market, NOW))
     for (const item of boards['category-stats'] as any[]) {
       const feeds = [...feedsById.values()].filter((f) => f.active && f.category === item.category_id)
       const s = sales.filter((x) => feeds.some((f) => f.id === x.feed))
       expect([item.total_feeds, item.total_purchases, item.total_revenue, item.unique_buyers], item.category_name)
         .toEqual([String(feeds.length), String(s.length), sum(s).toString(), String(distinct(s.map((x) => x.payer)))])
     }
-    const ranks = ranksFrom(store.ranks())
+    const ranks = ranksFrom(await records.read.market.ranks())
     for (const w of wallets) {
-      const stats = walletStats(store, ranks, { ...w, network: 'base-sepolia', username: null, picture_url: null, updated_at: w.created_at, total_feeds: 0, total_entries: 0, total_revenue: 0n }, NOW)
+      const stats = await walletStats(records, ranks, { ...w, network: 'base-sepolia', username: null, picture_url: null, updated_at: w.created_at, total_feeds: 0, total_entries: 0, total_revenue: 0n }, NOW)
       const address = w.address.toLowerCase()
       const sold = sales.filter((s) => s.payTo === address)
       const bought = sales.filter((s) => s.payer === address)

@@ -7,13 +7,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { getAddress } from 'viem'
 import { openDb } from '../../src/store/db.ts'
-import { walletStore } from '../../src/store/wallets.ts'
-import { feedStore } from '../../src/store/feeds.ts'
-import { entryStore } from '../../src/store/entries.ts'
-import { transactionStore } from '../../src/store/transactions.ts'
-import { purchaseStore } from '../../src/store/payments.ts'
-import { categoryStore } from '../../src/store/categories.ts'
-import { imageStore } from '../../src/store/images.ts'
+import { embeddedRecords } from '../../src/store/sqlite/records.ts'
+import type { Stores } from '../../src/store/stores.ts'
 import { SEED_CATEGORIES } from '../../src/domain/categories.ts'
 import { openContent } from '../../src/content/helia.ts'
 import { rng, spread, zipf } from './prng.ts'
@@ -90,26 +85,25 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
   db.exec('PRAGMA journal_mode = MEMORY')
   db.exec('PRAGMA cache_size = -2097152')
   db.exec('PRAGMA temp_store = MEMORY')
-  const batched = <T>(rows: T[], insert: (row: T, i: number) => void) => {
+  const records = embeddedRecords(db)
+  const batched = async <T>(rows: T[], insert: (tx: Stores, row: T, i: number) => Promise<unknown>) => {
     for (let start = 0; start < rows.length; start += BATCH) {
-      db.transaction(() => {
-        for (let i = start; i < Math.min(rows.length, start + BATCH); i++) insert(rows[i]!, i)
-      })()
+      await records.transact(async (tx) => {
+        for (let i = start; i < Math.min(rows.length, start + BATCH); i++) await insert(tx, rows[i]!, i)
+      })
     }
   }
 
   // Categories: the names the server would seed on its first start (it skips seeding when some exist).
-  const categories = categoryStore(db)
-  for (const name of SEED_CATEGORIES) categories.insert({ id: uuid(now - 500 * DAY), name, description: `${name} feeds`, icon_url: null, now: now - 500 * DAY })
-  const categoryIds = SEED_CATEGORIES.map((name) => categories.byName(name)!.id)
+  await batched(SEED_CATEGORIES, (tx, name) => tx.categories.insert({ id: uuid(now - 500 * DAY), name, description: `${name} feeds`, icon_url: null, now: now - 500 * DAY }))
+  const categoryIds = await Promise.all(SEED_CATEGORIES.map(async (name) => (await records.read.categories.byName(name))!.id))
 
   // Wallets: fake addresses (EIP-55 form, as the product stores them), created 370..500 days ago.
-  const wallets = walletStore(db)
   const walletCreated = Array.from({ length: n.wallets }, () => now - r.int(370 * DAY, 500 * DAY))
   const addresses = Array.from({ length: n.wallets }, () => getAddress(`0x${r.hex32()}${r.hex32()}${r.hex32()}${r.hex32()}${r.hex32()}`))
   const walletIds: string[] = new Array(n.wallets)
-  batched(addresses, (address, i) => {
-    walletIds[i] = wallets.ensure(uuid(walletCreated[i]!), address, NETWORK, walletCreated[i]!)
+  await batched(addresses, async (tx, address, i) => {
+    walletIds[i] = await tx.wallets.ensure(uuid(walletCreated[i]!), address, NETWORK, walletCreated[i]!)
   })
   phase('wallets')
 
@@ -127,9 +121,8 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
   const hot = feedRank[0]!
   feedCategory[hot] ??= categoryIds[0]! // so the category+tag listing has a known match
   const feedOrder = feedIds.map((_, i) => i).sort((a, b) => (feedIds[a]! < feedIds[b]! ? -1 : 1)) // append to the id index
-  const feeds = feedStore(db)
-  imageStore(db).record({ cid: cover.cid, mime_type: 'image/png', size: cover.size, created_at: now - 500 * DAY })
-  batched(feedOrder, (f) => feeds.insert({
+  await records.transact((tx) => tx.images.record({ cid: cover.cid, mime_type: 'image/png', size: cover.size, created_at: now - 500 * DAY }))
+  await batched(feedOrder, (tx, f) => tx.feeds.insert({
     id: feedIds[f]!, owner_id: walletIds[feedOwner[f]!]!, category_id: feedCategory[f]!, name: `Bench feed ${f}`,
     description: `Benchmark feed number ${f}`, image_cid: f === hot ? cover.cid : null, tags: feedTags[f]!, now: feedCreated[f]!,
   }))
@@ -156,11 +149,13 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
   })
   const [paidEntry, freeEntry] = [entries[0]!, entries[1]!]
   const bigEntry = entries[perFeed[0]!]!
-  const entryStoreDb = entryStore(db)
-  batched([...entries].sort((a, b) => (a.id < b.id ? -1 : 1)), (e) => entryStoreDb.insert({
-    id: e.id, feed_id: feedIds[e.feed]!, cid: e.cid, size: e.size, mime_type: e.mime, title: `Entry ${e.id.slice(-6)}`,
-    description: null, metadata: null, tags: [r.pick(TAGS)], is_free: !e.paid, price: e.paid ? e.price : 0n, expires_at: e.expires, now: e.created,
-  }))
+  await batched([...entries].sort((a, b) => (a.id < b.id ? -1 : 1)), async (tx, e) => {
+    if ((await tx.feeds.takeEntrySlot(feedIds[e.feed]!, 1000)) !== 'ok') throw new Error(`seed: no room in feed ${e.feed}`)
+    await tx.entries.insert({
+      id: e.id, feed_id: feedIds[e.feed]!, cid: e.cid, size: e.size, mime_type: e.mime, title: `Entry ${e.id.slice(-6)}`,
+      description: null, metadata: null, tags: [r.pick(TAGS)], is_free: !e.paid, price: e.paid ? e.price : 0n, expires_at: e.expires, now: e.created,
+    })
+  })
   phase('entries')
 
   // Ledger: payers Zipf-skewed over all wallets, entries Zipf-popular among paid ones (the hot paid entry first),
@@ -187,10 +182,8 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
     sales.set(owner, (sales.get(owner) ?? 0) + 1)
   }
   keys.sort()
-  const transactions = transactionStore(db)
-  const purchases = purchaseStore(db)
   for (let start = 0; start < n.transactions; start += BATCH) {
-    db.transaction(() => {
+    await records.transact(async (tx) => {
       for (let k = start; k < Math.min(n.transactions, start + BATCH); k++) {
         const i = keys[k]! % 1048576
         const created = Math.floor(keys[k]! / 1048576)
@@ -198,21 +191,21 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
         const payer = txPayer[i]!
         const id = uuid(created)
         const hash = `0x${r.hex32()}${r.hex32()}${r.hex32()}${r.hex32()}${r.hex32()}${r.hex32()}${r.hex32()}${i.toString(16).padStart(8, '0')}`
-        transactions.insert({
+        await tx.transactions.insert({
           id, piid: null, payer: addresses[payer]!, pay_to: addresses[feedOwner[entry.feed]!]!, amount: entry.price, asset: 'USDC',
           entry_id: entry.id, transaction_hash: hash, created_at: created,
         })
-        purchases.addToTotals(entry.id, entry.price)
-        purchases.grant(walletIds[payer]!, entry.id, id, created)
+        await tx.purchases.addToTotals(entry.id, entry.price)
+        await tx.purchases.grant(walletIds[payer]!, entry.id, id, created)
       }
-    })()
+    })
     if ((start / BATCH) % 20 === 19) log(`seed: transactions ${start + BATCH}/${n.transactions} ${Math.round(performance.now() - mark)} ms`)
   }
   phase('transactions')
 
   const purchaseCount = db.query<{ n: number }, []>('SELECT COUNT(*) AS n FROM purchases').get()!.n
   db.exec('PRAGMA journal_mode = WAL') // one file, in the mode the server uses: copies are consistent and quick
-  db.close()
+  await records.close()
   phase('checkpoint')
 
   const topSeller = [...sales.entries()].sort((a, b) => b[1] - a[1])[0]![0]

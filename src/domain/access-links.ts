@@ -1,6 +1,5 @@
 // Access links: owner-made, expiring, use-limited links that open one entry without signature or payment.
-import type { AccessLinkStore } from '../store/access-links.ts'
-import type { CommitGroup } from '../store/db.ts'
+import type { Records } from '../store/stores.ts'
 import type { AccessLinkRecord, EntryRecord, FeedRecord } from '../models/records.ts'
 import type { CreateAccessLink } from '../models/access-link.ts'
 import { newId, isUuid } from '../lib/ids.ts'
@@ -14,14 +13,15 @@ import { rangeSessions } from './range-sessions.ts'
 export const DEFAULT_LINK_LIFETIME_S = 24 * 3600
 
 
-export function accessLinkService(d: { links: AccessLinkStore; entries: EntryService; tokens: AccessTokens; commit: CommitGroup }) {
+export function accessLinkService(d: { records: Records; entries: EntryService; tokens: AccessTokens }) {
+  const links = d.records.read.accessLinks
   const isOwner = (signer: Signer, feed: FeedRecord) => signer.address.toLowerCase() === feed.owner_wallet_address.toLowerCase()
 
   /** The entry, for its feed owner only; a missing feed or entry is ENTRY_NOT_FOUND (the seed's code here). */
-  function ownedEntry(signer: Signer, feedId: string, entryId: string): { feed: FeedRecord; entry: EntryRecord } {
+  async function ownedEntry(signer: Signer, feedId: string, entryId: string): Promise<{ feed: FeedRecord; entry: EntryRecord }> {
     let found
     try {
-      found = d.entries.get(feedId, entryId)
+      found = await d.entries.get(feedId, entryId)
     } catch (error) {
       if (error instanceof DomainError && error.code.endsWith('NOT_FOUND')) fail('ENTRY_NOT_FOUND', 'entry not found')
       throw error
@@ -54,8 +54,8 @@ export function accessLinkService(d: { links: AccessLinkStore; entries: EntrySer
     // One turn of the event loop first: a client that closed right after its request is seen gone by then.
     await new Promise((resolve) => setImmediate(resolve))
     const now = nowSeconds()
-    const outcome = await d.commit(() => (gone() ? 'gone' : d.links.use(link.id, now) ? 'counted' : 'refused'))
-    if (outcome === 'refused') refuseUnusable(d.links.byId(link.id)!, now, true)
+    const outcome = await d.records.transact(async (tx) => (gone() ? 'gone' : (await tx.accessLinks.use(link.id, now)) ? 'counted' : 'refused'))
+    if (outcome === 'refused') refuseUnusable((await links.byId(link.id))!, now, true)
     return outcome === 'counted'
   }
 
@@ -66,7 +66,7 @@ export function accessLinkService(d: { links: AccessLinkStore; entries: EntrySer
     tokenFor,
 
     async create(signer: Signer, feedId: string, entryId: string, input: CreateAccessLink): Promise<{ link: AccessLinkRecord; token: string }> {
-      const { feed, entry } = ownedEntry(signer, feedId, entryId)
+      const { feed, entry } = await ownedEntry(signer, feedId, entryId)
       if (!entry.is_active || !feed.is_active) fail('ENTRY_NOT_FOUND', 'entry is no longer available')
       const now = nowSeconds()
       const expiresAt = input.expires_at ?? now + DEFAULT_LINK_LIFETIME_S
@@ -75,22 +75,22 @@ export function accessLinkService(d: { links: AccessLinkStore; entries: EntrySer
         fail('INVALID_PARAMETER', 'invalid max_uses', 'max_uses must be a positive integer, or omitted for unlimited')
       }
       const id = newId()
-      d.links.insert({ id, entry_id: entry.id, feed_id: feed.id, created_by: signer.address.toLowerCase(), expires_at: expiresAt, max_uses: input.max_uses ?? null, description: input.description ?? null, now })
-      const link = d.links.byId(id)!
+      const row = { id, entry_id: entry.id, feed_id: feed.id, created_by: signer.address.toLowerCase(), expires_at: expiresAt, max_uses: input.max_uses ?? null, description: input.description ?? null, now }
+      const link = await d.records.transact(async (tx) => (await tx.accessLinks.insert(row), (await tx.accessLinks.byId(id))!))
       return { link, token: await tokenFor(link) }
     },
 
-    list(signer: Signer, feedId: string, entryId: string, beforeId: string | undefined, limit: number): AccessLinkRecord[] {
-      const { entry } = ownedEntry(signer, feedId, entryId)
-      return d.links.listForEntry(entry.id, beforeId, limit)
+    async list(signer: Signer, feedId: string, entryId: string, beforeId: string | undefined, limit: number): Promise<AccessLinkRecord[]> {
+      const { entry } = await ownedEntry(signer, feedId, entryId)
+      return links.listForEntry(entry.id, beforeId, limit)
     },
 
-    revoke(signer: Signer, linkId: string): void {
+    async revoke(signer: Signer, linkId: string): Promise<void> {
       if (!isUuid(linkId)) fail('INVALID_PARAMETER', 'invalid access link id', 'id must be a UUID')
-      const link = d.links.byId(linkId.toLowerCase()) ?? fail('ACCESS_LINK_NOT_FOUND', 'access link not found')
-      const { feed } = d.entries.get(link.feed_id, link.entry_id)
+      const link = (await links.byId(linkId.toLowerCase())) ?? fail('ACCESS_LINK_NOT_FOUND', 'access link not found')
+      const { feed } = await d.entries.get(link.feed_id, link.entry_id)
       if (!isOwner(signer, feed)) fail('UNAUTHORIZED', 'only the owner of the entry may revoke its access links')
-      d.links.deactivate(link.id, nowSeconds())
+      await d.records.transact((tx) => tx.accessLinks.deactivate(link.id, nowSeconds()))
     },
 
     /**
@@ -98,16 +98,16 @@ export function accessLinkService(d: { links: AccessLinkStore; entries: EntrySer
      * counted later (countOpen, countRange), once the answer is known to deliver the bytes. `rangeClient`: a range
      * request's client, whose open range session may go on when the link has no use left.
      */
-    admit(claims: AccessClaims, rangeClient: string | null = null): { feed: FeedRecord; entry: EntryRecord; link: AccessLinkRecord | null } {
+    async admit(claims: AccessClaims, rangeClient: string | null = null): Promise<{ feed: FeedRecord; entry: EntryRecord; link: AccessLinkRecord | null }> {
       let found
       try {
-        found = d.entries.get(claims.feedId, claims.entryId)
+        found = await d.entries.get(claims.feedId, claims.entryId)
       } catch {
         return fail('ENTRY_NOT_FOUND', 'entry not found')
       }
       if (!found.entry.is_active || !found.feed.is_active) fail('ENTRY_NOT_FOUND', 'entry is no longer available')
       if (claims.kind === 'receipt') return { ...found, link: null }
-      const link = (claims.linkId && d.links.byId(claims.linkId)) || fail('INVALID_ACCESS_TOKEN', 'access token is invalid')
+      const link = (claims.linkId && (await links.byId(claims.linkId))) || fail('INVALID_ACCESS_TOKEN', 'access token is invalid')
       if (link.entry_id !== found.entry.id) fail('INVALID_ACCESS_TOKEN', 'access token is invalid')
       const inSession = rangeClient !== null && sessions.live(sessionKey(link, rangeClient))
       refuseUnusable(link, nowSeconds(), false, inSession)

@@ -1,6 +1,6 @@
 // Sign-in by wallet signature: single-use nonces, every check of DESIGN §4, atomic consumption.
 import { randomBytes } from 'node:crypto'
-import type { NonceStore } from '../store/nonces.ts'
+import type { Records } from '../store/stores.ts'
 import { checksumAddress, isWalletAddress, type SignatureVerifier } from '../chain/signatures.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { fail } from './errors.ts'
@@ -76,9 +76,11 @@ function decodeMessage(raw: string): string {
   return decoded.includes('nonce:') ? decoded : raw
 }
 
-export function authService(deps: { nonces: NonceStore; verify: SignatureVerifier; host: () => string }) {
+export function authService(deps: { records: Records; verify: SignatureVerifier; host: () => string }) {
+  // Nonce writes need no fsync of their own (store/nonces.ts).
+  const lazily = { durability: 'lazy' } as const
   return {
-    issueNonce(walletAddress: string) {
+    async issueNonce(walletAddress: string) {
       if (!isWalletAddress(walletAddress)) {
         fail('INVALID_PARAMETER', 'wallet_address must be a 0x-prefixed Ethereum address', 'wallet_address must be 0x followed by 40 hex characters')
       }
@@ -87,9 +89,12 @@ export function authService(deps: { nonces: NonceStore; verify: SignatureVerifie
       const nonce = randomAlphanumeric(32)
       const expiresAt = now + NONCE_TTL_S
       const message = signInMessage(deps.host(), nonce, now, expiresAt)
-      deps.nonces.insert({ nonce, address_lc: address.toLowerCase(), message, expires_at: expiresAt })
+      await deps.records.transact((tx) => tx.nonces.insert({ nonce, address_lc: address.toLowerCase(), message, expires_at: expiresAt }), lazily)
       return { nonce, message, wallet_address: address, expires_at: expiresAt, expiresAt: expiresAt * 1000 }
     },
+
+    /** Forgets nonces that expired before `cutoff`: how many. */
+    purgeNonces: (cutoff: number) => deps.records.transact((tx) => tx.nonces.purgeExpiredBefore(cutoff), lazily),
 
     /** Returns null when no auth header at all was sent (the caller decides if that is allowed). */
     async authenticate(h: AuthHeaders): Promise<Signer | null> {
@@ -116,7 +121,7 @@ export function authService(deps: { nonces: NonceStore; verify: SignatureVerifie
       if (signIn.expiresAt <= now) fail('NONCE_EXPIRED', 'nonce has expired')
       if (signIn.issuedAt > now + FUTURE_WINDOW_S) fail('INVALID_NONCE', 'the message was issued in the future; request a new nonce')
       const { nonce } = signIn
-      const record = deps.nonces.find(nonce)
+      const record = await deps.records.read.nonces.find(nonce)
       if (!record || record.used_at !== null || record.address_lc !== address.toLowerCase() || record.message !== message || record.expires_at !== signIn.expiresAt) {
         fail('INVALID_NONCE', 'nonce is unknown, already used, or not issued for this wallet; request a new nonce')
       }
@@ -124,7 +129,7 @@ export function authService(deps: { nonces: NonceStore; verify: SignatureVerifie
       if (!(await deps.verify(address, message, h.signature as `0x${string}`))) {
         fail('INVALID_SIGNATURE', 'signature does not match the wallet address')
       }
-      if (!deps.nonces.consume(nonce, address.toLowerCase(), nowSeconds())) {
+      if (!(await deps.records.transact((tx) => tx.nonces.consume(nonce, address.toLowerCase(), nowSeconds()), lazily))) {
         fail('INVALID_NONCE', 'nonce was already used; request a new nonce')
       }
       const network = h.chainId ? (CHAIN_NETWORKS[h.chainId.trim()] ?? null) : null

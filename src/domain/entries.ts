@@ -1,6 +1,5 @@
 // Entry rules: content into the private store, prices, limits, soft delete and who may read what.
-import type { CommitGroup } from '../store/db.ts'
-import type { EntryStore } from '../store/entries.ts'
+import type { Records } from '../store/stores.ts'
 import type { EntryRecord, FeedRecord } from '../models/records.ts'
 import type { ArrivedContent, ContentStore, ContentWriter } from '../content/helia.ts'
 import type { ContentKey } from '../content/sealing.ts'
@@ -24,14 +23,12 @@ export type NewEntryInput = Omit<CreateEntry, 'content_base64'> & {
 }
 
 interface Deps {
-  /** Concurrent entry writes (and other writes of the same turn) share one commit. */
-  commit: CommitGroup
-  entries: EntryStore
+  records: Records
   feeds: FeedService
   content: ContentStore
   network: string
   /** True when the wallet bought the entry. */
-  owns: (address: string, entryId: string) => boolean
+  owns: (address: string, entryId: string) => Promise<boolean>
 }
 
 function parsePrice(input: Price | null | undefined, network: string): bigint {
@@ -55,10 +52,15 @@ export type Access = 'free' | 'owner' | 'buyer' | 'pay' | 'withdrawn'
 export const isFreeNow = (entry: Pick<EntryRecord, 'is_free' | 'expires_at'>, now = nowSeconds()): boolean =>
   entry.is_free || (entry.expires_at !== null && entry.expires_at <= now)
 
+const limitReached = (): never => fail('ENTRY_LIMIT_REACHED', `a feed may hold at most ${MAX_ENTRIES_PER_FEED} active entries`)
+const feedInactive = (): never => fail('FEED_INACTIVE', 'entries can only be added to an active feed')
+
 export function entryService(d: Deps) {
-  function get(feedId: string, entryId: string): { feed: FeedRecord; entry: EntryRecord } {
-    const feed = d.feeds.get(feedId)
-    const entry = d.entries.byId(entryId)
+  const read = d.records.read
+
+  async function get(feedId: string, entryId: string): Promise<{ feed: FeedRecord; entry: EntryRecord }> {
+    const feed = await d.feeds.get(feedId)
+    const entry = await read.entries.byId(entryId)
     if (!entry || entry.feed_id !== feed.id) return fail('ENTRY_NOT_FOUND', 'entry not found')
     return { feed, entry }
   }
@@ -67,8 +69,8 @@ export function entryService(d: Deps) {
     get,
 
     async create(signer: Signer, feedId: string, input: NewEntryInput): Promise<EntryRecord> {
-      const feed = d.feeds.owned(signer, feedId)
-      if (!feed.is_active) fail('FEED_INACTIVE', 'entries can only be added to an active feed')
+      const feed = await d.feeds.owned(signer, feedId)
+      if (!feed.is_active) feedInactive()
       // The whole value must be a media type (it is stored and later sent in headers exactly as given);
       // its base type, compared without case and parameters, must be a supported one.
       const mime = checkMediaType(input.mime_type, SUPPORTED_MIME_TYPES)
@@ -78,7 +80,7 @@ export function entryService(d: Deps) {
       const price = isFree ? 0n : parsePrice(input.price, d.network)
       const now = nowSeconds()
       if (input.expires_at !== undefined && input.expires_at !== null && input.expires_at <= now) fail('INVALID_EXPIRES_AT', 'expires_at must be in the future')
-      if (d.entries.activeCountIn(feed.id) >= MAX_ENTRIES_PER_FEED) fail('ENTRY_LIMIT_REACHED', `a feed may hold at most ${MAX_ENTRIES_PER_FEED} active entries`)
+      if (feed.total_entries >= MAX_ENTRIES_PER_FEED) limitReached() // before the content is stored; the slot is taken below
       const pieces = input.content.pieces ?? fail('INVALID_BASE64', 'content_base64 is not valid base64')
       if (input.content.size === 0) fail('INVALID_BASE64', 'content_base64 decodes to no content')
 
@@ -86,27 +88,28 @@ export function entryService(d: Deps) {
       const stored = await d.content.put(input.arrived ? (await input.arrived).pieces() : pieces, { sealed: !isFree })
       if (!isFree && !stored.key) throw new Error('paid content was stored unsealed')
       const id = newId()
-      await d.commit(() => {
-        // Re-checked inside the write lock: concurrent creates cannot overshoot the limit, nor land in a feed
-        // deleted while the content was being stored.
-        if (!d.feeds.get(feed.id).is_active) fail('FEED_INACTIVE', 'entries can only be added to an active feed')
-        if (d.entries.activeCountIn(feed.id) >= MAX_ENTRIES_PER_FEED) fail('ENTRY_LIMIT_REACHED', `a feed may hold at most ${MAX_ENTRIES_PER_FEED} active entries`)
-        d.entries.insert({
+      return d.records.transact(async (tx) => {
+        // The slot is taken in the same statement that checks it: concurrent creates cannot overshoot the limit,
+        // nor land in a feed deleted while the content was being stored.
+        const slot = await tx.feeds.takeEntrySlot(feed.id, MAX_ENTRIES_PER_FEED)
+        if (slot === 'full') limitReached()
+        if (slot !== 'ok') feedInactive()
+        await tx.entries.insert({
           id, feed_id: feed.id, cid: stored.cid, size: stored.size, mime_type: input.mime_type,
           title: input.title ?? null, description: input.description ?? null, metadata: input.metadata ?? null,
           tags: input.tags ?? [], is_free: isFree, price, expires_at: input.expires_at ?? null, content_key: stored.key ?? null, now: nowSeconds(),
         })
+        return (await tx.entries.byId(id))!
       })
-      return d.entries.byId(id)!
     },
 
     /**
      * Takes a large upload's content while its body arrives, when the signer may add to this feed; else null (the
      * body is read whole and create() gives the error). The caller discards what arrived if create() never reads it.
      */
-    contentWriter(signer: Signer, feedId: string): ContentWriter | null {
+    async contentWriter(signer: Signer, feedId: string): Promise<ContentWriter | null> {
       try {
-        return d.feeds.owned(signer, feedId).is_active ? d.content.writer() : null
+        return (await d.feeds.owned(signer, feedId)).is_active ? d.content.writer() : null
       } catch {
         return null
       }
@@ -114,31 +117,34 @@ export function entryService(d: Deps) {
 
     /** Resolves once the delete is durable, in a commit shared with the other writes of this turn. */
     async remove(signer: Signer, feedId: string, entryId: string): Promise<void> {
-      d.feeds.owned(signer, feedId)
-      const { entry } = get(feedId, entryId)
-      await d.commit(() => d.entries.deactivate(entry.id, entry.feed_id, nowSeconds()))
+      await d.feeds.owned(signer, feedId)
+      const { entry } = await get(feedId, entryId)
+      await d.records.transact((tx) => tx.entries.deactivate(entry.id, entry.feed_id, nowSeconds()))
     },
+
+    /** Early access over: paid entries whose expires_at has passed become free. How many did. */
+    endEarlyAccess: (now: number) => d.records.transact((tx) => tx.entries.freeExpired(now)),
 
     /** What serving an entry's bytes needs: its item, type, and the key its content is sealed under (paid entries). */
-    servable(entry: Pick<EntryRecord, 'id' | 'cid' | 'mime_type'>): ServableContent {
-      return { cid: entry.cid, mime_type: entry.mime_type, key: d.entries.contentKey(entry.id) }
+    async servable(entry: Pick<EntryRecord, 'id' | 'cid' | 'mime_type'>): Promise<ServableContent> {
+      return { cid: entry.cid, mime_type: entry.mime_type, key: await read.entries.contentKey(entry.id) }
     },
 
-    list(q: { feedId: string; isFree?: boolean; beforeId?: string; limit: number }): EntryRecord[] {
-      const feed = d.feeds.get(q.feedId)
-      return d.entries.list({ feedId: feed.id, isFree: q.isFree, beforeId: q.beforeId, limit: q.limit })
+    async list(q: { feedId: string; isFree?: boolean; beforeId?: string; limit: number }): Promise<EntryRecord[]> {
+      const feed = await d.feeds.get(q.feedId)
+      return read.entries.list({ feedId: feed.id, isFree: q.isFree, beforeId: q.beforeId, limit: q.limit })
     },
 
     /**
      * Who reads an entry's content, and how. A withdrawn (deleted) entry or feed: only its owner. Otherwise free
      * entries: everyone; paid ones: the feed owner and buyers (signed in); anyone else pays (x402).
      */
-    access(feed: FeedRecord, entry: EntryRecord, signer: Signer | null): Access {
+    async access(feed: FeedRecord, entry: EntryRecord, signer: Signer | null): Promise<Access> {
       const isOwner = signer !== null && signer.address.toLowerCase() === feed.owner_wallet_address.toLowerCase()
       if (!entry.is_active || !feed.is_active) return isOwner ? 'owner' : 'withdrawn'
       if (isFreeNow(entry)) return 'free'
       if (isOwner) return 'owner'
-      return signer !== null && d.owns(signer.address, entry.id) ? 'buyer' : 'pay'
+      return signer !== null && (await d.owns(signer.address, entry.id)) ? 'buyer' : 'pay'
     },
   }
 }

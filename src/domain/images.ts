@@ -1,7 +1,7 @@
 // Cover images: image_url may be an http(s) URL, a data URI, raw base64 or the CID of an image already stored here.
 // Only PNG, JPEG, GIF, WebP and SVG are taken, known by their bytes (not by what a URL or data URI claims).
 import type { ContentStore } from '../content/helia.ts'
-import type { ImageStore } from '../store/images.ts'
+import type { Records } from '../store/stores.ts'
 import type { ImageRecord } from '../models/records.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { collect, parseCid } from '../content/helia.ts'
@@ -58,7 +58,7 @@ export function sniffImageType(bytes: Uint8Array): string | null {
 }
 
 /** Stores the image, records it as one, and returns its CID. */
-export async function ingestImage(imageUrl: string, content: ContentStore, images: ImageStore, allowPrivate: boolean, log: FetchLog): Promise<string> {
+export async function ingestImage(imageUrl: string, content: ContentStore, records: Records, allowPrivate: boolean, log: FetchLog): Promise<string> {
   const text = imageUrl.trim()
   if (text === '') invalid('must not be empty')
   let bytes: Uint8Array
@@ -70,30 +70,30 @@ export async function ingestImage(imageUrl: string, content: ContentStore, image
       return invalid('is not a valid URL')
     }
     const image = await imageFromUrl(url, allowPrivate, log)
-    return record(image.bytes, image.mimeType, content, images)
+    return record(image.bytes, image.mimeType, content, records)
   } else if (/^data:/i.test(text)) {
     bytes = decodeDataUri(text)
   } else if (parseCid(text)) {
-    return storedImage(text, images)
+    return storedImage(text, records)
   } else {
     bytes = decodeStrictBase64(text) ?? invalid('must be an http(s) URL, a data URI, base64 image data or a CID')
   }
   if (bytes.byteLength === 0) invalid('is empty')
   if (bytes.byteLength > MAX_IMAGE_BYTES) invalid('is larger than 10 MB')
   const mimeType = sniffImageType(bytes) ?? invalid('is not a PNG, JPEG, GIF, WebP or SVG image')
-  return record(bytes, mimeType, content, images)
+  return record(bytes, mimeType, content, records)
 }
 
-async function record(bytes: Uint8Array, mimeType: string, content: ContentStore, images: ImageStore): Promise<string> {
+async function record(bytes: Uint8Array, mimeType: string, content: ContentStore, records: Records): Promise<string> {
   const { cid, size } = await content.put(bytes)
-  images.record({ cid, mime_type: mimeType, size, created_at: nowSeconds() })
+  await records.transact((tx) => tx.images.record({ cid, mime_type: mimeType, size, created_at: nowSeconds() }))
   return cid
 }
 
 /** A CID given as a cover: only one stored as an image here (never an entry's content). */
-export function storedImage(text: string, images: ImageStore, field = 'image_url'): string {
+export async function storedImage(text: string, records: Records, field = 'image_url'): Promise<string> {
   const cid = parseCid(text)?.toString() ?? fail('invalid_request', `${field} is not a valid CID`, field)
-  if (!images.byCid(cid)) fail('invalid_request', `${field} names a CID that is not an image stored here`, field)
+  if (!(await records.read.images.byCid(cid))) fail('invalid_request', `${field} names a CID that is not an image stored here`, field)
   return cid
 }
 
@@ -101,16 +101,16 @@ export function storedImage(text: string, images: ImageStore, field = 'image_url
  * The image a feed's image_cid names. A cover set before images were recorded is checked once: it is served only
  * if it is an image and no entry's content (else a paid entry could be read as someone's cover).
  */
-export async function coverImage(cid: string, content: ContentStore, images: ImageStore): Promise<ImageRecord | null> {
-  const known = images.byCid(cid)
+export async function coverImage(cid: string, content: ContentStore, records: Records): Promise<ImageRecord | null> {
+  const known = await records.read.images.byCid(cid)
   if (known) return known
-  if (images.isEntryContent(cid) || !(await content.has(cid))) return null
+  if ((await records.read.images.isEntryContent(cid)) || !(await content.has(cid))) return null
   const size = await content.size(cid)
   if (size === null || size > MAX_IMAGE_BYTES) return null
   const length = Math.min(size, 4096)
   const mimeType = sniffImageType(await collect(content.read(cid, { offset: 0, length }), length))
   if (!mimeType) return null
   const image = { cid, mime_type: mimeType, size, created_at: nowSeconds() }
-  images.record(image)
+  await records.transact((tx) => tx.images.record(image))
   return image
 }

@@ -23,11 +23,12 @@ function byAge(a: { created_at: number; id: string }, b: { created_at: number; i
   return a.created_at - b.created_at || (a.id < b.id ? -1 : 1)
 }
 
-export function buildLeaderboards(store: MarketStore, now: number): Leaderboards {
-  return store.read(() => {
-    const feeds = store.feeds()
+/** Run it in one snapshot (Records.snapshot): every board reads the same moment. */
+export async function buildLeaderboards(store: MarketStore, now: number): Promise<Leaderboards> {
+  {
+    const feeds = await store.feeds()
     const active = feeds.filter((f) => f.is_active === 1)
-    const wallets = store.wallets()
+    const wallets = await store.wallets()
     const walletById = new Map(wallets.map((w) => [w.id, w]))
     const walletByAddress = new Map(wallets.map((w) => [w.address_lc, w]))
     const sinceOf = (p: Period) => (p === 'all' ? null : now - PERIODS[p])
@@ -59,17 +60,19 @@ export function buildLeaderboards(store: MarketStore, now: number): Leaderboards
     for (const p of periods) {
       const since = sinceOf(p)
       const from = since ?? Number.MIN_SAFE_INTEGER
-      const sales = figuresOf(store.feedSales(since))
+      const sales = figuresOf(await store.feedSales(since))
+      const byRevenue = rankFeeds(sales, 'amount')
+      const byPurchases = rankFeeds(sales, 'purchases')
       // A feed is on several boards of a period: its buyers are counted once.
       const buyers = new Map<string, string>()
-      const buyersOf = (feedId: string) => buyers.get(feedId) ?? buyers.set(feedId, String(store.feedBuyers(feedId, from))).get(feedId)!
+      for (const f of [...byRevenue, ...byPurchases]) if (!buyers.has(f.id)) buyers.set(f.id, String(await store.feedBuyers(f.id, from)))
+      const buyersOf = (feedId: string) => buyers.get(feedId)!
       const feedItem = (f: MarketFeed, i: number) => {
         const s = sales.get(f.id)!
         // id, name and feed (the name) beside feed_id and feed_name: versions of the official SDK read these.
         return { rank: String(i + 1), feed_id: f.id, feed_name: f.name, id: f.id, name: f.name, feed: f.name, ...feedCommon(f), total_purchases: String(s.purchases), total_revenue: s.amount.toString(), unique_buyers: buyersOf(f.id) }
       }
-      const byRevenue = rankFeeds(sales, 'amount')
-      boards[`most-popular:${p}`] = rankFeeds(sales, 'purchases').map((f, i) => {
+      boards[`most-popular:${p}`] = byPurchases.map((f, i) => {
         const s = sales.get(f.id)!
         return { ...feedItem(f, i), avg_revenue_per_purchase: floorDiv(s.amount, s.purchases), created_at: f.created_at, updated_at: f.updated_at }
       })
@@ -97,23 +100,28 @@ export function buildLeaderboards(store: MarketStore, now: number): Leaderboards
         o.amount += s.amount
         providers.set(f.owner_id, o)
       }
-      boards[`top-providers:${p}`] = [...providers.entries()]
+      const topProviders = [...providers.entries()]
         .map(([ownerId, t]) => ({ wallet: walletById.get(ownerId)!, t }))
         .sort((a, b) => compareBig(a.t.amount, b.t.amount) || b.t.purchases - a.t.purchases || byAge(a.wallet, b.wallet))
         .slice(0, BOARD_SIZE)
-        .map(({ wallet, t }, i) => ({
+      const providerBuyers = new Map<string, number>()
+      for (const { wallet } of topProviders) providerBuyers.set(wallet.id, await store.ownerBuyers(wallet.id, from))
+      boards[`top-providers:${p}`] = topProviders.map(({ wallet, t }, i) => ({
           rank: String(i + 1), user_id: wallet.id, username: wallet.username, wallet_address: wallet.address,
           total_feeds: String(activeByOwner.get(wallet.id)?.feeds ?? 0), total_entries: String(activeByOwner.get(wallet.id)?.entries ?? 0),
-          total_purchases: String(t.purchases), total_revenue: t.amount.toString(), unique_buyers: String(store.ownerBuyers(wallet.id, from)), joined_at: wallet.created_at,
+          total_purchases: String(t.purchases), total_revenue: t.amount.toString(), unique_buyers: String(providerBuyers.get(wallet.id)), joined_at: wallet.created_at,
         }))
 
-      boards[`top-buyers:${p}`] = [...figuresOf(store.buyerSales(since)).entries()]
+      const topBuyers = [...figuresOf(await store.buyerSales(since)).entries()]
         .map(([address, t]) => ({ wallet: walletByAddress.get(address), t }))
         .filter((x): x is { wallet: MarketWallet; t: Figures } => x.wallet !== undefined)
         .sort((a, b) => compareBig(a.t.amount, b.t.amount) || b.t.purchases - a.t.purchases || byAge(a.wallet, b.wallet))
         .slice(0, BOARD_SIZE)
+      const reaches = new Map<string, { feeds: number; entries: number }>()
+      for (const { wallet } of topBuyers) reaches.set(wallet.address_lc, await store.buyerReach(wallet.address_lc, from))
+      boards[`top-buyers:${p}`] = topBuyers
         .map(({ wallet, t }, i) => {
-          const reach = store.buyerReach(wallet.address_lc, from)
+          const reach = reaches.get(wallet.address_lc)!
           return {
             rank: String(i + 1), user_id: wallet.id, username: wallet.username, wallet_address: wallet.address,
             total_purchases: String(t.purchases), total_spent: t.amount.toString(), unique_entries_purchased: String(reach.entries),
@@ -132,8 +140,8 @@ export function buildLeaderboards(store: MarketStore, now: number): Leaderboards
         created_at: f.created_at, updated_at: f.updated_at, owner_wallet: f.owner_wallet, owner_username: f.owner_username, category_name: f.category_name,
       }))
 
-    const byCategory = new Map(store.categoryFigures().map((c) => [c.category_id, c]))
-    boards['category-stats'] = store.categories()
+    const byCategory = new Map((await store.categoryFigures()).map((c) => [c.category_id, c]))
+    boards['category-stats'] = (await store.categories())
       .filter((c) => c.is_active === 1)
       .map((c) => {
         const t = byCategory.get(c.id)
@@ -147,5 +155,5 @@ export function buildLeaderboards(store: MarketStore, now: number): Leaderboards
       })
       .sort((a, b) => compareBig(BigInt(a.total_revenue), BigInt(b.total_revenue)) || a.category_name.localeCompare(b.category_name))
     return boards
-  })
+  }
 }

@@ -4,7 +4,7 @@
 import type { Hex } from 'viem'
 import type { ChainReader } from '../chain/reader.ts'
 import { describeFailure } from '../chain/rpc.ts'
-import type { LedgerAuditStore } from '../store/ledger-audit.ts'
+import type { Records } from '../store/stores.ts'
 
 export interface AuditReport {
   /** The ledger equals the chain: no problem found, and the chain could be read throughout. */
@@ -36,7 +36,9 @@ async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promi
   }))
 }
 
-export function ledgerAudit(d: { store: LedgerAuditStore; chain: ChainReader; token: Hex }) {
+export function ledgerAudit(d: { records: Records; chain: ChainReader; token: Hex }) {
+  const store = d.records.read.audit
+  const setCursor = (cursor: string) => d.records.transact((tx) => tx.meta.set(CURSOR, cursor))
   let lastFailedCheck = 0
 
   /**
@@ -49,7 +51,7 @@ export function ledgerAudit(d: { store: LedgerAuditStore; chain: ChainReader; to
     /** The SQL checks read the whole ledger: a server runs them on another thread and passes them in here. */
     inconsistencies?: () => Promise<AuditReport['problems']>
   } = { full: false }): Promise<AuditReport> {
-    const problems: AuditReport['problems'] = [...(options.inconsistencies ? await options.inconsistencies() : d.store.inconsistencies())]
+    const problems: AuditReport['problems'] = [...(options.inconsistencies ? await options.inconsistencies() : await d.records.snapshot((view) => view.audit.inconsistencies()))]
     const note = (problem: string, subject: string) => {
       const known = problems.find((p) => p.problem === problem)
       if (known) known.subjects.length < 20 && known.subjects.push(subject)
@@ -61,8 +63,8 @@ export function ledgerAudit(d: { store: LedgerAuditStore; chain: ChainReader; to
     // not something to put on a public RPC at every upgrade.
     let cursor = ''
     if (!options.full) {
-      cursor = d.store.meta(CURSOR) ?? d.store.lastLedgerId()
-      d.store.setMeta(CURSOR, cursor)
+      cursor = (await d.records.read.meta.get(CURSOR)) ?? (await store.lastLedgerId())
+      await setCursor(cursor)
     }
     let proven = 0
     let unreadable: AuditReport['unreadable'] = null
@@ -71,7 +73,7 @@ export function ledgerAudit(d: { store: LedgerAuditStore; chain: ChainReader; to
       if (unreadable.subjects.length < 20) unreadable.subjects.push(subject)
     }
     for (;;) {
-      const rows = d.store.ledgerRowsAfter(cursor, BATCH)
+      const rows = await store.ledgerRowsAfter(cursor, BATCH)
       if (rows.length === 0) break
       await inParallel(rows, PARALLEL, async (row) => {
         if (!row.nonce) return note('ledger row without its payment authorization', row.id)
@@ -85,12 +87,12 @@ export function ledgerAudit(d: { store: LedgerAuditStore; chain: ChainReader; to
       })
       if (unreadable) break
       cursor = rows[rows.length - 1].id
-      if (!options.full) d.store.setMeta(CURSOR, cursor)
+      if (!options.full) await setCursor(cursor)
       options.onProgress?.(proven)
     }
 
     // A failed payment we had sent for settlement must really not have paid (else a buyer was charged for nothing).
-    const failed = d.store.failedSubmissionsSince(options.full ? 0 : lastFailedCheck)
+    const failed = await store.failedSubmissionsSince(options.full ? 0 : lastFailedCheck)
     await inParallel(failed, PARALLEL, async (row) => {
       try {
         if (!(await d.chain.authorizationUsed(row.payer_lc as Hex, row.nonce as Hex))) return
@@ -104,8 +106,8 @@ export function ledgerAudit(d: { store: LedgerAuditStore; chain: ChainReader; to
     })
     if (!unreadable) lastFailedCheck = startedAt - 60
 
-    const totals = d.store.totals()
-    return { ok: problems.length === 0 && unreadable === null, unreadable, proven, failedChecked: failed.length, transactions: totals.transactions, revenue: totals.revenue, pending: d.store.pending().n, problems }
+    const totals = await store.totals()
+    return { ok: problems.length === 0 && unreadable === null, unreadable, proven, failedChecked: failed.length, transactions: totals.transactions, revenue: totals.revenue, pending: (await store.pending()).n, problems }
   }
 
   return { run }

@@ -1,7 +1,8 @@
 // Serves wallet statistics (live) and the leaderboards and ranks of the last snapshot. Snapshots are built
 // elsewhere (off the event loop) and installed whole; leaderboard bodies are kept as JSON text, so a read joins
 // strings instead of serialising objects.
-import type { MarketStore, WalletRanks } from '../store/market.ts'
+import type { WalletRanks } from '../store/market.ts'
+import type { Records } from '../store/stores.ts'
 import type { WalletService } from './wallets.ts'
 import { ranksFrom, walletStats, PERIODS, type Period, type Ranks } from './market.ts'
 import { type BoardKey, type PeriodBoard, type PlainBoard } from './leaderboards.ts'
@@ -16,7 +17,7 @@ const MEMO_BODIES = 64
 
 export type SerialisedBoards = Partial<Record<BoardKey, string[]>>
 
-export function marketService(d: { market: MarketStore; wallets: WalletService }) {
+export function marketService(d: { records: Records; wallets: WalletService }) {
   let boards: SerialisedBoards = {}
   let ranks: Ranks = ranksFrom([])
   let ranksGeneration = 0
@@ -46,8 +47,8 @@ export function marketService(d: { market: MarketStore; wallets: WalletService }
       ranks = ranksFrom(rows)
       ranksGeneration++
     },
-    stats(walletId: string, now = nowSeconds()) {
-      return walletStats(d.market, ranks, d.wallets.byId(walletId), now)
+    async stats(walletId: string, now = nowSeconds()) {
+      return walletStats(d.records, ranks, await d.wallets.byId(walletId), now)
     },
     /** Changes whenever new ranks are installed. */
     ranksGeneration: () => ranksGeneration,
@@ -60,7 +61,7 @@ export function marketService(d: { market: MarketStore; wallets: WalletService }
     byPeriod: (board: PeriodBoard, period: Period, length: number) => body(`${board}:${period}`, length, period),
     /** The JSON body of a board without a period: {"data":[…]}. */
     plain: (board: PlainBoard, length: number) => body(board, length),
-    recentEntries: (beforeId: string | undefined, limit: number) => d.market.recentEntries(beforeId, limit),
+    recentEntries: (beforeId: string | undefined, limit: number) => d.records.read.market.recentEntries(beforeId, limit),
   }
 }
 export type MarketService = ReturnType<typeof marketService>

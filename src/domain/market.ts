@@ -10,7 +10,8 @@
 // - category-stats: active categories over their active feeds, all time, by revenue then name.
 // - Wallet ranks: competition ranking over all wallets (1 = highest, ties share a rank).
 // - Periods are rolling: 1d is the last 86,400 seconds.
-import type { ContentFigures, MarketStore, WalletRanks } from '../store/market.ts'
+import type { ContentFigures, WalletRanks } from '../store/market.ts'
+import type { Records } from '../store/stores.ts'
 import type { WalletRecord } from '../models/records.ts'
 import { floorDiv } from './tallies.ts'
 import { usdcDecimal } from '../lib/money.ts'
@@ -26,8 +27,8 @@ export function ranksFrom(rows: WalletRanks[]): Ranks {
 }
 
 /** The stats of one wallet, now. A wallet newer than the last ranking pass gets the last rank. */
-export function walletStats(store: MarketStore, ranks: Ranks, wallet: WalletRecord, now: number): WalletStats {
-  const { content, totals } = store.read(() => ({ content: store.content(wallet.id, now), totals: store.totals(wallet.address.toLowerCase()) }))
+export async function walletStats(records: Records, ranks: Ranks, wallet: WalletRecord, now: number): Promise<WalletStats> {
+  const { content, totals } = await records.snapshot(async (view) => ({ content: await view.market.content(wallet.id, now), totals: await view.market.totals(wallet.address.toLowerCase()) }))
   const last = ranks.size + 1
   const rank = ranks.byWallet.get(wallet.id) ?? { revenue_rank: last, content_rank: last, buyer_rank: last }
   const contentStats = contentFigures(content)

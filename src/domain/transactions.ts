@@ -1,5 +1,6 @@
 // The public ledger: one row per recorded purchase.
-import type { TransactionFilter, TransactionStore } from '../store/transactions.ts'
+import type { TransactionFilter } from '../store/transactions.ts'
+import type { Records } from '../store/stores.ts'
 import type { TransactionRecord } from '../models/records.ts'
 import { isWalletAddress } from '../chain/signatures.ts'
 import { isUuid } from '../lib/ids.ts'
@@ -11,7 +12,8 @@ const MAX_CACHED_COUNTS = 1000
 /** Transaction ids are shown as tx_<uuid>; both forms are accepted. */
 export const publicTransactionId = (id: string) => `tx_${id}`
 
-export function transactionService(d: { transactions: TransactionStore }) {
+export function transactionService(d: { records: Records }) {
+  const transactions = d.records.read.transactions
   // With two or more filters total_count is counted, and may then be up to 60 s old; otherwise it is a tally.
   const counts = new Map<string, { value: number; at: number }>()
 
@@ -22,12 +24,12 @@ export function transactionService(d: { transactions: TransactionStore }) {
   }
 
   return {
-    get(raw: string): TransactionRecord {
-      return d.transactions.byId(parseId(raw)) ?? fail('NOT_FOUND', 'transaction not found')
+    async get(raw: string): Promise<TransactionRecord> {
+      return (await transactions.byId(parseId(raw))) ?? fail('NOT_FOUND', 'transaction not found')
     },
-    byHash(hash: string): TransactionRecord {
+    async byHash(hash: string): Promise<TransactionRecord> {
       if (!/^0x[0-9a-fA-F]{64}$/.test(hash)) fail('INVALID_PARAMETER', 'invalid transaction hash', 'hash must be 0x-prefixed and 66 characters long')
-      return d.transactions.byHash(hash) ?? fail('NOT_FOUND', 'transaction not found', 'no payment with this hash was recorded by this service')
+      return (await transactions.byHash(hash)) ?? fail('NOT_FOUND', 'transaction not found', 'no payment with this hash was recorded by this service')
     },
     validateFilter(q: { payer?: string; pay_to?: string; entry_id?: string }): TransactionFilter {
       if (q.payer !== undefined && !isWalletAddress(q.payer)) fail('INVALID_PARAMETER', 'invalid payer', 'payer must be a 0x-prefixed address')
@@ -35,14 +37,14 @@ export function transactionService(d: { transactions: TransactionStore }) {
       if (q.entry_id !== undefined && !isUuid(q.entry_id)) fail('INVALID_PARAMETER', 'invalid entry_id', 'entry_id must be a UUID')
       return { payer: q.payer, payTo: q.pay_to, entryId: q.entry_id?.toLowerCase() }
     },
-    list: (filter: TransactionFilter, beforeId: string | undefined, limit: number) => d.transactions.list(filter, beforeId, limit),
-    count(filter: TransactionFilter): number {
-      const tallied = d.transactions.tallied(filter)
+    list: (filter: TransactionFilter, beforeId: string | undefined, limit: number) => transactions.list(filter, beforeId, limit),
+    async count(filter: TransactionFilter): Promise<number> {
+      const tallied = await transactions.tallied(filter)
       if (tallied !== null) return tallied
       const key = JSON.stringify([filter.payer?.toLowerCase(), filter.payTo?.toLowerCase(), filter.entryId])
       const cached = counts.get(key)
       if (cached && Date.now() - cached.at < COUNT_TTL_MS) return cached.value
-      const value = d.transactions.count(filter)
+      const value = await transactions.count(filter)
       if (counts.size >= MAX_CACHED_COUNTS) counts.clear()
       counts.set(key, { value, at: Date.now() })
       return value

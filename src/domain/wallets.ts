@@ -1,5 +1,5 @@
 // Wallet profiles: looked up by id or by address in any letter case.
-import type { WalletStore } from '../store/wallets.ts'
+import type { Records } from '../store/stores.ts'
 import type { WalletRecord } from '../models/records.ts'
 import { isWalletAddress } from '../chain/signatures.ts'
 import { isUuid } from '../lib/ids.ts'
@@ -19,16 +19,17 @@ function validPictureUrl(value: string): boolean {
   }
 }
 
-export function walletService(d: { wallets: WalletStore }) {
-  function byId(id: string): WalletRecord {
+export function walletService(d: { records: Records }) {
+  const wallets = d.records.read.wallets
+  async function byId(id: string): Promise<WalletRecord> {
     if (!isUuid(id)) fail('INVALID_WALLET_ID', 'invalid wallet id', 'wallet_id must be a UUID')
-    return d.wallets.byId(id.toLowerCase()) ?? fail('WALLET_NOT_FOUND', 'wallet not found')
+    return (await wallets.byId(id.toLowerCase())) ?? fail('WALLET_NOT_FOUND', 'wallet not found')
   }
   return {
     byId,
     /** A wallet updates only itself: username (unique, any case) and picture_url. */
-    update(signer: Signer, id: string, patch: { username?: unknown; picture_url?: unknown }): WalletRecord {
-      const wallet = byId(id)
+    async update(signer: Signer, id: string, patch: { username?: unknown; picture_url?: unknown }): Promise<WalletRecord> {
+      const wallet = await byId(id)
       if (wallet.address.toLowerCase() !== signer.address.toLowerCase()) fail('UNAUTHORIZED_WALLET_UPDATE', 'a wallet can update only itself')
       const changes: { username?: string | null; picture_url?: string | null } = {}
       if (patch.username !== undefined) {
@@ -43,12 +44,12 @@ export function walletService(d: { wallets: WalletStore }) {
         }
         changes.picture_url = patch.picture_url as string | null
       }
-      if (!d.wallets.update(wallet.id, changes, nowSeconds())) fail('USERNAME_CONFLICT', 'username is already taken')
-      return d.wallets.byId(wallet.id)!
+      if (!(await d.records.transact((tx) => tx.wallets.update(wallet.id, changes, nowSeconds())))) fail('USERNAME_CONFLICT', 'username is already taken')
+      return (await wallets.byId(wallet.id))!
     },
-    byAddress(address: string): WalletRecord {
+    async byAddress(address: string): Promise<WalletRecord> {
       if (!isWalletAddress(address)) fail('INVALID_PARAMETER', 'invalid wallet address', 'address must be 0x followed by 40 hex characters')
-      return d.wallets.byAddress(address) ?? fail('WALLET_NOT_FOUND', 'wallet not found')
+      return (await wallets.byAddress(address)) ?? fail('WALLET_NOT_FOUND', 'wallet not found')
     },
   }
 }

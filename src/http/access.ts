@@ -43,7 +43,7 @@ export const accessRoutes = (s: Services) => {
       const limit = pageSize(query.page_size)
       const entryId = uuid(params.entry_id, 'entry_id')
       const scope = `access-links:${entryId}`
-      const rows = s.accessLinks.list(signer, uuid(params.feed_id, 'feed_id'), entryId, s.pages.decode<string>(scope, query.page_token), limit + 1)
+      const rows = await s.accessLinks.list(signer, uuid(params.feed_id, 'feed_id'), entryId, s.pages.decode<string>(scope, query.page_token), limit + 1)
       const result = page(rows, limit, s.pages, scope, (last) => last.id)
       return { data: await Promise.all(result.data.map(async (l) => linkBody(l, await s.accessLinks.tokenFor(l)))), pagination: result.pagination }
     }, {
@@ -51,8 +51,8 @@ export const accessRoutes = (s: Services) => {
       response: { 200: Page(AccessLink), ...errors(403, 404, 422) },
       detail: { summary: "List an entry's access links with their usage (entry owner)" },
     })
-    .delete('/v1/access-links/:id', ({ params, signer }) => {
-      s.accessLinks.revoke(signer, params.id)
+    .delete('/v1/access-links/:id', async ({ params, signer }) => {
+      await s.accessLinks.revoke(signer, params.id)
       return new Response(null, { status: 204 })
     }, {
       wallet: true,
@@ -61,8 +61,8 @@ export const accessRoutes = (s: Services) => {
     })
     .get('/v1/access/:token', async ({ params, request }) => {
       const rangeClient = request.headers.has('range') ? clientOf(request) : null
-      const { entry, link } = s.accessLinks.admit(await s.accessTokens.verify(params.token), rangeClient)
-      const answer = await serveContent(s.content, s.entries.servable(entry), request, 'private, no-store')
+      const { entry, link } = await s.accessLinks.admit(await s.accessTokens.verify(params.token), rangeClient)
+      const answer = await serveContent(s.content, await s.entries.servable(entry), request, 'private, no-store')
       if (!link || request.method !== 'GET') return answer // HEAD (answered from this route) counts nothing
       const gone = () => request.signal.aborted
       let served: boolean

@@ -21,16 +21,16 @@ export const adminRoutes = (s: Services) => {
     if (!given || !timingSafeEqual(digest(given), expected)) throw new DomainError('ADMIN_KEY_REQUIRED', 'a valid admin-api-key header is required')
   }
   return new Elysia({ prefix: '/v1/categories', tags: ['Admin'] })
-    .post('', ({ body, set }) => {
+    .post('', async ({ body, set }) => {
       set.status = 201
-      return categoryBody(s.categories.create(body))
+      return categoryBody(await s.categories.create(body))
     }, {
       parse: [(c) => { requireKey(c) }, jsonBody()], transform: requireKey,
       body: CreateCategory,
       response: { 201: Category, ...errors(409) },
       detail: { summary: 'Create a category (admin)', security: [{ adminApiKey: [] }] },
     })
-    .patch('/:category_id', ({ params, body }) => categoryBody(s.categories.update(params.category_id, body)), {
+    .patch('/:category_id', async ({ params, body }) => categoryBody(await s.categories.update(params.category_id, body)), {
       parse: [(c) => { requireKey(c) }, jsonBody()], transform: requireKey,
       body: UpdateCategory,
       response: { 200: Category, ...errors(404, 409) },

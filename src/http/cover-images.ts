@@ -68,7 +68,9 @@ export function coverImages(s: Services) {
     const search = q < 0 || q === url.length - 1 ? '' : url.slice(q + 1)
     if (search !== '' && !/^cid=[A-Za-z0-9]+$/.test(search)) return null
     // Which image the feed names now: kept until the database next changes (a PATCH may name another).
-    const image = s.cached(`cover:${id}`, () => s.feeds.knownCover(id), () => 128)
+    const key = `cover:${id}`
+    const image = s.cached.peek<ImageRecord | null>(key)
+    if (image === undefined) void s.cached.get(key, () => s.feeds.knownCover(id), () => 128).catch(() => {}) // for the next request
     if (!image) return null
     const bytes = bytesByCid.get(image.cid)
     if (!bytes) {

@@ -10,6 +10,7 @@ import { jsonResponse } from './json.ts'
 import { serveContent } from './content.ts'
 import { coverCacheControl } from './cover-images.ts'
 import { nowSeconds } from '../lib/clock.ts'
+import { isUuid } from '../lib/ids.ts'
 import { page, pageQuery, pageSize, queryKey } from './pagination.ts'
 import { contentResponses, errors, NoBody } from './openapi.ts'
 
@@ -18,11 +19,16 @@ const IMAGE_BODY_LIMIT = 14 * 1024 * 1024
 
 export const feedBody = (f: FeedRecord): Feed => ({ ...f, total_revenue: f.total_revenue.toString() })
 
-/** GET /v1/feeds/{id} as JSON text (also served by the hot-read path, see hot-reads.ts). */
-export function feedJson(s: Services, rawId: string): string {
+const feedKey = (id: string) => `feed:${id}`
+
+/** GET /v1/feeds/{id} as JSON text, read and kept in the memo. */
+export function feedJson(s: Services, rawId: string): Promise<string> {
   const id = uuid(rawId, 'feed_id')
-  return s.cached(`feed:${id}`, () => JSON.stringify(feedBody(s.feeds.get(id))))
+  return s.cached.get(feedKey(id), async () => JSON.stringify(feedBody(await s.feeds.get(id))))
 }
+
+/** The same text when the memo holds it (the hot-read path answers from it, see hot-reads.ts). */
+export const heldFeedJson = (s: Services, rawId: string): string | undefined => (isUuid(rawId) ? s.cached.peek<string>(feedKey(rawId.toLowerCase())) : undefined)
 
 const FEED_LIST_PARAMETERS = ['page_size', 'page_token', 'owner_id', 'category', 'owner_wallet_address', 'tags', 'min_entries', 'is_active', 'min_age', 'max_age'] as const
 
@@ -42,7 +48,7 @@ export const feedRoutes = (s: Services) =>
       response: { 201: Feed, ...errors(403) },
       detail: { summary: 'Create a feed', description: 'The caller becomes the owner; the wallet record is created on first use. image_url may be an http(s) URL, a data URI, base64 or a CID already stored here.' },
     })
-    .get('', ({ query }) => jsonResponse(s.cached(`feeds${queryKey(query, FEED_LIST_PARAMETERS)}`, (staleFrom) => {
+    .get('', async ({ query }) => jsonResponse(await s.cached.get(`feeds${queryKey(query, FEED_LIST_PARAMETERS)}`, async (staleFrom) => {
       // min_age and max_age are relative to now: such a page holds for the current second only.
       if (query.min_age !== undefined || query.max_age !== undefined) staleFrom(nowSeconds() + 1)
       const limit = pageSize(query.page_size)
@@ -50,7 +56,7 @@ export const feedRoutes = (s: Services) =>
       const beforeId = s.pages.decode<string>(scope, query.page_token)
       // Comma-separated (tags=a,b) or repeated (tags=a&tags=b, as the SDK sends them).
       const tags = [query.tags ?? []].flat().flatMap((t) => t.split(',')).map((tag) => tag.trim()).filter(Boolean)
-      const rows = s.feeds.list({
+      const rows = await s.feeds.list({
         owner_id: query.owner_id ?? query.owner_wallet_address,
         category: query.category,
         tags,
@@ -80,7 +86,7 @@ export const feedRoutes = (s: Services) =>
       response: { 200: Page(Feed), ...errors(422) },
       detail: { summary: 'List feeds', description: 'Newest first, cursor paginated.' },
     })
-    .get('/:feed_id', ({ params }) => jsonResponse(feedJson(s, params.feed_id)), {
+    .get('/:feed_id', async ({ params }) => jsonResponse(await feedJson(s, params.feed_id)), {
       response: { 200: Feed, ...errors(404) },
       detail: { summary: 'Get a feed' },
     })
@@ -103,8 +109,8 @@ export const feedRoutes = (s: Services) =>
       response: { 200: Feed, ...errors(403, 404) },
       detail: { summary: 'Update a feed (owner)', description: 'Only the given fields change; is_active=true reactivates a deleted feed and its entries.' },
     })
-    .delete('/:feed_id', ({ params, signer }) => {
-      s.feeds.remove(signer, uuid(params.feed_id, 'feed_id'))
+    .delete('/:feed_id', async ({ params, signer }) => {
+      await s.feeds.remove(signer, uuid(params.feed_id, 'feed_id'))
       return new Response(null, { status: 204 })
     }, {
       wallet: true,

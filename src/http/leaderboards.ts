@@ -47,7 +47,7 @@ export const leaderboardRoutes = (s: Services) => {
   plain('trending', BOARD_ITEMS.trending, true)
   plain('top-feeds', BOARD_ITEMS['top-feeds'], true)
   plain('category-stats', BOARD_ITEMS['category-stats'], false)
-  return app.get('/recent-entries', ({ query }) => jsonResponse(recentEntriesJson(s, pageSize(query.page_size), query.page_token)), {
+  return app.get('/recent-entries', async ({ query }) => jsonResponse(await recentEntriesJson(s, pageSize(query.page_size), query.page_token)), {
     query: t.Object(pageQuery),
     response: { 200: Page(RecentEntry), ...errors(422) },
     detail: { summary: 'recent-entries', description: 'Newest active entries of active feeds, cursor paginated.' },
@@ -59,8 +59,8 @@ interface RecentPage { rows: RecentRow[]; pagination: ReturnType<typeof page>['p
 
 const SCOPE = 'recent-entries'
 
-function recentPage(s: Services, limit: number, token: string | undefined, now: number): RecentPage {
-  const rows = s.market.recentEntries(s.pages.decode<string>(SCOPE, token), limit + 1)
+async function recentPage(s: Services, limit: number, token: string | undefined, now: number): Promise<RecentPage> {
+  const rows = await s.market.recentEntries(s.pages.decode<string>(SCOPE, token), limit + 1)
   const result = page(rows, limit, s.pages, SCOPE, (last) => last.id)
   return render({ rows: result.data, pagination: result.pagination, body: '', until: 0 }, now)
 }
@@ -76,15 +76,26 @@ function render(p: RecentPage, now: number): RecentPage {
   return p
 }
 
-/**
- * GET /v1/leaderboards/recent-entries as JSON text (also served by the hot-read path): a live read, each page kept
- * per (page size, page token) until the database next changes, so a new entry shows at once and a deleted one
- * leaves at once, while repeated reads cost a lookup instead of a four-table join and 100 serialised entries.
- */
-export function recentEntriesJson(s: Services, limit: number, token: string | undefined): string {
-  const now = nowSeconds()
-  const p = s.cached(`${SCOPE}:${limit}:${token ?? ''}`, () => recentPage(s, limit, token, now), (held) => held.body.length * 2)
-  // The held page is re-rendered in place from its rows (no query) once an early access on it has ended.
+const recentKey = (limit: number, token: string | undefined) => `${SCOPE}:${limit}:${token ?? ''}`
+
+/** The held page's text, re-rendered in place from its rows (no query) once an early access on it has ended. */
+function current(p: RecentPage, now: number): string {
   if (now >= p.until) render(p, now)
   return p.body
+}
+
+/**
+ * GET /v1/leaderboards/recent-entries as JSON text: a live read, each page kept per (page size, page token) until
+ * the database next changes, so a new entry shows at once and a deleted one leaves at once, while repeated reads
+ * cost a lookup instead of a four-table join and 100 serialised entries.
+ */
+export async function recentEntriesJson(s: Services, limit: number, token: string | undefined): Promise<string> {
+  const now = nowSeconds()
+  return current(await s.cached.get(recentKey(limit, token), () => recentPage(s, limit, token, now), (held) => held.body.length * 2), now)
+}
+
+/** The same text when the memo holds the page (the hot-read path answers from it). */
+export function heldRecentEntriesJson(s: Services, limit: number, token: string | undefined): string | undefined {
+  const p = s.cached.peek<RecentPage>(recentKey(limit, token))
+  return p && current(p, nowSeconds())
 }

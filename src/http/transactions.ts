@@ -23,15 +23,15 @@ const full = (r: TransactionRecord) => ({ ...item(r), piid: r.piid })
 
 export const transactionRoutes = (s: Services) =>
   new Elysia({ prefix: '/v1/transactions', tags: ['Transactions'] })
-    .get('', ({ query }) => jsonResponse(s.cached(`transactions${queryKey(query, LIST_PARAMETERS)}`, () => {
+    .get('', async ({ query }) => jsonResponse(await s.cached.get(`transactions${queryKey(query, LIST_PARAMETERS)}`, async () => {
       const limit = pageSize(query.page_size)
       const filter = s.transactions.validateFilter(query)
       const scope = 'transactions'
       const beforeId = s.pages.decode<string>(scope, query.page_token)
-      const result = page(s.transactions.list(filter, beforeId, limit + 1), limit, s.pages, scope, (last) => last.id)
+      const result = page(await s.transactions.list(filter, beforeId, limit + 1), limit, s.pages, scope, (last) => last.id)
       // The same list under data too, where the official SDK reads it; serialised once.
       const items = JSON.stringify(result.data.map(item))
-      return `{"transactions":${items},"data":${items},"pagination":${JSON.stringify({ ...result.pagination, total_count: s.transactions.count(filter) })}}`
+      return `{"transactions":${items},"data":${items},"pagination":${JSON.stringify({ ...result.pagination, total_count: await s.transactions.count(filter) })}}`
     }), { 'cache-control': 'public, max-age=60' }), {
       query: t.Object({
         ...pageQuery,
@@ -42,11 +42,11 @@ export const transactionRoutes = (s: Services) =>
       response: { 200: TransactionList, ...errors(422) },
       detail: { summary: 'List transactions', description: 'Newest first; filters combine. 100 requests per hour per client; total_count is exact (with two or more filters it may be up to 60 s old).' },
     })
-    .get('/hash/:hash', ({ params }) => full(s.transactions.byHash(params.hash)), {
+    .get('/hash/:hash', async ({ params }) => full(await s.transactions.byHash(params.hash)), {
       response: { 200: Transaction, ...errors(404) },
       detail: { summary: 'Get a transaction by its on-chain hash', description: 'Only payments recorded by this service.' },
     })
-    .get('/:id', ({ params }) => full(s.transactions.get(params.id)), {
+    .get('/:id', async ({ params }) => full(await s.transactions.get(params.id)), {
       response: { 200: Transaction, ...errors(404) },
       detail: { summary: 'Get a transaction', description: 'The id with or without its tx_ prefix.' },
     })

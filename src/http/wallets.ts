@@ -26,37 +26,48 @@ export function walletBody(w: WalletRecord) {
   }
 }
 
-/** GET /v1/wallets/{id}/stats as JSON text (also served by the hot-read path, see hot-reads.ts). */
-export function walletStatsJson(s: Services, walletId: string): string {
+/**
+ * One holder per wallet until the database changes, its text remade when the second or the ranks move on: a short
+ * key and no numbers turned into text on every read.
+ */
+interface StatsHolder { at: number; generation: number; text: string }
+const statsKey = (walletId: string) => `stats:${walletId}`
+
+/** GET /v1/wallets/{id}/stats as JSON text, remade at most once a second. */
+export async function walletStatsJson(s: Services, walletId: string): Promise<string> {
   const now = nowSeconds()
   const generation = s.market.ranksGeneration()
-  // One holder per wallet until the database changes, its text remade when the second or the ranks move on: a
-  // short key and no numbers turned into text on every read.
-  const held = s.cached(`stats:${walletId}`, () => ({ at: -1, generation: -1, text: '' }), () => 2_000)
+  const held = await s.cached.get<StatsHolder>(statsKey(walletId), async () => ({ at: -1, generation: -1, text: '' }), () => 2_000)
   if (held.at !== now || held.generation !== generation) {
-    held.text = JSON.stringify(s.market.stats(walletId, now)) // throws for an unknown wallet: the holder stays empty
+    held.text = JSON.stringify(await s.market.stats(walletId, now)) // throws for an unknown wallet: the holder stays empty
     held.at = now
     held.generation = generation
   }
   return held.text
 }
 
+/** The same text when it is current (the hot-read path answers from it, see hot-reads.ts). */
+export function heldWalletStatsJson(s: Services, walletId: string): string | undefined {
+  const held = s.cached.peek<StatsHolder>(statsKey(walletId))
+  return held && held.at === nowSeconds() && held.generation === s.market.ranksGeneration() ? held.text : undefined
+}
+
 export const walletRoutes = (s: Services) =>
   new Elysia({ prefix: '/v1/wallets', tags: ['Wallets'] })
-    .get('/address/:address', ({ params }) => walletBody(s.wallets.byAddress(params.address)), {
+    .get('/address/:address', async ({ params }) => walletBody(await s.wallets.byAddress(params.address)), {
       response: { 200: Wallet, ...errors(404) },
       detail: { summary: 'Get a wallet by address', description: 'Any letter case.' },
     })
-    .get('/:wallet_id', ({ params }) => walletBody(s.wallets.byId(params.wallet_id)), {
+    .get('/:wallet_id', async ({ params }) => walletBody(await s.wallets.byId(params.wallet_id)), {
       response: { 200: Wallet, ...errors(404) },
       detail: { summary: 'Get a wallet' },
     })
-    .get('/:wallet_id/stats', ({ params }) => jsonResponse(walletStatsJson(s, params.wallet_id)), {
+    .get('/:wallet_id/stats', async ({ params }) => jsonResponse(await walletStatsJson(s, params.wallet_id)), {
       response: { 200: WalletStats, ...errors(404) },
       detail: { summary: 'Wallet statistics', description: 'Public aggregates, refreshed periodically (TRELLIS_STATS_REFRESH_S); ranks are refreshed on their own period (TRELLIS_RANKINGS_REFRESH_S).' },
     })
     .use(walletAuth(s.auth))
-    .patch('/:wallet_id', ({ params, body, signer }) => walletBody(s.wallets.update(signer, params.wallet_id, body ?? {})), {
+    .patch('/:wallet_id', async ({ params, body, signer }) => walletBody(await s.wallets.update(signer, params.wallet_id, body ?? {})), {
       wallet: true,
       body: t.Optional(UpdateWallet),
       response: { 200: Wallet, ...errors(403, 404, 409) },

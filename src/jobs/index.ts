@@ -1,13 +1,12 @@
 // In-process timers: nonce cleanup, paid→free expiry, reconciliation of interrupted payments, the ledger check,
 // leaderboard snapshots and wallet ranks (built on the stats worker's thread). Each runs once at start, then on
 // its period; a job never overlaps itself.
-import type { Db } from '../store/db.ts'
 import type { Logger } from '../log.ts'
+import type { AuthService } from '../domain/auth.ts'
+import type { EntryService } from '../domain/entries.ts'
 import type { PurchaseService } from '../domain/purchases.ts'
 import type { MarketService } from '../domain/market-service.ts'
 import type { AuditReport, LedgerAudit } from '../domain/ledger-audit.ts'
-import { nonceStore } from '../store/nonces.ts'
-import { entryStore } from '../store/entries.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { statsBuilder } from './stats-builder.ts'
 
@@ -34,11 +33,9 @@ function jobMetrics(state: Record<string, JobState>): string[] {
 }
 
 export function startJobs(d: {
-  db: Db; dbPath: string; dataDir: string; log: Logger; purchases: PurchaseService; market: MarketService; ledgerAudit: LedgerAudit
+  dbPath: string; dataDir: string; log: Logger; auth: AuthService; entries: EntryService; purchases: PurchaseService; market: MarketService; ledgerAudit: LedgerAudit
   statsRefreshS: number; rankingsRefreshS: number; reconcileS: number; ledgerCheckS: number
 }): Jobs {
-  const nonces = nonceStore(d.db)
-  const entries = entryStore(d.db)
   const state: Record<string, JobState> = {}
   const timers: ReturnType<typeof setInterval>[] = []
   const builder = statsBuilder({ dbPath: d.dbPath, dataDir: d.dataDir })
@@ -72,8 +69,8 @@ export function startJobs(d: {
     timers.push(timer)
   }
 
-  every('nonce-cleanup', 600, () => nonces.purgeExpiredBefore(nowSeconds() - 3600))
-  every('entry-expiry', 30, () => entries.freeExpired(nowSeconds()))
+  every('nonce-cleanup', 600, () => d.auth.purgeNonces(nowSeconds() - 3600))
+  every('entry-expiry', 30, () => d.entries.endEarlyAccess(nowSeconds()))
   every('payment-reconciliation', d.reconcileS, async () => {
     const counts = await d.purchases.reconcilePending()
     if (counts.settled || counts.failed) d.log.info('payments reconciled', counts)

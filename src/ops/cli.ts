@@ -6,7 +6,7 @@ import type { Config, DataCommand } from '../config.ts'
 import { openDb, integrityCheck } from '../store/db.ts'
 import { lockDataDir, lockHolder } from '../store/lock.ts'
 import { ownerOnlyFromNow } from '../store/permissions.ts'
-import { findInconsistencies } from '../store/ledger-audit.ts'
+import { embeddedRecords } from '../store/sqlite/records.ts'
 import { namedCids } from '../store/named-cids.ts'
 import { openContent } from '../content/helia.ts'
 import { restore, type DataAccess, type Progress, type VerifyReport } from './data.ts'
@@ -60,7 +60,8 @@ async function runOffline(config: Config, command: DataCommand, args: string[], 
   await using opened = new AsyncDisposableStack()
   opened.defer(lockDataDir(config.dataDir))
   const db = openDb(join(config.dataDir, 'trellis.db'))
-  opened.defer(() => db.close())
+  const records = embeddedRecords(db)
+  opened.defer(() => records.close())
   const content = await openContent(config.dataDir)
   opened.defer(() => content.close())
   const access: DataAccess = {
@@ -69,7 +70,7 @@ async function runOffline(config: Config, command: DataCommand, args: string[], 
     cids: async () => namedCids(db),
     snapshot: async (path) => void db.query('VACUUM INTO ?').run(path),
     integrity: async () => integrityCheck(db),
-    inconsistencies: async () => findInconsistencies(db),
+    inconsistencies: () => records.snapshot((view) => view.audit.inconsistencies()),
   }
   return await runOperation(access, command, args, progress)
 }

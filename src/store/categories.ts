@@ -1,54 +1,57 @@
-import { patchRow, type Db } from './db.ts'
+import { join, q, type Query, type Sql } from './query.ts'
+import { patchRow } from './patch.ts'
 import type { CategoryRecord } from '../models/records.ts'
 
-/** A categories row as SQLite returns it. */
+export type CategoryPatch = Partial<Pick<CategoryRecord, 'name' | 'description' | 'icon_url' | 'is_active'>>
+
+export interface CategoryStore {
+  byId(id: string): Promise<CategoryRecord | undefined>
+  byName(name: string): Promise<CategoryRecord | undefined>
+  /** False when the name is taken (case-insensitively). */
+  insert(row: { id: string; name: string; description: string | null; icon_url: string | null; now: number }): Promise<boolean>
+  /** False when the new name is taken (case-insensitively). */
+  update(id: string, patch: CategoryPatch, now: number): Promise<boolean>
+  count(): Promise<number>
+  /** Ordered by name, then id; the cursor is the last (name_lc, id) seen. */
+  list(filter: { search?: string; isActive?: boolean; after?: { name: string; id: string }; limit: number }): Promise<CategoryRecord[]>
+}
+
+/** A categories row as the database returns it. */
 interface CategoryRow extends Omit<CategoryRecord, 'is_active'> { is_active: number }
 
-const toRecord = (row: CategoryRow): CategoryRecord => ({ ...row, is_active: row.is_active === 1 })
-const found = (row: CategoryRow | null): CategoryRecord | undefined => (row ? toRecord(row) : undefined)
+const toRecord = (row: CategoryRow): CategoryRecord => ({ ...row, is_active: Number(row.is_active) === 1, created_at: Number(row.created_at), updated_at: Number(row.updated_at) })
 
-const COLUMNS = 'id, name, description, icon_url, is_active, created_at, updated_at'
+const SELECT = q`SELECT id, name, description, icon_url, is_active, created_at, updated_at FROM categories`
 
-export function categoryStore(db: Db) {
-  const byId = db.query<CategoryRow, [string]>(`SELECT ${COLUMNS} FROM categories WHERE id = ?`)
-  const insert = db.query(
-    `INSERT INTO categories (id, name, name_lc, description, icon_url, is_active, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 1, ?, ?) ON CONFLICT (name_lc) DO NOTHING`,
-  )
-  const byName = db.query<CategoryRow, [string]>(`SELECT ${COLUMNS} FROM categories WHERE name_lc = ?`)
+export function categoryStore(sql: Sql): CategoryStore {
+  const one = async (query: Query) => {
+    const row = await sql.get<CategoryRow>(query)
+    return row ? toRecord(row) : undefined
+  }
   return {
-    byId: (id: string) => found(byId.get(id)),
-    byName: (name: string) => found(byName.get(name.toLowerCase())),
-    insert: (row: { id: string; name: string; description: string | null; icon_url: string | null; now: number }) =>
-      insert.run(row.id, row.name, row.name.toLowerCase(), row.description, row.icon_url, row.now, row.now).changes === 1,
-    /** False when the new name is taken (case-insensitively). */
-    update(id: string, patch: Partial<Pick<CategoryRecord, 'name' | 'description' | 'icon_url' | 'is_active'>>, now: number): boolean {
+    byId: (id) => one(q`${SELECT} WHERE id = ${id}`),
+    byName: (name) => one(q`${SELECT} WHERE name_lc = ${name.toLowerCase()}`),
+    insert: async (row) => (await sql.run(q`INSERT INTO categories (id, name, name_lc, description, icon_url, is_active, created_at, updated_at)
+      VALUES (${row.id}, ${row.name}, ${row.name.toLowerCase()}, ${row.description}, ${row.icon_url}, 1, ${row.now}, ${row.now})
+      ON CONFLICT (name_lc) DO NOTHING`)) === 1,
+    update(id, patch, now) {
       const { is_active, ...rest } = patch
       const values: Record<string, string | number | null> = { ...rest }
       if (is_active !== undefined) values.is_active = is_active ? 1 : 0
       if (patch.name !== undefined) values.name_lc = patch.name.toLowerCase()
-      return patchRow(db, 'categories', id, values, now)
+      return patchRow(sql, 'categories', id, values, now)
     },
-    count: () => db.query<{ n: number }, []>('SELECT COUNT(*) AS n FROM categories').get()!.n,
-    /** Ordered by name, then id; the cursor is the last (name_lc, id) seen. */
-    list(filter: { search?: string; isActive?: boolean; after?: { name: string; id: string }; limit: number }): CategoryRecord[] {
-      const where: string[] = []
-      const args: (string | number)[] = []
-      if (filter.search) {
-        where.push("name_lc LIKE ? ESCAPE '\\'")
-        args.push(`%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
-      }
-      if (filter.isActive !== undefined) {
-        where.push('is_active = ?')
-        args.push(filter.isActive ? 1 : 0)
-      }
+    count: async () => Number((await sql.get<{ n: number }>(q`SELECT COUNT(*) AS n FROM categories`))!.n),
+    async list(filter) {
+      const where: Query[] = []
+      if (filter.search) where.push(q`name_lc LIKE ${`%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`} ESCAPE '\\'`)
+      if (filter.isActive !== undefined) where.push(q`is_active = ${filter.isActive ? 1 : 0}`)
       if (filter.after) {
-        where.push('(name_lc > ? OR (name_lc = ? AND id > ?))')
-        args.push(filter.after.name.toLowerCase(), filter.after.name.toLowerCase(), filter.after.id)
+        const name = filter.after.name.toLowerCase()
+        where.push(q`(name_lc > ${name} OR (name_lc = ${name} AND id > ${filter.after.id}))`)
       }
-      const sql = `SELECT ${COLUMNS} FROM categories ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY name_lc, id LIMIT ?`
-      return db.query<CategoryRow, (string | number)[]>(sql).all(...args, filter.limit).map(toRecord)
+      const rows = await sql.all<CategoryRow>(q`${SELECT} ${where.length ? q`WHERE ${join(where, ' AND ')}` : q``} ORDER BY name_lc, id LIMIT ${filter.limit}`)
+      return rows.map(toRecord)
     },
   }
 }
-export type CategoryStore = ReturnType<typeof categoryStore>

@@ -1,14 +1,6 @@
-import { patchRow, type Db } from './db.ts'
+import { join, q, type Query, type Sql } from './query.ts'
+import { patchRow } from './patch.ts'
 import type { FeedRecord } from '../models/records.ts'
-
-/** A feeds row as SQLite returns it. */
-interface FeedRow extends Omit<FeedRecord, 'is_active' | 'tags' | 'total_revenue'> {
-  is_active: number
-  tags: string // JSON array
-  total_revenue: string
-}
-
-const toRecord = (row: FeedRow): FeedRecord => ({ ...row, is_active: row.is_active === 1, tags: JSON.parse(row.tags) as string[], total_revenue: BigInt(row.total_revenue) })
 
 export interface FeedFilter {
   ownerId?: string
@@ -22,48 +14,79 @@ export interface FeedFilter {
   limit: number
 }
 
-const SELECT = `SELECT f.id, f.owner_id, w.address AS owner_wallet_address, f.category_id, f.name, f.description,
+export type FeedPatch = Partial<Pick<FeedRecord, 'name' | 'description' | 'image_cid' | 'category_id' | 'tags' | 'is_active'>>
+export type NewFeed = { id: string; owner_id: string; category_id: string | null; name: string; description: string | null; image_cid: string | null; tags: string[]; now: number }
+
+export interface FeedStore {
+  byId(id: string): Promise<FeedRecord | undefined>
+  list(filter: FeedFilter): Promise<FeedRecord[]>
+  activeCountOf(ownerId: string): Promise<number>
+  insert(row: NewFeed): Promise<void>
+  /** False when a UNIQUE index refuses the new values. */
+  update(id: string, patch: FeedPatch, now: number): Promise<boolean>
+  /**
+   * Holds the owner's wallet row until the transaction ends, so two transactions counting the owner's feeds do not
+   * both see room for one more (PostgreSQL: SELECT … FOR UPDATE; SQLite has one writer and does nothing).
+   */
+  lockOwner(walletId: string): Promise<void>
+  /** One more active entry in an active feed below `max`, as one statement: 'full' or 'inactive' when not. */
+  takeEntrySlot(feedId: string, max: number): Promise<'ok' | 'full' | 'inactive' | 'missing'>
+}
+
+/** A feeds row as the database returns it. */
+interface FeedRow extends Omit<FeedRecord, 'is_active' | 'tags' | 'total_revenue'> {
+  is_active: number
+  tags: string // JSON array
+  total_revenue: string
+}
+
+const toRecord = (row: FeedRow): FeedRecord => ({
+  ...row, is_active: Number(row.is_active) === 1, tags: JSON.parse(row.tags) as string[], total_revenue: BigInt(row.total_revenue),
+  total_entries: Number(row.total_entries), total_purchases: Number(row.total_purchases), created_at: Number(row.created_at), updated_at: Number(row.updated_at),
+})
+
+const SELECT = q`SELECT f.id, f.owner_id, w.address AS owner_wallet_address, f.category_id, f.name, f.description,
   f.image_cid, f.tags, f.is_active, f.total_entries, f.total_purchases, CAST(f.total_revenue AS TEXT) AS total_revenue,
   f.created_at, f.updated_at FROM feeds f JOIN wallets w ON w.id = f.owner_id`
 
-export type FeedPatch = Partial<Pick<FeedRecord, 'name' | 'description' | 'image_cid' | 'category_id' | 'tags' | 'is_active'>>
-
-export function feedStore(db: Db) {
-  const byId = db.query<FeedRow, [string]>(`${SELECT} WHERE f.id = ?`)
-  const insert = db.query(
-    `INSERT INTO feeds (id, owner_id, category_id, name, description, image_cid, tags, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  )
-  const activeCount = db.query<{ n: number }, [string]>('SELECT COUNT(*) AS n FROM feeds WHERE owner_id = ? AND is_active = 1')
+export function feedStore(sql: Sql, dialect: 'sqlite' | 'postgres'): FeedStore {
   return {
-    byId: (id: string): FeedRecord | undefined => { const row = byId.get(id); return row ? toRecord(row) : undefined },
-    activeCountOf: (ownerId: string) => activeCount.get(ownerId)!.n,
-    insert(row: { id: string; owner_id: string; category_id: string | null; name: string; description: string | null; image_cid: string | null; tags: string[]; now: number }) {
-      insert.run(row.id, row.owner_id, row.category_id, row.name, row.description, row.image_cid, JSON.stringify(row.tags), row.now, row.now)
+    async byId(id) {
+      const row = await sql.get<FeedRow>(q`${SELECT} WHERE f.id = ${id}`)
+      return row ? toRecord(row) : undefined
     },
-    update(id: string, patch: FeedPatch, now: number) {
+    activeCountOf: async (ownerId) => Number((await sql.get<{ n: number }>(q`SELECT COUNT(*) AS n FROM feeds WHERE owner_id = ${ownerId} AND is_active = 1`))!.n),
+    async insert(row) {
+      await sql.run(q`INSERT INTO feeds (id, owner_id, category_id, name, description, image_cid, tags, created_at, updated_at)
+        VALUES (${row.id}, ${row.owner_id}, ${row.category_id}, ${row.name}, ${row.description}, ${row.image_cid}, ${JSON.stringify(row.tags)}, ${row.now}, ${row.now})`)
+    },
+    update(id, patch, now) {
       const { tags, is_active, ...rest } = patch
       const values: Record<string, string | number | null> = { ...rest }
       if (tags !== undefined) values.tags = JSON.stringify(tags)
       if (is_active !== undefined) values.is_active = is_active ? 1 : 0
-      return patchRow(db, 'feeds', id, values, now)
+      return patchRow(sql, 'feeds', id, values, now)
     },
-    list(filter: FeedFilter): FeedRecord[] {
-      const where: string[] = ['f.total_entries >= ?']
-      const args: (string | number)[] = [filter.minEntries]
-      if (filter.isActive !== undefined) where.push('f.is_active = ?'), args.push(filter.isActive ? 1 : 0)
-      if (filter.ownerId) where.push('f.owner_id = ?'), args.push(filter.ownerId)
-      if (filter.categoryId) where.push('f.category_id = ?'), args.push(filter.categoryId)
-      if (filter.tags?.length) {
-        where.push(`f.id IN (SELECT feed_id FROM feed_tags WHERE tag_lc IN (${filter.tags.map(() => '?').join(', ')}))`)
-        args.push(...filter.tags.map((tag) => tag.toLowerCase()))
-      }
-      if (filter.createdBefore !== undefined) where.push('f.created_at <= ?'), args.push(filter.createdBefore)
-      if (filter.createdAfter !== undefined) where.push('f.created_at >= ?'), args.push(filter.createdAfter)
-      if (filter.beforeId) where.push('f.id < ?'), args.push(filter.beforeId)
-      const sql = `${SELECT} WHERE ${where.join(' AND ')} ORDER BY f.id DESC LIMIT ?`
-      return db.query<FeedRow, (string | number)[]>(sql).all(...args, filter.limit).map(toRecord)
+    async lockOwner(walletId) {
+      if (dialect === 'postgres') await sql.get(q`SELECT id FROM wallets WHERE id = ${walletId} FOR UPDATE`)
+    },
+    async takeEntrySlot(feedId, max) {
+      const taken = await sql.run(q`UPDATE feeds SET total_entries = total_entries + 1 WHERE id = ${feedId} AND is_active = 1 AND total_entries < ${max}`)
+      if (taken === 1) return 'ok'
+      const feed = await sql.get<{ is_active: number }>(q`SELECT is_active FROM feeds WHERE id = ${feedId}`)
+      return !feed ? 'missing' : Number(feed.is_active) !== 1 ? 'inactive' : 'full'
+    },
+    async list(filter) {
+      const where: Query[] = [q`f.total_entries >= ${filter.minEntries}`]
+      if (filter.isActive !== undefined) where.push(q`f.is_active = ${filter.isActive ? 1 : 0}`)
+      if (filter.ownerId) where.push(q`f.owner_id = ${filter.ownerId}`)
+      if (filter.categoryId) where.push(q`f.category_id = ${filter.categoryId}`)
+      if (filter.tags?.length) where.push(q`f.id IN (SELECT feed_id FROM feed_tags WHERE tag_lc IN (${join(filter.tags.map((tag) => q`${tag.toLowerCase()}`), ', ')}))`)
+      if (filter.createdBefore !== undefined) where.push(q`f.created_at <= ${filter.createdBefore}`)
+      if (filter.createdAfter !== undefined) where.push(q`f.created_at >= ${filter.createdAfter}`)
+      if (filter.beforeId) where.push(q`f.id < ${filter.beforeId}`)
+      const rows = await sql.all<FeedRow>(q`${SELECT} WHERE ${join(where, ' AND ')} ORDER BY f.id DESC LIMIT ${filter.limit}`)
+      return rows.map(toRecord)
     },
   }
 }
-export type FeedStore = ReturnType<typeof feedStore>

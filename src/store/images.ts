@@ -1,16 +1,24 @@
 // Which stored CIDs are cover images, and of which type.
-import type { Db } from './db.ts'
+import { q, type Sql } from './query.ts'
 import type { ImageRecord } from '../models/records.ts'
 
-export function imageStore(db: Db) {
-  const byCid = db.query<ImageRecord, [string]>('SELECT cid, mime_type, size, created_at FROM images WHERE cid = ?')
-  const insert = db.query('INSERT OR IGNORE INTO images (cid, mime_type, size, created_at) VALUES (?, ?, ?, ?)')
-  const entryContent = db.query<{ one: number }, [string]>('SELECT 1 AS one FROM entries WHERE cid = ? LIMIT 1')
+export interface ImageStore {
+  byCid(cid: string): Promise<ImageRecord | null>
+  record(image: ImageRecord): Promise<void>
+  /** True when some entry's content has this CID. */
+  isEntryContent(cid: string): Promise<boolean>
+}
+
+export function imageStore(sql: Sql): ImageStore {
   return {
-    byCid: (cid: string): ImageRecord | null => byCid.get(cid),
-    record: (image: ImageRecord): void => void insert.run(image.cid, image.mime_type, image.size, image.created_at),
-    /** True when some entry's content has this CID. */
-    isEntryContent: (cid: string): boolean => entryContent.get(cid) !== null,
+    async byCid(cid) {
+      const row = await sql.get<ImageRecord>(q`SELECT cid, mime_type, size, created_at FROM images WHERE cid = ${cid}`)
+      return row ? { ...row, size: Number(row.size), created_at: Number(row.created_at) } : null
+    },
+    async record(image) {
+      await sql.run(q`INSERT INTO images (cid, mime_type, size, created_at) VALUES (${image.cid}, ${image.mime_type}, ${image.size}, ${image.created_at})
+        ON CONFLICT (cid) DO NOTHING`)
+    },
+    isEntryContent: async (cid) => (await sql.get(q`SELECT 1 AS one FROM entries WHERE cid = ${cid} LIMIT 1`)) !== undefined,
   }
 }
-export type ImageStore = ReturnType<typeof imageStore>

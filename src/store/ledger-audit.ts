@@ -1,6 +1,6 @@
 // The ledger's own consistency, in SQL: totals and tallies equal sums of the ledger, every settled payment has exactly one
 // ledger row and every ledger row a settled payment and an entitlement. And the rows to check against the chain.
-import type { Db } from './db.ts'
+import { q, type Sql } from './query.ts'
 
 export interface LedgerRowToProve {
   id: string
@@ -84,36 +84,39 @@ const INCONSISTENCIES: [string, string][] = [
 
 export type Inconsistency = { problem: string; subjects: string[] }
 
-/** Each broken rule with up to 20 of the ids that break it. Reads the whole ledger: run it off the event loop. */
-export function findInconsistencies(db: Db): Inconsistency[] {
-  return db.transaction(() => INCONSISTENCIES
-    .map(([problem, sql]) => ({ problem, subjects: db.query<{ subject: string }, []>(`${sql} LIMIT 20`).all().map((r) => r.subject) }))
-    .filter((c) => c.subjects.length > 0)).deferred()
+export interface LedgerAuditStore {
+  /** Each broken rule with up to 20 of the ids that break it. Reads the whole ledger: run it in a snapshot, off the event loop. */
+  inconsistencies(): Promise<Inconsistency[]>
+  ledgerRowsAfter(id: string, limit: number): Promise<LedgerRowToProve[]>
+  lastLedgerId(): Promise<string>
+  failedSubmissionsSince(seconds: number): Promise<FailedSubmission[]>
+  pending(): Promise<{ n: number; oldest: number | null }>
+  totals(): Promise<{ transactions: number; revenue: string }>
 }
 
-export function ledgerAuditStore(db: Db) {
-  const rowsAfter = db.query<LedgerRowToProve, [string, number]>(
-    `SELECT t.id, t.transaction_hash, t.payer_lc, t.pay_to_lc, CAST(t.amount AS TEXT) AS amount, p.nonce
-     FROM transactions t LEFT JOIN payments p ON p.id = t.piid WHERE t.id > ? ORDER BY t.id LIMIT ?`,
-  )
-  const failedSince = db.query<FailedSubmission, [number]>(
-    `SELECT id, payer_lc, nonce, pay_to, CAST(amount AS TEXT) AS amount, submitted_block FROM payments
-     WHERE status = 'failed' AND submitted_block IS NOT NULL AND updated_at >= ? ORDER BY id`,
-  )
-  const lastId = db.query<{ id: string | null }, []>('SELECT MAX(id) AS id FROM transactions')
-  const pending = db.query<{ n: number; oldest: number | null }, []>(`SELECT COUNT(*) AS n, MIN(valid_before) AS oldest FROM payments WHERE status = 'pending'`)
-  const counts = db.query<{ transactions: number; revenue: string }, []>(`SELECT transactions, CAST(revenue AS TEXT) AS revenue FROM ledger_totals`)
-  const getMeta = db.query<{ value: string }, [string]>('SELECT value FROM meta WHERE key = ?')
-  const setMeta = db.query('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
+export function ledgerAuditStore(sql: Sql): LedgerAuditStore {
   return {
-    inconsistencies: () => findInconsistencies(db),
-    ledgerRowsAfter: (id: string, limit: number) => rowsAfter.all(id, limit),
-    lastLedgerId: () => lastId.get()?.id ?? '',
-    failedSubmissionsSince: (seconds: number) => failedSince.all(seconds),
-    pending: () => pending.get()!,
-    totals: () => counts.get()!,
-    meta: (key: string) => getMeta.get(key)?.value ?? null,
-    setMeta: (key: string, value: string) => void setMeta.run(key, value),
+    async inconsistencies() {
+      const found: Inconsistency[] = []
+      for (const [problem, rule] of INCONSISTENCIES) {
+        const subjects = (await sql.all<{ subject: string }>(q([`${rule} LIMIT 20`]))).map((r) => String(r.subject))
+        if (subjects.length > 0) found.push({ problem, subjects })
+      }
+      return found
+    },
+    ledgerRowsAfter: async (id, limit) => (await sql.all<LedgerRowToProve>(q`SELECT t.id, t.transaction_hash, t.payer_lc, t.pay_to_lc, CAST(t.amount AS TEXT) AS amount, p.nonce
+      FROM transactions t LEFT JOIN payments p ON p.id = t.piid WHERE t.id > ${id} ORDER BY t.id LIMIT ${limit}`)),
+    lastLedgerId: async () => (await sql.get<{ id: string | null }>(q`SELECT MAX(id) AS id FROM transactions`))?.id ?? '',
+    failedSubmissionsSince: async (seconds) => (await sql.all<FailedSubmission>(q`SELECT id, payer_lc, nonce, pay_to, CAST(amount AS TEXT) AS amount, submitted_block
+      FROM payments WHERE status = 'failed' AND submitted_block IS NOT NULL AND updated_at >= ${seconds} ORDER BY id`))
+      .map((row) => ({ ...row, submitted_block: Number(row.submitted_block) })),
+    async pending() {
+      const row = (await sql.get<{ n: number; oldest: number | null }>(q`SELECT COUNT(*) AS n, MIN(valid_before) AS oldest FROM payments WHERE status = 'pending'`))!
+      return { n: Number(row.n), oldest: row.oldest === null ? null : Number(row.oldest) }
+    },
+    async totals() {
+      const row = (await sql.get<{ transactions: number; revenue: string }>(q`SELECT transactions, CAST(revenue AS TEXT) AS revenue FROM ledger_totals`))!
+      return { transactions: Number(row.transactions), revenue: String(row.revenue) }
+    },
   }
 }
-export type LedgerAuditStore = ReturnType<typeof ledgerAuditStore>

@@ -1,4 +1,4 @@
-import type { Db } from './db.ts'
+import { q, type Sql } from './query.ts'
 
 export interface NonceRow {
   nonce: string
@@ -9,33 +9,30 @@ export interface NonceRow {
 }
 
 /**
- * Runs a nonce write without its own fsync (synchronous = NORMAL for that commit). It is still ordered in the WAL
- * before everything after it, so the next durable commit (the entry or purchase the signature was for) makes it
- * durable too. A power cut can lose only a nonce issued but unused (the client asks again) or a spend that nothing
- * durable followed (a signed read could be replayed once, within the nonce's 5 minutes). It saves one fsync per
- * signed request and one per nonce.
+ * Nonce writes are meant for lazy transactions (Records.transact with durability 'lazy'): still ordered before
+ * everything after them, so the next durable commit (the entry or purchase the signature was for) makes them durable
+ * too. A power cut can lose only a nonce issued but unused (the client asks again) or a spend that nothing durable
+ * followed (a signed read could be replayed once, within the nonce's 5 minutes).
  */
-function withoutFsync<T>(db: Db, write: () => T): T {
-  if (db.inTransaction) return write() // the enclosing transaction decides
-  db.exec('PRAGMA synchronous = NORMAL')
-  try {
-    return write()
-  } finally {
-    db.exec('PRAGMA synchronous = FULL')
-  }
+export interface NonceStore {
+  insert(row: Omit<NonceRow, 'used_at'>): Promise<void>
+  find(nonce: string): Promise<NonceRow | undefined>
+  /** The atomic claim: of two requests with one signature, only one gets true. */
+  consume(nonce: string, addressLc: string, now: number): Promise<boolean>
+  purgeExpiredBefore(cutoff: number): Promise<number>
 }
 
-export function nonceStore(db: Db) {
-  const insert = db.query('INSERT INTO nonces (nonce, address_lc, message, expires_at) VALUES (?, ?, ?, ?)')
-  const find = db.query<NonceRow, [string]>('SELECT * FROM nonces WHERE nonce = ?')
-  // The conditional UPDATE is the atomic claim: of two requests with one signature, only one changes a row.
-  const consume = db.query('UPDATE nonces SET used_at = ? WHERE nonce = ? AND address_lc = ? AND used_at IS NULL AND expires_at > ?')
-  const purge = db.query('DELETE FROM nonces WHERE expires_at < ?')
+export function nonceStore(sql: Sql): NonceStore {
   return {
-    insert: (row: Omit<NonceRow, 'used_at'>) => withoutFsync(db, () => insert.run(row.nonce, row.address_lc, row.message, row.expires_at)),
-    find: (nonce: string) => find.get(nonce),
-    consume: (nonce: string, addressLc: string, now: number): boolean => withoutFsync(db, () => consume.run(now, nonce, addressLc, now).changes === 1),
-    purgeExpiredBefore: (cutoff: number) => purge.run(cutoff).changes,
+    async insert(row) {
+      await sql.run(q`INSERT INTO nonces (nonce, address_lc, message, expires_at) VALUES (${row.nonce}, ${row.address_lc}, ${row.message}, ${row.expires_at})`)
+    },
+    async find(nonce) {
+      const row = await sql.get<NonceRow>(q`SELECT nonce, address_lc, message, expires_at, used_at FROM nonces WHERE nonce = ${nonce}`)
+      return row && { ...row, expires_at: Number(row.expires_at), used_at: row.used_at === null ? null : Number(row.used_at) }
+    },
+    consume: async (nonce, addressLc, now) =>
+      (await sql.run(q`UPDATE nonces SET used_at = ${now} WHERE nonce = ${nonce} AND address_lc = ${addressLc} AND used_at IS NULL AND expires_at > ${now}`)) === 1,
+    purgeExpiredBefore: (cutoff) => sql.run(q`DELETE FROM nonces WHERE expires_at < ${cutoff}`),
   }
 }
-export type NonceStore = ReturnType<typeof nonceStore>

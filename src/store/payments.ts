@@ -1,4 +1,4 @@
-import type { Db } from './db.ts'
+import { q, type Sql } from './query.ts'
 
 export interface PaymentRow {
   id: string
@@ -25,61 +25,68 @@ export interface PaymentRow {
 
 export type NewPayment = Omit<PaymentRow, 'amount' | 'status' | 'error' | 'transaction_hash' | 'submitted_hash' | 'settled_block' | 'created_at' | 'updated_at'> & { amount: bigint; now: number }
 
-const SELECT = `SELECT id, payer_lc, nonce, entry_id, pay_to, CAST(amount AS TEXT) AS amount, x402_version, payload, requirements,
+export interface PaymentStore {
+  byKey(payer: string, nonce: string): Promise<PaymentRow | undefined>
+  pending(): Promise<PaymentRow[]>
+  /** True when this call created the row (the caller owns the settlement). */
+  insertPending(p: NewPayment): Promise<boolean>
+  /** A failed payment may be tried again with the same authorization (e.g. after topping up the balance). */
+  retryFailed(id: string, entryId: string, payload: string, requirements: string, submittedBlock: number, now: number): Promise<boolean>
+  /** Our settling transaction is signed: its hash is kept before it is sent. */
+  recordSigned(id: string, hash: string, now: number): Promise<boolean>
+  markFailed(id: string, error: string, now: number): Promise<boolean>
+  /** From 'failed' too: whatever we concluded before, a transfer the chain shows is a purchase. */
+  markSettled(id: string, hash: string, block: number, now: number): Promise<boolean>
+}
+
+export interface PurchaseStore {
+  owns(address: string, entryId: string): Promise<boolean>
+  grant(walletId: string, entryId: string, transactionId: string, now: number): Promise<void>
+  addToTotals(entryId: string, amount: bigint): Promise<void>
+}
+
+const nullableNumber = (value: number | null) => (value === null ? null : Number(value))
+const toRow = (row: PaymentRow): PaymentRow => ({
+  ...row, x402_version: Number(row.x402_version), valid_before: Number(row.valid_before), submitted_block: nullableNumber(row.submitted_block),
+  settled_block: nullableNumber(row.settled_block), created_at: Number(row.created_at), updated_at: Number(row.updated_at),
+})
+
+const SELECT = q`SELECT id, payer_lc, nonce, entry_id, pay_to, CAST(amount AS TEXT) AS amount, x402_version, payload, requirements,
   valid_before, status, error, transaction_hash, submitted_block, submitted_hash, settled_block, created_at, updated_at FROM payments`
 
-export function paymentStore(db: Db) {
-  const byKey = db.query<PaymentRow, [string, string]>(`${SELECT} WHERE payer_lc = ? AND nonce = ?`)
-  const pending = db.query<PaymentRow, []>(`${SELECT} WHERE status = 'pending' ORDER BY id`)
-  const insert = db.query(
-    `INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements, valid_before, submitted_block, status, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (payer_lc, nonce) DO NOTHING`,
-  )
-  const retry = db.query(
-    `UPDATE payments SET status = 'pending', error = NULL, entry_id = ?, payload = ?, requirements = ?, submitted_block = ?, submitted_hash = NULL, updated_at = ?
-     WHERE id = ? AND status = 'failed'`,
-  )
-  const signed = db.query(`UPDATE payments SET submitted_hash = ?, updated_at = ? WHERE id = ? AND status = 'pending'`)
-  const failed = db.query(`UPDATE payments SET status = 'failed', error = ?, updated_at = ? WHERE id = ? AND status = 'pending'`)
-  // From 'failed' too: whatever we concluded before, a transfer the chain shows is a purchase.
-  const settled = db.query(
-    `UPDATE payments SET status = 'settled', transaction_hash = ?, settled_block = ?, error = NULL, updated_at = ? WHERE id = ? AND status IN ('pending', 'failed')`,
-  )
+export function paymentStore(sql: Sql): PaymentStore {
+  const changed = async (query: ReturnType<typeof q>) => (await sql.run(query)) === 1
   return {
-    byKey: (payer: string, nonce: string) => byKey.get(payer.toLowerCase(), nonce.toLowerCase()),
-    pending: () => pending.all(),
-    /** True when this call created the row (the caller owns the settlement). */
-    insertPending: (p: NewPayment) =>
-      insert.run(p.id, p.payer_lc, p.nonce.toLowerCase(), p.entry_id, p.pay_to, p.amount, p.x402_version, p.payload, p.requirements, p.valid_before, p.submitted_block, p.now, p.now).changes === 1,
-    /** A failed payment may be tried again with the same authorization (e.g. after topping up the balance). */
-    retryFailed: (id: string, entryId: string, payload: string, requirements: string, submittedBlock: number, now: number) =>
-      retry.run(entryId, payload, requirements, submittedBlock, now, id).changes === 1,
-    /** Our settling transaction is signed: its hash is kept before it is sent. */
-    recordSigned: (id: string, hash: string, now: number) => signed.run(hash.toLowerCase(), now, id).changes === 1,
-    markFailed: (id: string, error: string, now: number) => failed.run(error, now, id).changes === 1,
-    markSettled: (id: string, hash: string, block: number, now: number) => settled.run(hash.toLowerCase(), block, now, id).changes === 1,
+    async byKey(payer, nonce) {
+      const row = await sql.get<PaymentRow>(q`${SELECT} WHERE payer_lc = ${payer.toLowerCase()} AND nonce = ${nonce.toLowerCase()}`)
+      return row && toRow(row)
+    },
+    pending: async () => (await sql.all<PaymentRow>(q`${SELECT} WHERE status = 'pending' ORDER BY id`)).map(toRow),
+    insertPending: (p) => changed(q`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements, valid_before,
+        submitted_block, status, created_at, updated_at)
+      VALUES (${p.id}, ${p.payer_lc}, ${p.nonce.toLowerCase()}, ${p.entry_id}, ${p.pay_to}, ${p.amount}, ${p.x402_version}, ${p.payload}, ${p.requirements},
+        ${p.valid_before}, ${p.submitted_block}, 'pending', ${p.now}, ${p.now})
+      ON CONFLICT (payer_lc, nonce) DO NOTHING`),
+    retryFailed: (id, entryId, payload, requirements, submittedBlock, now) => changed(q`UPDATE payments SET status = 'pending', error = NULL, entry_id = ${entryId},
+        payload = ${payload}, requirements = ${requirements}, submitted_block = ${submittedBlock}, submitted_hash = NULL, updated_at = ${now}
+      WHERE id = ${id} AND status = 'failed'`),
+    recordSigned: (id, hash, now) => changed(q`UPDATE payments SET submitted_hash = ${hash.toLowerCase()}, updated_at = ${now} WHERE id = ${id} AND status = 'pending'`),
+    markFailed: (id, error, now) => changed(q`UPDATE payments SET status = 'failed', error = ${error}, updated_at = ${now} WHERE id = ${id} AND status = 'pending'`),
+    markSettled: (id, hash, block, now) => changed(q`UPDATE payments SET status = 'settled', transaction_hash = ${hash.toLowerCase()}, settled_block = ${block},
+        error = NULL, updated_at = ${now} WHERE id = ${id} AND status IN ('pending', 'failed')`),
   }
 }
-export type PaymentStore = ReturnType<typeof paymentStore>
 
-export function purchaseStore(db: Db) {
-  const owns = db.query<{ n: number }, [string, string]>(
-    `SELECT COUNT(*) AS n FROM purchases p JOIN wallets w ON w.id = p.wallet_id WHERE w.address_lc = ? AND p.entry_id = ?`,
-  )
-  const insert = db.query('INSERT INTO purchases (wallet_id, entry_id, transaction_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING')
-  const addTotals = db.query(
-    `UPDATE entries SET total_purchases = total_purchases + 1, total_revenue = total_revenue + ?1 WHERE id = ?2`,
-  )
-  const addFeedTotals = db.query(
-    `UPDATE feeds SET total_purchases = total_purchases + 1, total_revenue = total_revenue + ?1 WHERE id = (SELECT feed_id FROM entries WHERE id = ?2)`,
-  )
+export function purchaseStore(sql: Sql): PurchaseStore {
   return {
-    owns: (address: string, entryId: string) => owns.get(address.toLowerCase(), entryId)!.n > 0,
-    grant: (walletId: string, entryId: string, transactionId: string, now: number) => insert.run(walletId, entryId, transactionId, now),
-    addToTotals(entryId: string, amount: bigint) {
-      addTotals.run(amount, entryId)
-      addFeedTotals.run(amount, entryId)
+    owns: async (address, entryId) => (await sql.get(q`SELECT 1 AS one FROM purchases p JOIN wallets w ON w.id = p.wallet_id
+      WHERE w.address_lc = ${address.toLowerCase()} AND p.entry_id = ${entryId} LIMIT 1`)) !== undefined,
+    async grant(walletId, entryId, transactionId, now) {
+      await sql.run(q`INSERT INTO purchases (wallet_id, entry_id, transaction_id, created_at) VALUES (${walletId}, ${entryId}, ${transactionId}, ${now}) ON CONFLICT DO NOTHING`)
+    },
+    async addToTotals(entryId, amount) {
+      await sql.run(q`UPDATE entries SET total_purchases = total_purchases + 1, total_revenue = total_revenue + ${amount} WHERE id = ${entryId}`)
+      await sql.run(q`UPDATE feeds SET total_purchases = total_purchases + 1, total_revenue = total_revenue + ${amount} WHERE id = (SELECT feed_id FROM entries WHERE id = ${entryId})`)
     },
   }
 }
-export type PurchaseStore = ReturnType<typeof purchaseStore>

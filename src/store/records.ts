@@ -29,6 +29,8 @@ export interface Records<Stores> {
    * files, no timers): a transaction holds every other reader of an embedded database until it ends.
    */
   transact<T>(work: (tx: Stores) => Promise<T>, options?: { durability?: Durability }): Promise<T>
+  /** One consistent view for many reads (leaderboards, checks, backups): no write lands in the middle of it. */
+  snapshot<T>(work: (view: Stores) => Promise<T>): Promise<T>
   readonly changes: Changes
   /** Null when another process holds it; the embedded engine has one process and always grants it. */
   lease(name: string): Promise<Lease | null>

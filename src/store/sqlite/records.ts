@@ -12,11 +12,15 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { render, type Query, type Sql } from '../query.ts'
 import type { Changes, Durability, Lease, Records, StoresOn } from '../records.ts'
+import { storesOn, type Stores } from '../stores.ts'
 
 export interface SqliteRecordsOptions {
   /** Fail a transaction that is still running when the event loop turns (it awaited something besides its tx). */
   assertNoIo?: boolean
 }
+
+/** The records of an embedded database: every store over this one connection. */
+export const embeddedRecords = (db: Database, options: SqliteRecordsOptions = {}): Records<Stores> => sqliteRecords(db, storesOn('sqlite'), options)
 
 const hasFragments = (query: Query) => query.values.some((value) => typeof value === 'object' && value !== null && 'strings' in value && 'values' in value)
 
@@ -138,6 +142,25 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
     })
   }
 
+  /** A read transaction: consistent across its statements; holds the gate, as a group does. */
+  async function inSnapshot<T>(work: (view: Stores) => Promise<T>): Promise<T> {
+    let release!: () => void
+    gate = new Promise<void>((resolve) => (release = resolve))
+    let open = true
+    try {
+      db.exec('BEGIN')
+      try {
+        return await work(storesOn(within(() => open)))
+      } finally {
+        open = false
+        db.exec('COMMIT') // nothing was written: ending it only lets go of the snapshot
+      }
+    } finally {
+      gate = null
+      release()
+    }
+  }
+
   // Groups commit one after another: a group asked for while one is open waits for its end.
   let groups: Promise<void> = Promise.resolve()
   const schedule = () => setImmediate(() => void (groups = groups.then(flush)))
@@ -150,6 +173,11 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
         if (queue.length === 0) schedule()
         queue.push({ work, durability, resolve: resolve as (value: unknown) => void, reject })
       })
+    },
+    snapshot<T>(work: (view: Stores) => Promise<T>): Promise<T> {
+      const result = groups.then(() => inSnapshot(work))
+      groups = result.then(() => {}, () => {})
+      return result
     },
     changes,
     lease: async () => GRANTED,

@@ -1,0 +1,50 @@
+// Every store, built over one way of running statements: the records port hands the domain these, outside a
+// transaction (`records.read`) or inside one (`tx`).
+import type { Sql } from './query.ts'
+import { walletStore, type WalletStore } from './wallets.ts'
+import { nonceStore, type NonceStore } from './nonces.ts'
+import { categoryStore, type CategoryStore } from './categories.ts'
+import { feedStore, type FeedStore } from './feeds.ts'
+import { entryStore, type EntryStore } from './entries.ts'
+import { transactionStore, type TransactionStore } from './transactions.ts'
+import { paymentStore, purchaseStore, type PaymentStore, type PurchaseStore } from './payments.ts'
+import { imageStore, type ImageStore } from './images.ts'
+import { accessLinkStore, type AccessLinkStore } from './access-links.ts'
+import { ledgerAuditStore, type LedgerAuditStore } from './ledger-audit.ts'
+import { metaStore, type MetaStore } from './meta.ts'
+import { marketStore, type MarketStore } from './market.ts'
+import type { Records as RecordsOf } from './records.ts'
+
+export interface Stores {
+  wallets: WalletStore
+  nonces: NonceStore
+  categories: CategoryStore
+  feeds: FeedStore
+  entries: EntryStore
+  transactions: TransactionStore
+  payments: PaymentStore
+  purchases: PurchaseStore
+  images: ImageStore
+  accessLinks: AccessLinkStore
+  audit: LedgerAuditStore
+  meta: MetaStore
+  market: MarketStore
+}
+
+export type Records = RecordsOf<Stores>
+
+export const storesOn = (dialect: 'sqlite' | 'postgres') => (sql: Sql): Stores => ({
+  wallets: walletStore(sql),
+  nonces: nonceStore(sql),
+  categories: categoryStore(sql),
+  feeds: feedStore(sql, dialect),
+  entries: entryStore(sql),
+  transactions: transactionStore(sql),
+  payments: paymentStore(sql),
+  purchases: purchaseStore(sql),
+  images: imageStore(sql),
+  accessLinks: accessLinkStore(sql),
+  audit: ledgerAuditStore(sql),
+  meta: metaStore(sql),
+  market: marketStore(sql),
+})
