@@ -1,6 +1,7 @@
-// The options every command takes (but help and version), and the help that lists them. Each option stands for an
-// environment variable, and a flag wins over it (command-line.ts). One row of FLAGS is the whole of an option: its
-// flag, its variable, how its value is read, its line in the help and (by its key) its field in Config.
+// The command line's words: the options every command takes (but help and version), the commands on a data
+// directory, and the help that lists them. Each option stands for an environment variable, and a flag wins over it
+// (command-line.ts). One row of FLAGS is the whole of an option: its flag, its variable, how its value is read, its
+// line in the help and (by its key) its field in Config.
 import { NETWORK_NAMES } from './networks.ts'
 import { bindHost, integer, oneOf, text, url, type Setting, type ValuesOf } from './values.ts'
 
