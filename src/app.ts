@@ -14,7 +14,7 @@ import { paymentStore, purchaseStore } from './store/payments.ts'
 import { imageStore } from './store/images.ts'
 import { accessLinkStore } from './store/access-links.ts'
 import { ledgerAuditStore } from './store/ledger-audit.ts'
-import { marketStore } from './store/market.ts'
+import { statsStore } from './store/stats.ts'
 import { authService } from './domain/auth.ts'
 import { feedService } from './domain/feeds.ts'
 import { entryService } from './domain/entries.ts'
@@ -23,7 +23,7 @@ import { categoryService } from './domain/categories.ts'
 import { transactionService } from './domain/transactions.ts'
 import { purchaseService } from './domain/purchases.ts'
 import { accessLinkService } from './domain/access-links.ts'
-import { marketService } from './domain/market-service.ts'
+import { statsService } from './domain/stats-service.ts'
 import { ledgerAudit, type LedgerAudit } from './domain/ledger-audit.ts'
 import { paymentEngine } from './chain/x402/engine.ts'
 import { accessTokens } from './domain/access-tokens.ts'
@@ -96,7 +96,7 @@ export function buildServices(p: AppParts): Services & { ledgerAudit: LedgerAudi
     feeds,
     entries,
     wallets,
-    market: marketService({ market: marketStore(p.db), wallets }),
+    market: statsService({ store: statsStore(p.db), wallets }),
     categories,
     transactions: transactionService({ transactions: stores.transactions }),
     purchases,

@@ -13,10 +13,10 @@ import { feedStore } from '../src/store/feeds.ts'
 import { entryStore } from '../src/store/entries.ts'
 import { transactionStore } from '../src/store/transactions.ts'
 import { purchaseStore } from '../src/store/payments.ts'
-import { marketStore } from '../src/store/market.ts'
+import { statsStore } from '../src/store/stats.ts'
 import { findInconsistencies } from '../src/store/ledger-audit.ts'
 import { buildLeaderboards } from '../src/domain/leaderboards.ts'
-import { ranksFrom, walletStats } from '../src/domain/market.ts'
+import { ranksFrom, walletStats } from '../src/domain/wallet-stats.ts'
 import { tempDir } from '../dev/server.ts'
 
 const DAY = 86_400
@@ -162,7 +162,7 @@ describe('tallies kept by triggers', () => {
 
   for (const period of Object.keys(PERIOD_S) as Period[]) {
     test(`leaderboards for ${period} equal a brute-force pass over the ledger`, () => {
-      const boards = buildLeaderboards(marketStore(db), NOW)
+      const boards = buildLeaderboards(statsStore(db), NOW)
       const byPurchases = feedFigures(period).sort((a, b) => b.purchases - a.purchases || older(a.f, b.f))
       expect((boards[`most-popular:${period}`] as any[]).map((i) => [i.feed_id, i.total_purchases, i.total_revenue, i.unique_buyers]))
         .toEqual(byPurchases.map((x) => [x.f.id, String(x.purchases), x.revenue.toString(), String(x.buyers)]))
@@ -187,7 +187,7 @@ describe('tallies kept by triggers', () => {
   }
 
   test('category-stats and wallet statistics equal a brute-force pass', () => {
-    const store = marketStore(db)
+    const store = statsStore(db)
     const boards = buildLeaderboards(store, NOW)
     for (const item of boards['category-stats'] as any[]) {
       const feeds = [...feedsById.values()].filter((f) => f.active && f.category === item.category_id)

@@ -4,7 +4,7 @@
 import type { Db } from '../store/db.ts'
 import type { Logger } from '../log.ts'
 import type { PurchaseService } from '../domain/purchases.ts'
-import type { MarketService } from '../domain/market-service.ts'
+import type { StatsService } from '../domain/stats-service.ts'
 import type { AuditReport, LedgerAudit } from '../domain/ledger-audit.ts'
 import { nonceStore } from '../store/nonces.ts'
 import { entryStore } from '../store/entries.ts'
@@ -34,7 +34,7 @@ function jobMetrics(state: Record<string, JobState>): string[] {
 }
 
 export function startJobs(d: {
-  db: Db; dbPath: string; dataDir: string; log: Logger; purchases: PurchaseService; market: MarketService; ledgerAudit: LedgerAudit
+  db: Db; dbPath: string; dataDir: string; log: Logger; purchases: PurchaseService; market: StatsService; ledgerAudit: LedgerAudit
   statsRefreshS: number; rankingsRefreshS: number; reconcileS: number; ledgerCheckS: number
 }): Jobs {
   const nonces = nonceStore(d.db)

@@ -2,7 +2,7 @@
 // their own with a read-only connection, so a rebuild never holds the event loop. Each result is also written to the
 // data directory: a restarted server serves the last one at once, before its first rebuild.
 import { Database } from 'bun:sqlite'
-import { marketStore, type MarketStore } from '../store/market.ts'
+import { statsStore, type StatsStore } from '../store/stats.ts'
 import { buildLeaderboards, type BoardKey } from '../domain/leaderboards.ts'
 import { findInconsistencies } from '../store/ledger-audit.ts'
 import { integrityCheck } from '../store/db.ts'
@@ -12,7 +12,7 @@ import { persist, type BuildRequest, type BuildResult } from './stats-files.ts'
 declare const self: Worker
 
 let db: Database | null = null
-let store: MarketStore | null = null
+let store: StatsStore | null = null
 
 self.onmessage = (event: MessageEvent<BuildRequest | { close: true }>) => {
   if ('close' in event.data) {
@@ -26,7 +26,7 @@ self.onmessage = (event: MessageEvent<BuildRequest | { close: true }>) => {
     if (!db || !store) {
       db = new Database(request.dbPath, { readonly: true, strict: true })
       db.exec('PRAGMA busy_timeout = 5000')
-      store = marketStore(db)
+      store = statsStore(db)
     }
     const result: BuildResult = { id: request.id, ms: 0 }
     if (request.boards) {

@@ -49,7 +49,7 @@ function inPeriod(since: number): { firstWholeDay: number; edgeEnd: number } {
   return { firstWholeDay, edgeEnd: firstWholeDay * DAY }
 }
 
-export function marketStore(db: Db) {
+export function statsStore(db: Db) {
   const feedSales = db.query<Sales, [number, number, number]>(`SELECT key, SUM(purchases) AS purchases, CAST(SUM(amount) AS TEXT) AS amount FROM (
       SELECT feed_id AS key, purchases, revenue AS amount FROM feed_days WHERE day >= ?1
       UNION ALL SELECT e.feed_id, 1, t.amount FROM transactions t JOIN entries e ON e.id = t.entry_id WHERE t.created_at >= ?2 AND t.created_at < ?3
@@ -133,4 +133,4 @@ export function marketStore(db: Db) {
     read: <T>(fn: () => T): T => db.transaction(fn).deferred(),
   }
 }
-export type MarketStore = ReturnType<typeof marketStore>
+export type StatsStore = ReturnType<typeof statsStore>

@@ -1,14 +1,13 @@
 // Serves wallet statistics (live) and the leaderboards and ranks of the last snapshot. Snapshots are built
 // elsewhere (off the event loop) and installed whole; leaderboard bodies are kept as JSON text, so a read joins
 // strings instead of serialising objects.
-import type { MarketStore, WalletRanks } from '../store/market.ts'
+import type { StatsStore, WalletRanks } from '../store/stats.ts'
 import type { WalletService } from './wallets.ts'
-import { ranksFrom, walletStats, PERIODS, type Period, type Ranks } from './market.ts'
+import { ranksFrom, walletStats, type Ranks } from './wallet-stats.ts'
+import { PERIODS, type Period } from './tallies.ts'
 import { type BoardKey, type PeriodBoard, type PlainBoard } from './leaderboards.ts'
 import { fail } from './errors.ts'
 import { nowSeconds } from '../lib/clock.ts'
-
-export type { PeriodBoard, PlainBoard, BoardKey } from './leaderboards.ts'
 
 /** Each board's items, each item already serialised. */
 // Enough for the usual page sizes of every board; a body is at most ~100 KB.
@@ -16,7 +15,7 @@ const MEMO_BODIES = 64
 
 export type SerialisedBoards = Partial<Record<BoardKey, string[]>>
 
-export function marketService(d: { market: MarketStore; wallets: WalletService }) {
+export function statsService(d: { store: StatsStore; wallets: WalletService }) {
   let boards: SerialisedBoards = {}
   let ranks: Ranks = ranksFrom([])
   let ranksGeneration = 0
@@ -47,7 +46,7 @@ export function marketService(d: { market: MarketStore; wallets: WalletService }
       ranksGeneration++
     },
     stats(walletId: string, now = nowSeconds()) {
-      return walletStats(d.market, ranks, d.wallets.byId(walletId), now)
+      return walletStats(d.store, ranks, d.wallets.byId(walletId), now)
     },
     /** Changes whenever new ranks are installed. */
     ranksGeneration: () => ranksGeneration,
@@ -60,7 +59,7 @@ export function marketService(d: { market: MarketStore; wallets: WalletService }
     byPeriod: (board: PeriodBoard, period: Period, length: number) => body(`${board}:${period}`, length, period),
     /** The JSON body of a board without a period: {"data":[…]}. */
     plain: (board: PlainBoard, length: number) => body(board, length),
-    recentEntries: (beforeId: string | undefined, limit: number) => d.market.recentEntries(beforeId, limit),
+    recentEntries: (beforeId: string | undefined, limit: number) => d.store.recentEntries(beforeId, limit),
   }
 }
-export type MarketService = ReturnType<typeof marketService>
+export type StatsService = ReturnType<typeof statsService>
