@@ -13,7 +13,7 @@ import { categoryService } from './domain/categories.ts'
 import { transactionService } from './domain/transactions.ts'
 import { purchaseService } from './domain/purchases.ts'
 import { accessLinkService } from './domain/access-links.ts'
-import { marketService } from './domain/market-service.ts'
+import { statsService } from './domain/stats-service.ts'
 import { ledgerAudit, type LedgerAudit } from './domain/ledger-audit.ts'
 import { paymentEngine } from './chain/x402/engine.ts'
 import { accessTokens } from './domain/access-tokens.ts'
@@ -75,7 +75,7 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     feeds,
     entries,
     wallets,
-    market: marketService({ records, wallets }),
+    market: statsService({ records, wallets }),
     categories,
     transactions: transactionService({ records }),
     purchases,

@@ -2,22 +2,17 @@
 // error names what the user typed: the flag when a flag gave the value, the environment variable otherwise.
 import { parseArgs } from 'node:util'
 import { ConfigError, configFrom, DATA_COMMANDS, type Config, type DataCommand } from './config.ts'
+import { FLAGS } from './config/flags.ts'
 
 /** The options every command takes (but help and version), each standing for an environment variable. */
-const FLAGS: Record<string, string> = {
-  host: 'TRELLIS_HOST',
-  port: 'TRELLIS_PORT',
-  'data-dir': 'TRELLIS_DATA_DIR',
-  'public-url': 'TRELLIS_PUBLIC_URL',
-  network: 'TRELLIS_NETWORK',
-}
+const VARIABLES = new Map(Object.values(FLAGS).map((row) => [row.flag, row.variable]))
 
 interface Syntax {
-  /** Options of this command only, besides FLAGS. */
+  /** Options of this command only, besides those every command takes. */
   own?: Record<string, 'string' | 'boolean'>
   /** Whether it takes arguments (their number is checked by the command: ops/cli.ts). */
   positionals?: boolean
-  /** Takes no FLAGS (help, version). */
+  /** Takes not even those (help, version). */
   bare?: boolean
 }
 
@@ -46,7 +41,7 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
   const name = named ? argv[0]! : 'serve'
   const syntax = COMMANDS[name]
   if (!syntax) throw new ConfigError(`unknown command "${name}" (see trellis --help)`)
-  const types: Record<string, 'string' | 'boolean'> = { ...(syntax.bare ? {} : Object.fromEntries(Object.keys(FLAGS).map((flag) => [flag, 'string'] as const))), ...syntax.own }
+  const types: Record<string, 'string' | 'boolean'> = { ...(syntax.bare ? {} : Object.fromEntries([...VARIABLES.keys()].map((flag) => [flag, 'string'] as const))), ...syntax.own }
   const { tokens } = parseArgs({
     args: named ? argv.slice(1) : argv,
     options: { ...Object.fromEntries(Object.entries(types).map(([option, type]) => [option, { type }])), help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
@@ -81,8 +76,9 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
     if (token.value === undefined || (!token.inlineValue && token.value.startsWith('-'))) throw new ConfigError(`${token.rawName} needs a value`)
     if (token.name === 'out') out = token.value
     else {
-      values[FLAGS[token.name]!] = token.value
-      fromFlag.set(FLAGS[token.name]!, token.rawName)
+      const variable = VARIABLES.get(token.name)!
+      values[variable] = token.value
+      fromFlag.set(variable, token.rawName)
     }
   }
 

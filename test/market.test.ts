@@ -1,7 +1,7 @@
 // A scripted market over five eras of server time (40 days ago, 20 days ago, 3 days ago, 6 hours ago, now), with
 // real x402 purchases on a local chain. Every leaderboard and the wallet statistics are checked against figures the
 // test computes itself from the log of what it did (feeds, entries, purchases, deletions), following the seed and
-// the rules in the header of src/domain/market.ts:
+// the rules in the headers of src/domain/leaderboards.ts and src/domain/wallet-stats.ts:
 // - feed boards: active feeds only, those with activity in the period; ties: more purchases, then the older feed,
 //   then the smaller id;
 // - top-providers: owners by revenue from their active feeds in the period; top-buyers: payers by amount spent in

@@ -11,7 +11,7 @@ import { MIGRATIONS } from '../src/store/migrations/index.ts'
 import { embeddedRecords } from '../src/store/sqlite/records.ts'
 import type { Records } from '../src/store/stores.ts'
 import { buildLeaderboards } from '../src/domain/leaderboards.ts'
-import { ranksFrom, walletStats } from '../src/domain/market.ts'
+import { ranksFrom, walletStats } from '../src/domain/wallet-stats.ts'
 import { tempDir } from '../dev/server.ts'
 
 const DAY = 86_400
@@ -193,7 +193,7 @@ describe('tallies kept by triggers', () => {
       expect([item.total_feeds, item.total_purchases, item.total_revenue, item.unique_buyers], item.category_name)
         .toEqual([String(feeds.length), String(s.length), sum(s).toString(), String(distinct(s.map((x) => x.payer)))])
     }
-    const ranks = ranksFrom(await records.read.market.ranks())
+    const ranks = ranksFrom(await records.read.stats.ranks())
     for (const w of wallets) {
       const stats = await walletStats(records, ranks, { ...w, network: 'base-sepolia', username: null, picture_url: null, updated_at: w.created_at, total_feeds: 0, total_entries: 0, total_revenue: 0n }, NOW)
       const address = w.address.toLowerCase()

@@ -1,6 +1,16 @@
-// The leaderboards (rules in market.ts), built from the tallies in one consistent read. Only the first
-// BOARD_SIZE items of each board are kept: a page is at most that long.
-import type { MarketFeed, MarketStore, MarketWallet, Sales } from '../store/market.ts'
+// The leaderboards, built from the tallies in one consistent read (off the event loop, into an immutable snapshot:
+// readers always see a finished one). Only the first BOARD_SIZE items of each board are kept: a page is at most
+// that long.
+//
+// Rules (where the seed is silent):
+// - Feed leaderboards count active feeds only and rank those with activity in the period (purchases for
+//   most-popular and trending, revenue for top-revenue, entries for top-feeds). Ties: more purchases, then the
+//   older feed, then the smaller id.
+// - top-providers: feed owners by revenue from their active feeds in the period; top-buyers: payers by amount
+//   spent in the period (then purchases, then the earlier wallet).
+// - category-stats: active categories over their active feeds, all time, by revenue then name.
+// - Periods are rolling: 1d is the last 86,400 seconds.
+import type { MarketFeed, MarketWallet, Sales, StatsStore } from '../store/stats.ts'
 import { compareBig, floorDiv, PERIODS, type Period } from './tallies.ts'
 import type { BoardItem } from '../models/leaderboard.ts'
 
@@ -24,7 +34,7 @@ function byAge(a: { created_at: number; id: string }, b: { created_at: number; i
 }
 
 /** Run it in one snapshot (Records.snapshot): every board reads the same moment. */
-export async function buildLeaderboards(store: MarketStore, now: number): Promise<Leaderboards> {
+export async function buildLeaderboards(store: StatsStore, now: number): Promise<Leaderboards> {
   {
     const feeds = await store.feeds()
     const active = feeds.filter((f) => f.is_active === 1)

@@ -9,7 +9,7 @@ import { errors } from './openapi.ts'
 import { page, pageQuery, pageSize } from './pagination.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { jsonResponse } from './json.ts'
-import type { RecentEntry as RecentRow } from '../store/market.ts'
+import type { RecentEntry as RecentRow } from '../store/stats.ts'
 
 const Period = t.Optional(t.String({ description: '1d, 7d, 30d or all (default)' }))
 

@@ -49,7 +49,8 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'The payment is being settled; retry after Retry-After seconds',
 }
 const codesFor = (status: number) => Object.entries(STATUS).filter(([, s]) => s === status).map(([code]) => code)
-const errorResponse = (status: number, schema: object = { $ref: '#/components/schemas/Error' }) => ({
+/** How the document describes an error status: the codes that answer with it, and the body's schema. */
+const documentedError = (status: number, schema: object = { $ref: '#/components/schemas/Error' }) => ({
   description: `${STATUS_TEXT[status] ?? 'Error'}. code: ${codesFor(status).join(', ')}`,
   content: { 'application/json': { schema } },
 })
@@ -80,7 +81,7 @@ function finishOperation(path: string, op: Operation, facts: RouteFacts | undefi
       const { 'x-media-type': media, ...bytes } = schema
       response.content = { [media]: { schema: bytes } }
     }
-    if (code >= 400 && schema?.$ref === '#/components/schemas/Error') response.description = errorResponse(code).description
+    if (code >= 400 && schema?.$ref === '#/components/schemas/Error') response.description = documentedError(code).description
     for (const header of Object.values((response.headers ?? {}) as Json)) {
       if (header.schema?.description && !header.description) header.description = header.schema.description
     }
@@ -88,7 +89,7 @@ function finishOperation(path: string, op: Operation, facts: RouteFacts | undefi
   const signed = (op.security ?? []).some((s) => 'walletAddress' in s)
   // An invalid signature is refused even where signing is optional.
   if (signed) op.parameters = [...(op.parameters ?? []), CHAIN_ID]
-  if (signed || (op.security ?? []).some((s) => 'adminApiKey' in s)) responses['401'] ??= errorResponse(401)
+  if (signed || (op.security ?? []).some((s) => 'adminApiKey' in s)) responses['401'] ??= documentedError(401)
   if (op.requestBody) {
     // The wallet guard reads bodies itself, so the generator saw no media type: the route's schema is the body.
     if (!Object.keys(op.requestBody.content ?? {}).length && facts?.body) {
@@ -97,12 +98,12 @@ function finishOperation(path: string, op: Operation, facts: RouteFacts | undefi
     if (facts?.body && TypeGuard.IsOptional(facts.body)) op.requestBody.required = false
     const shapeB = (facts?.body as Json | undefined)?.['x-error-shape'] === 'B'
     responses['400'] = shapeB
-      ? { ...errorResponse(400, { anyOf: [{ $ref: '#/components/schemas/FieldError' }, { $ref: '#/components/schemas/Error' }] }), description: `${errorResponse(400).description}; body validation failures in the FieldError shape` }
-      : responses['400'] ?? errorResponse(400)
-    responses['413'] ??= errorResponse(413)
+      ? { ...documentedError(400, { anyOf: [{ $ref: '#/components/schemas/FieldError' }, { $ref: '#/components/schemas/Error' }] }), description: `${documentedError(400).description}; body validation failures in the FieldError shape` }
+      : responses['400'] ?? documentedError(400)
+    responses['413'] ??= documentedError(413)
   }
-  if ((op.parameters ?? []).some((p) => p.in !== 'header')) responses['400'] ??= errorResponse(400)
-  if (path.startsWith('/v1/')) responses['429'] = { ...errorResponse(429), headers: RETRY_AFTER }
+  if ((op.parameters ?? []).some((p) => p.in !== 'header')) responses['400'] ??= documentedError(400)
+  if (path.startsWith('/v1/')) responses['429'] = { ...documentedError(429), headers: RETRY_AFTER }
   op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)))
 }
 

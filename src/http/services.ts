@@ -9,7 +9,7 @@ import type { AccessTokens } from '../domain/access-tokens.ts'
 import type { TransactionService } from '../domain/transactions.ts'
 import type { PurchaseService } from '../domain/purchases.ts'
 import type { AccessLinkService } from '../domain/access-links.ts'
-import type { MarketService } from '../domain/market-service.ts'
+import type { StatsService } from '../domain/stats-service.ts'
 import type { ContentStore } from '../content/helia.ts'
 import type { PageTokens } from './pagination.ts'
 import type { ReadMemo } from '../store/memo.ts'
@@ -26,7 +26,7 @@ export interface Services {
   transactions: TransactionService
   purchases: PurchaseService
   accessLinks: AccessLinkService
-  market: MarketService
+  market: StatsService
   accessTokens: AccessTokens
   content: ContentStore
   pages: PageTokens

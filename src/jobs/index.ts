@@ -5,7 +5,7 @@ import type { Logger } from '../log.ts'
 import type { AuthService } from '../domain/auth.ts'
 import type { EntryService } from '../domain/entries.ts'
 import type { PurchaseService } from '../domain/purchases.ts'
-import type { MarketService } from '../domain/market-service.ts'
+import type { StatsService } from '../domain/stats-service.ts'
 import type { AuditReport, LedgerAudit } from '../domain/ledger-audit.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { statsBuilder } from './stats-builder.ts'
@@ -33,7 +33,7 @@ function jobMetrics(state: Record<string, JobState>): string[] {
 }
 
 export function startJobs(d: {
-  dbPath: string; dataDir: string; log: Logger; auth: AuthService; entries: EntryService; purchases: PurchaseService; market: MarketService; ledgerAudit: LedgerAudit
+  dbPath: string; dataDir: string; log: Logger; auth: AuthService; entries: EntryService; purchases: PurchaseService; market: StatsService; ledgerAudit: LedgerAudit
   statsRefreshS: number; rankingsRefreshS: number; reconcileS: number; ledgerCheckS: number
 }): Jobs {
   const state: Record<string, JobState> = {}

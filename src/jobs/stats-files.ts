@@ -2,7 +2,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BoardKey } from '../domain/leaderboards.ts'
-import type { WalletRanks } from '../store/market.ts'
+import type { WalletRanks } from '../store/stats.ts'
 import type { Inconsistency } from '../store/ledger-audit.ts'
 
 export interface BuildRequest {

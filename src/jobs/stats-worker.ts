@@ -35,7 +35,7 @@ self.onmessage = async (event: MessageEvent<BuildRequest | { close: true }>) => 
       persist(request.dataDir, 'boards', { generated_at: request.now, boards: result.boards })
     }
     if (request.ranks) {
-      result.ranks = await records.read.market.ranks()
+      result.ranks = await records.read.stats.ranks()
       persist(request.dataDir, 'ranks', { generated_at: request.now, ranks: result.ranks })
     }
     if (request.checks) result.problems = await records.snapshot((view) => view.audit.inconsistencies())

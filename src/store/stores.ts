@@ -12,7 +12,7 @@ import { imageStore, type ImageStore } from './images.ts'
 import { accessLinkStore, type AccessLinkStore } from './access-links.ts'
 import { ledgerAuditStore, type LedgerAuditStore } from './ledger-audit.ts'
 import { metaStore, type MetaStore } from './meta.ts'
-import { marketStore, type MarketStore } from './market.ts'
+import { statsStore, type StatsStore } from './stats.ts'
 import type { Records as RecordsOf } from './records.ts'
 
 export interface Stores {
@@ -28,7 +28,7 @@ export interface Stores {
   accessLinks: AccessLinkStore
   audit: LedgerAuditStore
   meta: MetaStore
-  market: MarketStore
+  stats: StatsStore
 }
 
 export type Records = RecordsOf<Stores>
@@ -46,5 +46,5 @@ export const storesOn = (dialect: 'sqlite' | 'postgres') => (sql: Sql): Stores =
   accessLinks: accessLinkStore(sql),
   audit: ledgerAuditStore(sql),
   meta: metaStore(sql),
-  market: marketStore(sql),
+  stats: statsStore(sql),
 })

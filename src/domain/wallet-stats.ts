@@ -1,23 +1,12 @@
-// Wallet statistics (live, from the tallies) and the leaderboards and wallet ranks (built off the event loop into
-// immutable snapshots; readers always see a finished one).
-//
-// Rules (where the seed is silent):
-// - Feed leaderboards count active feeds only and rank those with activity in the period (purchases for
-//   most-popular and trending, revenue for top-revenue, entries for top-feeds). Ties: more purchases, then the
-//   older feed, then the smaller id.
-// - top-providers: feed owners by revenue from their active feeds in the period; top-buyers: payers by amount
-//   spent in the period (then purchases, then the earlier wallet).
-// - category-stats: active categories over their active feeds, all time, by revenue then name.
-// - Wallet ranks: competition ranking over all wallets (1 = highest, ties share a rank).
-// - Periods are rolling: 1d is the last 86,400 seconds.
-import type { ContentFigures, WalletRanks } from '../store/market.ts'
+// One wallet's statistics, live from the tallies, with its ranks from the last ranking pass (built off the event
+// loop into an immutable snapshot; readers always see a finished one). Wallet ranks (where the seed is silent):
+// competition ranking over all wallets (1 = highest, ties share a rank).
+import type { ContentFigures, WalletRanks } from '../store/stats.ts'
 import type { Records } from '../store/stores.ts'
 import type { WalletRecord } from '../models/records.ts'
 import { floorDiv } from './tallies.ts'
 import { usdcDecimal } from '../lib/money.ts'
 import type { WalletStats } from '../models/wallet.ts'
-
-export { PERIODS, type Period } from './tallies.ts'
 
 /** Wallet ranks by wallet id, from the last ranking pass; `size` wallets were ranked. */
 export interface Ranks { byWallet: Map<string, Omit<WalletRanks, 'id'>>; size: number }
@@ -28,7 +17,7 @@ export function ranksFrom(rows: WalletRanks[]): Ranks {
 
 /** The stats of one wallet, now. A wallet newer than the last ranking pass gets the last rank. */
 export async function walletStats(records: Records, ranks: Ranks, wallet: WalletRecord, now: number): Promise<WalletStats> {
-  const { content, totals } = await records.snapshot(async (view) => ({ content: await view.market.content(wallet.id, now), totals: await view.market.totals(wallet.address.toLowerCase()) }))
+  const { content, totals } = await records.snapshot(async (view) => ({ content: await view.stats.content(wallet.id, now), totals: await view.stats.totals(wallet.address.toLowerCase()) }))
   const last = ranks.size + 1
   const rank = ranks.byWallet.get(wallet.id) ?? { revenue_rank: last, content_rank: last, buyer_rank: last }
   const contentStats = contentFigures(content)

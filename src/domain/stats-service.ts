@@ -1,15 +1,14 @@
 // Serves wallet statistics (live) and the leaderboards and ranks of the last snapshot. Snapshots are built
 // elsewhere (off the event loop) and installed whole; leaderboard bodies are kept as JSON text, so a read joins
 // strings instead of serialising objects.
-import type { WalletRanks } from '../store/market.ts'
+import type { WalletRanks } from '../store/stats.ts'
 import type { Records } from '../store/stores.ts'
 import type { WalletService } from './wallets.ts'
-import { ranksFrom, walletStats, PERIODS, type Period, type Ranks } from './market.ts'
+import { ranksFrom, walletStats, type Ranks } from './wallet-stats.ts'
+import { PERIODS, type Period } from './tallies.ts'
 import { type BoardKey, type PeriodBoard, type PlainBoard } from './leaderboards.ts'
 import { fail } from './errors.ts'
 import { nowSeconds } from '../lib/clock.ts'
-
-export type { PeriodBoard, PlainBoard, BoardKey } from './leaderboards.ts'
 
 /** Each board's items, each item already serialised. */
 // Enough for the usual page sizes of every board; a body is at most ~100 KB.
@@ -17,7 +16,7 @@ const MEMO_BODIES = 64
 
 export type SerialisedBoards = Partial<Record<BoardKey, string[]>>
 
-export function marketService(d: { records: Records; wallets: WalletService }) {
+export function statsService(d: { records: Records; wallets: WalletService }) {
   let boards: SerialisedBoards = {}
   let ranks: Ranks = ranksFrom([])
   let ranksGeneration = 0
@@ -61,7 +60,7 @@ export function marketService(d: { records: Records; wallets: WalletService }) {
     byPeriod: (board: PeriodBoard, period: Period, length: number) => body(`${board}:${period}`, length, period),
     /** The JSON body of a board without a period: {"data":[…]}. */
     plain: (board: PlainBoard, length: number) => body(board, length),
-    recentEntries: (beforeId: string | undefined, limit: number) => d.records.read.market.recentEntries(beforeId, limit),
+    recentEntries: (beforeId: string | undefined, limit: number) => d.records.read.stats.recentEntries(beforeId, limit),
   }
 }
-export type MarketService = ReturnType<typeof marketService>
+export type StatsService = ReturnType<typeof statsService>

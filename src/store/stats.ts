@@ -49,7 +49,7 @@ function inPeriod(since: number): { firstWholeDay: number; edgeEnd: number } {
   return { firstWholeDay, edgeEnd: firstWholeDay * DAY }
 }
 
-export interface MarketStore {
+export interface StatsStore {
   /** Active entries of active feeds, newest first (a live, indexed query: no snapshot lag). */
   recentEntries(beforeId: string | undefined, limit: number): Promise<RecentEntry[]>
   feeds(): Promise<MarketFeed[]>
@@ -85,7 +85,7 @@ function numbers<T extends object>(row: T, fields: readonly (keyof T)[]): T {
 const count = async (sql: Sql, query: Query) => Number((await sql.get<{ n: number }>(query))?.n ?? 0)
 const salesOf = (rows: Sales[]) => rows.map((row) => ({ key: row.key, purchases: Number(row.purchases), amount: String(row.amount) }))
 
-export function marketStore(sql: Sql): MarketStore {
+export function statsStore(sql: Sql): StatsStore {
   return {
     async recentEntries(beforeId, limit) {
       const rows = await sql.all<EntryRow & Placement>(q`SELECT ${ENTRY_COLUMNS},

@@ -1,0 +1,108 @@
+// The variables without a flag: which chain endpoints and token, who settles payments and with which credentials,
+// who may read /metrics, the jobs' intervals, and the test hooks. A plain one is a row of SETTINGS (and a line in
+// the help's "Environment only" list, which groups them by hand); those that must agree with others are read by
+// the functions below, which check them together.
+import { testHooks, type TestHooks } from '../test-hooks.ts'
+import { NETWORKS, type NetworkInfo, type NetworkName } from './networks.ts'
+import { address, ConfigError, integer, oneOf, onOff, optionalText, read, setToOne, signedInteger, url, type Environment, type Setting, type ValuesOf } from './values.ts'
+
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+export const SETTINGS = {
+  /** TRELLIS_ALLOW_CHAIN_CHANGE=1: start although the data directory was bound to another network or token. */
+  allowChainChange: { variable: 'TRELLIS_ALLOW_CHAIN_CHANGE', read: setToOne },
+  adminKey: { variable: 'TRELLIS_ADMIN_KEY', read: optionalText },
+  statsRefreshS: { variable: 'TRELLIS_STATS_REFRESH_S', read: integer(60, 1, 86400 * 7) },
+  rankingsRefreshS: { variable: 'TRELLIS_RANKINGS_REFRESH_S', read: integer(86400, 1, 86400 * 30) },
+  /** Seconds between passes that let the chain decide pending payments. */
+  reconcileS: { variable: 'TRELLIS_RECONCILE_S', read: integer(30, 1, 3600) },
+  /** Seconds between checks of the ledger against the chain. */
+  ledgerCheckS: { variable: 'TRELLIS_LEDGER_CHECK_S', read: integer(300, 1, 86400) },
+  /** How long a settlement waits for its receipt before answering 503 (the payment stays pending). */
+  confirmTimeoutS: { variable: 'TRELLIS_CONFIRM_TIMEOUT_S', read: integer(30, 1, 600) },
+  /** Widest eth_getLogs block range to ask for (halved when the RPC refuses a range). */
+  logWindowBlocks: { variable: 'TRELLIS_LOG_WINDOW_BLOCKS', read: integer(2000, 1, 1_000_000) },
+  rateLimit: { variable: 'TRELLIS_RATE_LIMIT', read: onOff('on') },
+  /** Behind one reverse proxy: take the client address from the last X-Forwarded-For hop. */
+  trustProxy: { variable: 'TRELLIS_TRUST_PROXY', read: onOff('off') },
+  log: { variable: 'TRELLIS_LOG', read: oneOf(LOG_LEVELS, 'info') },
+} satisfies Record<string, Setting<unknown>>
+
+export type SettingValues = ValuesOf<typeof SETTINGS>
+
+/** The network's chain with the endpoint and token the environment puts in place of its own. */
+export function networkFrom(name: NetworkName, env: Environment): NetworkInfo {
+  const known = NETWORKS[name]
+  return {
+    name,
+    chainId: known.chainId,
+    rpcUrl: read(env, 'TRELLIS_RPC_URL', url) ?? known.rpcUrl,
+    rpcConfigured: Boolean(env.TRELLIS_RPC_URL),
+    usdcAddress: read(env, 'TRELLIS_USDC_ADDRESS', address(known.usdcAddress)),
+    usdcName: env.TRELLIS_USDC_NAME || known.usdcName,
+    usdcVersion: env.TRELLIS_USDC_VERSION || known.usdcVersion,
+  }
+}
+
+/** Who settles: a facilitator, or this server with its own wallet paying the gas. */
+export function settlementFrom(env: Environment): { settlement: 'facilitator' | 'local'; relayerKey: string | null } {
+  const relayerKey = env.TRELLIS_RELAYER_KEY || null
+  if (relayerKey && !/^0x[0-9a-fA-F]{64}$/.test(relayerKey)) throw new ConfigError('TRELLIS_RELAYER_KEY must be a 0x-prefixed 32-byte hex key')
+  const settlement = read(env, 'TRELLIS_SETTLEMENT', oneOf(['facilitator', 'local'] as const, 'facilitator'))
+  if (settlement === 'local' && !relayerKey) throw new ConfigError('TRELLIS_SETTLEMENT=local needs TRELLIS_RELAYER_KEY (the wallet that pays gas)')
+  return { settlement, relayerKey }
+}
+
+/** 'admin': /metrics answers only with the admin-api-key header. */
+export function metricsAuthFrom(env: Environment): 'public' | 'admin' {
+  const metricsAuth = read(env, 'TRELLIS_METRICS_AUTH', oneOf(['public', 'admin'] as const, 'public'))
+  if (metricsAuth === 'admin' && !env.TRELLIS_ADMIN_KEY) throw new ConfigError('TRELLIS_METRICS_AUTH=admin needs TRELLIS_ADMIN_KEY (the admin-api-key header /metrics then asks for)')
+  return metricsAuth
+}
+
+/** Credentials sent with every facilitator call (src/chain/facilitator-auth.ts). */
+export type FacilitatorAuth =
+  | { kind: 'none' }
+  /** TRELLIS_FACILITATOR_BEARER: a static `Authorization: Bearer` token. */
+  | { kind: 'bearer'; token: string }
+  /** TRELLIS_CDP_API_KEY_ID + TRELLIS_CDP_API_KEY_SECRET: a Coinbase Developer Platform key signing each call. */
+  | { kind: 'cdp'; keyId: string; keySecret: string }
+
+export function facilitatorAuthFrom(env: Environment): FacilitatorAuth {
+  const bearer = env.TRELLIS_FACILITATOR_BEARER || null
+  const cdpKeyId = env.TRELLIS_CDP_API_KEY_ID || null
+  const cdpKeySecret = env.TRELLIS_CDP_API_KEY_SECRET || null
+  if (Boolean(cdpKeyId) !== Boolean(cdpKeySecret)) throw new ConfigError('TRELLIS_CDP_API_KEY_ID and TRELLIS_CDP_API_KEY_SECRET go together (a CDP API key: its id and its secret)')
+  if (bearer && cdpKeyId) throw new ConfigError('set TRELLIS_FACILITATOR_BEARER or the TRELLIS_CDP_API_KEY_ID/_SECRET pair, not both')
+  if (bearer !== null && !/^[\x21-\x7e]+$/.test(bearer)) throw new ConfigError('TRELLIS_FACILITATOR_BEARER must be one token of printable characters')
+  return cdpKeyId && cdpKeySecret ? { kind: 'cdp', keyId: cdpKeyId, keySecret: cdpKeySecret } : bearer ? { kind: 'bearer', token: bearer } : { kind: 'none' }
+}
+
+export function facilitatorUrlFrom(env: Environment, auth: FacilitatorAuth): string {
+  // A CDP key without a facilitator URL means Coinbase's facilitator (Base mainnet and Base Sepolia).
+  const fallback = auth.kind === 'cdp' ? 'https://api.cdp.coinbase.com/platform/v2/x402' : 'https://x402.org/facilitator'
+  return read(env, 'TRELLIS_FACILITATOR_URL', url) ?? fallback
+}
+
+export interface TestHookSettings {
+  /** TRELLIS_TEST_ALLOW_PRIVATE_FETCH: lets image_url fetch loopback/private addresses. Never set in production. */
+  allowPrivateFetch: boolean
+  /** TRELLIS_TEST_CLOCK_OFFSET_S: seconds added to the server clock. */
+  clockOffsetS: number
+  /** TRELLIS_TEST_CRASH_AFTER_SETTLE: die (SIGKILL) right after a settlement succeeds, before it is recorded. */
+  crashAfterSettle: boolean
+  /** Which test hooks are set, and whether they take effect (see test-hooks.ts). */
+  testHooks: TestHooks
+}
+
+/** The test hooks, each off unless hooks are allowed (test-hooks.ts). */
+export function testHookSettings(env: Environment): TestHookSettings {
+  const hooks = testHooks(env)
+  return {
+    allowPrivateFetch: hooks.allowed && env.TRELLIS_TEST_ALLOW_PRIVATE_FETCH === '1',
+    clockOffsetS: hooks.allowed ? read(env, 'TRELLIS_TEST_CLOCK_OFFSET_S', signedInteger) : 0,
+    crashAfterSettle: hooks.allowed && env.TRELLIS_TEST_CRASH_AFTER_SETTLE === '1',
+    testHooks: hooks,
+  }
+}

@@ -1,0 +1,77 @@
+// The command line's words: the options every command takes (but help and version), the commands on a data
+// directory, and the help that lists them. Each option stands for an environment variable, and a flag wins over it
+// (command-line.ts). One row of FLAGS is the whole of an option: its flag, its variable, how its value is read, its
+// line in the help and (by its key) its field in Config.
+import { NETWORK_NAMES } from './networks.ts'
+import { bindHost, integer, oneOf, text, url, type Setting, type ValuesOf } from './values.ts'
+
+interface Flag<T> extends Setting<T> {
+  /** As typed, without its dashes. */
+  flag: string
+  /** What stands for its value in the help. */
+  value: string
+  help: string
+}
+
+export const FLAGS = {
+  host: { flag: 'host', value: '<addr>', variable: 'TRELLIS_HOST', read: bindHost, help: 'bind address: an IP address or a host name (default 127.0.0.1)' },
+  port: { flag: 'port', value: '<n>', variable: 'TRELLIS_PORT', read: integer(8402, 0, 65535), help: 'port, 0 = any free port (default 8402)' },
+  dataDir: { flag: 'data-dir', value: '<path>', variable: 'TRELLIS_DATA_DIR', read: text('./trellis-data'), help: 'everything persistent (default ./trellis-data)' },
+  /** null: derived from the bound address once listening. */
+  publicUrl: { flag: 'public-url', value: '<url>', variable: 'TRELLIS_PUBLIC_URL', read: url, help: 'base of access_url and x402 resource (default http://<host>:<port>)' },
+  network: { flag: 'network', value: '<name>', variable: 'TRELLIS_NETWORK', read: oneOf(NETWORK_NAMES, 'base-sepolia'), help: 'base | base-sepolia (default base-sepolia)' },
+} satisfies Record<string, Flag<unknown>>
+
+export type FlagValues = ValuesOf<typeof FLAGS>
+
+/** The commands on a data directory (src/ops). */
+export const DATA_COMMANDS = ['backup', 'restore', 'export-car', 'import-car', 'verify', 'gc'] as const
+export type DataCommand = (typeof DATA_COMMANDS)[number]
+
+const option = (name: string, variable: string, help: string) => `  ${name.padEnd(21)}${variable.padEnd(22)}${help}`
+const OPTIONS = [
+  ...Object.values(FLAGS).map((row) => option(`--${row.flag} ${row.value}`, row.variable, row.help)),
+  option('-h, --help', '', 'show this help'),
+  option('-v, --version', '', 'print the version, commit and build date'),
+].join('\n')
+
+export const HELP = `trellis — self-hosted content-feed marketplace server
+
+Usage: trellis [serve] [options]
+       trellis verify-ledger [options]   check every ledger row against its on-chain transfer, every failed
+                                         payment against the chain, and the totals against the ledger
+                                         (exit 0: the ledger equals the chain; 1: a mismatch, listed as JSON;
+                                         2: the database cannot be used; 3: the chain could not be read)
+       trellis backup <dir> [options]    a consistent backup (database, content as a CAR file, key) into a
+                                         new or empty directory; a running server makes it while it serves
+       trellis restore <dir> [options]   a backup into a new or empty data directory (the server stopped)
+       trellis verify [options]          the database is sound, every entry's and cover's blocks are present
+                                         and hash to their CIDs, the totals equal the ledger (exit 0 / 1)
+       trellis healthcheck [options]     exit 0 when the server on --host/--port answers /health (for containers)
+       trellis export-car <cid>... --out <file.car> [options]    items as a CAR file
+       trellis import-car <file.car> [options]                  blocks of a CAR file into the content store
+       trellis gc [--dry-run] [options]  removes content no entry or cover names (left by failed uploads, or
+                                         imported and never used); a running server does it while it serves
+       trellis version                   the version, the commit and the build date (same as --version)
+       trellis help                      this help (same as --help)
+
+Options of export-car and gc only: --out <file.car> (export-car), --dry-run (gc: list, remove nothing).
+An unknown option, a missing value or a bad one stops with one line naming it (exit 2).
+
+Options of every command (flag = environment variable; flags win):
+${OPTIONS}
+
+Environment only:
+  TRELLIS_RPC_URL, TRELLIS_USDC_ADDRESS, TRELLIS_USDC_NAME, TRELLIS_USDC_VERSION,
+  TRELLIS_SETTLEMENT (facilitator|local), TRELLIS_FACILITATOR_URL, TRELLIS_RELAYER_KEY,
+  TRELLIS_FACILITATOR_BEARER (a static bearer token for the facilitator),
+  TRELLIS_CDP_API_KEY_ID + TRELLIS_CDP_API_KEY_SECRET (Coinbase's facilitator, which settles Base mainnet),
+  TRELLIS_ALLOW_CHAIN_CHANGE (1: rebind a data directory to another network or token),
+  TRELLIS_ADMIN_KEY, TRELLIS_METRICS_AUTH (public|admin), TRELLIS_STATS_REFRESH_S (60), TRELLIS_RANKINGS_REFRESH_S (86400),
+  TRELLIS_RECONCILE_S (30), TRELLIS_LEDGER_CHECK_S (300), TRELLIS_CONFIRM_TIMEOUT_S (30),
+  TRELLIS_LOG_WINDOW_BLOCKS (2000),
+  TRELLIS_RATE_LIMIT (on|off), TRELLIS_TRUST_PROXY (off|on: client address from X-Forwarded-For),
+  TRELLIS_LOG (debug|info|warn|error)
+
+Test hooks (TRELLIS_TEST_*) work only from source with TRELLIS_TEST_HOOKS=1; the executable ignores them.
+`
