@@ -2,7 +2,7 @@
 import { Elysia } from 'elysia'
 import type { Config } from './config.ts'
 import { commitGroup, readMemo, type Db } from './store/db.ts'
-import type { ContentStore } from './content/helia.ts'
+import type { ContentStore } from './content/store.ts'
 import { walletStore } from './store/wallets.ts'
 import { nonceStore } from './store/nonces.ts'
 import { categoryStore } from './store/categories.ts'

@@ -9,9 +9,9 @@ import { LevelBlockstore } from 'blockstore-level'
 import { CID } from 'multiformats/cid'
 import * as raw from 'multiformats/codecs/raw'
 import { sha256 } from 'multiformats/hashes/sha2'
-import { openContent } from '../src/content/helia.ts'
-import { heldBlocks } from '../src/content/garbage.ts'
-import { blockKey } from '../src/content/blocks.ts'
+import { openContent } from '../src/content/open.ts'
+import { heldBlocks } from '../src/content/level/held-blocks.ts'
+import { blockKey } from '../src/content/level/keys.ts'
 import { startTestServer, tempDir, trellis, type TestServer } from '../dev/server.ts'
 import { authHeaders, b64, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 
@@ -190,7 +190,7 @@ describe('trellis gc', () => {
 })
 
 describe('the content store collecting while it imports', () => {
-  // Interleaves as many imports with the sweep as one process can; the delete's lock is argued in content/garbage.ts
+  // Interleaves as many imports with the sweep as one process can; the delete's lock is argued in content/level/block-space.ts
   // (the window it closes is a few microtasks wide, too narrow to hit on demand).
   test('20,000 imports of the orphans being collected, sixteen at a time: not one block lost', async () => {
     const dir = tempDir('trellis-gc-store-')
