@@ -14,9 +14,6 @@ import type { BlockSpace, Collected } from './store.ts'
 // Blocks handed to the space per removal: it may read them all at once (for their size), and puts wait for it.
 const DELETE_BATCH = 64
 
-/** What the listing and the walk from the named items agree on: a block's multihash (its key is the space's). */
-const identity = (cid: CID) => Buffer.from(cid.multihash.bytes).toString('latin1')
-
 /**
  * Removes every block not under one of `named()`'s items. `olderThan` is what the space spares by (see
  * BlockSpace.removeUnreferenced); `named` is read after the space is listed.
@@ -31,11 +28,9 @@ export async function collectGarbage(parts: {
   const { space, progress, dryRun } = parts
   const breathe = breather()
   const keys: string[] = []
-  const identities: string[] = []
-  for await (const { key, cid } of space.list()) {
+  for await (const { key } of space.list()) {
     await breathe()
     keys.push(key)
-    identities.push(identity(cid))
     if (keys.length % 10_000 === 0) progress('listed blocks', keys.length)
   }
 
@@ -47,9 +42,9 @@ export async function collectGarbage(parts: {
     const pending = [CID.parse(text)]
     while (pending.length > 0) {
       const cid = pending.pop()!
-      const id = identity(cid)
-      if (reachable.has(id)) continue
-      reachable.add(id)
+      const key = space.keyOf(cid)
+      if (reachable.has(key)) continue
+      reachable.add(key)
       if (cid.code !== dagPb.code || !(await space.has(cid))) continue // a leaf has no links; a missing block is verify's to report
       pending.push(...linksOf(cid, await readBlock(space, cid)))
     }
@@ -57,9 +52,9 @@ export async function collectGarbage(parts: {
   }
 
   const candidates: string[] = []
-  for (let i = 0; i < keys.length; i++) {
+  for (const key of keys) {
     await breathe()
-    if (!reachable.has(identities[i]!)) candidates.push(keys[i]!)
+    if (!reachable.has(key)) candidates.push(key)
   }
   const result: Collected = { kept: keys.length - candidates.length, spared: 0, removed: 0, removed_bytes: 0, dry_run: dryRun }
   for (let start = 0; start < candidates.length; start += DELETE_BATCH) {

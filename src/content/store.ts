@@ -55,8 +55,8 @@ export interface ContentStore {
   close(): Promise<void>
 }
 
-/** A block as listed: `key` is its name in the space (what removal takes), `storedAt` when it was last written. */
-export interface ListedBlock { key: string; cid: CID; storedAt: number | null }
+/** A block as listed: `key` is its name in the space (keyOf its CID), `storedAt` when it was last written. */
+export interface ListedBlock { readonly key: string; readonly cid: CID; readonly storedAt: number | null }
 
 /** One import's blocks, noted before each is written; `end` when the import is over, stored or failed. */
 export interface Hold {
@@ -71,6 +71,8 @@ export interface Hold {
 export interface BlockSpace extends Blockstore {
   /** Every block, each once, in no particular order. */
   list(): AsyncIterable<ListedBlock>
+  /** The name the space gives a block (a function of its multihash): a collection compares blocks by it. */
+  keyOf(cid: CID): string
   /**
    * Removes those of `keys` no import may still need: written before `olderThan` (a space that knows when blocks
    * were written), or, given null, not held (a space that does not, and so has `holds`). Atomic with respect to

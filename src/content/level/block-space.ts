@@ -11,7 +11,7 @@ import { readWriteLock } from '../../lib/read-write-lock.ts'
 import { sharedRuns } from '../../lib/shared-runs.ts'
 import type { BlockSpace, ListedBlock } from '../store.ts'
 import { heldBlocks } from './held-blocks.ts'
-import { keyCid } from './keys.ts'
+import { blockKey, keyCid } from './keys.ts'
 
 /**
  * LevelDB's in-memory table for blocks. Its 4 MiB default turns one large upload into a dozen level-0 files, and
@@ -21,6 +21,15 @@ const WRITE_BUFFER_BYTES = 16 * 1024 * 1024
 
 /** A key no block can have (block keys are base32 multihashes), written by the durability barrier. */
 const SYNC_KEY = '/trellis-sync-barrier'
+
+/** A listed block: its CID is decoded from its key only when asked for (a collection goes by key). */
+class ListedLevelBlock implements ListedBlock {
+  readonly storedAt = null
+  constructor(readonly key: string) {}
+  get cid(): CID {
+    return keyCid(this.key)
+  }
+}
 
 export class LevelBlockSpace extends LevelBlockstore implements BlockSpace {
   readonly holds = heldBlocks()
@@ -38,7 +47,11 @@ export class LevelBlockSpace extends LevelBlockstore implements BlockSpace {
   }
 
   async *list(): AsyncGenerator<ListedBlock> {
-    for await (const key of this.db.keys()) if (key !== SYNC_KEY) yield { key, cid: keyCid(key), storedAt: null }
+    for await (const key of this.db.keys()) if (key !== SYNC_KEY) yield new ListedLevelBlock(key)
+  }
+
+  keyOf(cid: CID): string {
+    return blockKey(cid)
   }
 
   async removeUnreferenced(keys: string[], olderThan: number | null, options: { dryRun?: boolean } = {}): Promise<{ removed: number; bytes: number }> {
