@@ -2,7 +2,7 @@
 import type { CommitGroup } from '../store/db.ts'
 import type { EntryStore } from '../store/entries.ts'
 import type { EntryRecord, FeedRecord } from '../models/records.ts'
-import type { ArrivedContent, ContentStore, ContentWriter } from '../content/helia.ts'
+import type { ArrivedContent, ContentStore, ContentWriter } from '../content/store.ts'
 import type { ContentKey } from '../content/sealing.ts'
 import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
