@@ -1,7 +1,7 @@
 // x402 over HTTP, for a server selling resources (in the shape of @x402/core's HTTP resource server): which request
 // headers carry a payment, what a 402 says, and which header carries the receipt. One 402 serves both versions:
-// the v1 JSON body and the v2 PAYMENT-REQUIRED header; a payment is answered in its own version. Nothing outside
-// chain/x402 names an x402 header, a wire version or a network as the wire writes it.
+// the v1 JSON body and the v2 PAYMENT-REQUIRED header; a payment is answered in its own version. Outside chain/x402
+// only the API's documentation (models/payment.ts) names an x402 header, and nothing a wire version or a CAIP-2 id.
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
 import type { SettleResponse } from '@x402/core/types'
 import type { NetworkInfo } from '../../config.ts'
