@@ -168,7 +168,7 @@ describe('challenge', () => {
 
 describe('receipt', () => {
   const payer = privateKeyToAccount(generatePrivateKey()).address
-  const transaction = `0x${'ab'.repeat(32)}`
+  const transaction = `0x${'ab'.repeat(32)}` as const
   const paidWith = async (version: 1 | 2) => {
     const signed = await signTransferAuthorization(privateKeyToAccount(generatePrivateKey()), { to: seller, value: PRICE })
     const sent = version === 1 ? { x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: signed } : { x402Version: 2, accepted: v2Header().accepts[0], payload: signed }
