@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LevelBlockstore } from 'blockstore-level'
-import { openContent } from '../src/content/helia.ts'
+import { openContent } from '../src/content/open.ts'
 import { usageOf } from '../dev/usage.ts'
 
 const usage = usageOf('bun scripts/bench-gc.ts [blocks=100000]')

@@ -7,7 +7,7 @@ import { startTestServer, tempDir, type TestServer } from '../dev/server.ts'
 import { listeningUrl, waitForLine } from '../dev/lines.ts'
 import { b64, call, createEntry, createFeed, newWallet } from '../dev/api.ts'
 import { VERSION } from '../src/version.ts'
-import { openContent } from '../src/content/helia.ts'
+import { openContent } from '../src/content/open.ts'
 
 const ROOT = join(import.meta.dir, '..')
 const DIST = join(ROOT, 'dist', 'trellis')

@@ -15,7 +15,8 @@ import { MemoryBlockstore } from 'blockstore-core'
 import { startTestServer, tempDir, trellis, type TestServer } from '../dev/server.ts'
 import { authHeaders, b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 import { startChain, type Buyer, type TestChain } from '../dev/chain.ts'
-import { collect, openContent } from '../src/content/helia.ts'
+import { collect } from '../src/content/helia.ts'
+import { openContent } from '../src/content/open.ts'
 
 const SIGNAL = 'BUY: ETH-USD long, target 4200'
 const LARGE = 5 * 1024 * 1024 + 123 // a body over 4 MB: stored while it arrives; served from a file

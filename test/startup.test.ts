@@ -91,7 +91,21 @@ describe('one process per data directory', () => {
       const dataDir = dir()
       const at = Date.now() + 250 // both are loaded by then, and spin until it
       const both = [0, 1].map(() => Bun.spawn([process.execPath, 'test/helpers/claim-data-dir.ts', dataDir, String(at)], { cwd: ROOT, stdout: 'pipe' }))
-      claims.push((await Promise.all(both.map((p) => new Response(p.stdout).text()))).map((out) => out.trim()).sort().join(' '))
+      // Each says what it got while a holder still holds; then the holder is let go.
+      const said = await Promise.all(both.map(async (p) => {
+        const reader = p.stdout.getReader()
+        let text = ''
+        while (!text.includes('\n')) {
+          const { value, done } = await reader.read()
+          if (done) break
+          text += new TextDecoder().decode(value)
+        }
+        reader.releaseLock()
+        return text.trim()
+      }))
+      writeFileSync(join(dataDir, 'release'), '')
+      await Promise.all(both.map((p) => p.exited))
+      claims.push(said.sort().join(' '))
     }
     expect(claims.filter((claim) => claim !== 'held refused')).toEqual([])
   }, 120_000)

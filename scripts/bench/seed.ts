@@ -10,7 +10,7 @@ import { openDb } from '../../src/store/db.ts'
 import { embeddedRecords } from '../../src/store/sqlite/records.ts'
 import type { Stores } from '../../src/store/stores.ts'
 import { SEED_CATEGORIES } from '../../src/domain/categories.ts'
-import { openContent } from '../../src/content/helia.ts'
+import { openContent } from '../../src/content/open.ts'
 import { rng, spread, zipf } from './prng.ts'
 
 export const FULL_COUNTS = { wallets: 22_000, owners: 5_000, feeds: 10_000, entries: 100_000, transactions: 1_000_000 }

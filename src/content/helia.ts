@@ -1,9 +1,10 @@
-// The private content store: an embedded Helia node with no networking, over LevelDB on disk.
+// The private content store: an embedded Helia node with no networking, over any block space (store.ts). Helia is
+// the UnixFS engine and reads through its blockstore; imports write to the space directly, every block without
+// asking first whether it is there, so a block is stored once its put resolves whatever a collection removed.
 import { join } from 'node:path'
 import { createHeliaLight } from 'helia'
 import { unixfs } from '@helia/unixfs'
-import { LevelBlockstore } from 'blockstore-level'
-import { LevelDatastore } from 'datastore-level'
+import type { Datastore } from 'interface-datastore'
 import { fixedSize } from 'ipfs-unixfs-importer/chunker'
 import { balanced } from 'ipfs-unixfs-importer/layout'
 import { CID } from 'multiformats/cid'
@@ -13,13 +14,11 @@ import { car } from '@helia/car'
 import { CarBlockIterator } from '@ipld/car'
 import { fileCache } from './file-cache.ts'
 import { bytesCache, CACHE_ITEM_MAX } from './bytes-cache.ts'
-import { newContentKey, opened, sealer, type ContentKey } from './sealing.ts'
-import { collectGarbage, heldBlocks, type Collected, type Hold } from './garbage.ts'
+import { newContentKey, opened, sealer } from './sealing.ts'
+import { collectGarbage } from './garbage.ts'
 import { linksOf, readBlock } from './blocks.ts'
-import { sharedRuns } from '../lib/shared-runs.ts'
-import { uploadSpool, type ContentWriter } from './spool.ts'
-
-export type { ArrivedContent, ContentWriter } from './spool.ts'
+import { uploadSpool } from './spool.ts'
+import type { BlockSpace, ContentStore, Hold } from './store.ts'
 
 // The options of `ipfs add --cid-version 1`, spelled out so the CID never drifts with library defaults.
 const IMPORT_OPTIONS = {
@@ -29,43 +28,6 @@ const IMPORT_OPTIONS = {
   layout: balanced({ maxChildrenPerNode: 174 }),
 }
 
-export interface StoredContent {
-  cid: string
-  size: number
-  /** Set when the item was stored sealed (see sealing.ts): `cid` names the sealed bytes, opened with this key. */
-  key?: ContentKey
-}
-
-/** Sealed: encrypted under a new key of its own, so the CID is not that of the content (paid content). */
-export interface PutOptions { sealed?: boolean }
-
-export interface ContentStore {
-  /** Stores bytes, whole, in pieces or as they come (a large upload is read back from its file); the CID is the same. */
-  put(bytes: Uint8Array | Uint8Array[] | AsyncIterable<Uint8Array>, options?: PutOptions): Promise<StoredContent>
-  /** A large upload's content, written to a file as it arrives, to be put() once its price is known (spool.ts). */
-  writer(): ContentWriter
-  has(cid: string): Promise<boolean>
-  /** Bytes of small items held in memory (bounded; for /metrics). */
-  cachedBytes(): number
-  size(cid: string): Promise<number | null>
-  /** The item's content (opened with `key` when it is sealed), or a range of it. */
-  read(cid: string, range?: { offset: number; length: number }, key?: ContentKey | null): AsyncIterable<Uint8Array>
-  /**
-   * A response body for the item's content or a range of it (`size` is the item's): bytes for a small item, a file
-   * for a large one, so N downloads of a large item cost no N copies of it in memory.
-   */
-  body(cid: string, size: number, range?: { offset: number; length: number }, key?: ContentKey | null): Promise<Uint8Array<ArrayBuffer> | Blob>
-  /** A CAR file (v1) of these items and every block under them, each block once; `onBlock` counts them. */
-  exportCar(roots: string[], onBlock?: () => void): AsyncIterable<Uint8Array>
-  /** Stores every block of a CAR file (each checked against its CID); its roots and how many blocks it held. */
-  importCar(source: AsyncIterable<Uint8Array>, onBlock?: () => void): Promise<{ roots: string[]; blocks: number }>
-  /** Every block under `cid` is present and hashes to its CID: null, or what is wrong. */
-  check(cid: string): Promise<string | null>
-  /** Removes the blocks of items no record names (`named` lists those that are), sparing imports under way. */
-  collect(named: () => string[] | Promise<string[]>, options: { dryRun: boolean; progress: (what: string, done: number, total?: number) => void }): Promise<Collected>
-  close(): Promise<void>
-}
-
 export function parseCid(text: string): CID | null {
   try {
     return CID.parse(text)
@@ -73,8 +35,6 @@ export function parseCid(text: string): CID | null {
     return null
   }
 }
-
-const SYNC_KEY = '/trellis-sync-barrier'
 
 /** The bytes are the block this CID names (every block we store is SHA-256 addressed). */
 const hashesTo = async (cid: CID, bytes: Uint8Array) => cid.multihash.code === sha256.code && equals((await sha256.digest(bytes)).bytes, cid.multihash.bytes)
@@ -102,50 +62,50 @@ export async function collect(source: AsyncIterable<Uint8Array>, length: number)
   return out
 }
 
-/**
- * LevelDB's in-memory table for blocks. Its 4 MiB default turns one large upload into a dozen level-0 files, and
- * uploads in a row into compaction stalls (docs/performance.md, "LevelDB write buffer").
- */
-const BLOCK_WRITE_BUFFER_BYTES = 16 * 1024 * 1024
-
-/** Large items served as files are kept in <data dir>/cache/content, up to this many bytes (then oldest first). */
+/** Large items served as files are kept in <cache dir>/content, up to this many bytes (then oldest first). */
 const FILE_CACHE_BYTES = 1024 * 1024 * 1024
 
-export async function openContent(dataDir: string, options: { fileCacheBytes?: number } = {}): Promise<ContentStore> {
-  const blockstore = new LevelBlockstore(join(dataDir, 'blocks'), { writeBufferSize: BLOCK_WRITE_BUFFER_BYTES })
-  const datastore = new LevelDatastore(join(dataDir, 'datastore'))
-  await blockstore.open()
-  await datastore.open()
-  const helia = await createHeliaLight({ blockstore, datastore })
+export interface ContentParts {
+  space: BlockSpace
+  /** Helia's own records: a node needs a datastore, though the content store keeps nothing in it. */
+  datastore: Datastore
+  /** Where the files of large items and of uploads under way are kept. */
+  cacheDir: string
+  fileCacheBytes?: number
+  /** For a space without holds: how long a collection leaves new blocks alone (their records may be on the way). */
+  graceMs?: number
+}
+
+/** A content store on `parts.space`; its close() stops Helia, and leaves the space and datastore to their opener. */
+export async function contentStore(parts: ContentParts): Promise<ContentStore> {
+  const { space } = parts
+  if (!space.holds && parts.graceMs === undefined) throw new Error('a block space without holds needs a grace period for its collections')
+  const helia = await createHeliaLight({ blockstore: space, datastore: parts.datastore })
   await helia.start()
   const fs = unixfs(helia)
-  // An import notes each block before Helia stores it, so a collection running meanwhile spares it (garbage.ts).
-  const held = heldBlocks()
-  const importer = (hold: Hold) => unixfs({
+  // An import notes each block before it is written, so a collection running meanwhile spares it (store.ts, Hold).
+  const importer = (hold: Hold | undefined) => unixfs({
     blockstore: {
-      get: (...args: Parameters<typeof helia.blockstore.get>) => helia.blockstore.get(...args),
-      has: (...args: Parameters<typeof helia.blockstore.has>) => helia.blockstore.has(...args),
-      put: (...args: Parameters<typeof helia.blockstore.put>) => (hold.note(args[0]), helia.blockstore.put(...args)),
+      get: (...args: Parameters<BlockSpace['get']>) => space.get(...args),
+      has: (...args: Parameters<BlockSpace['has']>) => space.has(...args),
+      put: (...args: Parameters<BlockSpace['put']>) => (hold?.note(args[0]), space.put(...args)),
     },
   })
   const cache = bytesCache()
   const sizes = new Map<string, number>()
-  const files = fileCache(join(dataDir, 'cache', 'content'), options.fileCacheBytes ?? FILE_CACHE_BYTES)
+  const files = fileCache(join(parts.cacheDir, 'content'), parts.fileCacheBytes ?? FILE_CACHE_BYTES)
   let collecting = false // one collection at a time: a second would count the first one's removals again
-  // LevelDB writes its log without fsync; one synced write flushes everything before it, so the blocks are on disk
-  // before the entry that names them is committed. Concurrent uploads share one such write.
-  const flushBlocks = sharedRuns(() => blockstore.db.put(SYNC_KEY, new Uint8Array(0), { sync: true }))
 
-  /** Stores an item's bytes, whole or as they come, with the blocks on disk when it resolves: its CID. */
+  /** Stores an item's bytes, whole or as they come, durable when it resolves (before a record names it): its CID. */
   async function importItem(source: Uint8Array | AsyncIterable<Uint8Array>): Promise<string> {
-    const hold = held.begin()
+    const hold = space.holds?.begin()
     try {
       const add = importer(hold)
       const cid = await (source instanceof Uint8Array ? add.addBytes(source, IMPORT_OPTIONS) : add.addByteStream(source, IMPORT_OPTIONS))
-      await flushBlocks()
+      await space.sync()
       return cid.toString()
     } finally {
-      hold.end()
+      hold?.end()
     }
   }
 
@@ -173,7 +133,7 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
     })()
   }
 
-  const spool = uploadSpool(join(dataDir, 'cache', 'uploads'))
+  const spool = uploadSpool(join(parts.cacheDir, 'uploads'))
 
   const store: ContentStore = {
     async put(input, options = {}) {
@@ -203,13 +163,13 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
     cachedBytes: () => cache.bytes,
     async has(text) {
       const cid = parseCid(text)
-      return cid !== null && (await blockstore.has(cid))
+      return cid !== null && (await space.has(cid))
     },
     async size(text) {
       const known = sizes.get(text)
       if (known !== undefined) return known
       const cid = parseCid(text)
-      if (cid === null || !(await blockstore.has(cid))) return null
+      if (cid === null || !(await space.has(cid))) return null
       const size = Number((await fs.stat(cid)).size)
       if (sizes.size > 100_000) sizes.clear()
       sizes.set(text, size)
@@ -238,23 +198,18 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
     async importCar(source, onBlock) {
       const reader = await CarBlockIterator.fromIterable(source)
       let blocks = 0
-      const hold = held.begin()
-      const checked = async function* () {
+      const hold = space.holds?.begin()
+      try {
         for await (const { cid, bytes } of reader) {
-          if (!(await hashesTo(cid, bytes))) {
-            throw new Error(`the CAR file holds a block that does not match its CID ${cid}`)
-          }
+          if (!(await hashesTo(cid, bytes))) throw new Error(`the CAR file holds a block that does not match its CID ${cid}`)
+          hold?.note(cid)
+          await space.put(cid, bytes)
           blocks++
           onBlock?.()
-          hold.note(cid)
-          yield { cid, bytes }
         }
-      }
-      try {
-        await car(helia).import({ blocks: checked })
-        await flushBlocks()
+        await space.sync()
       } finally {
-        hold.end()
+        hold?.end()
       }
       return { roots: (await reader.getRoots()).map(String), blocks }
     },
@@ -264,8 +219,8 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
       const pending = [root]
       while (pending.length > 0) {
         const cid = pending.pop()!
-        if (!(await blockstore.has(cid))) return `block ${cid} is missing`
-        const bytes = await readBlock(blockstore, cid)
+        if (!(await space.has(cid))) return `block ${cid} is missing`
+        const bytes = await readBlock(space, cid)
         if (!(await hashesTo(cid, bytes))) return `block ${cid} does not hash to its CID`
         pending.push(...linksOf(cid, bytes))
       }
@@ -275,15 +230,14 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
       if (collecting) throw new Error('a collection is already running')
       collecting = true
       try {
-        return await collectGarbage({ store: blockstore, locked: helia.blockstore, held, named, dryRun, progress, skipKey: (key) => key === SYNC_KEY })
+        const olderThan = space.holds ? null : Date.now() - parts.graceMs!
+        return await collectGarbage({ space, olderThan, named, dryRun, progress })
       } finally {
         collecting = false
       }
     },
     async close() {
       await helia.stop()
-      await blockstore.close()
-      await datastore.close()
     },
   }
   return store

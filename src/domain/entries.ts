@@ -1,7 +1,7 @@
 // Entry rules: content into the private store, prices, limits, soft delete and who may read what.
 import type { Records } from '../store/stores.ts'
 import type { EntryRecord, FeedRecord } from '../models/records.ts'
-import type { ArrivedContent, ContentStore, ContentWriter } from '../content/helia.ts'
+import type { ArrivedContent, ContentStore, ContentWriter } from '../content/store.ts'
 import type { ContentKey } from '../content/sealing.ts'
 import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
@@ -9,7 +9,8 @@ import { MAX_AMOUNT } from '../lib/money.ts'
 import { fail } from './errors.ts'
 import { MAX_CONTENT_BASE64_CHARS, SUPPORTED_MIME_TYPES, type CreateEntry, type Price } from '../models/entry.ts'
 import type { Base64Content } from './base64.ts'
-import { checkMediaType } from './media-type.ts'
+import { checkMediaType, safeMediaType } from './media-type.ts'
+import type { PriceTag } from '../chain/x402/requirements.ts'
 import type { Signer } from './auth.ts'
 import type { FeedService } from './feeds.ts'
 
@@ -145,6 +146,20 @@ export function entryService(d: Deps) {
       if (isFreeNow(entry)) return 'free'
       if (isOwner) return 'owner'
       return signer !== null && (await d.owns(signer.address, entry.id)) ? 'buyer' : 'pay'
+    },
+
+    /**
+     * What a caller who must pay (see access()) pays for `resource`, the URL of the entry's record or of its bytes:
+     * its price, to the feed owner. A payment's requirements are rebuilt from this, never taken from the payment.
+     */
+    priceTag(feed: FeedRecord, entry: EntryRecord, resource: string, sold: 'record' | 'bytes'): PriceTag {
+      return {
+        amount: entry.price.toString(),
+        payTo: feed.owner_wallet_address, // stored in checksum form
+        resource,
+        description: entry.title ?? `Entry ${entry.id}`,
+        mimeType: sold === 'bytes' ? safeMediaType(entry.mime_type) : 'application/json',
+      }
     },
   }
 }

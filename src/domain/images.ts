@@ -1,6 +1,6 @@
 // Cover images: image_url may be an http(s) URL, a data URI, raw base64 or the CID of an image already stored here.
 // Only PNG, JPEG, GIF, WebP and SVG are taken, known by their bytes (not by what a URL or data URI claims).
-import type { ContentStore } from '../content/helia.ts'
+import type { ContentStore } from '../content/store.ts'
 import type { Records } from '../store/stores.ts'
 import type { ImageRecord } from '../models/records.ts'
 import { nowSeconds } from '../lib/clock.ts'

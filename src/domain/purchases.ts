@@ -15,21 +15,21 @@ import type { PaymentEngine } from '../chain/x402/engine.ts'
 import type { Proof } from '../chain/settlement-proof.ts'
 import { describeFailure } from '../chain/rpc.ts'
 import type { PriceTag } from '../chain/x402/requirements.ts'
-import { decodePayment, requirementsFor, type Authorization, type DecodedPayment } from '../chain/x402/payload.ts'
+import { paymentRecord, requirementsFor, type Authorization, type Payment, type PaymentOrRefusal } from '../chain/x402/payload.ts'
 import { REASONS } from '../chain/x402/reasons.ts'
-import type { Settlement } from '../chain/x402/headers.ts'
 import { checksumAddress } from '../chain/signatures.ts'
 import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
 
 export type PayOutcome =
-  | { kind: 'paid'; payer: string; settlement: Settlement; version: 1 | 2 }
+  /** Served. `transaction`: the one that paid, or null when nothing was charged (the payer already owns the entry). */
+  | { kind: 'paid'; payer: string; transaction: string | null }
   /** 402: the payment is refused (or already used); the challenge again, with the reason. */
-  | { kind: 'refused'; reason: string; version: 1 | 2; settlement?: Settlement }
+  | { kind: 'refused'; reason: string }
   /** 502: the facilitator or the RPC failed before anything could be charged; the same payment may be retried. */
-  | { kind: 'unavailable'; reason: string; version: 1 | 2 }
+  | { kind: 'unavailable'; reason: string }
   /** 503: a charge may be on its way; it is recorded when the chain shows it. */
-  | { kind: 'pending'; reason: string; version: 1 | 2 }
+  | { kind: 'pending'; reason: string }
 
 type Fate = 'settled' | 'failed' | 'pending'
 
@@ -58,9 +58,7 @@ const LEGACY_LOOKBACK_BLOCKS = 50_000
 export function purchaseService(d: Deps) {
   const inFlight = new Map<string, Promise<PayOutcome>>() // by authorization (payer, nonce)
   const buying = new Map<string, Promise<PayOutcome>>() // by purchase (payer, entry)
-  const caip2 = `eip155:${d.network.chainId}`
   const chain = d.engine.chain
-  const networkOf = (version: 1 | 2) => (version === 2 ? caip2 : d.network.name) as Settlement['network']
 
   const expectedOf = (row: PaymentRow) => ({ token: d.network.usdcAddress, payer: row.payer_lc, payTo: row.pay_to, amount: BigInt(row.amount), nonce: row.nonce })
 
@@ -132,78 +130,74 @@ export function purchaseService(d: Deps) {
 
   const reread = (auth: Authorization) => d.payments.byKey(auth.from, auth.nonce)!
 
-  function paid(row: PaymentRow, version: 1 | 2): PayOutcome {
-    const payer = checksumAddress(row.payer_lc)
-    return { kind: 'paid', payer, version, settlement: { success: true, transaction: row.transaction_hash!, network: networkOf(version), payer } }
+  function paid(row: PaymentRow): PayOutcome {
+    return { kind: 'paid', payer: checksumAddress(row.payer_lc), transaction: row.transaction_hash! }
   }
 
   /** An authorization that already paid is not a ticket: the payer reads again by signing in. */
-  function alreadySettled(row: PaymentRow, entry: EntryRecord, signer: string | null, version: 1 | 2): PayOutcome {
-    if (row.entry_id === entry.id && signer?.toLowerCase() === row.payer_lc) return paid(row, version)
-    return { kind: 'refused', reason: row.entry_id === entry.id ? REASONS.alreadyBought : REASONS.usedForAnother, version }
+  function alreadySettled(row: PaymentRow, entry: EntryRecord, signer: string | null): PayOutcome {
+    if (row.entry_id === entry.id && signer?.toLowerCase() === row.payer_lc) return paid(row)
+    return { kind: 'refused', reason: row.entry_id === entry.id ? REASONS.alreadyBought : REASONS.usedForAnother }
   }
 
   /** The outcome of a row whose settlement this request did not start. */
-  function outcomeOf(row: PaymentRow, entry: EntryRecord, signer: string | null, version: 1 | 2): PayOutcome {
-    if (row.status === 'settled') return alreadySettled(row, entry, signer, version)
-    if (row.status === 'failed') return { kind: 'refused', reason: row.error ?? REASONS.settlementFailed, version }
-    return { kind: 'pending', reason: REASONS.sentPending, version }
+  function outcomeOf(row: PaymentRow, entry: EntryRecord, signer: string | null): PayOutcome {
+    if (row.status === 'settled') return alreadySettled(row, entry, signer)
+    if (row.status === 'failed') return { kind: 'refused', reason: row.error ?? REASONS.settlementFailed }
+    return { kind: 'pending', reason: REASONS.sentPending }
   }
 
   /** After our settlement attempt: settled → this request is served; else the row's state says what happened. */
-  async function concludeFromChain(row: PaymentRow, version: 1 | 2, refusal?: string): Promise<PayOutcome> {
+  async function concludeFromChain(row: PaymentRow, refusal?: string): Promise<PayOutcome> {
     const fate = await decideSafely(row)
     const now = d.payments.byKey(row.payer_lc, row.nonce)!
-    if (fate === 'settled') return paid(now, version)
-    if (fate === 'failed') return { kind: 'refused', reason: now.error ?? REASONS.settlementFailed, version }
-    if (refusal) return { kind: 'refused', reason: refusal, version }
-    return { kind: 'pending', reason: REASONS.notConfirmed, version }
+    if (fate === 'settled') return paid(now)
+    if (fate === 'failed') return { kind: 'refused', reason: now.error ?? REASONS.settlementFailed }
+    if (refusal) return { kind: 'refused', reason: refusal }
+    return { kind: 'pending', reason: REASONS.notConfirmed }
   }
 
-  async function settleOnce(decoded: DecodedPayment, entry: EntryRecord, requirements: unknown, tag: PriceTag, signer: string | null): Promise<PayOutcome> {
-    const { version, authorization: auth } = decoded
-    const refused = (reason: string): PayOutcome => ({ kind: 'refused', reason, version })
+  async function settleOnce(payment: Payment, entry: EntryRecord, requirements: unknown, tag: PriceTag, signer: string | null): Promise<PayOutcome> {
+    const auth = payment.authorization
+    const refused = (reason: string): PayOutcome => ({ kind: 'refused', reason })
     const unavailable = (what: string, cause: string): PayOutcome => {
       d.log('payment backend unavailable', { what, cause, payer: auth.from.toLowerCase() })
-      return { kind: 'unavailable', reason: `payment_backend_unavailable: ${what}; nothing was charged, retry the same payment later`, version }
+      return { kind: 'unavailable', reason: `payment_backend_unavailable: ${what}; nothing was charged, retry the same payment later` }
     }
 
     let row = d.payments.byKey(auth.from, auth.nonce)
-    if (row?.status === 'settled') return alreadySettled(row, entry, signer, version)
+    if (row?.status === 'settled') return alreadySettled(row, entry, signer)
     if (row?.status === 'pending') {
       // Left by an earlier attempt (a crash, a pending answer): only the chain decides, and it is never sent twice.
       await decideSafely(row)
       row = reread(auth)
-      if (row.status !== 'failed') return outcomeOf(row, entry, signer, version)
+      if (row.status !== 'failed') return outcomeOf(row, entry, signer)
     }
 
-    const [verified, head] = await Promise.all([d.engine.verify(decoded.raw, requirements), chain.head().catch((error: unknown) => error)])
+    const [verified, head] = await Promise.all([d.engine.verify(payment, requirements), chain.head().catch((error: unknown) => error)])
     if (verified.kind === 'backend') return unavailable('the payment could not be verified', verified.cause)
     if (verified.kind === 'invalid') return refused(verified.reason)
     const payer = checksumAddress(auth.from)
     // The feed owner, and a wallet that already bought the entry, are served without being charged; their
     // authorization (fresh, verified, never published) stays unused.
-    if (payer.toLowerCase() === tag.payTo.toLowerCase() || d.purchases.owns(payer, entry.id)) {
-      return { kind: 'paid', payer, version, settlement: { success: true, transaction: '', network: networkOf(version), payer } }
-    }
+    if (payer.toLowerCase() === tag.payTo.toLowerCase() || d.purchases.owns(payer, entry.id)) return { kind: 'paid', payer, transaction: null }
     if (head instanceof Error || !head) return unavailable('the chain could not be read', describeFailure(head))
     const submittedBlock = Number((head as { number: bigint }).number)
 
     const now = nowSeconds()
-    const payloadJson = JSON.stringify(decoded.raw)
-    const requirementsJson = JSON.stringify(requirements)
+    const kept = paymentRecord(payment, requirements)
     if (!row) {
       d.payments.insertPending({
         id: newId(), payer_lc: auth.from.toLowerCase(), nonce: auth.nonce, entry_id: entry.id, pay_to: tag.payTo, amount: BigInt(tag.amount),
-        x402_version: version, payload: payloadJson, requirements: requirementsJson, valid_before: Number(auth.validBefore), submitted_block: submittedBlock, now,
+        ...kept, valid_before: Number(auth.validBefore), submitted_block: submittedBlock, now,
       })
     } else {
-      d.payments.retryFailed(row.id, entry.id, payloadJson, requirementsJson, submittedBlock, now)
+      d.payments.retryFailed(row.id, entry.id, kept.payload, kept.requirements, submittedBlock, now)
     }
     row = reread(auth)
     const id = row.id
 
-    const outcome = await d.engine.settle(decoded.raw, requirements, (hash) => d.payments.recordSigned(id, hash, nowSeconds()))
+    const outcome = await d.engine.settle(payment, requirements, (hash) => d.payments.recordSigned(id, hash, nowSeconds()))
     row = reread(auth)
     if (outcome.kind === 'claimed') {
       d.afterSettle?.()
@@ -211,14 +205,14 @@ export function purchaseService(d: Deps) {
         const proof = await chain.prove(outcome.hash, expectedOf(row))
         if (proof?.kind === 'paid') {
           record(row, proof)
-          return paid(reread(auth), version)
+          return paid(reread(auth))
         }
         d.log('payment: the settler claimed a transaction that does not pay this entry', { payment: id, transaction: outcome.hash })
       } catch (error) {
         d.log('payment: settlement not confirmed, left pending', { payment: id, cause: describeFailure(error) })
-        return { kind: 'pending', reason: REASONS.notConfirmed, version }
+        return { kind: 'pending', reason: REASONS.notConfirmed }
       }
-      return concludeFromChain(row, version)
+      return concludeFromChain(row)
     }
     if (!outcome.sent) {
       // Nothing was signed, so nothing can land: the attempt is over and the same authorization may be sent again.
@@ -227,40 +221,38 @@ export function purchaseService(d: Deps) {
       return outcome.kind === 'refused' ? refused(outcome.reason) : unavailable('the settlement could not be submitted', outcome.cause)
     }
     if (outcome.kind === 'backend') d.log('payment: settlement interrupted, the chain decides', { payment: id, cause: outcome.cause })
-    return concludeFromChain(row, version, outcome.kind === 'refused' ? outcome.reason : undefined)
+    return concludeFromChain(row, outcome.kind === 'refused' ? outcome.reason : undefined)
   }
 
   /**
-   * Pays for `entry` with the payment header. `signer` is the signed-in wallet, if any. Requirements are rebuilt
-   * from the entry; nothing in the payload is trusted as a requirement.
+   * Pays for `entry` (at the price `tag` states) with the payment a request carried. `signer` is the signed-in
+   * wallet, if any. Requirements are rebuilt from the tag; nothing in the payment is trusted as a requirement.
    */
-  async function pay(header: string, entry: EntryRecord, tag: PriceTag, signer: string | null): Promise<PayOutcome> {
-    const decoded = decodePayment(header)
-    if (typeof decoded === 'string') return { kind: 'refused', reason: decoded, version: 1 }
-    const { version, authorization: auth } = decoded
-    const refused = (reason: string): PayOutcome => ({ kind: 'refused', reason, version })
-    const checked = requirementsFor(decoded, d.network, tag)
-    if ('refused' in checked) return refused(checked.refused)
+  async function pay(payment: PaymentOrRefusal, entry: EntryRecord, tag: PriceTag, signer: string | null): Promise<PayOutcome> {
+    if ('refused' in payment) return { kind: 'refused', reason: payment.refused }
+    const auth = payment.authorization
+    const checked = requirementsFor(payment, d.network, tag)
+    if ('refused' in checked) return { kind: 'refused', reason: checked.refused }
     const { requirements } = checked
 
     const existing = d.payments.byKey(auth.from, auth.nonce)
-    if (existing?.status === 'settled') return alreadySettled(existing, entry, signer, version)
+    if (existing?.status === 'settled') return alreadySettled(existing, entry, signer)
     // Concurrent submissions of one authorization: one settles; the others learn the outcome but are not served
     // by it (the payment header is not a bearer ticket).
     const key = `${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`
     const running = inFlight.get(key)
     if (running) {
       const first = await running.catch(() => null)
-      if (first && first.kind !== 'paid') return { ...first, version }
+      if (first && first.kind !== 'paid') return first
       const row = d.payments.byKey(auth.from, auth.nonce)
-      return row ? outcomeOf(row, entry, signer, version) : refused(REASONS.inUse)
+      return row ? outcomeOf(row, entry, signer) : { kind: 'refused', reason: REASONS.inUse }
     }
     // A buyer's second authorization for the same entry waits for the first: once that one has bought the
     // entry, the second is served without being charged.
     const purchaseKey = `${auth.from.toLowerCase()}:${entry.id}`
     const attempt = (async () => {
       for (let other = buying.get(purchaseKey); other; other = buying.get(purchaseKey)) await other.catch(() => {})
-      const settling = settleOnce(decoded, entry, requirements, tag, signer)
+      const settling = settleOnce(payment, entry, requirements, tag, signer)
       buying.set(purchaseKey, settling)
       try {
         return await settling
@@ -278,8 +270,8 @@ export function purchaseService(d: Deps) {
   return {
     owns: (address: string, entryId: string) => d.purchases.owns(address, entryId),
 
-    async pay(header: string, entry: EntryRecord, tag: PriceTag, signer: string | null = null): Promise<PayOutcome> {
-      const outcome = await pay(header, entry, tag, signer)
+    async pay(payment: PaymentOrRefusal, entry: EntryRecord, tag: PriceTag, signer: string | null = null): Promise<PayOutcome> {
+      const outcome = await pay(payment, entry, tag, signer)
       outcomes[outcome.kind]++
       return outcome
     },

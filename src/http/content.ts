@@ -1,6 +1,6 @@
 // Serving an entry's bytes: type, length, ETag = CID, single byte ranges (206/416), and headers that keep
 // uploaded pages from running script on our origin.
-import type { ContentStore } from '../content/helia.ts'
+import type { ContentStore } from '../content/store.ts'
 import type { EntryRecord } from '../models/records.ts'
 import type { ServableContent } from '../domain/entries.ts'
 import { mediaTypeBase, safeMediaType } from '../domain/media-type.ts'

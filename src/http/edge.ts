@@ -7,9 +7,10 @@ import { requestContext, type Logger } from '../log.ts'
 import type { RequestMetrics } from './metrics.ts'
 import type { rateLimiter } from './rate-limit.ts'
 import { errorResponse } from './errors.ts'
+import { ANSWER_HEADERS } from '../chain/x402/resource-server.ts'
 
 // CORS for an open API: every origin may read every answer; no cookies are used, so no credentials.
-const EXPOSED = ['X-PAYMENT-RESPONSE', 'PAYMENT-RESPONSE', 'PAYMENT-REQUIRED', 'X-Request-Id', 'ETag', 'Content-Range', 'Accept-Ranges', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'].join(', ')
+const EXPOSED = [...ANSWER_HEADERS, 'X-Request-Id', 'ETag', 'Content-Range', 'Accept-Ranges', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'].join(', ')
 const METHODS = 'GET, HEAD, POST, PATCH, DELETE, OPTIONS'
 const PREFLIGHT_MAX_AGE_S = '600'
 

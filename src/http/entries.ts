@@ -14,7 +14,7 @@ import { booleanQuery, uuid } from './params.ts'
 import { jsonResponse } from './json.ts'
 import { page, pageQuery, pageSize, queryKey } from './pagination.ts'
 import { serveContent } from './content.ts'
-import { x402Edge } from './x402.ts'
+import { asResponse, entryGate } from './entry-gate.ts'
 import { withHeaders } from '@elysiajs/openapi'
 import { contentResponses, errors, NoBody } from './openapi.ts'
 import { readJsonStreamingField } from './json-field-stream.ts'
@@ -89,7 +89,7 @@ export const entryRows = (s: Services, feedId: string, entryId: string) =>
 
 export const entryRoutes = (s: Services) => {
   const ids = (params: { feed_id: string; entry_id: string }) => [uuid(params.feed_id, 'feed_id'), uuid(params.entry_id, 'entry_id')] as const
-  const { payOrChallenge } = x402Edge(s)
+  const gate = entryGate(s)
 
   return new Elysia({ prefix: '/v1/feeds/:feed_id/entries', tags: ['Entries'] })
     .use(walletAuth(s.auth))
@@ -126,18 +126,13 @@ export const entryRoutes = (s: Services) => {
     .get('/:entry_id', async ({ params, signer, request }) => {
       const [feedId, entryId] = ids(params)
       const { feed, entry } = entryRows(s, feedId, entryId)
-      let paidHeader: [string, string] | null = null
-      const access = s.entries.access(feed, entry, signer)
+      const passed = await gate(feed, entry, signer, request.headers, () => new URL(request.url).pathname)
       // A deleted entry keeps its record, but its content is withdrawn: no content_url, nothing to buy.
-      if (access === 'withdrawn') return jsonResponse(JSON.stringify(entryBody(entry)))
-      if (access === 'pay') {
-        const paid = await payOrChallenge(feed, entry, request, signer?.address ?? null)
-        if (paid instanceof Response) return paid
-        paidHeader = paid.header
-      }
+      if (passed.kind === 'withdrawn') return jsonResponse(JSON.stringify(entryBody(entry)))
+      if (passed.kind === 'answered') return asResponse(passed.answer)
       const token = await s.accessTokens.sign({ kind: 'receipt', entryId: entry.id, feedId: feed.id, exp: nowSeconds() + RECEIPT_TTL_S })
       const body: Entry = { ...entryBody(entry), content_url: `${s.publicUrl()}/v1/access/${token}` }
-      return jsonResponse(JSON.stringify(body), paidHeader ? { [paidHeader[0]]: paidHeader[1] } : undefined)
+      return jsonResponse(JSON.stringify(body), passed.receipt ?? undefined)
     }, {
       walletOptional: true,
       response: { 200: withHeaders(Entry, PaidHeaders) as typeof Entry, 402: withHeaders(PaymentRequired, PaymentRequiredHeaders), ...errors(404, 502, 503) },
@@ -146,16 +141,11 @@ export const entryRoutes = (s: Services) => {
     .get('/:entry_id/content', async ({ params, signer, request }) => {
       const [feedId, entryId] = ids(params)
       const { feed, entry } = entryRows(s, feedId, entryId)
-      let paidHeader: [string, string] | null = null
-      const access = s.entries.access(feed, entry, signer)
-      if (access === 'withdrawn') return errorResponse('ENTRY_NOT_FOUND', 'entry is no longer available')
-      if (access === 'pay') {
-        const paid = await payOrChallenge(feed, entry, request, signer?.address ?? null)
-        if (paid instanceof Response) return paid
-        paidHeader = paid.header
-      }
+      const passed = await gate(feed, entry, signer, request.headers, () => new URL(request.url).pathname)
+      if (passed.kind === 'withdrawn') return errorResponse('ENTRY_NOT_FOUND', 'entry is no longer available')
+      if (passed.kind === 'answered') return asResponse(passed.answer)
       const response = await serveContent(s.content, s.entries.servable(entry), request, isFreeNow(entry) ? 'public, max-age=300' : 'private, max-age=300')
-      if (paidHeader) response.headers.set(paidHeader[0], paidHeader[1])
+      if (passed.receipt) for (const name in passed.receipt) response.headers.set(name, passed.receipt[name]!)
       return response
     }, {
       walletOptional: true,

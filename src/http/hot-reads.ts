@@ -11,8 +11,8 @@ import { walletStatsJson } from './wallets.ts'
 import { recentEntriesJson } from './leaderboards.ts'
 import { coverImages } from './cover-images.ts'
 import type { Answer } from './edge.ts'
-import { x402Edge } from './x402.ts'
-import { PAYMENT_HEADERS } from '../chain/x402/headers.ts'
+import { entryGate } from './entry-gate.ts'
+import { PAYMENT_HEADERS } from '../chain/x402/resource-server.ts'
 import { isFreeNow } from '../domain/entries.ts'
 import { isUuid } from '../lib/ids.ts'
 
@@ -114,7 +114,7 @@ export function hotReads(s: Services): Record<string, Fast> {
     return query && length ? orNull(() => recentEntriesJson(s, length, token === '' ? undefined : token)) : null
   }
   // A paid entry asked for without payment or sign-in: the 402 challenge (its JSON and its content URL alike).
-  const x402 = x402Edge(s)
+  const gate = entryGate(s)
   const challenge = (suffix: string): Fast => {
     /** The prepared 402 of a paid entry's URL, or null when Elysia answers (invalid or unknown ids, withdrawn, free). */
     function prepare(feedId: string, entryId: string) {
@@ -122,9 +122,10 @@ export function hotReads(s: Services): Record<string, Fast> {
       if (!isUuid(feedId) || !isUuid(entryId) || feedId !== feedId.toLowerCase() || entryId !== entryId.toLowerCase()) return null
       try {
         const { feed, entry } = s.entries.get(feedId, entryId)
-        if (s.entries.access(feed, entry, null) !== 'pay') return null // the same verdict Elysia's route gives
         const path = `/v1/feeds/${feedId}/entries/${entryId}${suffix}`
-        return { path, entry, answer: x402.prepareChallenge(feed, entry, path) }
+        // The answer Elysia's route gives a caller who neither signs nor pays; only a 402 is answered here.
+        const passed = gate(feed, entry, null, null, () => path)
+        return passed.kind === 'answered' ? { path, entry, answer: passed.answer } : null
       } catch {
         return null
       }

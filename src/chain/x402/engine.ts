@@ -16,6 +16,8 @@ import type { Config } from '../../config.ts'
 import { describeFailure, isBackendFailure, watchedHttp, watchRpc } from '../rpc.ts'
 import { chainReader, type ChainReader } from '../reader.ts'
 import { facilitatorAuthHeaders } from '../facilitator-auth.ts'
+import { caip2 } from './networks.ts'
+import type { Payment } from './payload.ts'
 
 export type VerifyOutcome =
   | { kind: 'valid' }
@@ -31,9 +33,9 @@ export type SettleOutcome =
   | { kind: 'backend'; cause: string; sent: boolean }
 
 export interface PaymentEngine {
-  verify(payload: unknown, requirements: unknown): Promise<VerifyOutcome>
+  verify(payment: Payment, requirements: unknown): Promise<VerifyOutcome>
   /** `onSigned` gets the hash of our settling transaction before it is sent (local mode), so a crash cannot lose it. */
-  settle(payload: unknown, requirements: unknown, onSigned: (hash: Hex) => void): Promise<SettleOutcome>
+  settle(payment: Payment, requirements: unknown, onSigned: (hash: Hex) => void): Promise<SettleOutcome>
   chain: ChainReader
 }
 
@@ -81,14 +83,14 @@ function localEngine(config: Config, transport: ReturnType<typeof watchedHttp>, 
     .extend(walletActions)
     .extend(publicActions)
   const signer = toFacilitatorEvmSigner({ ...wallet, address: account.address } as never, { confirmationTimeoutMs: config.confirmTimeoutS * 1000 })
-  const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: `eip155:${config.network.chainId}` }) as unknown as Facilitator
+  const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: caip2(config.network) }) as unknown as Facilitator
 
   return {
     chain,
-    async verify(payload, requirements) {
+    async verify(payment, requirements) {
       const { result, failure } = await watchRpc(async () => {
         try {
-          return (await facilitator.verify(payload, requirements)) as Verified
+          return (await facilitator.verify(payment.wire.json, requirements)) as Verified
         } catch (error) {
           return { isValid: false, invalidReason: shortReason((error as Error).message, 'verification_failed'), error }
         }
@@ -98,11 +100,11 @@ function localEngine(config: Config, transport: ReturnType<typeof watchedHttp>, 
       if (failure || (thrown && isBackendFailure(thrown))) return { kind: 'backend', cause: describeFailure(failure ?? thrown) }
       return { kind: 'invalid', reason: shortReason(result.invalidReason, 'invalid_payment') }
     },
-    async settle(payload, requirements, onSigned) {
+    async settle(payment, requirements, onSigned) {
       const attempt = { onSigned, sent: false }
       const { result, failure } = await watchRpc(() => signing.run(attempt, async (): Promise<Settled & { error?: unknown }> => {
         try {
-          return (await facilitator.settle(payload, requirements)) as Settled
+          return (await facilitator.settle(payment.wire.json, requirements)) as Settled
         } catch (error) {
           return { success: false, errorReason: (error as Error).message, error }
         }
@@ -123,9 +125,9 @@ function remoteEngine(config: Config, chain: ChainReader): PaymentEngine {
   }) as unknown as Facilitator
   return {
     chain,
-    async verify(payload, requirements) {
+    async verify(payment, requirements) {
       try {
-        const result = (await facilitator.verify(payload, requirements)) as Verified
+        const result = (await facilitator.verify(payment.wire.json, requirements)) as Verified
         return result.isValid ? { kind: 'valid' } : { kind: 'invalid', reason: shortReason(result.invalidReason, 'invalid_payment') }
       } catch (error) {
         // A non-2xx answer carrying a verdict is the facilitator's refusal; anything else means it was not reachable.
@@ -133,9 +135,9 @@ function remoteEngine(config: Config, chain: ChainReader): PaymentEngine {
         return { kind: 'backend', cause: `facilitator: ${describeFailure(error)}` }
       }
     },
-    async settle(payload, requirements) {
+    async settle(payment, requirements) {
       try {
-        const result = (await facilitator.settle(payload, requirements)) as Settled
+        const result = (await facilitator.settle(payment.wire.json, requirements)) as Settled
         if (result.success && result.transaction && TX_HASH.test(result.transaction)) return { kind: 'claimed', hash: result.transaction as Hex }
         return { kind: 'refused', reason: shortReason(result.errorReason, 'settlement_failed'), sent: true }
       } catch (error) {

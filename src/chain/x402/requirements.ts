@@ -1,11 +1,13 @@
 // The x402 payment requirement for one paid entry, in the v1 body form and the v2 header form.
-import type { PaymentRequired } from '@x402/core/types'
+import type { PaymentRequired, PaymentRequirements } from '@x402/core/types'
 import type { Static } from '@sinclair/typebox'
 import type { PaymentRequirement } from '../../models/payment.ts'
 import type { NetworkInfo } from '../../config.ts'
+import { caip2 } from './networks.ts'
 
 export const MAX_TIMEOUT_SECONDS = 300
 
+/** What a paid entry costs at one URL (built by the domain, see entries.priceTag); requirements are rebuilt from it. */
 export interface PriceTag {
   amount: string // smallest unit
   payTo: string
@@ -30,19 +32,23 @@ export function v1Requirement(network: NetworkInfo, tag: PriceTag): Static<typeo
   }
 }
 
+export function v2Requirement(network: NetworkInfo, tag: PriceTag): PaymentRequirements {
+  return {
+    scheme: 'exact',
+    network: caip2(network),
+    amount: tag.amount,
+    asset: network.usdcAddress,
+    payTo: tag.payTo,
+    maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+    extra: { name: network.usdcName, version: network.usdcVersion },
+  }
+}
+
 export function v2Challenge(network: NetworkInfo, tag: PriceTag, error: string): PaymentRequired {
   return {
     x402Version: 2,
     error,
     resource: { url: tag.resource, description: tag.description, mimeType: tag.mimeType },
-    accepts: [{
-      scheme: 'exact',
-      network: `eip155:${network.chainId}` as const,
-      amount: tag.amount,
-      asset: network.usdcAddress,
-      payTo: tag.payTo,
-      maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
-      extra: { name: network.usdcName, version: network.usdcVersion },
-    }],
+    accepts: [v2Requirement(network, tag)],
   }
 }

@@ -1,0 +1,53 @@
+// x402 over HTTP, for a server selling resources (in the shape of @x402/core's HTTP resource server): which request
+// headers carry a payment, what a 402 says, and which header carries the receipt. One 402 serves both versions:
+// the v1 JSON body and the v2 PAYMENT-REQUIRED header; a payment is answered in its own version. Outside chain/x402
+// only the API's documentation (models/payment.ts) names an x402 header, and nothing a wire version or a CAIP-2 id.
+import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
+import type { SettleResponse } from '@x402/core/types'
+import type { NetworkInfo } from '../../config.ts'
+import { v1Requirement, v2Challenge, type PriceTag } from './requirements.ts'
+import { decodePayment, type Payment, type PaymentOrRefusal } from './payload.ts'
+import { networkOnWire } from './networks.ts'
+import { REASONS } from './reasons.ts'
+
+const V1 = { payment: 'x-payment', receipt: 'x-payment-response' } as const
+const V2 = { payment: 'payment-signature', receipt: 'payment-response', challenge: 'payment-required' } as const
+
+/** The request headers that carry a payment, for a caller that only needs to know none is there. */
+export const PAYMENT_HEADERS = [V1.payment, V2.payment] as const
+
+/** The x402 headers of our answers: a browser reads them only when CORS exposes them. */
+export const ANSWER_HEADERS = [V1.receipt, V2.receipt, V2.challenge].map((name) => name.toUpperCase())
+
+/** An HTTP answer to copy out as it is. */
+export interface Instructions { status: number; headers: Record<string, string>; body: string }
+
+/** A payment that paid: who paid, in which transaction (null when nothing was charged: the payer owns the entry). */
+export interface Paid { payer: string; transaction: string | null }
+
+export function resourceServer(network: NetworkInfo) {
+  return {
+    /** The request's payment, why its header holds none, or null when it sends no payment. */
+    readPayment(headers: Headers): PaymentOrRefusal | null {
+      const header = headers.get(V1.payment) ?? headers.get(V2.payment)
+      return header ? decodePayment(header) : null
+    },
+
+    /** The 402 for `tag`: `reason` says why a payment was refused; without one, that none was sent. */
+    challenge(tag: PriceTag, reason: string = REASONS.noPayment): Instructions {
+      return {
+        status: 402,
+        headers: { 'content-type': 'application/json; charset=utf-8', [V2.challenge]: encodePaymentRequiredHeader(v2Challenge(network, tag, reason)) },
+        body: JSON.stringify({ x402Version: 1, error: reason, accepts: [v1Requirement(network, tag)] }),
+      }
+    },
+
+    /** The headers that tell the payer its payment paid, in the version it paid with. */
+    receipt(payment: Payment, paid: Paid): Record<string, string> {
+      const { version } = payment.wire
+      const settlement: SettleResponse = { success: true, transaction: paid.transaction ?? '', network: networkOnWire(network, version) as SettleResponse['network'], payer: paid.payer }
+      return { [version === 2 ? V2.receipt : V1.receipt]: encodePaymentResponseHeader(settlement) }
+    },
+  }
+}
+export type ResourceServer = ReturnType<typeof resourceServer>

@@ -1,0 +1,78 @@
+// What a read of an entry (its record or its bytes) gets before anything is served, on the hot route and on
+// Elysia's alike: withdrawn; served, with the receipt of the payment that paid for it; or answered already (the 402
+// challenge, or 502/503 when a payment could not finish). The x402 answers are chain/x402's, copied out as they are.
+import type { EntryRecord, FeedRecord } from '../models/records.ts'
+import type { Signer } from '../domain/auth.ts'
+import type { PriceTag } from '../chain/x402/requirements.ts'
+import type { Payment, PaymentOrRefusal } from '../chain/x402/payload.ts'
+import { resourceServer, type Instructions } from '../chain/x402/resource-server.ts'
+import type { Services } from './services.ts'
+import { errorResponse } from './errors.ts'
+import { withCors, type Prepared } from './edge.ts'
+
+export type Gate<Made = Prepared | Response> =
+  /** A deleted entry or feed, asked for by anyone but its owner. */
+  | { kind: 'withdrawn' }
+  /** Serve it; `receipt`: the headers of the payment that paid for it, when one did. */
+  | { kind: 'serve'; receipt: Record<string, string> | null }
+  | { kind: 'answered'; answer: Made }
+
+const WITHDRAWN: Gate<never> = { kind: 'withdrawn' }
+const SERVE: Gate<never> = { kind: 'serve', receipt: null }
+
+const answered = <Made>(answer: Made): Gate<Made> => ({ kind: 'answered', answer })
+const response = (i: Instructions) => new Response(i.body, { status: i.status, headers: i.headers })
+const prepared = (i: Instructions): Prepared => ({ body: i.body, init: { status: i.status, headers: withCors(i.headers) } })
+
+/** A gate's answer as a Response, for a route that cannot return a prepared one. */
+export const asResponse = (answer: Prepared | Response): Response => (answer instanceof Response ? answer : new Response(answer.body, answer.init))
+
+function withRetryAfter(answer: Response, seconds: number): Response {
+  answer.headers.set('retry-after', String(seconds))
+  return answer
+}
+
+export function entryGate(s: Services) {
+  const x402 = resourceServer(s.config.network)
+
+  /** The 402 to a caller who sent no payment is the same for everyone at this URL until the entry or feed changes. */
+  const plainChallenge = (tag: PriceTag): Prepared => s.cached(`challenge:${tag.resource}`, () => prepared(x402.challenge(tag)), (c) => 2 * c.body.length)
+
+  /**
+   * Pays with the request's payment: served with the receipt; a 402 when the payment is refused; 502 when the
+   * facilitator or RPC failed before anything was charged; 503 while a charge may still land (it is recorded when
+   * the chain shows it).
+   */
+  async function paying(payment: PaymentOrRefusal, entry: EntryRecord, tag: PriceTag, signer: Signer | null): Promise<Gate> {
+    const outcome = await s.purchases.pay(payment, entry, tag, signer?.address ?? null)
+    switch (outcome.kind) {
+      case 'paid':
+        return { kind: 'serve', receipt: x402.receipt(payment as Payment, outcome) } // an unreadable payment never pays
+      case 'refused':
+        return answered(response(x402.challenge(tag, outcome.reason)))
+      case 'unavailable':
+        return answered(withRetryAfter(errorResponse('PAYMENT_BACKEND_UNAVAILABLE', 'the payment service is unavailable', outcome.reason), 10))
+      case 'pending':
+        return answered(withRetryAfter(errorResponse('PAYMENT_PENDING', 'the payment is being settled', outcome.reason), 15))
+    }
+  }
+
+  /**
+   * `path`: the URL path asked for, which names what is sold (the record, or the bytes at .../content); it is only
+   * asked for when the caller must pay. `headers` may carry a payment. Without a signer or headers there is nothing
+   * to wait for: the hot route prepares that answer once per URL.
+   */
+  function gate(feed: FeedRecord, entry: EntryRecord, signer: null, headers: null, path: () => string): Gate<Prepared>
+  function gate(feed: FeedRecord, entry: EntryRecord, signer: Signer | null, headers: Headers, path: () => string): Gate | Promise<Gate>
+  function gate(feed: FeedRecord, entry: EntryRecord, signer: Signer | null, headers: Headers | null, path: () => string): Gate | Promise<Gate> {
+    const access = s.entries.access(feed, entry, signer)
+    if (access === 'withdrawn') return WITHDRAWN
+    if (access !== 'pay') return SERVE
+    const at = path()
+    const tag = s.entries.priceTag(feed, entry, `${s.publicUrl()}${at}`, at.endsWith('/content') ? 'bytes' : 'record')
+    const payment = headers && x402.readPayment(headers)
+    return payment ? paying(payment, entry, tag, signer) : answered(plainChallenge(tag))
+  }
+
+  return gate
+}
