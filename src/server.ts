@@ -86,6 +86,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     statsRefreshS: config.statsRefreshS, rankingsRefreshS: config.rankingsRefreshS, reconcileS: config.reconcileS, ledgerCheckS: config.ledgerCheckS,
   })
   failed.defer(() => jobs?.stop())
+  await jobs.ready
   const requests = requestMetrics()
   const operationRuns = operationRecord(log)
   const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }), [metricsRoutes(requests, startedAt, {

@@ -161,7 +161,7 @@ describe('tallies kept by triggers', () => {
 
   for (const period of Object.keys(PERIOD_S) as Period[]) {
     test(`leaderboards for ${period} equal a brute-force pass over the ledger`, async () => {
-      const boards = await records.snapshot((view) => buildLeaderboards(view.market, NOW))
+      const boards = await records.snapshot((view) => buildLeaderboards(view.stats, NOW))
       const byPurchases = feedFigures(period).sort((a, b) => b.purchases - a.purchases || older(a.f, b.f))
       expect((boards[`most-popular:${period}`] as any[]).map((i) => [i.feed_id, i.total_purchases, i.total_revenue, i.unique_buyers]))
         .toEqual(byPurchases.map((x) => [x.f.id, String(x.purchases), x.revenue.toString(), String(x.buyers)]))
@@ -186,7 +186,7 @@ describe('tallies kept by triggers', () => {
   }
 
   test('category-stats and wallet statistics equal a brute-force pass', async () => {
-    const boards = await records.snapshot((view) => buildLeaderboards(view.market, NOW))
+    const boards = await records.snapshot((view) => buildLeaderboards(view.stats, NOW))
     for (const item of boards['category-stats'] as any[]) {
       const feeds = [...feedsById.values()].filter((f) => f.active && f.category === item.category_id)
       const s = sales.filter((x) => feeds.some((f) => f.id === x.feed))

@@ -53,6 +53,14 @@ export type Access = 'free' | 'owner' | 'buyer' | 'pay' | 'withdrawn'
 export const isFreeNow = (entry: Pick<EntryRecord, 'is_free' | 'expires_at'>, now = nowSeconds()): boolean =>
   entry.is_free || (entry.expires_at !== null && entry.expires_at <= now)
 
+/** Access as the rows tell it: 'pay' for a signer who may yet turn out to have bought the entry. */
+function accessWithoutPurchases(feed: FeedRecord, entry: EntryRecord, signer: Signer | null): Access {
+  const isOwner = signer !== null && signer.address.toLowerCase() === feed.owner_wallet_address.toLowerCase()
+  if (!entry.is_active || !feed.is_active) return isOwner ? 'owner' : 'withdrawn'
+  if (isFreeNow(entry)) return 'free'
+  return isOwner ? 'owner' : 'pay'
+}
+
 const limitReached = (): never => fail('ENTRY_LIMIT_REACHED', `a feed may hold at most ${MAX_ENTRIES_PER_FEED} active entries`)
 const feedInactive = (): never => fail('FEED_INACTIVE', 'entries can only be added to an active feed')
 
@@ -141,12 +149,13 @@ export function entryService(d: Deps) {
      * entries: everyone; paid ones: the feed owner and buyers (signed in); anyone else pays (x402).
      */
     async access(feed: FeedRecord, entry: EntryRecord, signer: Signer | null): Promise<Access> {
-      const isOwner = signer !== null && signer.address.toLowerCase() === feed.owner_wallet_address.toLowerCase()
-      if (!entry.is_active || !feed.is_active) return isOwner ? 'owner' : 'withdrawn'
-      if (isFreeNow(entry)) return 'free'
-      if (isOwner) return 'owner'
-      return signer !== null && (await d.owns(signer.address, entry.id)) ? 'buyer' : 'pay'
+      const known = accessWithoutPurchases(feed, entry, signer)
+      return known === 'pay' && signer !== null && (await d.owns(signer.address, entry.id)) ? 'buyer' : known
     },
+
+    /** The same for a caller who does not sign in: decided from the rows alone. */
+    anonymousAccess: (feed: FeedRecord, entry: EntryRecord): Exclude<Access, 'owner' | 'buyer'> =>
+      accessWithoutPurchases(feed, entry, null) as Exclude<Access, 'owner' | 'buyer'>,
 
     /**
      * What a caller who must pay (see access()) pays for `resource`, the URL of the entry's record or of its bytes:

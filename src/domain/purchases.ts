@@ -5,10 +5,8 @@
 // (ledger row, totals, entitlement, one SQLite transaction); the authorization was spent otherwise or cancelled, or
 // is unused after validBefore by chain time → failed. A settlement serves the bytes only to the request that
 // brought the authorization first; anyone presenting it again (it is public once on chain) must sign in as the payer.
-import type { Db } from '../store/db.ts'
-import type { PaymentRow, PaymentStore, PurchaseStore } from '../store/payments.ts'
-import type { TransactionStore } from '../store/transactions.ts'
-import type { WalletStore } from '../store/wallets.ts'
+import type { PaymentRow } from '../store/payments.ts'
+import type { Records } from '../store/stores.ts'
 import type { EntryRecord } from '../models/records.ts'
 import type { NetworkInfo } from '../config.ts'
 import type { PaymentEngine } from '../chain/x402/engine.ts'
@@ -34,11 +32,7 @@ export type PayOutcome =
 type Fate = 'settled' | 'failed' | 'pending'
 
 interface Deps {
-  db: Db
-  payments: PaymentStore
-  purchases: PurchaseStore
-  transactions: TransactionStore
-  wallets: WalletStore
+  records: Records
   engine: PaymentEngine
   network: NetworkInfo
   log: (msg: string, fields?: Record<string, unknown>) => void
@@ -59,28 +53,29 @@ export function purchaseService(d: Deps) {
   const inFlight = new Map<string, Promise<PayOutcome>>() // by authorization (payer, nonce)
   const buying = new Map<string, Promise<PayOutcome>>() // by purchase (payer, entry)
   const chain = d.engine.chain
+  const read = d.records.read
 
   const expectedOf = (row: PaymentRow) => ({ token: d.network.usdcAddress, payer: row.payer_lc, payTo: row.pay_to, amount: BigInt(row.amount), nonce: row.nonce })
 
-  /** One SQLite transaction: payment settled, ledger row, totals, payer wallet, entitlement. */
-  function record(row: PaymentRow, proof: Extract<Proof, { kind: 'paid' }>): void {
-    const recorded = d.db.transaction(() => {
+  /** One transaction: payment settled, ledger row, totals, payer wallet, entitlement. */
+  async function record(row: PaymentRow, proof: Extract<Proof, { kind: 'paid' }>): Promise<void> {
+    const recorded = await d.records.transact(async (tx) => {
       const now = nowSeconds()
-      if (!d.payments.markSettled(row.id, proof.hash, Number(proof.block), now)) return false // recorded already
+      if (!(await tx.payments.markSettled(row.id, proof.hash, Number(proof.block), now))) return false // recorded already
       const payer = checksumAddress(row.payer_lc)
-      const walletId = d.wallets.ensure(newId(), payer, d.network.name, now)
+      const walletId = await tx.wallets.ensure(newId(), payer, d.network.name, now)
       const transactionId = newId()
       const amount = BigInt(row.amount)
-      d.transactions.insert({ id: transactionId, piid: row.id, payer, pay_to: checksumAddress(row.pay_to), amount, asset: 'USDC', entry_id: row.entry_id, transaction_hash: proof.hash, created_at: now })
-      d.purchases.addToTotals(row.entry_id, amount)
-      d.purchases.grant(walletId, row.entry_id, transactionId, now)
+      await tx.transactions.insert({ id: transactionId, piid: row.id, payer, pay_to: checksumAddress(row.pay_to), amount, asset: 'USDC', entry_id: row.entry_id, transaction_hash: proof.hash, created_at: now })
+      await tx.purchases.addToTotals(row.entry_id, amount)
+      await tx.purchases.grant(walletId, row.entry_id, transactionId, now)
       return true
-    }).immediate()
+    })
     if (recorded) d.logInfo?.('payment settled', { entry: row.entry_id, payer: checksumAddress(row.payer_lc), pay_to: checksumAddress(row.pay_to), amount: row.amount, transaction: proof.hash, payment: row.id })
   }
 
-  function fail(row: PaymentRow, reason: string): Fate {
-    d.payments.markFailed(row.id, reason, nowSeconds())
+  async function recordFailure(row: PaymentRow, reason: string): Promise<Fate> {
+    await d.records.transact((tx) => tx.payments.markFailed(row.id, reason, nowSeconds()))
     d.log('payment failed', { payment: row.id, reason })
     return 'failed'
   }
@@ -94,7 +89,7 @@ export function purchaseService(d: Deps) {
     if (row.submitted_hash) {
       const proof = await chain.prove(row.submitted_hash as `0x${string}`, expected)
       if (proof?.kind === 'paid') {
-        record(row, proof)
+        await record(row, proof)
         return 'settled'
       }
       ownTransactionFinal = proof !== null // mined without paying us
@@ -103,19 +98,19 @@ export function purchaseService(d: Deps) {
       const from = row.submitted_block !== null ? row.submitted_block - SEARCH_SLACK_BLOCKS : Number((await chain.head()).number) - LEGACY_LOOKBACK_BLOCKS
       const event = await chain.findAuthorizationEvent(payer, nonce, BigInt(Math.max(0, from)))
       if (!event) return 'pending' // spent, but the node's logs do not show it yet
-      if (event.kind === 'canceled') return fail(row, REASONS.canceled)
+      if (event.kind === 'canceled') return recordFailure(row, REASONS.canceled)
       const proof = await chain.prove(event.hash, expected)
       if (proof?.kind === 'paid') {
-        record(row, proof)
+        await record(row, proof)
         return 'settled'
       }
-      if (proof?.kind === 'used-otherwise') return fail(row, REASONS.usedElsewhere)
+      if (proof?.kind === 'used-otherwise') return recordFailure(row, REASONS.usedElsewhere)
       return 'pending' // the event and its receipt disagree (a lagging node): look again later
     }
     // Unused. Our only transaction for this attempt was mined without using it: nothing else can land.
-    if (ownTransactionFinal) return fail(row, REASONS.reverted)
+    if (ownTransactionFinal) return recordFailure(row, REASONS.reverted)
     const head = await chain.head()
-    if (head.timestamp > BigInt(row.valid_before + EXPIRY_MARGIN_S)) return fail(row, REASONS.expired)
+    if (head.timestamp > BigInt(row.valid_before + EXPIRY_MARGIN_S)) return recordFailure(row, REASONS.expired)
     return 'pending'
   }
 
@@ -128,7 +123,7 @@ export function purchaseService(d: Deps) {
     }
   }
 
-  const reread = (auth: Authorization) => d.payments.byKey(auth.from, auth.nonce)!
+  const reread = async (auth: Authorization) => (await read.payments.byKey(auth.from, auth.nonce))!
 
   function paid(row: PaymentRow): PayOutcome {
     return { kind: 'paid', payer: checksumAddress(row.payer_lc), transaction: row.transaction_hash! }
@@ -150,7 +145,7 @@ export function purchaseService(d: Deps) {
   /** After our settlement attempt: settled → this request is served; else the row's state says what happened. */
   async function concludeFromChain(row: PaymentRow, refusal?: string): Promise<PayOutcome> {
     const fate = await decideSafely(row)
-    const now = d.payments.byKey(row.payer_lc, row.nonce)!
+    const now = (await read.payments.byKey(row.payer_lc, row.nonce))!
     if (fate === 'settled') return paid(now)
     if (fate === 'failed') return { kind: 'refused', reason: now.error ?? REASONS.settlementFailed }
     if (refusal) return { kind: 'refused', reason: refusal }
@@ -165,12 +160,12 @@ export function purchaseService(d: Deps) {
       return { kind: 'unavailable', reason: `payment_backend_unavailable: ${what}; nothing was charged, retry the same payment later` }
     }
 
-    let row = d.payments.byKey(auth.from, auth.nonce)
+    let row = await read.payments.byKey(auth.from, auth.nonce)
     if (row?.status === 'settled') return alreadySettled(row, entry, signer)
     if (row?.status === 'pending') {
       // Left by an earlier attempt (a crash, a pending answer): only the chain decides, and it is never sent twice.
       await decideSafely(row)
-      row = reread(auth)
+      row = await reread(auth)
       if (row.status !== 'failed') return outcomeOf(row, entry, signer)
     }
 
@@ -180,32 +175,34 @@ export function purchaseService(d: Deps) {
     const payer = checksumAddress(auth.from)
     // The feed owner, and a wallet that already bought the entry, are served without being charged; their
     // authorization (fresh, verified, never published) stays unused.
-    if (payer.toLowerCase() === tag.payTo.toLowerCase() || d.purchases.owns(payer, entry.id)) return { kind: 'paid', payer, transaction: null }
+    if (payer.toLowerCase() === tag.payTo.toLowerCase() || (await read.purchases.owns(payer, entry.id))) return { kind: 'paid', payer, transaction: null }
     if (head instanceof Error || !head) return unavailable('the chain could not be read', describeFailure(head))
     const submittedBlock = Number((head as { number: bigint }).number)
 
     const now = nowSeconds()
     const kept = paymentRecord(payment, requirements)
-    if (!row) {
-      d.payments.insertPending({
+    // The pending row is the lock: only the request whose write made (or re-opened) it settles; another that raced it
+    // (another instance, on a shared database) answers from the row.
+    const failed = row
+    const mine = await d.records.transact((tx) => failed
+      ? tx.payments.retryFailed(failed.id, entry.id, kept.payload, kept.requirements, submittedBlock, now)
+      : tx.payments.insertPending({
         id: newId(), payer_lc: auth.from.toLowerCase(), nonce: auth.nonce, entry_id: entry.id, pay_to: tag.payTo, amount: BigInt(tag.amount),
         ...kept, valid_before: Number(auth.validBefore), submitted_block: submittedBlock, now,
-      })
-    } else {
-      d.payments.retryFailed(row.id, entry.id, kept.payload, kept.requirements, submittedBlock, now)
-    }
-    row = reread(auth)
+      }))
+    row = await reread(auth)
+    if (!mine) return outcomeOf(row, entry, signer)
     const id = row.id
 
-    const outcome = await d.engine.settle(payment, requirements, (hash) => d.payments.recordSigned(id, hash, nowSeconds()))
-    row = reread(auth)
+    const outcome = await d.engine.settle(payment, requirements, (hash) => d.records.transact((tx) => tx.payments.recordSigned(id, hash, nowSeconds())).then(() => {}))
+    row = await reread(auth)
     if (outcome.kind === 'claimed') {
       d.afterSettle?.()
       try {
         const proof = await chain.prove(outcome.hash, expectedOf(row))
         if (proof?.kind === 'paid') {
-          record(row, proof)
-          return paid(reread(auth))
+          await record(row, proof)
+          return paid(await reread(auth))
         }
         d.log('payment: the settler claimed a transaction that does not pay this entry', { payment: id, transaction: outcome.hash })
       } catch (error) {
@@ -217,7 +214,7 @@ export function purchaseService(d: Deps) {
     if (!outcome.sent) {
       // Nothing was signed, so nothing can land: the attempt is over and the same authorization may be sent again.
       const reason = outcome.kind === 'refused' ? outcome.reason : REASONS.backendUnavailable
-      d.payments.markFailed(id, reason, nowSeconds())
+      await d.records.transact((tx) => tx.payments.markFailed(id, reason, nowSeconds()))
       return outcome.kind === 'refused' ? refused(outcome.reason) : unavailable('the settlement could not be submitted', outcome.cause)
     }
     if (outcome.kind === 'backend') d.log('payment: settlement interrupted, the chain decides', { payment: id, cause: outcome.cause })
@@ -235,7 +232,7 @@ export function purchaseService(d: Deps) {
     if ('refused' in checked) return { kind: 'refused', reason: checked.refused }
     const { requirements } = checked
 
-    const existing = d.payments.byKey(auth.from, auth.nonce)
+    const existing = await read.payments.byKey(auth.from, auth.nonce)
     if (existing?.status === 'settled') return alreadySettled(existing, entry, signer)
     // Concurrent submissions of one authorization: one settles; the others learn the outcome but are not served
     // by it (the payment header is not a bearer ticket).
@@ -244,7 +241,7 @@ export function purchaseService(d: Deps) {
     if (running) {
       const first = await running.catch(() => null)
       if (first && first.kind !== 'paid') return first
-      const row = d.payments.byKey(auth.from, auth.nonce)
+      const row = await read.payments.byKey(auth.from, auth.nonce)
       return row ? outcomeOf(row, entry, signer) : { kind: 'refused', reason: REASONS.inUse }
     }
     // A buyer's second authorization for the same entry waits for the first: once that one has bought the
@@ -268,7 +265,7 @@ export function purchaseService(d: Deps) {
   const outcomes: Record<PayOutcome['kind'], number> = { paid: 0, refused: 0, unavailable: 0, pending: 0 }
 
   return {
-    owns: (address: string, entryId: string) => d.purchases.owns(address, entryId),
+    owns: (address: string, entryId: string) => read.purchases.owns(address, entryId),
 
     async pay(payment: PaymentOrRefusal, entry: EntryRecord, tag: PriceTag, signer: string | null = null): Promise<PayOutcome> {
       const outcome = await pay(payment, entry, tag, signer)
@@ -281,7 +278,7 @@ export function purchaseService(d: Deps) {
     /** At start and periodically: let the chain decide every pending payment that no request is settling. */
     async reconcilePending(): Promise<Record<Fate, number>> {
       const counts = { settled: 0, failed: 0, pending: 0 }
-      for (const row of d.payments.pending()) {
+      for (const row of await read.payments.pending()) {
         if (inFlight.has(`${row.payer_lc}:${row.nonce}`)) continue
         counts[await decideSafely(row)]++
       }

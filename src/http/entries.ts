@@ -62,7 +62,7 @@ const MEMORY_BUDGET_PER_BODY_BYTE = 0.75 * 1.25
 const entryBodyReader = (s: Services): BodyReader => async (request, limit, { signer, params, rssAtArrival }) => {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN)
   const known = Number.isSafeInteger(declared)
-  const writer = known && declared >= SPOOL_WHILE_READING_BYTES && isUuid(params.feed_id) ? s.entries.contentWriter(signer, params.feed_id.toLowerCase()) : null
+  const writer = known && declared >= SPOOL_WHILE_READING_BYTES && isUuid(params.feed_id) ? await s.entries.contentWriter(signer, params.feed_id.toLowerCase()) : null
   const decoder = base64Decoder(known ? declared : undefined, writer?.push) // the body bounds the field
   const guard = writer ? memoryGuard(declared * MEMORY_BUDGET_PER_BODY_BYTE, rssAtArrival) : null
   let pushed = 0
@@ -85,7 +85,7 @@ const entryBodyReader = (s: Services): BodyReader => async (request, limit, { si
 
 /** The rows behind every read of an entry, until the database next changes (they are only read, never modified). */
 export const entryRows = (s: Services, feedId: string, entryId: string) =>
-  s.cached(`rows:${feedId}/${entryId}`, () => s.entries.get(feedId, entryId), () => 2_000)
+  s.cached.get(`rows:${feedId}/${entryId}`, () => s.entries.get(feedId, entryId), () => 2_000)
 
 export const entryRoutes = (s: Services) => {
   const ids = (params: { feed_id: string; entry_id: string }) => [uuid(params.feed_id, 'feed_id'), uuid(params.entry_id, 'entry_id')] as const
@@ -106,13 +106,13 @@ export const entryRoutes = (s: Services) => {
       response: { 201: Entry, ...errors(403, 404, 409) },
       detail: { summary: 'Create an entry (feed owner)', description: 'Stores the content on the private IPFS store. is_free defaults to true; a paid entry needs price {amount, currency: "USDC"}.' },
     })
-    .get('', ({ params, query }) => {
+    .get('', async ({ params, query }) => {
       const feedId = uuid(params.feed_id, 'feed_id')
-      return jsonResponse(s.cached(`entries:${feedId}${queryKey(query, ENTRY_LIST_PARAMETERS)}`, (staleFrom) => {
+      return jsonResponse(await s.cached.get(`entries:${feedId}${queryKey(query, ENTRY_LIST_PARAMETERS)}`, async (staleFrom) => {
         const now = nowSeconds()
         const limit = pageSize(query.page_size)
         const scope = `entries:${feedId}`
-        const rows = s.entries.list({ feedId, isFree: booleanQuery(query.is_free, 'is_free'), beforeId: s.pages.decode<string>(scope, query.page_token), limit: limit + 1 })
+        const rows = await s.entries.list({ feedId, isFree: booleanQuery(query.is_free, 'is_free'), beforeId: s.pages.decode<string>(scope, query.page_token), limit: limit + 1 })
         const result = page(rows, limit, s.pages, scope, (last) => last.id)
         // is_free and price change when a paid entry's early access ends.
         for (const e of result.data) if (!isFreeNow(e, now) && e.expires_at !== null) staleFrom(e.expires_at)
@@ -125,7 +125,7 @@ export const entryRoutes = (s: Services) => {
     })
     .get('/:entry_id', async ({ params, signer, request }) => {
       const [feedId, entryId] = ids(params)
-      const { feed, entry } = entryRows(s, feedId, entryId)
+      const { feed, entry } = await entryRows(s, feedId, entryId)
       const passed = await gate(feed, entry, signer, request.headers, () => new URL(request.url).pathname)
       // A deleted entry keeps its record, but its content is withdrawn: no content_url, nothing to buy.
       if (passed.kind === 'withdrawn') return jsonResponse(JSON.stringify(entryBody(entry)))
@@ -140,11 +140,11 @@ export const entryRoutes = (s: Services) => {
     })
     .get('/:entry_id/content', async ({ params, signer, request }) => {
       const [feedId, entryId] = ids(params)
-      const { feed, entry } = entryRows(s, feedId, entryId)
+      const { feed, entry } = await entryRows(s, feedId, entryId)
       const passed = await gate(feed, entry, signer, request.headers, () => new URL(request.url).pathname)
       if (passed.kind === 'withdrawn') return errorResponse('ENTRY_NOT_FOUND', 'entry is no longer available')
       if (passed.kind === 'answered') return asResponse(passed.answer)
-      const response = await serveContent(s.content, s.entries.servable(entry), request, isFreeNow(entry) ? 'public, max-age=300' : 'private, max-age=300')
+      const response = await serveContent(s.content, await s.entries.servable(entry), request, isFreeNow(entry) ? 'public, max-age=300' : 'private, max-age=300')
       if (passed.receipt) for (const name in passed.receipt) response.headers.set(name, passed.receipt[name]!)
       return response
     }, {

@@ -3,6 +3,7 @@
 // challenge, or 502/503 when a payment could not finish). The x402 answers are chain/x402's, copied out as they are.
 import type { EntryRecord, FeedRecord } from '../models/records.ts'
 import type { Signer } from '../domain/auth.ts'
+import type { Access } from '../domain/entries.ts'
 import type { PriceTag } from '../chain/x402/requirements.ts'
 import type { Payment, PaymentOrRefusal } from '../chain/x402/payload.ts'
 import { resourceServer, type Instructions } from '../chain/x402/resource-server.ts'
@@ -63,9 +64,13 @@ export function entryGate(s: Services) {
    * to wait for: the hot route prepares that answer once per URL.
    */
   function gate(feed: FeedRecord, entry: EntryRecord, signer: null, headers: null, path: () => string): Gate<Prepared>
-  function gate(feed: FeedRecord, entry: EntryRecord, signer: Signer | null, headers: Headers, path: () => string): Gate | Promise<Gate>
+  function gate(feed: FeedRecord, entry: EntryRecord, signer: Signer | null, headers: Headers, path: () => string): Promise<Gate>
   function gate(feed: FeedRecord, entry: EntryRecord, signer: Signer | null, headers: Headers | null, path: () => string): Gate | Promise<Gate> {
-    const access = s.entries.access(feed, entry, signer)
+    if (signer === null) return decide(s.entries.anonymousAccess(feed, entry), feed, entry, signer, headers, path)
+    return s.entries.access(feed, entry, signer).then((access) => decide(access, feed, entry, signer, headers, path))
+  }
+
+  function decide(access: Access, feed: FeedRecord, entry: EntryRecord, signer: Signer | null, headers: Headers | null, path: () => string): Gate | Promise<Gate> {
     if (access === 'withdrawn') return WITHDRAWN
     if (access !== 'pay') return SERVE
     const at = path()

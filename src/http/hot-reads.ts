@@ -6,9 +6,9 @@ import type { Services } from './services.ts'
 import type { PeriodBoard, PlainBoard } from '../domain/leaderboards.ts'
 import { PERIODS, type Period } from '../domain/tallies.ts'
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination.ts'
-import { feedJson } from './feeds.ts'
-import { walletStatsJson } from './wallets.ts'
-import { recentEntriesJson } from './leaderboards.ts'
+import { heldFeedJson } from './feeds.ts'
+import { heldWalletStatsJson } from './wallets.ts'
+import { heldRecentEntriesJson } from './leaderboards.ts'
 import { coverImages } from './cover-images.ts'
 import type { Answer } from './edge.ts'
 import { entryGate } from './entry-gate.ts'
@@ -80,15 +80,6 @@ function pageSizeOf(query: Map<string, string>): number | null {
   return n >= 1 && n <= MAX_PAGE_SIZE ? n : null
 }
 
-/** A failure is Elysia's to answer. */
-function orNull(make: () => string): string | null {
-  try {
-    return make()
-  } catch {
-    return null
-  }
-}
-
 export function hotReads(s: Services): Record<string, Fast> {
   const routes: Record<string, Fast> = {}
   for (const board of PERIOD_BOARDS) {
@@ -111,17 +102,17 @@ export function hotReads(s: Services): Record<string, Fast> {
     const query = parse(q < 0 ? '' : request.url.slice(q + 1), ['page_size', 'page_token'])
     const length = query && pageSizeOf(query)
     const token = query?.get('page_token')
-    return query && length ? orNull(() => recentEntriesJson(s, length, token === '' ? undefined : token)) : null
+    return query && length ? (heldRecentEntriesJson(s, length, token === '' ? undefined : token) ?? null) : null
   }
   // A paid entry asked for without payment or sign-in: the 402 challenge (its JSON and its content URL alike).
   const gate = entryGate(s)
   const challenge = (suffix: string): Fast => {
     /** The prepared 402 of a paid entry's URL, or null when Elysia answers (invalid or unknown ids, withdrawn, free). */
-    function prepare(feedId: string, entryId: string) {
+    async function prepare(feedId: string, entryId: string) {
       // Only the canonical form of the URL (lower-case ids, nothing encoded): its path is the resource as is.
       if (!isUuid(feedId) || !isUuid(entryId) || feedId !== feedId.toLowerCase() || entryId !== entryId.toLowerCase()) return null
       try {
-        const { feed, entry } = s.entries.get(feedId, entryId)
+        const { feed, entry } = await s.entries.get(feedId, entryId)
         const path = `/v1/feeds/${feedId}/entries/${entryId}${suffix}`
         // The answer Elysia's route gives a caller who neither signs nor pays; only a 402 is answered here.
         const passed = gate(feed, entry, null, null, () => path)
@@ -131,10 +122,12 @@ export function hotReads(s: Services): Record<string, Fast> {
       }
     }
     // One cached lookup per request: each piece of work on this path costs several times more between network
-    // events than in a loop.
+    // events than in a loop. A URL not prepared yet is answered by Elysia while it is prepared for the next.
     return (request) => {
       const { feed_id: feedId, entry_id: entryId } = request.params
-      const hot = s.cached(`402${suffix}:${feedId}/${entryId}`, () => prepare(feedId, entryId), () => 2_000)
+      const key = `402${suffix}:${feedId}/${entryId}`
+      const hot = s.cached.peek<Awaited<ReturnType<typeof prepare>>>(key)
+      if (hot === undefined) void s.cached.get(key, () => prepare(feedId, entryId), () => 2_000)
       if (!hot || !request.url.endsWith(hot.path) || isFreeNow(hot.entry) || SIGNED_OR_PAYING.some((h) => request.headers.has(h))) return null
       return hot.answer
     }
@@ -142,7 +135,7 @@ export function hotReads(s: Services): Record<string, Fast> {
   routes['/v1/feeds/:feed_id/entries/:entry_id'] = challenge('')
   routes['/v1/feeds/:feed_id/entries/:entry_id/content'] = challenge('/content')
   routes['/v1/feeds/:feed_id/image'] = coverImages(s)
-  routes['/v1/feeds/:feed_id'] = (request) => (withoutQuery(request.url) ? orNull(() => feedJson(s, request.params.feed_id)) : null)
-  routes['/v1/wallets/:wallet_id/stats'] = (request) => (withoutQuery(request.url) ? orNull(() => walletStatsJson(s, request.params.wallet_id)) : null)
+  routes['/v1/feeds/:feed_id'] = (request) => (withoutQuery(request.url) ? (heldFeedJson(s, request.params.feed_id) ?? null) : null)
+  routes['/v1/wallets/:wallet_id/stats'] = (request) => (withoutQuery(request.url) ? (heldWalletStatsJson(s, request.params.wallet_id) ?? null) : null)
   return routes
 }

@@ -19,6 +19,8 @@ export interface Jobs {
   /** Prometheus lines of the jobs' own gauges. */
   metrics(): string[]
   stop(): Promise<void>
+  /** The first runs of the jobs that only write records (nonce cleanup, expiry): a server serves once they are done. */
+  ready: Promise<void>
 }
 
 /** Runs by job and result, and the time they took. */
@@ -62,15 +64,18 @@ export function startJobs(d: {
         s.running = false
       }
     }
-    if (runAtStart) void run()
-    else state[name].lastRun = nowSeconds()
+    const first = runAtStart ? run() : ((state[name].lastRun = nowSeconds()), Promise.resolve())
     const timer = setInterval(run, seconds * 1000)
     timer.unref()
     timers.push(timer)
+    return first
   }
 
-  every('nonce-cleanup', 600, () => d.auth.purgeNonces(nowSeconds() - 3600))
-  every('entry-expiry', 30, () => d.entries.endEarlyAccess(nowSeconds()))
+  const ready = Promise.all([
+    every('nonce-cleanup', 600, () => d.auth.purgeNonces(nowSeconds() - 3600)),
+    // An early access that ended while the server was down is over before the first request is answered.
+    every('entry-expiry', 30, () => d.entries.endEarlyAccess(nowSeconds())),
+  ]).then(() => {})
   every('payment-reconciliation', d.reconcileS, async () => {
     const counts = await d.purchases.reconcilePending()
     if (counts.settled || counts.failed) d.log.info('payments reconciled', counts)
@@ -111,6 +116,7 @@ export function startJobs(d: {
   })
 
   return {
+    ready,
     status: () => Object.fromEntries(Object.entries(state).map(([k, v]) => [k, { last_run: v.lastRun, last_error: v.lastError }])),
     metrics: () => [...jobMetrics(state), ...(audit === null ? [] : [
       '# HELP trellis_ledger_problems Rules broken at the last check of the ledger against the chain (0 = the ledger equals the chain).',

@@ -30,7 +30,7 @@ self.onmessage = async (event: MessageEvent<BuildRequest | { close: true }>) => 
     }
     const result: BuildResult = { id: request.id, ms: 0 }
     if (request.boards) {
-      const boards = await records.snapshot((view) => buildLeaderboards(view.market, request.now))
+      const boards = await records.snapshot((view) => buildLeaderboards(view.stats, request.now))
       result.boards = Object.fromEntries(Object.entries(boards).map(([key, items]) => [key, items.map((item) => JSON.stringify(item))])) as Record<BoardKey, string[]>
       persist(request.dataDir, 'boards', { generated_at: request.now, boards: result.boards })
     }

@@ -35,7 +35,7 @@ export type SettleOutcome =
 export interface PaymentEngine {
   verify(payment: Payment, requirements: unknown): Promise<VerifyOutcome>
   /** `onSigned` gets the hash of our settling transaction before it is sent (local mode), so a crash cannot lose it. */
-  settle(payment: Payment, requirements: unknown, onSigned: (hash: Hex) => void): Promise<SettleOutcome>
+  settle(payment: Payment, requirements: unknown, onSigned: (hash: Hex) => Promise<void>): Promise<SettleOutcome>
   chain: ChainReader
 }
 
@@ -65,16 +65,16 @@ function localEngine(config: Config, transport: ReturnType<typeof watchedHttp>, 
   if (!config.relayerKey) throw new Error('TRELLIS_SETTLEMENT=local needs TRELLIS_RELAYER_KEY (the wallet that pays gas)')
   // Parallel settlements need distinct transaction nonces: a nonce manager per relayer account.
   const account = privateKeyToAccount(config.relayerKey as Hex, { nonceManager: createNonceManager({ source: jsonRpc() }) })
-  const signing = new AsyncLocalStorage<{ onSigned: (hash: Hex) => void; sent: boolean }>()
+  const signing = new AsyncLocalStorage<{ onSigned: (hash: Hex) => Promise<void>; sent: boolean }>()
   // viem sends through the client's own `sendRawTransaction` when it has one: the signed bytes' hash is known,
   // and persisted by the caller, before anything leaves the process.
   const base = createClient({ account, transport, pollingInterval: 250, cacheTime: 0 })
   const wallet = base
     .extend(() => ({
-      sendRawTransaction(args: Parameters<typeof sendRawTransaction>[1]) {
+      async sendRawTransaction(args: Parameters<typeof sendRawTransaction>[1]) {
         const attempt = signing.getStore()
         if (attempt) {
-          attempt.onSigned(keccak256(args.serializedTransaction))
+          await attempt.onSigned(keccak256(args.serializedTransaction)) // durable before the bytes leave
           attempt.sent = true
         }
         return sendRawTransaction(base, args)
