@@ -4,7 +4,7 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { configFrom } from '../src/config.ts'
-import { openDb } from '../src/store/db.ts'
+import { openDb } from '../src/store/sqlite/database.ts'
 import { embeddedRecords } from '../src/store/sqlite/records.ts'
 import { openContent } from '../src/content/open.ts'
 import { loadSecret } from '../src/store/secret.ts'

@@ -1,7 +1,7 @@
 // Builds the Elysia app from the resource plugins and the services below them (used by main.ts and tests).
 import { Elysia } from 'elysia'
 import type { Config } from './config.ts'
-import type { Db } from './store/db.ts'
+import type { Db } from './store/sqlite/database.ts'
 import type { Records } from './store/stores.ts'
 import { readMemo } from './store/memo.ts'
 import type { ContentStore } from './content/store.ts'

@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { DATA_COMMANDS, isWildcardHost, urlHost, type Config } from './config.ts'
-import { openDb } from './store/db.ts'
+import { openDb } from './store/sqlite/database.ts'
 import { embeddedRecords } from './store/sqlite/records.ts'
 import { bindChain } from './store/chain-binding.ts'
 import { lockDataDir } from './store/lock.ts'

@@ -1,4 +1,4 @@
-// Access-link uses share durable commits (store/db.ts commitGroup) yet stay exact: of many concurrent opens exactly
+// Access-link uses share durable commits (the records adapter's group commit) yet stay exact: of many concurrent opens exactly
 // max_uses are served, and after a kill -9 the recorded uses cover every open that was answered, never more than
 // max_uses.
 import { afterAll, beforeAll, expect, test } from 'bun:test'

@@ -1,11 +1,13 @@
-// Group commits (store/db.ts commitGroup for SQLite, lib/shared-runs.ts for the content store's LevelDB sync): many
-// writers share one commit, yet each is answered only after a commit that covers it, and one writer's failure is its
-// own.
+// Group commits (the SQLite records adapter's transact, lib/shared-runs.ts for the content store's LevelDB sync):
+// many writers share one commit, yet each is answered only after a commit that covers it, and one writer's failure is
+// its own.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { commitGroup, openDb } from '../src/store/db.ts'
+import { openDb } from '../src/store/sqlite/database.ts'
+import { q, type Sql } from '../src/store/query.ts'
+import { sqliteRecords } from '../src/store/sqlite/records.ts'
 import { sharedRuns } from '../src/lib/shared-runs.ts'
 import { tempDir } from '../dev/server.ts'
 
@@ -20,26 +22,28 @@ function database(name: string) {
   db.exec('INSERT INTO parents (id) VALUES (1)')
   const reader = new Database(path, { readonly: true }) // another connection sees only what is committed
   const committed = () => reader.query<{ text: string }, []>('SELECT text FROM notes ORDER BY id').all().map((r) => r.text)
-  return { db, committed, insert: (text: string, parent = 1) => db.query('INSERT INTO notes (parent, text) VALUES (?, ?)').run(parent, text) }
+  const records = sqliteRecords(db, (sql: Sql) => ({ insert: (text: string, parent = 1) => sql.run(q`INSERT INTO notes (parent, text) VALUES (${parent}, ${text})`) }))
+  // Today's commitGroup(db)(work) in the port's terms: the work's writes, in a transaction of the group.
+  const commit = <T>(work: (insert: (text: string, parent?: number) => Promise<number>) => Promise<T>) => records.transact((tx) => work(tx.insert))
+  return { db, committed, commit }
 }
 
-describe('commitGroup', () => {
+describe('group commit', () => {
   test('writes queued in one turn share a transaction; a failing one is rolled back alone; all settle after the commit', async () => {
-    const { db, committed, insert } = database('one.db')
-    const commit = commitGroup(db)
+    const { db, committed, commit } = database('one.db')
     const seenByOthers: string[][] = []
     const settled: { text: string; inTransaction: boolean; visible: boolean }[] = []
     const after = (text: string) => (outcome: unknown) => {
       settled.push({ text, inTransaction: db.inTransaction, visible: committed().includes(text) })
       return outcome
     }
-    const a = commit(() => (insert('a'), 'A')).then(after('a'))
-    const b = commit(() => {
-      insert('b')
+    const a = commit(async (insert) => (await insert('a'), 'A')).then(after('a'))
+    const b = commit(async (insert) => {
+      await insert('b')
       throw new Error('b refused') // after its own insert: that insert must not survive
     }).catch(after('b'))
-    const c = commit(() => {
-      insert('c')
+    const c = commit(async (insert) => {
+      await insert('c')
       seenByOthers.push(committed()) // 'a' is written but not yet committed: nobody else sees it
       return 'C'
     }).then(after('c'))
@@ -57,25 +61,23 @@ describe('commitGroup', () => {
   })
 
   test('a commit that fails rejects every write in it and keeps none of them', async () => {
-    const { db, committed, insert } = database('two.db')
-    const commit = commitGroup(db)
+    const { db, committed, commit } = database('two.db')
     // A deferred foreign key is checked at COMMIT: the whole group's commit fails.
-    const results = await Promise.allSettled([commit(() => insert('x')), commit(() => insert('orphan', 99)), commit(() => insert('y'))])
+    const results = await Promise.allSettled([commit((insert) => insert('x')), commit((insert) => insert('orphan', 99)), commit((insert) => insert('y'))])
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected'])
     expect(String((results[0] as PromiseRejectedResult).reason)).toContain('FOREIGN KEY')
     expect(committed()).toEqual([])
     expect(db.inTransaction).toBe(false)
     // The next group is unaffected.
-    await commit(() => insert('z'))
+    await commit((insert) => insert('z'))
     expect(committed()).toEqual(['z'])
   })
 
   test('writes queued in later turns get commits of their own', async () => {
-    const { db, committed, insert } = database('three.db')
-    const commit = commitGroup(db)
-    await commit(() => insert('first'))
+    const { committed, commit } = database('three.db')
+    await commit((insert) => insert('first'))
     expect(committed()).toEqual(['first'])
-    await commit(() => insert('second'))
+    await commit((insert) => insert('second'))
     expect(committed()).toEqual(['first', 'second'])
   })
 })

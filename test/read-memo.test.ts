@@ -6,7 +6,7 @@ import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { rmSync } from 'node:fs'
 import { readMemo } from '../src/store/memo.ts'
-import { connectionChanges, openDb } from '../src/store/db.ts'
+import { openDb } from '../src/store/sqlite/database.ts'
 import { embeddedRecords } from '../src/store/sqlite/records.ts'
 import { openContent } from '../src/content/open.ts'
 import type { ContentStore } from '../src/content/store.ts'
@@ -17,9 +17,12 @@ import { setClockOffset } from '../src/lib/clock.ts'
 import { tempDir } from '../dev/server.ts'
 import { call, createEntry, createFeed, newWallet, type InProcess } from '../dev/api.ts'
 
+/** A connection's writes as a version: SQLite's total_changes() moves on each. */
+const changesOf = (db: Database) => ({ version: () => db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n, live: () => true })
+
 describe('readMemo', () => {
   test('a result read often stays held while a flood of others passes through a full memo; none is refused', () => {
-    const memo = readMemo(connectionChanges(new Database(':memory:')), 10_000)
+    const memo = readMemo(changesOf(new Database(':memory:')), 10_000)
     let hotComputed = 0
     const hot = () => memo('hot', () => (hotComputed++, 'h'.repeat(200)))
     for (let i = 0; i < 5_000; i++) {
@@ -37,7 +40,7 @@ describe('readMemo', () => {
 
   test('a result is made again once the time it said it goes stale has come', () => {
     let now = 100
-    const memo = readMemo(connectionChanges(new Database(':memory:')), 10_000, () => now)
+    const memo = readMemo(changesOf(new Database(':memory:')), 10_000, () => now)
     let computed = 0
     const read = () => memo('k', (staleFrom) => (computed++, staleFrom(105), staleFrom(103), `v${computed}`))
     expect(read()).toBe('v1')
@@ -50,7 +53,7 @@ describe('readMemo', () => {
 
   test('every result is dropped when the database is written', () => {
     const db = new Database(':memory:')
-    const memo = readMemo(connectionChanges(db))
+    const memo = readMemo(changesOf(db))
     db.exec('CREATE TABLE t (x)')
     memo('k', () => 'a')
     db.exec('INSERT INTO t VALUES (1)')

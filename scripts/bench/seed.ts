@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { getAddress } from 'viem'
-import { openDb } from '../../src/store/db.ts'
+import { openDb } from '../../src/store/sqlite/database.ts'
 import { embeddedRecords } from '../../src/store/sqlite/records.ts'
 import type { Stores } from '../../src/store/stores.ts'
 import { SEED_CATEGORIES } from '../../src/domain/categories.ts'

@@ -3,7 +3,7 @@
 // data directory: a restarted server serves the last one at once, before its first rebuild.
 import { Database } from 'bun:sqlite'
 import { buildLeaderboards, type BoardKey } from '../domain/leaderboards.ts'
-import { integrityCheck } from '../store/db.ts'
+import { integrityCheck } from '../store/sqlite/database.ts'
 import { embeddedRecords } from '../store/sqlite/records.ts'
 import type { Records } from '../store/stores.ts'
 import { namedCids } from '../store/named-cids.ts'

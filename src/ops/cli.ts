@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { Config, DataCommand } from '../config.ts'
-import { openDb, integrityCheck } from '../store/db.ts'
+import { openDb, integrityCheck } from '../store/sqlite/database.ts'
 import { lockDataDir, lockHolder } from '../store/lock.ts'
 import { ownerOnlyFromNow } from '../store/permissions.ts'
 import { embeddedRecords } from '../store/sqlite/records.ts'

@@ -10,7 +10,6 @@ export interface EntryStore {
   contentKey(id: string): Promise<Uint8Array | null>
   /** Early access over: paid entries whose expires_at has passed become free. How many did. */
   freeExpired(now: number): Promise<number>
-  activeCountIn(feedId: string): Promise<number>
   /** The row only: the feed's slot is taken first (FeedStore.takeEntrySlot). */
   insert(entry: NewEntry): Promise<void>
   /** False when it was not active; the feed's count goes down with it. */
@@ -60,7 +59,6 @@ export function entryStore(sql: Sql): EntryStore {
     },
     contentKey: async (id) => (await sql.get<{ content_key: Uint8Array | null }>(q`SELECT content_key FROM entries WHERE id = ${id}`))?.content_key ?? null,
     freeExpired: (now) => sql.run(q`UPDATE entries SET is_free = 1, updated_at = ${now} WHERE is_free = 0 AND expires_at IS NOT NULL AND expires_at <= ${now}`),
-    activeCountIn: async (feedId) => Number((await sql.get<{ n: number }>(q`SELECT COUNT(*) AS n FROM entries WHERE feed_id = ${feedId} AND is_active = 1`))!.n),
     async insert(e) {
       await sql.run(q`INSERT INTO entries (id, feed_id, cid, size, mime_type, title, description, metadata, tags, is_free, price, expires_at, content_key, created_at, updated_at)
         VALUES (${e.id}, ${e.feed_id}, ${e.cid}, ${e.size}, ${e.mime_type}, ${e.title}, ${e.description}, ${e.metadata}, ${JSON.stringify(e.tags)}, ${e.is_free ? 1 : 0},

@@ -1,5 +1,5 @@
 // The market's size at a glance, for /metrics.
-import type { Db } from './db.ts'
+import type { Db } from './sqlite/database.ts'
 
 export interface Gauge { name: string; help: string; value: number }
 
