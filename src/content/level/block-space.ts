@@ -18,6 +18,12 @@ import { blockKey, keyCid } from './keys.ts'
  * uploads in a row into compaction stalls (docs/performance.md, "LevelDB write buffer").
  */
 const WRITE_BUFFER_BYTES = 16 * 1024 * 1024
+/**
+ * Tables LevelDB keeps open, each mapped into memory whole: the default 1000 lets a store that keeps growing map a
+ * thousand tables of 2 MiB (RSS that grows with the store, docs/performance.md "soak"). A table closed is opened
+ * again on its next read.
+ */
+const OPEN_TABLES = 32
 
 /** A key no block can have (block keys are base32 multihashes), written by the durability barrier. */
 const SYNC_KEY = '/trellis-sync-barrier'
@@ -39,7 +45,7 @@ export class LevelBlockSpace extends LevelBlockstore implements BlockSpace {
   readonly #flush = sharedRuns(() => this.db.put(SYNC_KEY, new Uint8Array(0), { sync: true }))
 
   constructor(path: string) {
-    super(path, { writeBufferSize: WRITE_BUFFER_BYTES })
+    super(path, { writeBufferSize: WRITE_BUFFER_BYTES, maxOpenFiles: OPEN_TABLES })
   }
 
   override put(...args: Parameters<LevelBlockstore['put']>): Promise<CID> {
