@@ -201,6 +201,37 @@ describe('an RPC that fails mid-way', () => {
     expect(await (await fetch(m.content, { headers: await authHeaders(server.url, buyer as unknown as Wallet) })).text()).toBe(SECRET)
   })
 
+  test('a second authorization while the first for the same entry is pending: 503, never sent, one purchase in the end', async () => {
+    const m = await market()
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    const first = encodePaymentHeader(await v1Payment(buyer, { to: m.owner.address, value: PRICE }))
+    const second = await v1Payment(buyer, { to: m.owner.address, value: PRICE })
+    await chain.testClient.setAutomine(false)
+    try {
+      rpc.fail('eth_getTransactionReceipt')
+      expect((await pay(m.content, first)).status).toBe(503)
+      const sent = rpc.callsOf('eth_sendRawTransaction').length
+      const reply = await pay(m.content, encodePaymentHeader(second))
+      expect(reply.status).toBe(503)
+      const body = await reply.json()
+      expect(body.code).toBe('PAYMENT_PENDING')
+      expect(JSON.stringify(body)).toContain('another payment from this wallet for this entry is being settled')
+      expect(rpc.callsOf('eth_sendRawTransaction').length).toBe(sent) // the second was never sent
+      await chain.testClient.mine({ blocks: 1 })
+    } finally {
+      await chain.testClient.setAutomine(true)
+      rpc.heal()
+    }
+    await waitFor('the reconciler to record the first payment', async () => (await entryRows(server, m)).length === 1)
+    // The entry is bought: the second authorization is served without being charged, and stays unused on chain.
+    const again = await pay(m.content, encodePaymentHeader(second))
+    expect(again.status).toBe(200)
+    expect(await again.text()).toBe(SECRET)
+    expect(await chain.authorizationState(buyer.address, second.payload.authorization.nonce as Hex)).toBe(false)
+    expect(await entryRows(server, m)).toHaveLength(1)
+    expect(await books(server, m)).toBe(PRICE)
+  })
+
   test('a facilitator that settles, then fails to answer: found by bounded log searches from the submission block', async () => {
     const m = await market(remote)
     const buyer = await chain.newFundedBuyer(1_000_000n)

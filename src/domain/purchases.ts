@@ -190,8 +190,13 @@ export function purchaseService(d: Deps) {
         id: newId(), payer_lc: auth.from.toLowerCase(), nonce: auth.nonce, entry_id: entry.id, pay_to: tag.payTo, amount: BigInt(tag.amount),
         ...kept, valid_before: Number(auth.validBefore), submitted_block: submittedBlock, now,
       }))
+    if (!mine) {
+      const now = await read.payments.byKey(auth.from, auth.nonce)
+      // No row of its own (or its failed one not re-opened): another payment of this purchase is being settled.
+      if (!now || now.status === 'failed') return { kind: 'pending', reason: REASONS.purchasePending }
+      return outcomeOf(now, entry, signer)
+    }
     row = await reread(auth)
-    if (!mine) return outcomeOf(row, entry, signer)
     const id = row.id
 
     const outcome = await d.engine.settle(payment, requirements, (hash) => d.records.transact((tx) => tx.payments.recordSigned(id, hash, nowSeconds())).then(() => {}))

@@ -28,9 +28,12 @@ export type NewPayment = Omit<PaymentRow, 'amount' | 'status' | 'error' | 'trans
 export interface PaymentStore {
   byKey(payer: string, nonce: string): Promise<PaymentRow | undefined>
   pending(): Promise<PaymentRow[]>
-  /** True when this call created the row (the caller owns the settlement). */
+  /**
+   * True when this call created the row (the caller owns the settlement); false when the authorization has a row
+   * already, or another payment of the same purchase (payer, entry) is pending (migration 009).
+   */
   insertPending(p: NewPayment): Promise<boolean>
-  /** A failed payment may be tried again with the same authorization (e.g. after topping up the balance). */
+  /** A failed payment may be tried again with the same authorization (e.g. after topping up the balance), unless another payment of the purchase is pending. */
   retryFailed(id: string, entryId: string, payload: string, requirements: string, submittedBlock: number, now: number): Promise<boolean>
   /** Our settling transaction is signed: its hash is kept before it is sent. */
   recordSigned(id: string, hash: string, now: number): Promise<boolean>
@@ -66,10 +69,10 @@ export function paymentStore(sql: Sql): PaymentStore {
         submitted_block, status, created_at, updated_at)
       VALUES (${p.id}, ${p.payer_lc}, ${p.nonce.toLowerCase()}, ${p.entry_id}, ${p.pay_to}, ${p.amount}, ${p.x402_version}, ${p.payload}, ${p.requirements},
         ${p.valid_before}, ${p.submitted_block}, 'pending', ${p.now}, ${p.now})
-      ON CONFLICT (payer_lc, nonce) DO NOTHING`),
+      ON CONFLICT DO NOTHING`),
     retryFailed: (id, entryId, payload, requirements, submittedBlock, now) => changed(q`UPDATE payments SET status = 'pending', error = NULL, entry_id = ${entryId},
-        payload = ${payload}, requirements = ${requirements}, submitted_block = ${submittedBlock}, submitted_hash = NULL, updated_at = ${now}
-      WHERE id = ${id} AND status = 'failed'`),
+        payload = ${payload}, requirements = ${requirements}, submitted_block = ${submittedBlock}, submitted_hash = NULL, pending_slot = 0, updated_at = ${now}
+      WHERE id = ${id} AND status = 'failed' AND NOT EXISTS (SELECT 1 FROM payments o WHERE o.payer_lc = payments.payer_lc AND o.entry_id = ${entryId} AND o.status = 'pending')`),
     recordSigned: (id, hash, now) => changed(q`UPDATE payments SET submitted_hash = ${hash.toLowerCase()}, updated_at = ${now} WHERE id = ${id} AND status = 'pending'`),
     markFailed: (id, error, now) => changed(q`UPDATE payments SET status = 'failed', error = ${error}, updated_at = ${now} WHERE id = ${id} AND status = 'pending'`),
     markSettled: (id, hash, block, now) => changed(q`UPDATE payments SET status = 'settled', transaction_hash = ${hash.toLowerCase()}, settled_block = ${block},

@@ -7,6 +7,8 @@ import tallies from './005-tallies.sql' with { type: 'text' }
 import readIndexes from './006-read-indexes.sql' with { type: 'text' }
 import images from './007-images.sql' with { type: 'text' }
 import contentKeys from './008-content-keys.sql' with { type: 'text' }
+import onePendingPurchase from './009-one-pending-purchase.sql' with { type: 'text' }
+import insertFirstTallies from './010-insert-first-tallies.sql' with { type: 'text' }
 
 export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 1, name: '001-init', sql: init },
@@ -17,6 +19,8 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 6, name: '006-read-indexes', sql: readIndexes },
   { version: 7, name: '007-images', sql: images },
   { version: 8, name: '008-content-keys', sql: contentKeys },
+  { version: 9, name: '009-one-pending-purchase', sql: onePendingPurchase },
+  { version: 10, name: '010-insert-first-tallies', sql: insertFirstTallies },
 ]
 
 /** The newest schema this binary knows: a database migrated past it was written by a newer Trellis. */
