@@ -2,13 +2,9 @@
 // server, on a temporary data directory, without a process, a socket or the edge in front (CORS, rate limit and
 // the hot-read router are the spawned server's; test those there). Tens of times faster to start than a server.
 import { rmSync } from 'node:fs'
-import { join } from 'node:path'
 import { configFrom } from '../src/config.ts'
-import { openDb } from '../src/store/sqlite/database.ts'
-import { embeddedRecords } from '../src/store/sqlite/records.ts'
-import { openContent } from '../src/content/open.ts'
 import { loadSecret } from '../src/store/secret.ts'
-import { buildApp, buildServices } from '../src/app.ts'
+import { buildApp, buildServices, openDataContent, openDataRecords } from '../src/app.ts'
 import { allowingTestHooks, tempDir } from './server.ts'
 import type { InProcess } from './api.ts'
 
@@ -30,12 +26,11 @@ export interface InProcessApp extends InProcess {
 
 async function open(dataDir: string, env: Record<string, string>) {
   const config = configFrom({ TRELLIS_DATA_DIR: dataDir, TRELLIS_LOG: 'warn', TRELLIS_RATE_LIMIT: 'off', ...allowingTestHooks(env) })
-  const db = openDb(join(dataDir, 'trellis.db'))
-  const records = embeddedRecords(db, { assertNoIo: true })
-  const content = await openContent(dataDir)
+  const records = openDataRecords(config)
+  const content = await openDataContent(config)
   const errors: unknown[] = []
   const services = await buildServices({
-    config, records, db, content, secret: loadSecret(dataDir),
+    config, records, content, secret: loadSecret(dataDir),
     publicUrl: () => ORIGIN,
     health: () => ({}),
     logError: (error) => errors.push(error),

@@ -100,7 +100,7 @@ const define = { TRELLIS_BUILD_COMMIT: JSON.stringify(gitCommit(ROOT) ?? 'unknow
 const started = performance.now()
 const result = await Bun.build({
   // The workers (stats, signatures) are entrypoints too: Bun embeds them under /$bunfs/root/ by their path from src/.
-  entrypoints: [join(ROOT, 'src/main.ts'), join(ROOT, 'src/jobs/stats-worker.ts'), join(ROOT, 'src/chain/signature-worker.ts')],
+  entrypoints: [join(ROOT, 'src/main.ts'), join(ROOT, 'src/jobs/long-reads-worker.ts'), join(ROOT, 'src/chain/signature-worker.ts')],
   target: 'bun',
   format: 'esm', // bytecode for ESM needs compile
   bytecode,

@@ -1,10 +1,14 @@
-// Builds the Elysia app from the resource plugins and the services below them (used by main.ts and tests).
+// The composition root: a Trellis process is built here, once — the records (store/open.ts picks the engine), the
+// content store, the services, the long-reads threads and the jobs, and the Elysia app — for the server, the data
+// commands and verify-ledger. Below this file nothing opens a database or a store of its own.
 import { Elysia } from 'elysia'
 import type { Config } from './config.ts'
-import type { Db } from './store/sqlite/database.ts'
+import type { Logger } from './log.ts'
+import { openRecords } from './store/open.ts'
 import type { Records } from './store/stores.ts'
 import { readMemo } from './store/memo.ts'
 import type { ContentStore } from './content/store.ts'
+import { openContent } from './content/open.ts'
 import { authService } from './domain/auth.ts'
 import { feedService } from './domain/feeds.ts'
 import { entryService } from './domain/entries.ts'
@@ -16,8 +20,15 @@ import { accessLinkService } from './domain/access-links.ts'
 import { statsService } from './domain/stats-service.ts'
 import { ledgerAudit, type LedgerAudit } from './domain/ledger-audit.ts'
 import { paymentEngine } from './chain/x402/engine.ts'
+import { chainReader } from './chain/reader.ts'
+import { watchedHttp } from './chain/rpc.ts'
 import { accessTokens } from './domain/access-tokens.ts'
 import { signatureVerifier } from './chain/signatures.ts'
+import { startJobs, type Jobs } from './jobs/index.ts'
+import { longReads } from './jobs/long-reads.ts'
+import { loadPersisted } from './jobs/board-files.ts'
+import type { DataAccess } from './ops/data.ts'
+import { nowSeconds } from './lib/clock.ts'
 import type { Services } from './http/services.ts'
 import { pageTokens } from './http/pagination.ts'
 import { errorHandling } from './http/errors.ts'
@@ -35,12 +46,83 @@ import { docsRoutes } from './http/docs.ts'
 import { modelsPlugin } from './http/openapi.ts'
 import { VERSION } from './version.ts'
 
+/** Tests (and a source run with test hooks) fail a transaction that awaits anything but its statements (store/sqlite/records.ts). */
+const checksTransactions = (config: Config) => config.testHooks.allowed || process.env.NODE_ENV === 'test'
+
+/** The records of the configured data directory, migrated to this binary's schema (a newer one is refused). */
+export const openDataRecords = (config: Config): Records => openRecords(config.dataDir, 'migrate', { assertNoIo: checksTransactions(config) })
+
+/** The content store of the configured data directory. */
+export async function openDataContent(config: Config): Promise<ContentStore> {
+  try {
+    return await openContent(config.dataDir)
+  } catch (error) {
+    throw new Error(`cannot open the content store: ${(error as Error).message}`)
+  }
+}
+
+/** The data commands' view of a data directory no server holds: they run here, on this thread. */
+export const commandDataAccess = (config: Config, records: Records, content: ContentStore): DataAccess => ({
+  dataDir: config.dataDir,
+  content,
+  cids: () => records.read.inventory.namedCids(),
+  copyTo: (path) => records.upkeep.copyTo(path),
+  integrity: () => records.upkeep.integrity(),
+  inconsistencies: () => records.snapshot((view) => view.audit.inconsistencies()),
+})
+
+/** verify-ledger's records (at exactly this binary's schema, never migrated) and the ledger check over a chain reader of its own. */
+export function openLedgerCheck(config: Config): { records: Records; audit: LedgerAudit } {
+  const records = openRecords(config.dataDir, 'current')
+  const chain = chainReader(watchedHttp(config.network.rpcUrl, 20_000), config.network.usdcAddress, { logWindow: BigInt(config.logWindowBlocks) })
+  return { records, audit: ledgerAudit({ records, chain, token: config.network.usdcAddress }) }
+}
+
+export interface Background {
+  jobs: Jobs
+  /** The data commands a running server is asked over its control socket: they run on a thread of their own. */
+  dataAccess: DataAccess
+  stop(): Promise<void>
+}
+
+/**
+ * The server's threads and jobs. Leaderboards and ranks persisted by the last run are served from the first request;
+ * the jobs rebuild them on a thread. Resolves once the jobs that only write records (nonce cleanup, expiry) ran once.
+ */
+export async function startBackground(config: Config, services: Services & { ledgerAudit: LedgerAudit }, content: ContentStore, log: Logger): Promise<Background> {
+  const boards = loadPersisted(config.dataDir, 'boards')
+  if (boards) services.market.installBoards(boards.boards)
+  const ranks = loadPersisted(config.dataDir, 'ranks')
+  if (ranks) services.market.installRanks(ranks.ranks)
+  const threads = { boards: longReads(config.dataDir), checks: longReads(config.dataDir), operations: longReads(config.dataDir) }
+  const stopThreads = () => Promise.all(Object.values(threads).map((thread) => thread.stop())).then(() => {})
+  const jobs = startJobs({
+    log, auth: services.auth, entries: services.entries, purchases: services.purchases, stats: services.market, ledgerAudit: services.ledgerAudit, threads,
+    statsRefreshS: config.statsRefreshS, rankingsRefreshS: config.rankingsRefreshS, reconcileS: config.reconcileS, ledgerCheckS: config.ledgerCheckS,
+  })
+  await jobs.ready // never rejects: a job's failure is logged and counted
+  const inThread = (what: Parameters<typeof threads.operations.run>[0]) => threads.operations.run(what, nowSeconds())
+  return {
+    jobs,
+    dataAccess: {
+      dataDir: config.dataDir,
+      content,
+      cids: async () => (await inThread({ namedCids: true })).cids!,
+      copyTo: async (path) => void (await inThread({ copyTo: path })),
+      integrity: async () => (await inThread({ integrity: true })).integrity!,
+      inconsistencies: async () => (await inThread({ checks: true })).problems!,
+    },
+    async stop() {
+      await jobs.stop()
+      await stopThreads()
+    },
+  }
+}
+
 export interface AppParts {
   config: Config
   /** The records, built once for this database (store/sqlite/records.ts). */
   records: Records
-  /** The embedded database itself, for what does not go through the records port yet (the market's reads). */
-  db: Db
   content: ContentStore
   secret: Uint8Array
   publicUrl: () => string

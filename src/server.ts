@@ -2,25 +2,18 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { DATA_COMMANDS, isWildcardHost, urlHost, type Config } from './config.ts'
-import { openDb } from './store/sqlite/database.ts'
-import { embeddedRecords } from './store/sqlite/records.ts'
 import { bindChain } from './store/chain-binding.ts'
 import { lockDataDir } from './store/lock.ts'
 import { ownerOnlyFromNow, tightenTree } from './store/permissions.ts'
 import { loadSecret } from './store/secret.ts'
-import { openContent } from './content/open.ts'
-import { buildApp, buildServices } from './app.ts'
+import { buildApp, buildServices, openDataContent, openDataRecords, startBackground, type Background } from './app.ts'
 import { serve } from './http/serve.ts'
-import { statsBuilder } from './jobs/stats-builder.ts'
 import { controlSocket, CONTROL_SOCKET } from './ops/control.ts'
 import { runOperation } from './ops/commands.ts'
-import type { DataAccess } from './ops/data.ts'
 import { operationRecord } from './ops/record.ts'
 import { memoryMetrics, metricsRoutes, paymentMetrics, requestMetrics } from './http/metrics.ts'
-import { marketGauges } from './store/gauges.ts'
+import { marketSize } from './domain/market-size.ts'
 import { logger, type Logger } from './log.ts'
-import { startJobs, type Jobs } from './jobs/index.ts'
-import { loadPersisted } from './jobs/stats-files.ts'
 import { nowSeconds, setClockOffset } from './lib/clock.ts'
 import { VERSION } from './version.ts'
 import { redactUrl } from './chain/rpc.ts'
@@ -46,10 +39,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // first, and leaves no trellis.pid behind; once started, stop() closes them.
   await using failed = new AsyncDisposableStack()
   failed.defer(unlock)
-  const dbPath = join(config.dataDir, 'trellis.db')
-  const db = openDb(dbPath) // refuses a database of a newer schema: the directory is not this binary's to hold
-  failed.defer(() => db.close())
-  const records = embeddedRecords(db, { assertNoIo: checksTransactions(config) })
+  const records = openDataRecords(config) // refuses a database of a newer schema: the directory is not this binary's to hold
+  failed.defer(() => records.close())
   const binding = await records.transact((tx) => bindChain(tx.meta, config.dataDir, { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress }, config.allowChainChange))
   if (binding.kind === 'rebound') {
     log.warn('data directory rebound to another chain (TRELLIS_ALLOW_CHAIN_CHANGE=1): its ledger now holds sales of both', {
@@ -57,43 +48,30 @@ export async function startServer(config: Config): Promise<RunningServer> {
     })
   }
   const secret = loadSecret(config.dataDir)
-  let content
-  try {
-    content = await openContent(config.dataDir)
-  } catch (error) {
-    throw new Error(`cannot open the content store: ${(error as Error).message}`)
-  }
+  const content = await openDataContent(config)
   failed.defer(() => content.close())
 
   let publicUrl = config.publicUrl ?? ''
   const startedAt = nowSeconds()
-  let jobs: Jobs | null = null
+  let background: Background | null = null
   const services = await buildServices({
-    config, records, db, content, secret,
+    config, records, content, secret,
     publicUrl: () => publicUrl,
-    health: () => ({ version: VERSION, uptime_s: nowSeconds() - startedAt, jobs: jobs?.status() ?? {} }),
+    health: () => ({ version: VERSION, uptime_s: nowSeconds() - startedAt, jobs: background?.jobs.status() ?? {} }),
     logError: (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }),
     logWarn: (msg, fields) => log.warn(msg, fields),
     logInfo: (msg, fields) => log.info(msg, fields),
   })
-  // Serve the last persisted leaderboards and ranks from the first request; the jobs rebuild them off-thread.
-  const boards = loadPersisted(config.dataDir, 'boards')
-  if (boards) services.market.installBoards(boards.boards)
-  const ranks = loadPersisted(config.dataDir, 'ranks')
-  if (ranks) services.market.installRanks(ranks.ranks)
-  jobs = startJobs({
-    dbPath, dataDir: config.dataDir, log, auth: services.auth, entries: services.entries, purchases: services.purchases, market: services.market, ledgerAudit: services.ledgerAudit,
-    statsRefreshS: config.statsRefreshS, rankingsRefreshS: config.rankingsRefreshS, reconcileS: config.reconcileS, ledgerCheckS: config.ledgerCheckS,
-  })
-  failed.defer(() => jobs?.stop())
-  await jobs.ready
+  background = await startBackground(config, services, content, log)
+  failed.defer(() => background?.stop())
+  const jobs = background.jobs
   const requests = requestMetrics()
   const operationRuns = operationRecord(log)
   const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }), [metricsRoutes(requests, startedAt, {
-    gauges: marketGauges(db),
+    gauges: marketSize(records.read),
     build: { version: VERSION, network: config.network.name },
     more: () => [
-      ...paymentMetrics(services.purchases.outcomes()), ...(jobs?.metrics() ?? []), ...operationRuns.metrics(),
+      ...paymentMetrics(services.purchases.outcomes()), ...jobs.metrics(), ...operationRuns.metrics(),
       ...memoryMetrics({ content: () => content.cachedBytes(), reads: () => services.cached.stats().chars }),
     ],
     adminKey: config.metricsAuth === 'admin' ? config.adminKey : null,
@@ -101,17 +79,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const server = listen(() => serve(app, services, { host: config.host, port: config.port, rateLimit: config.rateLimit, trustProxy: config.trustProxy, requests, log }), config)
   failed.defer(() => server.stop(true))
   // Backups, checks and CAR import/export asked for by `trellis <command>` while this server holds the data.
-  const operations = statsBuilder({ dbPath, dataDir: config.dataDir }) // a worker of their own: never in the way of the jobs
-  failed.defer(() => operations.stop())
-  const inWorker = async (what: Parameters<typeof operations.build>[0]) => operations.build(what, nowSeconds())
-  const access: DataAccess = {
-    dataDir: config.dataDir,
-    content,
-    cids: async () => (await inWorker({ namedCids: true })).cids!,
-    snapshot: async (path) => void (await inWorker({ snapshotTo: path })),
-    integrity: async () => (await inWorker({ integrity: true })).integrity!,
-    inconsistencies: async () => (await inWorker({ checks: true })).problems!,
-  }
+  const access = background.dataAccess
   let control: { stop(): void } | null = null
   try {
     control = controlSocket(join(config.dataDir, CONTROL_SOCKET), (command, args, progress) => {
@@ -147,8 +115,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     stop() {
       stopping ??= (async () => {
         control?.stop()
-        await operations.stop()
-        await jobs?.stop()
+        await background?.stop()
         await server.stop(false) // finish in-flight requests
         await content.close()
         await records.close()
@@ -181,6 +148,3 @@ function warnOfTestHooks({ testHooks }: Config, log: Pick<Logger, 'warn'>): void
   if (testHooks.allowed) log.warn('test hooks active: this server is for tests, never for production', { hooks: testHooks.set })
   else log.warn(`test hooks ignored: ${testHooks.ignoredBecause}`, { hooks: testHooks.set })
 }
-
-/** Tests (and a source run with test hooks) fail a transaction that awaits anything but its statements (store/sqlite/records.ts). */
-const checksTransactions = (config: Config) => config.testHooks.allowed || process.env.NODE_ENV === 'test'

@@ -5,9 +5,8 @@ import { join } from 'node:path'
 import { rmSync } from 'node:fs'
 import { startTestServer, tempDir, type TestServer } from '../dev/server.ts'
 import { call, createEntry, createFeed, expectError, newWallet } from '../dev/api.ts'
-import { openDb } from '../src/store/sqlite/database.ts'
-import { embeddedRecords } from '../src/store/sqlite/records.ts'
-import { marketGauges } from '../src/store/gauges.ts'
+import { openRecords } from '../src/store/open.ts'
+import { marketSize } from '../src/domain/market-size.ts'
 import { ConfigError, configFrom } from '../src/config.ts'
 
 let server: TestServer
@@ -97,20 +96,19 @@ test('/metrics is rate limited like any other route', async () => {
 describe('the market sizes', () => {
   test('are counted at most once per period, then again once it has passed', async () => {
     const dir = tempDir('trellis-gauges-')
-    const db = openDb(join(dir, 'trellis.db'))
+    const records = openRecords(dir, 'migrate')
     try {
       let ms = 0
-      const gauges = marketGauges(db, 15_000, () => ms)
-      const value = (name: string) => gauges().find((g) => g.name === name)!.value
-      const records = embeddedRecords(db)
-      expect(value('wallets')).toBe(0)
+      const gauges = marketSize(records.read, 15_000, () => ms)
+      const value = async (name: string) => (await gauges()).find((g) => g.name === name)!.value
+      expect(await value('wallets')).toBe(0)
       await records.transact((tx) => tx.wallets.ensure(crypto.randomUUID(), newWallet().address, 'base-sepolia', 1))
       ms += 14_000
-      expect(value('wallets')).toBe(0) // not counted again yet
+      expect(await value('wallets')).toBe(0) // not counted again yet
       ms += 1_000
-      expect(value('wallets')).toBe(1)
+      expect(await value('wallets')).toBe(1)
     } finally {
-      db.close()
+      await records.close()
       rmSync(dir, { recursive: true, force: true })
     }
   })

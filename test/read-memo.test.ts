@@ -6,8 +6,8 @@ import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { rmSync } from 'node:fs'
 import { readMemo } from '../src/store/memo.ts'
-import { openDb } from '../src/store/sqlite/database.ts'
-import { embeddedRecords } from '../src/store/sqlite/records.ts'
+import { openRecords } from '../src/store/open.ts'
+import type { Records } from '../src/store/stores.ts'
 import { openContent } from '../src/content/open.ts'
 import type { ContentStore } from '../src/content/store.ts'
 import { loadSecret } from '../src/store/secret.ts'
@@ -110,7 +110,7 @@ describe('readMemo, asynchronous reads', () => {
 describe('the list routes', () => {
   let dataDir: string
   let content: ContentStore
-  let db: ReturnType<typeof openDb>
+  let records: Records
   let services: Awaited<ReturnType<typeof buildServices>>
   let api: InProcess
   const origin = 'http://127.0.0.1:3000'
@@ -118,11 +118,11 @@ describe('the list routes', () => {
 
   beforeAll(async () => {
     dataDir = tempDir('trellis-memo-')
-    db = openDb(join(dataDir, 'trellis.db'))
+    records = openRecords(dataDir, 'migrate', { assertNoIo: true })
     content = await openContent(dataDir)
     const errors: unknown[] = []
     services = await buildServices({
-      config: configFrom({ TRELLIS_DATA_DIR: dataDir, TRELLIS_LOG: 'warn' }), records: embeddedRecords(db, { assertNoIo: true }), db, content, secret: loadSecret(dataDir),
+      config: configFrom({ TRELLIS_DATA_DIR: dataDir, TRELLIS_LOG: 'warn' }), records, content, secret: loadSecret(dataDir),
       publicUrl: () => origin, health: () => ({}), logError: (e) => errors.push(e), logWarn: () => {},
     })
     const app = buildApp(services, (e) => errors.push(e))
@@ -142,7 +142,7 @@ describe('the list routes', () => {
   afterAll(async () => {
     setClockOffset(0)
     await content.close()
-    db.close()
+    await records.close()
     rmSync(dataDir, { recursive: true, force: true })
   })
 

@@ -5,7 +5,7 @@ import { Elysia } from 'elysia'
 import { readdirSync, readFileSync } from 'node:fs'
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { DomainError } from '../domain/errors.ts'
-import type { Gauge } from '../store/gauges.ts'
+import type { Gauge } from '../domain/market-size.ts'
 
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
@@ -114,7 +114,7 @@ export function paymentMetrics(outcomes: Readonly<Record<string, number>>): stri
 
 /** What /metrics shows besides requests and the process: the market's gauges, the build, and more series. */
 export interface MetricsSources {
-  gauges: () => Gauge[]
+  gauges: () => Promise<Gauge[]>
   build: { version: string; network: string }
   more: () => string[]
   /** When set, /metrics answers only requests whose admin-api-key header holds it (TRELLIS_METRICS_AUTH=admin). */
@@ -125,7 +125,7 @@ const digest = (value: string) => createHash('sha256').update(value).digest()
 
 export const metricsRoutes = (requests: RequestMetrics, startedAt: number, sources: MetricsSources) => {
   const expected = sources.adminKey ? digest(sources.adminKey) : null
-  return new Elysia({ tags: ['Operations'] }).get('/metrics', ({ request }) => {
+  return new Elysia({ tags: ['Operations'] }).get('/metrics', async ({ request }) => {
     if (expected) {
       const given = request.headers.get('admin-api-key')
       if (!given || !timingSafeEqual(digest(given), expected)) throw new DomainError('ADMIN_KEY_REQUIRED', 'a valid admin-api-key header is required')
@@ -133,7 +133,7 @@ export const metricsRoutes = (requests: RequestMetrics, startedAt: number, sourc
     const lines = [requests.render(), ...processMetrics(startedAt)]
     lines.push('# HELP trellis_build_info The running build.', '# TYPE trellis_build_info gauge',
       `trellis_build_info{version="${sources.build.version}",bun="${Bun.version}",network="${sources.build.network}"} 1`)
-    for (const { name, help, value } of sources.gauges()) lines.push(`# HELP trellis_${name} ${help}`, `# TYPE trellis_${name} gauge`, `trellis_${name} ${value}`)
+    for (const { name, help, value } of await sources.gauges()) lines.push(`# HELP trellis_${name} ${help}`, `# TYPE trellis_${name} gauge`, `trellis_${name} ${value}`)
     lines.push('# HELP trellis_uptime_seconds Seconds since the server started.', '# TYPE trellis_uptime_seconds gauge',
       `trellis_uptime_seconds ${Math.floor(Date.now() / 1000) - startedAt}`, ...sources.more())
     return new Response(lines.join('\n') + '\n', { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })

@@ -1,6 +1,6 @@
 // In-process timers: nonce cleanup, paid→free expiry, reconciliation of interrupted payments, the ledger check,
-// leaderboard snapshots and wallet ranks (built on the stats worker's thread). Each runs once at start, then on
-// its period; a job never overlaps itself.
+// leaderboard snapshots and wallet ranks (built on a long-reads thread). Each runs once at start, then on its
+// period; a job never overlaps itself. Jobs get services and threads, built by app.ts; they open nothing.
 import type { Logger } from '../log.ts'
 import type { AuthService } from '../domain/auth.ts'
 import type { EntryService } from '../domain/entries.ts'
@@ -8,7 +8,7 @@ import type { PurchaseService } from '../domain/purchases.ts'
 import type { StatsService } from '../domain/stats-service.ts'
 import type { AuditReport, LedgerAudit } from '../domain/ledger-audit.ts'
 import { nowSeconds } from '../lib/clock.ts'
-import { statsBuilder } from './stats-builder.ts'
+import type { LongReads } from './long-reads.ts'
 
 const SQL_CHECK_S = 3_600
 
@@ -34,13 +34,16 @@ function jobMetrics(state: Record<string, JobState>): string[] {
   return lines
 }
 
-export function startJobs(d: {
-  dbPath: string; dataDir: string; log: Logger; auth: AuthService; entries: EntryService; purchases: PurchaseService; market: StatsService; ledgerAudit: LedgerAudit
+export interface JobServices {
+  log: Logger; auth: AuthService; entries: EntryService; purchases: PurchaseService; stats: StatsService; ledgerAudit: LedgerAudit
+  /** Leaderboards and ranks are built on one thread, the ledger's SQL checks on another: neither waits for the other. */
+  threads: { boards: LongReads; checks: LongReads }
   statsRefreshS: number; rankingsRefreshS: number; reconcileS: number; ledgerCheckS: number
-}): Jobs {
+}
+
+export function startJobs(d: JobServices): Jobs {
   const state: Record<string, JobState> = {}
   const timers: ReturnType<typeof setInterval>[] = []
-  const builder = statsBuilder({ dbPath: d.dbPath, dataDir: d.dataDir })
 
   function every(name: string, seconds: number, job: () => unknown | Promise<unknown>, runAtStart = true) {
     state[name] = { lastRun: null, lastError: null, running: false, ok: 0, failed: 0, seconds: 0, lastSeconds: 0 }
@@ -86,11 +89,10 @@ export function startJobs(d: {
   let provenTotal = 0
   // The SQL checks recompute every tally from the whole ledger (about a minute of one core at 1M rows): on a
   // thread of their own, so leaderboards are never queued behind them, and at most once per SQL_CHECK_S.
-  const checker = statsBuilder({ dbPath: d.dbPath, dataDir: d.dataDir })
   let sqlChecked: { at: number; problems: AuditReport['problems'] } | null = null
   const inconsistencies = async () => {
     if (sqlChecked === null || nowSeconds() - sqlChecked.at >= Math.max(SQL_CHECK_S, d.ledgerCheckS)) {
-      sqlChecked = { at: nowSeconds(), problems: (await checker.build({ checks: true }, nowSeconds())).problems! }
+      sqlChecked = { at: nowSeconds(), problems: (await d.threads.checks.run({ checks: true }, nowSeconds())).problems! }
     }
     return sqlChecked.problems
   }
@@ -103,15 +105,15 @@ export function startJobs(d: {
     if (report.unreadable) d.log.warn('could not check the ledger against the chain: the RPC is not readable', { cause: report.unreadable.cause, unchecked: report.unreadable.subjects })
   })
 
-  // Built by the stats worker; until the first build the server serves the snapshot persisted by the last run.
+  // Built on the boards thread; until the first build the server serves the snapshot persisted by the last run.
   every('stats', d.statsRefreshS, async () => {
-    const result = await builder.build({ boards: true }, nowSeconds())
-    d.market.installBoards(result.boards!)
+    const result = await d.threads.boards.run({ boards: true }, nowSeconds())
+    d.stats.installBoards(result.boards!)
     d.log.debug('stats and leaderboards rebuilt', { ms: Math.round(result.ms * 10) / 10 })
   })
   every('rankings', d.rankingsRefreshS, async () => {
-    const result = await builder.build({ ranks: true }, nowSeconds())
-    d.market.installRanks(result.ranks!)
+    const result = await d.threads.boards.run({ ranks: true }, nowSeconds())
+    d.stats.installRanks(result.ranks!)
     d.log.debug('wallet ranks rebuilt', { ms: Math.round(result.ms * 10) / 10 })
   })
 
@@ -134,7 +136,6 @@ export function startJobs(d: {
     ])],
     async stop() {
       timers.forEach(clearInterval)
-      await Promise.all([builder.stop(), checker.stop()])
     },
   }
 }

@@ -3,13 +3,11 @@
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { Config, DataCommand } from '../config.ts'
-import { openDb, integrityCheck } from '../store/sqlite/database.ts'
 import { lockDataDir, lockHolder } from '../store/lock.ts'
 import { ownerOnlyFromNow } from '../store/permissions.ts'
-import { embeddedRecords } from '../store/sqlite/records.ts'
-import { namedCids } from '../store/named-cids.ts'
-import { openContent } from '../content/open.ts'
-import { restore, type DataAccess, type Progress, type VerifyReport } from './data.ts'
+import { databaseFile } from '../store/open.ts'
+import { commandDataAccess, openDataContent, openDataRecords } from '../app.ts'
+import { restore, type Progress, type VerifyReport } from './data.ts'
 import { CONTROL_SOCKET, runInServer } from './control.ts'
 import { runOperation } from './commands.ts'
 
@@ -55,23 +53,15 @@ function operationArgs(command: DataCommand, args: string[], out: string | undef
 
 /** Runs the operation on a stopped server's data directory, holding its lock meanwhile. */
 async function runOffline(config: Config, command: DataCommand, args: string[], progress: Progress): Promise<unknown> {
-  if (!existsSync(join(config.dataDir, 'trellis.db'))) throw new Error(`no Trellis data directory at ${config.dataDir}`)
+  if (!existsSync(databaseFile(config.dataDir))) throw new Error(`no Trellis data directory at ${config.dataDir}`)
   // Whatever was opened is closed, newest first, however this ends (a database of a newer schema refused included).
   await using opened = new AsyncDisposableStack()
   opened.defer(lockDataDir(config.dataDir))
-  const db = openDb(join(config.dataDir, 'trellis.db'))
-  const records = embeddedRecords(db)
+  const records = openDataRecords(config)
   opened.defer(() => records.close())
-  const content = await openContent(config.dataDir)
+  const content = await openDataContent(config)
   opened.defer(() => content.close())
-  const access: DataAccess = {
-    dataDir: config.dataDir,
-    content,
-    cids: async () => namedCids(db),
-    snapshot: async (path) => void db.query('VACUUM INTO ?').run(path),
-    integrity: async () => integrityCheck(db),
-    inconsistencies: () => records.snapshot((view) => view.audit.inconsistencies()),
-  }
+  const access = commandDataAccess(config, records, content)
   return await runOperation(access, command, args, progress)
 }
 
@@ -92,7 +82,7 @@ export async function runDataCommand(config: Config, command: DataCommand, posit
   try {
     let result: unknown
     if (command === 'restore') {
-      result = await restore(args[0]!, config.dataDir, (dir) => openContent(dir), progress)
+      result = await restore(args[0]!, config.dataDir, (dir) => openDataContent({ ...config, dataDir: dir }), progress)
     } else if (lockHolder(config.dataDir) !== null) {
       const socket = join(config.dataDir, CONTROL_SOCKET)
       if (!existsSync(socket)) throw new Error(`a server (pid ${lockHolder(config.dataDir)}) holds ${config.dataDir} but has no control socket: upgrade it or stop it first`)

@@ -7,10 +7,9 @@
 import { createHash } from 'node:crypto'
 import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Database } from 'bun:sqlite'
 import type { ContentStore } from '../content/store.ts'
 import type { Inconsistency } from '../store/ledger-audit.ts'
-import { namedCids } from '../store/named-cids.ts'
+import { openCopy } from '../store/open.ts'
 import { tightenTree } from '../store/permissions.ts'
 import { newerSchema } from '../store/migrations/index.ts'
 import { VERSION } from '../version.ts'
@@ -28,8 +27,8 @@ export interface DataAccess {
   /** Every CID the records name (entries' content and feed covers). */
   cids(): Promise<string[]>
   /** A consistent copy of the database written to `path`. */
-  snapshot(path: string): Promise<void>
-  /** PRAGMA integrity_check's complaints (none when sound). */
+  copyTo(path: string): Promise<void>
+  /** The database engine's complaints about its own files (none when sound). */
   integrity(): Promise<string[]>
   /** Totals that disagree with the ledger, and the other rules the records must keep. */
   inconsistencies(): Promise<Inconsistency[]>
@@ -71,19 +70,17 @@ export async function backup(access: DataAccess, dir: string, progress: Progress
   if (!isEmptyDir(dir)) throw new Error(`${dir} is not empty: a backup goes into a new or empty directory`)
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   progress('database', 0)
-  await access.snapshot(join(dir, 'trellis.db'))
-  const copy = new Database(join(dir, 'trellis.db'), { readonly: true })
+  await access.copyTo(join(dir, 'trellis.db'))
+  const copy = openCopy(join(dir, 'trellis.db'))
   let counts: Omit<Manifest['counts'], 'blocks'>
   let roots: string[]
   let schema: number
   try {
-    roots = namedCids(copy)
-    counts = copy.query<Omit<Manifest['counts'], 'blocks' | 'items'>, []>(
-      'SELECT (SELECT COUNT(*) FROM feeds) AS feeds, (SELECT COUNT(*) FROM entries) AS entries, (SELECT COUNT(*) FROM transactions) AS transactions').get()! as typeof counts
-    counts.items = roots.length
-    schema = copy.query<{ v: number }, []>('SELECT MAX(version) AS v FROM schema_migrations').get()!.v
+    roots = await copy.read.inventory.namedCids()
+    counts = { ...(await copy.read.inventory.rows()), items: roots.length }
+    schema = await copy.upkeep.schemaVersion()
   } finally {
-    copy.close()
+    await copy.close()
   }
   // The copy names these items, and records are never removed, so the live database names them too: gc keeps
   // their blocks.
@@ -118,13 +115,13 @@ export async function readBackup(dir: string): Promise<Manifest> {
   return manifest
 }
 
-/** The schema version a database file was migrated to. */
-function schemaOf(path: string): number {
-  const db = new Database(path, { readonly: true })
+/** The schema version a database copy was migrated to. */
+async function schemaOf(path: string): Promise<number> {
+  const copy = openCopy(path)
   try {
-    return db.query<{ v: number | null }, []>('SELECT MAX(version) AS v FROM schema_migrations').get()?.v ?? 0
+    return await copy.upkeep.schemaVersion()
   } finally {
-    db.close()
+    await copy.close()
   }
 }
 
@@ -132,7 +129,7 @@ function schemaOf(path: string): number {
 export async function restore(backupDir: string, dataDir: string, open: (dataDir: string) => Promise<ContentStore>, progress: Progress): Promise<Manifest> {
   const manifest = await readBackup(backupDir)
   // A backup of a newer Trellis: this binary would serve a database it does not understand.
-  const newer = newerSchema(Math.max(manifest.schema_version ?? 0, schemaOf(join(backupDir, 'trellis.db'))), `the backup ${backupDir}`)
+  const newer = newerSchema(Math.max(manifest.schema_version ?? 0, await schemaOf(join(backupDir, 'trellis.db'))), `the backup ${backupDir}`)
   if (newer) throw new Error(newer)
   // cache/ may be there already: the executable puts its addons in it before anything else.
   if (!isEmptyDir(dataDir, ['cache'])) throw new Error(`${dataDir} is not empty: restore into a new or empty data directory`)

@@ -20,6 +20,16 @@ export interface Lease {
   release(): Promise<void>
 }
 
+/** What an operator's commands ask of the database itself, beside its records. */
+export interface Upkeep {
+  /** The newest migration applied. */
+  schemaVersion(): Promise<number>
+  /** The engine's own check of its files: empty when sound, else what it found. */
+  integrity(): Promise<string[]>
+  /** A consistent copy of the whole database, written to `path` (a new file): what a backup holds. */
+  copyTo(path: string): Promise<void>
+}
+
 export interface Records<Stores> {
   readonly dialect: 'sqlite' | 'postgres'
   /** Stores outside any transaction (each statement commits alone). Writes here touch only unmemoized tables. */
@@ -34,6 +44,7 @@ export interface Records<Stores> {
   readonly changes: Changes
   /** Null when another process holds it; the embedded engine has one process and always grants it. */
   lease(name: string): Promise<Lease | null>
+  readonly upkeep: Upkeep
   close(): Promise<void>
 }
 

@@ -13,6 +13,7 @@ import { accessLinkStore, type AccessLinkStore } from './access-links.ts'
 import { ledgerAuditStore, type LedgerAuditStore } from './ledger-audit.ts'
 import { metaStore, type MetaStore } from './meta.ts'
 import { statsStore, type StatsStore } from './stats.ts'
+import { inventoryStore, type InventoryStore } from './inventory.ts'
 import type { Records as RecordsOf } from './records.ts'
 
 export interface Stores {
@@ -29,6 +30,7 @@ export interface Stores {
   audit: LedgerAuditStore
   meta: MetaStore
   stats: StatsStore
+  inventory: InventoryStore
 }
 
 export type Records = RecordsOf<Stores>
@@ -47,4 +49,5 @@ export const storesOn = (dialect: 'sqlite' | 'postgres') => (sql: Sql): Stores =
   audit: ledgerAuditStore(sql),
   meta: metaStore(sql),
   stats: statsStore(sql),
+  inventory: inventoryStore(sql),
 })

@@ -1,10 +1,58 @@
+// Opening the embedded database (one SQLite file in WAL mode) and migrating it: the only place bun:sqlite opens a
+// file, in every process (the server, the data commands, verify-ledger, the long-reads worker).
 import { Database } from 'bun:sqlite'
-import { MIGRATIONS, newerSchema } from '../migrations/index.ts'
+import { MIGRATIONS, newerSchema, SCHEMA_VERSION } from '../migrations/index.ts'
+import type { Records } from '../stores.ts'
+import { embeddedRecords, type SqliteRecordsOptions } from './records.ts'
 
+/**
+ * How a file is opened. `migrate`: created if missing and brought to this binary's schema (the server, the data
+ * commands). `current`: read-write, only at exactly this binary's schema (verify-ledger, which must not migrate
+ * behind a server's back). `readonly`: as it is (a worker's second connection, a backup's copy).
+ */
 export type Db = Database
 
-export function openDb(path: string): Db {
+export type OpenMode = 'migrate' | 'current' | 'readonly'
+
+/** A database this binary must not use as it is: written by a newer Trellis, or not migrated yet. */
+export class SchemaMismatch extends Error {}
+
+export function openEmbeddedRecords(path: string, mode: OpenMode, options: SqliteRecordsOptions = {}): Records {
+  return embeddedRecords(mode === 'migrate' ? openDb(path) : openAsIs(path, mode), options)
+}
+
+/** The file at `path`, created if missing and migrated to this binary's schema (tests and the bench seed use it bare). */
+export function openDb(path: string): Database {
   const db = new Database(path, { create: true, strict: true })
+  return settled(db, () => {
+    readWrite(db)
+    migrate(db, path)
+  })
+}
+
+function openAsIs(path: string, mode: 'current' | 'readonly'): Database {
+  const db = mode === 'readonly' ? new Database(path, { readonly: true, strict: true }) : new Database(path, { strict: true })
+  return settled(db, () => {
+    db.exec('PRAGMA busy_timeout = 5000')
+    if (mode === 'current') {
+      readWrite(db)
+      requireCurrent(db, path)
+    }
+  })
+}
+
+/** The database once `prepare` has run, or closed and the error thrown. */
+function settled(db: Database, prepare: () => void): Database {
+  try {
+    prepare()
+    return db
+  } catch (error) {
+    db.close()
+    throw error
+  }
+}
+
+function readWrite(db: Database): void {
   db.exec('PRAGMA journal_mode = WAL')
   // FULL: a committed purchase survives a power cut, not just a process crash (NORMAL could roll it back).
   db.exec('PRAGMA synchronous = FULL')
@@ -12,21 +60,16 @@ export function openDb(path: string): Db {
   db.exec('PRAGMA busy_timeout = 5000')
   // Every insert that fires the tally triggers opens a statement journal: in memory it costs a third less.
   db.exec('PRAGMA temp_store = MEMORY')
-  try {
-    migrate(db, path)
-  } catch (error) {
-    db.close()
-    throw error
-  }
-  return db
 }
 
-function migrate(db: Db, path: string): void {
+const appliedVersions = (db: Database) => new Set(db.query<{ version: number }, []>('SELECT version FROM schema_migrations').all().map((r) => r.version))
+
+function migrate(db: Database, path: string): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)')
-  const applied = new Set(db.query<{ version: number }, []>('SELECT version FROM schema_migrations').all().map((r) => r.version))
+  const applied = appliedVersions(db)
   // An older binary on a newer database would write rows the newer schema's rules (triggers, columns) do not expect.
   const newer = newerSchema(Math.max(0, ...applied), `the database ${path}`)
-  if (newer) throw new Error(newer)
+  if (newer) throw new SchemaMismatch(newer)
   for (const m of MIGRATIONS) {
     if (applied.has(m.version)) continue
     db.transaction(() => {
@@ -36,8 +79,9 @@ function migrate(db: Db, path: string): void {
   }
 }
 
-/** PRAGMA integrity_check: an empty list when the database is sound, else what SQLite found (at most 100 lines). */
-export function integrityCheck(db: Db): string[] {
-  const rows = db.query<{ integrity_check: string }, []>('PRAGMA integrity_check(100)').all().map((r) => r.integrity_check)
-  return rows.length === 1 && rows[0] === 'ok' ? [] : rows
+function requireCurrent(db: Database, path: string): void {
+  const version = Math.max(0, ...appliedVersions(db))
+  const newer = newerSchema(version, `the database ${path}`)
+  if (newer) throw new SchemaMismatch(newer)
+  if (version < SCHEMA_VERSION) throw new SchemaMismatch('this data directory has an older schema; start the server once to migrate it')
 }

@@ -11,7 +11,7 @@
 // anything else holds every reader meanwhile, and with `assertNoIo` (tests) fails as "I/O inside a transaction".
 import type { Database, Statement } from 'bun:sqlite'
 import { render, type Query, type Sql } from '../query.ts'
-import type { Changes, Durability, Lease, Records, StoresOn } from '../records.ts'
+import type { Changes, Durability, Lease, Records, StoresOn, Upkeep } from '../records.ts'
 import { storesOn, type Stores } from '../stores.ts'
 
 export interface SqliteRecordsOptions {
@@ -165,6 +165,21 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
   let groups: Promise<void> = Promise.resolve()
   const schedule = () => setImmediate(() => void (groups = groups.then(flush)))
 
+  /** Work of its own on the connection, between groups (VACUUM and the integrity check refuse an open transaction). */
+  function between<T>(work: () => T | Promise<T>): Promise<T> {
+    const result = groups.then(work)
+    groups = result.then(() => {}, () => {})
+    return result
+  }
+  const upkeep: Upkeep = {
+    schemaVersion: () => between(() => db.query<{ v: number | null }, []>('SELECT MAX(version) AS v FROM schema_migrations').get()?.v ?? 0),
+    integrity: () => between(() => {
+      const rows = db.query<{ integrity_check: string }, []>('PRAGMA integrity_check(100)').all().map((r) => r.integrity_check)
+      return rows.length === 1 && rows[0] === 'ok' ? [] : rows
+    }),
+    copyTo: (path) => between(() => void db.query('VACUUM INTO ?').run(path)),
+  }
+
   return {
     dialect: 'sqlite',
     read: storesOn(gated),
@@ -174,13 +189,10 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
         queue.push({ work, durability, resolve: resolve as (value: unknown) => void, reject })
       })
     },
-    snapshot<T>(work: (view: Stores) => Promise<T>): Promise<T> {
-      const result = groups.then(() => inSnapshot(work))
-      groups = result.then(() => {}, () => {})
-      return result
-    },
+    snapshot: (work) => between(() => inSnapshot(work)),
     changes,
     lease: async () => GRANTED,
+    upkeep,
     async close() {
       await new Promise((resolve) => setImmediate(resolve)) // a group asked for in this turn is scheduled by now
       await groups

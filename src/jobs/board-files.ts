@@ -1,16 +1,9 @@
-// The messages between the server and the stats worker (which also runs the ledger's SQL checks), and the snapshot files both read and write.
+// The leaderboards and ranks the long-reads thread last built, kept in the data directory: a restarted server
+// serves them from its first request, before its first rebuild.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BoardKey } from '../domain/leaderboards.ts'
 import type { WalletRanks } from '../store/stats.ts'
-import type { Inconsistency } from '../store/ledger-audit.ts'
-
-export interface BuildRequest {
-  id: number; dbPath: string; dataDir: string; now: number; boards: boolean; ranks: boolean; checks: boolean
-  /** Also: a consistent copy of the database written here (VACUUM INTO), PRAGMA integrity_check, the named CIDs. */
-  snapshotTo?: string; integrity?: boolean; namedCids?: boolean
-}
-export interface BuildResult { id: number; ms: number; boards?: Partial<Record<BoardKey, string[]>>; ranks?: WalletRanks[]; problems?: Inconsistency[]; integrity?: string[]; cids?: string[]; error?: string }
 
 interface Files {
   boards: { generated_at: number; boards: Partial<Record<BoardKey, string[]>> }

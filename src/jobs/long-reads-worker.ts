@@ -1,0 +1,42 @@
+// The long-reads thread (see long-reads.ts): its own read-only records, opened at the first request. Leaderboards
+// and ranks are also written to the data directory, so a restarted server serves the last ones at once.
+import { buildLeaderboards, type BoardKey } from '../domain/leaderboards.ts'
+import { openRecords } from '../store/open.ts'
+import type { Records } from '../store/stores.ts'
+import { persist } from './board-files.ts'
+import type { LongReadsRequest, LongReadsResult } from './long-reads.ts'
+
+declare const self: Worker
+
+let records: Records | null = null
+
+self.onmessage = async (event: MessageEvent<LongReadsRequest | { close: true }>) => {
+  if ('close' in event.data) {
+    await records?.close()
+    records = null
+    return postMessage({ closed: true })
+  }
+  const request = event.data
+  const started = performance.now()
+  try {
+    records ??= openRecords(request.dataDir, 'readonly')
+    const result: LongReadsResult = { id: request.id, ms: 0 }
+    if (request.boards) {
+      const boards = await records.snapshot((view) => buildLeaderboards(view.stats, request.now))
+      result.boards = Object.fromEntries(Object.entries(boards).map(([key, items]) => [key, items.map((item) => JSON.stringify(item))])) as Record<BoardKey, string[]>
+      persist(request.dataDir, 'boards', { generated_at: request.now, boards: result.boards })
+    }
+    if (request.ranks) {
+      result.ranks = await records.read.stats.ranks()
+      persist(request.dataDir, 'ranks', { generated_at: request.now, ranks: result.ranks })
+    }
+    if (request.checks) result.problems = await records.snapshot((view) => view.audit.inconsistencies())
+    if (request.integrity) result.integrity = await records.upkeep.integrity()
+    if (request.copyTo) await records.upkeep.copyTo(request.copyTo)
+    if (request.namedCids) result.cids = await records.read.inventory.namedCids()
+    result.ms = performance.now() - started
+    postMessage(result)
+  } catch (error) {
+    postMessage({ id: request.id, ms: performance.now() - started, error: String((error as Error)?.message ?? error) } satisfies LongReadsResult)
+  }
+}

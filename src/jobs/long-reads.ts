@@ -1,0 +1,36 @@
+// Long reads run on a thread of their own, over a read-only connection of their own, so none ever holds the event
+// loop: the leaderboards and wallet ranks, the SQL checks of the ledger, and for the data commands a backup's copy,
+// the integrity check and the content the records name. This is the server's side; long-reads-worker.ts the thread's.
+import type { BoardKey } from '../domain/leaderboards.ts'
+import type { WalletRanks } from '../store/stats.ts'
+import type { Inconsistency } from '../store/ledger-audit.ts'
+import { workerClient } from '../lib/workers.ts'
+
+export interface LongReadsAsked {
+  boards?: boolean; ranks?: boolean; checks?: boolean
+  /** A consistent copy of the database written here. */
+  copyTo?: string; integrity?: boolean; namedCids?: boolean
+}
+export interface LongReadsRequest extends LongReadsAsked { id: number; dataDir: string; now: number }
+export interface LongReadsResult {
+  id: number; ms: number; boards?: Partial<Record<BoardKey, string[]>>; ranks?: WalletRanks[]; problems?: Inconsistency[]; integrity?: string[]; cids?: string[]
+  error?: string
+}
+
+export interface LongReads {
+  run(what: LongReadsAsked, now: number): Promise<LongReadsResult>
+  /** The thread closes its connection first, so SQLite can clean up its WAL files. */
+  stop(): Promise<void>
+}
+
+export function longReads(dataDir: string): LongReads {
+  const client = workerClient<Omit<LongReadsRequest, 'id'>, LongReadsResult>('jobs/long-reads-worker.ts')
+  return {
+    async run(what, now) {
+      const result = await client.request({ dataDir, now, ...what })
+      if (result.error !== undefined) throw new Error(result.error)
+      return result
+    },
+    stop: () => client.stop(),
+  }
+}
