@@ -1,4 +1,4 @@
-// What the HTTP edge needs from below; built once in app.ts.
+// What the routes (and the hot reads serving beside them) need from below; built once in app.ts.
 import type { Config } from '../config.ts'
 import type { AuthService } from '../domain/auth.ts'
 import type { FeedService } from '../domain/feeds.ts'

@@ -4,7 +4,7 @@
 // A/B (wrk, 3 rounds) a cached read behind the edge ran at 62-63k req/s, and the same work as global Elysia hooks
 // (onRequest, onAfterResponse) at 41-58k.
 import type { Elysia } from 'elysia'
-import type { Services } from './services.ts'
+import type { Services } from '../routes/services.ts'
 import { hotReads } from './hot-reads.ts'
 import { clientAddress, httpEdge, type Route } from './edge.ts'
 import { rateLimiter } from './rate-limit.ts'

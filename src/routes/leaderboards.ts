@@ -5,10 +5,10 @@ import type { Services } from './services.ts'
 import type { PeriodBoard, PlainBoard } from '../domain/leaderboards.ts'
 import { entryBody } from './entries.ts'
 import { BOARD_ITEMS, Page, RecentEntry } from '../models/index.ts'
-import { errors } from './openapi.ts'
+import { errors } from '../edge/openapi.ts'
 import { page, pageQuery, pageSize } from './pagination.ts'
 import { nowSeconds } from '../lib/clock.ts'
-import { jsonResponse } from './json.ts'
+import { jsonResponse } from '../edge/json-response.ts'
 import type { RecentEntry as RecentRow } from '../store/stats.ts'
 
 const Period = t.Optional(t.String({ description: '1d, 7d, 30d or all (default)' }))

@@ -2,16 +2,16 @@
 // function makes it for both), so they cost little more than a bare Bun.serve. Only plain, valid requests take
 // this path; anything else (an unknown or invalid query, an id that fails) returns null and goes to Elysia, which
 // answers it, errors included, exactly as it always does.
-import type { Services } from './services.ts'
+import type { Services } from '../routes/services.ts'
 import type { PeriodBoard, PlainBoard } from '../domain/leaderboards.ts'
 import { PERIODS, type Period } from '../domain/tallies.ts'
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination.ts'
-import { heldFeedJson } from './feeds.ts'
-import { heldWalletStatsJson } from './wallets.ts'
-import { heldRecentEntriesJson } from './leaderboards.ts'
-import { coverImages } from './cover-images.ts'
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../routes/pagination.ts'
+import { heldFeedJson } from '../routes/feeds.ts'
+import { heldWalletStatsJson } from '../routes/wallets.ts'
+import { heldRecentEntriesJson } from '../routes/leaderboards.ts'
+import { coverImages } from '../routes/cover-images.ts'
 import type { Answer } from './edge.ts'
-import { entryGate } from './entry-gate.ts'
+import { entryGate } from '../routes/entry-gate.ts'
 import { PAYMENT_HEADERS } from '../chain/x402/resource-server.ts'
 import { isFreeNow } from '../domain/entries.ts'
 import { isUuid } from '../lib/ids.ts'

@@ -3,10 +3,10 @@ import { Elysia, t } from 'elysia'
 import type { AccessLinkRecord } from '../models/records.ts'
 import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
-import { serveContent } from './content.ts'
+import { serveContent } from './serve-content.ts'
 import { uuid } from './params.ts'
 import { page, pageQuery, pageSize } from './pagination.ts'
-import { contentResponses, errors, NoBody } from './openapi.ts'
+import { contentResponses, errors, NoBody } from '../edge/openapi.ts'
 import { AccessLink, CreateAccessLink, Page } from '../models/index.ts'
 
 /** The length of a 206 answer and the size of the whole entry, from its Content-Range (`bytes a-b/size`). */

@@ -3,10 +3,10 @@ import { Elysia, t } from 'elysia'
 import type { TransactionRecord } from '../models/records.ts'
 import { publicTransactionId } from '../domain/transactions.ts'
 import type { Services } from './services.ts'
-import { jsonResponse } from './json.ts'
+import { jsonResponse } from '../edge/json-response.ts'
 import { page, pageQuery, pageSize, queryKey } from './pagination.ts'
 import { Transaction, TransactionList } from '../models/index.ts'
-import { errors } from './openapi.ts'
+import { errors } from '../edge/openapi.ts'
 
 const item = (r: TransactionRecord) => ({
   id: publicTransactionId(r.id),

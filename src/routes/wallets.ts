@@ -1,11 +1,11 @@
 // /v1/wallets: wallet profiles by id or address.
 import { Elysia, t } from 'elysia'
 import { UpdateWallet, Wallet, WalletStats } from '../models/index.ts'
-import { errors } from './openapi.ts'
+import { errors } from '../edge/openapi.ts'
 import type { WalletRecord } from '../models/records.ts'
 import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
-import { jsonResponse } from './json.ts'
+import { jsonResponse } from '../edge/json-response.ts'
 import { nowSeconds } from '../lib/clock.ts'
 
 export function walletBody(w: WalletRecord) {
@@ -46,7 +46,7 @@ export async function walletStatsJson(s: Services, walletId: string): Promise<st
   return held.text
 }
 
-/** The same text when it is current (the hot-read path answers from it, see hot-reads.ts). */
+/** The same text when it is current (the hot-read path answers from it, see edge/hot-reads.ts). */
 export function heldWalletStatsJson(s: Services, walletId: string): string | undefined {
   const held = s.cached.peek<StatsHolder>(statsKey(walletId))
   return held && held.at === nowSeconds() && held.generation === s.market.ranksGeneration() ? held.text : undefined
