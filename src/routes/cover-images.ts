@@ -3,7 +3,7 @@
 // for an image goes to the Elysia route while its bytes load; ranges, HEAD and anything unusual always go there.
 import type { Services } from './services.ts'
 import type { ImageRecord } from '../models/records.ts'
-import { withCors, type Prepared } from '../edge/edge.ts'
+import { withCors, type Prepared } from '../edge/request-wrapper.ts'
 import { contentHeaders, matchesEtag } from './serve-content.ts'
 import { isUuid } from '../lib/ids.ts'
 

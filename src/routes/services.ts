@@ -33,6 +33,6 @@ export interface Services {
   /** JSON text of a read, reused until the database next changes (see readMemo). */
   cached: ReadMemo
   health: () => Record<string, unknown>
-  /** The client's address (see edge.ts), once serve() listens; absent for an app answering in process. */
+  /** The client's address (see edge/request-wrapper.ts), once serve() listens; absent for an app answering in process. */
   clientAddress?: (request: Request) => string
 }
