@@ -19,13 +19,10 @@ export const accessRoutes = (s: Services) => {
   // A range session's client: its address (none in process) and User-Agent (bounded: it is part of a map key).
   const clientOf = (request: Request) => `${s.clientAddress?.(request) ?? '-'} ${(request.headers.get('user-agent') ?? '').slice(0, 200)}`
 
-  const linkBody = (l: AccessLinkRecord, token: string) => {
+  /** A link on the wire: the record without its creator and last update, with its token and URL (twice). */
+  const linkBody = ({ created_by: _by, updated_at: _at, ...l }: AccessLinkRecord, token: string): AccessLink => {
     const url = `${s.publicUrl()}/v1/access/${token}`
-    return {
-      id: l.id, entry_id: l.entry_id, feed_id: l.feed_id, access_token: token, access_url: url, url,
-      expires_at: l.expires_at, max_uses: l.max_uses, current_uses: l.current_uses, description: l.description,
-      created_at: l.created_at, is_active: l.is_active, last_used_at: l.last_used_at,
-    }
+    return { ...l, access_token: token, access_url: url, url }
   }
 
   return new Elysia({ tags: ['Access links'] })

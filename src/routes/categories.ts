@@ -7,6 +7,7 @@ import { page, pageQuery, pageSize } from './pagination.ts'
 import { Category, Page } from '../models/index.ts'
 import { errors } from '../edge/openapi.ts'
 
+/** A category on the wire is its record. */
 export const categoryBody = (c: CategoryRecord): Category => c
 
 export const categoryRoutes = (s: Services) =>

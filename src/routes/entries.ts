@@ -24,7 +24,10 @@ import { base64Content, base64Decoder, type Base64Content } from '../domain/base
 const ENTRY_BODY_LIMIT = MAX_CONTENT_BASE64_CHARS + 256 * 1024
 const ENTRY_LIST_PARAMETERS = ['page_size', 'page_token', 'is_free'] as const
 
-
+/**
+ * An entry on the wire. Written out, not spread from the record: lists and the hot path serialise it as it is, so its
+ * field order is the wire's, and the record's differs (price, size) and may hold more (a recent entry's placement).
+ */
 export function entryBody(e: EntryRecord, now = nowSeconds()): Entry {
   const free = isFreeNow(e, now)
   return {

@@ -17,6 +17,7 @@ import { contentResponses, errors, NoBody } from '../edge/openapi.ts'
 // image_url may carry a 10 MB image as base64 (about 13.4 MB of text).
 const IMAGE_BODY_LIMIT = 14 * 1024 * 1024
 
+/** A feed on the wire: the record, its money as text. */
 export const feedBody = (f: FeedRecord): Feed => ({ ...f, total_revenue: f.total_revenue.toString() })
 
 const feedKey = (id: string) => `feed:${id}`

@@ -8,23 +8,9 @@ import { walletAuth } from './wallet-auth.ts'
 import { jsonResponse } from '../edge/json-response.ts'
 import { nowSeconds } from '../lib/clock.ts'
 
-export function walletBody(w: WalletRecord) {
-  const address = w.address
-  return {
-    id: w.id,
-    address,
-    wallet_address: address,
-    network: w.network,
-    wallet_address_network: w.network,
-    username: w.username,
-    picture_url: w.picture_url,
-    total_feeds: w.total_feeds,
-    total_entries: w.total_entries,
-    total_revenue: w.total_revenue.toString(),
-    created_at: w.created_at,
-    updated_at: w.updated_at,
-  }
-}
+/** A wallet on the wire: the record, its money as text, and the SDK's names for address and network. */
+export const walletBody = (w: WalletRecord): Wallet =>
+  ({ ...w, wallet_address: w.address, wallet_address_network: w.network, total_revenue: w.total_revenue.toString() })
 
 /**
  * One holder per wallet until the database changes, its text remade when the second or the ranks move on: a short
