@@ -19,7 +19,10 @@ export const accessRoutes = (s: Services) => {
   // A range session's client: its address (none in process) and User-Agent (bounded: it is part of a map key).
   const clientOf = (request: Request) => `${s.clientAddress?.(request) ?? '-'} ${(request.headers.get('user-agent') ?? '').slice(0, 200)}`
 
-  /** A link on the wire: the record without its creator and last update, with its token and URL (twice). */
+  /**
+   * A link on the wire: the record without its creator and last update, with its token and URL (twice). Answered
+   * through Elysia only, which writes the fields in the schema's order.
+   */
   const linkBody = ({ created_by: _by, updated_at: _at, ...l }: AccessLinkRecord, token: string): AccessLink => {
     const url = `${s.publicUrl()}/v1/access/${token}`
     return { ...l, access_token: token, access_url: url, url }

@@ -8,7 +8,10 @@ import { page, pageQuery, pageSize, queryKey } from './pagination.ts'
 import { Transaction, TransactionList, type TransactionItem } from '../models/index.ts'
 import { errors } from '../edge/openapi.ts'
 
-/** A payment as listed: the record without its piid, its id with the tx_ prefix, its amount as text. */
+/**
+ * A payment as listed: the record without its piid, its id with the tx_ prefix, its amount as text. Lists serialise it
+ * as it is: the record's fields come in the wire's order (the store's SELECT), as a feed's do.
+ */
 const item = ({ piid: _piid, ...r }: TransactionRecord): TransactionItem => ({ ...r, id: publicTransactionId(r.id), amount: r.amount.toString() })
 /** A payment read alone: as listed, with its piid. */
 const full = (r: TransactionRecord): Transaction => ({ ...item(r), piid: r.piid })

@@ -8,7 +8,10 @@ import { walletAuth } from './wallet-auth.ts'
 import { jsonResponse } from '../edge/json-response.ts'
 import { nowSeconds } from '../lib/clock.ts'
 
-/** A wallet on the wire: the record, its money as text, and the SDK's names for address and network. */
+/**
+ * A wallet on the wire: the record, its money as text, and the SDK's names for address and network. Answered through
+ * Elysia only, which writes the fields in the schema's order.
+ */
 export const walletBody = (w: WalletRecord): Wallet =>
   ({ ...w, wallet_address: w.address, wallet_address_network: w.network, total_revenue: w.total_revenue.toString() })
 
