@@ -2,7 +2,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { LogLevel } from './config.ts'
 
-/** The id of the request being handled (set by the HTTP edge while requests are logged). */
+/** The id of the request being handled (set by the request wrapper, edge/request-wrapper.ts, while requests are logged). */
 export const requestContext = new AsyncLocalStorage<string>()
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 }

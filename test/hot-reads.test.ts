@@ -1,4 +1,4 @@
-// The hot-read path (src/http/hot-reads.ts) answers plain requests from Bun's router; anything else goes to Elysia.
+// The hot-read path (src/edge/hot-reads.ts) answers plain requests from Bun's router; anything else goes to Elysia.
 // Both must give the same answer: each hot URL is compared with the same URL plus an unknown query parameter, which
 // the hot path declines. Also: CORS on both paths, invalid queries still answered by Elysia's errors, HEAD.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'

@@ -1,8 +1,8 @@
-// The entry body reader (src/http/json-field-stream.ts) against JSON.parse: whatever way a body is cut into network
+// The entry body reader (src/edge/json-field-stream.ts) against JSON.parse: whatever way a body is cut into network
 // chunks, it gives the same body (with the streamed field as "") and the same field text, and refuses exactly the
 // bodies JSON.parse refuses.
 import { describe, expect, test } from 'bun:test'
-import { readJsonStreamingField } from '../src/http/json-field-stream.ts'
+import { readJsonStreamingField } from '../src/edge/json-field-stream.ts'
 import { base64Decoder } from '../src/domain/base64.ts'
 import { DomainError } from '../src/domain/errors.ts'
 

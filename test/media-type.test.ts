@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { checkMediaType, isValidMediaType, mediaTypeBase, safeMediaType, MAX_MEDIA_TYPE_LENGTH } from '../src/domain/media-type.ts'
 import { SUPPORTED_MIME_TYPES } from '../src/models/entry.ts'
-import { serveContent } from '../src/http/content.ts'
+import { serveContent } from '../src/routes/serve-content.ts'
 import type { ContentStore } from '../src/content/store.ts'
 
 const VALID = [

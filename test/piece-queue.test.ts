@@ -33,7 +33,7 @@ describe('pieceQueue', () => {
     expect(queue.room()).toBeUndefined()
   })
 
-  test('fail() ends the consumer with the error, even while it waits for a piece', async () => {
+  test('endWithError() ends the consumer with the error, even while it waits for a piece', async () => {
     const queue = pieceQueue(1000)
     const consumer = (async () => {
       const got: number[] = []
@@ -42,7 +42,7 @@ describe('pieceQueue', () => {
     })()
     queue.push(piece(1))
     await Bun.sleep(5) // the consumer took it and now waits
-    queue.fail(new Error('client went away'))
+    queue.endWithError(new Error('client went away'))
     await expect(consumer).rejects.toThrow('client went away')
   })
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { call } from '../dev/api.ts'
-import { rateLimiter } from '../src/http/rate-limit.ts'
+import { rateLimiter } from '../src/edge/rate-limit.ts'
 
 let server: TestServer
 beforeAll(async () => {

@@ -15,7 +15,7 @@ import { MemoryBlockstore } from 'blockstore-core'
 import { startTestServer, tempDir, trellis, type TestServer } from '../dev/server.ts'
 import { authHeaders, b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 import { startChain, type Buyer, type TestChain } from '../dev/chain.ts'
-import { collect } from '../src/content/helia.ts'
+import { concatChunks } from '../src/content/helia.ts'
 import { openContent } from '../src/content/open.ts'
 
 const SIGNAL = 'BUY: ETH-USD long, target 4200'
@@ -161,11 +161,11 @@ describe('the content store', () => {
       const stored = await content.put([large.slice(0, 1_000_000), large.slice(1_000_000)], { sealed: true })
       expect(stored.key?.byteLength).toBe(32)
       expect(stored.cid).not.toBe(await plainCid(large))
-      const sealed = await collect(content.read(stored.cid), LARGE)
+      const sealed = await concatChunks(content.read(stored.cid), LARGE)
       expect(Buffer.compare(sealed, large)).not.toBe(0) // the blocks hold no plaintext
       expect(Buffer.from(sealed).includes(Buffer.from(large.subarray(4096, 4160)))).toBe(false)
       for (const [offset, length] of [[0, LARGE], [1, 15], [15, 2], [16, 16], [262_143, 3], [262_100, 600_000], [LARGE - 17, 17], [LARGE - 1, 1], [3_333_333, 1_234_567]]) {
-        const read = await collect(content.read(stored.cid, { offset, length }, stored.key), length)
+        const read = await concatChunks(content.read(stored.cid, { offset, length }, stored.key), length)
         expect(Buffer.compare(read, large.subarray(offset, offset + length))).toBe(0)
       }
     } finally {
@@ -195,7 +195,7 @@ describe('the content store', () => {
       expect(readdirSync(uploads)).toEqual([])
       const paid = await content.put((await arrive()).pieces(), { sealed: true })
       expect(paid.cid).not.toBe(free.cid)
-      expect(Buffer.compare(await collect(content.read(paid.cid, undefined, paid.key), LARGE), large)).toBe(0)
+      expect(Buffer.compare(await concatChunks(content.read(paid.cid, undefined, paid.key), LARGE), large)).toBe(0)
       expect(readdirSync(uploads)).toEqual([])
       ;(await arrive()).discard() // a refused request: never stored
       expect(readdirSync(uploads)).toEqual([])

@@ -51,7 +51,7 @@ async function* consume(pieces: Uint8Array[], seal?: (piece: Uint8Array) => Uint
 const READ_WINDOW_BYTES = 2 * 1024 * 1024
 
 /** The first `length` bytes of a stream, in one array. */
-export async function collect(source: AsyncIterable<Uint8Array>, length: number): Promise<Uint8Array<ArrayBuffer>> {
+export async function concatChunks(source: AsyncIterable<Uint8Array>, length: number): Promise<Uint8Array<ArrayBuffer>> {
   const out = new Uint8Array(length)
   let offset = 0
   for await (const chunk of source) {
@@ -180,7 +180,7 @@ export async function contentStore(parts: ContentParts): Promise<ContentStore> {
       return key ? opened(key, stored, range?.offset ?? 0) : stored
     },
     async body(text, size, range, key) {
-      if (size <= CACHE_ITEM_MAX) return collect(store.read(text, range, key), range?.length ?? size)
+      if (size <= CACHE_ITEM_MAX) return concatChunks(store.read(text, range, key), range?.length ?? size)
       // A sealed item's file holds its opened content: the cache is local (mode 0700), the CID stays what is public.
       const name = key ? `${text}.plain` : text
       const file = Bun.file(await files.path(name, size, () => store.read(text, undefined, key)))

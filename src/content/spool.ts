@@ -80,7 +80,7 @@ export function uploadSpool(dir: string): UploadSpool {
         }
       })()
       // A failure is seen through end() (after abort() it is expected); the writer then takes no more pieces.
-      written.catch((error: Error) => (queue.fail(error), discard()))
+      written.catch((error: Error) => (queue.endWithError(error), discard()))
       return {
         push(piece) {
           size += piece.byteLength
@@ -112,7 +112,7 @@ export function uploadSpool(dir: string): UploadSpool {
           }
         },
         abort(reason) {
-          queue.fail(reason)
+          queue.endWithError(reason)
         },
       }
     },

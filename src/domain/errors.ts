@@ -1,4 +1,4 @@
-// Rule violations carry a stable code; the HTTP edge maps codes to statuses.
+// Rule violations carry a stable code; edge/errors.ts maps codes to statuses.
 export class DomainError extends Error {
   constructor(
     readonly code: string,

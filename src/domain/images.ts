@@ -4,7 +4,7 @@ import type { ContentStore } from '../content/store.ts'
 import type { Records } from '../store/stores.ts'
 import type { ImageRecord } from '../models/records.ts'
 import { nowSeconds } from '../lib/clock.ts'
-import { collect, parseCid } from '../content/helia.ts'
+import { concatChunks, parseCid } from '../content/helia.ts'
 import { fail } from './errors.ts'
 import { decodeStrictBase64 } from './base64.ts'
 import { fetchPublicImage, ImageFetchFailed, MAX_IMAGE_BYTES } from './image-fetch.ts'
@@ -108,7 +108,7 @@ export async function coverImage(cid: string, content: ContentStore, records: Re
   const size = await content.size(cid)
   if (size === null || size > MAX_IMAGE_BYTES) return null
   const length = Math.min(size, 4096)
-  const mimeType = sniffImageType(await collect(content.read(cid, { offset: 0, length }), length))
+  const mimeType = sniffImageType(await concatChunks(content.read(cid, { offset: 0, length }), length))
   if (!mimeType) return null
   const image = { cid, mime_type: mimeType, size, created_at: nowSeconds() }
   await records.transact((tx) => tx.images.record(image))

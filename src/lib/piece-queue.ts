@@ -56,7 +56,8 @@ export function pieceQueue(aheadBytes: number) {
       ended = true
       wake()
     },
-    fail(error: Error): void {
+    /** Ends the queue with `error`: the consumer throws it, even while it waits for a piece. */
+    endWithError(error: Error): void {
       failure = error
       waiting.length = 0
       waitingBytes = 0

@@ -29,7 +29,7 @@ const ImageUrl = t.Optional(Nullable(t.String({
   description: 'an http(s) URL, a data URI, base64, or the CID of an image already stored here; PNG, JPEG, GIF, WebP or SVG, at most 10 MB',
 })))
 
-// Validation failures of these two bodies are answered in shape B (x-error-shape, see http/errors.ts).
+// Validation failures of these two bodies are answered in shape B (x-error-shape, see edge/errors.ts).
 export const CreateFeed = t.Object({
   name: t.String({ minLength: 1, maxLength: 255, error: 'name is required and must be 1-255 characters' }),
   description: Description,

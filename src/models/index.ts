@@ -1,4 +1,4 @@
-// Every model, for the OpenAPI components (http/models.ts registers them by these names).
+// Every model, for the OpenAPI components (edge/openapi.ts registers them by these names).
 export * from './common.ts'
 export * from './feed.ts'
 export * from './entry.ts'

@@ -30,6 +30,7 @@ export const CategoryStatsItem = t.Object({
   total_purchases: CountText(), total_revenue: Money(), unique_buyers: CountText(), avg_purchase_amount: Money(),
 })
 export const RecentEntry = t.Composite([t.Omit(Entry, ['content_url']), t.Object({ feed_name: S, feed_owner_id: S, owner_wallet: S, category_name: NS })])
+export type RecentEntry = Static<typeof RecentEntry>
 
 export const BOARD_ITEMS = {
   'most-popular': MostPopularItem,

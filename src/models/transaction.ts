@@ -12,6 +12,7 @@ const fields = {
   created_at: UnixSeconds(),
 }
 export const TransactionItem = t.Object(fields, { description: 'A settled payment, as listed' })
+export type TransactionItem = Static<typeof TransactionItem>
 export const Transaction = t.Object({ ...fields, piid: Nullable(t.String()) }, { description: 'A settled payment' })
 export type Transaction = Static<typeof Transaction>
 

@@ -3,10 +3,10 @@ import { Elysia, t } from 'elysia'
 import type { AccessLinkRecord } from '../models/records.ts'
 import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
-import { serveContent } from './content.ts'
+import { serveContent } from './serve-content.ts'
 import { uuid } from './params.ts'
 import { page, pageQuery, pageSize } from './pagination.ts'
-import { contentResponses, errors, NoBody } from './openapi.ts'
+import { contentResponses, errors, NoBody } from '../edge/openapi.ts'
 import { AccessLink, CreateAccessLink, Page } from '../models/index.ts'
 
 /** The length of a 206 answer and the size of the whole entry, from its Content-Range (`bytes a-b/size`). */
@@ -19,13 +19,13 @@ export const accessRoutes = (s: Services) => {
   // A range session's client: its address (none in process) and User-Agent (bounded: it is part of a map key).
   const clientOf = (request: Request) => `${s.clientAddress?.(request) ?? '-'} ${(request.headers.get('user-agent') ?? '').slice(0, 200)}`
 
-  const linkBody = (l: AccessLinkRecord, token: string) => {
+  /**
+   * A link on the wire: the record without its creator and last update, with its token and URL (twice). Answered
+   * through Elysia only, which writes the fields in the schema's order.
+   */
+  const linkBody = ({ created_by: _by, updated_at: _at, ...l }: AccessLinkRecord, token: string): AccessLink => {
     const url = `${s.publicUrl()}/v1/access/${token}`
-    return {
-      id: l.id, entry_id: l.entry_id, feed_id: l.feed_id, access_token: token, access_url: url, url,
-      expires_at: l.expires_at, max_uses: l.max_uses, current_uses: l.current_uses, description: l.description,
-      created_at: l.created_at, is_active: l.is_active, last_used_at: l.last_used_at,
-    }
+    return { ...l, access_token: token, access_url: url, url }
   }
 
   return new Elysia({ tags: ['Access links'] })

@@ -17,7 +17,7 @@ interface Series { method: string; route: string; byStatus: Float64Array; inBuck
 
 /**
  * Counted on every request, so counting allocates nothing: each route template and method has its series, made
- * when the routes are registered (the edge keeps its index); requests no template matched share one per method.
+ * when the routes are registered (the request wrapper keeps its index); requests no template matched share one per method.
  */
 export function requestMetrics() {
   const series: Series[] = []

@@ -3,8 +3,8 @@
 // for an image goes to the Elysia route while its bytes load; ranges, HEAD and anything unusual always go there.
 import type { Services } from './services.ts'
 import type { ImageRecord } from '../models/records.ts'
-import { withCors, type Prepared } from './edge.ts'
-import { contentHeaders, matchesEtag } from './content.ts'
+import { withCors, type Prepared } from '../edge/request-wrapper.ts'
+import { contentHeaders, matchesEtag } from './serve-content.ts'
 import { isUuid } from '../lib/ids.ts'
 
 /** Images larger than this are served by the route (read per request); smaller ones are held. */

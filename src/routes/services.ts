@@ -1,4 +1,4 @@
-// What the HTTP edge needs from below; built once in app.ts.
+// What the routes (and the hot reads serving beside them) need from below; built once in app.ts.
 import type { Config } from '../config.ts'
 import type { AuthService } from '../domain/auth.ts'
 import type { FeedService } from '../domain/feeds.ts'
@@ -33,6 +33,6 @@ export interface Services {
   /** JSON text of a read, reused until the database next changes (see readMemo). */
   cached: ReadMemo
   health: () => Record<string, unknown>
-  /** The client's address (see edge.ts), once serve() listens; absent for an app answering in process. */
+  /** The client's address (see edge/request-wrapper.ts), once serve() listens; absent for an app answering in process. */
   clientAddress?: (request: Request) => string
 }

@@ -1,30 +1,19 @@
 // /v1/wallets: wallet profiles by id or address.
 import { Elysia, t } from 'elysia'
 import { UpdateWallet, Wallet, WalletStats } from '../models/index.ts'
-import { errors } from './openapi.ts'
+import { errors } from '../edge/openapi.ts'
 import type { WalletRecord } from '../models/records.ts'
 import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
-import { jsonResponse } from './json.ts'
+import { jsonResponse } from '../edge/json-response.ts'
 import { nowSeconds } from '../lib/clock.ts'
 
-export function walletBody(w: WalletRecord) {
-  const address = w.address
-  return {
-    id: w.id,
-    address,
-    wallet_address: address,
-    network: w.network,
-    wallet_address_network: w.network,
-    username: w.username,
-    picture_url: w.picture_url,
-    total_feeds: w.total_feeds,
-    total_entries: w.total_entries,
-    total_revenue: w.total_revenue.toString(),
-    created_at: w.created_at,
-    updated_at: w.updated_at,
-  }
-}
+/**
+ * A wallet on the wire: the record, its money as text, and the SDK's names for address and network. Answered through
+ * Elysia only, which writes the fields in the schema's order.
+ */
+export const walletBody = (w: WalletRecord): Wallet =>
+  ({ ...w, wallet_address: w.address, wallet_address_network: w.network, total_revenue: w.total_revenue.toString() })
 
 /**
  * One holder per wallet until the database changes, its text remade when the second or the ranks move on: a short
@@ -46,7 +35,7 @@ export async function walletStatsJson(s: Services, walletId: string): Promise<st
   return held.text
 }
 
-/** The same text when it is current (the hot-read path answers from it, see hot-reads.ts). */
+/** The same text when it is current (the hot-read path answers from it, see edge/hot-reads.ts). */
 export function heldWalletStatsJson(s: Services, walletId: string): string | undefined {
   const held = s.cached.peek<StatsHolder>(statsKey(walletId))
   return held && held.at === nowSeconds() && held.generation === s.market.ranksGeneration() ? held.text : undefined

@@ -6,17 +6,18 @@ import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
 import { fail } from '../domain/errors.ts'
 import { booleanQuery, integerQuery, uuid } from './params.ts'
-import { jsonResponse } from './json.ts'
-import { serveContent } from './content.ts'
+import { jsonResponse } from '../edge/json-response.ts'
+import { serveContent } from './serve-content.ts'
 import { coverCacheControl } from './cover-images.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { isUuid } from '../lib/ids.ts'
 import { page, pageQuery, pageSize, queryKey } from './pagination.ts'
-import { contentResponses, errors, NoBody } from './openapi.ts'
+import { contentResponses, errors, NoBody } from '../edge/openapi.ts'
 
 // image_url may carry a 10 MB image as base64 (about 13.4 MB of text).
 const IMAGE_BODY_LIMIT = 14 * 1024 * 1024
 
+/** A feed on the wire: the record, its money as text. */
 export const feedBody = (f: FeedRecord): Feed => ({ ...f, total_revenue: f.total_revenue.toString() })
 
 const feedKey = (id: string) => `feed:${id}`
@@ -27,7 +28,7 @@ export function feedJson(s: Services, rawId: string): Promise<string> {
   return s.cached.get(feedKey(id), async () => JSON.stringify(feedBody(await s.feeds.get(id))))
 }
 
-/** The same text when the memo holds it (the hot-read path answers from it, see hot-reads.ts). */
+/** The same text when the memo holds it (the hot-read path answers from it, see edge/hot-reads.ts). */
 export const heldFeedJson = (s: Services, rawId: string): string | undefined => (isUuid(rawId) ? s.cached.peek<string>(feedKey(rawId.toLowerCase())) : undefined)
 
 const FEED_LIST_PARAMETERS = ['page_size', 'page_token', 'owner_id', 'category', 'owner_wallet_address', 'tags', 'min_entries', 'is_active', 'min_age', 'max_age'] as const

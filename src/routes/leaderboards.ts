@@ -5,10 +5,10 @@ import type { Services } from './services.ts'
 import type { PeriodBoard, PlainBoard } from '../domain/leaderboards.ts'
 import { entryBody } from './entries.ts'
 import { BOARD_ITEMS, Page, RecentEntry } from '../models/index.ts'
-import { errors } from './openapi.ts'
+import { errors } from '../edge/openapi.ts'
 import { page, pageQuery, pageSize } from './pagination.ts'
 import { nowSeconds } from '../lib/clock.ts'
-import { jsonResponse } from './json.ts'
+import { jsonResponse } from '../edge/json-response.ts'
 import type { RecentEntry as RecentRow } from '../store/stats.ts'
 
 const Period = t.Optional(t.String({ description: '1d, 7d, 30d or all (default)' }))
@@ -65,10 +65,14 @@ async function recentPage(s: Services, limit: number, token: string | undefined,
   return render({ rows: result.data, pagination: result.pagination, body: '', until: 0 }, now)
 }
 
+/** A recent entry on the wire: the entry, then where it is placed. */
+const recentEntryBody = (e: RecentRow, now: number): RecentEntry =>
+  ({ ...entryBody(e, now), feed_name: e.feed_name, feed_owner_id: e.feed_owner_id, owner_wallet: e.owner_wallet, category_name: e.category_name })
+
 /** An entry's is_free and price change when its early access ends: the text holds until the first such end. */
 function render(p: RecentPage, now: number): RecentPage {
   p.body = JSON.stringify({
-    data: p.rows.map((e) => ({ ...entryBody(e, now), feed_name: e.feed_name, feed_owner_id: e.feed_owner_id, owner_wallet: e.owner_wallet, category_name: e.category_name })),
+    data: p.rows.map((e) => recentEntryBody(e, now)),
     pagination: p.pagination,
   })
   p.until = Infinity

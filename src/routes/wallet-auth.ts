@@ -4,7 +4,7 @@
 import { Elysia } from 'elysia'
 import type { AuthService, Signer } from '../domain/auth.ts'
 import { DomainError } from '../domain/errors.ts'
-import { DEFAULT_BODY_LIMIT, readJson } from './body.ts'
+import { DEFAULT_BODY_LIMIT, readJson } from '../edge/body.ts'
 
 const signers = new WeakMap<Request, Signer | null>()
 

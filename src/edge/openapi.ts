@@ -34,7 +34,7 @@ export const Bytes = (description: string) => t.String({ format: 'binary', 'x-me
 /** An answer without a body. */
 export const NoBody = (description: string) => t.Void({ description })
 
-/** What a route serving stored bytes may answer (see content.ts). */
+/** What a route serving stored bytes may answer (see routes/serve-content.ts). */
 export const contentResponses = (description: string) => ({
   200: Bytes(`${description}, with its media type; ETag = its CID`),
   206: Bytes('the byte range asked for with Range'),

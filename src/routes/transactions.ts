@@ -3,23 +3,19 @@ import { Elysia, t } from 'elysia'
 import type { TransactionRecord } from '../models/records.ts'
 import { publicTransactionId } from '../domain/transactions.ts'
 import type { Services } from './services.ts'
-import { jsonResponse } from './json.ts'
+import { jsonResponse } from '../edge/json-response.ts'
 import { page, pageQuery, pageSize, queryKey } from './pagination.ts'
-import { Transaction, TransactionList } from '../models/index.ts'
-import { errors } from './openapi.ts'
+import { Transaction, TransactionList, type TransactionItem } from '../models/index.ts'
+import { errors } from '../edge/openapi.ts'
 
-const item = (r: TransactionRecord) => ({
-  id: publicTransactionId(r.id),
-  payer: r.payer,
-  pay_to: r.pay_to,
-  amount: r.amount.toString(),
-  asset: r.asset,
-  entry_id: r.entry_id,
-  transaction_hash: r.transaction_hash,
-  created_at: r.created_at,
-})
+/**
+ * A payment as listed: the record without its piid, its id with the tx_ prefix, its amount as text. Lists serialise it
+ * as it is: the record's fields come in the wire's order (the store's SELECT), as a feed's do.
+ */
+const item = ({ piid: _piid, ...r }: TransactionRecord): TransactionItem => ({ ...r, id: publicTransactionId(r.id), amount: r.amount.toString() })
+/** A payment read alone: as listed, with its piid. */
+const full = (r: TransactionRecord): Transaction => ({ ...item(r), piid: r.piid })
 const LIST_PARAMETERS = ['page_size', 'page_token', 'payer', 'pay_to', 'entry_id'] as const
-const full = (r: TransactionRecord) => ({ ...item(r), piid: r.piid })
 
 export const transactionRoutes = (s: Services) =>
   new Elysia({ prefix: '/v1/transactions', tags: ['Transactions'] })

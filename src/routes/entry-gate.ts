@@ -8,8 +8,8 @@ import type { PriceTag } from '../chain/x402/requirements.ts'
 import type { Payment, PaymentOrRefusal } from '../chain/x402/payload.ts'
 import { resourceServer, type Instructions } from '../chain/x402/resource-server.ts'
 import type { Services } from './services.ts'
-import { errorResponse } from './errors.ts'
-import { withCors, type Prepared } from './edge.ts'
+import { errorResponse } from '../edge/errors.ts'
+import { withCors, type Prepared } from '../edge/request-wrapper.ts'
 
 export type Gate<Made = Prepared | Response> =
   /** A deleted entry or feed, asked for by anyone but its owner. */

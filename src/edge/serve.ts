@@ -1,12 +1,12 @@
 // Serving the app. Every route of the app is also a route of Bun's router, so its template is known before Elysia
 // runs (metrics count by template at no cost per request); the hottest reads answer there from their cached JSON,
-// everything else goes on to Elysia. The edge wraps both as plain functions, not Elysia hooks: in a same-process
-// A/B (wrk, 3 rounds) a cached read behind the edge ran at 62-63k req/s, and the same work as global Elysia hooks
-// (onRequest, onAfterResponse) at 41-58k.
+// everything else goes on to Elysia. The request wrapper (request-wrapper.ts) goes around both as plain functions,
+// not Elysia hooks: in a same-process A/B (wrk, 3 rounds) a cached read behind it ran at 62-63k req/s, and the same
+// work as global Elysia hooks (onRequest, onAfterResponse) at 41-58k.
 import type { Elysia } from 'elysia'
-import type { Services } from './services.ts'
+import type { Services } from '../routes/services.ts'
 import { hotReads } from './hot-reads.ts'
-import { clientAddress, httpEdge, type Route } from './edge.ts'
+import { clientAddress, requestWrapper, type Route } from './request-wrapper.ts'
 import { rateLimiter } from './rate-limit.ts'
 import type { RequestMetrics } from './metrics.ts'
 import type { Logger } from '../log.ts'
@@ -22,7 +22,7 @@ type BunRoutes = Record<string, Record<string, (request: Request, server: Bun.Se
 export function serve(app: Elysia<any, any, any, any, any, any, any>, services: Services, o: ServeOptions) {
   // Compile Elysia's routes once, up front, so the first request does not pay for it.
   const handle = app.compile().fetch
-  const edge = httpEdge({ limiter: o.rateLimit ? rateLimiter() : null, requests: o.requests, log: o.log, trustProxy: o.trustProxy })
+  const wrap = requestWrapper({ limiter: o.rateLimit ? rateLimiter() : null, requests: o.requests, log: o.log, trustProxy: o.trustProxy })
   const hot = hotReads(services)
   const routes: BunRoutes = {}
   for (const { method, path } of app.routes) {
@@ -31,7 +31,7 @@ export function serve(app: Elysia<any, any, any, any, any, any, any>, services: 
     const fast = method === 'GET' ? hot[path] : undefined
     // Whatever a hot read declines goes to Elysia.
     const route: Route = fast ? (request) => fast(request as Request & { params: Record<string, string> }) ?? handle(request) : handle
-    ;(routes[path] ??= {})[method] = edge(route, series)
+    ;(routes[path] ??= {})[method] = wrap(route, series)
   }
   for (const path of Object.keys(hot)) if (!routes[path]?.GET) throw new Error(`hot read ${path} has no route in the app`)
   const server = Bun.serve({
@@ -40,7 +40,7 @@ export function serve(app: Elysia<any, any, any, any, any, any, any>, services: 
     maxRequestBodySize: MAX_BODY_BYTES,
     idleTimeout: 60,
     routes,
-    fetch: edge(handle),
+    fetch: wrap(handle),
   })
   services.clientAddress = (request) => clientAddress(request, server.requestIP(request)?.address, o.trustProxy)
   return server

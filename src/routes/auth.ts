@@ -2,7 +2,7 @@
 import { Elysia } from 'elysia'
 import { Nonce, NonceRequest } from '../models/index.ts'
 import type { Services } from './services.ts'
-import { jsonBody } from './body.ts'
+import { jsonBody } from '../edge/body.ts'
 
 export const authRoutes = (s: Services) =>
   new Elysia({ prefix: '/v1/auth', tags: ['Authentication'] })

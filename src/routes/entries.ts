@@ -9,22 +9,25 @@ import { isUuid } from '../lib/ids.ts'
 import { memoryGuard } from '../lib/memory-guard.ts'
 import type { Services } from './services.ts'
 import { walletAuth, type BodyReader } from './wallet-auth.ts'
-import { beforeErrorAnswer, errorResponse } from './errors.ts'
+import { beforeErrorAnswer, errorResponse } from '../edge/errors.ts'
 import { booleanQuery, uuid } from './params.ts'
-import { jsonResponse } from './json.ts'
+import { jsonResponse } from '../edge/json-response.ts'
 import { page, pageQuery, pageSize, queryKey } from './pagination.ts'
-import { serveContent } from './content.ts'
+import { serveContent } from './serve-content.ts'
 import { asResponse, entryGate } from './entry-gate.ts'
 import { withHeaders } from '@elysiajs/openapi'
-import { contentResponses, errors, NoBody } from './openapi.ts'
-import { readJsonStreamingField } from './json-field-stream.ts'
+import { contentResponses, errors, NoBody } from '../edge/openapi.ts'
+import { readJsonStreamingField } from '../edge/json-field-stream.ts'
 import { base64Content, base64Decoder, type Base64Content } from '../domain/base64.ts'
 
 // The base64 text may be 50 MB; the rest of the JSON is small.
 const ENTRY_BODY_LIMIT = MAX_CONTENT_BASE64_CHARS + 256 * 1024
 const ENTRY_LIST_PARAMETERS = ['page_size', 'page_token', 'is_free'] as const
 
-
+/**
+ * An entry on the wire. Written out, not spread from the record: lists and the hot path serialise it as it is, so its
+ * field order is the wire's, and the record's differs (price, size) and may hold more (a recent entry's placement).
+ */
 export function entryBody(e: EntryRecord, now = nowSeconds()): Entry {
   const free = isFreeNow(e, now)
   return {

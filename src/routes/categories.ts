@@ -5,8 +5,9 @@ import type { Services } from './services.ts'
 import { booleanQuery } from './params.ts'
 import { page, pageQuery, pageSize } from './pagination.ts'
 import { Category, Page } from '../models/index.ts'
-import { errors } from './openapi.ts'
+import { errors } from '../edge/openapi.ts'
 
+/** A category on the wire is its record. */
 export const categoryBody = (c: CategoryRecord): Category => c
 
 export const categoryRoutes = (s: Services) =>

@@ -6,8 +6,8 @@ import type { Services } from './services.ts'
 import { DomainError } from '../domain/errors.ts'
 import { categoryBody } from './categories.ts'
 import { Category, CreateCategory, UpdateCategory } from '../models/index.ts'
-import { errors } from './openapi.ts'
-import { jsonBody } from './body.ts'
+import { errors } from '../edge/openapi.ts'
+import { jsonBody } from '../edge/body.ts'
 
 const digest = (value: string) => createHash('sha256').update(value).digest()
 

@@ -1,6 +1,6 @@
-// What every request passes through around routing: the rate limit (before routing, so floods of bad requests are
-// limited too), CORS, the request id, request metrics and the request log. Plain functions rather than Elysia hooks
-// (see serve.ts for the measurement).
+// The wrapper every request passes through around routing: the rate limit (before routing, so floods of bad requests
+// are limited too), CORS, the request id, request metrics and the request log. Plain functions rather than Elysia
+// hooks (see serve.ts for the measurement).
 import type { Server } from 'bun'
 import { randomUUID } from 'node:crypto'
 import { requestContext, type Logger } from '../log.ts'
@@ -16,7 +16,7 @@ const PREFLIGHT_MAX_AGE_S = '600'
 
 /**
  * Every answer allows every origin with "*", the same for all callers: no cookies or other credentials are used, so
- * a browser needs nothing more, and CORS never makes the edge read the request's headers (building them costs a tenth
+ * a browser needs nothing more, and CORS never makes the wrapper read the request's headers (building them costs a tenth
  * of a cached read; only X-Request-Id does, and only while requests are logged).
  */
 const CORS: Record<string, string> = { 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED }
@@ -65,7 +65,7 @@ export function clientAddress(request: Request, peer: string | undefined, trustP
 /** An answer made once and served many times: its body (text or bytes), status and complete headers (see withCors). */
 export interface Prepared<Body extends string | Uint8Array<ArrayBuffer> | null = string> { body: Body; init: { status: number; headers: Headers } }
 
-/** A route's answer: a response, the text of a 200 JSON answer (the edge adds all its headers at once), or a prepared one. */
+/** A route's answer: a response, the text of a 200 JSON answer (the wrapper adds all its headers at once), or a prepared one. */
 export type Answer = Response | string | Prepared<string | Uint8Array<ArrayBuffer> | null>
 export type Route = (request: Request) => Answer | Promise<Answer>
 
@@ -91,7 +91,7 @@ const CALLER_ID = /^[\w.:@/+=-]{1,128}$/
  * Wraps a route. Built once per route, with no closure made per request: at ~80k requests/s, every allocation and
  * call on this path shows in throughput.
  */
-export function httpEdge(d: { limiter: ReturnType<typeof rateLimiter> | null; requests: RequestMetrics; log: Logger; trustProxy: boolean }) {
+export function requestWrapper(d: { limiter: ReturnType<typeof rateLimiter> | null; requests: RequestMetrics; log: Logger; trustProxy: boolean }) {
   const logRequests = d.log.enabled('info')
 
   function finish(request: Request, limit: Limit, started: number, path: string, series: number, id: string, answer: Answer): Response {

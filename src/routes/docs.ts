@@ -2,7 +2,7 @@
 import { Elysia } from 'elysia'
 import bundlePath from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
 import cssPath from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
-import { openApiDocument } from './openapi.ts'
+import { openApiDocument } from '../edge/openapi.ts'
 
 const ASSETS = '/v1/docs/assets'
 const TITLE = 'Trellis API'

@@ -4,7 +4,7 @@ import type { ContentStore } from '../content/store.ts'
 import type { EntryRecord } from '../models/records.ts'
 import type { ServableContent } from '../domain/entries.ts'
 import { mediaTypeBase, safeMediaType } from '../domain/media-type.ts'
-import { errorResponse } from './errors.ts'
+import { errorResponse } from '../edge/errors.ts'
 
 // Bun drops a handler's Content-Length on streamed bodies (oven-sh/bun#10507, still so in 1.4), so bodies are
 // bytes (small items) or files (large ones, see content/file-cache.ts), and open-ended ranges are served in
