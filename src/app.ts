@@ -91,13 +91,13 @@ export interface Background {
  */
 export async function startBackground(config: Config, services: Services & { ledgerAudit: LedgerAudit }, content: ContentStore, log: Logger): Promise<Background> {
   const boards = loadPersisted(config.dataDir, 'boards')
-  if (boards) services.market.installBoards(boards.boards)
+  if (boards) services.stats.installBoards(boards.boards)
   const ranks = loadPersisted(config.dataDir, 'ranks')
-  if (ranks) services.market.installRanks(ranks.ranks)
+  if (ranks) services.stats.installRanks(ranks.ranks)
   const threads = { boards: longReads(config.dataDir), checks: longReads(config.dataDir), operations: longReads(config.dataDir) }
   const stopThreads = () => Promise.all(Object.values(threads).map((thread) => thread.stop())).then(() => {})
   const jobs = startJobs({
-    log, auth: services.auth, entries: services.entries, purchases: services.purchases, stats: services.market, ledgerAudit: services.ledgerAudit, threads,
+    log, auth: services.auth, entries: services.entries, purchases: services.purchases, stats: services.stats, ledgerAudit: services.ledgerAudit, threads,
     statsRefreshS: config.statsRefreshS, rankingsRefreshS: config.rankingsRefreshS, reconcileS: config.reconcileS, ledgerCheckS: config.ledgerCheckS,
   })
   await jobs.ready // never rejects: a job's failure is logged and counted
@@ -157,7 +157,7 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     feeds,
     entries,
     wallets,
-    market: statsService({ records, wallets }),
+    stats: statsService({ records, wallets }),
     categories,
     transactions: transactionService({ records }),
     purchases,

@@ -34,8 +34,8 @@ function boardRoute(s: Services, allowed: string[], bodyFor: (query: Map<string,
     const url = request.url
     const q = url.indexOf('?')
     const search = q < 0 ? '' : url.slice(q + 1)
-    if (generation !== s.market.boardsGeneration()) {
-      generation = s.market.boardsGeneration()
+    if (generation !== s.stats.boardsGeneration()) {
+      generation = s.stats.boardsGeneration()
       bodies = new Map()
     }
     let body = bodies.get(search)
@@ -86,16 +86,16 @@ export function hotReads(s: Services): Record<string, Fast> {
     routes[`/v1/leaderboards/${board}`] = boardRoute(s, ['page_size', 'period'], (query) => {
       const length = pageSizeOf(query)
       const period = query.get('period') ?? 'all'
-      return length && Object.hasOwn(PERIODS, period) ? s.market.byPeriod(board, period as Period, length) : null
+      return length && Object.hasOwn(PERIODS, period) ? s.stats.byPeriod(board, period as Period, length) : null
     })
   }
   for (const board of PAGED_BOARDS) {
     routes[`/v1/leaderboards/${board}`] = boardRoute(s, ['page_size'], (query) => {
       const length = pageSizeOf(query)
-      return length ? s.market.plain(board, length) : null
+      return length ? s.stats.plain(board, length) : null
     })
   }
-  routes['/v1/leaderboards/category-stats'] = boardRoute(s, [], () => s.market.plain('category-stats', Number.MAX_SAFE_INTEGER))
+  routes['/v1/leaderboards/category-stats'] = boardRoute(s, [], () => s.stats.plain('category-stats', Number.MAX_SAFE_INTEGER))
   // Live, not a snapshot: its pages are kept until the database next changes (see recentEntriesJson).
   routes['/v1/leaderboards/recent-entries'] = (request) => {
     const q = request.url.indexOf('?')

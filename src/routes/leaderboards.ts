@@ -27,8 +27,8 @@ export const leaderboardRoutes = (s: Services) => {
   const app = new Elysia({ prefix: '/v1/leaderboards', tags: ['Leaderboards'] })
   const withPeriod = (board: PeriodBoard, item: TSchema) =>
     app.get(`/${board}`, ({ query }) => {
-      const period = s.market.period(query.period)
-      return jsonResponse(s.market.byPeriod(board, period, pageSize(query.page_size)))
+      const period = s.stats.period(query.period)
+      return jsonResponse(s.stats.byPeriod(board, period, pageSize(query.page_size)))
     }, {
       query: t.Object({ page_size: pageQuery.page_size, period: Period }),
       response: { 200: t.Object({ data: t.Array(item), period: t.String({ description: 'the period of this board' }) }) },
@@ -39,7 +39,7 @@ export const leaderboardRoutes = (s: Services) => {
   withPeriod('top-providers', BOARD_ITEMS['top-providers'])
   withPeriod('top-buyers', BOARD_ITEMS['top-buyers'])
   const plain = (board: PlainBoard, item: TSchema, paged: boolean) =>
-    app.get(`/${board}`, ({ query }) => jsonResponse(s.market.plain(board, paged ? pageSize((query as { page_size?: string }).page_size) : Number.MAX_SAFE_INTEGER)), {
+    app.get(`/${board}`, ({ query }) => jsonResponse(s.stats.plain(board, paged ? pageSize((query as { page_size?: string }).page_size) : Number.MAX_SAFE_INTEGER)), {
       query: paged ? t.Object({ page_size: pageQuery.page_size }) : t.Object({}),
       response: { 200: t.Object({ data: t.Array(item) }) },
       detail: { summary: board, description: DESCRIPTIONS[board] },
@@ -60,7 +60,7 @@ interface RecentPage { rows: RecentRow[]; pagination: ReturnType<typeof page>['p
 const SCOPE = 'recent-entries'
 
 async function recentPage(s: Services, limit: number, token: string | undefined, now: number): Promise<RecentPage> {
-  const rows = await s.market.recentEntries(s.pages.decode<string>(SCOPE, token), limit + 1)
+  const rows = await s.stats.recentEntries(s.pages.decode<string>(SCOPE, token), limit + 1)
   const result = page(rows, limit, s.pages, SCOPE, (last) => last.id)
   return render({ rows: result.data, pagination: result.pagination, body: '', until: 0 }, now)
 }

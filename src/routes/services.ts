@@ -26,7 +26,7 @@ export interface Services {
   transactions: TransactionService
   purchases: PurchaseService
   accessLinks: AccessLinkService
-  market: StatsService
+  stats: StatsService
   accessTokens: AccessTokens
   content: ContentStore
   pages: PageTokens

@@ -25,10 +25,10 @@ const statsKey = (walletId: string) => `stats:${walletId}`
 /** GET /v1/wallets/{id}/stats as JSON text, remade at most once a second. */
 export async function walletStatsJson(s: Services, walletId: string): Promise<string> {
   const now = nowSeconds()
-  const generation = s.market.ranksGeneration()
+  const generation = s.stats.ranksGeneration()
   const held = await s.cached.get<StatsHolder>(statsKey(walletId), async () => ({ at: -1, generation: -1, text: '' }), () => 2_000)
   if (held.at !== now || held.generation !== generation) {
-    held.text = JSON.stringify(await s.market.stats(walletId, now)) // throws for an unknown wallet: the holder stays empty
+    held.text = JSON.stringify(await s.stats.stats(walletId, now)) // throws for an unknown wallet: the holder stays empty
     held.at = now
     held.generation = generation
   }
@@ -38,7 +38,7 @@ export async function walletStatsJson(s: Services, walletId: string): Promise<st
 /** The same text when it is current (the hot-read path answers from it, see edge/hot-reads.ts). */
 export function heldWalletStatsJson(s: Services, walletId: string): string | undefined {
   const held = s.cached.peek<StatsHolder>(statsKey(walletId))
-  return held && held.at === nowSeconds() && held.generation === s.market.ranksGeneration() ? held.text : undefined
+  return held && held.at === nowSeconds() && held.generation === s.stats.ranksGeneration() ? held.text : undefined
 }
 
 export const walletRoutes = (s: Services) =>
