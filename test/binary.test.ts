@@ -22,8 +22,16 @@ function newestInput(): number {
   return newest
 }
 
+/** The commit the binary says it was built from, or null when there is no binary. */
+function builtFrom(): string | null {
+  if (!existsSync(DIST)) return null
+  return /\(commit ([0-9a-f]+)/.exec(Bun.spawnSync([DIST, '--version']).stdout.toString())?.[1] ?? null
+}
+
+/** Rebuilt when a source is newer than the binary, or the binary names another commit (it prints its commit). */
 async function buildIfStale(): Promise<void> {
-  if (existsSync(DIST) && statSync(DIST).mtimeMs >= newestInput()) return
+  const head = Bun.spawnSync(['git', 'rev-parse', '--short=7', 'HEAD'], { cwd: ROOT }).stdout.toString().trim()
+  if (existsSync(DIST) && statSync(DIST).mtimeMs >= newestInput() && builtFrom() === head) return
   const build = Bun.spawn([process.execPath, 'scripts/build.ts'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
   const [stdout, stderr, code] = await Promise.all([new Response(build.stdout).text(), new Response(build.stderr).text(), build.exited])
   if (code !== 0) throw new Error(`bun scripts/build.ts failed (exit ${code}):\n${stdout}${stderr}`)
