@@ -4,7 +4,7 @@
 #
 #   bash scripts/ensure-packages.sh <command>=<package>:<the test that needs it> ...
 #
-# Chromium may also be given by CHROMIUM_PATH instead of the chromium command.
+# Chromium may also be given by CHROMIUM_PATH instead of the chromium command; PostgreSQL's initdb by PG_BIN.
 set -euo pipefail
 as_root=()
 if [ "$(id -u)" != 0 ]; then as_root=(sudo -n); fi
@@ -15,6 +15,8 @@ for spec in "$@"; do
   needed_by=${rest#*:}
   if command -v "$command" >/dev/null 2>&1; then continue; fi
   if [ "$command" = chromium ] && [ -n "${CHROMIUM_PATH:-}" ]; then continue; fi
+  # Debian keeps the PostgreSQL server's programs off the PATH (dev/postgres.ts looks there, or in $PG_BIN).
+  if [ "$command" = initdb ] && { [ -n "${PG_BIN:-}" ] || compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; }; then continue; fi
   if ! command -v apt-get >/dev/null 2>&1; then
     echo "ensure-packages: $command (Debian's $package) is needed by $needed_by; install it" >&2
     exit 1

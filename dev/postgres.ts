@@ -1,0 +1,71 @@
+// A throwaway PostgreSQL cluster for tests: initdb in a temporary folder, pg_ctl on 127.0.0.1 at a free port, trust
+// authentication for the `postgres` role, no systemd. As root (CI), the server runs as Debian's `postgres` user, which
+// the postgresql package creates; initdb refuses to run as root. `stop()` stops it and removes the folder.
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export interface Postgres {
+  /** postgres://postgres@127.0.0.1:<port>/postgres */
+  adminUrl: string
+  port: number
+  /** A URL of the same cluster for another database. */
+  urlOf(database: string): string
+  stop(): Promise<void>
+}
+
+/** Where initdb and pg_ctl are: $PG_BIN, the newest /usr/lib/postgresql/<version>/bin (Debian), or the PATH. */
+export function postgresBin(): string {
+  if (process.env.PG_BIN) return process.env.PG_BIN
+  const root = '/usr/lib/postgresql'
+  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a)) : []
+  if (versions.length > 0) return join(root, versions[0]!, 'bin')
+  const found = Bun.which('initdb')
+  if (!found) throw new Error('no PostgreSQL server here: install Debian\'s postgresql (npm test\'s pretest does) or set PG_BIN')
+  return join(found, '..')
+}
+
+function freePort(): number {
+  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = probe.port
+  probe.stop(true)
+  return port
+}
+
+export async function startPostgres(): Promise<Postgres> {
+  const bin = postgresBin()
+  const dir = mkdtempSync(join(tmpdir(), 'trellis-pg-'))
+  const asRoot = process.getuid?.() === 0
+  const owner = asRoot ? Bun.spawnSync(['id', '-u', 'postgres']).stdout.toString().trim() : ''
+  if (asRoot) {
+    if (!owner) throw new Error('running as root, and there is no postgres user to run the server as (Debian\'s postgresql package makes one)')
+    chownSync(dir, Number(owner), Number(Bun.spawnSync(['id', '-g', 'postgres']).stdout.toString().trim()))
+  }
+  chmodSync(dir, 0o700)
+  const as = (command: string[]) => (asRoot ? ['runuser', '-u', 'postgres', '--', ...command] : command)
+  const run = (command: string[]) => {
+    const result = Bun.spawnSync(as(command), { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, LC_ALL: 'C.UTF-8' } })
+    if (result.exitCode !== 0) throw new Error(`${command.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.toString()}${result.stdout.toString()}`)
+  }
+  const data = join(dir, 'data')
+  run([join(bin, 'initdb'), '-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'])
+  const port = freePort()
+  const options = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c max_connections=200`
+  run([join(bin, 'pg_ctl'), '-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start'])
+  const urlOf = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`
+  let stopped = false
+  return {
+    adminUrl: urlOf('postgres'),
+    port,
+    urlOf,
+    async stop() {
+      if (stopped) return
+      stopped = true
+      try {
+        run([join(bin, 'pg_ctl'), '-D', data, '-m', 'fast', '-w', 'stop'])
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    },
+  }
+}
