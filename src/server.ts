@@ -33,12 +33,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
   setClockOffset(config.clockOffsetS)
   ownerOnlyFromNow()
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
-  const tightened = tightenTree(config.dataDir)
   const unlock = lockDataDir(config.dataDir)
   // A start that fails past this point (a migration, the content store, the port in use) closes what it opened, newest
   // first, and leaves no trellis.pid behind; once started, stop() closes them.
   await using failed = new AsyncDisposableStack()
   failed.defer(unlock)
+  // Only the holder walks the tree: a second server racing this one for the lock must not touch files it is writing.
+  const tightened = tightenTree(config.dataDir)
   const records = openDataRecords(config) // refuses a database of a newer schema: the directory is not this binary's to hold
   failed.defer(() => records.close())
   const binding = await records.transact((tx) => bindChain(tx.meta, config.dataDir, { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress }, config.allowChainChange))

@@ -12,7 +12,13 @@ export function ownerOnlyFromNow(): void {
 export function tightenTree(dir: string): number {
   let changed = 0
   const visit = (path: string) => {
-    const stat = lstatSync(path)
+    let stat
+    try {
+      stat = lstatSync(path)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return // renamed or removed since it was listed
+      throw error
+    }
     if (stat.isSymbolicLink()) return
     const wanted = stat.isDirectory() ? 0o700 : 0o600
     if ((stat.mode & 0o777) !== wanted) {
