@@ -1,0 +1,102 @@
+// The records port on PostgreSQL, through Bun's built-in SQL client and its pool. Each `transact` is one transaction
+// of its own (PostgreSQL batches concurrent commits itself), retried when PostgreSQL gives it up to let another pass
+// (serialization failure, deadlock); its work must therefore be safe to run again, which holds since it awaits only
+// its `tx`. Lazy durability is `SET LOCAL synchronous_commit = off`: the commit may be lost by a crash of the
+// server, never reordered. The version moves once per commit on this instance (the change feed across instances is
+// a later step).
+import type { SQL } from 'bun'
+import type { Changes, Durability, Lease, Records, StoresOn, Upkeep } from '../records.ts'
+import { postgresSql } from './sql.ts'
+
+/** SQLSTATEs after which the whole transaction may simply run again. */
+const RETRIED = new Set(['40001', '40P01'])
+const ATTEMPTS = 3
+
+const sqlState = (error: unknown) => (error as { errno?: unknown })?.errno
+
+export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>): Records<Stores> {
+  const held = new Set<Lease>()
+  let version = 0
+  const listeners = new Set<() => void>()
+  const changes: Changes = {
+    version: () => version,
+    live: () => true,
+    onChange(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+  }
+  const committed = () => {
+    version++
+    for (const listener of listeners) listener()
+  }
+
+  async function transact<T>(work: (tx: Stores) => Promise<T>, { durability = 'full' }: { durability?: Durability } = {}): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const value = await sql.begin(async (tx) => {
+          if (durability === 'lazy') await tx.unsafe('SET LOCAL synchronous_commit = off')
+          return work(storesOn(postgresSql(tx)))
+        })
+        committed()
+        return value as T
+      } catch (error) {
+        if (attempt >= ATTEMPTS || !RETRIED.has(sqlState(error) as string)) throw error
+      }
+    }
+  }
+
+  const upkeep: Upkeep = {
+    schemaVersion: async () => Number((await sql.unsafe('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations'))[0].v),
+    // Checked by amcheck where it is installed (a later step); PostgreSQL's own page checksums are not visible here.
+    integrity: async () => [],
+    copyTo: async () => {
+      throw new Error('a PostgreSQL database is copied by a snapshot written as a backup, not as a file')
+    },
+  }
+
+  return {
+    dialect: 'postgres',
+    read: storesOn(postgresSql(sql)),
+    transact,
+    snapshot: (work) => sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', (tx) => work(storesOn(postgresSql(tx)))) as ReturnType<typeof work>,
+    changes,
+    /** A session-level advisory lock on a connection of its own: held until released, or until that connection dies. */
+    async lease(name: string): Promise<Lease | null> {
+      const connection = await sql.reserve()
+      try {
+        const [{ got }] = await connection.unsafe('SELECT pg_try_advisory_lock(hashtext($1)) AS got', [name])
+        if (!got) {
+          connection.release()
+          return null
+        }
+      } catch (error) {
+        connection.release()
+        throw error
+      }
+      let released = false
+      const lease: Lease = {
+        // Watching the lock's connection for its loss belongs to the cluster step (leader jobs); until then, never.
+        lost: new Promise<void>(() => {}),
+        async release() {
+          if (released) return
+          released = true
+          held.delete(lease)
+          try {
+            await connection.unsafe('SELECT pg_advisory_unlock(hashtext($1))', [name])
+          } finally {
+            connection.release()
+          }
+        },
+      }
+      held.add(lease)
+      return lease
+    },
+    upkeep,
+    /** Leases still held are released first: a reserved connection would keep the pool from closing. */
+    async close() {
+      await Promise.all([...held].map((lease) => lease.release().catch(() => {})))
+      await sql.close()
+    },
+  }
+}
