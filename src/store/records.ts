@@ -14,6 +14,26 @@ export interface Changes {
   onChange(listener: () => void): () => void
 }
 
+/** Changes heard of by this process alone (its own commits): `committed()` moves the version and tells the listeners. */
+export function localChanges(): { changes: Changes; committed(): void } {
+  let version = 0
+  const listeners = new Set<() => void>()
+  return {
+    changes: {
+      version: () => version,
+      live: () => true,
+      onChange(listener) {
+        listeners.add(listener)
+        return () => listeners.delete(listener)
+      },
+    },
+    committed() {
+      version++
+      for (const listener of listeners) listener()
+    },
+  }
+}
+
 /** A named lock held by one process of many; `lost` settles if it is taken away. */
 export interface Lease {
   readonly lost: Promise<void>

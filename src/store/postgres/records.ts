@@ -5,7 +5,7 @@
 // server, never reordered. The version moves once per commit on this instance (the change feed across instances is
 // a later step).
 import type { SQL } from 'bun'
-import type { Changes, Durability, Lease, Records, StoresOn, Upkeep } from '../records.ts'
+import { localChanges, type Durability, type Lease, type Records, type StoresOn, type Upkeep } from '../records.ts'
 import { postgresSql } from './sql.ts'
 
 /** SQLSTATEs after which the whole transaction may simply run again. */
@@ -16,20 +16,7 @@ const sqlState = (error: unknown) => (error as { errno?: unknown })?.errno
 
 export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>): Records<Stores> {
   const held = new Set<Lease>()
-  let version = 0
-  const listeners = new Set<() => void>()
-  const changes: Changes = {
-    version: () => version,
-    live: () => true,
-    onChange(listener) {
-      listeners.add(listener)
-      return () => listeners.delete(listener)
-    },
-  }
-  const committed = () => {
-    version++
-    for (const listener of listeners) listener()
-  }
+  const { changes, committed } = localChanges()
 
   async function transact<T>(work: (tx: Stores) => Promise<T>, { durability = 'full' }: { durability?: Durability } = {}): Promise<T> {
     for (let attempt = 1; ; attempt++) {

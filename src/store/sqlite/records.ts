@@ -11,7 +11,7 @@
 // anything else holds every reader meanwhile, and with `assertNoIo` (tests) fails as "I/O inside a transaction".
 import type { Database, Statement } from 'bun:sqlite'
 import { render, type Query, type Sql } from '../query.ts'
-import type { Changes, Durability, Lease, Records, StoresOn, Upkeep } from '../records.ts'
+import { localChanges, type Durability, type Lease, type Records, type StoresOn, type Upkeep } from '../records.ts'
 import { storesOn, type Stores } from '../stores.ts'
 
 export interface SqliteRecordsOptions {
@@ -75,16 +75,7 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
     }
   }
 
-  let version = 0
-  const listeners = new Set<() => void>()
-  const changes: Changes = {
-    version: () => version,
-    live: () => true,
-    onChange(listener) {
-      listeners.add(listener)
-      return () => listeners.delete(listener)
-    },
-  }
+  const { changes, committed } = localChanges()
 
   type Queued = { work: (tx: Stores) => Promise<unknown>; durability: Durability; resolve: (value: unknown) => void; reject: (error: unknown) => void }
   let queue: Queued[] = []
@@ -131,10 +122,7 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
       gate = null
       release()
     }
-    if (outcomes.some((outcome) => outcome.ok)) {
-      version++
-      for (const listener of listeners) listener()
-    }
+    if (outcomes.some((outcome) => outcome.ok)) committed()
     batch.forEach((item, i) => {
       const outcome = outcomes[i]!
       if (outcome.ok) item.resolve(outcome.value)
