@@ -1,14 +1,15 @@
-// Migrations are embedded as text so the compiled binary carries them.
-import init from './001-init.sql' with { type: 'text' }
-import payments from './002-payments.sql' with { type: 'text' }
-import accessLinks from './003-access-links.sql' with { type: 'text' }
-import settlementProof from './004-settlement-proof.sql' with { type: 'text' }
-import tallies from './005-tallies.sql' with { type: 'text' }
-import readIndexes from './006-read-indexes.sql' with { type: 'text' }
-import images from './007-images.sql' with { type: 'text' }
-import contentKeys from './008-content-keys.sql' with { type: 'text' }
-import onePendingPurchase from './009-one-pending-purchase.sql' with { type: 'text' }
-import insertFirstTallies from './010-insert-first-tallies.sql' with { type: 'text' }
+// Migrations are embedded as text so the compiled binary carries them. sqlite/ holds the embedded engine's; postgres/
+// will hold the same numbers and names for PostgreSQL.
+import init from './sqlite/001-init.sql' with { type: 'text' }
+import payments from './sqlite/002-payments.sql' with { type: 'text' }
+import accessLinks from './sqlite/003-access-links.sql' with { type: 'text' }
+import settlementProof from './sqlite/004-settlement-proof.sql' with { type: 'text' }
+import tallies from './sqlite/005-tallies.sql' with { type: 'text' }
+import readIndexes from './sqlite/006-read-indexes.sql' with { type: 'text' }
+import images from './sqlite/007-images.sql' with { type: 'text' }
+import contentKeys from './sqlite/008-content-keys.sql' with { type: 'text' }
+import onePendingPurchase from './sqlite/009-one-pending-purchase.sql' with { type: 'text' }
+import insertFirstTallies from './sqlite/010-insert-first-tallies.sql' with { type: 'text' }
 
 export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 1, name: '001-init', sql: init },
