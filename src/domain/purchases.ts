@@ -7,6 +7,7 @@
 // brought the authorization first; anyone presenting it again (it is public once on chain) must sign in as the payer.
 import type { PaymentRow } from '../store/payments.ts'
 import type { Records } from '../store/stores.ts'
+import { isUniqueViolation } from '../store/query.ts'
 import type { EntryRecord } from '../models/records.ts'
 import type { NetworkInfo } from '../config.ts'
 import type { PaymentEngine } from '../chain/x402/engine.ts'
@@ -184,12 +185,17 @@ export function purchaseService(d: Deps) {
     // The pending row is the lock: only the request whose write made (or re-opened) it settles; another that raced it
     // (another instance, on a shared database) answers from the row.
     const failed = row
+    // On an engine with concurrent writers, a re-opened failed row can meet another pending payment of the purchase
+    // at the unique index (its NOT EXISTS saw none): that too means another payment is settling.
     const mine = await d.records.transact((tx) => failed
       ? tx.payments.retryFailed(failed.id, entry.id, kept.payload, kept.requirements, submittedBlock, now)
       : tx.payments.insertPending({
         id: newId(), payer_lc: auth.from.toLowerCase(), nonce: auth.nonce, entry_id: entry.id, pay_to: tag.payTo, amount: BigInt(tag.amount),
         ...kept, valid_before: Number(auth.validBefore), submitted_block: submittedBlock, now,
-      }))
+      })).catch((error: unknown) => {
+        if (isUniqueViolation(error)) return false
+        throw error
+      })
     if (!mine) {
       const now = await read.payments.byKey(auth.from, auth.nonce)
       // No row of its own (or its failed one not re-opened): another payment of this purchase is being settled.
