@@ -55,7 +55,10 @@ export interface ContentStore {
   close(): Promise<void>
 }
 
-/** A block as listed: `key` is its name in the space (keyOf its CID), `storedAt` when it was last written. */
+/**
+ * A block as listed: `key` is its name in the space (keyOf its CID), `storedAt` when it was last written (milliseconds
+ * since the epoch), or null in a space that does not know.
+ */
 export interface ListedBlock { readonly key: string; readonly cid: CID; readonly storedAt: number | null }
 
 /** One import's blocks, noted before each is written; `end` when the import is over, stored or failed. */
@@ -74,10 +77,10 @@ export interface BlockSpace extends Blockstore {
   /** The name the space gives a block (a function of its multihash): a collection compares blocks by it. */
   keyOf(cid: CID): string
   /**
-   * Removes those of `keys` no import may still need: written before `olderThan` (a space that knows when blocks
-   * were written), or, given null, not held (a space that does not, and so has `holds`). Atomic with respect to
-   * puts: a put either lands after the removal or its block was held (or recent) and is kept. A dry run removes
-   * nothing and counts the same.
+   * Removes those of `keys` no import may still need: written before `olderThan` (milliseconds since the epoch; a
+   * space that knows when blocks were written), or, given null, not held (a space that does not, and so has `holds`).
+   * Atomic with respect to puts: a put either lands after the removal or its block was held (or recent) and is kept.
+   * A dry run removes nothing and counts the same.
    */
   removeUnreferenced(keys: string[], olderThan: number | null, options?: { dryRun?: boolean }): Promise<{ removed: number; bytes: number }>
   /** Resolves once every block put before the call is durable. */

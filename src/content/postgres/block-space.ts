@@ -1,0 +1,170 @@
+// The PostgreSQL block space: every block a row of one table, shared by every instance on the database.
+//
+// PostgreSQL knows when a block was written, so no import needs to hold its blocks (store.ts, Hold): each put stamps
+// the row with the time, and a collection removes only rows stamped before its cutoff, in the same statement that
+// checks them. A put racing that DELETE waits for its row lock and then either inserts the block anew (the DELETE
+// committed first) or has moved the stamp past the cutoff, so the DELETE, re-reading the row, leaves it.
+//
+// Times (stored_at, the cutoff) are milliseconds since the epoch, Date.now()'s unit, which is what the content store
+// computes its cutoff in. Each instance stamps by its own clock: instances must agree on the time to well within the
+// collection's grace.
+import type { SQL } from 'bun'
+import type { InputPair, Pair } from 'interface-blockstore'
+import { NotFoundError } from 'interface-store'
+import { CID } from 'multiformats/cid'
+import { base32upper } from 'multiformats/bases/base32'
+import * as raw from 'multiformats/codecs/raw'
+import { decode as decodeDigest } from 'multiformats/hashes/digest'
+import type { BlockSpace, ListedBlock } from '../store.ts'
+
+type AbortOptions = { signal?: AbortSignal }
+type Bytes = Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>
+
+/** Rows a listing reads at a time (keys and stamps only). */
+const LIST_PAGE = 1000
+/** Rows getAll reads at a time: these carry the blocks, up to 256 KiB each. */
+const GET_ALL_PAGE = 16
+
+/** Taken while the table is made, so instances opening at once do not both create it. */
+const CREATE_LOCK = 'trellis: blocks table'
+
+/** A block's name in the space: its multihash, so the CIDv0 and CIDv1 of the same bytes are one block. */
+const keyOf = (cid: CID) => base32upper.encode(cid.multihash.bytes)
+const keyBytes = (key: string) => base32upper.decode(key)
+/** The CID a row is listed under (the space goes by multihash, not codec, as blockstore-level does). */
+const rowCid = (mh: Uint8Array) => CID.createV1(raw.code, decodeDigest(mh))
+
+/** Bun gives bytea back as a Buffer: hand out plain bytes, whose slice() copies as a Uint8Array's does. */
+const plain = (buffer: Uint8Array) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
+
+async function joined(bytes: Bytes): Promise<Uint8Array> {
+  if (bytes instanceof Uint8Array) return bytes
+  const pieces: Uint8Array[] = []
+  for await (const piece of bytes) pieces.push(piece)
+  return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces)
+}
+
+async function* single(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  yield bytes
+}
+
+class ListedPostgresBlock implements ListedBlock {
+  constructor(readonly key: string, readonly storedAt: number, private readonly mh: Uint8Array) {}
+  get cid(): CID {
+    return rowCid(this.mh)
+  }
+}
+
+class PostgresBlockSpace implements BlockSpace {
+  constructor(private readonly sql: SQL, private readonly now: () => number) {}
+
+  async put(cid: CID, value: Bytes, options?: AbortOptions): Promise<CID> {
+    options?.signal?.throwIfAborted()
+    const bytes = await joined(value)
+    options?.signal?.throwIfAborted()
+    // A block already there is the same bytes (same multihash): only its stamp moves, so a collection spares it.
+    await this.sql`
+      INSERT INTO blocks (mh, bytes, size, stored_at) VALUES (${cid.multihash.bytes}, ${bytes}, ${bytes.byteLength}, ${this.now()})
+      ON CONFLICT (mh) DO UPDATE SET stored_at = EXCLUDED.stored_at`
+    return cid
+  }
+
+  async *putMany(source: Iterable<InputPair> | AsyncIterable<InputPair>, options?: AbortOptions): AsyncGenerator<CID> {
+    for await (const { cid, bytes } of source) yield await this.put(cid, bytes, options)
+  }
+
+  async *get(cid: CID, options?: AbortOptions): AsyncGenerator<Uint8Array> {
+    options?.signal?.throwIfAborted()
+    const [row] = await this.sql`SELECT bytes FROM blocks WHERE mh = ${cid.multihash.bytes}`
+    if (!row) throw new NotFoundError(`block ${cid} is not stored`)
+    yield plain(row.bytes)
+  }
+
+  async *getMany(source: Iterable<CID> | AsyncIterable<CID>, options?: AbortOptions): AsyncGenerator<Pair> {
+    for await (const cid of source) {
+      options?.signal?.throwIfAborted()
+      yield { cid, bytes: this.get(cid, options) }
+    }
+  }
+
+  async *getAll(options?: AbortOptions): AsyncGenerator<Pair> {
+    let after = new Uint8Array(0) // every multihash sorts after the empty one
+    while (true) {
+      options?.signal?.throwIfAborted()
+      const rows = await this.sql`SELECT mh, bytes FROM blocks WHERE mh > ${after} ORDER BY mh LIMIT ${GET_ALL_PAGE}`
+      for (const row of rows) yield { cid: rowCid(plain(row.mh)), bytes: single(plain(row.bytes)) }
+      if (rows.length < GET_ALL_PAGE) return
+      after = rows.at(-1).mh
+    }
+  }
+
+  async has(cid: CID, options?: AbortOptions): Promise<boolean> {
+    options?.signal?.throwIfAborted()
+    return (await this.sql`SELECT 1 FROM blocks WHERE mh = ${cid.multihash.bytes}`).length > 0
+  }
+
+  async delete(cid: CID, options?: AbortOptions): Promise<void> {
+    options?.signal?.throwIfAborted()
+    await this.sql`DELETE FROM blocks WHERE mh = ${cid.multihash.bytes}`
+  }
+
+  async *deleteMany(source: Iterable<CID> | AsyncIterable<CID>, options?: AbortOptions): AsyncGenerator<CID> {
+    for await (const cid of source) {
+      await this.delete(cid, options)
+      yield cid
+    }
+  }
+
+  /** In pages by key, so a large store is never read in one result. */
+  async *list(): AsyncGenerator<ListedBlock> {
+    let after = new Uint8Array(0)
+    while (true) {
+      const rows = await this.sql`SELECT mh, stored_at FROM blocks WHERE mh > ${after} ORDER BY mh LIMIT ${LIST_PAGE}`
+      for (const row of rows) {
+        const mh = plain(row.mh)
+        yield new ListedPostgresBlock(base32upper.encode(mh), Number(row.stored_at), mh)
+      }
+      if (rows.length < LIST_PAGE) return
+      after = rows.at(-1).mh
+    }
+  }
+
+  keyOf(cid: CID): string {
+    return keyOf(cid)
+  }
+
+  /** `olderThan` in milliseconds since the epoch: rows stamped at or after it are spared. */
+  async removeUnreferenced(keys: string[], olderThan: number | null, options: { dryRun?: boolean } = {}): Promise<{ removed: number; bytes: number }> {
+    if (olderThan === null) throw new Error('PostgreSQL knows when each block was written: a collection must give the time before which it removes blocks')
+    if (keys.length === 0) return { removed: 0, bytes: 0 }
+    const mhs = this.sql.array(keys.map(keyBytes), 'BYTEA')
+    const rows = options.dryRun
+      ? await this.sql`SELECT size FROM blocks WHERE mh = ANY(${mhs}) AND stored_at < ${olderThan}`
+      : await this.sql`DELETE FROM blocks WHERE mh = ANY(${mhs}) AND stored_at < ${olderThan} RETURNING size`
+    let bytes = 0
+    for (const row of rows) bytes += row.size
+    return { removed: rows.length, bytes }
+  }
+
+  /** A put is durable once its statement returns (it commits on its own). */
+  async sync(): Promise<void> {}
+
+  /** PostgreSQL's autovacuum makes the room of deleted rows reusable by itself. */
+  async compact(): Promise<void> {}
+}
+
+/**
+ * The block space in table `blocks` of `sql`'s database, made at the first open. `now` stamps puts (milliseconds
+ * since the epoch; Date.now unless a test says otherwise). The caller keeps `sql` and closes it.
+ */
+export async function openPostgresBlockSpace(sql: SQL, options: { now?: () => number } = {}): Promise<BlockSpace> {
+  await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(hashtext(${CREATE_LOCK}))`
+    const [{ present }] = await tx`SELECT to_regclass('blocks') IS NOT NULL AS present`
+    if (present) return
+    await tx`CREATE TABLE blocks (mh bytea PRIMARY KEY, bytes bytea NOT NULL, size integer NOT NULL, stored_at bigint NOT NULL)`
+    // Blocks are media or sealed bytes: PostgreSQL would try to compress each and keep it as it was.
+    await tx`ALTER TABLE blocks ALTER COLUMN bytes SET STORAGE EXTERNAL`
+  })
+  return new PostgresBlockSpace(sql, options.now ?? Date.now)
+}
