@@ -1,7 +1,7 @@
 // Opening the embedded database (one SQLite file in WAL mode) and migrating it: the only place bun:sqlite opens a
 // file, in every process (the server, the data commands, verify-ledger, the long-reads worker).
 import { Database } from 'bun:sqlite'
-import { MIGRATIONS, newerSchema, SCHEMA_VERSION } from '../migrations/index.ts'
+import { MIGRATIONS, newerSchema, notCurrentSchema, SchemaMismatch } from '../migrations/index.ts'
 import type { Records } from '../stores.ts'
 import { embeddedRecords, type SqliteRecordsOptions } from './records.ts'
 
@@ -14,8 +14,7 @@ export type Db = Database
 
 export type OpenMode = 'migrate' | 'current' | 'readonly'
 
-/** A database this binary must not use as it is: written by a newer Trellis, or not migrated yet. */
-export class SchemaMismatch extends Error {}
+export { SchemaMismatch }
 
 export function openEmbeddedRecords(path: string, mode: OpenMode, options: SqliteRecordsOptions = {}): Records {
   return embeddedRecords(mode === 'migrate' ? openDb(path) : openAsIs(path, mode), options)
@@ -80,8 +79,6 @@ function migrate(db: Database, path: string): void {
 }
 
 function requireCurrent(db: Database, path: string): void {
-  const version = Math.max(0, ...appliedVersions(db))
-  const newer = newerSchema(version, `the database ${path}`)
-  if (newer) throw new SchemaMismatch(newer)
-  if (version < SCHEMA_VERSION) throw new SchemaMismatch('this data directory has an older schema; start the server once to migrate it')
+  const problem = notCurrentSchema(Math.max(0, ...appliedVersions(db)), `the database ${path}`)
+  if (problem) throw new SchemaMismatch(problem)
 }

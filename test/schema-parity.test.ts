@@ -1,0 +1,216 @@
+// Both engines' migrations give one schema: SQLite (a fresh file) and PostgreSQL (a fresh database on a throwaway
+// cluster) hold the same tables, columns (order, nullability, defaults, types by the port's rules), keys, indexes and
+// triggers, after all the steps and after each one. And migrating PostgreSQL is safe with many instances starting at once, and
+// refuses a database a newer Trellis migrated.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { SQL } from 'bun'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startPostgres, type Postgres } from '../dev/postgres.ts'
+import { MIGRATIONS, POSTGRES_MIGRATIONS, SCHEMA_VERSION, SchemaMismatch } from '../src/store/migrations/index.ts'
+import { openDb } from '../src/store/sqlite/database.ts'
+import { migratePostgres, requireCurrentPostgres } from '../src/store/postgres/migrate.ts'
+
+// The port's type rules: money is NUMERIC(78,0), flags smallint 0/1, every other SQLite INTEGER bigint.
+const MONEY = new Set(['feeds.total_revenue', 'entries.price', 'entries.total_revenue', 'payments.amount', 'transactions.amount', 'feed_days.revenue',
+  'buyer_days.spent', 'address_totals.revenue', 'address_totals.spent', 'ledger_totals.revenue'])
+const FLAGS = new Set(['categories.is_active', 'feeds.is_active', 'entries.is_free', 'entries.is_active', 'entries.deactivated_with_feed', 'access_links.is_active'])
+const PG_TYPE_OF_SQLITE: Record<string, (column: string) => string> = {
+  TEXT: () => 'text',
+  BLOB: () => 'bytea',
+  INTEGER: (column) => (MONEY.has(column) ? 'numeric(78,0)' : FLAGS.has(column) ? 'smallint' : 'bigint'),
+}
+
+interface Column { name: string; type: string; notNull: boolean; default: string | null }
+interface Index { name: string; table: string; columns: string[]; unique: boolean; where: string | null }
+interface Schema {
+  columns: Record<string, Column[]>
+  primaryKeys: Record<string, string[]>
+  uniques: Record<string, string[][]>
+  foreignKeys: Record<string, string[]>
+  indexes: Index[]
+  triggers: string[]
+}
+
+/** A condition as either engine prints it, without casts, brackets, spacing or case: `status='pending'`. */
+const condition = (text: string | null) => text && text.replace(/::[a-z ]+/g, '').replace(/[()\s]/g, '').toLowerCase()
+/** A default as either engine prints it: `'[]'::text` is `'[]'`. */
+const defaultValue = (text: string | null) => text && text.replace(/::[a-z ]+(\(\d+(,\d+)?\))?$/, '')
+/** `feeds_activity AFTER INSERT ON feeds` from either engine's CREATE TRIGGER text. */
+const triggerOf = (name: string, sql: string) => `${name} ${/\b(AFTER|BEFORE) (INSERT|DELETE|UPDATE OF \w+|UPDATE) ON (?:public\.)?(\w+)/i.exec(sql)!.slice(1).join(' ')}`
+const sorted = <T>(xs: T[]) => [...xs].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1))
+
+function sqliteSchema(db: Database): Schema {
+  const tables = db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all().map((t) => t.name)
+  const schema: Schema = { columns: {}, primaryKeys: {}, uniques: {}, foreignKeys: {}, indexes: [], triggers: [] }
+  for (const table of tables) {
+    const info = db.query<{ name: string; type: string; notnull: number; dflt_value: string | null; pk: number }, [string]>('SELECT * FROM pragma_table_info(?)').all(table)
+    // A PRIMARY KEY column of a rowid table may hold NULL in SQLite (an old quirk); no statement of ours writes one.
+    schema.columns[table] = info.map((c) => ({ name: c.name, type: PG_TYPE_OF_SQLITE[c.type]!(`${table}.${c.name}`), notNull: c.notnull === 1 || c.pk > 0, default: c.dflt_value }))
+    schema.primaryKeys[table] = info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name)
+    const indexList = db.query<{ name: string; unique: number; origin: string; partial: number }, [string]>('SELECT * FROM pragma_index_list(?)').all(table)
+    const columnsOf = (index: string) => db.query<{ name: string }, [string]>('SELECT name FROM pragma_index_info(?) ORDER BY seqno').all(index).map((c) => c.name)
+    schema.uniques[table] = sorted(indexList.filter((i) => i.origin === 'u').map((i) => columnsOf(i.name)))
+    schema.foreignKeys[table] = db.query<{ from: string; table: string; to: string }, [string]>('SELECT * FROM pragma_foreign_key_list(?)').all(table)
+      .map((k) => `${k.from} → ${k.table}.${k.to}`).sort()
+    for (const i of indexList.filter((i) => i.origin === 'c')) {
+      const sql = db.query<{ sql: string }, [string]>("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?").get(i.name)!.sql
+      schema.indexes.push({ name: i.name, table, columns: columnsOf(i.name), unique: i.unique === 1, where: i.partial ? condition(/\bWHERE\b(.*)$/is.exec(sql)![1]!) : null })
+    }
+  }
+  schema.indexes = sorted(schema.indexes)
+  schema.triggers = db.query<{ name: string; sql: string }, []>("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all().map((t) => triggerOf(t.name, t.sql)).sort()
+  return schema
+}
+
+async function postgresSchema(sql: SQL): Promise<Schema> {
+  const schema: Schema = { columns: {}, primaryKeys: {}, uniques: {}, foreignKeys: {}, indexes: [], triggers: [] }
+  const columns = await sql`SELECT table_name, column_name, data_type, numeric_precision, numeric_scale, is_nullable, column_default
+    FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`
+  for (const c of columns) {
+    const type = c.data_type === 'numeric' ? `numeric(${c.numeric_precision},${c.numeric_scale})` : c.data_type
+    ;(schema.columns[c.table_name] ??= []).push({ name: c.column_name, type, notNull: c.is_nullable === 'NO', default: defaultValue(c.column_default) })
+  }
+  // Keys: constraints, with their columns in key order.
+  const constraints = await sql`SELECT t.relname AS table, c.contype AS kind, c.confrelid::regclass::text AS target,
+      ARRAY(SELECT a.attname FROM unnest(c.conkey) WITH ORDINALITY k (n, i) JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n ORDER BY k.i) AS columns,
+      ARRAY(SELECT a.attname FROM unnest(c.confkey) WITH ORDINALITY k (n, i) JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.n ORDER BY k.i) AS target_columns
+    FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace s ON s.oid = t.relnamespace
+    WHERE s.nspname = 'public' AND c.contype IN ('p', 'u', 'f')`
+  for (const table of Object.keys(schema.columns)) {
+    const of = (kind: string) => constraints.filter((c: { table: string; kind: string }) => c.table === table && c.kind === kind)
+    schema.primaryKeys[table] = of('p')[0]?.columns ?? []
+    schema.uniques[table] = sorted(of('u').map((c: { columns: string[] }) => c.columns))
+    schema.foreignKeys[table] = of('f').map((c: { columns: string[]; target: string; target_columns: string[] }) => `${c.columns.join()} → ${c.target}.${c.target_columns.join()}`).sort()
+  }
+  // Indexes made by CREATE INDEX: those no key constraint owns (SQLite's sqlite_autoindex_* are the others).
+  const indexes = await sql`SELECT i.relname AS name, t.relname AS table, x.indisunique AS unique, pg_get_expr(x.indpred, x.indrelid) AS where,
+      ARRAY(SELECT a.attname FROM unnest(x.indkey::int2[]) WITH ORDINALITY k (n, i) JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.n ORDER BY k.i) AS columns
+    FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid JOIN pg_namespace s ON s.oid = t.relnamespace
+    WHERE s.nspname = 'public' AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)`
+  schema.indexes = sorted(indexes.map((i: Index) => ({ name: i.name, table: i.table, columns: i.columns, unique: i.unique, where: condition(i.where) })))
+  const triggers = await sql`SELECT t.tgname AS name, pg_get_triggerdef(t.oid) AS sql FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+    JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = 'public' AND NOT t.tgisinternal`
+  schema.triggers = triggers.map((t: { name: string; sql: string }) => triggerOf(t.name, t.sql)).sort()
+  return schema
+}
+
+let postgres: Postgres
+let admin: SQL
+const clients: SQL[] = []
+let dir: string
+
+/** A fresh, empty database on the cluster, and a client of it. */
+async function freshDatabase(name: string, max = 2): Promise<SQL> {
+  await admin.unsafe(`CREATE DATABASE ${name}`)
+  const client = new SQL(postgres.urlOf(name), { max })
+  clients.push(client)
+  return client
+}
+
+beforeAll(async () => {
+  postgres = await startPostgres()
+  admin = new SQL(postgres.adminUrl, { max: 1 })
+  dir = mkdtempSync(join(tmpdir(), 'trellis-parity-'))
+}, 60_000)
+afterAll(async () => {
+  for (const client of clients) await client.close()
+  await admin?.close()
+  await postgres?.stop()
+  if (dir) rmSync(dir, { recursive: true, force: true })
+})
+
+test('both engines list the same migrations: versions and names', () => {
+  expect(POSTGRES_MIGRATIONS.map((m) => [m.version, m.name])).toEqual(MIGRATIONS.map((m) => [m.version, m.name]))
+  expect(POSTGRES_MIGRATIONS.at(-1)!.version).toBe(SCHEMA_VERSION)
+})
+
+describe('the schema after the migrations', () => {
+  let sqlite: Schema
+  let pg: Schema
+
+  beforeAll(async () => {
+    const db = openDb(join(dir, 'trellis.db'))
+    sqlite = sqliteSchema(db)
+    db.close()
+    const sql = await freshDatabase('parity')
+    expect(await migratePostgres(sql, 'parity')).toBe(SCHEMA_VERSION)
+    pg = await postgresSchema(sql)
+  })
+
+  test('the same tables, and in each the same columns in the same order, nullability, defaults and types', () => {
+    expect(Object.keys(pg.columns).sort()).toEqual(Object.keys(sqlite.columns).sort())
+    for (const table of Object.keys(sqlite.columns)) expect(pg.columns[table], table).toEqual(sqlite.columns[table])
+  })
+
+  test('the same primary keys, unique constraints and foreign keys', () => {
+    expect(pg.primaryKeys).toEqual(sqlite.primaryKeys)
+    expect(pg.uniques).toEqual(sqlite.uniques)
+    expect(pg.foreignKeys).toEqual(sqlite.foreignKeys)
+  })
+
+  test('the same indexes by name: columns, uniqueness and partial conditions', () => {
+    expect(pg.indexes.map((i) => i.name)).toEqual(sqlite.indexes.map((i) => i.name))
+    expect(pg.indexes).toEqual(sqlite.indexes)
+    expect(pg.indexes.find((i) => i.name === 'payments_one_pending_purchase')).toEqual({
+      name: 'payments_one_pending_purchase', table: 'payments', columns: ['payer_lc', 'entry_id', 'pending_slot'], unique: true, where: "status='pending'",
+    })
+  })
+
+  test('the same triggers, on the same tables and events', () => {
+    expect(pg.triggers).toEqual(sqlite.triggers)
+    expect(pg.triggers.length).toBe(9)
+  })
+})
+
+test('after each step, too: every step is a port of its namesake', async () => {
+  const db = new Database(':memory:')
+  const sql = await freshDatabase('steps')
+  for (const [i, m] of MIGRATIONS.entries()) {
+    db.exec(m.sql)
+    await sql.begin((tx) => tx.unsafe(POSTGRES_MIGRATIONS[i]!.sql).simple())
+    expect(await postgresSchema(sql), m.name).toEqual(sqliteSchema(db))
+  }
+  db.close()
+})
+
+describe('migrating PostgreSQL', () => {
+  test('six instances starting at once on one empty database: it is migrated once, and none fails', async () => {
+    await freshDatabase('race')
+    const instances = Array.from({ length: 6 }, () => {
+      const client = new SQL(postgres.urlOf('race'), { max: 2 })
+      clients.push(client)
+      return client
+    })
+    const applied = await Promise.all(instances.map((sql) => migratePostgres(sql, 'race')))
+    expect(applied.reduce((a, b) => a + b, 0)).toBe(SCHEMA_VERSION) // every step applied by exactly one of them
+    const rows = await instances[0]!`SELECT version, name FROM schema_migrations ORDER BY version`
+    expect(rows.map((r: { version: string; name: string }) => [Number(r.version), r.name])).toEqual(POSTGRES_MIGRATIONS.map((m) => [m.version, m.name]))
+    // Nothing is left locked: another start takes the lock and finds nothing to do.
+    expect(await migratePostgres(instances[1]!, 'race')).toBe(0)
+    await requireCurrentPostgres(instances[2]!, 'race')
+  })
+
+  test('a database a newer Trellis migrated is refused, naming its version; so is one not yet migrated, where it must be current', async () => {
+    const sql = await freshDatabase('future')
+    const empty = await requireCurrentPostgres(sql, 'postgres://host/future').catch((error: Error) => error)
+    expect(empty).toBeInstanceOf(SchemaMismatch)
+    expect((empty as Error).message).toBe('this data directory has an older schema; start the server once to migrate it')
+
+    await migratePostgres(sql, 'postgres://host/future')
+    const future = SCHEMA_VERSION + 1
+    await sql`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${future}, ${`0${future}-future`}, 0)`
+    for (const attempt of [migratePostgres, requireCurrentPostgres]) {
+      const refused = await attempt(sql, 'postgres://host/future').then(() => null, (error: Error) => error)
+      expect(refused).toBeInstanceOf(SchemaMismatch)
+      expect(refused!.message).toStartWith(`the database postgres://host/future has schema version ${future}, newer than this Trellis knows (${SCHEMA_VERSION}): it was written by a newer Trellis`)
+    }
+    // The refusal released the migration lock (asked on a session of its own: a session's own locks are granted again).
+    const other = new SQL(postgres.urlOf('future'), { max: 1 })
+    clients.push(other)
+    const [{ got }] = await other`SELECT pg_try_advisory_lock(hashtext('trellis:migrate')) AS got`
+    expect(got).toBe(true)
+  })
+})
