@@ -1,10 +1,12 @@
-// Starts the real server (bun src/main.ts) as a child process on 127.0.0.1 with a temporary data directory.
+// Starts the real server (bun src/main.ts) as a child process on 127.0.0.1 with a temporary data directory, and
+// with TRELLIS_TEST_POSTGRES set, a PostgreSQL database of its own (test-database.ts).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { listeningUrl, waitForLine } from './lines.ts'
 import { TEST_HOOKS } from '../src/test-hooks.ts'
+import { testDatabase } from './test-database.ts'
 
 const ROOT = join(import.meta.dir, '..')
 
@@ -13,6 +15,8 @@ export interface TestServer {
   /** The server process's id (changes on restart). */
   readonly pid: number
   dataDir: string
+  /** The variables that locate its records beside the data directory (its database URL), for a command run on them. */
+  recordsEnv: Record<string, string>
   logs: string[]
   /** Graceful stop (SIGTERM) and wait for exit. */
   stop(): Promise<number>
@@ -55,11 +59,27 @@ async function spawnServer(dataDir: string, env: Record<string, string>, logs: s
   return { proc, url }
 }
 
+/** Data directories of running test servers → the database each has beside it: `trellis()` finds a server's records so. */
+const databases = new Map<string, Record<string, string>>()
+
 export async function startTestServer(env: Record<string, string> = {}, options: { command?: string[]; dataDir?: string } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir()
   const command = options.command ?? [process.execPath, 'src/main.ts']
   const logs: string[] = []
-  let current = await spawnServer(dataDir, env, logs, command)
+  const database = env.TRELLIS_DATABASE_URL || databases.has(dataDir) ? null : await testDatabase()
+  const recordsEnv: Record<string, string> = database ? { TRELLIS_DATABASE_URL: database.url } : databases.get(dataDir) ?? {}
+  if (database) databases.set(dataDir, recordsEnv)
+  env = { ...recordsEnv, ...env }
+  let current: Awaited<ReturnType<typeof spawnServer>>
+  try {
+    current = await spawnServer(dataDir, env, logs, command)
+  } catch (error) {
+    if (database) {
+      databases.delete(dataDir)
+      await database.drop()
+    }
+    throw error
+  }
   let currentEnv = env
   const server: TestServer = {
     url: current.url,
@@ -67,6 +87,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
       return current.proc.pid
     },
     dataDir,
+    recordsEnv,
     logs,
     async stop() {
       current.proc.kill('SIGTERM')
@@ -78,7 +99,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     },
     async restart(env) {
       if (current.proc.exitCode === null && !current.proc.killed) await server.stop()
-      currentEnv = env ?? currentEnv
+      currentEnv = env ? { ...recordsEnv, ...env } : currentEnv
       current = await spawnServer(dataDir, currentEnv, logs, command)
       server.url = current.url
     },
@@ -88,6 +109,10 @@ export async function startTestServer(env: Record<string, string> = {}, options:
         await current.proc.exited
       }
       rmSync(dataDir, { recursive: true, force: true })
+      if (database) {
+        databases.delete(dataDir)
+        await database.drop()
+      }
     },
   }
   return server
@@ -95,7 +120,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
 
 /** `bun src/main.ts <args> --data-dir <dataDir>`, as an operator runs a command: its exit code, output and JSON result. */
 export async function trellis(args: string[], dataDir: string, env: Record<string, string> = {}) {
-  const run = Bun.spawn([process.execPath, 'src/main.ts', ...args, '--data-dir', dataDir], { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+  const run = Bun.spawn([process.execPath, 'src/main.ts', ...args, '--data-dir', dataDir], { cwd: ROOT, env: { ...process.env, ...databases.get(dataDir), ...env }, stdout: 'pipe', stderr: 'pipe' })
   const [stdout, stderr, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited])
   return { code, stdout, stderr, json: (() => { try { return JSON.parse(stdout) } catch { return null } })() }
 }

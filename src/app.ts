@@ -4,11 +4,11 @@
 import { Elysia } from 'elysia'
 import type { Config } from './config.ts'
 import type { Logger } from './log.ts'
-import { openRecords } from './store/open.ts'
+import { openRecords, recordsPlace } from './store/open.ts'
 import type { Records } from './store/stores.ts'
 import { readMemo } from './store/memo.ts'
 import type { ContentStore } from './content/store.ts'
-import { openContent } from './content/open.ts'
+import { openContent, openPostgresContentAt } from './content/open.ts'
 import { authService } from './domain/auth.ts'
 import { feedService } from './domain/feeds.ts'
 import { entryService } from './domain/entries.ts'
@@ -49,12 +49,15 @@ import { VERSION } from './version.ts'
 /** Tests (and a source run with test hooks) fail a transaction that awaits anything but its statements (store/sqlite/records.ts). */
 const checksTransactions = (config: Config) => config.testHooks.allowed || process.env.NODE_ENV === 'test'
 
-/** The records of the configured data directory, migrated to this binary's schema (a newer one is refused). */
-export const openDataRecords = (config: Config): Records => openRecords(config.dataDir, 'migrate', { assertNoIo: checksTransactions(config) })
+/** The configured records (the data directory's, or PostgreSQL's), migrated to this binary's schema (a newer one is refused). */
+export const openDataRecords = (config: Config): Promise<Records> => openRecords(recordsPlace(config), 'migrate', { assertNoIo: checksTransactions(config) })
 
-/** The content store of the configured data directory. */
+/** The configured content store: LevelDB in the data directory, or the blocks table beside the records in PostgreSQL. */
 export async function openDataContent(config: Config): Promise<ContentStore> {
   try {
+    if (config.content === 'postgres') {
+      return await openPostgresContentAt(config.databaseUrl!, { pool: config.dbPool, dataDir: config.dataDir, gcGraceSeconds: config.gcGraceS })
+    }
     return await openContent(config.dataDir)
   } catch (error) {
     throw new Error(`cannot open the content store: ${(error as Error).message}`)
@@ -72,11 +75,14 @@ export const commandDataAccess = (config: Config, records: Records, content: Con
 })
 
 /** verify-ledger's records (at exactly this binary's schema, never migrated) and the ledger check over a chain reader of its own. */
-export function openLedgerCheck(config: Config): { records: Records; audit: LedgerAudit } {
-  const records = openRecords(config.dataDir, 'current')
+export async function openLedgerCheck(config: Config): Promise<{ records: Records; audit: LedgerAudit }> {
+  const records = await openRecords(recordsPlace(config), 'current')
   const chain = chainReader(watchedHttp(config.network.rpcUrl, 20_000), config.network.usdcAddress, { logWindow: BigInt(config.logWindowBlocks) })
   return { records, audit: ledgerAudit({ records, chain, token: config.network.usdcAddress }) }
 }
+
+/** Connections each long-reads thread may open to PostgreSQL: its reads run one at a time. */
+const LONG_READ_CONNECTIONS = 2
 
 export interface Background {
   jobs: Jobs
@@ -94,7 +100,8 @@ export async function startBackground(config: Config, services: Services & { led
   if (boards) services.stats.installBoards(boards.boards)
   const ranks = loadPersisted(config.dataDir, 'ranks')
   if (ranks) services.stats.installRanks(ranks.ranks)
-  const threads = { boards: longReads(config.dataDir), checks: longReads(config.dataDir), operations: longReads(config.dataDir) }
+  const place = recordsPlace({ ...config, dbPool: LONG_READ_CONNECTIONS })
+  const threads = { boards: longReads(config.dataDir, place), checks: longReads(config.dataDir, place), operations: longReads(config.dataDir, place) }
   const stopThreads = () => Promise.all(Object.values(threads).map((thread) => thread.stop())).then(() => {})
   const jobs = startJobs({
     log, auth: services.auth, entries: services.entries, purchases: services.purchases, stats: services.stats, ledgerAudit: services.ledgerAudit, threads,

@@ -2,12 +2,12 @@
 // config/flags.ts (the variables that have a flag, and the help), config/environment.ts (those that have none),
 // config/networks.ts (the chains), config/values.ts (how a variable's text is read and refused).
 import { FLAGS, type FlagValues } from './config/flags.ts'
-import { facilitatorAuthFrom, facilitatorUrlFrom, metricsAuthFrom, networkFrom, SETTINGS, settlementFrom, testHookSettings, type FacilitatorAuth, type SettingValues, type TestHookSettings } from './config/environment.ts'
+import { contentFrom, facilitatorAuthFrom, facilitatorUrlFrom, metricsAuthFrom, networkFrom, SETTINGS, settlementFrom, testHookSettings, type ContentPlace, type FacilitatorAuth, type SettingValues, type TestHookSettings } from './config/environment.ts'
 import type { NetworkInfo } from './config/networks.ts'
 import { read, readAll, type Environment } from './config/values.ts'
 
 export { DATA_COMMANDS, HELP, type DataCommand } from './config/flags.ts'
-export type { FacilitatorAuth, LogLevel } from './config/environment.ts'
+export type { ContentPlace, FacilitatorAuth, LogLevel } from './config/environment.ts'
 export { NETWORKS, type NetworkInfo, type NetworkName } from './config/networks.ts'
 export { ConfigError, isWildcardHost, urlHost } from './config/values.ts'
 
@@ -19,6 +19,7 @@ export interface Config extends Omit<FlagValues, 'network'>, SettingValues, Test
   relayerKey: string | null
   /** 'admin': /metrics answers only with the admin-api-key header. */
   metricsAuth: 'public' | 'admin'
+  content: ContentPlace
 }
 
 export function configFrom(env: Environment): Config {
@@ -27,14 +28,17 @@ export function configFrom(env: Environment): Config {
   const { settlement, relayerKey } = settlementFrom(env)
   const metricsAuth = metricsAuthFrom(env)
   const facilitatorAuth = facilitatorAuthFrom(env)
+  const flags = readAll(FLAGS, env)
+  const content = contentFrom(env, flags.databaseUrl)
   return {
-    ...readAll(FLAGS, env),
+    ...flags,
     network: networkFrom(network, env),
     settlement,
     facilitatorUrl: facilitatorUrlFrom(env, facilitatorAuth),
     facilitatorAuth,
     relayerKey,
     metricsAuth,
+    content,
     ...readAll(SETTINGS, env),
     ...testHookSettings(env),
   }

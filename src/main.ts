@@ -50,7 +50,7 @@ async function main(): Promise<void> {
     server = await startServer(command.config)
   } catch (error) {
     process.stderr.write(`trellis: ${(error as Error).message}\n`)
-    process.exit(1)
+    process.exit((error as { exitCode?: number }).exitCode ?? 1)
   }
   const shutdown = () => {
     server.stop().then(() => process.exit(0), () => process.exit(1))

@@ -3,9 +3,10 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { DATA_COMMANDS, isWildcardHost, urlHost, type Config } from './config.ts'
 import { bindChain } from './store/chain-binding.ts'
+import { recordsName, recordsPlace } from './store/open.ts'
 import { lockDataDir } from './store/lock.ts'
 import { ownerOnlyFromNow, tightenTree } from './store/permissions.ts'
-import { loadSecret } from './store/secret.ts'
+import { loadServerSecret } from './store/secret.ts'
 import { buildApp, buildServices, openDataContent, openDataRecords, startBackground, type Background } from './app.ts'
 import { serve } from './edge/serve.ts'
 import { controlSocket, CONTROL_SOCKET } from './ops/control.ts'
@@ -40,15 +41,16 @@ export async function startServer(config: Config): Promise<RunningServer> {
   failed.defer(unlock)
   // Only the holder walks the tree: a second server racing this one for the lock must not touch files it is writing.
   const tightened = tightenTree(config.dataDir)
-  const records = openDataRecords(config) // refuses a database of a newer schema: the directory is not this binary's to hold
+  const records = await openDataRecords(config) // refuses a database of a newer schema: the directory is not this binary's to hold
   failed.defer(() => records.close())
-  const binding = await records.transact((tx) => bindChain(tx.meta, config.dataDir, { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress }, config.allowChainChange))
+  const where = await recordsName(recordsPlace(config))
+  const binding = await records.transact((tx) => bindChain(tx.meta, where, { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress }, config.allowChainChange))
   if (binding.kind === 'rebound') {
     log.warn('data directory rebound to another chain (TRELLIS_ALLOW_CHAIN_CHANGE=1): its ledger now holds sales of both', {
       previous: binding.previous, current: { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress },
     })
   }
-  const secret = loadSecret(config.dataDir)
+  const secret = await loadServerSecret(records, config.dataDir)
   const content = await openDataContent(config)
   failed.defer(() => content.close())
 

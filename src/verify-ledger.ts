@@ -3,7 +3,7 @@
 // an RPC outage never reads as fraud.
 import { existsSync } from 'node:fs'
 import type { Config } from './config.ts'
-import { databaseFile, SchemaMismatch } from './store/open.ts'
+import { databaseFile, DatabaseUnavailable, recordsName, recordsPlace, SchemaMismatch } from './store/open.ts'
 import { chainMismatch } from './store/chain-binding.ts'
 import { redactUrl } from './chain/rpc.ts'
 import { openLedgerCheck } from './app.ts'
@@ -21,22 +21,22 @@ export const EXIT = {
 
 export async function verifyLedger(config: Config): Promise<number> {
   const path = databaseFile(config.dataDir)
-  if (!existsSync(path)) {
+  if (!config.databaseUrl && !existsSync(path)) {
     process.stderr.write(`trellis: no database at ${path}\n`)
     return EXIT.unusable
   }
-  let check: ReturnType<typeof openLedgerCheck>
+  let check: Awaited<ReturnType<typeof openLedgerCheck>>
   try {
-    check = openLedgerCheck(config)
+    check = await openLedgerCheck(config)
   } catch (error) {
-    if (!(error instanceof SchemaMismatch)) throw error
+    if (!(error instanceof SchemaMismatch) && !(error instanceof DatabaseUnavailable)) throw error
     process.stderr.write(`trellis: ${error.message}\n`)
     return EXIT.unusable
   }
   const { records, audit } = check
   try {
     // Checked against another chain, every row would read as a mismatch.
-    const mismatch = await chainMismatch(records.read.meta, config.dataDir, { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress })
+    const mismatch = await chainMismatch(records.read.meta, await recordsName(recordsPlace(config)), { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress })
     if (mismatch) {
       process.stderr.write(`trellis: ${mismatch}\n`)
       return EXIT.unusable

@@ -96,7 +96,7 @@ test('/metrics is rate limited like any other route', async () => {
 describe('the market sizes', () => {
   test('are counted at most once per period, then again once it has passed', async () => {
     const dir = tempDir('trellis-gauges-')
-    const records = openRecords(dir, 'migrate')
+    const records = await openRecords({ engine: 'sqlite', dataDir: dir }, 'migrate')
     try {
       let ms = 0
       const gauges = marketSize(records.read, 15_000, () => ms)

@@ -118,7 +118,7 @@ describe('the list routes', () => {
 
   beforeAll(async () => {
     dataDir = tempDir('trellis-memo-')
-    records = openRecords(dataDir, 'migrate', { assertNoIo: true })
+    records = await openRecords({ engine: 'sqlite', dataDir }, 'migrate', { assertNoIo: true })
     content = await openContent(dataDir)
     const errors: unknown[] = []
     services = await buildServices({

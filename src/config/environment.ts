@@ -27,6 +27,10 @@ export const SETTINGS = {
   /** Behind one reverse proxy: take the client address from the last X-Forwarded-For hop. */
   trustProxy: { variable: 'TRELLIS_TRUST_PROXY', read: onOff('off') },
   log: { variable: 'TRELLIS_LOG', read: oneOf(LOG_LEVELS, 'info') },
+  /** Connections to PostgreSQL this process may open for requests (the long-reads threads have their own few). */
+  dbPool: { variable: 'TRELLIS_DB_POOL', read: integer(10, 1, 500) },
+  /** Content in PostgreSQL: a block stored more recently than this is never collected (an import may still need it). */
+  gcGraceS: { variable: 'TRELLIS_GC_GRACE_S', read: integer(86400, 0, 86400 * 365) },
 } satisfies Record<string, Setting<unknown>>
 
 export type SettingValues = ValuesOf<typeof SETTINGS>
@@ -43,6 +47,20 @@ export function networkFrom(name: NetworkName, env: Environment): NetworkInfo {
     usdcName: env.TRELLIS_USDC_NAME || known.usdcName,
     usdcVersion: env.TRELLIS_USDC_VERSION || known.usdcVersion,
   }
+}
+
+export type ContentPlace = 'leveldb' | 'postgres'
+
+/**
+ * Where content blocks are kept: LevelDB in the data directory (embedded records), or the `blocks` table of the
+ * records' PostgreSQL. LevelDB beside PostgreSQL records is refused: content would live on one machine while its
+ * records say it exists for every instance and every backup of the database.
+ */
+export function contentFrom(env: Environment, databaseUrl: string | null): ContentPlace {
+  const place = read(env, 'TRELLIS_CONTENT_URL', oneOf(['leveldb', 'postgres'] as const, databaseUrl ? 'postgres' : 'leveldb'))
+  if (place === 'postgres' && !databaseUrl) throw new ConfigError('TRELLIS_CONTENT_URL=postgres keeps content in the records\' PostgreSQL: set TRELLIS_DATABASE_URL (--database-url) too')
+  if (place === 'leveldb' && databaseUrl) throw new ConfigError('TRELLIS_CONTENT_URL=leveldb is refused with records in PostgreSQL (content must live where the records are): leave it unset, or set postgres')
+  return place
 }
 
 /** Who settles: a facilitator, or this server with its own wallet paying the gas. */

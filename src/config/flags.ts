@@ -3,7 +3,7 @@
 // (command-line.ts). One row of FLAGS is the whole of an option: its flag, its variable, how its value is read, its
 // line in the help and (by its key) its field in Config.
 import { NETWORK_NAMES } from './networks.ts'
-import { bindHost, integer, oneOf, text, url, type Setting, type ValuesOf } from './values.ts'
+import { bindHost, integer, oneOf, postgresUrl, text, url, type Setting, type ValuesOf } from './values.ts'
 
 interface Flag<T> extends Setting<T> {
   /** As typed, without its dashes. */
@@ -16,9 +16,11 @@ interface Flag<T> extends Setting<T> {
 export const FLAGS = {
   host: { flag: 'host', value: '<addr>', variable: 'TRELLIS_HOST', read: bindHost, help: 'bind address: an IP address or a host name (default 127.0.0.1)' },
   port: { flag: 'port', value: '<n>', variable: 'TRELLIS_PORT', read: integer(8402, 0, 65535), help: 'port, 0 = any free port (default 8402)' },
-  dataDir: { flag: 'data-dir', value: '<path>', variable: 'TRELLIS_DATA_DIR', read: text('./trellis-data'), help: 'everything persistent (default ./trellis-data)' },
+  dataDir: { flag: 'data-dir', value: '<path>', variable: 'TRELLIS_DATA_DIR', read: text('./trellis-data'), help: 'everything persistent (default ./trellis-data); with a database URL, caches only' },
   /** null: derived from the bound address once listening. */
   publicUrl: { flag: 'public-url', value: '<url>', variable: 'TRELLIS_PUBLIC_URL', read: url, help: 'base of access_url and x402 resource (default http://<host>:<port>)' },
+  /** null: the embedded database (<data-dir>/trellis.db). */
+  databaseUrl: { flag: 'database-url', value: '<url>', variable: 'TRELLIS_DATABASE_URL', read: postgresUrl, help: 'records (and by default content) in PostgreSQL ≥ 15 (default: embedded in the data dir)' },
   network: { flag: 'network', value: '<name>', variable: 'TRELLIS_NETWORK', read: oneOf(NETWORK_NAMES, 'base-sepolia'), help: 'base | base-sepolia (default base-sepolia)' },
 } satisfies Record<string, Flag<unknown>>
 
@@ -71,7 +73,9 @@ Environment only:
   TRELLIS_RECONCILE_S (30), TRELLIS_LEDGER_CHECK_S (300), TRELLIS_CONFIRM_TIMEOUT_S (30),
   TRELLIS_LOG_WINDOW_BLOCKS (2000),
   TRELLIS_RATE_LIMIT (on|off), TRELLIS_TRUST_PROXY (off|on: client address from X-Forwarded-For),
-  TRELLIS_LOG (debug|info|warn|error)
+  TRELLIS_LOG (debug|info|warn|error),
+  TRELLIS_DB_POOL (10: connections to PostgreSQL), TRELLIS_CONTENT_URL (postgres with a database URL, else leveldb),
+  TRELLIS_GC_GRACE_S (86400: content in PostgreSQL stored more recently is never collected)
 
 Test hooks (TRELLIS_TEST_*) work only from source with TRELLIS_TEST_HOOKS=1; the executable ignores them.
 `

@@ -70,6 +70,20 @@ export const url: Reader<string | null> = (name, raw) => {
   }
 }
 
+/** A PostgreSQL URL; null when unset. Its refusal never repeats the text, which may hold a password. */
+export const postgresUrl: Reader<string | null> = (name, raw) => {
+  if (raw === undefined || raw === '') return null
+  let parsed: URL
+  try {
+    parsed = new URL(raw)
+  } catch {
+    throw new ConfigError(`${name} must be a postgres:// URL (postgres://user:password@host:port/database)`)
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') throw new ConfigError(`${name} must be a postgres:// URL, got a ${parsed.protocol} one`)
+  if (!parsed.hostname || parsed.pathname.length < 2) throw new ConfigError(`${name} must name a host and a database (postgres://user:password@host:port/database)`)
+  return raw
+}
+
 /** An address or a name to listen on, checked here: Bun's own error for a malformed one does not name it. */
 export const bindHost: Reader<string> = (name, raw) => {
   if (raw === undefined || raw === '') return '127.0.0.1'

@@ -8,18 +8,23 @@ import type { LongReadsRequest, LongReadsResult } from './long-reads.ts'
 
 declare const self: Worker
 
-let records: Records | null = null
+let opened: Promise<Records> | null = null
 
 self.onmessage = async (event: MessageEvent<LongReadsRequest | { close: true }>) => {
   if ('close' in event.data) {
-    await records?.close()
-    records = null
+    const records = opened
+    opened = null
+    await (await records?.catch(() => null))?.close()
     return postMessage({ closed: true })
   }
   const request = event.data
   const started = performance.now()
   try {
-    records ??= openRecords(request.dataDir, 'readonly')
+    // A failed open (the database restarting) is tried again by the next request.
+    const records = await (opened ??= openRecords(request.place, 'readonly').catch((error) => {
+      opened = null
+      throw error
+    }))
     const result: LongReadsResult = { id: request.id, ms: 0 }
     if (request.boards) {
       const boards = await records.snapshot((view) => buildLeaderboards(view.stats, request.now))

@@ -5,13 +5,14 @@ import type { BoardKey } from '../domain/leaderboards.ts'
 import type { WalletRanks } from '../store/stats.ts'
 import type { Inconsistency } from '../store/ledger-audit.ts'
 import { workerClient } from '../lib/workers.ts'
+import type { RecordsPlace } from '../store/open.ts'
 
 export interface LongReadsAsked {
   boards?: boolean; ranks?: boolean; checks?: boolean
   /** A consistent copy of the database written here. */
   copyTo?: string; integrity?: boolean; namedCids?: boolean
 }
-export interface LongReadsRequest extends LongReadsAsked { id: number; dataDir: string; now: number }
+export interface LongReadsRequest extends LongReadsAsked { id: number; dataDir: string; place: RecordsPlace; now: number }
 export interface LongReadsResult {
   id: number; ms: number; boards?: Partial<Record<BoardKey, string[]>>; ranks?: WalletRanks[]; problems?: Inconsistency[]; integrity?: string[]; cids?: string[]
   error?: string
@@ -23,11 +24,12 @@ export interface LongReads {
   stop(): Promise<void>
 }
 
-export function longReads(dataDir: string): LongReads {
+/** A thread over its own read-only connection to the records at `place`; boards are persisted under `dataDir`. */
+export function longReads(dataDir: string, place: RecordsPlace): LongReads {
   const client = workerClient<Omit<LongReadsRequest, 'id'>, LongReadsResult>('jobs/long-reads-worker.ts')
   return {
     async run(what, now) {
-      const result = await client.request({ dataDir, now, ...what })
+      const result = await client.request({ dataDir, place, now, ...what })
       if (result.error !== undefined) throw new Error(result.error)
       return result
     },

@@ -53,11 +53,11 @@ function operationArgs(command: DataCommand, args: string[], out: string | undef
 
 /** Runs the operation on a stopped server's data directory, holding its lock meanwhile. */
 async function runOffline(config: Config, command: DataCommand, args: string[], progress: Progress): Promise<unknown> {
-  if (!existsSync(databaseFile(config.dataDir))) throw new Error(`no Trellis data directory at ${config.dataDir}`)
+  if (!config.databaseUrl && !existsSync(databaseFile(config.dataDir))) throw new Error(`no Trellis data directory at ${config.dataDir}`)
   // Whatever was opened is closed, newest first, however this ends (a database of a newer schema refused included).
   await using opened = new AsyncDisposableStack()
-  opened.defer(lockDataDir(config.dataDir))
-  const records = openDataRecords(config)
+  if (!config.databaseUrl) opened.defer(lockDataDir(config.dataDir))
+  const records = await openDataRecords(config)
   opened.defer(() => records.close())
   const content = await openDataContent(config)
   opened.defer(() => content.close())
@@ -83,7 +83,8 @@ export async function runDataCommand(config: Config, command: DataCommand, posit
     let result: unknown
     if (command === 'restore') {
       result = await restore(args[0]!, config.dataDir, (dir) => openDataContent({ ...config, dataDir: dir }), progress)
-    } else if (lockHolder(config.dataDir) !== null) {
+    } else if (!config.databaseUrl && lockHolder(config.dataDir) !== null) {
+      // (Records in PostgreSQL are the command's to open itself, beside any server: it may run on another machine.)
       const socket = join(config.dataDir, CONTROL_SOCKET)
       if (!existsSync(socket)) throw new Error(`a server (pid ${lockHolder(config.dataDir)}) holds ${config.dataDir} but has no control socket: upgrade it or stop it first`)
       result = await runInServer(socket, command, args, progress)

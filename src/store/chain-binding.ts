@@ -20,21 +20,21 @@ export async function recordedChain(meta: MetaStore): Promise<ChainBinding | nul
   return value === null ? null : (JSON.parse(value) as ChainBinding)
 }
 
-/** Why this data directory cannot be used with `current`, in one line, or null when it can. */
-export async function chainMismatch(meta: MetaStore, dataDir: string, current: ChainBinding): Promise<string | null> {
+/** Why these records (`where`: "the data directory …", "the database …") cannot be used with `current`, in one line, or null. */
+export async function chainMismatch(meta: MetaStore, where: string, current: ChainBinding): Promise<string | null> {
   const recorded = await recordedChain(meta)
   if (!recorded || same(recorded, current)) return null
-  return `the data directory ${dataDir} holds a ledger of ${describe(recorded)} but this start is for ${describe(current)}: start it with the settings it was made with, or set TRELLIS_ALLOW_CHAIN_CHANGE=1 to rebind it to the new chain (its ledger then holds sales of both)`
+  return `${where} holds a ledger of ${describe(recorded)} but this start is for ${describe(current)}: start it with the settings it was made with, or set TRELLIS_ALLOW_CHAIN_CHANGE=1 to rebind it to the new chain (its ledger then holds sales of both)`
 }
 
 /**
  * Binds the data directory to `current` when it has no binding yet; with `allowChange`, rebinds it. Returns what was
  * done (`rebound` carries the previous chain, for the warning); throws the mismatch otherwise.
  */
-export async function bindChain(meta: MetaStore, dataDir: string, current: ChainBinding, allowChange: boolean): Promise<{ kind: 'kept' | 'recorded' } | { kind: 'rebound'; previous: ChainBinding }> {
+export async function bindChain(meta: MetaStore, where: string, current: ChainBinding, allowChange: boolean): Promise<{ kind: 'kept' | 'recorded' } | { kind: 'rebound'; previous: ChainBinding }> {
   const recorded = await recordedChain(meta)
   if (recorded && same(recorded, current)) return { kind: 'kept' }
-  if (recorded && !allowChange) throw new Error((await chainMismatch(meta, dataDir, current))!)
+  if (recorded && !allowChange) throw new Error((await chainMismatch(meta, where, current))!)
   await meta.set(KEY, JSON.stringify(current))
   return recorded ? { kind: 'rebound', previous: recorded } : { kind: 'recorded' }
 }

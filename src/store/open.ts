@@ -1,17 +1,37 @@
 // Where the records live: the one decision every process makes the same way (the server, the data commands,
-// verify-ledger, the long-reads worker). Today the embedded engine, a SQLite file in the data directory; the
-// PostgreSQL adapter is chosen here too, so nothing above learns which engine it got.
+// verify-ledger, the long-reads threads). The embedded engine, a SQLite file in the data directory, unless a
+// PostgreSQL URL is configured; nothing above this file learns which engine it got.
 import { join } from 'node:path'
 import { openEmbeddedRecords, SchemaMismatch, type OpenMode } from './sqlite/database.ts'
 import type { Records } from './stores.ts'
 
 export { SchemaMismatch, type OpenMode }
+export { DatabaseUnavailable } from './records.ts'
+
+/** Which records: plain data, so a thread can be told it and open its own. */
+export type RecordsPlace =
+  | { engine: 'sqlite'; dataDir: string }
+  | { engine: 'postgres'; url: string; pool: number }
 
 export const databaseFile = (dataDir: string) => join(dataDir, 'trellis.db')
 
-/** The records of a data directory. `assertNoIo`: fail a transaction that awaits anything but its statements (tests). */
-export const openRecords = (dataDir: string, mode: OpenMode, options: { assertNoIo?: boolean } = {}): Records =>
-  openEmbeddedRecords(databaseFile(dataDir), mode, options)
+export const recordsPlace = (settings: { dataDir: string; databaseUrl: string | null; dbPool: number }): RecordsPlace =>
+  settings.databaseUrl ? { engine: 'postgres', url: settings.databaseUrl, pool: settings.dbPool } : { engine: 'sqlite', dataDir: settings.dataDir }
+
+/** The records as a message names them: "the data directory ./trellis-data", "the database postgres://trellis@db/trellis". */
+export async function recordsName(place: RecordsPlace): Promise<string> {
+  if (place.engine === 'sqlite') return `the data directory ${place.dataDir}`
+  const { shownPostgresUrl } = await import('./postgres/url.ts')
+  return `the database ${shownPostgresUrl(place.url)}`
+}
+
+/** The records at `place`. `assertNoIo`: fail a transaction that awaits anything but its statements (tests). */
+export async function openRecords(place: RecordsPlace, mode: OpenMode, options: { assertNoIo?: boolean } = {}): Promise<Records> {
+  if (place.engine === 'sqlite') return openEmbeddedRecords(databaseFile(place.dataDir), mode, options)
+  // Loaded only when asked for: the embedded default never loads the PostgreSQL adapter.
+  const { openPostgresRecords } = await import('./postgres/open.ts')
+  return openPostgresRecords(place.url, mode, place.pool)
+}
 
 /** The records of a database copy (a backup's trellis.db), read as they are. */
 export const openCopy = (path: string): Records => openEmbeddedRecords(path, 'readonly')

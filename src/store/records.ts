@@ -3,6 +3,11 @@
 // awaits.
 import type { Sql } from './query.ts'
 
+/** The configured database cannot be used (unreachable, refused, missing): the process stops with exit 2. */
+export class DatabaseUnavailable extends Error {
+  readonly exitCode = 2
+}
+
 /** How durable a transaction's commit must be: `lazy` may be lost by a power cut (nonces), never reordered. */
 export type Durability = 'full' | 'lazy'
 
