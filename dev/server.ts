@@ -62,12 +62,14 @@ async function spawnServer(dataDir: string, env: Record<string, string>, logs: s
 /** Data directories of running test servers → the database each has beside it: `trellis()` finds a server's records so. */
 const databases = new Map<string, Record<string, string>>()
 
-export async function startTestServer(env: Record<string, string> = {}, options: { command?: string[]; dataDir?: string } = {}): Promise<TestServer> {
+/** `embedded`: records in the data directory even when the suite runs on PostgreSQL (a test of the embedded engine itself). */
+export async function startTestServer(env: Record<string, string> = {}, options: { command?: string[]; dataDir?: string; embedded?: boolean } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir()
   const command = options.command ?? [process.execPath, 'src/main.ts']
   const logs: string[] = []
-  const database = env.TRELLIS_DATABASE_URL || databases.has(dataDir) ? null : await testDatabase()
-  const recordsEnv: Record<string, string> = database ? { TRELLIS_DATABASE_URL: database.url } : databases.get(dataDir) ?? {}
+  const database = options.embedded || env.TRELLIS_DATABASE_URL || databases.has(dataDir) ? null : await testDatabase()
+  const url = database?.url ?? (options.embedded ? undefined : env.TRELLIS_DATABASE_URL)
+  const recordsEnv: Record<string, string> = url ? { TRELLIS_DATABASE_URL: url } : databases.get(dataDir) ?? {}
   if (database) databases.set(dataDir, recordsEnv)
   env = { ...recordsEnv, ...env }
   let current: Awaited<ReturnType<typeof spawnServer>>

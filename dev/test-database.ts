@@ -78,3 +78,22 @@ export async function testDatabase(): Promise<TestDatabase | null> {
     },
   }
 }
+
+/** A PostgreSQL cluster to make databases in: the suite's (TRELLIS_TEST_POSTGRES), or a throwaway one of this test's. */
+export async function postgresForTest(): Promise<{ adminUrl: string; stop(): Promise<void> }> {
+  if (TEST_POSTGRES) return { adminUrl: TEST_POSTGRES, stop: async () => {} }
+  const { startPostgres } = await import('./postgres.ts')
+  return startPostgres()
+}
+
+/** A new, empty database (not migrated) in the cluster at `adminUrl`; its URL. */
+export async function emptyDatabase(adminUrl: string): Promise<string> {
+  const name = `e_${process.pid}_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`
+  const sql = new SQL(adminUrl, { max: 1 })
+  try {
+    await sql.unsafe(`CREATE DATABASE "${name}"`)
+  } finally {
+    await sql.close()
+  }
+  return databaseUrl(adminUrl, name)
+}

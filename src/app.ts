@@ -7,6 +7,7 @@ import type { Logger } from './log.ts'
 import { openRecords, recordsPlace } from './store/open.ts'
 import type { Records } from './store/stores.ts'
 import { readMemo } from './store/memo.ts'
+import { loadServerSecret } from './store/secret.ts'
 import type { ContentStore } from './content/store.ts'
 import { openContent, openPostgresContentAt } from './content/open.ts'
 import { authService } from './domain/auth.ts'
@@ -72,6 +73,7 @@ export const commandDataAccess = (config: Config, records: Records, content: Con
   copyTo: (path) => records.upkeep.copyTo(path),
   integrity: () => records.upkeep.integrity(),
   inconsistencies: () => records.snapshot((view) => view.audit.inconsistencies()),
+  secret: () => loadServerSecret(records, config.dataDir),
 })
 
 /** verify-ledger's records (at exactly this binary's schema, never migrated) and the ledger check over a chain reader of its own. */
@@ -95,7 +97,7 @@ export interface Background {
  * The server's threads and jobs. Leaderboards and ranks persisted by the last run are served from the first request;
  * the jobs rebuild them on a thread. Resolves once the jobs that only write records (nonce cleanup, expiry) ran once.
  */
-export async function startBackground(config: Config, services: Services & { ledgerAudit: LedgerAudit }, content: ContentStore, log: Logger): Promise<Background> {
+export async function startBackground(config: Config, services: Services & { ledgerAudit: LedgerAudit }, records: Records, content: ContentStore, log: Logger): Promise<Background> {
   const boards = loadPersisted(config.dataDir, 'boards')
   if (boards) services.stats.installBoards(boards.boards)
   const ranks = loadPersisted(config.dataDir, 'ranks')
@@ -118,6 +120,7 @@ export async function startBackground(config: Config, services: Services & { led
       copyTo: async (path) => void (await inThread({ copyTo: path })),
       integrity: async () => (await inThread({ integrity: true })).integrity!,
       inconsistencies: async () => (await inThread({ checks: true })).problems!,
+      secret: () => loadServerSecret(records, config.dataDir),
     },
     async stop() {
       await jobs.stop()

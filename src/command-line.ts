@@ -26,6 +26,7 @@ const COMMANDS: Record<string, Syntax> = {
   'export-car': { own: { out: 'string' }, positionals: true },
   'import-car': { positionals: true },
   gc: { own: { 'dry-run': 'boolean' } },
+  'migrate-to-postgres': {},
   help: { bare: true },
   version: { bare: true },
 }

@@ -65,7 +65,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     logWarn: (msg, fields) => log.warn(msg, fields),
     logInfo: (msg, fields) => log.info(msg, fields),
   })
-  background = await startBackground(config, services, content, log)
+  background = await startBackground(config, services, records, content, log)
   failed.defer(() => background?.stop())
   const jobs = background.jobs
   const requests = requestMetrics()

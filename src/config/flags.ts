@@ -27,7 +27,7 @@ export const FLAGS = {
 export type FlagValues = ValuesOf<typeof FLAGS>
 
 /** The commands on a data directory (src/ops). */
-export const DATA_COMMANDS = ['backup', 'restore', 'export-car', 'import-car', 'verify', 'gc'] as const
+export const DATA_COMMANDS = ['backup', 'restore', 'export-car', 'import-car', 'verify', 'gc', 'migrate-to-postgres'] as const
 export type DataCommand = (typeof DATA_COMMANDS)[number]
 
 const option = (name: string, variable: string, help: string) => `  ${name.padEnd(21)}${variable.padEnd(22)}${help}`
@@ -54,6 +54,10 @@ Usage: trellis [serve] [options]
        trellis import-car <file.car> [options]                  blocks of a CAR file into the content store
        trellis gc [--dry-run] [options]  removes content no entry or cover names (left by failed uploads, or
                                          imported and never used); a running server does it while it serves
+       trellis migrate-to-postgres --database-url <url> [options]
+                                         moves the data directory's records, content and key into that
+                                         PostgreSQL (which holds no market yet), then verifies them there;
+                                         the data directory is left as it was (its server stopped)
        trellis version                   the version, the commit and the build date (same as --version)
        trellis help                      this help (same as --help)
 

@@ -67,8 +67,10 @@ export function purchaseService(d: Deps) {
       const walletId = await tx.wallets.ensure(newId(), payer, d.network.name, now)
       const transactionId = newId()
       const amount = BigInt(row.amount)
-      await tx.transactions.insert({ id: transactionId, piid: row.id, payer, pay_to: checksumAddress(row.pay_to), amount, asset: 'USDC', entry_id: row.entry_id, transaction_hash: proof.hash, created_at: now })
+      // The entry's and feed's rows before the ledger row's tallies lock the addresses' rows: creating an entry takes
+      // them in that order too, so the two never wait on each other in a cycle (PostgreSQL would break it as a deadlock).
       await tx.purchases.addToTotals(row.entry_id, amount)
+      await tx.transactions.insert({ id: transactionId, piid: row.id, payer, pay_to: checksumAddress(row.pay_to), amount, asset: 'USDC', entry_id: row.entry_id, transaction_hash: proof.hash, created_at: now })
       await tx.purchases.grant(walletId, row.entry_id, transactionId, now)
       return true
     })

@@ -14,7 +14,7 @@ export interface LongReadsAsked {
 }
 export interface LongReadsRequest extends LongReadsAsked { id: number; dataDir: string; place: RecordsPlace; now: number }
 export interface LongReadsResult {
-  id: number; ms: number; boards?: Partial<Record<BoardKey, string[]>>; ranks?: WalletRanks[]; problems?: Inconsistency[]; integrity?: string[]; cids?: string[]
+  id: number; ms: number; boards?: Partial<Record<BoardKey, string[]>>; ranks?: WalletRanks[]; problems?: Inconsistency[]; integrity?: { problems: string[]; skipped?: string }; cids?: string[]
   error?: string
 }
 

@@ -1,13 +1,15 @@
 // `trellis backup|restore|export-car|import-car|verify|gc`: on a running server's data directory the server does the
 // work (over its control socket, while it serves); on a stopped one the command opens the stores itself.
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Config, DataCommand } from '../config.ts'
 import { lockDataDir, lockHolder } from '../store/lock.ts'
 import { ownerOnlyFromNow } from '../store/permissions.ts'
 import { databaseFile } from '../store/open.ts'
 import { commandDataAccess, openDataContent, openDataRecords } from '../app.ts'
-import { restore, type Progress, type VerifyReport } from './data.ts'
+import { restore, restoreIntoDatabase, type Progress, type VerifyReport } from './data.ts'
+import { migrateToPostgres, type Migrated } from './migrate-to-postgres.ts'
 import { CONTROL_SOCKET, runInServer } from './control.ts'
 import { runOperation } from './commands.ts'
 
@@ -48,6 +50,9 @@ function operationArgs(command: DataCommand, args: string[], out: string | undef
     case 'gc':
       need(args.every((arg) => arg === '--dry-run'), 'gc [--dry-run]')
       return args
+    case 'migrate-to-postgres':
+      need(args.length === 0, 'migrate-to-postgres --data-dir <dir> --database-url <postgres://…>')
+      return []
   }
 }
 
@@ -63,6 +68,18 @@ async function runOffline(config: Config, command: DataCommand, args: string[], 
   opened.defer(() => content.close())
   const access = commandDataAccess(config, records, content)
   return await runOperation(access, command, args, progress)
+}
+
+/** A backup into the configured PostgreSQL (which holds no market yet): records, key, then content. */
+async function restoreIntoConfigured(config: Config, backupDir: string, progress: Progress): Promise<unknown> {
+  await using opened = new AsyncDisposableStack()
+  const records = await openDataRecords(config)
+  opened.defer(() => records.close())
+  const content = await openDataContent(config)
+  opened.defer(() => content.close())
+  const scratch = mkdtempSync(join(tmpdir(), 'trellis-restore-'))
+  opened.defer(() => rmSync(scratch, { recursive: true, force: true }))
+  return await restoreIntoDatabase(backupDir, { records, content, scratch: join(scratch, 'schema.db') }, progress)
 }
 
 /** The command's exit code: 0 done (verify: sound), 1 failed (verify: problems found), 2 bad usage. */
@@ -81,7 +98,11 @@ export async function runDataCommand(config: Config, command: DataCommand, posit
   const started = performance.now()
   try {
     let result: unknown
-    if (command === 'restore') {
+    if (command === 'migrate-to-postgres') {
+      result = await migrateToPostgres(config, progress)
+    } else if (command === 'restore' && config.databaseUrl) {
+      result = await restoreIntoConfigured(config, args[0]!, progress)
+    } else if (command === 'restore') {
       result = await restore(args[0]!, config.dataDir, (dir) => openDataContent({ ...config, dataDir: dir }), progress)
     } else if (!config.databaseUrl && lockHolder(config.dataDir) !== null) {
       // (Records in PostgreSQL are the command's to open itself, beside any server: it may run on another machine.)
@@ -94,6 +115,7 @@ export async function runDataCommand(config: Config, command: DataCommand, posit
     progress.end()
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`)
     process.stderr.write(`trellis ${command}: done in ${((performance.now() - started) / 1000).toFixed(1)} s\n`)
+    if (command === 'migrate-to-postgres') return (result as Migrated).verify.ok ? 0 : 1
     return command === 'verify' && !(result as VerifyReport).ok ? 1 : 0
   } catch (error) {
     progress.end()

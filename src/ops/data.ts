@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto'
 import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ContentStore } from '../content/store.ts'
+import type { Records } from '../store/stores.ts'
 import type { Inconsistency } from '../store/ledger-audit.ts'
 import { openCopy } from '../store/open.ts'
 import { tightenTree } from '../store/permissions.ts'
@@ -28,10 +29,12 @@ export interface DataAccess {
   cids(): Promise<string[]>
   /** A consistent copy of the database written to `path`. */
   copyTo(path: string): Promise<void>
-  /** The database engine's complaints about its own files (none when sound). */
-  integrity(): Promise<string[]>
+  /** The database engine's complaints about its own files (none when sound), or why it could not check them. */
+  integrity(): Promise<{ problems: string[]; skipped?: string }>
   /** Totals that disagree with the ledger, and the other rules the records must keep. */
   inconsistencies(): Promise<Inconsistency[]>
+  /** The server key (kept in the data directory, or with the records in PostgreSQL). */
+  secret(): Promise<Uint8Array>
 }
 
 export interface Manifest {
@@ -85,7 +88,7 @@ export async function backup(access: DataAccess, dir: string, progress: Progress
   // The copy names these items, and records are never removed, so the live database names them too: gc keeps
   // their blocks.
   const blocks = await writeCar(access.content, roots, join(dir, 'content.car'), progress)
-  copyFileSync(join(access.dataDir, 'secret.key'), join(dir, 'secret.key'))
+  writeFileSync(join(dir, 'secret.key'), `${Buffer.from(await access.secret()).toString('hex')}\n`, { mode: 0o600 })
   const files: Manifest['files'] = {}
   for (const name of ['trellis.db', 'content.car', 'secret.key']) {
     files[name] = { bytes: statSync(join(dir, name)).size, sha256: await sha256File(join(dir, name)) }
@@ -147,9 +150,34 @@ export async function restore(backupDir: string, dataDir: string, open: (dataDir
   return manifest
 }
 
+/** What a restore into a database (PostgreSQL) is given: the records there, opened and migrated, and its content store. */
+export interface RestoreTarget {
+  records: Records
+  content: ContentStore
+  /** A file for the backup's database brought to this binary's schema, removed after. */
+  scratch: string
+}
+
+/** Restores a backup into a database holding no market yet: the records in one transaction, the key, then the content. */
+export async function restoreIntoDatabase(backupDir: string, target: RestoreTarget, progress: Progress): Promise<Manifest> {
+  const manifest = await readBackup(backupDir)
+  const newer = newerSchema(Math.max(manifest.schema_version ?? 0, await schemaOf(join(backupDir, 'trellis.db'))), `the backup ${backupDir}`)
+  if (newer) throw new Error(newer)
+  progress('database', 0)
+  await target.records.upkeep.loadCopy(join(backupDir, 'trellis.db'), target.scratch)
+  const secret = readFileSync(join(backupDir, 'secret.key'), 'utf8').trim()
+  if (!/^[0-9a-f]{64}$/.test(secret)) throw new Error(`${backupDir}: secret.key is not a 32-byte hex key`)
+  await target.records.transact((tx) => tx.meta.set('secret', secret))
+  let blocks = 0
+  await target.content.importCar(fileChunks(join(backupDir, 'content.car')), () => progress('blocks', ++blocks, manifest.counts.blocks))
+  return manifest
+}
+
 export interface VerifyReport {
   ok: boolean
   integrity: string[]
+  /** Why the engine's own check did not run (PostgreSQL without amcheck); absent when it ran. */
+  integrity_skipped?: string
   items: { checked: number; problems: Array<{ cid: string; problem: string }> }
   inconsistencies: Inconsistency[]
 }
@@ -166,5 +194,11 @@ export async function verify(access: DataAccess, progress: Progress): Promise<Ve
     if (problem) problems.push({ cid, problem })
     progress('items', ++checked, cids.length)
   }
-  return { ok: integrity.length === 0 && problems.length === 0 && inconsistencies.length === 0, integrity, items: { checked, problems }, inconsistencies }
+  return {
+    ok: integrity.problems.length === 0 && problems.length === 0 && inconsistencies.length === 0,
+    integrity: integrity.problems,
+    ...(integrity.skipped ? { integrity_skipped: integrity.skipped } : {}),
+    items: { checked, problems },
+    inconsistencies,
+  }
 }

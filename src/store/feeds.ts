@@ -68,7 +68,9 @@ export function feedStore(sql: Sql, dialect: 'sqlite' | 'postgres'): FeedStore {
       return patchRow(sql, 'feeds', id, values, now)
     },
     async lockOwner(walletId) {
-      if (dialect === 'postgres') await sql.get(q`SELECT id FROM wallets WHERE id = ${walletId} FOR UPDATE`)
+      // NO KEY: an owner's feed creations queue on it, while a purchase's reference to the wallet (FOR KEY SHARE)
+      // passes; FOR UPDATE would make those two a deadlock when the purchase holds the address rows first.
+      if (dialect === 'postgres') await sql.get(q`SELECT id FROM wallets WHERE id = ${walletId} FOR NO KEY UPDATE`)
     },
     async takeEntrySlot(feedId, max) {
       const taken = await sql.run(q`UPDATE feeds SET total_entries = total_entries + 1 WHERE id = ${feedId} AND is_active = 1 AND total_entries < ${max}`)

@@ -39,25 +39,25 @@ const INCONSISTENCIES: [string, string][] = [
   ['daily feed tallies differ from the ledger', `
     SELECT DISTINCT feed_id || '@' || day AS subject FROM (
       SELECT * FROM (SELECT feed_id, day, purchases, revenue FROM feed_days
-        EXCEPT SELECT e.feed_id, t.created_at / 86400, COUNT(*), SUM(t.amount) FROM transactions t JOIN entries e ON e.id = t.entry_id GROUP BY 1, 2)
+        EXCEPT SELECT e.feed_id, t.created_at / 86400, COUNT(*), SUM(t.amount) FROM transactions t JOIN entries e ON e.id = t.entry_id GROUP BY 1, 2) AS part1
       UNION ALL SELECT * FROM (SELECT e.feed_id, t.created_at / 86400, COUNT(*), SUM(t.amount) FROM transactions t JOIN entries e ON e.id = t.entry_id GROUP BY 1, 2
-        EXCEPT SELECT feed_id, day, purchases, revenue FROM feed_days))`],
+        EXCEPT SELECT feed_id, day, purchases, revenue FROM feed_days) AS last_part) AS differences`],
   ['daily buyer tallies differ from the ledger', `
     SELECT DISTINCT payer_lc || '@' || day AS subject FROM (
       SELECT * FROM (SELECT payer_lc, day, purchases, spent FROM buyer_days
-        EXCEPT SELECT payer_lc, created_at / 86400, COUNT(*), SUM(amount) FROM transactions GROUP BY 1, 2)
+        EXCEPT SELECT payer_lc, created_at / 86400, COUNT(*), SUM(amount) FROM transactions GROUP BY 1, 2) AS part2
       UNION ALL SELECT * FROM (SELECT payer_lc, created_at / 86400, COUNT(*), SUM(amount) FROM transactions GROUP BY 1, 2
-        EXCEPT SELECT payer_lc, day, purchases, spent FROM buyer_days))`],
+        EXCEPT SELECT payer_lc, day, purchases, spent FROM buyer_days) AS last_part) AS differences`],
   ['buyer lists differ from the ledger', `
     SELECT DISTINCT feed_id || '/' || payer_lc AS subject FROM (
       SELECT * FROM (SELECT feed_id, payer_lc, last_at FROM feed_buyers
-        EXCEPT SELECT e.feed_id, t.payer_lc, MAX(t.created_at) FROM transactions t JOIN entries e ON e.id = t.entry_id GROUP BY 1, 2)
+        EXCEPT SELECT e.feed_id, t.payer_lc, MAX(t.created_at) FROM transactions t JOIN entries e ON e.id = t.entry_id GROUP BY 1, 2) AS part3
       UNION ALL SELECT * FROM (SELECT e.feed_id, t.payer_lc, MAX(t.created_at) FROM transactions t JOIN entries e ON e.id = t.entry_id GROUP BY 1, 2
-        EXCEPT SELECT feed_id, payer_lc, last_at FROM feed_buyers)
+        EXCEPT SELECT feed_id, payer_lc, last_at FROM feed_buyers) AS part4
       UNION ALL SELECT * FROM (SELECT entry_id, payer_lc, last_at FROM entry_buyers
-        EXCEPT SELECT entry_id, payer_lc, MAX(created_at) FROM transactions WHERE entry_id IS NOT NULL GROUP BY 1, 2)
+        EXCEPT SELECT entry_id, payer_lc, MAX(created_at) FROM transactions WHERE entry_id IS NOT NULL GROUP BY 1, 2) AS part5
       UNION ALL SELECT * FROM (SELECT entry_id, payer_lc, MAX(created_at) FROM transactions WHERE entry_id IS NOT NULL GROUP BY 1, 2
-        EXCEPT SELECT entry_id, payer_lc, last_at FROM entry_buyers))`],
+        EXCEPT SELECT entry_id, payer_lc, last_at FROM entry_buyers) AS last_part) AS differences`],
   ['address tallies differ from the ledger', `
     SELECT a.address_lc AS subject FROM address_totals a
     LEFT JOIN (SELECT pay_to_lc, COUNT(*) AS n, SUM(amount) AS total, COUNT(DISTINCT payer_lc) AS other FROM transactions GROUP BY 1) s ON s.pay_to_lc = a.address_lc

@@ -49,10 +49,16 @@ export interface Lease {
 export interface Upkeep {
   /** The newest migration applied. */
   schemaVersion(): Promise<number>
-  /** The engine's own check of its files: empty when sound, else what it found. */
-  integrity(): Promise<string[]>
+  /** The engine's own check of its files: empty when sound, else what it found; `skipped` says why it could not look. */
+  integrity(): Promise<{ problems: string[]; skipped?: string }>
   /** A consistent copy of the whole database, written to `path` (a new file): what a backup holds. */
   copyTo(path: string): Promise<void>
+  /**
+   * Every record of a copy (a backup's trellis.db, of this or an older schema) loaded into a database that holds
+   * no market yet, in one transaction; `scratch` is a file it may use meanwhile. Where a restore copies the file
+   * instead (the embedded engine), it throws.
+   */
+  loadCopy(path: string, scratch: string): Promise<{ rows: number }>
 }
 
 export interface Records<Stores> {

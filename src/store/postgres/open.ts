@@ -33,7 +33,7 @@ function reasonOf(error: unknown): string {
   const { message, code, errno } = (error ?? {}) as { message?: string; code?: string; errno?: string }
   if (errno === '28P01') return 'password authentication failed'
   if (errno === '3D000') return 'the database does not exist (create it first: createdb, or CREATE DATABASE)'
-  if (code === 'ERR_POSTGRES_CONNECTION_CLOSED' || code === 'ECONNREFUSED' || /ECONNREFUSED|connection refused/i.test(message ?? '')) return 'connection refused (is PostgreSQL running, and listening there?)'
+  if (code === 'ERR_POSTGRES_CONNECTION_REFUSED' || code === 'ECONNREFUSED' || /ECONNREFUSED|connection refused/i.test(message ?? '')) return 'connection refused (is PostgreSQL running, and listening there?)'
   if (code === 'ERR_POSTGRES_CONNECTION_TIMEOUT') return `no answer within ${CONNECT_TIMEOUT_S} s`
   return (message ?? String(error)).split('\n', 1)[0]!
 }

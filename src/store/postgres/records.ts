@@ -7,6 +7,8 @@
 import type { SQL } from 'bun'
 import { localChanges, type Durability, type Lease, type Records, type StoresOn, type Upkeep } from '../records.ts'
 import { postgresSql } from './sql.ts'
+import { exportToSqlite, importFromSqlite } from './transfer.ts'
+import { checkIndexes } from './integrity.ts'
 
 /** SQLSTATEs after which the whole transaction may simply run again. */
 const RETRIED = new Set(['40001', '40P01'])
@@ -35,11 +37,9 @@ export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>): R
 
   const upkeep: Upkeep = {
     schemaVersion: async () => Number((await sql.unsafe('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations'))[0].v),
-    // Checked by amcheck where it is installed (a later step); PostgreSQL's own page checksums are not visible here.
-    integrity: async () => [],
-    copyTo: async () => {
-      throw new Error('a PostgreSQL database is copied by a snapshot written as a backup, not as a file')
-    },
+    integrity: () => checkIndexes(sql),
+    copyTo: (path) => exportToSqlite(sql, path),
+    loadCopy: (path, scratch) => importFromSqlite(sql, path, scratch),
   }
 
   return {

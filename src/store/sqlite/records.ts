@@ -163,9 +163,12 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
     schemaVersion: () => between(() => db.query<{ v: number | null }, []>('SELECT MAX(version) AS v FROM schema_migrations').get()?.v ?? 0),
     integrity: () => between(() => {
       const rows = db.query<{ integrity_check: string }, []>('PRAGMA integrity_check(100)').all().map((r) => r.integrity_check)
-      return rows.length === 1 && rows[0] === 'ok' ? [] : rows
+      return { problems: rows.length === 1 && rows[0] === 'ok' ? [] : rows }
     }),
     copyTo: (path) => between(() => void db.query('VACUUM INTO ?').run(path)),
+    loadCopy: async () => {
+      throw new Error('an embedded database is restored by copying its file')
+    },
   }
 
   return {

@@ -1,0 +1,47 @@
+// `trellis migrate-to-postgres --data-dir D --database-url U`: an embedded instance moved into PostgreSQL, as an
+// operator would do it by hand: a backup of D (records, content, key), restored into U (which holds no market yet),
+// then verified there. D is left as it was; the server is then started with the database URL instead.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Config } from '../config.ts'
+import { commandDataAccess, openDataContent, openDataRecords } from '../app.ts'
+import { lockDataDir, lockHolder } from '../store/lock.ts'
+import { backup, restoreIntoDatabase, verify, type Manifest, type Progress, type VerifyReport } from './data.ts'
+
+export interface Migrated {
+  moved: Manifest['counts']
+  verify: VerifyReport
+}
+
+export async function migrateToPostgres(config: Config, progress: Progress): Promise<Migrated> {
+  if (!config.databaseUrl) throw new Error('usage: trellis migrate-to-postgres --data-dir <dir> --database-url <postgres://…>')
+  const holder = lockHolder(config.dataDir)
+  if (holder !== null) throw new Error(`a server (pid ${holder}) holds ${config.dataDir}: stop it first, so that nothing is written after the move`)
+  const embedded: Config = { ...config, databaseUrl: null, content: 'leveldb' }
+  await using held = new AsyncDisposableStack()
+  held.defer(lockDataDir(config.dataDir))
+  const scratch = mkdtempSync(join(tmpdir(), 'trellis-move-'))
+  held.defer(() => rmSync(scratch, { recursive: true, force: true }))
+
+  const manifest = await withStores(embedded, (records, content) => backup(commandDataAccess(embedded, records, content), join(scratch, 'backup'), progress))
+  return await withStores(config, async (records, content) => {
+    await restoreIntoDatabase(join(scratch, 'backup'), { records, content, scratch: join(scratch, 'schema.db') }, progress)
+    return { moved: manifest.counts, verify: await verify(commandDataAccess(config, records, content), progress) }
+  })
+}
+
+/** `work` on the records and content `config` names, both closed after. */
+async function withStores<T>(config: Config, work: (records: Awaited<ReturnType<typeof openDataRecords>>, content: Awaited<ReturnType<typeof openDataContent>>) => Promise<T>): Promise<T> {
+  const records = await openDataRecords(config)
+  try {
+    const content = await openDataContent(config)
+    try {
+      return await work(records, content)
+    } finally {
+      await content.close()
+    }
+  } finally {
+    await records.close()
+  }
+}
