@@ -142,3 +142,36 @@ describe('backup and restore with records in PostgreSQL', () => {
     expect(occupied.stderr).toContain('already holds a market')
   }, 120_000)
 })
+
+describe('a database that cannot be used at start', () => {
+  const start = async (databaseUrl: string) => {
+    const run = Bun.spawn([process.execPath, 'src/main.ts', '--port', '0', '--data-dir', dir('trellis-pgfault-'), '--database-url', databaseUrl], { stdout: 'pipe', stderr: 'pipe' })
+    const [stderr, code] = await Promise.all([new Response(run.stderr).text(), run.exited])
+    return { stderr, code }
+  }
+  const closedPort = () => {
+    const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+    const port = probe.port
+    probe.stop(true)
+    return port
+  }
+
+  test('unreachable: one line naming the URL without its password, exit 2', async () => {
+    const port = closedPort()
+    const { stderr, code } = await start(`postgres://trellis:s3cret-pw@127.0.0.1:${port}/market`)
+    expect(code).toBe(2)
+    expect(stderr).toBe(`trellis: cannot use PostgreSQL at postgres://trellis@127.0.0.1:${port}/market: connection refused (is PostgreSQL running, and listening there?)\n`)
+  }, 30_000)
+
+  test('a missing database: said so, without the password, exit 2', async () => {
+    const url = new URL(postgres.adminUrl)
+    url.password = 's3cret-pw'
+    url.pathname = '/no_such_market'
+    const { stderr, code } = await start(url.toString())
+    expect(code).toBe(2)
+    expect(stderr).toContain('the database does not exist')
+    expect(stderr).toContain(`postgres://postgres@${url.host}/no_such_market`)
+    expect(stderr).not.toContain('s3cret')
+    expect(stderr.trim().split('\n')).toHaveLength(1)
+  }, 30_000)
+})
