@@ -23,32 +23,24 @@ import pgInsertFirstTallies from './postgres/010-insert-first-tallies.sql' with 
 
 export interface Migration { version: number; name: string; sql: string }
 
-/** The embedded engine's (SQLite). */
-export const MIGRATIONS: Migration[] = [
-  { version: 1, name: '001-init', sql: init },
-  { version: 2, name: '002-payments', sql: payments },
-  { version: 3, name: '003-access-links', sql: accessLinks },
-  { version: 4, name: '004-settlement-proof', sql: settlementProof },
-  { version: 5, name: '005-tallies', sql: tallies },
-  { version: 6, name: '006-read-indexes', sql: readIndexes },
-  { version: 7, name: '007-images', sql: images },
-  { version: 8, name: '008-content-keys', sql: contentKeys },
-  { version: 9, name: '009-one-pending-purchase', sql: onePendingPurchase },
-  { version: 10, name: '010-insert-first-tallies', sql: insertFirstTallies },
+/** The steps' names, once for both engines: a step's version is its number. */
+const NAMES = [
+  '001-init', '002-payments', '003-access-links', '004-settlement-proof', '005-tallies',
+  '006-read-indexes', '007-images', '008-content-keys', '009-one-pending-purchase', '010-insert-first-tallies',
 ]
 
-export const POSTGRES_MIGRATIONS: Migration[] = [
-  { version: 1, name: '001-init', sql: pgInit },
-  { version: 2, name: '002-payments', sql: pgPayments },
-  { version: 3, name: '003-access-links', sql: pgAccessLinks },
-  { version: 4, name: '004-settlement-proof', sql: pgSettlementProof },
-  { version: 5, name: '005-tallies', sql: pgTallies },
-  { version: 6, name: '006-read-indexes', sql: pgReadIndexes },
-  { version: 7, name: '007-images', sql: pgImages },
-  { version: 8, name: '008-content-keys', sql: pgContentKeys },
-  { version: 9, name: '009-one-pending-purchase', sql: pgOnePendingPurchase },
-  { version: 10, name: '010-insert-first-tallies', sql: pgInsertFirstTallies },
-]
+/** One engine's steps, its SQL given in the order of NAMES. */
+function steps(texts: string[]): Migration[] {
+  if (texts.length !== NAMES.length) throw new Error(`${texts.length} migration texts for ${NAMES.length} steps`)
+  return texts.map((sql, i) => ({ version: Number(NAMES[i]!.slice(0, 3)), name: NAMES[i]!, sql }))
+}
+
+/** The embedded engine's (SQLite). */
+export const MIGRATIONS = steps([init, payments, accessLinks, settlementProof, tallies, readIndexes, images, contentKeys, onePendingPurchase, insertFirstTallies])
+
+export const POSTGRES_MIGRATIONS = steps([
+  pgInit, pgPayments, pgAccessLinks, pgSettlementProof, pgTallies, pgReadIndexes, pgImages, pgContentKeys, pgOnePendingPurchase, pgInsertFirstTallies,
+])
 
 export const migrationsFor = (dialect: 'sqlite' | 'postgres'): Migration[] => (dialect === 'sqlite' ? MIGRATIONS : POSTGRES_MIGRATIONS)
 
