@@ -3,6 +3,7 @@
 // (taken while it serves) restores into another PostgreSQL database and into an embedded data directory alike; a
 // restore into a database that holds a market is refused; the key moves with the records.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { SQL } from 'bun'
 import { rmSync } from 'node:fs'
 import { startTestServer, tempDir, trellis, type TestServer } from '../dev/server.ts'
 import { emptyDatabase, postgresForTest } from '../dev/test-database.ts'
@@ -140,6 +141,12 @@ describe('backup and restore with records in PostgreSQL', () => {
     const occupied = await trellis(['restore', backupDir, '--database-url', target], dir('trellis-pgrestore-'))
     expect(occupied.code).toBe(1)
     expect(occupied.stderr).toContain('already holds a market')
+
+    // Two restores into one empty database at once: one loads it, the other finds it taken.
+    const contested = await emptyDatabase(postgres.adminUrl)
+    const racing = await Promise.all([0, 1].map(() => trellis(['restore', backupDir, '--database-url', contested], dir('trellis-pgrestore-'))))
+    expect(racing.map((r) => r.code).sort()).toEqual([0, 1])
+    expect(racing.find((r) => r.code === 1)!.stderr).toContain('already holds a market')
   }, 120_000)
 })
 
@@ -161,6 +168,17 @@ describe('a database that cannot be used at start', () => {
     const { stderr, code } = await start(`postgres://trellis:s3cret-pw@127.0.0.1:${port}/market`)
     expect(code).toBe(2)
     expect(stderr).toBe(`trellis: cannot use PostgreSQL at postgres://trellis@127.0.0.1:${port}/market: connection refused (is PostgreSQL running, and listening there?)\n`)
+  }, 30_000)
+
+  test('a database a newer Trellis migrated: refused, naming it once', async () => {
+    const url = await emptyDatabase(postgres.adminUrl)
+    const sql = new SQL(url, { max: 1 })
+    await sql.unsafe('CREATE TABLE schema_migrations (version bigint PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)')
+    await sql.unsafe("INSERT INTO schema_migrations VALUES (999, '999-future', 0)")
+    await sql.close()
+    const { stderr, code } = await start(url)
+    expect(stderr).toStartWith(`trellis: the database ${url} has schema version 999, newer than this Trellis knows`)
+    expect(code).toBe(1)
   }, 30_000)
 
   test('a missing database: said so, without the password, exit 2', async () => {

@@ -61,7 +61,7 @@ async function runOffline(config: Config, command: DataCommand, args: string[], 
   if (!config.databaseUrl && !existsSync(databaseFile(config.dataDir))) throw new Error(`no Trellis data directory at ${config.dataDir}`)
   // Whatever was opened is closed, newest first, however this ends (a database of a newer schema refused included).
   await using opened = new AsyncDisposableStack()
-  if (!config.databaseUrl) opened.defer(lockDataDir(config.dataDir))
+  opened.defer(lockDataDir(config.dataDir))
   const records = await openDataRecords(config)
   opened.defer(() => records.close())
   const content = await openDataContent(config)
@@ -104,8 +104,8 @@ export async function runDataCommand(config: Config, command: DataCommand, posit
       result = await restoreIntoConfigured(config, args[0]!, progress)
     } else if (command === 'restore') {
       result = await restore(args[0]!, config.dataDir, (dir) => openDataContent({ ...config, dataDir: dir }), progress)
-    } else if (!config.databaseUrl && lockHolder(config.dataDir) !== null) {
-      // (Records in PostgreSQL are the command's to open itself, beside any server: it may run on another machine.)
+    } else if (lockHolder(config.dataDir) !== null) {
+      // On either engine: the server's caches (an upload being spooled) live in the data directory it holds.
       const socket = join(config.dataDir, CONTROL_SOCKET)
       if (!existsSync(socket)) throw new Error(`a server (pid ${lockHolder(config.dataDir)}) holds ${config.dataDir} but has no control socket: upgrade it or stop it first`)
       result = await runInServer(socket, command, args, progress)

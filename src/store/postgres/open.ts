@@ -18,8 +18,8 @@ export async function openPostgresRecords(url: string, mode: OpenMode, pool: num
   const sql = new SQL(url, { max: pool, connectionTimeout: CONNECT_TIMEOUT_S, idleTimeout: 60 })
   try {
     await sql.unsafe('SELECT 1')
-    if (mode === 'migrate') await migratePostgres(sql, `the database ${where}`)
-    else if (mode === 'current') await requireCurrentPostgres(sql, `the database ${where}`)
+    if (mode === 'migrate') await migratePostgres(sql, where)
+    else if (mode === 'current') await requireCurrentPostgres(sql, where)
   } catch (error) {
     await sql.close().catch(() => {})
     if (error instanceof SchemaMismatch) throw error

@@ -63,9 +63,10 @@ export async function importFromSqlite(sql: SQL, path: string, scratch: string):
     try {
       const tables = tablesOf(db)
       return await sql.begin(async (tx) => {
+        // ALTER TABLE locks each table against another restore's: the second looks once the first has committed.
+        for (const { name } of tables) await tx.unsafe(`ALTER TABLE "${name}" DISABLE TRIGGER USER`)
         const [{ occupied }] = await tx.unsafe(`SELECT EXISTS (SELECT 1 FROM wallets) OR EXISTS (SELECT 1 FROM feeds) OR EXISTS (SELECT 1 FROM transactions) OR EXISTS (SELECT 1 FROM payments) AS occupied`)
         if (occupied) throw new Error('the database already holds a market: restore into an empty one')
-        for (const { name } of tables) await tx.unsafe(`ALTER TABLE "${name}" DISABLE TRIGGER USER`)
         for (const { name } of [...tables].reverse()) await tx.unsafe(`DELETE FROM "${name}"`)
         let rows = 0
         for (const table of tables) rows += await copyTable(plainSqlite(db), postgresSql(tx), table)
