@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { listeningUrl, waitForLine } from './lines.ts'
 import { TEST_HOOKS } from '../src/test-hooks.ts'
-import { testDatabase } from './test-database.ts'
+import { testDatabase, type TestDatabase } from './test-database.ts'
 
 const ROOT = join(import.meta.dir, '..')
 
@@ -61,13 +61,32 @@ async function spawnServer(dataDir: string, env: Record<string, string>, logs: s
 
 /** Data directories of running test servers → the database each has beside it: `trellis()` finds a server's records so. */
 const databases = new Map<string, Record<string, string>>()
+/** Databases given to data directories no server has started on yet (restoreTarget): the first server there owns it. */
+const unclaimed = new Map<string, TestDatabase>()
+
+/**
+ * A data directory a command is about to make (`trellis restore` into it), for a server started on it after: with the
+ * suite on PostgreSQL, it gets its own database now, which `trellis()` and that server use (and which the server drops
+ * at its dispose); on the embedded engine, nothing. Its path, for chaining.
+ */
+export async function restoreTarget(dataDir: string): Promise<string> {
+  if (databases.has(dataDir)) return dataDir
+  const database = await testDatabase()
+  if (database) {
+    databases.set(dataDir, { TRELLIS_DATABASE_URL: database.url })
+    unclaimed.set(dataDir, database)
+  }
+  return dataDir
+}
 
 /** `embedded`: records in the data directory even when the suite runs on PostgreSQL (a test of the embedded engine itself). */
 export async function startTestServer(env: Record<string, string> = {}, options: { command?: string[]; dataDir?: string; embedded?: boolean } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir()
   const command = options.command ?? [process.execPath, 'src/main.ts']
   const logs: string[] = []
-  const database = options.embedded || env.TRELLIS_DATABASE_URL || databases.has(dataDir) ? null : await testDatabase()
+  const claimed = options.embedded ? undefined : unclaimed.get(dataDir)
+  unclaimed.delete(dataDir)
+  const database = claimed ?? (options.embedded || env.TRELLIS_DATABASE_URL || databases.has(dataDir) ? null : await testDatabase())
   const url = database?.url ?? (options.embedded ? undefined : env.TRELLIS_DATABASE_URL)
   const recordsEnv: Record<string, string> = url ? { TRELLIS_DATABASE_URL: url } : databases.get(dataDir) ?? {}
   if (database) databases.set(dataDir, recordsEnv)

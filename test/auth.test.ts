@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
-import { join } from 'node:path'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { authHeaders, call, newWallet } from '../dev/api.ts'
+import { withRecords } from '../dev/records-sql.ts'
 
 let server: TestServer
 beforeAll(async () => {
@@ -204,9 +203,7 @@ describe('the signature guard', () => {
     const [earlyHeaders, lateHeaders] = [await authHeaders(server.url, early), await authHeaders(server.url, late)]
     // As if the store kept (or was restored with) a later expiry than the one the wallet signed.
     await server.stop()
-    const db = new Database(join(server.dataDir, 'trellis.db'))
-    db.run('UPDATE nonces SET expires_at = expires_at + 3600 WHERE address_lc IN (?, ?)', [early.address.toLowerCase(), late.address.toLowerCase()])
-    db.close()
+    await withRecords(server, (db) => db.run('UPDATE nonces SET expires_at = expires_at + 3600 WHERE address_lc IN (?, ?)', [early.address.toLowerCase(), late.address.toLowerCase()]))
     await server.restart({})
     const mismatched = await protectedCall(earlyHeaders)
     expect(mismatched.status).toBe(401)
@@ -216,9 +213,7 @@ describe('the signature guard', () => {
     const { nonce, message } = await nonceFor(future.address)
     const fromTheFuture = message.replace(/ at \S+ with /, ` at ${new Date(Date.now() + 3600_000).toISOString().replace(/\.\d+Z$/, '.000Z')} with `)
     await server.stop()
-    const db2 = new Database(join(server.dataDir, 'trellis.db'))
-    db2.run('UPDATE nonces SET message = ? WHERE nonce = ?', [fromTheFuture, nonce])
-    db2.close()
+    await withRecords(server, (db) => db.run('UPDATE nonces SET message = ? WHERE nonce = ?', [fromTheFuture, nonce]))
     await server.restart({})
     const early2 = await protectedCall(await signedHeaders(future.address, future, fromTheFuture))
     expect(early2.status).toBe(401)

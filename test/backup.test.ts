@@ -6,7 +6,8 @@ import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path'
 import { LevelBlockstore } from 'blockstore-level'
 import { CID } from 'multiformats/cid'
-import { startTestServer, tempDir, trellis, type TestServer } from '../dev/server.ts'
+import { restoreTarget, startTestServer, tempDir, trellis, type TestServer } from '../dev/server.ts'
+import { withRecords } from '../dev/records-sql.ts'
 import { b64, call, createEntry, createFeed, newWallet } from '../dev/api.ts'
 
 let server: TestServer
@@ -66,7 +67,7 @@ describe('backup and restore', () => {
     expect(made.json.counts.entries).toBeGreaterThanOrEqual(7)
     expect(server.logs.some((line) => line.includes('"msg":"operation"') && line.includes('backup'))).toBe(true) // done by the server
 
-    const restoredDir = join(dir('trellis-restored-'), 'data')
+    const restoredDir = await restoreTarget(join(dir('trellis-restored-'), 'data'))
     const restored = await trellis(['restore', target], restoredDir)
     expect(restored.code).toBe(0)
     const other = await startTestServer({}, { dataDir: restoredDir })
@@ -178,10 +179,16 @@ describe('verify', () => {
     await createEntry(other.url, owner, feed.id, { content_base64: b64('intact'), mime_type: 'text/plain' })
     expect((await trellis(['verify'], other.dataDir)).json.ok).toBe(true) // online, through the server
     await other.stop()
-    const blocks = new LevelBlockstore(join(other.dataDir, 'blocks'))
-    await blocks.open()
-    await blocks.put(CID.parse(entry.cid), new TextEncoder().encode('something else'))
-    await blocks.close()
+    const damaged = new TextEncoder().encode('something else')
+    if (other.recordsEnv.TRELLIS_DATABASE_URL) {
+      // Its content is in PostgreSQL's blocks table, a row per block by multihash.
+      await withRecords(other, (db) => db.run('UPDATE blocks SET bytes = ?, size = ? WHERE mh = ?', [damaged, damaged.byteLength, CID.parse(entry.cid).multihash.bytes]))
+    } else {
+      const blocks = new LevelBlockstore(join(other.dataDir, 'blocks'))
+      await blocks.open()
+      await blocks.put(CID.parse(entry.cid), damaged)
+      await blocks.close()
+    }
     const found = await trellis(['verify'], other.dataDir)
     expect(found.code).toBe(1)
     expect(found.json.ok).toBe(false)

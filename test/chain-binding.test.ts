@@ -3,9 +3,9 @@
 // rebinds it (with a warning). Directories made before the record adopt the settings of their first start after the
 // upgrade. Real server processes on real data directories.
 import { afterAll, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
-import { join } from 'node:path'
 import { startTestServer, trellis, type TestServer } from '../dev/server.ts'
+import { withRecords } from '../dev/records-sql.ts'
+import { shownPostgresUrl } from '../src/store/postgres/url.ts'
 
 // No chain is needed to start: the RPC is a closed port, reached by no start-up step.
 const SEPOLIA = { TRELLIS_RPC_URL: 'http://127.0.0.1:9' }
@@ -17,24 +17,21 @@ afterAll(async () => {
   for (const server of servers) await server.dispose()
 })
 
+/** The records as the server names them: its data directory, or its PostgreSQL database (without a password). */
+const recordsNamed = (server: TestServer) =>
+  server.recordsEnv.TRELLIS_DATABASE_URL ? `the database ${shownPostgresUrl(server.recordsEnv.TRELLIS_DATABASE_URL)}` : `the data directory ${server.dataDir}`
 const refusal = (server: TestServer, env: Record<string, string>) => server.restart(env).then(() => 'started', (error: Error) => error.message)
-const recorded = (server: TestServer) => {
-  const db = new Database(join(server.dataDir, 'trellis.db'), { readonly: true })
-  try {
-    return JSON.parse(db.query<{ value: string }, []>(`SELECT value FROM meta WHERE key = 'chain_binding'`).get()!.value)
-  } finally {
-    db.close()
-  }
-}
+const recorded = async (server: TestServer) =>
+  JSON.parse((await withRecords(server, (db) => db.get<{ value: string }>(`SELECT value FROM meta WHERE key = 'chain_binding'`), { readonly: true }))!.value)
 
 test('a base-sepolia data directory refuses a start on base, and on another token; verify-ledger too', async () => {
   const server = await startTestServer(SEPOLIA)
   servers.push(server)
-  expect(recorded(server)).toEqual({ network: 'base-sepolia', chain_id: 84532, token: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' })
+  expect(await recorded(server)).toEqual({ network: 'base-sepolia', chain_id: 84532, token: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' })
   await server.stop()
 
   const mainnet = await refusal(server, MAINNET)
-  expect(mainnet).toContain(`trellis: the data directory ${server.dataDir} holds a ledger of base-sepolia (chain 84532, token 0x036CbD53842c5426634e7929541eC2318f3dCF7e) but this start is for base (chain 8453, token 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913): start it with the settings it was made with, or set TRELLIS_ALLOW_CHAIN_CHANGE=1`)
+  expect(mainnet).toContain(`trellis: ${recordsNamed(server)} holds a ledger of base-sepolia (chain 84532, token 0x036CbD53842c5426634e7929541eC2318f3dCF7e) but this start is for base (chain 8453, token 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913): start it with the settings it was made with, or set TRELLIS_ALLOW_CHAIN_CHANGE=1`)
   expect(await refusal(server, OTHER_TOKEN)).toContain('but this start is for base-sepolia (chain 84532, token 0x1111111111111111111111111111111111111111)')
 
   const ledger = await trellis(['verify-ledger'], server.dataDir, MAINNET)
@@ -52,7 +49,7 @@ test('TRELLIS_ALLOW_CHAIN_CHANGE=1 rebinds it, with a warning naming both; then 
   await server.restart({ ...MAINNET, TRELLIS_ALLOW_CHAIN_CHANGE: '1' })
   const warning = server.logs.map((line) => JSON.parse(line)).find((line) => line.msg?.startsWith('data directory rebound'))
   expect(warning).toMatchObject({ level: 'warn', previous: { network: 'base-sepolia', chain_id: 84532 }, current: { network: 'base', chain_id: 8453 } })
-  expect(recorded(server)).toEqual({ network: 'base', chain_id: 8453, token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' })
+  expect(await recorded(server)).toEqual({ network: 'base', chain_id: 8453, token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' })
   await server.restart(MAINNET) // bound to base now: no override needed
   expect(await refusal(server, SEPOLIA)).toContain('holds a ledger of base (chain 8453')
 }, 60_000)
@@ -61,10 +58,8 @@ test('a data directory made before the record adopts the settings of its first s
   const server = await startTestServer(SEPOLIA)
   servers.push(server)
   await server.stop()
-  const db = new Database(join(server.dataDir, 'trellis.db'))
-  db.query(`DELETE FROM meta WHERE key = 'chain_binding'`).run() // as an older Trellis left it
-  db.close()
+  await withRecords(server, (db) => db.run(`DELETE FROM meta WHERE key = 'chain_binding'`)) // as an older Trellis left it
   await server.restart(MAINNET)
-  expect(recorded(server)).toMatchObject({ network: 'base', chain_id: 8453 })
+  expect(await recorded(server)).toMatchObject({ network: 'base', chain_id: 8453 })
   expect(await refusal(server, SEPOLIA)).toContain('holds a ledger of base (chain 8453')
 }, 60_000)

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
-import { join } from 'node:path'
 import { startInProcess, type InProcessApp } from '../dev/in-process.ts'
+import { withRecords } from '../dev/records-sql.ts'
 import { authHeaders, call, createEntry, createFeed, expectError, newWallet, b64 } from '../dev/api.ts'
 
 let server: InProcessApp
@@ -165,10 +164,10 @@ describe('POST /v1/feeds', () => {
     const paid = await createEntry(server, wallet, thief.id, { content_base64: b64(paidBytes), mime_type: 'image/png', is_free: false, price: { amount: '1000' } })
     // As a database from before migration 007 could hold: image_cid set, no images row (then, image_cid took any stored CID).
     await server.stop()
-    const db = new Database(join(server.dataDir, 'trellis.db'))
-    db.run('DELETE FROM images WHERE cid = ?', [legacy.image_cid])
-    db.run('UPDATE feeds SET image_cid = ? WHERE id = ?', [paid.cid, thief.id])
-    db.close()
+    await withRecords(server, async (db) => {
+      await db.run('DELETE FROM images WHERE cid = ?', [legacy.image_cid])
+      await db.run('UPDATE feeds SET image_cid = ? WHERE id = ?', [paid.cid, thief.id])
+    })
     await server.restart()
     const served = await server.fetch(`/v1/feeds/${legacy.id}/image`)
     expect(served.status).toBe(200)

@@ -9,12 +9,19 @@ import { LevelBlockstore } from 'blockstore-level'
 import { CID } from 'multiformats/cid'
 import * as raw from 'multiformats/codecs/raw'
 import { sha256 } from 'multiformats/hashes/sha2'
-import { openContent } from '../src/content/open.ts'
+import { openContent, openPostgresContentAt } from '../src/content/open.ts'
 import { heldBlocks } from '../src/content/level/held-blocks.ts'
 import { blockKey } from '../src/content/level/keys.ts'
 import { openLevelBlockSpace } from '../src/content/level/block-space.ts'
 import { startTestServer, tempDir, trellis, type TestServer } from '../dev/server.ts'
+import { withRecords } from '../dev/records-sql.ts'
 import { authHeaders, b64, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
+
+/**
+ * For a collection on a stopped server: nothing is under way. (LevelDB's store knows so by itself, since it is the only
+ * process on it; in PostgreSQL, where other instances may be importing, the operator says so with a grace of 0.)
+ */
+const STOPPED = { TRELLIS_GC_GRACE_S: '0' }
 
 const servers: TestServer[] = []
 afterAll(async () => {
@@ -26,8 +33,16 @@ const start = async () => {
   return server
 }
 
-/** Blocks in a stopped server's store, and the bytes its files take. */
-async function storeOf(dataDir: string) {
+/**
+ * Blocks in a stopped server's store, and the bytes its files take; in PostgreSQL, the bytes its rows hold (a
+ * collection's DELETE leaves their room to autovacuum to reuse, as block-space.ts says: the files keep their size).
+ */
+async function storeOf(server: TestServer) {
+  if (server.recordsEnv.TRELLIS_DATABASE_URL) {
+    const row = await withRecords(server, (db) => db.get<{ count: string; bytes: string }>('SELECT COUNT(*) AS count, COALESCE(SUM(size), 0) AS bytes FROM blocks'))
+    return { count: Number(row!.count), bytes: Number(row!.bytes) }
+  }
+  const dataDir = server.dataDir
   const blocks = new LevelBlockstore(join(dataDir, 'blocks'))
   await blocks.open()
   let count = 0
@@ -109,19 +124,19 @@ describe('trellis gc', () => {
 
     // On the stopped server nothing is under way: a dry run counts them, gc removes exactly those.
     await server.stop()
-    const before = await storeOf(server.dataDir)
+    const before = await storeOf(server)
     expect(before.count).toBe(kept + online.json.spared)
-    const dry = await trellis(['gc', '--dry-run'], server.dataDir)
+    const dry = await trellis(['gc', '--dry-run'], server.dataDir, STOPPED)
     expect(dry.json).toMatchObject({ kept, spared: 0, removed: online.json.spared, dry_run: true })
     expect(dry.json.removed_bytes).toBeGreaterThan(3 * 1024 * 1024)
-    expect((await storeOf(server.dataDir)).count).toBe(before.count)
-    const done = await trellis(['gc'], server.dataDir)
+    expect((await storeOf(server)).count).toBe(before.count)
+    const done = await trellis(['gc'], server.dataDir, STOPPED)
     expect(done.code).toBe(0)
     expect(done.json).toEqual({ ...dry.json, dry_run: false })
-    const after = await storeOf(server.dataDir)
+    const after = await storeOf(server)
     expect(after.count).toBe(kept)
     expect(after.bytes).toBeLessThan(before.bytes - 3 * 1024 * 1024) // the space is given back, not only the keys
-    expect((await trellis(['gc'], server.dataDir)).json).toMatchObject({ kept, removed: 0 })
+    expect((await trellis(['gc'], server.dataDir, STOPPED)).json).toMatchObject({ kept, removed: 0 })
     const verified = await trellis(['verify'], server.dataDir)
     expect(verified.code).toBe(0)
 
@@ -157,10 +172,13 @@ describe('trellis gc', () => {
     await server.stop()
     // Old orphans, written by the content store itself on the stopped server: not recent for the server that starts.
     const items = Array.from({ length: 3000 }, (_, i) => random(i % 50 === 0 ? 300_000 : 64 + (i % 900)))
-    const content = await openContent(server.dataDir)
+    const url = server.recordsEnv.TRELLIS_DATABASE_URL
+    const content = url ? await openPostgresContentAt(url, { pool: 1, dataDir: server.dataDir, gcGraceSeconds: 0 }) : await openContent(server.dataDir)
     for (const bytes of items) await content.put(bytes)
     await content.close()
-    const total = (await storeOf(server.dataDir)).count
+    // PostgreSQL knows a block's age by its stamp, not by which process wrote it: old orphans are stamped long ago.
+    if (url) await withRecords(server, (db) => db.run('UPDATE blocks SET stored_at = stored_at - ?', [2 * 86_400_000]))
+    const total = (await storeOf(server)).count
     await server.restart()
 
     // The same bytes uploaded as entries (every third item, eight at a time) while the collection runs.
@@ -183,9 +201,9 @@ describe('trellis gc', () => {
     await server.stop()
     const verified = await trellis(['verify'], server.dataDir)
     expect(verified.json).toMatchObject({ ok: true, items: { checked: created.length, problems: [] } })
-    const after = await trellis(['gc'], server.dataDir) // what was spared then is an orphan now, except what entries name
+    const after = await trellis(['gc'], server.dataDir, STOPPED) // what was spared then is an orphan now, except what entries name
     expect(after.json.spared).toBe(0)
-    expect((await storeOf(server.dataDir)).count).toBe(after.json.kept)
+    expect((await storeOf(server)).count).toBe(after.json.kept)
     console.log(`gc over ${total} blocks while ${chosen.length} uploads of the same bytes ran: ${JSON.stringify(collected.json)}`)
   }, 180_000)
 })

@@ -31,7 +31,9 @@ beforeAll(async () => {
   ns = openNetns([PUBLIC_ADDRESS])
   world = Bun.spawn(ns.exec([process.execPath, 'test/helpers/rebinding-world.ts', PUBLIC_ADDRESS]), { stdout: 'pipe', stderr: 'inherit' })
   await waitForLine(world.stdout, (line) => (line === 'ready' ? true : undefined), { timeoutMs: 10_000, what: 'the rebinding world', onLine: (line) => worldLines.push(line) })
-  server = await startTestServer({ NODE_EXTRA_CA_CERTS: TEST_CERT_PATH }, { command: ns.exec([process.execPath, 'src/main.ts']) })
+  // Embedded records even when the suite runs on PostgreSQL: the namespace's only network is its own, so a cluster on
+  // the host's loopback is out of its reach (and what is tested here is the fetch, not where records are kept).
+  server = await startTestServer({ NODE_EXTRA_CA_CERTS: TEST_CERT_PATH }, { command: ns.exec([process.execPath, 'src/main.ts']), embedded: true })
   bridge = Bun.spawn(ns.exec([process.execPath, 'test/helpers/unix-bridge.ts', socketPath, new URL(server.url).port]), { stdout: 'pipe', stderr: 'inherit' })
   await waitForLine(bridge.stdout, (line) => (line === 'bridging' ? true : undefined), { timeoutMs: 10_000, what: 'the bridge' })
   trellis = {

@@ -2,9 +2,8 @@
 // trellis_ledger_unreadable (not trellis_ledger_problems), and verify-ledger exits 3; a real mismatch still logs an
 // error, counts a problem and exits 1. A real server on a real chain behind a fault-injecting RPC proxy.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
-import { join } from 'node:path'
 import { startTestServer, type TestServer } from '../dev/server.ts'
+import { withRecords } from '../dev/records-sql.ts'
 import { b64, createEntry, createFeed, newWallet } from '../dev/api.ts'
 import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
 import { startRpcProxy, type RpcProxy } from './helpers/rpc-proxy.ts'
@@ -85,10 +84,10 @@ test('RPC down: the check warns "could not check", problems 0, unreadable 1; ver
 test('a real mismatch still reads as one: error log, problems 1, unreadable 0, verify-ledger exits 1', async () => {
   await server.stop()
   // The first row's authorization nonce no longer matches its on-chain transfer; the check starts over.
-  const db = new Database(join(server.dataDir, 'trellis.db'))
-  db.query(`UPDATE payments SET nonce = '0x' || printf('%064d', 7) WHERE transaction_hash = ?`).run(hashes[0]!)
-  db.query(`UPDATE meta SET value = '' WHERE key = 'ledger_proven_through'`).run()
-  db.close()
+  await withRecords(server, async (db) => {
+    await db.run('UPDATE payments SET nonce = ? WHERE transaction_hash = ?', [`0x${'7'.padStart(64, '0')}`, hashes[0]!])
+    await db.run(`UPDATE meta SET value = '' WHERE key = 'ledger_proven_through'`)
+  })
   const { code, report } = await verifyLedger(server.dataDir, { ...chain.env, TRELLIS_RPC_URL: rpc.url })
   expect(code).toBe(1)
   expect(report).toMatchObject({ ok: false, unreadable: null, problems: [{ problem: 'ledger row not matched by its on-chain transfer', subjects: [expect.any(String)] }] })

@@ -15,7 +15,7 @@ let entryId: string
 const PAYER = '0x00000000000000000000000000000000000000b1'
 
 beforeAll(async () => {
-  server = await startTestServer()
+  server = await startTestServer({}, { embedded: true }) // the legacy file below is SQLite's: its migration is this test's subject
   const owner = newWallet()
   const feed = await createFeed(server.url, owner)
   entryId = (await createEntry(server.url, owner, feed.id, { content_base64: b64('paid'), is_free: false, price: { amount: '1000' } })).id

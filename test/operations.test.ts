@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startTestServer, tempDir, trellis, type TestServer } from '../dev/server.ts'
+import { withRecords } from '../dev/records-sql.ts'
 import { listeningUrl, waitForLine } from '../dev/lines.ts'
 import { operationRecord } from '../src/ops/record.ts'
 import { authHeaders, b64, call, createEntry, createFeed, newWallet } from '../dev/api.ts'
@@ -146,10 +147,16 @@ describe('observability', () => {
 
 describe('persistence', () => {
   test('data dir layout, and records and content survive a restart with the same CIDs', async () => {
-    expect(existsSync(join(server.dataDir, 'trellis.db'))).toBe(true)
-    expect(existsSync(join(server.dataDir, 'blocks'))).toBe(true)
-    expect(existsSync(join(server.dataDir, 'datastore'))).toBe(true)
-    expect(statSync(join(server.dataDir, 'secret.key')).mode & 0o777).toBe(0o600)
+    if (server.recordsEnv.TRELLIS_DATABASE_URL) {
+      // Records, content and the key in PostgreSQL: the data directory holds none of them (its caches only).
+      for (const name of ['trellis.db', 'blocks', 'datastore', 'secret.key']) expect(existsSync(join(server.dataDir, name))).toBe(false)
+      expect((await withRecords(server, (db) => db.get<{ value: string }>(`SELECT value FROM meta WHERE key = 'secret'`)))?.value).toMatch(/^[0-9a-f]{64}$/)
+    } else {
+      expect(existsSync(join(server.dataDir, 'trellis.db'))).toBe(true)
+      expect(existsSync(join(server.dataDir, 'blocks'))).toBe(true)
+      expect(existsSync(join(server.dataDir, 'datastore'))).toBe(true)
+      expect(statSync(join(server.dataDir, 'secret.key')).mode & 0o777).toBe(0o600)
+    }
 
     const owner = newWallet()
     const feed = await createFeed(server.url, owner, { name: 'durable', tags: ['keep'] })

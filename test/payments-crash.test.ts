@@ -1,10 +1,9 @@
 // kill -9 at a random moment while 20 buyers pay at once, three times over. After each restart the reconciler lets
 // the chain decide every interrupted payment: nothing stays pending, the database is intact, every buyer's and
 // every owner's on-chain balance moved by exactly what the ledger says, and verify-ledger agrees.
-import { Database } from 'bun:sqlite'
 import { afterAll, expect, test } from 'bun:test'
-import { join } from 'node:path'
-import { startTestServer, type TestServer } from '../dev/server.ts'
+import { startTestServer, trellis, type TestServer } from '../dev/server.ts'
+import { withRecords } from '../dev/records-sql.ts'
 import { b64, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 import { encodePaymentHeader, startChain, v1Payment, type Buyer, type TestChain } from '../dev/chain.ts'
 import { gauge, ledgerSum, verifyLedger, waitFor } from './helpers/ledger.ts'
@@ -62,10 +61,11 @@ async function round(n: number) {
   console.log(`round ${n}: kill -9 after ${killAfterMs} ms; ${served} answered 200, ${recorded} purchases recorded after reconciliation`)
 
   await server.stop()
-  const db = new Database(join(server.dataDir, 'trellis.db'), { readonly: true })
-  expect(db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get()!.integrity_check).toBe('ok')
-  expect(db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM payments WHERE status = 'pending'`).get()!.n).toBe(0)
-  db.close()
+  // The engine's own check of its files (SQLite's integrity_check, PostgreSQL's amcheck), as `trellis verify` runs it.
+  const { json: verified } = await trellis(['verify'], server.dataDir)
+  expect({ integrity: verified.integrity, skipped: verified.integrity_skipped }).toEqual({ integrity: [], skipped: undefined })
+  const pending = await withRecords(server, (db) => db.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM payments WHERE status = 'pending'`), { readonly: true })
+  expect(Number(pending!.n)).toBe(0)
   const { code, report, stderr } = await verifyLedger(server.dataDir, chain.env)
   expect({ code, stderr: code === 0 ? '' : stderr, problems: report?.problems }).toEqual({ code: 0, stderr: '', problems: [] })
   expect(report.proven).toBe(report.transactions)

@@ -1,13 +1,14 @@
 // Downgrades are refused: a database migrated by a newer Trellis (a schema version past the ones this binary knows)
 // is not served, not checked by verify-ledger, and a backup of one is not restored. Real processes, real files.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
 import { createHash } from 'node:crypto'
 import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { startTestServer, tempDir, trellis, type TestServer } from '../dev/server.ts'
+import { restoreTarget, startTestServer, tempDir, trellis, type TestServer } from '../dev/server.ts'
+import { withRecords, type RecordsOf } from '../dev/records-sql.ts'
 import { b64, createEntry, createFeed, newWallet } from '../dev/api.ts'
 import { MIGRATIONS } from '../src/store/migrations/index.ts'
+import { shownPostgresUrl } from '../src/store/postgres/url.ts'
 
 const FUTURE = MIGRATIONS.length + 1
 const scratch: string[] = []
@@ -29,17 +30,19 @@ afterAll(async () => {
   for (const dir of scratch) rmSync(dir, { recursive: true, force: true })
 })
 
-/** What a newer Trellis leaves behind: one more migration applied. */
-function migrateToTheFuture(dbPath: string) {
-  const db = new Database(dbPath)
-  db.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(FUTURE, `${String(FUTURE).padStart(3, '0')}-future`, 0)
-  db.close()
+/** What a newer Trellis leaves behind: one more migration applied (to a server's records, or a backup's trellis.db). */
+async function migrateToTheFuture(records: RecordsOf) {
+  await withRecords(records, (db) => db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [FUTURE, `${String(FUTURE).padStart(3, '0')}-future`, 0]))
 }
 
+/** The database as a message names it: the data directory's file, or the PostgreSQL URL (without a password). */
+const databaseName = (server: TestServer) =>
+  server.recordsEnv.TRELLIS_DATABASE_URL ? shownPostgresUrl(server.recordsEnv.TRELLIS_DATABASE_URL) : join(server.dataDir, 'trellis.db')
+
 test('a database migrated by a newer Trellis: the server refuses to start, in one line; verify-ledger too', async () => {
-  migrateToTheFuture(join(server.dataDir, 'trellis.db'))
+  await migrateToTheFuture(server)
   const refused = await server.restart().then(() => 'started', (error: Error) => error.message)
-  expect(refused).toContain(`trellis: the database ${join(server.dataDir, 'trellis.db')} has schema version ${FUTURE}, newer than this Trellis knows (${MIGRATIONS.length}): it was written by a newer Trellis`)
+  expect(refused).toContain(`trellis: the database ${databaseName(server)} has schema version ${FUTURE}, newer than this Trellis knows (${MIGRATIONS.length}): it was written by a newer Trellis`)
   expect(existsSync(join(server.dataDir, 'trellis.pid'))).toBe(false) // nothing held
 
   const ledger = await trellis(['verify-ledger'], server.dataDir)
@@ -57,7 +60,7 @@ const restoreFrom = async (backup: string) => {
   const target = tempDir('trellis-restore-')
   scratch.push(target)
   rmSync(target, { recursive: true, force: true })
-  const result = await trellis(['restore', backup], target)
+  const result = await trellis(['restore', backup], await restoreTarget(target))
   return { ...result, restored: existsSync(target) ? readdirSync(target).filter((name) => name !== 'cache') : [] }
 }
 
@@ -79,7 +82,7 @@ test('restore refuses a backup whose manifest says a newer schema, and one whose
   const byDatabase = `${backupDir}-database`
   scratch.push(byDatabase)
   cpSync(backupDir, byDatabase, { recursive: true })
-  migrateToTheFuture(join(byDatabase, 'trellis.db'))
+  await migrateToTheFuture({ dataDir: byDatabase })
   const bytes = readFileSync(join(byDatabase, 'trellis.db'))
   manifest.files['trellis.db'] = { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }
   writeFileSync(join(byDatabase, 'manifest.json'), JSON.stringify(manifest))

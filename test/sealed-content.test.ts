@@ -5,14 +5,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readdirSync, rmSync, statSync, truncateSync } from 'node:fs'
 import { join } from 'node:path'
-import { Database } from 'bun:sqlite'
 import { createWalletClient, http } from 'viem'
 import { wrapFetchWithPayment } from 'x402-fetch'
 import { importer } from 'ipfs-unixfs-importer'
 import { fixedSize } from 'ipfs-unixfs-importer/chunker'
 import { balanced } from 'ipfs-unixfs-importer/layout'
 import { MemoryBlockstore } from 'blockstore-core'
-import { startTestServer, tempDir, trellis, type TestServer } from '../dev/server.ts'
+import { restoreTarget, startTestServer, tempDir, trellis, type TestServer } from '../dev/server.ts'
+import { withRecords } from '../dev/records-sql.ts'
 import { authHeaders, b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 import { startChain, type Buyer, type TestChain } from '../dev/chain.ts'
 import { concatChunks } from '../src/content/helia.ts'
@@ -241,13 +241,7 @@ describe('the large-item file cache', () => {
 describe('the key', () => {
   test('appears in no answer: created, listed, fetched, recent entries, access links', async () => {
     const entry = await paidEntry(SIGNAL, 'text/plain')
-    const db = new Database(join(server.dataDir, 'trellis.db'), { readonly: true })
-    let key: Uint8Array
-    try {
-      key = db.query<{ content_key: Uint8Array }, [string]>('SELECT content_key FROM entries WHERE id = ?').get(entry.id)!.content_key
-    } finally {
-      db.close()
-    }
+    const key = (await withRecords(server, (db) => db.get<{ content_key: Uint8Array }>('SELECT content_key FROM entries WHERE id = ?', [entry.id]), { readonly: true }))!.content_key
     expect(key.byteLength).toBe(32)
     const link = await call(server.url, 'POST', `/v1/feeds/${feedId}/entries/${entry.id}/access-link`, { wallet: owner, body: {} })
     const answers = [
@@ -272,7 +266,7 @@ describe('backup, restore, verify and gc', () => {
     const dir = tempDir('trellis-sealed-backup-')
     scratch.push(dir)
     expect((await trellis(['backup', join(dir, 'backup')], server.dataDir)).code).toBe(0)
-    expect((await trellis(['restore', join(dir, 'backup')], join(dir, 'data'))).code).toBe(0)
+    expect((await trellis(['restore', join(dir, 'backup')], await restoreTarget(join(dir, 'data')))).code).toBe(0)
     const other = await startTestServer(chain.env, { dataDir: join(dir, 'data') })
     try {
       for (const [entry, bytes] of [[entries[0], small], [entries[1], large]] as const) {
@@ -296,12 +290,7 @@ describe('entries stored before sealing', () => {
     const bytes = new TextEncoder().encode('an old paid entry, stored in the clear before sealing')
     const entry = await createEntry(server.url, owner, feedId, { content_base64: b64(bytes), mime_type: 'text/plain' })
     await server.stop()
-    const db = new Database(join(server.dataDir, 'trellis.db'))
-    try {
-      db.run('UPDATE entries SET is_free = 0, price = 5000 WHERE id = ?', [entry.id]) // as a paid row stored before
-    } finally {
-      db.close()
-    }
+    await withRecords(server, (db) => db.run('UPDATE entries SET is_free = 0, price = 5000 WHERE id = ?', [entry.id])) // as a paid row stored before
     await server.restart()
     expect((await fetch(`${server.url}${contentPath(entry)}`)).status).toBe(402)
     await expectServes(`${server.url}${contentPath(entry)}`, bytes, entry.cid, () => authHeaders(server.url, owner))

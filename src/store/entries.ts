@@ -70,8 +70,14 @@ export function entryStore(sql: Sql): EntryStore {
       return changed
     },
     async deactivateAllIn(feedId, now) {
-      await sql.run(q`UPDATE entries SET is_active = 0, deactivated_with_feed = 1, updated_at = ${now} WHERE feed_id = ${feedId} AND is_active = 1`)
+      const deactivate = q`UPDATE entries SET is_active = 0, deactivated_with_feed = 1, updated_at = ${now} WHERE feed_id = ${feedId} AND is_active = 1`
+      await sql.run(deactivate)
       await sql.run(recount(feedId))
+      // On PostgreSQL an entry created meanwhile (its slot taken, the feed row held until it committed) is not in the
+      // first statement's snapshot, and the recount waited for it with that snapshot too: once the feed row is held
+      // here no create can take a slot, and a second pass, seeing every commit, leaves none active. (The entries go
+      // before the feed, as in a purchase, so the two never wait for each other in a cycle.) On SQLite it finds none.
+      if ((await sql.run(deactivate)) > 0) await sql.run(recount(feedId))
     },
     async reactivateAllIn(feedId, now) {
       await sql.run(q`UPDATE entries SET is_active = 1, deactivated_with_feed = 0, updated_at = ${now} WHERE feed_id = ${feedId} AND deactivated_with_feed = 1`)
