@@ -102,7 +102,7 @@ describe('moving an embedded instance into PostgreSQL', () => {
 
     const again = await trellis(['migrate-to-postgres', '--database-url', url], embedded.dataDir)
     expect(again.code).toBe(1)
-    expect(again.stderr).toContain('already holds a market')
+    expect(again.stderr).toContain('is not empty (it holds a market already)')
   }, 120_000)
 })
 
@@ -140,13 +140,13 @@ describe('backup and restore with records in PostgreSQL', () => {
 
     const occupied = await trellis(['restore', backupDir, '--database-url', target], dir('trellis-pgrestore-'))
     expect(occupied.code).toBe(1)
-    expect(occupied.stderr).toContain('already holds a market')
+    expect(occupied.stderr).toContain('is not empty (it holds a market already)')
 
     // Two restores into one empty database at once: one loads it, the other finds it taken.
     const contested = await emptyDatabase(postgres.adminUrl)
     const racing = await Promise.all([0, 1].map(() => trellis(['restore', backupDir, '--database-url', contested], dir('trellis-pgrestore-'))))
     expect(racing.map((r) => r.code).sort()).toEqual([0, 1])
-    expect(racing.find((r) => r.code === 1)!.stderr).toContain('already holds a market')
+    expect(racing.find((r) => r.code === 1)!.stderr).toContain('is not empty (it holds a market already)')
   }, 120_000)
 })
 

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path'
 import type { Config, DataCommand } from '../config.ts'
 import { lockDataDir, lockHolder } from '../store/lock.ts'
 import { ownerOnlyFromNow } from '../store/permissions.ts'
-import { databaseFile } from '../store/open.ts'
+import { databaseFile, recordsName, recordsPlace } from '../store/open.ts'
 import { commandDataAccess, openDataContent, openDataRecords } from '../app.ts'
 import { restore, restoreIntoDatabase, type Progress, type VerifyReport } from './data.ts'
 import { migrateToPostgres, type Migrated } from './migrate-to-postgres.ts'
@@ -79,7 +79,7 @@ async function restoreIntoConfigured(config: Config, backupDir: string, progress
   opened.defer(() => content.close())
   const scratch = mkdtempSync(join(tmpdir(), 'trellis-restore-'))
   opened.defer(() => rmSync(scratch, { recursive: true, force: true }))
-  return await restoreIntoDatabase(backupDir, { records, content, scratch: join(scratch, 'schema.db') }, progress)
+  return await restoreIntoDatabase(backupDir, { name: await recordsName(recordsPlace(config)), records, content, scratch: join(scratch, 'schema.db') }, progress)
 }
 
 /** The command's exit code: 0 done (verify: sound), 1 failed (verify: problems found), 2 bad usage. */

@@ -11,6 +11,7 @@ import type { ContentStore } from '../content/store.ts'
 import type { Records } from '../store/stores.ts'
 import type { Inconsistency } from '../store/ledger-audit.ts'
 import { openCopy } from '../store/open.ts'
+import { OccupiedDatabase } from '../store/records.ts'
 import { tightenTree } from '../store/permissions.ts'
 import { newerSchema } from '../store/migrations/index.ts'
 import { VERSION } from '../version.ts'
@@ -152,6 +153,8 @@ export async function restore(backupDir: string, dataDir: string, open: (dataDir
 
 /** What a restore into a database (PostgreSQL) is given: the records there, opened and migrated, and its content store. */
 export interface RestoreTarget {
+  /** As messages name it: "the database postgres://trellis@db/trellis". */
+  name: string
   records: Records
   content: ContentStore
   /** A file for the backup's database brought to this binary's schema, removed after. */
@@ -164,7 +167,12 @@ export async function restoreIntoDatabase(backupDir: string, target: RestoreTarg
   const newer = newerSchema(Math.max(manifest.schema_version ?? 0, await schemaOf(join(backupDir, 'trellis.db'))), `the backup ${backupDir}`)
   if (newer) throw new Error(newer)
   progress('database', 0)
-  await target.records.upkeep.loadCopy(join(backupDir, 'trellis.db'), target.scratch)
+  try {
+    await target.records.upkeep.loadCopy(join(backupDir, 'trellis.db'), target.scratch)
+  } catch (error) {
+    if (error instanceof OccupiedDatabase) throw new Error(`${target.name} is not empty (${error.message}): restore into an empty database`)
+    throw error
+  }
   const secret = readFileSync(join(backupDir, 'secret.key'), 'utf8').trim()
   if (!/^[0-9a-f]{64}$/.test(secret)) throw new Error(`${backupDir}: secret.key is not a 32-byte hex key`)
   await target.records.transact((tx) => tx.meta.set('secret', secret))

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import type { Config } from '../config.ts'
 import { commandDataAccess, openDataContent, openDataRecords } from '../app.ts'
 import { lockDataDir, lockHolder } from '../store/lock.ts'
+import { recordsName, recordsPlace } from '../store/open.ts'
 import { backup, restoreIntoDatabase, verify, type Manifest, type Progress, type VerifyReport } from './data.ts'
 
 export interface Migrated {
@@ -26,7 +27,7 @@ export async function migrateToPostgres(config: Config, progress: Progress): Pro
 
   const manifest = await withStores(embedded, (records, content) => backup(commandDataAccess(embedded, records, content), join(scratch, 'backup'), progress))
   return await withStores(config, async (records, content) => {
-    await restoreIntoDatabase(join(scratch, 'backup'), { records, content, scratch: join(scratch, 'schema.db') }, progress)
+    await restoreIntoDatabase(join(scratch, 'backup'), { name: await recordsName(recordsPlace(config)), records, content, scratch: join(scratch, 'schema.db') }, progress)
     return { moved: manifest.counts, verify: await verify(commandDataAccess(config, records, content), progress) }
   })
 }

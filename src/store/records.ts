@@ -8,6 +8,13 @@ export class DatabaseUnavailable extends Error {
   readonly exitCode = 2
 }
 
+/** A restore found a market in the database it was to load: it loads nothing. */
+export class OccupiedDatabase extends Error {
+  constructor() {
+    super('it holds a market already')
+  }
+}
+
 /** How durable a transaction's commit must be: `lazy` may be lost by a power cut (nonces), never reordered. */
 export type Durability = 'full' | 'lazy'
 

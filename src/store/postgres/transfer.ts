@@ -6,6 +6,7 @@ import { Database } from 'bun:sqlite'
 import { copyFileSync, rmSync } from 'node:fs'
 import type { SQL } from 'bun'
 import { copyTable, tablesOf } from '../copy-rows.ts'
+import { OccupiedDatabase } from '../records.ts'
 import { render, type Query, type Sql } from '../query.ts'
 import { openDb } from '../sqlite/database.ts'
 import { postgresSql } from './sql.ts'
@@ -66,7 +67,7 @@ export async function importFromSqlite(sql: SQL, path: string, scratch: string):
         // ALTER TABLE locks each table against another restore's: the second looks once the first has committed.
         for (const { name } of tables) await tx.unsafe(`ALTER TABLE "${name}" DISABLE TRIGGER USER`)
         const [{ occupied }] = await tx.unsafe(`SELECT EXISTS (SELECT 1 FROM wallets) OR EXISTS (SELECT 1 FROM feeds) OR EXISTS (SELECT 1 FROM transactions) OR EXISTS (SELECT 1 FROM payments) AS occupied`)
-        if (occupied) throw new Error('the database already holds a market: restore into an empty one')
+        if (occupied) throw new OccupiedDatabase()
         for (const { name } of [...tables].reverse()) await tx.unsafe(`DELETE FROM "${name}"`)
         let rows = 0
         for (const table of tables) rows += await copyTable(plainSqlite(db), postgresSql(tx), table)
