@@ -11,6 +11,9 @@ export interface Postgres {
   port: number
   /** A URL of the same cluster for another database. */
   urlOf(database: string): string
+  /** Stops the server (fast: open sessions are ended), keeping its data; `resume` starts it again on the same port. */
+  halt(): void
+  resume(): void
   stop(): Promise<void>
 }
 
@@ -51,13 +54,16 @@ export async function startPostgres(): Promise<Postgres> {
   run([join(bin, 'initdb'), '-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'])
   const port = freePort()
   const options = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c max_connections=200`
-  run([join(bin, 'pg_ctl'), '-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start'])
+  const start = () => run([join(bin, 'pg_ctl'), '-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start'])
+  start()
   const urlOf = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`
   let stopped = false
   return {
     adminUrl: urlOf('postgres'),
     port,
     urlOf,
+    halt: () => run([join(bin, 'pg_ctl'), '-D', data, '-m', 'fast', '-w', 'stop']),
+    resume: start,
     async stop() {
       if (stopped) return
       stopped = true

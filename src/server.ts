@@ -16,6 +16,7 @@ import { memoryMetrics, metricsRoutes, paymentMetrics, requestMetrics } from './
 import { marketSize } from './domain/market-size.ts'
 import { logger, type Logger } from './log.ts'
 import { nowSeconds, setClockOffset } from './lib/clock.ts'
+import { isStoreUnavailable } from './lib/unavailable.ts'
 import { VERSION } from './version.ts'
 import { redactUrl } from './chain/rpc.ts'
 import { signatureBackend } from './chain/signatures.ts'
@@ -57,11 +58,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
   let publicUrl = config.publicUrl ?? ''
   const startedAt = nowSeconds()
   let background: Background | null = null
+  // A store out of reach is an outage to report, not a defect to debug: one warn line, without a stack.
+  const logError = (error: unknown) => isStoreUnavailable(error)
+    ? log.warn('answered 503: a store cannot be reached', { error: (error as Error).message })
+    : log.error('unhandled error', { error: String((error as Error)?.stack ?? error) })
   const services = await buildServices({
     config, records, content, secret,
     publicUrl: () => publicUrl,
     health: () => ({ version: VERSION, uptime_s: nowSeconds() - startedAt, jobs: background?.jobs.status() ?? {} }),
-    logError: (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }),
+    logError,
     logWarn: (msg, fields) => log.warn(msg, fields),
     logInfo: (msg, fields) => log.info(msg, fields),
   })
@@ -70,7 +75,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const jobs = background.jobs
   const requests = requestMetrics()
   const operationRuns = operationRecord(log)
-  const app = buildApp(services, (error) => log.error('unhandled error', { error: String((error as Error)?.stack ?? error) }), [metricsRoutes(requests, startedAt, {
+  const app = buildApp(services, logError, [metricsRoutes(requests, startedAt, {
     gauges: marketSize(records.read),
     build: { version: VERSION, network: config.network.name },
     more: () => [

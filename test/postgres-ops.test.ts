@@ -4,7 +4,7 @@
 // restore into a database that holds a market is refused; the key moves with the records.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { startTestServer, tempDir, trellis, type TestServer } from '../dev/server.ts'
 import { emptyDatabase, postgresForTest } from '../dev/test-database.ts'
 import { withRecords } from '../dev/records-sql.ts'
@@ -179,6 +179,27 @@ describe('a database that cannot be used at start', () => {
     const { stderr, code } = await start(url)
     expect(stderr).toStartWith(`trellis: the database ${url} has schema version 999, newer than this Trellis knows`)
     expect(code).toBe(1)
+  }, 30_000)
+
+  test('a wrong password: said so, naming the URL without the password, exit 2', async () => {
+    const role = `pw_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`
+    const admin = new SQL(postgres.adminUrl, { max: 1 })
+    try {
+      // The throwaway clusters trust every local login: this role alone must give a password (the first line that
+      // matches decides).
+      const [{ hba_file: hba }] = await admin.unsafe('SHOW hba_file')
+      writeFileSync(hba, `host all ${role} 127.0.0.1/32 scram-sha-256\n${readFileSync(hba, 'utf8')}`)
+      await admin.unsafe('SELECT pg_reload_conf()')
+      await admin.unsafe(`CREATE ROLE ${role} LOGIN PASSWORD 'the-right-one'`)
+    } finally {
+      await admin.close()
+    }
+    const url = new URL(await emptyDatabase(postgres.adminUrl))
+    url.username = role
+    url.password = 'a-wrong-one'
+    const { stderr, code } = await start(url.toString())
+    expect(code).toBe(2)
+    expect(stderr).toBe(`trellis: cannot use PostgreSQL at postgres://${role}@${url.host}${url.pathname}: password authentication failed\n`)
   }, 30_000)
 
   test('a missing database: said so, without the password, exit 2', async () => {

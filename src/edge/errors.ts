@@ -1,6 +1,7 @@
 // Error → status and body. Shape A {error, code, details?} everywhere; shape B for feed create/update validation.
 import { Elysia, ValidationError } from 'elysia'
 import { DomainError } from '../domain/errors.ts'
+import { isStoreUnavailable } from '../lib/unavailable.ts'
 
 export const STATUS: Record<string, number> = {
   INVALID_AUTH_HEADERS: 400, INVALID_PARAMETER: 400, INVALID_WALLET_ID: 400, INVALID_JSON: 400, invalid_request: 400,
@@ -12,8 +13,11 @@ export const STATUS: Record<string, number> = {
   NOT_FOUND: 404, FEED_NOT_FOUND: 404, ENTRY_NOT_FOUND: 404, WALLET_NOT_FOUND: 404, CATEGORY_NOT_FOUND: 404, CONTENT_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405, FEED_INACTIVE: 409, USERNAME_CONFLICT: 409, PAYLOAD_TOO_LARGE: 413, UNSUPPORTED_MEDIA_TYPE: 415,
   RANGE_NOT_SATISFIABLE: 416, INVALID_PAGE_TOKEN: 422, RATE_LIMITED: 429, INTERNAL_ERROR: 500,
-  PAYMENT_BACKEND_UNAVAILABLE: 502, PAYMENT_PENDING: 503,
+  PAYMENT_BACKEND_UNAVAILABLE: 502, PAYMENT_PENDING: 503, SERVICE_UNAVAILABLE: 503,
 }
+
+/** Seconds a client waits before retrying when a store cannot be reached: a database restart takes a few. */
+export const UNAVAILABLE_RETRY_S = 5
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } })
@@ -44,6 +48,11 @@ export function toErrorResponse(error: unknown, code: string | number, log: (e: 
     return validationResponse(error)
   }
   if (error instanceof URIError) return errorResponse('INVALID_PARAMETER', 'malformed URL', 'the path or query has invalid percent-encoding')
+  if (isStoreUnavailable(error)) {
+    log(error)
+    const body = { error: 'service unavailable: the database cannot be reached; retry shortly', code: 'SERVICE_UNAVAILABLE' }
+    return json(503, body, { 'retry-after': String(UNAVAILABLE_RETRY_S) })
+  }
   if (code === 'NOT_FOUND') return errorResponse('NOT_FOUND', 'Not found')
   if (code === 'PARSE') return errorResponse('INVALID_JSON', 'request body is not valid JSON')
   if (code === 'INVALID_COOKIE_SIGNATURE') return errorResponse('INVALID_PARAMETER', 'invalid cookie')

@@ -46,7 +46,7 @@ const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request', 401: 'Not signed, or the signature is invalid', 402: 'Payment required', 403: 'Forbidden', 404: 'Not found',
   409: 'Conflict', 410: 'Gone', 413: 'Body too large', 415: 'Unsupported media type', 416: 'Range not satisfiable',
   422: 'Invalid page token', 429: 'Too many requests; retry after Retry-After seconds', 502: 'The payment backend failed; nothing was charged',
-  503: 'The payment is being settled; retry after Retry-After seconds',
+  503: 'Not now: a payment is being settled, or the database cannot be reached; retry after Retry-After seconds',
 }
 const codesFor = (status: number) => Object.entries(STATUS).filter(([, s]) => s === status).map(([code]) => code)
 /** How the document describes an error status: the codes that answer with it, and the body's schema. */

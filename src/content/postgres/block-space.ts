@@ -16,6 +16,7 @@ import { base32upper } from 'multiformats/bases/base32'
 import * as raw from 'multiformats/codecs/raw'
 import { decode as decodeDigest } from 'multiformats/hashes/digest'
 import type { BlockSpace, ListedBlock } from '../store.ts'
+import { reaching } from '../../store/postgres/faults.ts'
 
 type AbortOptions = { signal?: AbortSignal }
 type Bytes = Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>
@@ -58,12 +59,17 @@ class ListedPostgresBlock implements ListedBlock {
 class PostgresBlockSpace implements BlockSpace {
   constructor(private readonly sql: SQL, private readonly now: () => number) {}
 
+  /** A statement, with a lost connection thrown as StoreUnavailable. */
+  private rows(strings: TemplateStringsArray, ...values: unknown[]): Promise<any[]> {
+    return reaching(() => this.sql(strings, ...values))
+  }
+
   async put(cid: CID, value: Bytes, options?: AbortOptions): Promise<CID> {
     options?.signal?.throwIfAborted()
     const bytes = await joined(value)
     options?.signal?.throwIfAborted()
     // A block already there is the same bytes (same multihash): only its stamp moves, so a collection spares it.
-    await this.sql`
+    await this.rows`
       INSERT INTO blocks (mh, bytes, size, stored_at) VALUES (${cid.multihash.bytes}, ${bytes}, ${bytes.byteLength}, ${this.now()})
       ON CONFLICT (mh) DO UPDATE SET stored_at = EXCLUDED.stored_at`
     return cid
@@ -75,7 +81,7 @@ class PostgresBlockSpace implements BlockSpace {
 
   async *get(cid: CID, options?: AbortOptions): AsyncGenerator<Uint8Array> {
     options?.signal?.throwIfAborted()
-    const [row] = await this.sql`SELECT bytes FROM blocks WHERE mh = ${cid.multihash.bytes}`
+    const [row] = await this.rows`SELECT bytes FROM blocks WHERE mh = ${cid.multihash.bytes}`
     if (!row) throw new NotFoundError(`block ${cid} is not stored`)
     yield plain(row.bytes)
   }
@@ -91,7 +97,7 @@ class PostgresBlockSpace implements BlockSpace {
     let after = new Uint8Array(0) // every multihash sorts after the empty one
     while (true) {
       options?.signal?.throwIfAborted()
-      const rows = await this.sql`SELECT mh, bytes FROM blocks WHERE mh > ${after} ORDER BY mh LIMIT ${GET_ALL_PAGE}`
+      const rows = await this.rows`SELECT mh, bytes FROM blocks WHERE mh > ${after} ORDER BY mh LIMIT ${GET_ALL_PAGE}`
       for (const row of rows) yield { cid: rowCid(plain(row.mh)), bytes: single(plain(row.bytes)) }
       if (rows.length < GET_ALL_PAGE) return
       after = rows.at(-1).mh
@@ -100,12 +106,12 @@ class PostgresBlockSpace implements BlockSpace {
 
   async has(cid: CID, options?: AbortOptions): Promise<boolean> {
     options?.signal?.throwIfAborted()
-    return (await this.sql`SELECT 1 FROM blocks WHERE mh = ${cid.multihash.bytes}`).length > 0
+    return (await this.rows`SELECT 1 FROM blocks WHERE mh = ${cid.multihash.bytes}`).length > 0
   }
 
   async delete(cid: CID, options?: AbortOptions): Promise<void> {
     options?.signal?.throwIfAborted()
-    await this.sql`DELETE FROM blocks WHERE mh = ${cid.multihash.bytes}`
+    await this.rows`DELETE FROM blocks WHERE mh = ${cid.multihash.bytes}`
   }
 
   async *deleteMany(source: Iterable<CID> | AsyncIterable<CID>, options?: AbortOptions): AsyncGenerator<CID> {
@@ -119,7 +125,7 @@ class PostgresBlockSpace implements BlockSpace {
   async *list(): AsyncGenerator<ListedBlock> {
     let after = new Uint8Array(0)
     while (true) {
-      const rows = await this.sql`SELECT mh, stored_at FROM blocks WHERE mh > ${after} ORDER BY mh LIMIT ${LIST_PAGE}`
+      const rows = await this.rows`SELECT mh, stored_at FROM blocks WHERE mh > ${after} ORDER BY mh LIMIT ${LIST_PAGE}`
       for (const row of rows) {
         const mh = plain(row.mh)
         yield new ListedPostgresBlock(base32upper.encode(mh), Number(row.stored_at), mh)
@@ -139,8 +145,8 @@ class PostgresBlockSpace implements BlockSpace {
     if (keys.length === 0) return { removed: 0, bytes: 0 }
     const mhs = this.sql.array(keys.map(keyBytes), 'BYTEA')
     const rows = options.dryRun
-      ? await this.sql`SELECT size FROM blocks WHERE mh = ANY(${mhs}) AND stored_at < ${olderThan}`
-      : await this.sql`DELETE FROM blocks WHERE mh = ANY(${mhs}) AND stored_at < ${olderThan} RETURNING size`
+      ? await this.rows`SELECT size FROM blocks WHERE mh = ANY(${mhs}) AND stored_at < ${olderThan}`
+      : await this.rows`DELETE FROM blocks WHERE mh = ANY(${mhs}) AND stored_at < ${olderThan} RETURNING size`
     let bytes = 0
     for (const row of rows) bytes += row.size
     return { removed: rows.length, bytes }

@@ -9,6 +9,7 @@ import { localChanges, type Durability, type Lease, type Records, type StoresOn,
 import { postgresSql } from './sql.ts'
 import { exportToSqlite, importFromSqlite } from './transfer.ts'
 import { checkIndexes } from './integrity.ts'
+import { unavailableOr } from './faults.ts'
 
 /** SQLSTATEs after which the whole transaction may simply run again. */
 const RETRIED = new Set(['40001', '40P01'])
@@ -30,7 +31,7 @@ export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>): R
         committed()
         return value as T
       } catch (error) {
-        if (attempt >= ATTEMPTS || !RETRIED.has(sqlState(error) as string)) throw error
+        if (attempt >= ATTEMPTS || !RETRIED.has(sqlState(error) as string)) throw unavailableOr(error)
       }
     }
   }

@@ -3,12 +3,13 @@
 // stores' mappers (Number, BigInt) read both engines alike.
 import type { SQL } from 'bun'
 import { render, type Query, type Sql } from '../query.ts'
+import { reaching } from './faults.ts'
 
 /** The statements of one connection, pool or transaction (`sql` or the `tx` Bun's `sql.begin` hands over). */
 export function postgresSql(sql: SQL): Sql {
   const rows = async <T>(query: Query) => {
     const { text, values } = render(query, '$')
-    return (await sql.unsafe(text, values)) as T[] & { count: number | null }
+    return (await reaching(() => sql.unsafe(text, values))) as T[] & { count: number | null }
   }
   return {
     all: rows,

@@ -1,0 +1,179 @@
+// PostgreSQL failing under a running server: restarted under load, requests in flight answer 503 with a Retry-After,
+// nothing is half-written, and the server serves again without a restart; a purchase whose recording transaction is
+// killed (pg_terminate_backend) stays pending until the reconciler lets the chain decide it. These tests stop and kill
+// parts of a cluster, so they run on a throwaway cluster of their own, on either pass of the suite.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { SQL } from 'bun'
+import { startTestServer, trellis, type TestServer } from '../dev/server.ts'
+import { startPostgres, type Postgres } from '../dev/postgres.ts'
+import { emptyDatabase } from '../dev/test-database.ts'
+import { withRecords } from '../dev/records-sql.ts'
+import { b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
+import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
+import { ledgerSum, waitFor } from './helpers/ledger.ts'
+
+let postgres: Postgres
+const servers: TestServer[] = []
+beforeAll(async () => {
+  postgres = await startPostgres()
+}, 60_000)
+afterAll(async () => {
+  for (const server of servers) await server.dispose()
+  await postgres.stop()
+})
+
+async function serverOnOwnDatabase(env: Record<string, string> = {}): Promise<TestServer> {
+  const server = await startTestServer({ TRELLIS_DATABASE_URL: await emptyDatabase(postgres.adminUrl), ...env })
+  servers.push(server)
+  return server
+}
+
+interface Answer { status: number; retryAfter: string | null; code: string | undefined; at: number }
+
+/** A request's status, its Retry-After and its error code, whatever happens (a refused connection is status 0). */
+async function answerOf(request: Promise<Response>): Promise<Answer> {
+  try {
+    const response = await request
+    const text = await response.text()
+    let code: string | undefined
+    try {
+      code = JSON.parse(text).code
+    } catch {}
+    return { status: response.status, retryAfter: response.headers.get('retry-after'), code, at: performance.now() }
+  } catch {
+    return { status: 0, retryAfter: null, code: undefined, at: performance.now() }
+  }
+}
+
+/** A signed entry creation in two requests (the nonce, then the entry), as a client does it; both answers. */
+async function createSigned(url: string, wallet: Wallet, feedId: string, text: string): Promise<{ nonce: Answer; entry?: Answer; id?: string }> {
+  const nonceReply = await fetch(`${url}/v1/auth/nonce`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ wallet_address: wallet.address }) }).catch(() => null)
+  if (!nonceReply || nonceReply.status !== 200) return { nonce: await answerOf(nonceReply ? Promise.resolve(nonceReply) : Promise.reject(new Error('refused'))) }
+  const { message } = await nonceReply.json() as { message: string }
+  const headers = {
+    'content-type': 'application/json', 'x-wallet-address': wallet.address, 'x-signature': await wallet.signMessage({ message }),
+    'x-message': message, 'x-timestamp': String(Math.floor(Date.now() / 1000)), 'x-chain-id': '84532',
+  }
+  const response = await fetch(`${url}/v1/feeds/${feedId}/entries`, { method: 'POST', headers, body: JSON.stringify({ content_base64: b64(text), mime_type: 'text/plain' }) }).catch(() => null)
+  const body = response?.status === 201 ? await response.clone().json() as { id: string } : null
+  const entry = await answerOf(response ? Promise.resolve(response) : Promise.reject(new Error('refused')))
+  return { nonce: { status: 200, retryAfter: null, code: undefined, at: entry.at }, entry, id: body?.id }
+}
+
+describe('PostgreSQL restarted under load', () => {
+  test('requests in flight answer 503 with a Retry-After, nothing is half-written, the server serves again by itself', async () => {
+    const server = await serverOnOwnDatabase()
+    const owner = newWallet()
+    const feed = await createFeed(server.url, owner, { name: 'under load' })
+    const texts = new Map<string, string>()
+    const answers: Answer[] = []
+    const writes: { entry?: Answer }[] = []
+    let running = true
+    let n = 0
+    const writer = async () => {
+      while (running) {
+        const text = `entry ${n++} ${crypto.randomUUID()}`
+        const result = await createSigned(server.url, owner, feed.id, text)
+        answers.push(result.nonce)
+        if (result.entry) answers.push(result.entry), writes.push(result)
+        if (result.id) texts.set(result.id, text)
+      }
+    }
+    // Reads the memo cannot answer: each asks a page size not asked before.
+    const reader = async (offset: number) => {
+      for (let i = 0; running; i++) answers.push(await answerOf(fetch(`${server.url}/v1/feeds/${feed.id}/entries?page_size=${1 + ((offset + i * 7) % 100)}&sort=${i % 2 ? 'newest' : 'oldest'}`)))
+    }
+    const load = [writer(), writer(), writer(), reader(0), reader(3), reader(5)]
+    await Bun.sleep(800)
+    const halted = performance.now()
+    postgres.halt()
+    await Bun.sleep(1500)
+    postgres.resume()
+    const resumed = performance.now()
+    await Bun.sleep(2500)
+    running = false
+    await Promise.all(load)
+
+    const during = answers.filter((a) => a.at >= halted && a.at <= resumed)
+    const unavailable = answers.filter((a) => a.status === 503)
+    // The outage was felt, and felt only as 503s with a Retry-After and their code.
+    expect(during.length).toBeGreaterThan(0)
+    expect(unavailable.length).toBeGreaterThan(0)
+    for (const a of unavailable) expect([a.code, a.retryAfter]).toEqual(['SERVICE_UNAVAILABLE', '5'])
+    expect(answers.filter((a) => ![200, 201, 503].includes(a.status))).toEqual([])
+    // Back without a restart: every answer in the last second after the database came back is a success.
+    const settled = answers.filter((a) => a.at > resumed + 1500)
+    expect(settled.length).toBeGreaterThan(10)
+    expect(settled.filter((a) => a.status >= 300)).toEqual([])
+
+    // Nothing half-written: every entry answered 201 is there whole; the feed's tally counts what is there; an entry
+    // answered 503 either is there whole or not at all (its commit may have landed as its connection was cut).
+    const listed = (await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries?page_size=100&sort=oldest`)).body
+    const all: { id: string }[] = [...listed.data]
+    for (let token = listed.pagination?.next_page_token; token; ) {
+      const page = (await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries?page_size=100&sort=oldest&page_token=${token}`)).body
+      all.push(...page.data)
+      token = page.pagination?.next_page_token
+    }
+    const created = writes.filter((w) => w.entry!.status === 201).length
+    const refused = writes.filter((w) => w.entry!.status === 503).length
+    expect(all.length).toBeGreaterThanOrEqual(created)
+    expect(all.length).toBeLessThanOrEqual(created + refused)
+    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}`)).body.total_entries).toBe(all.length)
+    for (const [id, text] of texts) expect(await (await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${id}/content`)).text()).toBe(text)
+    const verified = await trellis(['verify'], server.dataDir, server.recordsEnv)
+    expect(verified.json).toMatchObject({ ok: true })
+    expect(server.logs.filter((line) => line.includes('unhandled error'))).toEqual([])
+    expect(server.logs.some((line) => line.includes('answered 503: a store cannot be reached'))).toBe(true)
+  }, 60_000)
+})
+
+describe('a purchase whose recording transaction is killed', () => {
+  let chain: TestChain
+  afterAll(async () => {
+    await chain?.stop()
+  })
+
+  test('answers 503 pending; the payment stays pending; the reconciler records it by the chain, once', async () => {
+    chain = await startChain()
+    const server = await serverOnOwnDatabase({ ...chain.env, TRELLIS_RECONCILE_S: '3600' })
+    const owner = newWallet()
+    const price = 25_000n
+    const feed = await createFeed(server.url, owner)
+    const entry = await createEntry(server.url, owner, feed.id, { content_base64: b64('paid words'), is_free: false, price: { amount: String(price) } })
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    const header = encodePaymentHeader(await v1Payment(buyer, { to: owner.address, value: price }))
+
+    // The ledger table is locked, so the recording transaction waits at its INSERT once the transfer is on chain;
+    // there it is killed, as a crashed or failed-over backend would be.
+    const admin = new SQL(server.recordsEnv.TRELLIS_DATABASE_URL!, { max: 2 })
+    const lock = await admin.reserve()
+    await lock.unsafe('BEGIN')
+    await lock.unsafe('LOCK TABLE transactions IN SHARE ROW EXCLUSIVE MODE')
+    const reply = answerOf(fetch(`${server.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': header } }))
+    let killed = false
+    await waitFor('the recording transaction waiting on the ledger', async () => {
+      const [row] = await admin.unsafe(`SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%INSERT INTO transactions%'`)
+      if (row) killed = (await admin.unsafe('SELECT pg_terminate_backend($1) AS done', [row.pid]))[0].done
+      return killed
+    }, 30_000)
+    await lock.unsafe('COMMIT')
+    lock.release()
+
+    const answer = await reply
+    expect([answer.status, answer.code, answer.retryAfter !== null]).toEqual([503, 'PAYMENT_PENDING', true])
+    expect(await chain.balanceOf(buyer.address)).toBe(1_000_000n - price) // the chain has it
+    const pending = await withRecords(server, (db) => db.all<{ status: string }>('SELECT status FROM payments'))
+    expect(pending.map((p) => p.status)).toEqual(['pending'])
+    expect(await ledgerSum(server.url, 'asset=USDC')).toBe(0n)
+
+    await server.restart() // the reconciler runs at start
+    await waitFor('the payment decided', async () => (await withRecords(server, (db) => db.all<{ status: string }>('SELECT status FROM payments')))[0]!.status !== 'pending')
+    const decided = await withRecords(server, (db) => db.all<{ status: string }>('SELECT status FROM payments'))
+    expect(decided.map((p) => p.status)).toEqual(['settled'])
+    expect(await ledgerSum(server.url, 'asset=USDC')).toBe(price)
+    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}`)).body).toMatchObject({ total_purchases: 1, total_revenue: String(price) })
+    expect((await call(server.url, 'GET', `/v1/wallets/address/${owner.address}`)).body).toMatchObject({ total_revenue: String(price) })
+    await admin.close()
+  }, 90_000)
+})
