@@ -29,7 +29,7 @@ export function configFrom(env: Environment): Config {
   const metricsAuth = metricsAuthFrom(env)
   const facilitatorAuth = facilitatorAuthFrom(env)
   const flags = readAll(FLAGS, env)
-  const content = contentFrom(env, flags.databaseUrl)
+  const content = contentFrom(flags.contentUrl, flags.databaseUrl)
   return {
     ...flags,
     network: networkFrom(network, env),

@@ -38,6 +38,19 @@ describe('flags and commands', () => {
     for (const host of ['0.0.0.0', '::', '::1', 'localhost', 'feeds.example.org', '192.168.1.20']) expect(parseCommand(['--host', host], {})).toMatchObject({ config: { host } })
   })
 
+  test('where records and content live: the embedded default, PostgreSQL for both, LevelDB beside PostgreSQL refused', () => {
+    const db = 'postgres://trellis:pw@db.example:5432/market'
+    expect(parseCommand([], {})).toMatchObject({ config: { databaseUrl: null, content: 'leveldb' } })
+    expect(parseCommand(['--database-url', db], {})).toMatchObject({ config: { databaseUrl: db, content: 'postgres' } })
+    expect(parseCommand([], { TRELLIS_DATABASE_URL: db, TRELLIS_CONTENT_URL: 'postgres' })).toMatchObject({ config: { content: 'postgres' } })
+    expect(refusal(['--database-url', db, '--content-url', 'leveldb'])).toStartWith('content in leveldb is refused with records in PostgreSQL')
+    expect(refusal([], { TRELLIS_CONTENT_URL: 'postgres' })).toBe('content in postgres means the records\' PostgreSQL: set --database-url (TRELLIS_DATABASE_URL) too')
+    expect(refusal(['--content-url', 's4://x'])).toBe('--content-url must be one of leveldb, postgres')
+    expect(refusal([], { TRELLIS_DATABASE_URL: 'mysql://x/y' })).toBe('TRELLIS_DATABASE_URL must be a postgres:// URL, got a mysql: one')
+    // A flag wins over its variable.
+    expect(parseCommand(['--content-url', 'postgres'], { TRELLIS_DATABASE_URL: db, TRELLIS_CONTENT_URL: 'leveldb' })).toMatchObject({ config: { content: 'postgres' } })
+  })
+
   test('each command takes its own options only; unknown ones, missing values and stray arguments are refused', () => {
     expect(refusal(['--bogus'])).toBe('unknown option --bogus for trellis serve (see trellis --help)')
     expect(refusal(['serve', '--out', 'x.car'])).toBe('unknown option --out for trellis serve (see trellis --help)')

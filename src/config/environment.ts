@@ -56,10 +56,10 @@ export type ContentPlace = 'leveldb' | 'postgres'
  * records' PostgreSQL. LevelDB beside PostgreSQL records is refused: content would live on one machine while its
  * records say it exists for every instance and every backup of the database.
  */
-export function contentFrom(env: Environment, databaseUrl: string | null): ContentPlace {
-  const place = read(env, 'TRELLIS_CONTENT_URL', oneOf(['leveldb', 'postgres'] as const, databaseUrl ? 'postgres' : 'leveldb'))
-  if (place === 'postgres' && !databaseUrl) throw new ConfigError('TRELLIS_CONTENT_URL=postgres keeps content in the records\' PostgreSQL: set TRELLIS_DATABASE_URL (--database-url) too')
-  if (place === 'leveldb' && databaseUrl) throw new ConfigError('TRELLIS_CONTENT_URL=leveldb is refused with records in PostgreSQL (content must live where the records are): leave it unset, or set postgres')
+export function contentFrom(asked: ContentPlace | null, databaseUrl: string | null): ContentPlace {
+  const place = asked ?? (databaseUrl ? 'postgres' : 'leveldb')
+  if (place === 'postgres' && !databaseUrl) throw new ConfigError('content in postgres means the records\' PostgreSQL: set --database-url (TRELLIS_DATABASE_URL) too')
+  if (place === 'leveldb' && databaseUrl) throw new ConfigError('content in leveldb is refused with records in PostgreSQL (content must live where the records are): leave --content-url (TRELLIS_CONTENT_URL) unset, or set postgres')
   return place
 }
 

@@ -3,7 +3,7 @@
 // (command-line.ts). One row of FLAGS is the whole of an option: its flag, its variable, how its value is read, its
 // line in the help and (by its key) its field in Config.
 import { NETWORK_NAMES } from './networks.ts'
-import { bindHost, integer, oneOf, postgresUrl, text, url, type Setting, type ValuesOf } from './values.ts'
+import { bindHost, integer, oneOf, optional, postgresUrl, text, url, type Setting, type ValuesOf } from './values.ts'
 
 interface Flag<T> extends Setting<T> {
   /** As typed, without its dashes. */
@@ -21,6 +21,8 @@ export const FLAGS = {
   publicUrl: { flag: 'public-url', value: '<url>', variable: 'TRELLIS_PUBLIC_URL', read: url, help: 'base of access_url and x402 resource (default http://<host>:<port>)' },
   /** null: the embedded database (<data-dir>/trellis.db). */
   databaseUrl: { flag: 'database-url', value: '<url>', variable: 'TRELLIS_DATABASE_URL', read: postgresUrl, help: 'records (and by default content) in PostgreSQL ≥ 15 (default: embedded in the data dir)' },
+  /** null: the default for where the records are (environment.ts, contentFrom). */
+  contentUrl: { flag: 'content-url', value: '<where>', variable: 'TRELLIS_CONTENT_URL', read: optional(oneOf(['leveldb', 'postgres'] as const, 'leveldb')), help: 'content blocks: leveldb (in the data dir) | postgres (the records\' database; the default with a database URL)' },
   network: { flag: 'network', value: '<name>', variable: 'TRELLIS_NETWORK', read: oneOf(NETWORK_NAMES, 'base-sepolia'), help: 'base | base-sepolia (default base-sepolia)' },
 } satisfies Record<string, Flag<unknown>>
 
@@ -78,7 +80,7 @@ Environment only:
   TRELLIS_LOG_WINDOW_BLOCKS (2000),
   TRELLIS_RATE_LIMIT (on|off), TRELLIS_TRUST_PROXY (off|on: client address from X-Forwarded-For),
   TRELLIS_LOG (debug|info|warn|error),
-  TRELLIS_DB_POOL (10: connections to PostgreSQL), TRELLIS_CONTENT_URL (postgres with a database URL, else leveldb),
+  TRELLIS_DB_POOL (10: connections to PostgreSQL),
   TRELLIS_GC_GRACE_S (86400: content in PostgreSQL stored more recently is never collected)
 
 Test hooks (TRELLIS_TEST_*) work only from source with TRELLIS_TEST_HOOKS=1; the executable ignores them.

@@ -49,6 +49,9 @@ export const oneOf = <T extends string>(allowed: readonly T[], fallback: T): Rea
   return raw as T
 }
 
+/** `read`'s value when set, null when not. */
+export const optional = <T>(read: Reader<T>): Reader<T | null> => (name, raw) => (raw === undefined || raw === '' ? null : read(name, raw))
+
 /** on or off, as a boolean. */
 export const onOff = (fallback: 'on' | 'off'): Reader<boolean> => (name, raw) => oneOf(['on', 'off'], fallback)(name, raw) === 'on'
 
