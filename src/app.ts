@@ -74,6 +74,7 @@ export const commandDataAccess = (config: Config, records: Records, content: Con
   integrity: () => records.upkeep.integrity(),
   inconsistencies: () => records.snapshot((view) => view.audit.inconsistencies()),
   secret: () => loadServerSecret(records, config.dataDir),
+  lease: (name) => records.lease(name),
 })
 
 /** verify-ledger's records (at exactly this binary's schema, never migrated) and the ledger check over a chain reader of its own. */
@@ -121,6 +122,7 @@ export async function startBackground(config: Config, services: Services & { led
       integrity: async () => (await inThread({ integrity: true })).integrity!,
       inconsistencies: async () => (await inThread({ checks: true })).problems!,
       secret: () => loadServerSecret(records, config.dataDir),
+      lease: (name) => records.lease(name),
     },
     async stop() {
       await jobs.stop()

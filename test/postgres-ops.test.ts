@@ -150,6 +150,29 @@ describe('backup and restore with records in PostgreSQL', () => {
   }, 120_000)
 })
 
+describe('gc with records in PostgreSQL', () => {
+  test('one collection at a time over a database, whichever instance or command runs it', async () => {
+    const server = await startTestServer({ TRELLIS_DATABASE_URL: await emptyDatabase(postgres.adminUrl), TRELLIS_GC_GRACE_S: '0' })
+    servers.push(server)
+    await seed(server)
+    // Another collection holds the lease (as a gc of another instance would) ...
+    const other = new SQL(server.recordsEnv.TRELLIS_DATABASE_URL!, { max: 1 })
+    const held = await other.reserve()
+    expect((await held.unsafe(`SELECT pg_try_advisory_lock(hashtext('gc')) AS got`))[0].got).toBe(true)
+    // ... so neither this server (the command goes through it) nor a command on another data directory collects.
+    for (const dataDir of [server.dataDir, dir('trellis-pg-other-instance-')]) {
+      const refused = await trellis(['gc'], dataDir, server.recordsEnv)
+      expect([refused.code, refused.stderr]).toEqual([1, 'trellis gc: another trellis gc is collecting from these records: run it again once that one is done\n'])
+    }
+    await held.unsafe(`SELECT pg_advisory_unlock(hashtext('gc'))`)
+    held.release()
+    await other.close()
+    const done = await trellis(['gc'], server.dataDir, server.recordsEnv)
+    expect(done.code).toBe(0)
+    expect(done.json).toMatchObject({ removed: 0, dry_run: false })
+  }, 60_000)
+})
+
 describe('a database that cannot be used at start', () => {
   const start = async (databaseUrl: string) => {
     const run = Bun.spawn([process.execPath, 'src/main.ts', '--port', '0', '--data-dir', dir('trellis-pgfault-'), '--database-url', databaseUrl], { stdout: 'pipe', stderr: 'pipe' })

@@ -16,8 +16,17 @@ export async function runOperation(access: DataAccess, command: string, args: st
       let blocks = 0
       return access.content.importCar(fileChunks(args[0]!), () => progress('blocks', ++blocks))
     }
-    case 'gc':
-      return access.content.collect(() => access.cids(), { dryRun: args.includes('--dry-run'), progress })
+    case 'gc': {
+      // One collection at a time over shared records (PostgreSQL, several instances); the embedded store's lock on the
+      // data directory already makes it so.
+      const lease = await access.lease('gc')
+      if (!lease) throw new Error('another trellis gc is collecting from these records: run it again once that one is done')
+      try {
+        return await access.content.collect(() => access.cids(), { dryRun: args.includes('--dry-run'), progress })
+      } finally {
+        await lease.release()
+      }
+    }
     default:
       throw new Error(`unknown operation ${command}`)
   }

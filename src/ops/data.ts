@@ -11,7 +11,7 @@ import type { ContentStore } from '../content/store.ts'
 import type { Records } from '../store/stores.ts'
 import type { Inconsistency } from '../store/ledger-audit.ts'
 import { openCopy } from '../store/open.ts'
-import { OccupiedDatabase } from '../store/records.ts'
+import { OccupiedDatabase, type Lease } from '../store/records.ts'
 import { tightenTree } from '../store/permissions.ts'
 import { newerSchema } from '../store/migrations/index.ts'
 import { VERSION } from '../version.ts'
@@ -36,6 +36,8 @@ export interface DataAccess {
   inconsistencies(): Promise<Inconsistency[]>
   /** The server key (kept in the data directory, or with the records in PostgreSQL). */
   secret(): Promise<Uint8Array>
+  /** A lease on the records (records.lease): null while another process holds it. */
+  lease(name: string): Promise<Lease | null>
 }
 
 export interface Manifest {
