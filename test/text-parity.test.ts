@@ -156,6 +156,28 @@ describe('text on a database whose default collation is not bytewise (ICU en-US)
   })
 })
 
+describe('a lone surrogate (no Unicode character) in text a request carries', () => {
+  test('is stored as U+FFFD on both engines, in tags as in every other field (PostgreSQL refused a feed whose tags held one)', async () => {
+    const answers: Record<string, unknown> = {}
+    for (const [engine, url] of engines()) {
+      const owner = newWallet()
+      const feed = await call(url, 'POST', '/v1/feeds', { wallet: owner, rawBody: '{"name":"a\\ud800","description":"\\udc00b","tags":["\\ud800","x\\udfff"]}' })
+      expect(feed.status).toBe(201)
+      const entry = await call(url, 'POST', `/v1/feeds/${feed.body.id}/entries`, { wallet: owner, rawBody: '{"content_base64":"aGk=","mime_type":"text/plain","title":"\\ud800","metadata":"\\udbff","tags":["\\udfff"]}' })
+      expect(entry.status).toBe(201)
+      const again = (await call(url, 'GET', `/v1/feeds/${feed.body.id}/entries/${entry.body.id}`)).body
+      const ownerId = feed.body.owner_id
+      answers[engine] = {
+        feed: [feed.body.name, feed.body.description, feed.body.tags],
+        entry: [again.title, again.metadata, again.tags],
+        tagged: (await call(url, 'GET', `/v1/feeds?owner_id=${ownerId}&tags=${encodeURIComponent('x\uFFFD')}`)).body.data.length,
+      }
+    }
+    expect(answers.sqlite).toEqual({ feed: ['a\uFFFD', '\uFFFDb', ['\uFFFD', 'x\uFFFD']], entry: ['\uFFFD', '\uFFFD', ['\uFFFD']], tagged: 1 })
+    expect(answers.postgres).toEqual(answers.sqlite)
+  })
+})
+
 // ——— NUL ———
 
 interface Fixtures { owner: Wallet; feedId: string; entryId: string; walletId: string; categoryId: string; linkId: string }

@@ -5,6 +5,14 @@
 /** Lower case as SQL lower() makes it on either engine: A-Z only ('É' stays 'É', as in the feed_tags rows). */
 export const sqlLower = (text: string): string => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase())
 
+/**
+ * A list of strings as the JSON text a column keeps (tags). Each string is stored as any text column stores one: a
+ * lone surrogate (no Unicode character; a JSON body may carry one as "\ud800") becomes U+FFFD, as the UTF-8 of every
+ * other column makes it on both engines. JSON.stringify would keep it as an escape, which SQLite keeps and
+ * PostgreSQL's jsonb (the feed_tags triggers) refuses.
+ */
+export const textListJson = (list: readonly string[]): string => JSON.stringify(list.map((text) => text.toWellFormed()))
+
 /** U+0000, which PostgreSQL's text cannot hold: no request may store it, on either engine (the same answer on both). */
 export const NUL = '\u0000'
 

@@ -1,6 +1,6 @@
 import { join, q, type Query, type Sql } from './query.ts'
 import { patchRow } from './patch.ts'
-import { sqlLower } from '../lib/text.ts'
+import { sqlLower, textListJson } from '../lib/text.ts'
 import type { FeedRecord } from '../models/records.ts'
 
 export interface FeedFilter {
@@ -59,12 +59,12 @@ export function feedStore(sql: Sql, dialect: 'sqlite' | 'postgres'): FeedStore {
     activeCountOf: async (ownerId) => Number((await sql.get<{ n: number }>(q`SELECT COUNT(*) AS n FROM feeds WHERE owner_id = ${ownerId} AND is_active = 1`))!.n),
     async insert(row) {
       await sql.run(q`INSERT INTO feeds (id, owner_id, category_id, name, description, image_cid, tags, created_at, updated_at)
-        VALUES (${row.id}, ${row.owner_id}, ${row.category_id}, ${row.name}, ${row.description}, ${row.image_cid}, ${JSON.stringify(row.tags)}, ${row.now}, ${row.now})`)
+        VALUES (${row.id}, ${row.owner_id}, ${row.category_id}, ${row.name}, ${row.description}, ${row.image_cid}, ${textListJson(row.tags)}, ${row.now}, ${row.now})`)
     },
     update(id, patch, now) {
       const { tags, is_active, ...rest } = patch
       const values: Record<string, string | number | null> = { ...rest }
-      if (tags !== undefined) values.tags = JSON.stringify(tags)
+      if (tags !== undefined) values.tags = textListJson(tags)
       if (is_active !== undefined) values.is_active = is_active ? 1 : 0
       return patchRow(sql, 'feeds', id, values, now)
     },
