@@ -21,12 +21,12 @@ const COMMANDS: Record<string, Syntax> = {
   'verify-ledger': {},
   healthcheck: {},
   backup: { positionals: true },
-  restore: { positionals: true },
+  restore: { own: { 'replace-nul': 'boolean' }, positionals: true },
   verify: {},
   'export-car': { own: { out: 'string' }, positionals: true },
   'import-car': { positionals: true },
   gc: { own: { 'dry-run': 'boolean' } },
-  'migrate-to-postgres': {},
+  'migrate-to-postgres': { own: { 'replace-nul': 'boolean' } },
   help: { bare: true },
   version: { bare: true },
 }
@@ -57,7 +57,7 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
   const values: Record<string, string | undefined> = { ...env }
   const fromFlag = new Map<string, string>() // environment variable → the flag that set it
   let out: string | undefined
-  let dryRun = false
+  const switches: string[] = [] // the command's own boolean options, handed on after its arguments (`--dry-run`)
   const positionals: string[] = []
   for (const token of tokens) {
     if (token.kind === 'positional') {
@@ -70,7 +70,7 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
     if (!type) throw new ConfigError(`unknown option ${token.rawName} for trellis ${name} (see trellis --help)`)
     if (type === 'boolean') {
       if (token.value !== undefined) throw new ConfigError(`${token.rawName} takes no value`)
-      if (token.name === 'dry-run') dryRun = true
+      if (!switches.includes(`--${token.name}`)) switches.push(`--${token.name}`)
       continue
     }
     // `--data-dir --port 1` is a missing value, not a directory named --port (a value may follow `=`).
@@ -93,7 +93,7 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
     throw error
   }
   if ((DATA_COMMANDS as readonly string[]).includes(name)) {
-    return { kind: 'data', command: name as DataCommand, config, args: dryRun ? [...positionals, '--dry-run'] : positionals, out }
+    return { kind: 'data', command: name as DataCommand, config, args: [...positionals, ...switches], out }
   }
   return { kind: name as 'serve' | 'verify-ledger' | 'healthcheck', config }
 }

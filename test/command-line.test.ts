@@ -66,6 +66,9 @@ describe('flags and commands', () => {
     expect(refusal(['--port', '1', 'extra'])).toBe('trellis serve takes no argument "extra" (see trellis --help)')
 
     expect(parseCommand(['gc', '--dry-run', '--data-dir', '/d'], {})).toMatchObject({ kind: 'data', command: 'gc', args: ['--dry-run'], config: { dataDir: '/d' } })
+    expect(parseCommand(['restore', '--replace-nul', '/b', '--database-url', 'postgres://db/m'], {})).toMatchObject({ kind: 'data', command: 'restore', args: ['/b', '--replace-nul'] })
+    expect(parseCommand(['migrate-to-postgres', '--replace-nul'], {})).toMatchObject({ kind: 'data', command: 'migrate-to-postgres', args: ['--replace-nul'] })
+    expect(refusal(['backup', '/b', '--replace-nul'])).toBe('unknown option --replace-nul for trellis backup (see trellis --help)')
     expect(parseCommand(['export-car', 'bafy1', '--out=x.car', 'bafy2', '--port', '9'], {})).toMatchObject({ kind: 'data', command: 'export-car', args: ['bafy1', 'bafy2'], out: 'x.car', config: { port: 9 } })
     expect(parseCommand(['backup', '--', '-odd-name'], {})).toMatchObject({ kind: 'data', command: 'backup', args: ['-odd-name'] })
     expect(parseCommand(['verify-ledger', '--network', 'base'], {})).toMatchObject({ kind: 'verify-ledger', config: { network: { name: 'base' } } })

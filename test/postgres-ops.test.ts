@@ -8,7 +8,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { startTestServer, tempDir, trellis, type TestServer } from '../dev/server.ts'
 import { emptyDatabase, postgresForTest } from '../dev/test-database.ts'
 import { withRecords } from '../dev/records-sql.ts'
-import { b64, call, createEntry, createFeed, newWallet } from '../dev/api.ts'
+import { b64, call, createEntry, createFeed, expectError, newWallet } from '../dev/api.ts'
 
 let postgres: Awaited<ReturnType<typeof postgresForTest>>
 const servers: TestServer[] = []
@@ -171,6 +171,116 @@ describe('gc with records in PostgreSQL', () => {
     expect(done.code).toBe(0)
     expect(done.json).toMatchObject({ removed: 0, dry_run: false })
   }, 60_000)
+})
+
+describe('text an older Trellis stored with NUL (U+0000), which PostgreSQL cannot hold', () => {
+  /** What a client sees of a feed and its entries: the feed, each entry, each entry's bytes and their type, a tag filter. */
+  async function served(url: string, feedId: string, tag: string) {
+    const feed = (await call(url, 'GET', `/v1/feeds/${feedId}`)).body
+    const entries = (await call(url, 'GET', `/v1/feeds/${feedId}/entries?page_size=100`)).body.data as Array<{ id: string }>
+    const content: Record<string, [string | null, string]> = {}
+    for (const e of entries) {
+      const reply = await fetch(`${url}/v1/feeds/${feedId}/entries/${e.id}/content`)
+      content[e.id] = [reply.headers.get('content-type'), await reply.text()]
+    }
+    const tagged = (await call(url, 'GET', `/v1/feeds?owner_id=${feed.owner_id}&tags=${tag}`)).body.data.map((f: { id: string }) => f.id)
+    return { feed, entries, content, tagged }
+  }
+
+  test('migrate-to-postgres carries a media type over as it is served, and leaves out the lookup row of a tag no request can ask for', async () => {
+    const embedded = await startTestServer({}, { embedded: true })
+    servers.push(embedded)
+    const owner = newWallet()
+    const feed = await createFeed(embedded.url, owner, { name: 'legacy', tags: ['keep'] })
+    const html = await createEntry(embedded.url, owner, feed.id, { content_base64: b64('<b>hi</b>'), mime_type: 'text/html' })
+    const plain = await createEntry(embedded.url, owner, feed.id, { content_base64: b64('hello') })
+    await embedded.stop()
+    // As an older Trellis accepted them: a media type with NUL (so not one: served as application/octet-stream, or
+    // as its base type when that is one) and a tag with NUL (its feed_tags row holds the NUL, the feed's JSON escapes it).
+    await withRecords(embedded, async (db) => {
+      await db.run('UPDATE entries SET mime_type = ? WHERE id = ?', ['text/html\u0000', html.id])
+      await db.run('UPDATE entries SET mime_type = ? WHERE id = ?', ['text/plain; charset=utf-8\u0000', plain.id])
+      await db.run('UPDATE feeds SET tags = ? WHERE id = ?', [JSON.stringify(['keep', 'a\u0000B']), feed.id])
+      expect(await db.all('SELECT tag_lc FROM feed_tags WHERE feed_id = ? ORDER BY tag_lc', [feed.id])).toEqual([{ tag_lc: 'a\u0000b' }, { tag_lc: 'keep' }])
+    })
+    await embedded.restart()
+    const before = await served(embedded.url, feed.id, 'keep')
+    expect(before.content).toEqual({ [html.id]: ['application/octet-stream', '<b>hi</b>'], [plain.id]: ['text/plain; charset=utf-8', 'hello'] })
+    expect(before.feed.tags).toEqual(['keep', 'a\u0000B'])
+    expect(before.tagged).toEqual([feed.id])
+    await embedded.stop()
+
+    const url = await emptyDatabase(postgres.adminUrl)
+    const moved = await trellis(['migrate-to-postgres', '--database-url', url], embedded.dataDir)
+    expect(moved.stderr).toStartWith('trellis migrate-to-postgres: done in')
+    expect(moved.code).toBe(0)
+    expect(moved.json.verify.ok).toBe(true)
+    expect([...moved.json.changed_text].sort()).toEqual([
+      `entries.mime_type of the entries row id "${html.id}": stored as "application/octet-stream", the type it is served as`,
+      `entries.mime_type of the entries row id "${plain.id}": stored as "text/plain", the type it is served as`,
+      `feed_tags.tag_lc of the feed_tags row tag_lc "a\\u0000b", feed_id "${feed.id}": not copied (a tag with NUL cannot be asked for; the feed keeps it)`,
+    ].sort())
+
+    const onPostgres = await startTestServer({ TRELLIS_DATABASE_URL: url })
+    servers.push(onPostgres)
+    const after = await served(onPostgres.url, feed.id, 'keep')
+    // The same bytes, with the same types, the same feed and tag filter; the entries' records now name the type served.
+    expect(after.content).toEqual(before.content)
+    expect(after.feed).toEqual(before.feed)
+    expect(after.tagged).toEqual(before.tagged)
+    const stored: Record<string, string> = { [html.id]: 'application/octet-stream', [plain.id]: 'text/plain' }
+    expect(after.entries).toEqual(before.entries.map((e) => ({ ...e, mime_type: stored[e.id] })))
+    expectError(await call(onPostgres.url, 'GET', `/v1/feeds?tags=${encodeURIComponent('a\u0000b')}`), 400, 'INVALID_PARAMETER')
+  }, 120_000)
+
+  test('any other such text refuses the move, naming each value, before anything is loaded; --replace-nul stores U+FFFD for each NUL', async () => {
+    const embedded = await startTestServer({}, { embedded: true })
+    servers.push(embedded)
+    const owner = newWallet()
+    const feed = await createFeed(embedded.url, owner, { name: 'named' })
+    const entry = await createEntry(embedded.url, owner, feed.id, { title: 'titled' })
+    await embedded.stop()
+    await withRecords(embedded, async (db) => {
+      await db.run('UPDATE entries SET title = ? WHERE id = ?', ['a\u0000b', entry.id])
+      await db.run('UPDATE feeds SET name = ? WHERE id = ?', ['\u0000name', feed.id])
+    })
+    const backupDir = `${dir('trellis-nulbackup-')}/b`
+    expect((await trellis(['backup', backupDir], embedded.dataDir)).code).toBe(0)
+
+    const url = await emptyDatabase(postgres.adminUrl)
+    const refused = await trellis(['migrate-to-postgres', '--database-url', url], embedded.dataDir)
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toBe(`trellis migrate-to-postgres: the data directory ${embedded.dataDir} holds 2 text values with a NUL character (U+0000), which PostgreSQL cannot store: `
+      + `feeds.name of the feeds row id "${feed.id}"; entries.title of the entries row id "${entry.id}". Nothing was loaded. Run migrate-to-postgres again with --replace-nul `
+      + `to store each NUL as U+FFFD (�) in PostgreSQL (${embedded.dataDir} keeps them as they are), or change those values first.\n`)
+    const target = new SQL(url, { max: 1 })
+    try {
+      expect(await target`SELECT (SELECT COUNT(*) FROM feeds)::int AS feeds, (SELECT COUNT(*) FROM wallets)::int AS wallets`).toEqual([{ feeds: 0, wallets: 0 }])
+    } finally {
+      await target.close()
+    }
+    // A backup of it, restored into PostgreSQL: the same refusal, in a restore's words.
+    const restoreRefused = await trellis(['restore', backupDir, '--database-url', await emptyDatabase(postgres.adminUrl)], dir('trellis-nulrestore-'))
+    expect(restoreRefused.code).toBe(1)
+    expect(restoreRefused.stderr).toContain(`trellis restore: the backup ${backupDir} holds 2 text values with a NUL character (U+0000), which PostgreSQL cannot store: feeds.name of the feeds row id "${feed.id}"; entries.title of the entries row id "${entry.id}"`)
+    expect(restoreRefused.stderr).toContain('Run the restore again with --replace-nul')
+    expect((await trellis(['restore', backupDir, '--replace-nul'], dir('trellis-nulrestore-'))).stderr).toContain('--replace-nul is for a restore into PostgreSQL')
+
+    const replaced = await trellis(['migrate-to-postgres', '--database-url', url, '--replace-nul'], embedded.dataDir)
+    expect(replaced.stderr).toStartWith('trellis migrate-to-postgres: done in')
+    expect(replaced.code).toBe(0)
+    expect(replaced.json.changed_text).toEqual([
+      `feeds.name of the feeds row id "${feed.id}": stored with U+FFFD for each NUL`,
+      `entries.title of the entries row id "${entry.id}": stored with U+FFFD for each NUL`,
+    ])
+    const onPostgres = await startTestServer({ TRELLIS_DATABASE_URL: url })
+    servers.push(onPostgres)
+    expect((await call(onPostgres.url, 'GET', `/v1/feeds/${feed.id}`)).body.name).toBe('\uFFFDname')
+    expect((await call(onPostgres.url, 'GET', `/v1/feeds/${feed.id}/entries/${entry.id}`)).body.title).toBe('a\uFFFDb')
+    const restored = await trellis(['restore', backupDir, '--database-url', await emptyDatabase(postgres.adminUrl), '--replace-nul'], dir('trellis-nulrestore-'))
+    expect(restored.code).toBe(0)
+    expect(restored.json.changed_text).toEqual(replaced.json.changed_text)
+  }, 120_000)
 })
 
 describe('a database that cannot be used at start', () => {

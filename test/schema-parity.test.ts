@@ -130,12 +130,13 @@ test('both engines list the same migrations: versions and names', () => {
 describe('the schema after the migrations', () => {
   let sqlite: Schema
   let pg: Schema
+  let sql: SQL
 
   beforeAll(async () => {
     const db = openDb(join(dir, 'trellis.db'))
     sqlite = sqliteSchema(db)
     db.close()
-    const sql = await freshDatabase('parity')
+    sql = await freshDatabase('parity')
     expect(await migratePostgres(sql, 'parity')).toBe(SCHEMA_VERSION)
     pg = await postgresSchema(sql)
   })
@@ -157,6 +158,13 @@ describe('the schema after the migrations', () => {
     expect(pg.indexes.find((i) => i.name === 'payments_one_pending_purchase')).toEqual({
       name: 'payments_one_pending_purchase', table: 'payments', columns: ['payer_lc', 'entry_id', 'pending_slot'], unique: true, where: "status='pending'",
     })
+  })
+
+  test('every text column compares by bytes (collation "C"), as SQLite\'s BINARY does, whatever the database\'s default', async () => {
+    const columns = await sql`SELECT table_name || '.' || column_name AS name, collation_name AS collation FROM information_schema.columns
+      WHERE table_schema = 'public' AND data_type = 'text' ORDER BY 1`
+    expect(columns.length).toBeGreaterThan(70)
+    expect(columns.filter((c: { collation: string | null }) => c.collation !== 'C')).toEqual([])
   })
 
   test('the same triggers, on the same tables and events', () => {

@@ -48,7 +48,8 @@ Usage: trellis [serve] [options]
                                          2: the database cannot be used; 3: the chain could not be read)
        trellis backup <dir> [options]    a consistent backup (database, content as a CAR file, key) into a
                                          new or empty directory; a running server makes it while it serves
-       trellis restore <dir> [options]   a backup into a new or empty data directory (the server stopped)
+       trellis restore <dir> [options]   a backup into a new or empty data directory (the server stopped), or
+                                         with --database-url into a PostgreSQL database that holds no market yet
        trellis verify [options]          the database is sound, every entry's and cover's blocks are present
                                          and hash to their CIDs, the totals equal the ledger (exit 0 / 1)
        trellis healthcheck [options]     exit 0 when the server on --host/--port answers /health (for containers)
@@ -64,6 +65,8 @@ Usage: trellis [serve] [options]
        trellis help                      this help (same as --help)
 
 Options of export-car and gc only: --out <file.car> (export-car), --dry-run (gc: list, remove nothing).
+Option of restore (into PostgreSQL) and migrate-to-postgres only: --replace-nul stores each NUL (U+0000) of text an
+older Trellis kept, which PostgreSQL cannot hold, as U+FFFD; without it such text refuses the move, naming each value.
 An unknown option, a missing value or a bad one stops with one line naming it (exit 2).
 
 Options of every command (flag = environment variable; flags win):

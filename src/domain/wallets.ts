@@ -6,11 +6,13 @@ import { isUuid } from '../lib/ids.ts'
 import { fail } from './errors.ts'
 import type { Signer } from './auth.ts'
 import { nowSeconds } from '../lib/clock.ts'
+import { NUL } from '../lib/text.ts'
 
 const USERNAME = /^[A-Za-z0-9]{3,50}$/
 
 function validPictureUrl(value: string): boolean {
-  if (value.length > 2048) return false
+  // The URL parser would percent-encode a NUL; the value is stored as given, and no text column may hold one.
+  if (value.length > 2048 || value.includes(NUL)) return false
   try {
     const url = new URL(value)
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== ''

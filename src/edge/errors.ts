@@ -2,6 +2,7 @@
 import { Elysia, ValidationError } from 'elysia'
 import { DomainError } from '../domain/errors.ts'
 import { isStoreUnavailable } from '../lib/unavailable.ts'
+import { holdsNul } from '../lib/text.ts'
 
 export const STATUS: Record<string, number> = {
   INVALID_AUTH_HEADERS: 400, INVALID_PARAMETER: 400, INVALID_WALLET_ID: 400, INVALID_JSON: 400, invalid_request: 400,
@@ -27,10 +28,14 @@ export const errorResponse = (code: string, error: string, details?: string) =>
 
 export const shapeB = (message: string, field: string) => json(400, { error: 'invalid_request', message, details: { field } })
 
-/** The first failing field of a TypeBox validation error, as a name and a one-line reason. */
+/**
+ * The first failing field of a TypeBox validation error, as a name and a one-line reason. A string (or list of them)
+ * holding NUL is refused for that, whatever else its schema says (models/common.ts noNul): the reason names it.
+ */
 export function describeValidation(error: ValidationError): { field: string; message: string } {
   const first = error.valueError
   const field = (first?.path ?? '').replace(/^\//, '').replace(/\//g, '.') || error.type
+  if ((typeof first?.value === 'string' || Array.isArray(first?.value)) && holdsNul(first.value)) return { field, message: `${field} must not contain NUL (U+0000)` }
   const reason = first?.schema?.error ?? first?.message ?? 'is invalid'
   return { field, message: field ? `${field}: ${String(reason).toLowerCase()}` : String(reason) }
 }

@@ -1,5 +1,5 @@
 import { Type as t, type Static } from '@sinclair/typebox'
-import { Nullable, UnixSeconds } from './common.ts'
+import { Nullable, Text, UnixSeconds } from './common.ts'
 
 export const AccessLink = t.Object({
   id: t.String({ description: 'UUID' }),
@@ -21,6 +21,6 @@ export type AccessLink = Static<typeof AccessLink>
 export const CreateAccessLink = t.Object({
   expires_at: t.Optional(Nullable(t.Integer({ description: 'Unix seconds in the future; default 24 hours from now' }))),
   max_uses: t.Optional(Nullable(t.Integer({ minimum: 1, description: 'default unlimited' }))),
-  description: t.Optional(Nullable(t.String({ maxLength: 1000 }))),
+  description: t.Optional(Nullable(Text({ maxLength: 1000 }))),
 }, { 'x-field-codes': { expires_at: 'INVALID_EXPIRES_AT' } })
 export type CreateAccessLink = Static<typeof CreateAccessLink>

@@ -1,5 +1,5 @@
 import { Type as t, type Static } from '@sinclair/typebox'
-import { Nullable, UnixSeconds } from './common.ts'
+import { Nullable, Text, UnixSeconds } from './common.ts'
 
 export const Category = t.Object({
   id: t.String({ description: 'UUID' }),
@@ -12,9 +12,9 @@ export const Category = t.Object({
 }, { description: 'A category' })
 export type Category = Static<typeof Category>
 
-const Name = t.String({ minLength: 1, maxLength: 100, pattern: '\\S' })
-const IconUrl = Nullable(t.String({ maxLength: 2048, pattern: '^https?://' }))
-const Description = Nullable(t.String({ maxLength: 2000 }))
+const Name = Text({ minLength: 1, maxLength: 100, pattern: '\\S' })
+const IconUrl = Nullable(Text({ maxLength: 2048, pattern: '^https?://' }))
+const Description = Nullable(Text({ maxLength: 2000 }))
 
 export const CreateCategory = t.Object({ name: Name, description: t.Optional(Description), icon_url: t.Optional(IconUrl) })
 export type CreateCategory = Static<typeof CreateCategory>

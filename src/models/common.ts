@@ -1,7 +1,7 @@
 // The vocabulary shared by every layer: what a resource looks like on the wire, as one TypeBox schema each. The
 // routes validate and document with these, the domain takes their Static types, the stores return records typed
 // from them. This folder holds schemas only (no rules) and imports nothing but TypeBox, so any layer may use it.
-import { Type as t, type TSchema } from '@sinclair/typebox'
+import { Type as t, type StringOptions, type TSchema } from '@sinclair/typebox'
 
 export const UnixSeconds = (description = 'Unix seconds') => t.Integer({ description, examples: [1767225600] })
 export const Money = (description = 'USDC in its smallest unit (1000000 = 1 USDC), as a decimal string') =>
@@ -9,8 +9,15 @@ export const Money = (description = 'USDC in its smallest unit (1000000 = 1 USDC
 /** A count that the hosted service sends as a decimal string (leaderboards). */
 export const CountText = (description?: string) => t.String({ pattern: '^[0-9]+$', description, examples: ['12'] })
 export const Address = (description = '0x address') => t.String({ pattern: '^0x[0-9a-fA-F]{40}$', description })
+/**
+ * A pattern for text a request stores or looks up: no NUL (U+0000). PostgreSQL's text cannot hold it, so it is refused
+ * on every engine alike (400, in the route's error shape; edge/errors.ts names the rule). With `more`, also that pattern.
+ */
+export const noNul = (more?: string): string => (more ? `^(?![\\s\\S]*\\u0000)[\\s\\S]*?(?:${more})` : '^[^\\u0000]*$')
+/** A string of a request that is stored or looked up: no NUL (see noNul). */
+export const Text = (options: StringOptions = {}) => t.String({ ...options, pattern: noNul(options.pattern) })
 export const TagList = (options: { error?: string } = {}) =>
-  t.Array(t.String({ minLength: 1, maxLength: 100 }), { maxItems: 20, description: 'at most 20 tags of 1-100 characters', ...options })
+  t.Array(Text({ minLength: 1, maxLength: 100 }), { maxItems: 20, description: 'at most 20 tags of 1-100 characters', ...options })
 /** A nullable value, written `T | null`. */
 export const Nullable = <T extends TSchema>(schema: T, options: { description?: string; error?: string } = {}) => t.Union([schema, t.Null()], options)
 

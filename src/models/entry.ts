@@ -1,5 +1,5 @@
 import { Type as t, type Static } from '@sinclair/typebox'
-import { Money, Nullable, TagList, UnixSeconds } from './common.ts'
+import { Money, Nullable, TagList, Text, UnixSeconds } from './common.ts'
 
 export const MAX_CONTENT_BASE64_CHARS = 50 * 1024 * 1024
 
@@ -44,9 +44,9 @@ export type Price = Static<typeof Price>
 export const CreateEntry = t.Object({
   content_base64: t.String({ description: 'the content in base64, at most 50 MB of base64 text' }),
   mime_type: t.String({ description: `one of ${SUPPORTED_MIME_TYPES.join(', ')}` }),
-  title: t.Optional(Nullable(t.String({ maxLength: 500 }))),
-  description: t.Optional(Nullable(t.String({ maxLength: 10_000 }))),
-  metadata: t.Optional(Nullable(t.String({ maxLength: 10_000, description: 'opaque text, usually JSON' }))),
+  title: t.Optional(Nullable(Text({ maxLength: 500 }))),
+  description: t.Optional(Nullable(Text({ maxLength: 10_000 }))),
+  metadata: t.Optional(Nullable(Text({ maxLength: 10_000, description: 'opaque text, usually JSON' }))),
   tags: t.Optional(TagList()),
   is_free: t.Optional(t.Boolean({ description: 'default true' })),
   price: t.Optional(Nullable(Price)),

@@ -36,8 +36,8 @@ function operationArgs(command: DataCommand, args: string[], out: string | undef
       need(args.length === 1, 'backup <directory>')
       return [resolve(args[0]!)]
     case 'restore':
-      need(args.length === 1, 'restore <backup directory> [--data-dir <empty directory>]')
-      return [resolve(args[0]!)]
+      need(args.filter((arg) => arg !== '--replace-nul').length === 1, 'restore <backup directory> [--data-dir <empty directory> | --database-url <url> [--replace-nul]]')
+      return [resolve(args[0]!), ...args.slice(1)]
     case 'export-car':
       need(args.length >= 1 && out !== undefined, 'export-car <cid>... --out <file.car>')
       return [resolve(out!), ...args]
@@ -51,8 +51,8 @@ function operationArgs(command: DataCommand, args: string[], out: string | undef
       need(args.every((arg) => arg === '--dry-run'), 'gc [--dry-run]')
       return args
     case 'migrate-to-postgres':
-      need(args.length === 0, 'migrate-to-postgres --data-dir <dir> --database-url <postgres://…>')
-      return []
+      need(args.every((arg) => arg === '--replace-nul'), 'migrate-to-postgres --data-dir <dir> --database-url <postgres://…> [--replace-nul]')
+      return args
   }
 }
 
@@ -71,7 +71,7 @@ async function runOffline(config: Config, command: DataCommand, args: string[], 
 }
 
 /** A backup into the configured PostgreSQL (which holds no market yet): records, key, then content. */
-async function restoreIntoConfigured(config: Config, backupDir: string, progress: Progress): Promise<unknown> {
+async function restoreIntoConfigured(config: Config, backupDir: string, progress: Progress, replaceNul: boolean): Promise<unknown> {
   await using opened = new AsyncDisposableStack()
   const records = await openDataRecords(config)
   opened.defer(() => records.close())
@@ -79,7 +79,7 @@ async function restoreIntoConfigured(config: Config, backupDir: string, progress
   opened.defer(() => content.close())
   const scratch = mkdtempSync(join(tmpdir(), 'trellis-restore-'))
   opened.defer(() => rmSync(scratch, { recursive: true, force: true }))
-  return await restoreIntoDatabase(backupDir, { name: await recordsName(recordsPlace(config)), records, content, scratch: join(scratch, 'schema.db') }, progress)
+  return await restoreIntoDatabase(backupDir, { name: await recordsName(recordsPlace(config)), records, content, scratch: join(scratch, 'schema.db') }, progress, { replaceNul })
 }
 
 /** The command's exit code: 0 done (verify: sound), 1 failed (verify: problems found), 2 bad usage. */
@@ -98,10 +98,13 @@ export async function runDataCommand(config: Config, command: DataCommand, posit
   const started = performance.now()
   try {
     let result: unknown
+    const replaceNul = args.includes('--replace-nul')
     if (command === 'migrate-to-postgres') {
-      result = await migrateToPostgres(config, progress)
+      result = await migrateToPostgres(config, progress, { replaceNul })
     } else if (command === 'restore' && config.databaseUrl) {
-      result = await restoreIntoConfigured(config, args[0]!, progress)
+      result = await restoreIntoConfigured(config, args[0]!, progress, replaceNul)
+    } else if (command === 'restore' && replaceNul) {
+      throw new Error('--replace-nul is for a restore into PostgreSQL (--database-url): a data directory keeps text as it is')
     } else if (command === 'restore') {
       result = await restore(args[0]!, config.dataDir, (dir) => openDataContent({ ...config, dataDir: dir }), progress)
     } else if (lockHolder(config.dataDir) !== null) {

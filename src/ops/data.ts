@@ -11,7 +11,8 @@ import type { ContentStore } from '../content/store.ts'
 import type { Records } from '../store/stores.ts'
 import type { Inconsistency } from '../store/ledger-audit.ts'
 import { openCopy } from '../store/open.ts'
-import { OccupiedDatabase, type Lease } from '../store/records.ts'
+import { OccupiedDatabase, UnloadableText, type Lease, type NulPolicy, type NulText } from '../store/records.ts'
+import { safeMediaType } from '../domain/media-type.ts'
 import { tightenTree } from '../store/permissions.ts'
 import { newerSchema } from '../store/migrations/index.ts'
 import { VERSION } from '../version.ts'
@@ -163,16 +164,63 @@ export interface RestoreTarget {
   scratch: string
 }
 
-/** Restores a backup into a database holding no market yet: the records in one transaction, the key, then the content. */
-export async function restoreIntoDatabase(backupDir: string, target: RestoreTarget, progress: Progress): Promise<Manifest> {
+/**
+ * Text with NUL (U+0000), which an embedded database may hold from an older Trellis and PostgreSQL's text cannot, on
+ * its way into PostgreSQL. Carried over where what is served stays the same: a stored media type is served as
+ * safeMediaType makes it (a NUL never passes), so it is stored as that; a tag with NUL can never be asked for (a NUL in
+ * a query is refused), so its lookup row (feed_tags) is left out while the feed keeps the tag (in its JSON, the NUL
+ * escaped). Anything else is served as stored, which PostgreSQL cannot do: with `replaceNul` each NUL becomes U+FFFD,
+ * else the load is refused.
+ */
+export function nulPolicy(replaceNul: boolean): NulPolicy {
+  return ({ table, column, value }) => {
+    if (table === 'entries' && column === 'mime_type') return safeMediaType(value)
+    if (table === 'feed_tags') return 'drop'
+    return replaceNul ? value.replaceAll('\u0000', '\uFFFD') : null
+  }
+}
+
+/** `entries.title of entries id "…"`: a value of a copy, as an operator finds it. */
+const placeOf = (text: NulText) => {
+  const key = Object.entries(text.key).map(([column, value]) => `${column} ${JSON.stringify(typeof value === 'bigint' ? Number(value) : value)}`).join(', ')
+  return `${text.table}.${text.column} of the ${text.table} row ${key}`
+}
+
+/** What a load did with each NUL it carried over, for the command's answer. */
+const changedText = (carried: Array<{ text: NulText; stored: string | 'drop' }>) => carried.map(({ text, stored }) =>
+  stored === 'drop' ? `${placeOf(text)}: not copied (a tag with NUL cannot be asked for; the feed keeps it)`
+    : text.column === 'mime_type' ? `${placeOf(text)}: stored as ${JSON.stringify(stored)}, the type it is served as`
+      : `${placeOf(text)}: stored with U+FFFD for each NUL`)
+
+/** The refusal of a load whose text PostgreSQL cannot store: every value (the first 20), and `fix`. */
+export function unloadable(error: UnloadableText, holder: string, fix: string): Error {
+  const shown = error.values.slice(0, 20).map(placeOf)
+  const more = error.values.length > shown.length ? `, and ${error.values.length - shown.length} more` : ''
+  return new Error(`${holder} holds ${error.message}, which PostgreSQL cannot store: ${shown.join('; ')}${more}. Nothing was loaded. ${fix}`)
+}
+
+/** What a restore into a database answers: the backup's manifest, and what was changed of text PostgreSQL cannot hold. */
+export type RestoredIntoDatabase = Manifest & { changed_text?: string[] }
+
+/**
+ * Restores a backup into a database holding no market yet: the records in one transaction, the key, then the content.
+ * `replaceNul`: text with NUL that cannot be carried over as served is stored with U+FFFD for each NUL (see nulPolicy);
+ * without it such text refuses the restore, in the words of `refusal` (by default, of a restore of this backup).
+ */
+export async function restoreIntoDatabase(backupDir: string, target: RestoreTarget, progress: Progress, options: { replaceNul?: boolean; refusal?: (error: UnloadableText) => Error } = {}): Promise<RestoredIntoDatabase> {
   const manifest = await readBackup(backupDir)
   const newer = newerSchema(Math.max(manifest.schema_version ?? 0, await schemaOf(join(backupDir, 'trellis.db'))), `the backup ${backupDir}`)
   if (newer) throw new Error(newer)
   progress('database', 0)
+  let loaded
   try {
-    await target.records.upkeep.loadCopy(join(backupDir, 'trellis.db'), target.scratch)
+    loaded = await target.records.upkeep.loadCopy(join(backupDir, 'trellis.db'), target.scratch, nulPolicy(options.replaceNul ?? false))
   } catch (error) {
     if (error instanceof OccupiedDatabase) throw new Error(`${target.name} is not empty (${error.message}): restore into an empty database`)
+    if (error instanceof UnloadableText) {
+      throw options.refusal?.(error) ?? unloadable(error, `the backup ${backupDir}`,
+        'Run the restore again with --replace-nul to store each NUL as U+FFFD (�), or restore the backup into a data directory, change those values there, and move it with migrate-to-postgres.')
+    }
     throw error
   }
   const secret = readFileSync(join(backupDir, 'secret.key'), 'utf8').trim()
@@ -180,7 +228,7 @@ export async function restoreIntoDatabase(backupDir: string, target: RestoreTarg
   await target.records.transact((tx) => tx.meta.set('secret', secret))
   let blocks = 0
   await target.content.importCar(fileChunks(join(backupDir, 'content.car')), () => progress('blocks', ++blocks, manifest.counts.blocks))
-  return manifest
+  return loaded.nul.length > 0 ? { ...manifest, changed_text: changedText(loaded.nul) } : manifest
 }
 
 export interface VerifyReport {

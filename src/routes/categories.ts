@@ -4,7 +4,7 @@ import type { CategoryRecord } from '../models/records.ts'
 import type { Services } from './services.ts'
 import { booleanQuery } from './params.ts'
 import { page, pageQuery, pageSize } from './pagination.ts'
-import { Category, Page } from '../models/index.ts'
+import { Category, Page, Text } from '../models/index.ts'
 import { errors } from '../edge/openapi.ts'
 
 /** A category on the wire is its record. */
@@ -20,7 +20,7 @@ export const categoryRoutes = (s: Services) =>
       const result = page(rows, limit, s.pages, scope, (last) => ({ name: last.name, id: last.id }))
       return { data: result.data.map(categoryBody), pagination: result.pagination }
     }, {
-      query: t.Object({ ...pageQuery, search: t.Optional(t.String({ description: 'part of the name' })), is_active: t.Optional(t.String()) }),
+      query: t.Object({ ...pageQuery, search: t.Optional(Text({ description: 'part of the name' })), is_active: t.Optional(t.String()) }),
       response: { 200: Page(Category), ...errors(422) },
       detail: { summary: 'List categories', description: 'By name.' },
     })

@@ -1,10 +1,11 @@
 // /v1/feeds: create, read, update, soft delete, list.
 import { Elysia, t } from 'elysia'
-import { CreateFeed, Feed, Page, UpdateFeed } from '../models/index.ts'
+import { CreateFeed, Feed, Page, Text, UpdateFeed } from '../models/index.ts'
 import type { FeedRecord } from '../models/records.ts'
 import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
-import { fail } from '../domain/errors.ts'
+import { DomainError, fail } from '../domain/errors.ts'
+import { holdsNul } from '../lib/text.ts'
 import { booleanQuery, integerQuery, uuid } from './params.ts'
 import { jsonResponse } from '../edge/json-response.ts'
 import { serveContent } from './serve-content.ts'
@@ -57,6 +58,8 @@ export const feedRoutes = (s: Services) =>
       const beforeId = s.pages.decode<string>(scope, query.page_token)
       // Comma-separated (tags=a,b) or repeated (tags=a&tags=b, as the SDK sends them).
       const tags = [query.tags ?? []].flat().flatMap((t) => t.split(',')).map((tag) => tag.trim()).filter(Boolean)
+      // Checked here, not by the schema: Elysia cannot decode this union when a pattern refuses one of its strings.
+      if (holdsNul(tags)) throw new DomainError('INVALID_PARAMETER', 'invalid tags', 'tags must not contain NUL (U+0000)')
       const rows = await s.feeds.list({
         owner_id: query.owner_id ?? query.owner_wallet_address,
         category: query.category,
@@ -76,7 +79,7 @@ export const feedRoutes = (s: Services) =>
       query: t.Object({
         ...pageQuery,
         owner_id: t.Optional(t.String({ description: 'owner wallet id (or address)' })),
-        category: t.Optional(t.String({ description: 'category id or name' })),
+        category: t.Optional(Text({ description: 'category id or name' })),
         owner_wallet_address: t.Optional(t.String({ description: 'owner address (as the SDK sends it)' })),
         tags: t.Optional(t.Union([t.String(), t.Array(t.String())], { description: 'comma-separated or repeated; feeds with any of them' })),
         min_entries: t.Optional(t.String({ description: 'minimum active entries (default 1; 0 when owner_id or owner_wallet_address is given)' })),

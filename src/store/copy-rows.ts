@@ -44,8 +44,13 @@ export function tablesOf(db: Database): TableShape[] {
 
 const list = (names: string[]) => sqlText(names.map((name) => `"${name}"`).join(', '))
 
-/** Copies `table`'s rows (those `keep` accepts) from `from` to `to`, page by page in key order; answers how many. */
-export async function copyTable(from: Sql, to: Sql, table: TableShape, options: { keep?: (row: Record<string, unknown>) => boolean; onRows?: (n: number) => void } = {}): Promise<number> {
+type Row = Record<string, unknown>
+
+/**
+ * Copies `table`'s rows (those `keep` accepts, as `change` makes them) from `from` to `to`, page by page in key order;
+ * answers how many.
+ */
+export async function copyTable(from: Sql, to: Sql, table: TableShape, options: { keep?: (row: Row) => boolean; change?: (row: Row) => Row; onRows?: (n: number) => void } = {}): Promise<number> {
   const columns = list(table.columns)
   const key = list(table.key)
   let after: unknown[] | null = null
@@ -55,7 +60,8 @@ export async function copyTable(from: Sql, to: Sql, table: TableShape, options: 
     const rows: Record<string, unknown>[] = await from.all<Record<string, unknown>>(q`SELECT ${columns} FROM ${sqlText(`"${table.name}"`)} ${past} ORDER BY ${key} LIMIT ${PAGE}`)
     if (rows.length === 0) return copied
     after = table.key.map((column) => rows[rows.length - 1]![column])
-    const kept = options.keep ? rows.filter(options.keep) : rows
+    const filtered = options.keep ? rows.filter(options.keep) : rows
+    const kept = options.change ? filtered.map(options.change) : filtered
     if (kept.length > 0) {
       const values = join(kept.map((row) => q`(${join(table.columns.map((column) => q`${row[column]}`), ', ')})`), ', ')
       await to.run(q`INSERT INTO ${sqlText(`"${table.name}"`)} (${columns}) VALUES ${values}`)

@@ -1,5 +1,6 @@
 import { join, q, type Query, type Sql } from './query.ts'
 import type { EntryRecord } from '../models/records.ts'
+import { textListJson } from '../lib/text.ts'
 
 /** `content_key`: the key the content is sealed under (paid entries). It is kept out of EntryRecord, so no answer can carry it. */
 export type NewEntry = Omit<EntryRecord, 'is_active' | 'total_purchases' | 'total_revenue' | 'created_at' | 'updated_at'> & { content_key?: Uint8Array | null; now: number }
@@ -61,7 +62,7 @@ export function entryStore(sql: Sql): EntryStore {
     freeExpired: (now) => sql.run(q`UPDATE entries SET is_free = 1, updated_at = ${now} WHERE is_free = 0 AND expires_at IS NOT NULL AND expires_at <= ${now}`),
     async insert(e) {
       await sql.run(q`INSERT INTO entries (id, feed_id, cid, size, mime_type, title, description, metadata, tags, is_free, price, expires_at, content_key, created_at, updated_at)
-        VALUES (${e.id}, ${e.feed_id}, ${e.cid}, ${e.size}, ${e.mime_type}, ${e.title}, ${e.description}, ${e.metadata}, ${JSON.stringify(e.tags)}, ${e.is_free ? 1 : 0},
+        VALUES (${e.id}, ${e.feed_id}, ${e.cid}, ${e.size}, ${e.mime_type}, ${e.title}, ${e.description}, ${e.metadata}, ${textListJson(e.tags)}, ${e.is_free ? 1 : 0},
           ${e.price}, ${e.expires_at}, ${e.content_key ?? null}, ${e.now}, ${e.now})`)
     },
     async deactivate(id, feedId, now) {

@@ -1,5 +1,6 @@
 import { join, q, type Query, type Sql } from './query.ts'
 import { patchRow } from './patch.ts'
+import { sqlLower, textListJson } from '../lib/text.ts'
 import type { FeedRecord } from '../models/records.ts'
 
 export interface FeedFilter {
@@ -58,12 +59,12 @@ export function feedStore(sql: Sql, dialect: 'sqlite' | 'postgres'): FeedStore {
     activeCountOf: async (ownerId) => Number((await sql.get<{ n: number }>(q`SELECT COUNT(*) AS n FROM feeds WHERE owner_id = ${ownerId} AND is_active = 1`))!.n),
     async insert(row) {
       await sql.run(q`INSERT INTO feeds (id, owner_id, category_id, name, description, image_cid, tags, created_at, updated_at)
-        VALUES (${row.id}, ${row.owner_id}, ${row.category_id}, ${row.name}, ${row.description}, ${row.image_cid}, ${JSON.stringify(row.tags)}, ${row.now}, ${row.now})`)
+        VALUES (${row.id}, ${row.owner_id}, ${row.category_id}, ${row.name}, ${row.description}, ${row.image_cid}, ${textListJson(row.tags)}, ${row.now}, ${row.now})`)
     },
     update(id, patch, now) {
       const { tags, is_active, ...rest } = patch
       const values: Record<string, string | number | null> = { ...rest }
-      if (tags !== undefined) values.tags = JSON.stringify(tags)
+      if (tags !== undefined) values.tags = textListJson(tags)
       if (is_active !== undefined) values.is_active = is_active ? 1 : 0
       return patchRow(sql, 'feeds', id, values, now)
     },
@@ -83,7 +84,8 @@ export function feedStore(sql: Sql, dialect: 'sqlite' | 'postgres'): FeedStore {
       if (filter.isActive !== undefined) where.push(q`f.is_active = ${filter.isActive ? 1 : 0}`)
       if (filter.ownerId) where.push(q`f.owner_id = ${filter.ownerId}`)
       if (filter.categoryId) where.push(q`f.category_id = ${filter.categoryId}`)
-      if (filter.tags?.length) where.push(q`f.id IN (SELECT feed_id FROM feed_tags WHERE tag_lc IN (${join(filter.tags.map((tag) => q`${tag.toLowerCase()}`), ', ')}))`)
+      // tag_lc is lower(tag) as the engine's triggers make it: A-Z folded, nothing else (an É tag is found as É only).
+      if (filter.tags?.length) where.push(q`f.id IN (SELECT feed_id FROM feed_tags WHERE tag_lc IN (${join(filter.tags.map((tag) => q`${sqlLower(tag)}`), ', ')}))`)
       if (filter.createdBefore !== undefined) where.push(q`f.created_at <= ${filter.createdBefore}`)
       if (filter.createdAfter !== undefined) where.push(q`f.created_at >= ${filter.createdAfter}`)
       if (filter.beforeId) where.push(q`f.id < ${filter.beforeId}`)

@@ -15,6 +15,28 @@ export class OccupiedDatabase extends Error {
   }
 }
 
+/** A text value of a copy that holds NUL (U+0000), which PostgreSQL's text cannot: where it is, and the value. */
+export interface NulText {
+  table: string
+  column: string
+  /** The row's primary key, column by column. */
+  key: Record<string, unknown>
+  value: string
+}
+
+/**
+ * What a load into PostgreSQL does with such a value: the text to store instead, `drop` (the row is not copied), or
+ * null: it cannot be carried over, and the load is refused (UnloadableText) before anything is written.
+ */
+export type NulPolicy = (text: NulText) => string | 'drop' | null
+
+/** A copy holds text PostgreSQL cannot store and the policy carries over no other way: every such value. */
+export class UnloadableText extends Error {
+  constructor(readonly values: NulText[]) {
+    super(`${values.length} text value${values.length === 1 ? '' : 's'} with a NUL character (U+0000)`)
+  }
+}
+
 /** How durable a transaction's commit must be: `lazy` may be lost by a power cut (nonces), never reordered. */
 export type Durability = 'full' | 'lazy'
 
@@ -62,10 +84,12 @@ export interface Upkeep {
   copyTo(path: string): Promise<void>
   /**
    * Every record of a copy (a backup's trellis.db, of this or an older schema) loaded into a database that holds
-   * no market yet, in one transaction; `scratch` is a file it may use meanwhile. Where a restore copies the file
-   * instead (the embedded engine), it throws.
+   * no market yet, in one transaction; `scratch` is a file it may use meanwhile. Text with NUL, which PostgreSQL
+   * cannot hold, goes as `nul` says (each value it changed or dropped is answered); without `nul`, or where it answers
+   * null, the load is refused (UnloadableText) before anything is written. Where a restore copies the file instead
+   * (the embedded engine), it throws.
    */
-  loadCopy(path: string, scratch: string): Promise<{ rows: number }>
+  loadCopy(path: string, scratch: string, nul?: NulPolicy): Promise<{ rows: number; nul: Array<{ text: NulText; stored: string | 'drop' }> }>
 }
 
 export interface Records<Stores> {

@@ -39,12 +39,15 @@ export interface PaymentEngine {
   chain: ChainReader
 }
 
-/** Facilitator errors can be multi-line viem dumps: keep one short line. */
+/**
+ * Facilitator errors can be multi-line viem dumps: keep one short line. It is stored (a failed payment's error), so a
+ * NUL in it becomes U+FFFD: PostgreSQL's text cannot hold NUL, and both engines keep the same line.
+ */
 export function shortReason(reason: string | undefined, fallback: string): string {
   if (!reason) return fallback
   const known = /authorization is used or canceled|transfer amount exceeds balance|authorization is expired|authorization is not yet valid|invalid signature/i.exec(reason)
   if (known) return known[0].toLowerCase().replace(/ /g, '_')
-  const line = reason.split('\n').map((l) => l.trim()).find(Boolean) ?? fallback
+  const line = reason.replaceAll('\u0000', '\uFFFD').split('\n').map((l) => l.trim()).find(Boolean) ?? fallback
   return line.length > 120 ? `${line.slice(0, 117)}...` : line
 }
 

@@ -25,7 +25,7 @@ export async function migratePostgres(sql: SQL, where: string): Promise<number> 
 }
 
 async function migrateLocked(connection: ReservedSQL, where: string): Promise<number> {
-  await connection.unsafe('CREATE TABLE IF NOT EXISTS schema_migrations (version bigint PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)')
+  await connection.unsafe('CREATE TABLE IF NOT EXISTS schema_migrations (version bigint PRIMARY KEY, name text COLLATE "C" NOT NULL, applied_at bigint NOT NULL)')
   const applied = await appliedVersions(connection)
   // An older binary on a newer database would write rows the newer schema's rules (triggers, columns) do not expect.
   const newer = newerSchema(Math.max(0, ...applied), `the database ${where}`)

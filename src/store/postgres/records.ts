@@ -40,7 +40,7 @@ export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>): R
     schemaVersion: async () => Number((await sql.unsafe('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations'))[0].v),
     integrity: () => checkIndexes(sql),
     copyTo: (path) => exportToSqlite(sql, path),
-    loadCopy: (path, scratch) => importFromSqlite(sql, path, scratch),
+    loadCopy: (path, scratch, nul) => importFromSqlite(sql, path, scratch, nul),
   }
 
   return {

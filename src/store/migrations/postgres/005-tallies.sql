@@ -12,7 +12,7 @@ CREATE INDEX transactions_time ON transactions (created_at);
 
 -- Sales per feed and per buyer per day.
 CREATE TABLE feed_days (
-  feed_id text NOT NULL,
+  feed_id text COLLATE "C" NOT NULL,
   day bigint NOT NULL,
   purchases bigint NOT NULL,
   revenue numeric(78,0) NOT NULL,
@@ -21,7 +21,7 @@ CREATE TABLE feed_days (
 CREATE INDEX feed_days_day ON feed_days (day);
 
 CREATE TABLE buyer_days (
-  payer_lc text NOT NULL,
+  payer_lc text COLLATE "C" NOT NULL,
   day bigint NOT NULL,
   purchases bigint NOT NULL,
   spent numeric(78,0) NOT NULL,
@@ -32,16 +32,16 @@ CREATE INDEX buyer_days_day ON buyer_days (day);
 -- Who bought from which feed and which entry, and when last: "unique buyers in a period" is a count of the rows
 -- whose last_at falls in it.
 CREATE TABLE feed_buyers (
-  feed_id text NOT NULL,
-  payer_lc text NOT NULL,
+  feed_id text COLLATE "C" NOT NULL,
+  payer_lc text COLLATE "C" NOT NULL,
   last_at bigint NOT NULL,
   PRIMARY KEY (feed_id, payer_lc)
 );
 CREATE INDEX feed_buyers_payer ON feed_buyers (payer_lc, last_at);
 
 CREATE TABLE entry_buyers (
-  entry_id text NOT NULL,
-  payer_lc text NOT NULL,
+  entry_id text COLLATE "C" NOT NULL,
+  payer_lc text COLLATE "C" NOT NULL,
   last_at bigint NOT NULL,
   PRIMARY KEY (entry_id, payer_lc)
 );
@@ -49,21 +49,21 @@ CREATE INDEX entry_buyers_payer ON entry_buyers (payer_lc, last_at);
 
 -- Seller–buyer pairs by address.
 CREATE TABLE address_pairs (
-  pay_to_lc text NOT NULL,
-  payer_lc text NOT NULL,
+  pay_to_lc text COLLATE "C" NOT NULL,
+  payer_lc text COLLATE "C" NOT NULL,
   PRIMARY KEY (pay_to_lc, payer_lc)
 );
 
 -- Days on which an address created a feed or an entry, bought or sold.
 CREATE TABLE address_days (
-  address_lc text NOT NULL,
+  address_lc text COLLATE "C" NOT NULL,
   day bigint NOT NULL,
   PRIMARY KEY (address_lc, day)
 );
 
 -- All-time figures per address (any payer or payee, wallet or not).
 CREATE TABLE address_totals (
-  address_lc text PRIMARY KEY,
+  address_lc text COLLATE "C" PRIMARY KEY,
   sold bigint NOT NULL DEFAULT 0,
   revenue numeric(78,0) NOT NULL DEFAULT 0,
   buyers bigint NOT NULL DEFAULT 0,
