@@ -16,6 +16,11 @@ export interface Cluster {
   version: string
   /** A new database for the run; the returned URL reaches it. Dropped by `close`. */
   createDatabase(): Promise<{ name: string; url: string }>
+  /**
+   * After a bulk load: VACUUM (ANALYZE) of the database at `url` (the planner's statistics, the visibility map), then a
+   * CHECKPOINT (the load's dirty pages written), so neither lands inside the measures. Answers what ran, and how long.
+   */
+  settle(url: string): Promise<{ ms: number; done: string[]; skipped: string[] }>
   close(): Promise<void>
 }
 
@@ -49,6 +54,21 @@ export async function openCluster(adminUrl: string | null, log: (line: string) =
         await admin.unsafe(`CREATE DATABASE "${name}"`)
         created.push(name)
         return { name, url: urlOf(url, name) }
+      },
+      async settle(databaseUrl: string) {
+        const started = performance.now()
+        const done: string[] = []
+        const skipped: string[] = []
+        const db = new SQL(databaseUrl, { max: 1, connectionTimeout: 10 })
+        try {
+          await db.unsafe('VACUUM (ANALYZE)')
+          done.push('VACUUM (ANALYZE)')
+        } finally {
+          await db.close()
+        }
+        // CHECKPOINT needs a superuser or pg_checkpoint: a role without either still gets a run, without it.
+        await admin.unsafe('CHECKPOINT').then(() => done.push('CHECKPOINT'), (error) => skipped.push(`CHECKPOINT: ${(error as Error).message}`))
+        return { ms: performance.now() - started, done, skipped }
       },
       close,
     }

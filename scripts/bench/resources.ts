@@ -111,8 +111,10 @@ export function resourceLog(server: () => number | null, postmaster: number | nu
     const pid = server()
     return { server: pid === null ? null : processUsage(pid), cluster: postmaster === null ? null : clusterUsage(postmaster) }
   }
-  const first = read()
-  let last = first
+  let last = read()
+  let lapFrom = last
+  /** Per-route CPU inside a phase (see lap). */
+  const laps: Array<{ name: string; server_cpu_s: number | null; postgres_cpu_s: number | null }> = []
   const phases: Array<{ phase: string; server: ReturnType<typeof difference> | null; postgres: ReturnType<typeof difference> | null }> = []
   /** postgres_pss_bytes: null when some reading could not see it. */
   const peak = { server_rss_bytes: 0, postgres_rss_bytes: 0, postgres_pss_bytes: 0 as number | null }
@@ -135,12 +137,25 @@ export function resourceLog(server: () => number | null, postmaster: number | nu
         postgres: now.cluster && difference(last.cluster ?? zero, now.cluster),
       })
       last = now
+      lapFrom = now
+    },
+    /** The CPU used since the previous lap or mark, kept under `name` (phases are not ended by it). */
+    lap(name: string) {
+      const now = read()
+      laps.push({
+        name,
+        server_cpu_s: now.server && lapFrom.server ? now.server.cpu_s - lapFrom.server.cpu_s : null,
+        postgres_cpu_s: now.cluster && lapFrom.cluster ? now.cluster.cpu_s - lapFrom.cluster.cpu_s : null,
+      })
+      lapFrom = now
     },
     stop() {
       clearInterval(timer)
       const sum = (pick: (p: (typeof phases)[number]) => { cpu_s: number } | null) => phases.reduce((total, p) => total + (pick(p)?.cpu_s ?? 0), 0)
       return {
         phases,
+        /** Each read route's measurement (its baseline and same-body runs included: the server is idle in those). */
+        reads: laps,
         server_cpu_s: sum((p) => p.server),
         postgres_cpu_s: postmaster === null ? null : sum((p) => p.postgres),
         peak,

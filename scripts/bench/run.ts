@@ -6,11 +6,12 @@
 // --only: just the measures whose name contains one of the given texts (case-insensitive), e.g.
 // --only recent-entries,image; the other measures (writes, upload, downloads, refresh) run only when named too.
 //
-// --postgres / --database-url: PostgreSQL beside the embedded default, in the same run. After the embedded server's
-// measures, a database is created in the cluster (a throwaway one started for the run with --postgres; with
-// --database-url, the cluster that admin URL reaches, whose role may CREATE DATABASE), filled with the seeded market by
-// `dist/trellis migrate-to-postgres` (timed; its verify must be clean), and the same measures run against a server on
-// it; the database is dropped at the end. See docs/performance.md, "PostgreSQL".
+// --postgres / --database-url: PostgreSQL beside the embedded default, in the same run. A database is created in the
+// cluster (a throwaway one started for the run with --postgres; with --database-url, the cluster that admin URL
+// reaches, whose role may CREATE DATABASE) before anything is measured; after the embedded server's measures it is
+// filled with the seeded market by `dist/trellis migrate-to-postgres` (timed; its verify must be clean), vacuumed and
+// analyzed, and the same measures run against a server on it; the database is dropped at the end. See
+// docs/performance.md, "PostgreSQL beside the embedded engine".
 //
 // Installs wrk if missing, builds dist/trellis, seeds (or reuses) a market-sized data directory, then measures
 // the server against a bare Bun.serve in the same run and prints/writes every figure against its target.
@@ -124,7 +125,12 @@ async function measureEngine(engine: Engine, m: Manifest, baselineUrl: string, s
   const rssAfterWarmUp = memory(server.pid).rss
   resources.mark('warm-up')
   say(`bench: RSS after warm-up ${(rssAfterWarmUp / 1048576).toFixed(0)} MiB; wrk -t2 -c50 -d${opts.seconds}s per run, ${PAIRS} rounds (baseline, route, its body served bare) per route, median ratios`)
-  const reads = await measureReads(baselineUrl, server.url, targets, opts.seconds, say)
+  // One route at a time, so each route's CPU (the server's and the cluster's) is known: which reads reach the database.
+  const reads: Awaited<ReturnType<typeof measureReads>> = []
+  for (const target of targets) {
+    reads.push(...await measureReads(baselineUrl, server.url, [target], opts.seconds, say))
+    resources.lap(target.name)
+  }
   const memoryAfterReads = memory(server.pid)
   resources.mark('reads')
 
@@ -205,20 +211,23 @@ try {
   const scratch = mkdtempSync(join(tmpdir(), 'trellis-bench-scratch-'))
   cleanups.push(() => rmSync(scratch, { recursive: true, force: true }))
 
+  // The cluster first, so a PostgreSQL that cannot be used stops the run before the embedded measures.
+  const cluster = withPostgres ? await openCluster(opts.databaseUrl, log) : null
+  if (cluster) cleanups.push(() => cluster.close())
+  const database = cluster ? await cluster.createDatabase() : null
+
   const baseline = await startBaseline()
   cleanups.push(() => baseline.stop())
   const embedded = await measureEngine({ name: 'embedded', dataDir, env: {}, refreshEnv: {}, postmaster: null }, m, baseline.url, scratch)
 
   let postgres: null | {
-    cluster: Omit<Awaited<ReturnType<typeof openCluster>>, 'createDatabase' | 'close'>
+    cluster: Omit<Awaited<ReturnType<typeof openCluster>>, 'createDatabase' | 'settle' | 'close'>
     database: string
     migrate: Awaited<ReturnType<typeof migrateToPostgres>>
+    settle: Awaited<ReturnType<NonNullable<typeof cluster>['settle']>>
     run: EngineRun
   } = null
-  if (withPostgres) {
-    const cluster = await openCluster(opts.databaseUrl, log)
-    cleanups.push(() => cluster.close())
-    const database = await cluster.createDatabase()
+  if (cluster && database) {
     // A fresh copy of the seeded directory: migrate-to-postgres reads it (and leaves it as it was), then the server on
     // PostgreSQL runs with it as its data directory, where it keeps caches and the upload spool only.
     const pgDir = freshCopy(seeded.dir)
@@ -229,10 +238,12 @@ try {
     log(`bench: migrate-to-postgres exit ${migrate.exit_code} in ${(migrate.ms / 1000).toFixed(1)} s; moved ${JSON.stringify(migrate.moved)}; verify ${migrate.verify ? (migrate.verify.ok ? 'clean' : 'NOT clean') : 'did not run'}`)
     if (!migrate.moved) throw new Error(`migrate-to-postgres failed (exit ${migrate.exit_code}):\n${migrate.stderr}`)
     if (!migrate.clean) log(`bench: migrate-to-postgres: ${JSON.stringify(migrate.verify).slice(0, 2000)}\n${migrate.stderr}`)
+    const settle = await cluster.settle(database.url)
+    log(`bench: ${[...settle.done, ...settle.skipped].join('; ')} in ${(settle.ms / 1000).toFixed(1)} s`)
     const env = { TRELLIS_DATABASE_URL: database.url }
     const run = await measureEngine({ name: 'postgres', dataDir: pgDir, env, refreshEnv: env, postmaster: cluster.postmaster }, m, baseline.url, scratch)
-    const { createDatabase: _c, close: _cl, ...shown } = cluster
-    postgres = { cluster: shown, database: database.name, migrate, run }
+    const { createDatabase: _c, settle: _s, close: _cl, ...shown } = cluster
+    postgres = { cluster: shown, database: database.name, migrate, settle, run }
   }
 
   const allReads = [...embedded.reads, ...(postgres?.run.reads ?? [])]
@@ -268,6 +279,7 @@ try {
         cluster: postgres.cluster,
         database: postgres.database,
         migrate: postgres.migrate,
+        settle: postgres.settle,
         ...engineJson(postgres.run),
         comparison,
       },
