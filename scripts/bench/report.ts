@@ -269,7 +269,7 @@ interface ResourceFigures {
   phases: Array<{ phase: string; server: { cpu_s: number; rss_bytes: number } | null; postgres: { cpu_s: number; rss_bytes: number; pss_bytes: number | null; processes: number } | null }>
   server_cpu_s: number
   postgres_cpu_s: number | null
-  peak: { server_rss_bytes: number; postgres_rss_bytes: number; postgres_pss_bytes: number | null }
+  peak: { server_rss_bytes: number; postgres_rss_bytes: number; postgres_pss_bytes: number | null; postgres_processes: number }
 }
 
 /** CPU seconds per phase of both runs (Trellis, and the cluster beside it), and the memory of each. */
@@ -278,7 +278,6 @@ export function printResources(embedded: ResourceFigures, postgres: ResourceFigu
   const line = (cells: string[]) => cells.map((cell, i) => (i < width.length ? cell.padEnd(width[i]!) : cell)).join(' ')
   const cpu = (v: number | null | undefined) => (v === null || v === undefined ? '' : `${v.toFixed(1)} s`)
   const names = [...new Set([...embedded.phases, ...postgres.phases].map((p) => p.phase))]
-  const last = postgres.phases.filter((p) => p.postgres).at(-1)?.postgres
   return [
     line(['CPU time by phase', 'embedded: Trellis', 'PG run: Trellis', 'PG run: PostgreSQL']),
     line(width.map((w) => '-'.repeat(w))),
@@ -292,6 +291,6 @@ export function printResources(embedded: ResourceFigures, postgres: ResourceFigu
     `memory, peaks sampled every second: Trellis RSS ${mb(embedded.peak.server_rss_bytes)} (embedded), ${mb(postgres.peak.server_rss_bytes)} (on PostgreSQL); ` +
       (postgres.postgres_cpu_s === null
         ? 'PostgreSQL: not on this machine, not measured'
-        : `PostgreSQL (${last?.processes ?? '?'} processes) Pss ${postgres.peak.postgres_pss_bytes === null ? 'not readable' : mb(postgres.peak.postgres_pss_bytes)}, RSS summed ${mb(postgres.peak.postgres_rss_bytes)} (counts shared buffers once per process)`),
+        : `PostgreSQL (up to ${postgres.peak.postgres_processes} processes) Pss ${postgres.peak.postgres_pss_bytes === null ? 'not readable' : mb(postgres.peak.postgres_pss_bytes)}, RSS summed ${mb(postgres.peak.postgres_rss_bytes)} (counts shared buffers once per process)`),
   ].join('\n')
 }

@@ -117,11 +117,12 @@ export function resourceLog(server: () => number | null, postmaster: number | nu
   const laps: Array<{ name: string; server_cpu_s: number | null; postgres_cpu_s: number | null }> = []
   const phases: Array<{ phase: string; server: ReturnType<typeof difference> | null; postgres: ReturnType<typeof difference> | null }> = []
   /** postgres_pss_bytes: null when some reading could not see it. */
-  const peak = { server_rss_bytes: 0, postgres_rss_bytes: 0, postgres_pss_bytes: 0 as number | null }
+  const peak = { server_rss_bytes: 0, postgres_rss_bytes: 0, postgres_pss_bytes: 0 as number | null, postgres_processes: 0 }
   const sample = (reading: ReturnType<typeof read>) => {
     peak.server_rss_bytes = Math.max(peak.server_rss_bytes, reading.server?.rss_bytes ?? 0)
     if (!reading.cluster) return
     peak.postgres_rss_bytes = Math.max(peak.postgres_rss_bytes, reading.cluster.rss_bytes)
+    peak.postgres_processes = Math.max(peak.postgres_processes, reading.cluster.processes)
     peak.postgres_pss_bytes = peak.postgres_pss_bytes === null || reading.cluster.pss_bytes === null ? null : Math.max(peak.postgres_pss_bytes, reading.cluster.pss_bytes)
   }
   const timer = setInterval(() => sample(read()), 1000)

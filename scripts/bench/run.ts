@@ -228,8 +228,9 @@ try {
     run: EngineRun
   } = null
   if (cluster && database) {
-    // A fresh copy of the seeded directory: migrate-to-postgres reads it (and leaves it as it was), then the server on
-    // PostgreSQL runs with it as its data directory, where it keeps caches and the upload spool only.
+    // A fresh copy of the seeded directory: migrate-to-postgres reads it (and leaves it as it was); then what it moved
+    // is removed from it, and the server on PostgreSQL runs with it as its data directory, where it keeps caches and
+    // the upload spool only (and could not read the embedded records or blocks by mistake).
     const pgDir = freshCopy(seeded.dir)
     cleanups.push(() => rmSync(pgDir, { recursive: true, force: true }))
     log(`bench: PostgreSQL ${cluster.version} at ${cluster.shown}${cluster.postmaster === null ? ' (not on this machine: no CPU or memory figures for it)' : ` (postmaster pid ${cluster.postmaster})`}; database ${database.name}`)
@@ -238,6 +239,7 @@ try {
     log(`bench: migrate-to-postgres exit ${migrate.exit_code} in ${(migrate.ms / 1000).toFixed(1)} s; moved ${JSON.stringify(migrate.moved)}; verify ${migrate.verify ? (migrate.verify.ok ? 'clean' : 'NOT clean') : 'did not run'}`)
     if (!migrate.moved) throw new Error(`migrate-to-postgres failed (exit ${migrate.exit_code}):\n${migrate.stderr}`)
     if (!migrate.clean) log(`bench: migrate-to-postgres: ${JSON.stringify(migrate.verify).slice(0, 2000)}\n${migrate.stderr}`)
+    for (const moved of ['trellis.db', 'trellis.db-wal', 'trellis.db-shm', 'blocks', 'datastore', 'secret.key']) rmSync(join(pgDir, moved), { recursive: true, force: true })
     const settle = await cluster.settle(database.url)
     log(`bench: ${[...settle.done, ...settle.skipped].join('; ')} in ${(settle.ms / 1000).toFixed(1)} s`)
     const env = { TRELLIS_DATABASE_URL: database.url }
