@@ -8,9 +8,10 @@ import { wrk } from './wrk.ts'
 const REFRESH_S = 2
 const WINDOW_S = 15
 
-export async function duringRefresh(binary: string, dataDir: string, path: string, seconds: number, probePath: string) {
+/** `env`: what else the server needs (the database URL of a run on PostgreSQL). */
+export async function duringRefresh(binary: string, dataDir: string, path: string, seconds: number, probePath: string, env: Record<string, string> = {}) {
   const duration = Math.max(seconds, WINDOW_S)
-  const server = await startTrellis(binary, dataDir, { TRELLIS_STATS_REFRESH_S: String(REFRESH_S) }, probePath)
+  const server = await startTrellis(binary, dataDir, { ...env, TRELLIS_STATS_REFRESH_S: String(REFRESH_S) }, probePath)
   try {
     await jobsSettled(server.url)
     const seen = new Set<number>()

@@ -1,9 +1,17 @@
 // The whole benchmark, from a fresh clone, in one command:
 //
 //   npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json] [--only name,name]
+//                                [--postgres | --database-url postgres://admin@host:port/postgres]
 //
 // --only: just the measures whose name contains one of the given texts (case-insensitive), e.g.
 // --only recent-entries,image; the other measures (writes, upload, downloads, refresh) run only when named too.
+//
+// --postgres / --database-url: PostgreSQL beside the embedded default, in the same run. A database is created in the
+// cluster (a throwaway one started for the run with --postgres; with --database-url, the cluster that admin URL
+// reaches, whose role may CREATE DATABASE) before anything is measured; after the embedded server's measures it is
+// filled with the seeded market by `dist/trellis migrate-to-postgres` (timed; its verify must be clean), vacuumed and
+// analyzed, and the same measures run against a server on it; the database is dropped at the end. See
+// docs/performance.md, "PostgreSQL beside the embedded engine".
 //
 // Installs wrk if missing, builds dist/trellis, seeds (or reuses) a market-sized data directory, then measures
 // the server against a bare Bun.serve in the same run and prints/writes every figure against its target.
@@ -20,7 +28,10 @@ import { signedPosts, upload } from './measure-writes.ts'
 import { ADMIN_KEY, signedWrites } from './measure-signed-writes.ts'
 import { downloads } from './measure-downloads.ts'
 import { duringRefresh } from './measure-refresh.ts'
-import { otherRows, printTable, readRow, writeRow } from './report.ts'
+import { compareEngines, otherRows, printComparison, printResources, printTable, readRow, writeRow } from './report.ts'
+import { resourceLog } from './resources.ts'
+import { migrateToPostgres, openCluster } from './postgres.ts'
+import type { Manifest } from './seed.ts'
 
 const ROOT = resolve(import.meta.dir, '..', '..')
 const BINARY = join(ROOT, 'dist', 'trellis')
@@ -31,17 +42,23 @@ const MAIN_ENV = { TRELLIS_STATS_REFRESH_S: '3600', TRELLIS_ADMIN_KEY: ADMIN_KEY
 
 function options() {
   const args = process.argv.slice(2)
-  const usage = 'Usage: npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json] [--only name,name]'
-  const opts = { small: false, seconds: 3, out: 'bench-results.json', only: [] as string[] }
+  const usage = 'Usage: npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json] [--only name,name] [--postgres | --database-url <admin postgres:// URL>]'
+  const opts = { small: false, seconds: 3, out: 'bench-results.json', only: [] as string[], postgres: false, databaseUrl: null as string | null }
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--small') opts.small = true
     else if (args[i] === '--seconds' && /^\d+$/.test(args[i + 1] ?? '') && Number(args[i + 1]) > 0) opts.seconds = Number(args[++i])
     else if (args[i] === '--out' && args[i + 1]) opts.out = args[++i]!
     else if (args[i] === '--only' && args[i + 1]) opts.only = args[++i]!.split(',').map((n) => n.trim().toLowerCase()).filter(Boolean)
+    else if (args[i] === '--postgres') opts.postgres = true
+    else if (args[i] === '--database-url' && /^postgres(ql)?:\/\//.test(args[i + 1] ?? '')) opts.databaseUrl = args[++i]!
     else {
       console.error(usage)
       process.exit(2)
     }
+  }
+  if (opts.postgres && opts.databaseUrl) {
+    console.error(`--postgres starts a cluster of its own; --database-url names one: give one of them\n${usage}`)
+    process.exit(2)
   }
   return opts
 }
@@ -57,6 +74,7 @@ function build(log: (line: string) => void) {
 }
 
 const opts = options()
+const withPostgres = opts.postgres || opts.databaseUrl !== null
 /** Whether a measure runs: every one, or with --only those whose name contains one of its texts. */
 const selected = (name: string) => opts.only.length === 0 || opts.only.some((text) => name.toLowerCase().includes(text))
 const log = (line: string) => console.log(line)
@@ -65,6 +83,120 @@ const cleanup = async () => {
   for (const fn of cleanups.splice(0).reverse()) await Promise.resolve().then(fn).catch((e) => console.error(`bench: cleanup: ${e}`))
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void cleanup().then(() => process.exit(130)))
+
+interface Engine {
+  name: 'embedded' | 'postgres'
+  dataDir: string
+  /** The main server's environment (the refresh server's adds `refreshEnv` only). */
+  env: Record<string, string>
+  refreshEnv: Record<string, string>
+  /** The cluster's postmaster, whose processes are counted beside the server's. */
+  postmaster: number | null
+}
+
+/** Every measure, on one server (and the refresh one on the same data): the figures of one engine. */
+async function measureEngine(engine: Engine, m: Manifest, baselineUrl: string, scratch: string) {
+  // The embedded run prints as it always has; the PostgreSQL run's lines say which they are.
+  const say = engine.name === 'embedded' ? log : (line: string) => log(line.replace(/^bench: /, 'bench [postgres]: '))
+  let pid: number | null = null
+  const resources = resourceLog(() => pid, engine.postmaster)
+  say(`bench: starting dist/trellis on ${engine.dataDir}${engine.name === 'postgres' ? ' (caches only) with TRELLIS_DATABASE_URL' : ''}`)
+  const server = await startTrellis(BINARY, engine.dataDir, { ...MAIN_ENV, ...engine.env }, PROBE).catch((error) => {
+    resources.stop()
+    throw error
+  })
+  pid = server.pid
+  let stopped = false
+  const stop = async () => {
+    if (stopped) return
+    stopped = true
+    pid = null
+    await server.stop()
+  }
+  cleanups.push(stop)
+  resources.mark('start to first 200')
+  say(`bench: first 200 on ${PROBE} ${server.startMs.toFixed(0)} ms after spawn`)
+
+  const jobsMs = await jobsSettled(server.url)
+  say(`bench: start-up jobs (statistics, ranks, ledger check) finished ${(jobsMs / 1000).toFixed(1)} s after the first 200`)
+  resources.mark('start-up jobs')
+  const targets = readTargets(m, await discover(server.url, m)).filter((t) => selected(t.name))
+  await warmUp(server.url, targets, 5)
+  const rssAfterWarmUp = memory(server.pid).rss
+  resources.mark('warm-up')
+  say(`bench: RSS after warm-up ${(rssAfterWarmUp / 1048576).toFixed(0)} MiB; wrk -t2 -c50 -d${opts.seconds}s per run, ${PAIRS} rounds (baseline, route, its body served bare) per route, median ratios`)
+  // One route at a time, so each route's CPU (the server's and the cluster's) is known: which reads reach the database.
+  const reads: Awaited<ReturnType<typeof measureReads>> = []
+  for (const target of targets) {
+    reads.push(...await measureReads(baselineUrl, server.url, [target], opts.seconds, say))
+    resources.lap(target.name)
+  }
+  const memoryAfterReads = memory(server.pid)
+  resources.mark('reads')
+
+  const postCount = opts.small ? 1000 : 3000
+  let posts: Awaited<ReturnType<typeof signedPosts>> | null = null
+  if (selected('signed POST entry') || selected('upload')) {
+    say(`bench: ${postCount} signed POST entries (1 KiB), 50 workers`)
+    posts = await signedPosts(server.url, postCount)
+    say(`bench: ${posts.rps.toFixed(0)} req/s ${JSON.stringify(posts.statuses)}${posts.first_error ? ` first error: ${posts.first_error}` : ''}`)
+    resources.mark('signed POST entry')
+  }
+  let up: Awaited<ReturnType<typeof upload>> | null = null
+  if (posts && selected('upload')) {
+    say('bench: largest allowed upload')
+    up = await upload(server.url, server.pid, posts.feed_ids[0]!, scratch)
+    say(`bench: upload ${up.payload_bytes} B: ${up.status} in ${up.ms.toFixed(0)} ms (floor ${up.floor_ms.toFixed(0)} ms); 50 MiB: ${up.over_limit?.status}`)
+    resources.mark('upload')
+  }
+  let writes: Awaited<ReturnType<typeof signedWrites>> = []
+  if (selected('signed writes')) {
+    const writeCount = opts.small ? 500 : 1000
+    say(`bench: signed writes, ${writeCount} of each, 50 workers`)
+    writes = await signedWrites(server.url, writeCount, say)
+    resources.mark('signed writes')
+  }
+  let down: Awaited<ReturnType<typeof downloads>> | null = null
+  if (selected('downloads')) {
+    say('bench: 16 concurrent downloads of the 37 MiB entry')
+    down = await downloads(server.url, server.pid, m.big_entry)
+    resources.mark('downloads')
+  }
+  const memoryAtEnd = memory(server.pid)
+  await stop()
+
+  let refresh: Awaited<ReturnType<typeof duringRefresh>> | null = null
+  if (selected('refresh')) {
+    say('bench: read latency during stats refresh (second server, TRELLIS_STATS_REFRESH_S=2)')
+    refresh = await duringRefresh(BINARY, engine.dataDir, `/v1/feeds/${m.hot_feed_id}`, opts.seconds, PROBE, engine.refreshEnv)
+    resources.mark('refresh (second server: the cluster only)')
+  }
+
+  const rows = [
+    ...reads.map(readRow),
+    ...writes.map(writeRow),
+    ...otherRows({ startMs: server.startMs, rssAfterWarmUp, refresh, posts, upload: up, downloads: down }).filter((row) => selected(row.measure)),
+  ]
+  return { startMs: server.startMs, jobsMs, rssAfterWarmUp, memoryAfterReads, memoryAtEnd, reads, posts, up, writes, down, refresh, rows, resources: resources.stop() }
+}
+type EngineRun = Awaited<ReturnType<typeof measureEngine>>
+
+/** An engine's figures as the results file holds them (the embedded one at the top level, as before). */
+const engineJson = (run: EngineRun) => ({
+  start_to_first_200_ms: run.startMs,
+  startup_jobs_finished_after_first_200_ms: run.jobsMs,
+  rss_after_warm_up_bytes: run.rssAfterWarmUp,
+  memory_after_reads: run.memoryAfterReads,
+  memory_at_end: run.memoryAtEnd,
+  reads: run.reads.map((r) => ({ name: r.target.name, path: r.target.path, group: r.target.group, expect: r.target.expect, probe: r.probe, ratio: r.ratio, ratio_to_same_body: r.ratioToSameBody, baseline: r.baseline, result: r.result, pairs: r.pairs })),
+  signed_posts: run.posts,
+  signed_writes: run.writes,
+  upload: run.up,
+  downloads: run.down,
+  refresh: run.refresh,
+  resources: run.resources,
+  rows: run.rows,
+})
 
 try {
   const started = new Date()
@@ -79,89 +211,81 @@ try {
   const scratch = mkdtempSync(join(tmpdir(), 'trellis-bench-scratch-'))
   cleanups.push(() => rmSync(scratch, { recursive: true, force: true }))
 
+  // The cluster first, so a PostgreSQL that cannot be used stops the run before the embedded measures.
+  const cluster = withPostgres ? await openCluster(opts.databaseUrl, log) : null
+  if (cluster) cleanups.push(() => cluster.close())
+  const database = cluster ? await cluster.createDatabase() : null
+
   const baseline = await startBaseline()
   cleanups.push(() => baseline.stop())
-  log(`bench: starting dist/trellis on ${dataDir}`)
-  const server = await startTrellis(BINARY, dataDir, MAIN_ENV, PROBE)
-  cleanups.push(() => server.stop())
-  log(`bench: first 200 on ${PROBE} ${server.startMs.toFixed(0)} ms after spawn`)
+  const embedded = await measureEngine({ name: 'embedded', dataDir, env: {}, refreshEnv: {}, postmaster: null }, m, baseline.url, scratch)
 
-  const jobsMs = await jobsSettled(server.url)
-  log(`bench: start-up jobs (statistics, ranks, ledger check) finished ${(jobsMs / 1000).toFixed(1)} s after the first 200`)
-  const targets = readTargets(m, await discover(server.url, m)).filter((t) => selected(t.name))
-  await warmUp(server.url, targets, 5)
-  const rssAfterWarmUp = memory(server.pid).rss
-  log(`bench: RSS after warm-up ${(rssAfterWarmUp / 1048576).toFixed(0)} MiB; wrk -t2 -c50 -d${opts.seconds}s per run, ${PAIRS} rounds (baseline, route, its body served bare) per route, median ratios`)
-  const reads = await measureReads(baseline.url, server.url, targets, opts.seconds, log)
-  const memoryAfterReads = memory(server.pid)
-
-  const postCount = opts.small ? 1000 : 3000
-  let posts: Awaited<ReturnType<typeof signedPosts>> | null = null
-  if (selected('signed POST entry') || selected('upload')) {
-    log(`bench: ${postCount} signed POST entries (1 KiB), 50 workers`)
-    posts = await signedPosts(server.url, postCount)
-    log(`bench: ${posts.rps.toFixed(0)} req/s ${JSON.stringify(posts.statuses)}${posts.first_error ? ` first error: ${posts.first_error}` : ''}`)
-  }
-  let up: Awaited<ReturnType<typeof upload>> | null = null
-  if (posts && selected('upload')) {
-    log('bench: largest allowed upload')
-    up = await upload(server.url, server.pid, posts.feed_ids[0]!, scratch)
-    log(`bench: upload ${up.payload_bytes} B: ${up.status} in ${up.ms.toFixed(0)} ms (floor ${up.floor_ms.toFixed(0)} ms); 50 MiB: ${up.over_limit?.status}`)
-  }
-  let writes: Awaited<ReturnType<typeof signedWrites>> = []
-  if (selected('signed writes')) {
-    const writeCount = opts.small ? 500 : 1000
-    log(`bench: signed writes, ${writeCount} of each, 50 workers`)
-    writes = await signedWrites(server.url, writeCount, log)
-  }
-  let down: Awaited<ReturnType<typeof downloads>> | null = null
-  if (selected('downloads')) {
-    log('bench: 16 concurrent downloads of the 37 MiB entry')
-    down = await downloads(server.url, server.pid, m.big_entry)
-  }
-  const memoryAtEnd = memory(server.pid)
-  await server.stop()
-
-  let refresh: Awaited<ReturnType<typeof duringRefresh>> | null = null
-  if (selected('refresh')) {
-    log('bench: read latency during stats refresh (second server, TRELLIS_STATS_REFRESH_S=2)')
-    refresh = await duringRefresh(BINARY, dataDir, `/v1/feeds/${m.hot_feed_id}`, opts.seconds, PROBE)
+  let postgres: null | {
+    cluster: Omit<Awaited<ReturnType<typeof openCluster>>, 'createDatabase' | 'settle' | 'close'>
+    database: string
+    migrate: Awaited<ReturnType<typeof migrateToPostgres>>
+    settle: Awaited<ReturnType<NonNullable<typeof cluster>['settle']>>
+    run: EngineRun
+  } = null
+  if (cluster && database) {
+    // A fresh copy of the seeded directory: migrate-to-postgres reads it (and leaves it as it was); then what it moved
+    // is removed from it, and the server on PostgreSQL runs with it as its data directory, where it keeps caches and
+    // the upload spool only (and could not read the embedded records or blocks by mistake).
+    const pgDir = freshCopy(seeded.dir)
+    cleanups.push(() => rmSync(pgDir, { recursive: true, force: true }))
+    log(`bench: PostgreSQL ${cluster.version} at ${cluster.shown}${cluster.postmaster === null ? ' (not on this machine: no CPU or memory figures for it)' : ` (postmaster pid ${cluster.postmaster})`}; database ${database.name}`)
+    log(`bench: dist/trellis migrate-to-postgres of the seeded market`)
+    const migrate = await migrateToPostgres(BINARY, pgDir, database.url, cluster.postmaster)
+    log(`bench: migrate-to-postgres exit ${migrate.exit_code} in ${(migrate.ms / 1000).toFixed(1)} s; moved ${JSON.stringify(migrate.moved)}; verify ${migrate.verify ? (migrate.verify.ok ? 'clean' : 'NOT clean') : 'did not run'}`)
+    if (!migrate.moved) throw new Error(`migrate-to-postgres failed (exit ${migrate.exit_code}):\n${migrate.stderr}`)
+    if (!migrate.clean) log(`bench: migrate-to-postgres: ${JSON.stringify(migrate.verify).slice(0, 2000)}\n${migrate.stderr}`)
+    for (const moved of ['trellis.db', 'trellis.db-wal', 'trellis.db-shm', 'blocks', 'datastore', 'secret.key']) rmSync(join(pgDir, moved), { recursive: true, force: true })
+    const settle = await cluster.settle(database.url)
+    log(`bench: ${[...settle.done, ...settle.skipped].join('; ')} in ${(settle.ms / 1000).toFixed(1)} s`)
+    const env = { TRELLIS_DATABASE_URL: database.url }
+    const run = await measureEngine({ name: 'postgres', dataDir: pgDir, env, refreshEnv: env, postmaster: cluster.postmaster }, m, baseline.url, scratch)
+    const { createDatabase: _c, settle: _s, close: _cl, ...shown } = cluster
+    postgres = { cluster: shown, database: database.name, migrate, settle, run }
   }
 
-  const rows = [
-    ...reads.map(readRow),
-    ...writes.map(writeRow),
-    ...otherRows({ startMs: server.startMs, rssAfterWarmUp, refresh, posts, upload: up, downloads: down }).filter((row) => selected(row.measure)),
-  ]
-  const baselines = reads.flatMap((r) => r.pairs.map((p) => p.baseline.rps))
+  const allReads = [...embedded.reads, ...(postgres?.run.reads ?? [])]
+  const baselines = allReads.flatMap((r) => r.pairs.map((p) => p.baseline.rps))
   const baselineMean = baselines.reduce((a, b) => a + b, 0) / baselines.length
-  console.log(`\n${printTable(rows, baselineMean)}`)
+  if (postgres) console.log('\nEmbedded (SQLite and LevelDB in the data directory):')
+  console.log(`\n${printTable(embedded.rows, baselineMean)}`)
+  let comparison = null
+  if (postgres) {
+    console.log(`\nPostgreSQL ${postgres.cluster.version} (records and content), the same measures against the same targets:\n\n${printTable(postgres.run.rows, baselineMean)}`)
+    comparison = compareEngines(embedded, postgres.run, postgres.migrate)
+    console.log(`\nPostgreSQL beside embedded (issue 21 targets):\n\n${printComparison(comparison)}`)
+    console.log(`\n${printResources(embedded.resources, postgres.run.resources, postgres.migrate)}`)
+  }
 
   const results = {
     date: started.toISOString(),
     duration_s: Math.round((Date.now() - started.getTime()) / 1000),
     git,
     commands: {
-      run: `npx bun scripts/bench/run.ts ${process.argv.slice(2).join(' ')}`.trim(),
+      run: `npx bun scripts/bench/run.ts ${process.argv.slice(2).map((a) => (/^postgres(ql)?:/.test(a) ? '<admin url>' : a)).join(' ')}`.trim(),
       build: 'npm run build',
       wrk: `wrk -t2 -c50 -d${opts.seconds}s --latency --timeout 10s <url>`,
       server_env: { TRELLIS_HOST: '127.0.0.1', TRELLIS_RATE_LIMIT: 'off', TRELLIS_LOG: 'warn', ...MAIN_ENV },
+      ...(postgres ? { migrate: postgres.migrate.command, postgres_server_env: { TRELLIS_DATABASE_URL: '<the run\'s database>' } } : {}),
     },
     machine: { cpus: cpus().length, model: cpus()[0]?.model, memory_bytes: totalmem(), kernel: release(), bun: Bun.version, wrk: sh(['sh', '-c', 'wrk -v 2>&1 | head -1']) },
-    options: opts,
+    options: { ...opts, databaseUrl: opts.databaseUrl && '<admin url>' },
     seed: { reused: seeded.reused, cache_dir: seeded.dir, manifest: m },
-    start_to_first_200_ms: server.startMs,
-    startup_jobs_finished_after_first_200_ms: jobsMs,
-    rss_after_warm_up_bytes: rssAfterWarmUp,
-    memory_after_reads: memoryAfterReads,
-    memory_at_end: memoryAtEnd,
-    reads: reads.map((r) => ({ name: r.target.name, path: r.target.path, group: r.target.group, expect: r.target.expect, probe: r.probe, ratio: r.ratio, ratio_to_same_body: r.ratioToSameBody, baseline: r.baseline, result: r.result, pairs: r.pairs })),
-    signed_posts: posts,
-    signed_writes: writes,
-    upload: up,
-    downloads: down,
-    refresh,
-    rows,
+    ...engineJson(embedded),
+    ...(postgres ? {
+      postgres: {
+        cluster: postgres.cluster,
+        database: postgres.database,
+        migrate: postgres.migrate,
+        settle: postgres.settle,
+        ...engineJson(postgres.run),
+        comparison,
+      },
+    } : {}),
   }
   writeFileSync(resolve(opts.out), JSON.stringify(results, null, 2) + '\n')
   log(`bench: wrote ${resolve(opts.out)} (${results.duration_s} s)`)

@@ -3,6 +3,7 @@
 // naming the rows the benchmark reads.
 //
 //   npx bun scripts/bench/seed.ts <dataDir> [--small]      (--small: 1/10 of every count)
+import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { getAddress } from 'viem'
@@ -19,6 +20,9 @@ export const COVER_IMAGE_BYTES = 8 * 1024
 const BATCH = 10_000
 const DAY = 86_400
 const NETWORK = 'base-sepolia' // the server's default network
+/** The seeded payments are not on any chain: a signature of the right shape, and one block number for all. */
+const SEEDED_SIGNATURE = `0x${'5e'.repeat(65)}`
+const SEEDED_BLOCK = 1
 const TAGS = ['news', 'daily', 'analysis', 'alpha', 'video', 'podcast', 'data', 'signals', 'tutorial', 'charts', 'weekly', 'premium']
 
 export interface Manifest {
@@ -191,8 +195,22 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
         const payer = txPayer[i]!
         const id = uuid(created)
         const hash = `0x${r.hex32()}${r.hex32()}${r.hex32()}${r.hex32()}${r.hex32()}${r.hex32()}${r.hex32()}${i.toString(16).padStart(8, '0')}`
+        // Its payment, as the x402 flow leaves it: written pending, then settled with the transfer's hash. The ledger
+        // row names it (piid), so `trellis verify` finds every ledger row backed by a settled payment.
+        const piid = uuid(created)
+        const payTo = addresses[feedOwner[entry.feed]!]!
+        const payerLc = addresses[payer]!.toLowerCase()
+        const nonce = `0x${createHash('sha256').update(hash).digest('hex')}`
+        const authorization = { from: addresses[payer]!, to: payTo, value: entry.price.toString(), validAfter: '0', validBefore: String(created + 300), nonce }
+        if (!(await tx.payments.insertPending({
+          id: piid, payer_lc: payerLc, nonce, entry_id: entry.id, pay_to: payTo, amount: entry.price, x402_version: 2,
+          payload: JSON.stringify({ x402Version: 2, payload: { authorization, signature: SEEDED_SIGNATURE } }),
+          requirements: JSON.stringify({ scheme: 'exact', network: NETWORK, amount: entry.price.toString(), payTo, asset: 'USDC' }),
+          valid_before: created + 300, submitted_block: null, now: created,
+        }))) throw new Error(`seed: payment ${piid} was not written`)
+        if (!(await tx.payments.markSettled(piid, hash, SEEDED_BLOCK, created))) throw new Error(`seed: payment ${piid} was not settled`)
         await tx.transactions.insert({
-          id, piid: null, payer: addresses[payer]!, pay_to: addresses[feedOwner[entry.feed]!]!, amount: entry.price, asset: 'USDC',
+          id, piid, payer: addresses[payer]!, pay_to: payTo, amount: entry.price, asset: 'USDC',
           entry_id: entry.id, transaction_hash: hash, created_at: created,
         })
         await tx.purchases.addToTotals(entry.id, entry.price)
