@@ -125,6 +125,8 @@ export async function importFromSqlite(sql: SQL, path: string, scratch: string, 
         for (const { name } of tables) await tx.unsafe(`ALTER TABLE "${name}" ENABLE TRIGGER USER`)
         return rows
       })
+      // The planner's statistics of a table just filled are those of an empty one until autovacuum comes by.
+      await sql.unsafe(`ANALYZE ${tables.map(({ name }) => `"${name}"`).join(', ')}`)
       return { rows, nul: carried }
     } finally {
       db.close()
