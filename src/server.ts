@@ -58,10 +58,18 @@ export async function startServer(config: Config): Promise<RunningServer> {
   let publicUrl = config.publicUrl ?? ''
   const startedAt = nowSeconds()
   let background: Background | null = null
-  // A store out of reach is an outage to report, not a defect to debug: one warn line, without a stack.
-  const logError = (error: unknown) => isStoreUnavailable(error)
-    ? log.warn('answered 503: a store cannot be reached', { error: (error as Error).message })
-    : log.error('unhandled error', { error: String((error as Error)?.stack ?? error) })
+  // A store out of reach is an outage to report, not a defect to debug: a warn line without a stack, at most one a
+  // second (an outage under load fails thousands of requests), counting the 503s answered since the line before.
+  let outageLineAt = 0
+  let unreported = 0
+  const logError = (error: unknown) => {
+    if (!isStoreUnavailable(error)) return log.error('unhandled error', { error: String((error as Error)?.stack ?? error) })
+    unreported++
+    if (Date.now() - outageLineAt < 1000) return
+    log.warn('answered 503: a store cannot be reached', { error: (error as Error).message, answered_503: unreported })
+    outageLineAt = Date.now()
+    unreported = 0
+  }
   const services = await buildServices({
     config, records, content, secret,
     publicUrl: () => publicUrl,
