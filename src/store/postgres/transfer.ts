@@ -7,22 +7,9 @@ import { copyFileSync, rmSync } from 'node:fs'
 import type { SQL } from 'bun'
 import { copyTable, tablesOf, type TableShape } from '../copy-rows.ts'
 import { OccupiedDatabase, UnloadableText, type NulPolicy, type NulText } from '../records.ts'
-import { render, type Query, type Sql } from '../query.ts'
 import { openDb } from '../sqlite/database.ts'
+import { plainSqlite } from '../sqlite/statements.ts'
 import { postgresSql } from './sql.ts'
-
-/** Statements on a SQLite connection of this file's own (no other user: no gate, no group commit). */
-function plainSqlite(db: Database): Sql {
-  const prepared = (query: Query) => {
-    const { text, values } = render(query, '?')
-    return { statement: db.query(text), values: values as never[] }
-  }
-  return {
-    all: async <T>(query: Query) => { const { statement, values } = prepared(query); return statement.all(...values) as T[] },
-    get: async <T>(query: Query) => { const { statement, values } = prepared(query); return (statement.get(...values) ?? undefined) as T | undefined },
-    run: async (query: Query) => { const { statement, values } = prepared(query); return statement.run(...values).changes },
-  }
-}
 
 /** The key is not a record: a backup keeps it in secret.key, as the embedded engine does. */
 const notTheSecret = (table: string) => (table === 'meta' ? (row: Record<string, unknown>) => row.key !== 'secret' : undefined)

@@ -9,8 +9,9 @@
 // is open every read waits for its end (a read would otherwise see rows a savepoint is about to roll back).
 // Transactions await only their own statements, which resolve within the turn, so the wait is short; one that awaits
 // anything else holds every reader meanwhile, and with `assertNoIo` (tests) fails as "I/O inside a transaction".
-import type { Database, Statement } from 'bun:sqlite'
-import { render, type Query, type Sql } from '../query.ts'
+import type { Database } from 'bun:sqlite'
+import type { Sql } from '../query.ts'
+import { sqliteStatements } from './statements.ts'
 import { localChanges, type Durability, type Lease, type Records, type StoresOn, type Upkeep } from '../records.ts'
 import { storesOn, type Stores } from '../stores.ts'
 
@@ -22,36 +23,10 @@ export interface SqliteRecordsOptions {
 /** The records of an embedded database: every store over this one connection. */
 export const embeddedRecords = (db: Database, options: SqliteRecordsOptions = {}): Records<Stores> => sqliteRecords(db, storesOn('sqlite'), options)
 
-const hasFragments = (query: Query) => query.values.some((value) => typeof value === 'object' && value !== null && 'strings' in value && 'values' in value)
-
 const GRANTED: Lease = { lost: new Promise<void>(() => {}), release: async () => {} }
 
 export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, options: SqliteRecordsOptions = {}): Records<Stores> {
-  // Statements of fragment-free queries, by their template: no SQL text is hashed on the way to a prepared statement.
-  const prepared = new WeakMap<readonly string[], Statement>()
-  function statement(query: Query): { statement: Statement; values: unknown[] } {
-    if (!hasFragments(query)) {
-      let found = prepared.get(query.strings)
-      if (!found) prepared.set(query.strings, (found = db.query(render(query, '?').text)))
-      return { statement: found, values: query.values as unknown[] }
-    }
-    const { text, values } = render(query, '?')
-    return { statement: db.query(text), values }
-  }
-  const run = {
-    all<T>(query: Query): T[] {
-      const { statement: s, values } = statement(query)
-      return s.all(...(values as never[])) as T[]
-    },
-    get<T>(query: Query): T | undefined {
-      const { statement: s, values } = statement(query)
-      return (s.get(...(values as never[])) as T | null) ?? undefined
-    },
-    run(query: Query): number {
-      const { statement: s, values } = statement(query)
-      return s.run(...(values as never[])).changes
-    },
-  }
+  const run = sqliteStatements(db)
 
   let gate: Promise<void> | null = null
   const pass = async () => {

@@ -1,0 +1,49 @@
+// Queries on one bun:sqlite connection, run at once (synchronously): the prepared statement of a fragment-free query
+// is kept by its template, so no SQL text is rendered or hashed on the way to it after its first time.
+import type { Database, Statement } from 'bun:sqlite'
+import { render, type Query, type Sql } from '../query.ts'
+
+export interface SyncStatements {
+  all<T>(query: Query): T[]
+  get<T>(query: Query): T | undefined
+  run(query: Query): number
+}
+
+const hasFragments = (query: Query) => query.values.some((value) => typeof value === 'object' && value !== null && 'strings' in value && 'values' in value)
+
+export function sqliteStatements(db: Database): SyncStatements {
+  const prepared = new WeakMap<readonly string[], Statement>()
+  function statement(query: Query): { statement: Statement; values: never[] } {
+    if (!hasFragments(query)) {
+      let found = prepared.get(query.strings)
+      if (!found) prepared.set(query.strings, (found = db.query(render(query, '?').text)))
+      return { statement: found, values: query.values as never[] }
+    }
+    const { text, values } = render(query, '?')
+    return { statement: db.query(text), values: values as never[] }
+  }
+  return {
+    all: <T>(query: Query) => {
+      const { statement: s, values } = statement(query)
+      return s.all(...values) as T[]
+    },
+    get: <T>(query: Query) => {
+      const { statement: s, values } = statement(query)
+      return (s.get(...values) as T | null) ?? undefined
+    },
+    run: (query: Query) => {
+      const { statement: s, values } = statement(query)
+      return s.run(...values).changes
+    },
+  }
+}
+
+/** The same statements behind the Sql port, for a connection no one else uses (no gate, no group commit). */
+export function plainSqlite(db: Database): Sql {
+  const run = sqliteStatements(db)
+  return {
+    all: async (query) => run.all(query),
+    get: async (query) => run.get(query),
+    run: async (query) => run.run(query),
+  }
+}
