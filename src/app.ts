@@ -65,6 +65,16 @@ export async function openDataContent(config: Config): Promise<ContentStore> {
   }
 }
 
+/** `work` on the records and content `config` names, opened for a data command; both closed after, however it ends. */
+export async function withDataStores<T>(config: Config, work: (records: Records, content: ContentStore) => Promise<T>): Promise<T> {
+  await using opened = new AsyncDisposableStack()
+  const records = await openDataRecords(config)
+  opened.defer(() => records.close())
+  const content = await openDataContent(config)
+  opened.defer(() => content.close())
+  return await work(records, content)
+}
+
 /** The data commands' view of a data directory no server holds: they run here, on this thread. */
 export const commandDataAccess = (config: Config, records: Records, content: ContentStore): DataAccess => ({
   dataDir: config.dataDir,

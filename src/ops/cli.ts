@@ -7,7 +7,7 @@ import type { Config, DataCommand } from '../config.ts'
 import { lockDataDir, lockHolder } from '../store/lock.ts'
 import { ownerOnlyFromNow } from '../store/permissions.ts'
 import { databaseFile, recordsName, recordsPlace } from '../store/open.ts'
-import { commandDataAccess, openDataContent, openDataRecords } from '../app.ts'
+import { commandDataAccess, openDataContent, withDataStores } from '../app.ts'
 import { restore, restoreIntoDatabase, type Progress, type VerifyReport } from './data.ts'
 import { migrateToPostgres, type Migrated } from './migrate-to-postgres.ts'
 import { CONTROL_SOCKET, runInServer } from './control.ts'
@@ -59,27 +59,18 @@ function operationArgs(command: DataCommand, args: string[], out: string | undef
 /** Runs the operation on a stopped server's data directory, holding its lock meanwhile. */
 async function runOffline(config: Config, command: DataCommand, args: string[], progress: Progress): Promise<unknown> {
   if (!config.databaseUrl && !existsSync(databaseFile(config.dataDir))) throw new Error(`no Trellis data directory at ${config.dataDir}`)
-  // Whatever was opened is closed, newest first, however this ends (a database of a newer schema refused included).
-  await using opened = new AsyncDisposableStack()
-  opened.defer(lockDataDir(config.dataDir))
-  const records = await openDataRecords(config)
-  opened.defer(() => records.close())
-  const content = await openDataContent(config)
-  opened.defer(() => content.close())
-  const access = commandDataAccess(config, records, content)
-  return await runOperation(access, command, args, progress)
+  await using locked = new AsyncDisposableStack()
+  locked.defer(lockDataDir(config.dataDir))
+  return await withDataStores(config, (records, content) => runOperation(commandDataAccess(config, records, content), command, args, progress))
 }
 
 /** A backup into the configured PostgreSQL (which holds no market yet): records, key, then content. */
 async function restoreIntoConfigured(config: Config, backupDir: string, progress: Progress, replaceNul: boolean): Promise<unknown> {
-  await using opened = new AsyncDisposableStack()
-  const records = await openDataRecords(config)
-  opened.defer(() => records.close())
-  const content = await openDataContent(config)
-  opened.defer(() => content.close())
-  const scratch = mkdtempSync(join(tmpdir(), 'trellis-restore-'))
-  opened.defer(() => rmSync(scratch, { recursive: true, force: true }))
-  return await restoreIntoDatabase(backupDir, { name: await recordsName(recordsPlace(config)), records, content, scratch: join(scratch, 'schema.db') }, progress, { replaceNul })
+  await using scratch = new AsyncDisposableStack()
+  const dir = mkdtempSync(join(tmpdir(), 'trellis-restore-'))
+  scratch.defer(() => rmSync(dir, { recursive: true, force: true }))
+  return await withDataStores(config, async (records, content) =>
+    restoreIntoDatabase(backupDir, { name: await recordsName(recordsPlace(config)), records, content, scratch: join(dir, 'schema.db') }, progress, { replaceNul }))
 }
 
 /** The command's exit code: 0 done (verify: sound), 1 failed (verify: problems found), 2 bad usage. */

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Config } from '../config.ts'
-import { commandDataAccess, openDataContent, openDataRecords } from '../app.ts'
+import { commandDataAccess, withDataStores } from '../app.ts'
 import { lockDataDir, lockHolder } from '../store/lock.ts'
 import { recordsName, recordsPlace } from '../store/open.ts'
 import { backup, restoreIntoDatabase, unloadable, verify, type Manifest, type Progress, type VerifyReport } from './data.ts'
@@ -28,8 +28,8 @@ export async function migrateToPostgres(config: Config, progress: Progress, opti
   const scratch = mkdtempSync(join(tmpdir(), 'trellis-move-'))
   held.defer(() => rmSync(scratch, { recursive: true, force: true }))
 
-  const manifest = await withStores(embedded, (records, content) => backup(commandDataAccess(embedded, records, content), join(scratch, 'backup'), progress))
-  return await withStores(config, async (records, content) => {
+  const manifest = await withDataStores(embedded, (records, content) => backup(commandDataAccess(embedded, records, content), join(scratch, 'backup'), progress))
+  return await withDataStores(config, async (records, content) => {
     const restored = await restoreIntoDatabase(join(scratch, 'backup'), { name: await recordsName(recordsPlace(config)), records, content, scratch: join(scratch, 'schema.db') }, progress, {
       replaceNul: options.replaceNul,
       refusal: (error) => unloadable(error, `the data directory ${config.dataDir}`,
@@ -38,19 +38,4 @@ export async function migrateToPostgres(config: Config, progress: Progress, opti
     const changed = restored.changed_text ? { changed_text: restored.changed_text } : {}
     return { moved: manifest.counts, ...changed, verify: await verify(commandDataAccess(config, records, content), progress) }
   })
-}
-
-/** `work` on the records and content `config` names, both closed after. */
-async function withStores<T>(config: Config, work: (records: Awaited<ReturnType<typeof openDataRecords>>, content: Awaited<ReturnType<typeof openDataContent>>) => Promise<T>): Promise<T> {
-  const records = await openDataRecords(config)
-  try {
-    const content = await openDataContent(config)
-    try {
-      return await work(records, content)
-    } finally {
-      await content.close()
-    }
-  } finally {
-    await records.close()
-  }
 }
