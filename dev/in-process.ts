@@ -31,7 +31,7 @@ export interface InProcessApp extends InProcess {
 async function open(dataDir: string, env: Record<string, string>) {
   const config = configFrom({ TRELLIS_DATA_DIR: dataDir, TRELLIS_LOG: 'warn', TRELLIS_RATE_LIMIT: 'off', ...allowingTestHooks(env) })
   const records = await openDataRecords(config)
-  const content = await openDataContent(config)
+  const content = await openDataContent(config, records)
   const errors: unknown[] = []
   const services = await buildServices({
     config, records, content, secret: await loadServerSecret(records, dataDir),

@@ -9,7 +9,7 @@ import type { Records } from './store/stores.ts'
 import { readMemo } from './store/memo.ts'
 import { loadServerSecret } from './store/secret.ts'
 import type { ContentStore } from './content/store.ts'
-import { openContent, openPostgresContentAt } from './content/open.ts'
+import { openContent, openPostgresContent } from './content/open.ts'
 import { authService } from './domain/auth.ts'
 import { feedService } from './domain/feeds.ts'
 import { entryService } from './domain/entries.ts'
@@ -53,11 +53,15 @@ const checksTransactions = (config: Config) => config.testHooks.allowed || proce
 /** The configured records (the data directory's, or PostgreSQL's), migrated to this binary's schema (a newer one is refused). */
 export const openDataRecords = (config: Config): Promise<Records> => openRecords(recordsPlace(config), 'migrate', { assertNoIo: checksTransactions(config) })
 
-/** The configured content store: LevelDB in the data directory, or the blocks table beside the records in PostgreSQL. */
-export async function openDataContent(config: Config): Promise<ContentStore> {
+/**
+ * The configured content store: LevelDB in the data directory, or the blocks table beside the records in PostgreSQL,
+ * on the records' own pool (TRELLIS_DB_POOL is the instance's connections, not each store's); `records` closes after it.
+ */
+export async function openDataContent(config: Config, records: Records | null): Promise<ContentStore> {
   try {
     if (config.content === 'postgres') {
-      return await openPostgresContentAt(config.databaseUrl!, { pool: config.dbPool, dataDir: config.dataDir, gcGraceSeconds: config.gcGraceS })
+      const { poolOf } = await import('./store/postgres/open.ts')
+      return await openPostgresContent(poolOf(records), { dataDir: config.dataDir, gcGraceSeconds: config.gcGraceS })
     }
     return await openContent(config.dataDir)
   } catch (error) {
@@ -70,7 +74,7 @@ export async function withDataStores<T>(config: Config, work: (records: Records,
   await using opened = new AsyncDisposableStack()
   const records = await openDataRecords(config)
   opened.defer(() => records.close())
-  const content = await openDataContent(config)
+  const content = await openDataContent(config, records)
   opened.defer(() => content.close())
   return await work(records, content)
 }

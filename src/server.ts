@@ -52,7 +52,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     })
   }
   const secret = await loadServerSecret(records, config.dataDir)
-  const content = await openDataContent(config)
+  const content = await openDataContent(config, records)
   failed.defer(() => content.close())
 
   let publicUrl = config.publicUrl ?? ''

@@ -79,12 +79,13 @@ async function sell(tx: Tx, s: Sale) {
 }
 
 async function addEntry(tx: Tx, era: 'current' | 'old', e: { id: string; feed: string; price: bigint; at: number; key?: Uint8Array }) {
-  if ((await tx.feeds.takeEntrySlot(e.feed, 1000)) !== 'ok') throw new Error(`no slot in ${e.feed}`)
   const free = e.price === 0n
   if (era === 'current') {
-    await tx.entries.insert({ id: e.id, feed_id: e.feed, cid: `bafk-${e.id}`, size: 10, mime_type: 'text/plain', title: e.id, description: null, metadata: null,
-      tags: ['x'], is_free: free, price: e.price, expires_at: free ? null : e.at + 30 * DAY, content_key: e.key ?? null, now: e.at })
+    const added = await tx.entries.add({ id: e.id, feed_id: e.feed, cid: `bafk-${e.id}`, size: 10, mime_type: 'text/plain', title: e.id, description: null, metadata: null,
+      tags: ['x'], is_free: free, price: e.price, expires_at: free ? null : e.at + 30 * DAY, content_key: e.key ?? null, now: e.at }, 1000)
+    if (typeof added === 'string') throw new Error(`no slot in ${e.feed} (${added})`)
   } else {
+    await tx.sql.run(q`UPDATE feeds SET total_entries = total_entries + 1 WHERE id = ${e.feed}`)
     await tx.sql.run(q`INSERT INTO entries (id, feed_id, cid, size, mime_type, title, description, metadata, tags, is_free, price, expires_at, created_at, updated_at)
       VALUES (${e.id}, ${e.feed}, ${`bafk-${e.id}`}, ${10}, ${'text/plain'}, ${e.id}, ${null}, ${null}, ${'["x"]'}, ${free ? 1 : 0}, ${e.price}, ${free ? null : e.at + 30 * DAY}, ${e.at}, ${e.at})`)
   }

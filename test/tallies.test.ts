@@ -60,8 +60,8 @@ async function seed(target: Db, on: Records) {
         const entryAt = at + k * 60
         const entryId = Bun.randomUUIDv7('hex', entryAt * 1000)
         const price = BigInt(1 + Math.floor(random() * 5)) * 250_000n
-        if ((await tx.feeds.takeEntrySlot(id, 1000)) !== 'ok') throw new Error('no slot')
-        await tx.entries.insert({ id: entryId, feed_id: id, cid: 'bafkqaaa', size: 10 + k, mime_type: 'text/plain', title: null, description: null, metadata: null, tags: [], is_free: k === 0, price: k === 0 ? 0n : price, expires_at: null, now: entryAt })
+        const added = await tx.entries.add({ id: entryId, feed_id: id, cid: 'bafkqaaa', size: 10 + k, mime_type: 'text/plain', title: null, description: null, metadata: null, tags: [], is_free: k === 0, price: k === 0 ? 0n : price, expires_at: null, now: entryAt }, 1000)
+        if (typeof added === 'string') throw new Error(`no slot (${added})`)
         if (k > 0) entries.push({ id: entryId, feed: id, owner: owner.address, price })
       }
     }

@@ -12,16 +12,31 @@ export const SIGNERS = 10
 
 export interface PostLoadResult { count: number; prepare_ms: number; elapsed_ms: number; rps: number; statuses: Record<string, number>; p50_ms: number; p99_ms: number; first_error: string | null }
 
-/** Creates the signers' feeds, then runs post-load.ts (its own process) for `count` signed POSTs. */
-export async function signedPosts(url: string, count: number): Promise<PostLoadResult & { feed_ids: string[] }> {
+/**
+ * Creates the signers' feeds, then runs post-load.ts (its own process) for `count` signed POSTs; `prepared` is called
+ * once their nonces are signed, as the clock starts.
+ */
+export async function signedPosts(url: string, count: number, prepared: () => void = () => {}): Promise<PostLoadResult & { feed_ids: string[] }> {
   const feedIds = await signerFeeds(url, SIGNERS)
   // At most 1000 active entries per feed: keep below that (the 50 MB upload adds one more to feed 0).
   if (count / SIGNERS > 999) throw new Error(`${count} posts over ${SIGNERS} feeds exceeds the per-feed entry limit`)
   const config = { url, keys: Array.from({ length: SIGNERS }, (_, i) => signerKey(i)), feedIds, count, concurrency: 50 }
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'post-load.ts'), JSON.stringify(config)], { stdout: 'pipe', stderr: 'pipe' })
-  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+  const lines: string[] = []
+  const readOut = (async () => {
+    let pending = ''
+    const decoder = new TextDecoder()
+    const reader = proc.stdout.getReader()
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      const parts = (pending + decoder.decode(r.value, { stream: true })).split('\n')
+      pending = parts.pop()!
+      for (const line of parts) line === 'prepared' ? prepared() : lines.push(line)
+    }
+    if (pending) lines.push(pending)
+  })()
+  const [, err] = await Promise.all([readOut, new Response(proc.stderr).text()])
   if ((await proc.exited) !== 0) throw new Error(`post-load exited ${proc.exitCode}: ${err.slice(-1000)}`)
-  return { ...(JSON.parse(out.trim().split('\n').pop()!) as PostLoadResult), feed_ids: feedIds }
+  return { ...(JSON.parse(lines.filter(Boolean).pop()!) as PostLoadResult), feed_ids: feedIds }
 }
 
 function randomBytes(size: number): Buffer {

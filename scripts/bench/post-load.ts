@@ -2,7 +2,7 @@
 // process (spawned by measure-writes.ts) so the orchestrator's work never competes with the client loop.
 //
 //   bun scripts/bench/post-load.ts '<json: {url, keys, feedIds, count, concurrency}>'
-// Prints one JSON line: {count, prepare_ms, elapsed_ms, rps, statuses, p50_ms, p99_ms, first_error}.
+// Prints `prepared` when the clock starts, then one JSON line: {count, prepare_ms, elapsed_ms, rps, statuses, p50_ms, p99_ms, first_error}.
 import { authHeaders, signer } from './signing.ts'
 
 const { url, keys, feedIds, count, concurrency } = JSON.parse(process.argv[2]!) as { url: string; keys: `0x${string}`[]; feedIds: string[]; count: number; concurrency: number }
@@ -28,6 +28,7 @@ await pool(count, async (i) => {
   }
 })
 const prepareMs = performance.now() - prepareStart
+console.log('prepared') // the orchestrator ends its CPU phase here: what follows is the timed part
 
 const statuses: Record<string, number> = {}
 const latencies: number[] = []

@@ -138,7 +138,7 @@ async function measureEngine(engine: Engine, m: Manifest, baselineUrl: string, s
   let posts: Awaited<ReturnType<typeof signedPosts>> | null = null
   if (selected('signed POST entry') || selected('upload')) {
     say(`bench: ${postCount} signed POST entries (1 KiB), 50 workers`)
-    posts = await signedPosts(server.url, postCount)
+    posts = await signedPosts(server.url, postCount, () => resources.mark('signed POST: feeds and nonces (before the clock)'))
     say(`bench: ${posts.rps.toFixed(0)} req/s ${JSON.stringify(posts.statuses)}${posts.first_error ? ` first error: ${posts.first_error}` : ''}`)
     resources.mark('signed POST entry')
   }

@@ -154,11 +154,11 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
   const [paidEntry, freeEntry] = [entries[0]!, entries[1]!]
   const bigEntry = entries[perFeed[0]!]!
   await batched([...entries].sort((a, b) => (a.id < b.id ? -1 : 1)), async (tx, e) => {
-    if ((await tx.feeds.takeEntrySlot(feedIds[e.feed]!, 1000)) !== 'ok') throw new Error(`seed: no room in feed ${e.feed}`)
-    await tx.entries.insert({
+    const added = await tx.entries.add({
       id: e.id, feed_id: feedIds[e.feed]!, cid: e.cid, size: e.size, mime_type: e.mime, title: `Entry ${e.id.slice(-6)}`,
       description: null, metadata: null, tags: [r.pick(TAGS)], is_free: !e.paid, price: e.paid ? e.price : 0n, expires_at: e.expires, now: e.created,
-    })
+    }, 1000)
+    if (typeof added === 'string') throw new Error(`seed: no room in feed ${e.feed} (${added})`)
   })
   phase('entries')
 

@@ -89,12 +89,12 @@ export function authService(deps: { records: Records; verify: SignatureVerifier;
       const nonce = randomAlphanumeric(32)
       const expiresAt = now + NONCE_TTL_S
       const message = signInMessage(deps.host(), nonce, now, expiresAt)
-      await deps.records.transact((tx) => tx.nonces.insert({ nonce, address_lc: address.toLowerCase(), message, expires_at: expiresAt }), lazily)
+      await deps.records.single((tx) => tx.nonces.insert({ nonce, address_lc: address.toLowerCase(), message, expires_at: expiresAt }), lazily)
       return { nonce, message, wallet_address: address, expires_at: expiresAt, expiresAt: expiresAt * 1000 }
     },
 
     /** Forgets nonces that expired before `cutoff`: how many. */
-    purgeNonces: (cutoff: number) => deps.records.transact((tx) => tx.nonces.purgeExpiredBefore(cutoff), lazily),
+    purgeNonces: (cutoff: number) => deps.records.single((tx) => tx.nonces.purgeExpiredBefore(cutoff), lazily),
 
     /** Returns null when no auth header at all was sent (the caller decides if that is allowed). */
     async authenticate(h: AuthHeaders): Promise<Signer | null> {
@@ -129,7 +129,7 @@ export function authService(deps: { records: Records; verify: SignatureVerifier;
       if (!(await deps.verify(address, message, h.signature as `0x${string}`))) {
         fail('INVALID_SIGNATURE', 'signature does not match the wallet address')
       }
-      if (!(await deps.records.transact((tx) => tx.nonces.consume(nonce, address.toLowerCase(), nowSeconds()), lazily))) {
+      if (!(await deps.records.single((tx) => tx.nonces.consume(nonce, address.toLowerCase(), nowSeconds()), lazily))) {
         fail('INVALID_NONCE', 'nonce was already used; request a new nonce')
       }
       const network = h.chainId ? (CHAIN_NETWORKS[h.chainId.trim()] ?? null) : null

@@ -96,20 +96,13 @@ export function entryService(d: Deps) {
       // Paid content is stored sealed, so its public CID cannot confirm a guess of its bytes (content/sealing.ts).
       const stored = await d.content.put(input.arrived ? (await input.arrived).pieces() : pieces, { sealed: !isFree })
       if (!isFree && !stored.key) throw new Error('paid content was stored unsealed')
-      const id = newId()
-      return d.records.transact(async (tx) => {
-        // The slot is taken in the same statement that checks it: concurrent creates cannot overshoot the limit,
-        // nor land in a feed deleted while the content was being stored.
-        const slot = await tx.feeds.takeEntrySlot(feed.id, MAX_ENTRIES_PER_FEED)
-        if (slot === 'full') limitReached()
-        if (slot !== 'ok') feedInactive()
-        await tx.entries.insert({
-          id, feed_id: feed.id, cid: stored.cid, size: stored.size, mime_type: input.mime_type,
-          title: input.title ?? null, description: input.description ?? null, metadata: input.metadata ?? null,
-          tags: input.tags ?? [], is_free: isFree, price, expires_at: input.expires_at ?? null, content_key: stored.key ?? null, now: nowSeconds(),
-        })
-        return (await tx.entries.byId(id))!
-      })
+      const added = await d.records.single((tx) => tx.entries.add({
+        id: newId(), feed_id: feed.id, cid: stored.cid, size: stored.size, mime_type: input.mime_type,
+        title: input.title ?? null, description: input.description ?? null, metadata: input.metadata ?? null,
+        tags: input.tags ?? [], is_free: isFree, price, expires_at: input.expires_at ?? null, content_key: stored.key ?? null, now: nowSeconds(),
+      }, MAX_ENTRIES_PER_FEED))
+      if (added === 'full') limitReached()
+      return typeof added === 'string' ? feedInactive() : added
     },
 
     /**

@@ -97,7 +97,7 @@ export async function runDataCommand(config: Config, command: DataCommand, posit
     } else if (command === 'restore' && replaceNul) {
       throw new Error('--replace-nul is for a restore into PostgreSQL (--database-url): a data directory keeps text as it is')
     } else if (command === 'restore') {
-      result = await restore(args[0]!, config.dataDir, (dir) => openDataContent({ ...config, dataDir: dir }), progress)
+      result = await restore(args[0]!, config.dataDir, (dir) => openDataContent({ ...config, dataDir: dir }, null), progress)
     } else if (lockHolder(config.dataDir) !== null) {
       // On either engine: the server's caches (an upload being spooled) live in the data directory it holds.
       const socket = join(config.dataDir, CONTROL_SOCKET)

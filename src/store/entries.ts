@@ -11,14 +11,21 @@ export interface EntryStore {
   contentKey(id: string): Promise<Uint8Array | null>
   /** Early access over: paid entries whose expires_at has passed become free. How many did. */
   freeExpired(now: number): Promise<number>
-  /** The row only: the feed's slot is taken first (FeedStore.takeEntrySlot). */
-  insert(entry: NewEntry): Promise<void>
+  /**
+   * A new active entry, taking one of its feed's `max` slots in the statement that checks them, so concurrent adds
+   * cannot overshoot the limit nor land in a feed deactivated meanwhile: the entry as stored, or why there was no
+   * slot. One statement on PostgreSQL (Records.single); on SQLite, three in the caller's transaction.
+   */
+  add(entry: NewEntry, max: number): Promise<EntryRecord | SlotRefusal>
   /** False when it was not active; the feed's count goes down with it. */
   deactivate(id: string, feedId: string, now: number): Promise<boolean>
   deactivateAllIn(feedId: string, now: number): Promise<void>
   reactivateAllIn(feedId: string, now: number): Promise<void>
   list(filter: { feedId: string; isFree?: boolean; beforeId?: string; limit: number }): Promise<EntryRecord[]>
 }
+
+/** Why a feed had no slot for one more entry. */
+export type SlotRefusal = 'full' | 'inactive' | 'missing'
 
 /** An entries row as the database returns it. */
 export interface EntryRow extends Omit<EntryRecord, 'is_free' | 'is_active' | 'tags' | 'price' | 'total_revenue'> {
@@ -52,18 +59,38 @@ const SELECT = q`SELECT ${ENTRY_COLUMNS} FROM entries e`
 // single entry, by a recount when a whole feed is (de)activated. The ledger audit checks it.
 const recount = (feedId: string) => q`UPDATE feeds SET total_entries = (SELECT COUNT(*) FROM entries WHERE feed_id = ${feedId} AND is_active = 1) WHERE id = ${feedId}`
 
-export function entryStore(sql: Sql): EntryStore {
+const takeSlot = (feedId: string, max: number) =>
+  q`UPDATE feeds SET total_entries = total_entries + 1 WHERE id = ${feedId} AND is_active = 1 AND total_entries < ${max}`
+
+const NEW_ENTRY_COLUMNS = q`(id, feed_id, cid, size, mime_type, title, description, metadata, tags, is_free, price, expires_at, content_key, created_at, updated_at)`
+const newEntryValues = (e: NewEntry) => q`${e.id}, ${e.feed_id}, ${e.cid}, ${e.size}, ${e.mime_type}, ${e.title}, ${e.description}, ${e.metadata},
+  ${textListJson(e.tags)}, ${e.is_free ? 1 : 0}, ${e.price}, ${e.expires_at}, ${e.content_key ?? null}, ${e.now}, ${e.now}`
+
+export function entryStore(sql: Sql, dialect: 'sqlite' | 'postgres'): EntryStore {
+  async function byId(id: string) {
+    const row = await sql.get<EntryRow>(q`${SELECT} WHERE e.id = ${id}`)
+    return row ? entryRecord(row) : undefined
+  }
+
+  async function noSlot(feedId: string): Promise<SlotRefusal> {
+    const feed = await sql.get<{ is_active: number }>(q`SELECT is_active FROM feeds WHERE id = ${feedId}`)
+    return !feed ? 'missing' : Number(feed.is_active) !== 1 ? 'inactive' : 'full'
+  }
+
   return {
-    async byId(id) {
-      const row = await sql.get<EntryRow>(q`${SELECT} WHERE e.id = ${id}`)
-      return row ? entryRecord(row) : undefined
-    },
+    byId,
     contentKey: async (id) => (await sql.get<{ content_key: Uint8Array | null }>(q`SELECT content_key FROM entries WHERE id = ${id}`))?.content_key ?? null,
     freeExpired: (now) => sql.run(q`UPDATE entries SET is_free = 1, updated_at = ${now} WHERE is_free = 0 AND expires_at IS NOT NULL AND expires_at <= ${now}`),
-    async insert(e) {
-      await sql.run(q`INSERT INTO entries (id, feed_id, cid, size, mime_type, title, description, metadata, tags, is_free, price, expires_at, content_key, created_at, updated_at)
-        VALUES (${e.id}, ${e.feed_id}, ${e.cid}, ${e.size}, ${e.mime_type}, ${e.title}, ${e.description}, ${e.metadata}, ${textListJson(e.tags)}, ${e.is_free ? 1 : 0},
-          ${e.price}, ${e.expires_at}, ${e.content_key ?? null}, ${e.now}, ${e.now})`)
+    async add(e, max) {
+      if (dialect === 'postgres') {
+        // The slot is a CTE: no row from it, no insert, and the statement commits nothing.
+        const row = await sql.get<EntryRow>(q`WITH slot AS (${takeSlot(e.feed_id, max)} RETURNING id)
+          INSERT INTO entries AS e ${NEW_ENTRY_COLUMNS} SELECT ${newEntryValues(e)} FROM slot RETURNING ${ENTRY_COLUMNS}`)
+        return row ? entryRecord(row) : noSlot(e.feed_id)
+      }
+      if ((await sql.run(takeSlot(e.feed_id, max))) !== 1) return noSlot(e.feed_id)
+      await sql.run(q`INSERT INTO entries ${NEW_ENTRY_COLUMNS} VALUES (${newEntryValues(e)})`)
+      return (await byId(e.id))!
     },
     async deactivate(id, feedId, now) {
       const changed = (await sql.run(q`UPDATE entries SET is_active = 0, updated_at = ${now} WHERE id = ${id} AND is_active = 1`)) === 1

@@ -30,8 +30,6 @@ export interface FeedStore {
    * both see room for one more (PostgreSQL: SELECT … FOR UPDATE; SQLite has one writer and does nothing).
    */
   lockOwner(walletId: string): Promise<void>
-  /** One more active entry in an active feed below `max`, as one statement: 'full' or 'inactive' when not. */
-  takeEntrySlot(feedId: string, max: number): Promise<'ok' | 'full' | 'inactive' | 'missing'>
 }
 
 /** A feeds row as the database returns it. */
@@ -72,12 +70,6 @@ export function feedStore(sql: Sql, dialect: 'sqlite' | 'postgres'): FeedStore {
       // NO KEY: an owner's feed creations queue on it, while a purchase's reference to the wallet (FOR KEY SHARE)
       // passes; FOR UPDATE would make those two a deadlock when the purchase holds the address rows first.
       if (dialect === 'postgres') await sql.get(q`SELECT id FROM wallets WHERE id = ${walletId} FOR NO KEY UPDATE`)
-    },
-    async takeEntrySlot(feedId, max) {
-      const taken = await sql.run(q`UPDATE feeds SET total_entries = total_entries + 1 WHERE id = ${feedId} AND is_active = 1 AND total_entries < ${max}`)
-      if (taken === 1) return 'ok'
-      const feed = await sql.get<{ is_active: number }>(q`SELECT is_active FROM feeds WHERE id = ${feedId}`)
-      return !feed ? 'missing' : Number(feed.is_active) !== 1 ? 'inactive' : 'full'
     },
     async list(filter) {
       const where: Query[] = [q`f.total_entries >= ${filter.minEntries}`]

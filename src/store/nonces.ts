@@ -9,10 +9,12 @@ export interface NonceRow {
 }
 
 /**
- * Nonce writes are meant for lazy transactions (Records.transact with durability 'lazy'): still ordered before
- * everything after them, so the next durable commit (the entry or purchase the signature was for) makes them durable
- * too. A power cut can lose only a nonce issued but unused (the client asks again) or a spend that nothing durable
- * followed (a signed read could be replayed once, within the nonce's 5 minutes).
+ * Each method is one statement (Records.single), meant for lazy durability. Embedded, lazy commits are still ordered
+ * before everything after them, so the next durable commit (the entry or purchase the signature was for) makes them
+ * durable too: a power cut can lose only a nonce issued but unused (the client asks again) or a spend that nothing
+ * durable followed (a signed read could be replayed once, within the nonce's 5 minutes). On PostgreSQL the table is
+ * UNLOGGED: no write to it waits for a WAL flush, and a crash empties it, which can only refuse signatures (every
+ * client asks for a new nonce), never let one be used twice.
  */
 export interface NonceStore {
   insert(row: Omit<NonceRow, 'used_at'>): Promise<void>

@@ -101,6 +101,13 @@ export interface Records<Stores> {
    * files, no timers): a transaction holds every other reader of an embedded database until it ends.
    */
   transact<T>(work: (tx: Stores) => Promise<T>, options?: { durability?: Durability }): Promise<T>
+  /**
+   * `transact` for work whose writes are one statement on PostgreSQL (the store methods it calls say so): there it
+   * commits alone, without BEGIN and COMMIT around it (two round trips fewer); the embedded engine runs it as any
+   * transaction. Reads after that statement (an explanation of why it changed nothing) see what others committed
+   * meanwhile. `lazy` is what the work may get, not what it must: an engine may commit it fully.
+   */
+  single<T>(work: (tx: Stores) => Promise<T>, options?: { durability?: Durability }): Promise<T>
   /** One consistent view for many reads (leaderboards, checks, backups): no write lands in the middle of it. */
   snapshot<T>(work: (view: Stores) => Promise<T>): Promise<T>
   readonly changes: Changes

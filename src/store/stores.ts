@@ -40,7 +40,7 @@ export const storesOn = (dialect: 'sqlite' | 'postgres') => (sql: Sql): Stores =
   nonces: nonceStore(sql),
   categories: categoryStore(sql),
   feeds: feedStore(sql, dialect),
-  entries: entryStore(sql),
+  entries: entryStore(sql, dialect),
   transactions: transactionStore(sql),
   payments: paymentStore(sql),
   purchases: purchaseStore(sql),

@@ -25,7 +25,18 @@ export async function openPostgresRecords(url: string, mode: OpenMode, pool: num
     if (error instanceof SchemaMismatch) throw error
     throw new DatabaseUnavailable(`cannot use PostgreSQL at ${where}: ${reasonOf(error)}`)
   }
-  return postgresRecords(sql, storesOn('postgres'))
+  const records = postgresRecords(sql, storesOn('postgres'))
+  pools.set(records, sql)
+  return records
+}
+
+const pools = new WeakMap<Records, SQL>()
+
+/** The pool records opened here run on, for the content store beside them to share (the records close it). */
+export function poolOf(records: Records | null): SQL {
+  const sql = records && pools.get(records)
+  if (!sql) throw new Error('content in PostgreSQL needs the records in PostgreSQL, opened first')
+  return sql
 }
 
 /** What went wrong, in PostgreSQL's words where it gave some (they never hold the password). */

@@ -21,20 +21,26 @@ export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>): R
   const held = new Set<Lease>()
   const { changes, committed } = localChanges()
 
-  async function transact<T>(work: (tx: Stores) => Promise<T>, { durability = 'full' }: { durability?: Durability } = {}): Promise<T> {
+  /** `work` until it commits, or fails for a reason other than PostgreSQL giving it up to let another pass. */
+  async function committing<T>(work: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const value = await sql.begin(async (tx) => {
-          if (durability === 'lazy') await tx.unsafe('SET LOCAL synchronous_commit = off')
-          return work(storesOn(postgresSql(tx)))
-        })
+        const value = await work()
         committed()
-        return value as T
+        return value
       } catch (error) {
         if (attempt >= ATTEMPTS || !RETRIED.has(sqlState(error) as string)) throw unavailableOr(error)
       }
     }
   }
+
+  const transact = <T>(work: (tx: Stores) => Promise<T>, { durability = 'full' }: { durability?: Durability } = {}) =>
+    committing(() => sql.begin(async (tx) => {
+      if (durability === 'lazy') await tx.unsafe('SET LOCAL synchronous_commit = off')
+      return work(storesOn(postgresSql(tx)))
+    }) as Promise<T>)
+
+  const pooled = storesOn(postgresSql(sql))
 
   const upkeep: Upkeep = {
     schemaVersion: async () => Number((await sql.unsafe('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations'))[0].v),
@@ -45,8 +51,11 @@ export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>): R
 
   return {
     dialect: 'postgres',
-    read: storesOn(postgresSql(sql)),
+    read: pooled,
     transact,
+    // Its one statement is a transaction of its own. Lazy durability is left to the tables: nonces are UNLOGGED (a
+    // commit that wrote no WAL waits for no flush), and a statement elsewhere may as well commit fully.
+    single: (work) => committing(() => work(pooled)),
     snapshot: (work) => sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', (tx) => work(storesOn(postgresSql(tx)))) as ReturnType<typeof work>,
     changes,
     /** A session-level advisory lock on a connection of its own: held until released, or until that connection dies. */

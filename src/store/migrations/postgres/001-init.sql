@@ -18,7 +18,7 @@ CREATE TABLE wallets (
   updated_at bigint NOT NULL
 );
 
-CREATE TABLE nonces (
+CREATE UNLOGGED TABLE nonces (
   nonce text COLLATE "C" PRIMARY KEY,
   address_lc text COLLATE "C" NOT NULL,
   message text COLLATE "C" NOT NULL,
