@@ -13,6 +13,8 @@ export interface Postgres {
   urlOf(database: string): string
   /** Stops the server (fast: open sessions are ended), keeping its data; `resume` starts it again on the same port. */
   halt(): void
+  /** Stops the server as a crash would (immediate: no checkpoint), keeping its data; `resume` recovers it. */
+  crash(): void
   resume(): void
   stop(): Promise<void>
 }
@@ -63,6 +65,7 @@ export async function startPostgres(): Promise<Postgres> {
     port,
     urlOf,
     halt: () => run([join(bin, 'pg_ctl'), '-D', data, '-m', 'fast', '-w', 'stop']),
+    crash: () => run([join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', '-w', 'stop']),
     resume: start,
     async stop() {
       if (stopped) return

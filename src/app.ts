@@ -117,7 +117,7 @@ export async function startBackground(config: Config, services: Services & { led
   if (boards) services.stats.installBoards(boards.boards)
   const ranks = loadPersisted(config.dataDir, 'ranks')
   if (ranks) services.stats.installRanks(ranks.ranks)
-  const place = recordsPlace({ ...config, dbPool: LONG_READ_CONNECTIONS })
+  const place = { ...recordsPlace({ ...config, dbPool: LONG_READ_CONNECTIONS }), application: 'trellis long reads' }
   const threads = { boards: longReads(config.dataDir, place), checks: longReads(config.dataDir, place), operations: longReads(config.dataDir, place) }
   const stopThreads = () => Promise.all(Object.values(threads).map((thread) => thread.stop())).then(() => {})
   const jobs = startJobs({

@@ -1,6 +1,7 @@
 // PostgreSQL failing under a running server: restarted under load, requests in flight answer 503 with a Retry-After,
 // nothing is half-written, and the server serves again without a restart; a purchase whose recording transaction is
-// killed (pg_terminate_backend) stays pending until the reconciler lets the chain decide it. These tests stop and kill
+// killed (pg_terminate_backend) stays pending until the reconciler lets the chain decide it; a crash takes the nonces
+// (UNLOGGED) and nothing else. And the connections a server opens, whatever it is asked. These tests stop and kill
 // parts of a cluster, so they run on a throwaway cluster of their own, on either pass of the suite.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
@@ -8,7 +9,7 @@ import { startTestServer, trellis, type TestServer } from '../dev/server.ts'
 import { startPostgres, type Postgres } from '../dev/postgres.ts'
 import { emptyDatabase } from '../dev/test-database.ts'
 import { withRecords } from '../dev/records-sql.ts'
-import { b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
+import { authHeaders, b64, call, createEntry, createFeed, expectError, newWallet, type Wallet } from '../dev/api.ts'
 import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
 import { ledgerSum, waitFor } from './helpers/ledger.ts'
 
@@ -180,4 +181,62 @@ describe('a purchase whose recording transaction is killed', () => {
     expect((await call(server.url, 'GET', `/v1/wallets/address/${owner.address}`)).body).toMatchObject({ total_revenue: String(price) })
     await admin.close()
   }, 90_000)
+})
+
+describe('PostgreSQL crashed', () => {
+  test('signatures made before the crash are refused after it, used or not (the nonces are gone, never reusable); every record stays', async () => {
+    const server = await serverOnOwnDatabase({ TRELLIS_LOG: 'error' })
+    const owner = newWallet()
+    const feed = await createFeed(server.url, owner, { name: 'before the crash' })
+    const used = await authHeaders(server.url, owner)
+    const entry = await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, { body: { content_base64: b64('kept'), mime_type: 'text/plain' }, headers: used })
+    expect(entry.status).toBe(201)
+    const unused = await authHeaders(server.url, owner)
+
+    postgres.crash()
+    postgres.resume() // crash recovery: UNLOGGED tables come back empty
+    await waitFor('the server serving again', async () => (await fetch(`${server.url}/v1/feeds/${feed.id}`)).status === 200, 30_000)
+
+    for (const headers of [used, unused]) {
+      const replay = await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, { body: { content_base64: b64('again'), mime_type: 'text/plain' }, headers })
+      expectError(replay, 401, 'INVALID_NONCE')
+    }
+    const listed = await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries`)
+    expect(listed.body.data.map((e: { id: string }) => e.id)).toEqual([entry.body.id])
+    expect(await (await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${entry.body.id}/content`)).text()).toBe('kept')
+    expect((await createEntry(server.url, owner, feed.id, { content_base64: b64('after') })).id).toBeString()
+  }, 90_000)
+})
+
+describe('connections', () => {
+  test('records and content share one pool: TRELLIS_DB_POOL bounds the server\'s connections (its long-reads threads open theirs, named apart)', async () => {
+    const pool = 2
+    const url = await emptyDatabase(postgres.adminUrl)
+    const server = await startTestServer({ TRELLIS_DATABASE_URL: url, TRELLIS_DB_POOL: String(pool), TRELLIS_LOG: 'error', TRELLIS_RATE_LIMIT: 'off' })
+    servers.push(server)
+    const database = new URL(url).pathname.slice(1)
+    const admin = new SQL(postgres.adminUrl, { max: 1 })
+    const owner = newWallet()
+    const feed = await createFeed(server.url, owner, { name: 'budget' })
+    const stored = await createEntry(server.url, owner, feed.id, { content_base64: b64('x'.repeat(300_000)) }) // two blocks and a root
+    let most = 0
+    let watching = true
+    const watcher = (async () => {
+      while (watching) {
+        const [{ n }] = await admin.unsafe(`SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND application_name <> 'trellis long reads'`, [database])
+        most = Math.max(most, n)
+        await Bun.sleep(5)
+      }
+    })()
+    await Promise.all(Array.from({ length: 24 }, async (_, i) => {
+      if (i % 3 === 0) expect((await createEntry(server.url, owner, feed.id, { content_base64: b64(`entry ${i}`) })).id).toBeString()
+      else if (i % 3 === 1) expect((await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${stored.id}/content`)).status).toBe(200)
+      else expect((await fetch(`${server.url}/v1/feeds?limit=5&i=${i}`)).status).toBe(200)
+    }))
+    watching = false
+    await watcher
+    await admin.close()
+    // The pool is used to the full, and no further (two pools, records' and content's, would show twice as many).
+    expect(most).toBe(pool)
+  }, 60_000)
 })

@@ -11,7 +11,7 @@ export { DatabaseUnavailable } from './records.ts'
 /** Which records: plain data, so a thread can be told it and open its own. */
 export type RecordsPlace =
   | { engine: 'sqlite'; dataDir: string }
-  | { engine: 'postgres'; url: string; pool: number }
+  | { engine: 'postgres'; url: string; pool: number; application?: string }
 
 export const databaseFile = (dataDir: string) => join(dataDir, 'trellis.db')
 
@@ -30,7 +30,7 @@ export async function openRecords(place: RecordsPlace, mode: OpenMode, options: 
   if (place.engine === 'sqlite') return openEmbeddedRecords(databaseFile(place.dataDir), mode, options)
   // Loaded only when asked for: the embedded default never loads the PostgreSQL adapter.
   const { openPostgresRecords } = await import('./postgres/open.ts')
-  return openPostgresRecords(place.url, mode, place.pool)
+  return openPostgresRecords(place.url, mode, place.pool, place.application)
 }
 
 /** The records of a database copy (a backup's trellis.db), read as they are. */

@@ -13,9 +13,14 @@ import { shownPostgresUrl } from './url.ts'
 /** Seconds to wait for a connection before a statement fails: long enough for a restart, short of a client's patience. */
 const CONNECT_TIMEOUT_S = 10
 
-export async function openPostgresRecords(url: string, mode: OpenMode, pool: number): Promise<Records> {
+/**
+ * `application`: the name its connections show in pg_stat_activity (what each one is for), unless the URL gives
+ * one (`?application_name=`).
+ */
+export async function openPostgresRecords(url: string, mode: OpenMode, pool: number, application = 'trellis'): Promise<Records> {
   const where = shownPostgresUrl(url)
-  const sql = new SQL(url, { max: pool, connectionTimeout: CONNECT_TIMEOUT_S, idleTimeout: 60 })
+  const named = new URL(url).searchParams.has('application_name')
+  const sql = new SQL(url, { max: pool, connectionTimeout: CONNECT_TIMEOUT_S, idleTimeout: 60, ...(named ? {} : { connection: { application_name: application } }) })
   try {
     await sql.unsafe('SELECT 1')
     if (mode === 'migrate') await migratePostgres(sql, where)
