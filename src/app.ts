@@ -191,7 +191,7 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     accessTokens: tokens,
     content: p.content,
     pages: pageTokens(p.secret),
-    cached: readMemo(records.changes),
+    cached: readMemo(records.changes, p.config.readMemoMb * 1_000_000),
     health: p.health,
     ledgerAudit: ledgerAudit({ records, chain: engine.chain, token: p.config.network.usdcAddress }),
   }

@@ -21,6 +21,16 @@ import { call, createEntry, createFeed, newWallet, type InProcess } from '../dev
 const changesOf = (db: Database) => ({ version: () => db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n, live: () => true })
 
 describe('readMemo', () => {
+  test('a memo of size 0 (TRELLIS_READ_MEMO_MB=0) keeps nothing: every read is made again', async () => {
+    const memo = readMemo(changesOf(new Database(':memory:')), 0)
+    let computed = 0
+    for (let i = 0; i < 3; i++) expect(memo('k', () => `v${++computed}`)).toBe(`v${i + 1}`)
+    for (let i = 0; i < 3; i++) await memo.get('a', async () => `v${++computed}`)
+    expect(computed).toBe(6)
+    expect(memo.peek('k')).toBeUndefined()
+    expect(memo.stats()).toMatchObject({ entries: 0, chars: 0 })
+  })
+
   test('a result read often stays held while a flood of others passes through a full memo; none is refused', () => {
     const memo = readMemo(changesOf(new Database(':memory:')), 10_000)
     let hotComputed = 0

@@ -167,7 +167,8 @@ interface MigrateFigures { ms: number; exit_code: number | null; moved: Record<s
 const rate = (rps: number) => (rps >= 1000 ? `${(rps / 1000).toFixed(1)}k` : rps.toFixed(0))
 const geomean = (values: number[]) => Math.exp(values.reduce((sum, v) => sum + Math.log(v), 0) / values.length)
 
-export function compareEngines(embedded: EngineFigures, postgres: EngineFigures, migrate: MigrateFigures) {
+/** `memoOff`: the run's servers kept no read results, so the list pages are the uncached measure of the target. */
+export function compareEngines(embedded: EngineFigures, postgres: EngineFigures, migrate: MigrateFigures, memoOff = false) {
   const rows: ComparisonRow[] = []
   const groups = { hot: [] as Array<{ name: string; ratio: number; ok: boolean }>, lists: [] as Array<{ name: string; ratio: number; ok: boolean }> }
   for (const pg of postgres.reads) {
@@ -221,7 +222,8 @@ export function compareEngines(embedded: EngineFigures, postgres: EngineFigures,
     })
   }
   groupRow('cached hot reads', groups.hot, POSTGRES_TARGETS.hotReads)
-  groupRow('list pages', groups.lists, POSTGRES_TARGETS.listPages, 'read memo hits under wrk: see docs/performance.md')
+  if (memoOff) groupRow('uncached list pages (TRELLIS_READ_MEMO_MB=0)', groups.lists, POSTGRES_TARGETS.listPages)
+  else groupRow('list pages', groups.lists, POSTGRES_TARGETS.listPages, 'read memo hits under wrk (the target is uncached: --memo-off)')
   if (embedded.posts && postgres.posts) {
     const posted = postgres.posts.statuses['201'] ?? 0
     const ratio = postgres.posts.rps / embedded.posts.rps

@@ -1,10 +1,11 @@
 // The whole benchmark, from a fresh clone, in one command:
 //
-//   npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json] [--only name,name]
+//   npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json] [--only name,name] [--memo-off]
 //                                [--postgres | --database-url postgres://admin@host:port/postgres]
 //
 // --only: just the measures whose name contains one of the given texts (case-insensitive), e.g.
 // --only recent-entries,image; the other measures (writes, upload, downloads, refresh) run only when named too.
+// --memo-off: the servers keep no read results (TRELLIS_READ_MEMO_MB=0): list pages are measured uncached.
 //
 // --postgres / --database-url: PostgreSQL beside the embedded default, in the same run. A database is created in the
 // cluster (a throwaway one started for the run with --postgres; with --database-url, the cluster that admin URL
@@ -38,18 +39,19 @@ const BINARY = join(ROOT, 'dist', 'trellis')
 const PROBE = '/v1/leaderboards/top-revenue'
 // No scheduled rebuild inside the throughput runs; the cost of rebuilds is measured on its own (measure-refresh.ts).
 // The admin key opens the category administration routes, measured with the other writes.
-const MAIN_ENV = { TRELLIS_STATS_REFRESH_S: '3600', TRELLIS_ADMIN_KEY: ADMIN_KEY }
+const MAIN_ENV: Record<string, string> = { TRELLIS_STATS_REFRESH_S: '3600', TRELLIS_ADMIN_KEY: ADMIN_KEY }
 
 function options() {
   const args = process.argv.slice(2)
-  const usage = 'Usage: npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json] [--only name,name] [--postgres | --database-url <admin postgres:// URL>]'
-  const opts = { small: false, seconds: 3, out: 'bench-results.json', only: [] as string[], postgres: false, databaseUrl: null as string | null }
+  const usage = 'Usage: npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json] [--only name,name] [--memo-off] [--postgres | --database-url <admin postgres:// URL>]'
+  const opts = { small: false, seconds: 3, out: 'bench-results.json', only: [] as string[], postgres: false, databaseUrl: null as string | null, memoOff: false }
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--small') opts.small = true
     else if (args[i] === '--seconds' && /^\d+$/.test(args[i + 1] ?? '') && Number(args[i + 1]) > 0) opts.seconds = Number(args[++i])
     else if (args[i] === '--out' && args[i + 1]) opts.out = args[++i]!
     else if (args[i] === '--only' && args[i + 1]) opts.only = args[++i]!.split(',').map((n) => n.trim().toLowerCase()).filter(Boolean)
     else if (args[i] === '--postgres') opts.postgres = true
+    else if (args[i] === '--memo-off') opts.memoOff = true
     else if (args[i] === '--database-url' && /^postgres(ql)?:\/\//.test(args[i + 1] ?? '')) opts.databaseUrl = args[++i]!
     else {
       console.error(usage)
@@ -74,6 +76,8 @@ function build(log: (line: string) => void) {
 }
 
 const opts = options()
+// Uncached reads: every server of the run keeps no read results, so each list page is read from the records.
+if (opts.memoOff) MAIN_ENV.TRELLIS_READ_MEMO_MB = '0'
 const withPostgres = opts.postgres || opts.databaseUrl !== null
 /** Whether a measure runs: every one, or with --only those whose name contains one of its texts. */
 const selected = (name: string) => opts.only.length === 0 || opts.only.some((text) => name.toLowerCase().includes(text))
@@ -256,7 +260,7 @@ try {
   let comparison = null
   if (postgres) {
     console.log(`\nPostgreSQL ${postgres.cluster.version} (records and content), the same measures against the same targets:\n\n${printTable(postgres.run.rows, baselineMean)}`)
-    comparison = compareEngines(embedded, postgres.run, postgres.migrate)
+    comparison = compareEngines(embedded, postgres.run, postgres.migrate, opts.memoOff)
     console.log(`\nPostgreSQL beside embedded (issue 21 targets):\n\n${printComparison(comparison)}`)
     console.log(`\n${printResources(embedded.resources, postgres.run.resources, postgres.migrate)}`)
   }

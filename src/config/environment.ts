@@ -27,8 +27,10 @@ export const SETTINGS = {
   /** Behind one reverse proxy: take the client address from the last X-Forwarded-For hop. */
   trustProxy: { variable: 'TRELLIS_TRUST_PROXY', read: onOff('off') },
   log: { variable: 'TRELLIS_LOG', read: oneOf(LOG_LEVELS, 'info') },
-  /** Connections to PostgreSQL this process may open for requests (the long-reads threads have their own few). */
+  /** Connections to PostgreSQL this process may open for requests, records and content alike (the long-reads threads have their own few). */
   dbPool: { variable: 'TRELLIS_DB_POOL', read: integer(10, 1, 500) },
+  /** Millions of characters of read results kept until the records change (0: none, every read goes to the records). */
+  readMemoMb: { variable: 'TRELLIS_READ_MEMO_MB', read: integer(32, 0, 4096) },
   /** Content in PostgreSQL: a block stored more recently than this is never collected (an import may still need it). */
   gcGraceS: { variable: 'TRELLIS_GC_GRACE_S', read: integer(86400, 0, 86400 * 365) },
 } satisfies Record<string, Setting<unknown>>

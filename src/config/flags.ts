@@ -83,7 +83,7 @@ Environment only:
   TRELLIS_LOG_WINDOW_BLOCKS (2000),
   TRELLIS_RATE_LIMIT (on|off), TRELLIS_TRUST_PROXY (off|on: client address from X-Forwarded-For),
   TRELLIS_LOG (debug|info|warn|error),
-  TRELLIS_DB_POOL (10: connections to PostgreSQL),
+  TRELLIS_DB_POOL (10: connections to PostgreSQL), TRELLIS_READ_MEMO_MB (32: read results kept; 0: none),
   TRELLIS_GC_GRACE_S (86400: content in PostgreSQL stored more recently is never collected)
 
 Test hooks (TRELLIS_TEST_*) work only from source with TRELLIS_TEST_HOOKS=1; the executable ignores them.
