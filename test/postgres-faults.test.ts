@@ -65,26 +65,28 @@ describe('PostgreSQL restarted under load', () => {
   test('requests in flight answer 503 with a Retry-After, nothing is half-written, the server serves again by itself', async () => {
     const server = await serverOnOwnDatabase({ TRELLIS_LOG: 'warn' }) // the outage's lines, not every request's
     const owner = newWallet()
-    const feed = await createFeed(server.url, owner, { name: 'under load' })
-    const texts = new Map<string, string>()
+    // A feed per writer: together they write more than one feed's 1000 entries in the test's few seconds.
+    const feeds = [await createFeed(server.url, owner, { name: 'under load 1' }), await createFeed(server.url, owner, { name: 'under load 2' }), await createFeed(server.url, owner, { name: 'under load 3' })]
+    const feed = feeds[0]
+    const texts = new Map<string, { feedId: string; text: string }>()
     const answers: Answer[] = []
     const writes: { entry?: Answer }[] = []
     let running = true
     let n = 0
-    const writer = async () => {
+    const writer = async (feedId: string) => {
       while (running) {
         const text = `entry ${n++} ${crypto.randomUUID()}`
-        const result = await createSigned(server.url, owner, feed.id, text)
+        const result = await createSigned(server.url, owner, feedId, text)
         answers.push(result.nonce)
         if (result.entry) answers.push(result.entry), writes.push(result)
-        if (result.id) texts.set(result.id, text)
+        if (result.id) texts.set(result.id, { feedId, text })
       }
     }
     // Reads the memo cannot answer: each asks a page size not asked before.
     const reader = async (offset: number) => {
       for (let i = 0; running; i++) answers.push(await answerOf(fetch(`${server.url}/v1/feeds/${feed.id}/entries?page_size=${1 + ((offset + i * 7) % 100)}&sort=${i % 2 ? 'newest' : 'oldest'}`)))
     }
-    const load = [writer(), writer(), writer(), reader(0), reader(3), reader(5)]
+    const load = [...feeds.map((f) => writer(f.id)), reader(0), reader(3), reader(5)]
     await Bun.sleep(800)
     const halted = performance.now()
     postgres.halt()
@@ -109,19 +111,23 @@ describe('PostgreSQL restarted under load', () => {
 
     // Nothing half-written: every entry answered 201 is there whole; the feed's tally counts what is there; an entry
     // answered 503 either is there whole or not at all (its commit may have landed as its connection was cut).
-    const listed = (await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries?page_size=100&sort=oldest`)).body
-    const all: { id: string }[] = [...listed.data]
-    for (let token = listed.pagination?.next_page_token; token; ) {
-      const page = (await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries?page_size=100&sort=oldest&page_token=${token}`)).body
-      all.push(...page.data)
-      token = page.pagination?.next_page_token
+    const all: { id: string }[] = []
+    for (const { id: feedId } of feeds) {
+      const listed = (await call(server.url, 'GET', `/v1/feeds/${feedId}/entries?page_size=100&sort=oldest`)).body
+      const ofFeed: { id: string }[] = [...listed.data]
+      for (let token = listed.pagination?.next_page_token; token; ) {
+        const page = (await call(server.url, 'GET', `/v1/feeds/${feedId}/entries?page_size=100&sort=oldest&page_token=${token}`)).body
+        ofFeed.push(...page.data)
+        token = page.pagination?.next_page_token
+      }
+      expect((await call(server.url, 'GET', `/v1/feeds/${feedId}`)).body.total_entries).toBe(ofFeed.length)
+      all.push(...ofFeed)
     }
     const created = writes.filter((w) => w.entry!.status === 201).length
     const refused = writes.filter((w) => w.entry!.status === 503).length
     expect(all.length).toBeGreaterThanOrEqual(created)
     expect(all.length).toBeLessThanOrEqual(created + refused)
-    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}`)).body.total_entries).toBe(all.length)
-    for (const [id, text] of texts) expect(await (await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${id}/content`)).text()).toBe(text)
+    for (const [id, { feedId, text }] of texts) expect(await (await fetch(`${server.url}/v1/feeds/${feedId}/entries/${id}/content`)).text()).toBe(text)
     const verified = await trellis(['verify'], server.dataDir, server.recordsEnv)
     expect(verified.json).toMatchObject({ ok: true })
     expect(server.logs.filter((line) => line.includes('unhandled error'))).toEqual([])
