@@ -9,7 +9,9 @@ import { LevelBlockstore } from 'blockstore-level'
 import { CID } from 'multiformats/cid'
 import * as raw from 'multiformats/codecs/raw'
 import { sha256 } from 'multiformats/hashes/sha2'
-import { openContent, openPostgresContentAt } from '../src/content/open.ts'
+import { openContent } from '../src/content/open.ts'
+import { withDataStores } from '../src/app.ts'
+import { configFrom } from '../src/config.ts'
 import { heldBlocks } from '../src/content/level/held-blocks.ts'
 import { blockKey } from '../src/content/level/keys.ts'
 import { openLevelBlockSpace } from '../src/content/level/block-space.ts'
@@ -173,9 +175,9 @@ describe('trellis gc', () => {
     // Old orphans, written by the content store itself on the stopped server: not recent for the server that starts.
     const items = Array.from({ length: 3000 }, (_, i) => random(i % 50 === 0 ? 300_000 : 64 + (i % 900)))
     const url = server.recordsEnv.TRELLIS_DATABASE_URL
-    const content = url ? await openPostgresContentAt(url, { pool: 1, dataDir: server.dataDir, gcGraceSeconds: 0 }) : await openContent(server.dataDir)
-    for (const bytes of items) await content.put(bytes)
-    await content.close()
+    await withDataStores(configFrom({ TRELLIS_DATA_DIR: server.dataDir, ...server.recordsEnv }), async (_, content) => {
+      for (const bytes of items) await content.put(bytes)
+    })
     // PostgreSQL knows a block's age by its stamp, not by which process wrote it: old orphans are stamped long ago.
     if (url) await withRecords(server, (db) => db.run('UPDATE blocks SET stored_at = stored_at - ?', [2 * 86_400_000]))
     const total = (await storeOf(server)).count

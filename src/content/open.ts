@@ -2,7 +2,7 @@
 // caches under <data dir>/cache. Or, for instances sharing a database, blocks in PostgreSQL with the caches still
 // under each instance's own data directory.
 import { join } from 'node:path'
-import { SQL } from 'bun'
+import type { SQL } from 'bun'
 import { MemoryDatastore } from 'datastore-core'
 import { LevelDatastore } from 'datastore-level'
 import { contentStore } from './helia.ts'
@@ -46,23 +46,4 @@ export async function openPostgresContent(sql: SQL, options: { dataDir: string; 
     fileCacheBytes: options.fileCacheBytes,
     graceMs: options.gcGraceSeconds * 1000,
   })
-}
-
-/** The content store in the PostgreSQL at `url`, over a pool of its own (closed with the store). */
-export async function openPostgresContentAt(url: string, options: { pool: number; dataDir: string; gcGraceSeconds: number; fileCacheBytes?: number }): Promise<ContentStore> {
-  const sql = new SQL(url, { max: options.pool, connectionTimeout: 10, idleTimeout: 60 })
-  let store: ContentStore
-  try {
-    store = await openPostgresContent(sql, options)
-  } catch (error) {
-    await sql.close().catch(() => {})
-    throw error
-  }
-  return {
-    ...store,
-    async close() {
-      await store.close()
-      await sql.close()
-    },
-  }
 }
