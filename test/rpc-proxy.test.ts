@@ -133,25 +133,30 @@ describe('failAfterForward', () => {
 })
 
 describe('before', () => {
+  // anvil answers a sent transaction before its block is mined when it is busy: wait for the receipts.
+  const mined = (hash: Hash) => chain.publicClient.waitForTransactionReceipt({ hash, timeout: 10_000, pollingInterval: 20 })
+
   test('the hook runs (once by default) before the call is forwarded: a front-running transaction lands first', async () => {
     const to = freshAddress()
     const order: string[] = []
     let frontRun: Hash | undefined
     proxy.before('eth_sendRawTransaction', async (params) => {
       order.push(`hook sees ${(params[0] as string).slice(0, 4)}`)
-      // Straight to anvil, not through the proxy; automine puts it in its own block before the held transaction.
+      // Straight to anvil, not through the proxy, and mined before the held transaction goes on: anvil's automine
+      // can answer before it mines, and a busy anvil could otherwise put both in one block.
       frontRun = await directWallet(3).writeContract(mint(to, 1n))
+      await mined(frontRun)
       order.push('front-run sent')
     })
     const wallet = walletOverProxy(2)
     const hash = await wallet.writeContract(mint(to, 2n))
     order.push('caller got hash')
     expect(order).toEqual(['hook sees 0x02', 'front-run sent', 'caller got hash']) // 0x02: an EIP-1559 transaction
-    const first = await chain.publicClient.getTransactionReceipt({ hash: frontRun! })
-    const second = await chain.publicClient.getTransactionReceipt({ hash })
+    const first = await mined(frontRun!)
+    const second = await mined(hash)
     expect(first.blockNumber).toBeLessThan(second.blockNumber)
 
-    await wallet.writeContract(mint(to, 4n))
+    await mined(await wallet.writeContract(mint(to, 4n)))
     expect(order).toHaveLength(3) // used up: the second transaction went straight through
     expect(await chain.balanceOf(to)).toBe(7n)
   })
