@@ -92,3 +92,29 @@ export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
     }),
   ]
 }
+
+/** How many pages (cursors) a spread list target walks, and the page sizes it asks for on each. */
+const SPREAD_PAGES = 25
+const SPREAD_SIZES = Array.from({ length: 20 }, (_, i) => 11 + i) // 11..30: 20.5 items a page on average
+
+/**
+ * The list pages as no cache can serve them: each request of a run names another page (up to 25 cursors from the
+ * target's own page on, each at page sizes 11..30), so with the read memo off every request is read from the
+ * records, and no two requests in flight are the same one (which the memo's single flight would answer once).
+ */
+export async function spreadOverPages(url: string, target: ReadTarget): Promise<ReadTarget> {
+  const base = target.path.replace(/[?&]page_token=[^&]*/, '')
+  const sep = base.includes('?') ? '&' : '?'
+  let cursor = /[?&]page_token=([^&]*)/.exec(target.path)?.[1] ?? ''
+  const cursors = [cursor]
+  while (cursors.length < SPREAD_PAGES) {
+    const next = (await json(`${url}${base}${cursor ? `${sep}page_token=${cursor}` : ''}`)).pagination?.next_page_token
+    if (!next) break
+    cursor = encodeURIComponent(next)
+    cursors.push(cursor)
+  }
+  // A short listing has few cursors: every page size then (the pages are alike, the requests still distinct).
+  const sizes = cursors.length >= 5 ? SPREAD_SIZES : Array.from({ length: 100 }, (_, i) => i + 1)
+  const paths = cursors.flatMap((cursor) => sizes.map((size) => `${base}${sep}page_size=${size}${cursor ? `&page_token=${cursor}` : ''}`))
+  return { ...target, name: `${target.name} (${paths.length} pages in turn)`, request: { ...target.request, paths } }
+}

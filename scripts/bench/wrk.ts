@@ -64,15 +64,27 @@ export function parseWrk(url: string, out: string): WrkResult {
   }
 }
 
-/** What a wrk run sends besides GET <url>: a method and body (through a Lua script) and extra headers. */
-export interface WrkRequest { method?: string; headers?: Record<string, string>; body?: string }
+/**
+ * What a wrk run sends besides GET <url>: a method and body (through a Lua script) and extra headers; `paths`: the
+ * paths to send in turn instead of the URL's own (each thread starts half the list apart, so no two requests in
+ * flight name the same path when the list is longer than the connections).
+ */
+export interface WrkRequest { method?: string; headers?: Record<string, string>; body?: string; paths?: string[] }
 
-/** The Lua script wrk needs for a method or body other than a bare GET (written once per distinct request). */
+/** The Lua script wrk needs for anything but a bare GET (written once per distinct request). */
 function scriptFor(request: WrkRequest): string | null {
-  if (!request.method && request.body === undefined) return null
+  if (!request.method && request.body === undefined && !request.paths) return null
   const path = join(tmpdir(), `trellis-bench-wrk-${Bun.hash(JSON.stringify(request)).toString(16)}.lua`)
   const lines = [`wrk.method = ${JSON.stringify(request.method ?? 'GET')}`]
   if (request.body !== undefined) lines.push(`wrk.body = ${JSON.stringify(request.body)}`)
+  if (request.paths) {
+    lines.push(
+      `paths = { ${request.paths.map((p) => JSON.stringify(p)).join(', ')} }`,
+      'local threads = 0',
+      'function setup(thread) thread:set("next_path", threads * math.floor(#paths / 2)); threads = threads + 1 end',
+      'function request() next_path = next_path + 1; return wrk.format(nil, paths[(next_path % #paths) + 1]) end',
+    )
+  }
   writeFileSync(path, lines.join('\n') + '\n')
   return path
 }
