@@ -86,16 +86,21 @@ BEGIN
 END
 $$;
 
+-- The owner is looked up once; most entries of a busy owner fall within the span already recorded, and then no
+-- address_totals row is written or locked (concurrent posts of one owner do not queue on it).
 CREATE OR REPLACE FUNCTION entries_activity() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  owner_lc text;
 BEGIN
-  INSERT INTO address_totals (address_lc)
-    SELECT w.address_lc FROM feeds f JOIN wallets w ON w.id = f.owner_id WHERE f.id = NEW.feed_id ON CONFLICT DO NOTHING;
-  UPDATE address_totals SET
-    first_at = LEAST(COALESCE(first_at, NEW.created_at), NEW.created_at),
-    last_at = GREATEST(COALESCE(last_at, NEW.created_at), NEW.created_at)
-  WHERE address_lc = (SELECT w.address_lc FROM feeds f JOIN wallets w ON w.id = f.owner_id WHERE f.id = NEW.feed_id);
-  INSERT INTO address_days (address_lc, day)
-    SELECT w.address_lc, NEW.created_at / 86400 FROM feeds f JOIN wallets w ON w.id = f.owner_id WHERE f.id = NEW.feed_id ON CONFLICT DO NOTHING;
+  SELECT w.address_lc INTO owner_lc FROM feeds f JOIN wallets w ON w.id = f.owner_id WHERE f.id = NEW.feed_id;
+  INSERT INTO address_totals (address_lc, first_at, last_at) VALUES (owner_lc, NEW.created_at, NEW.created_at) ON CONFLICT DO NOTHING;
+  IF NOT FOUND THEN
+    UPDATE address_totals SET
+      first_at = LEAST(COALESCE(first_at, NEW.created_at), NEW.created_at),
+      last_at = GREATEST(COALESCE(last_at, NEW.created_at), NEW.created_at)
+    WHERE address_lc = owner_lc AND (first_at IS NULL OR last_at IS NULL OR NEW.created_at < first_at OR NEW.created_at > last_at);
+  END IF;
+  INSERT INTO address_days (address_lc, day) VALUES (owner_lc, NEW.created_at / 86400) ON CONFLICT DO NOTHING;
   RETURN NULL;
 END
 $$;
