@@ -11,7 +11,8 @@ const MAX_AGE_S = 24 * 3600 // periods (1d, 7d) are relative to now: an old seed
 
 function cacheKey(): string {
   const hash = createHash('sha256')
-  const migrations = join(ROOT, 'src', 'store', 'migrations')
+  // The seed writes the embedded records: their migrations make the version (PostgreSQL's are applied per run).
+  const migrations = join(ROOT, 'src', 'store', 'migrations', 'sqlite')
   for (const name of readdirSync(migrations).filter((f) => f.endsWith('.sql')).sort()) hash.update(name).update(readFileSync(join(migrations, name)))
   for (const name of ['seed.ts', 'prng.ts']) hash.update(readFileSync(join(import.meta.dir, name)))
   return hash.digest('hex').slice(0, 16)
