@@ -12,7 +12,9 @@ const FIRST_SIGNER = 100 // signers 0..9 write entries (measure-writes.ts)
 export interface WriteResult extends Omit<LoadResult, 'ids'> { name: string; expect: number }
 
 async function load(url: string, requests: LoadRequest[]): Promise<LoadResult> {
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'signed-load.ts'), JSON.stringify({ url, requests, concurrency: 50 })], { stdout: 'pipe', stderr: 'pipe' })
+  // On stdin: a thousand requests are more than one argument may hold (128 KiB on Linux).
+  const input = new Blob([JSON.stringify({ url, requests, concurrency: 50 })])
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'signed-load.ts')], { stdin: input, stdout: 'pipe', stderr: 'pipe' })
   const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
   if ((await proc.exited) !== 0) throw new Error(`signed-load exited ${proc.exitCode}: ${err.slice(-1000)}`)
   return JSON.parse(out.trim().split('\n').pop()!) as LoadResult

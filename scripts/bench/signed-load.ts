@@ -2,7 +2,7 @@
 // workers. Runs in its own process (spawned by measure-signed-writes.ts) so the orchestrator never competes with
 // the client loop. Every signed request gets its own nonce, signed before the clock starts.
 //
-//   bun scripts/bench/signed-load.ts '<json: {url, requests: [{key?, method, path, body?, headers?}], concurrency}>'
+//   echo '<json: {url, requests: [{key?, method, path, body?, headers?}], concurrency}>' | bun scripts/bench/signed-load.ts
 // Prints one JSON line: {count, elapsed_ms, rps (2xx answers per second), statuses, first_error, ids}.
 import { authHeaders, signer } from './signing.ts'
 
@@ -10,7 +10,7 @@ export interface LoadRequest { key?: `0x${string}`; method: string; path: string
 export interface LoadResult { count: number; elapsed_ms: number; rps: number; statuses: Record<string, number>; first_error: string | null; ids: (string | null)[] }
 
 if (import.meta.main) {
-  const { url, requests, concurrency } = JSON.parse(process.argv[2]!) as { url: string; requests: LoadRequest[]; concurrency: number }
+  const { url, requests, concurrency } = JSON.parse(await Bun.stdin.text()) as { url: string; requests: LoadRequest[]; concurrency: number }
   const pool = async (work: (i: number) => Promise<void>) => {
     let next = 0
     await Promise.all(Array.from({ length: concurrency }, async () => {
