@@ -138,6 +138,17 @@ describe('tallies kept by triggers', () => {
     } finally {
       nudge(-1)
     }
+    // A ledger row whose buyer lost the entitlement is named.
+    const bought = db.query<{ wallet_id: string; entry_id: string; transaction_id: string; created_at: number }, []>('SELECT * FROM purchases LIMIT 1').get()!
+    db.query('DELETE FROM purchases WHERE wallet_id = ? AND entry_id = ?').run(bought.wallet_id, bought.entry_id)
+    try {
+      const entitled = (await inconsistencies()).find((p) => p.problem === "ledger row without the buyer's entitlement")?.subjects ?? []
+      expect(entitled.length).toBeGreaterThan(0)
+      expect(entitled).toContain(bought.transaction_id)
+    } finally {
+      db.query('INSERT INTO purchases (wallet_id, entry_id, transaction_id, created_at) VALUES (?, ?, ?, ?)').run(bought.wallet_id, bought.entry_id, bought.transaction_id, bought.created_at)
+    }
+    expect((await inconsistencies()).map((p) => p.problem)).toEqual(['ledger row without a settled payment'])
   })
 
   test('an upgrade (the migration backfill over existing rows) gives the same tables as the triggers', () => {

@@ -77,9 +77,7 @@ const INCONSISTENCIES: [string, string][] = [
     WHERE p.id IS NULL OR p.status != 'settled'`],
   ["ledger row without the buyer's entitlement", `
     SELECT t.id AS subject FROM transactions t
-    LEFT JOIN wallets w ON w.address_lc = t.payer_lc
-    LEFT JOIN purchases u ON u.wallet_id = w.id AND u.entry_id = t.entry_id
-    WHERE u.wallet_id IS NULL`],
+    WHERE NOT EXISTS (SELECT 1 FROM wallets w JOIN purchases u ON u.wallet_id = w.id WHERE w.address_lc = t.payer_lc AND u.entry_id = t.entry_id)`],
 ]
 
 export type Inconsistency = { problem: string; subjects: string[] }
@@ -99,6 +97,8 @@ export function ledgerAuditStore(sql: Sql): LedgerAuditStore {
     async inconsistencies() {
       const found: Inconsistency[] = []
       for (const [problem, rule] of INCONSISTENCIES) {
+        // Under LIMIT PostgreSQL plans for the first rows, expecting differences; a rule must keep a plan that is fast
+        // when there are none (as NOT EXISTS, not LEFT JOIN … IS NULL: 0.8 s against minutes over 1M ledger rows).
         const subjects = (await sql.all<{ subject: string }>(q([`${rule} LIMIT 20`]))).map((r) => String(r.subject))
         if (subjects.length > 0) found.push({ problem, subjects })
       }
