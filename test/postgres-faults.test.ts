@@ -244,5 +244,5 @@ describe('connections', () => {
     await admin.close()
     // The pool is used to the full, and no further (two pools, records' and content's, would show twice as many).
     expect(most).toBe(pool)
-  }, 60_000)
+  })
 })

@@ -39,7 +39,7 @@ describe('a start that fails', () => {
     } finally {
       await first.dispose()
     }
-  }, 30_000) // on PostgreSQL, the first server of a run also makes the suite's template database
+  })
 
   test('on an address of no interface here: one line naming it', async () => {
     const dataDir = dir()
