@@ -33,7 +33,8 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
 }
 
 /**
- * The content store on PostgreSQL (its close() leaves `sql` to the caller). A collection spares blocks written in
+ * The content store on PostgreSQL, in the records' own database `sql` (its block puts rely on the records' commits
+ * for their durability; its close() leaves `sql` to the caller). A collection spares blocks written in
  * the last `gcGraceSeconds`: the longest an import may take, from its first block to the record naming it. Helia's
  * datastore is in memory: it keeps only Helia's own version mark and pins, and the content store uses no pins.
  */

@@ -5,8 +5,14 @@
 
 /** After a collection, the next one waits until RSS grows this much more, so a heap that cannot shrink costs few. */
 const STEP_BYTES = 16 * 1024 * 1024
-/** Reading RSS costs a few microseconds: it is read once per this much progress, not once per chunk. */
+/** Reading RSS is a system call, not free under load: it is read once per this much progress, not once per chunk. */
 const CHECK_EVERY_BYTES = 1024 * 1024
+
+/**
+ * RSS as a guarded request arrives, for memoryGuard's `from`: read only when the body may be large enough to be
+ * checked at all (`declaredBytes` NaN when the length is not declared); else 0.
+ */
+export const rssBeforeBody = (declaredBytes: number): number => (declaredBytes < CHECK_EVERY_BYTES ? 0 : process.memoryUsage.rss())
 
 /** Returns a check to call with the request's progress (bytes read so far). `from`: RSS when the request began. */
 export function memoryGuard(budgetBytes: number, from = process.memoryUsage.rss()): (progress: number) => void {

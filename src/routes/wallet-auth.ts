@@ -5,12 +5,14 @@ import { Elysia } from 'elysia'
 import type { AuthService, Signer } from '../domain/auth.ts'
 import { DomainError } from '../domain/errors.ts'
 import { DEFAULT_BODY_LIMIT, readJson } from '../edge/body.ts'
+import { rssBeforeBody } from '../lib/memory-guard.ts'
 
 const signers = new WeakMap<Request, Signer | null>()
 
 /**
  * Reads a signed request's body; it knows who signed, so it may act on the body as it arrives. `rssAtArrival`: the
- * process's RSS before the signature was checked (meanwhile the body arrives and is held for the reader).
+ * process's RSS before the signature was checked (meanwhile the body arrives and is held for the reader), 0 for a
+ * body too small for memoryGuard to check.
  */
 export type BodyReader = (request: Request, limit: number, signed: { signer: Signer; params: Record<string, string>; rssAtArrival: number }) => Promise<unknown>
 
@@ -40,7 +42,7 @@ export const walletAuth = (auth: AuthService) =>
     wallet: (options: true | { bodyLimit: number; readBody?: BodyReader }) => ({
       detail: { security: [WALLET_SECURITY] },
       parse: async ({ request, params }: { request: Request; params: Record<string, string> }) => {
-        const rssAtArrival = options !== true && options.readBody ? process.memoryUsage.rss() : 0
+        const rssAtArrival = options !== true && options.readBody ? rssBeforeBody(Number(request.headers.get('content-length') ?? Number.NaN)) : 0
         await authenticateOnce(auth, request, true)
         const read: BodyReader = options === true ? readJson : (options.readBody ?? readJson)
         return (await read(request, options === true ? DEFAULT_BODY_LIMIT : options.bodyLimit, { signer: signers.get(request) as Signer, params, rssAtArrival })) ?? {}
