@@ -5,6 +5,7 @@
 // parts of a cluster, so they run on a throwaway cluster of their own, on either pass of the suite.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
+import { CID } from 'multiformats/cid'
 import { startTestServer, trellis, type TestServer } from '../dev/server.ts'
 import { startPostgres, type Postgres } from '../dev/postgres.ts'
 import { emptyDatabase } from '../dev/test-database.ts'
@@ -190,8 +191,9 @@ describe('a purchase whose recording transaction is killed', () => {
 })
 
 describe('PostgreSQL crashed', () => {
-  test('signatures made before the crash are refused after it, used or not (the nonces are gone, never reusable); every record stays', async () => {
-    const server = await serverOnOwnDatabase({ TRELLIS_LOG: 'error' })
+  test('signatures made before the crash are refused after it, used or not (the nonces are gone, never reusable); every record and its blocks stay', async () => {
+    const databaseUrl = await emptyDatabase(postgres.adminUrl)
+    const server = await serverOnOwnDatabase({ TRELLIS_DATABASE_URL: databaseUrl, TRELLIS_LOG: 'error' })
     const owner = newWallet()
     const feed = await createFeed(server.url, owner, { name: 'before the crash' })
     const used = await authHeaders(server.url, owner)
@@ -209,6 +211,12 @@ describe('PostgreSQL crashed', () => {
     }
     const listed = await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries`)
     expect(listed.body.data.map((e: { id: string }) => e.id)).toEqual([entry.body.id])
+    // Block puts do not wait for their own flush: the entry's commit, after them in the WAL, made them durable.
+    // Asked of the table itself, as the server may answer from its caches.
+    const sql = new SQL(databaseUrl)
+    const [{ kept }] = await sql`SELECT COUNT(*)::int AS kept FROM blocks WHERE mh = ${CID.parse(entry.body.cid).multihash.bytes}`
+    await sql.close()
+    expect(kept).toBe(1)
     expect(await (await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${entry.body.id}/content`)).text()).toBe('kept')
     expect((await createEntry(server.url, owner, feed.id, { content_base64: b64('after') })).id).toBeString()
   }, 90_000)
