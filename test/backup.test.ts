@@ -98,7 +98,7 @@ describe('backup and restore', () => {
     expect(checked.stdout + checked.stderr).toContain('"ok": true')
     expect(checked.code).toBe(0)
     expect(checked.json).toMatchObject({ ok: true, integrity: [], inconsistencies: [], items: { problems: [] } })
-  }, 60_000)
+  })
 
   test('a restored data directory, a backup and what commands write on a stopped server are owner-only', async () => {
     const loose = (root: string) => {
@@ -129,7 +129,7 @@ describe('backup and restore', () => {
     const collected = await trellis(['gc'], restoredDir)
     expect(collected.json).toMatchObject({ removed: 3, dry_run: false })
     expect(loose(restoredDir)).toEqual([])
-  }, 60_000)
+  })
 
   test('backup and restore refuse a directory that is not empty; a damaged backup is refused', async () => {
     const full = dir('trellis-full-')
@@ -148,7 +148,7 @@ describe('backup and restore', () => {
     expect(damaged.code).toBe(1)
     expect(damaged.stderr).toContain('content.car does not match its SHA-256')
     expect((await trellis(['backup'], server.dataDir)).code).toBe(2) // usage
-  }, 60_000)
+  })
 
   test('1,000 entries: backup and restore times', async () => {
     const owner = newWallet()
@@ -194,7 +194,7 @@ describe('verify', () => {
     expect(found.json.ok).toBe(false)
     expect(found.json.items.problems).toEqual([{ cid: entry.cid, problem: `block ${entry.cid} does not hash to its CID` }])
     await other.dispose()
-  }, 60_000)
+  })
 })
 
 describe('CAR files', () => {
@@ -229,5 +229,5 @@ describe('CAR files', () => {
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain('does not match its CID')
     expect(existsSync(bad)).toBe(true)
-  }, 60_000)
+  })
 })

@@ -277,5 +277,5 @@ describe('dist/trellis sells a paid entry', () => {
       await paid.dispose()
       await chain.stop()
     }
-  }, 60_000)
+  })
 })

@@ -47,7 +47,7 @@ function client(name: string, max = 10): SQL {
 
 beforeAll(async () => {
   postgres = await startPostgres()
-}, 60_000)
+})
 afterAll(async () => {
   for (const sql of clients) await sql.close()
   await postgres?.stop()

@@ -41,7 +41,7 @@ test('a base-sepolia data directory refuses a start on base, and on another toke
   // The same settings again: it starts; the case of the token address does not matter.
   await server.restart({ ...SEPOLIA, TRELLIS_USDC_ADDRESS: '0x036cbd53842c5426634e7929541ec2318f3dcf7e' })
   await server.stop()
-}, 60_000)
+})
 
 test('TRELLIS_ALLOW_CHAIN_CHANGE=1 rebinds it, with a warning naming both; then the old chain is the refused one', async () => {
   const server = await startTestServer(SEPOLIA)
@@ -52,7 +52,7 @@ test('TRELLIS_ALLOW_CHAIN_CHANGE=1 rebinds it, with a warning naming both; then 
   expect(await recorded(server)).toEqual({ network: 'base', chain_id: 8453, token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' })
   await server.restart(MAINNET) // bound to base now: no override needed
   expect(await refusal(server, SEPOLIA)).toContain('holds a ledger of base (chain 8453')
-}, 60_000)
+})
 
 test('a data directory made before the record adopts the settings of its first start after the upgrade', async () => {
   const server = await startTestServer(SEPOLIA)
@@ -62,4 +62,4 @@ test('a data directory made before the record adopts the settings of its first s
   await server.restart(MAINNET)
   expect(await recorded(server)).toMatchObject({ network: 'base', chain_id: 8453 })
   expect(await refusal(server, SEPOLIA)).toContain('holds a ledger of base (chain 8453')
-}, 60_000)
+})

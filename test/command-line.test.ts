@@ -88,7 +88,7 @@ describe('flags and commands', () => {
     expect(version.stdout).toMatch(new RegExp(`^trellis \\d+\\.\\d+\\.\\d+ \\(commit ${commit}(-dirty)?, from source\\)\\n$`))
     expect(help.code).toBe(0)
     for (const text of ['--out <file.car>', '--dry-run', 'trellis version', 'TRELLIS_TEST_HOOKS']) expect(help.stdout).toContain(text)
-  }, 30_000)
+  })
 })
 
 describe('test hooks', () => {

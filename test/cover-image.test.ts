@@ -24,7 +24,7 @@ beforeAll(async () => {
   const feed = await createFeed(server.url, owner, { name: 'covered', image_url: dataUri(first) })
   feedId = feed.id
   cid = feed.image_cid
-}, 30_000)
+})
 
 afterAll(async () => {
   await server?.dispose()

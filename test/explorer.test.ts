@@ -17,7 +17,7 @@ beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: run scripts/ensure-packages.sh (npm test does) or set CHROMIUM_PATH`)
   server = await startTestServer({ TRELLIS_ADMIN_KEY: 'explorer-admin-key' }) // with the admin routes
   browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS })
-}, 60_000) // a server and a first Chromium start: past bun's 5 s hook default on a loaded 2-core machine
+})
 afterAll(async () => {
   await browser?.close()
   await server?.dispose()

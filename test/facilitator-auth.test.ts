@@ -62,7 +62,7 @@ describe('a facilitator that wants a bearer token', () => {
       await server.dispose()
       facilitator.stop()
     }
-  }, 60_000)
+  })
 })
 
 describe('a CDP API key pair signing each call', () => {
@@ -81,7 +81,7 @@ describe('a CDP API key pair signing each call', () => {
       await server.dispose()
       facilitator.stop()
     }
-  }, 60_000)
+  })
 
   test('Ed25519 (base64, 64 bytes): settles; a key the facilitator does not know: 401, 502 to the buyer', async () => {
     const key = await generateKeyPair('EdDSA', { extractable: true })
@@ -100,7 +100,7 @@ describe('a CDP API key pair signing each call', () => {
       await server.dispose()
       facilitator.stop()
     }
-  }, 60_000)
+  })
 })
 
 describe('Base mainnet refuses test settings at start', () => {
@@ -120,16 +120,16 @@ describe('Base mainnet refuses test settings at start', () => {
   test('the default (testnet-only) facilitator without credentials: one line saying what to set', async () => {
     const message = await startFails({})
     expect(message).toContain('trellis: TRELLIS_NETWORK=base is mainnet but the facilitator https://x402.org/facilitator settles testnets only: set TRELLIS_CDP_API_KEY_ID and TRELLIS_CDP_API_KEY_SECRET')
-  }, 30_000)
+  })
 
   test('a testnet token address: one line naming TRELLIS_USDC_ADDRESS', async () => {
     const message = await startFails({ TRELLIS_SETTLEMENT: 'local', TRELLIS_RELAYER_KEY: chain.relayer.privateKey, TRELLIS_USDC_ADDRESS: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' })
     expect(message).toContain('trellis: TRELLIS_NETWORK=base is mainnet but TRELLIS_USDC_ADDRESS 0x036CbD53842c5426634e7929541eC2318f3dCF7e is a testnet token')
-  }, 30_000)
+  })
 
   test('a CDP secret that is no key: refused, naming it', async () => {
     expect(await startFails({ TRELLIS_CDP_API_KEY_ID: 'k', TRELLIS_CDP_API_KEY_SECRET: 'not-a-key' })).toContain('trellis: TRELLIS_CDP_API_KEY_SECRET is neither a PEM EC key nor a base64 Ed25519 key')
-  }, 30_000)
+  })
 
   test('with a CDP key it starts, on Coinbase\'s facilitator', async () => {
     const key = await generateKeyPair('ES256', { extractable: true })
@@ -140,5 +140,5 @@ describe('Base mainnet refuses test settings at start', () => {
     } finally {
       await server.dispose()
     }
-  }, 30_000)
+  })
 })

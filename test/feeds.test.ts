@@ -197,7 +197,7 @@ describe('POST /v1/feeds', () => {
     expect(reply.body).toMatchObject({ error: 'invalid_request', details: { field: 'image_url' } })
     expect(waited).toBeGreaterThanOrEqual(9_500)
     expect(waited).toBeLessThan(15_000)
-  }, 30_000)
+  })
 
   test('a wallet may own at most 10 active feeds', async () => {
     const wallet = newWallet()

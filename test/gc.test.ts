@@ -276,7 +276,7 @@ describe('the LevelDB space removing a block while an import writes it', () => {
       await space.close()
       rmSync(dir, { recursive: true, force: true })
     }
-  }, 60_000)
+  })
 })
 
 describe('which blocks imports hold', () => {

@@ -23,7 +23,7 @@ beforeAll(async () => {
     if ((await call(server.url, 'GET', '/v1/leaderboards/top-feeds')).body.data.length > 0) break
     await Bun.sleep(100)
   }
-}, 30_000)
+})
 
 afterAll(async () => {
   await server?.dispose()

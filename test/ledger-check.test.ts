@@ -97,4 +97,4 @@ test('a real mismatch still reads as one: error log, problems 1, unreadable 0, v
   expect(await ledgerGauges()).toEqual({ problems: 1, unreadable: 0 })
   await waitFor('the error line', async () => logLines().some((line) => line.msg === 'the ledger does not match the chain'))
   expect(logLines().find((line) => line.msg === 'the ledger does not match the chain').level).toBe('error')
-}, 60_000)
+})

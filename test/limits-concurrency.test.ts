@@ -8,7 +8,7 @@ import { authHeaders, b64, call, createEntry, createFeed, newWallet, type Wallet
 let server: TestServer
 beforeAll(async () => {
   server = await startTestServer()
-}, 60_000)
+})
 afterAll(() => server?.dispose())
 
 /** Signs every request first, then sends them all at once. */
@@ -34,7 +34,7 @@ test('a wallet with 8 feeds, 3 + 3 creates at once: exactly 2 are made, the rest
     : call(server.url, 'POST', '/v1/feeds', { headers, body: { name: `refill ${i}` } }))
   expect(again.filter((r) => r.status === 200 || r.status === 201)).toHaveLength(1)
   expect((await call(server.url, 'GET', `/v1/feeds?owner_id=${first.owner_id}&page_size=100`)).body.data).toHaveLength(10)
-}, 60_000)
+})
 
 test('a feed with 998 entries, 2 + 2 creates at once: it ends with exactly 1000, the rest ENTRY_LIMIT_REACHED', async () => {
   const owner = newWallet()
@@ -48,7 +48,7 @@ test('a feed with 998 entries, 2 + 2 creates at once: it ends with exactly 1000,
   const replies = await atOnce(owner, 4, (h, i) => call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, { headers: h, body: { content_base64: b64(`racing ${i}`), mime_type: 'text/plain' } }))
   expect(statuses(replies)).toEqual([201, 201, '403 ENTRY_LIMIT_REACHED', '403 ENTRY_LIMIT_REACHED'])
   expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}`)).body.total_entries).toBe(1000)
-}, 60_000)
+})
 
 test('an entry created while its feed is deleted: either refused (409 FEED_INACTIVE) or counted, never an active entry in an inactive feed', async () => {
   const owner = newWallet()
@@ -69,4 +69,4 @@ test('an entry created while its feed is deleted: either refused (409 FEED_INACT
     expect((await call(server.url, 'PATCH', `/v1/feeds/${feed.id}`, { wallet: owner, body: { is_active: true } })).status).toBe(200)
     expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}`)).body.total_entries).toBe(created.status === 201 ? 2 : 1)
   }
-}, 60_000)
+})

@@ -449,7 +449,7 @@ beforeAll(async () => {
     if (Date.now() > deadline) throw new Error(`no fresh snapshot in 5 s: ${JSON.stringify(jobs)}`)
     await Bun.sleep(100)
   }
-}, 60_000)
+})
 
 afterAll(async () => {
   await server?.dispose()

@@ -207,7 +207,7 @@ describe('command line', () => {
     expect(run(['--port', 'eighty']).exitCode).toBe(2)
     expect(run([], { TRELLIS_NETWORK: 'mainnet' }).exitCode).toBe(2)
     expect(run(['--version']).stdout.toString()).toMatch(/^trellis \d+\.\d+\.\d+/)
-  }, 30_000) // six runs of `bun src/main.ts`, about a second each
+  })
 
   test('flags win over env; --public-url is the base of content_url', async () => {
     // Mainnet needs a facilitator that settles it (the default one settles testnets only): never called here.
@@ -376,5 +376,5 @@ describe('running it', () => {
       return false
     }
     expect(await gone()).toBe(true)
-  }, 40_000)
+  })
 })

@@ -263,7 +263,7 @@ describe('an RPC that fails mid-way', () => {
     const spans = mine.map((f) => BigInt(f.toBlock) - BigInt(f.fromBlock) + 1n)
     expect(spans[0]).toBeGreaterThan(50n)
     expect(spans.filter((n) => n <= 50n).length).toBeGreaterThan(0)
-  }, 60_000)
+  })
 })
 
 describe('a facilitator that lies', () => {

@@ -18,7 +18,7 @@ let postgres: Postgres
 const servers: TestServer[] = []
 beforeAll(async () => {
   postgres = await startPostgres()
-}, 60_000)
+})
 afterAll(async () => {
   for (const server of servers) await server.dispose()
   await postgres.stop()
@@ -137,7 +137,7 @@ describe('PostgreSQL restarted under load', () => {
     expect(told.length).toBeGreaterThan(0)
     expect(told.length).toBeLessThanOrEqual(4)
     expect(told.reduce((sum, line) => sum + line.answered_503, 0)).toBeLessThanOrEqual(unavailable.length)
-  }, 60_000)
+  })
 })
 
 describe('a purchase whose recording transaction is killed', () => {

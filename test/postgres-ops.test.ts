@@ -20,7 +20,7 @@ const dir = (prefix: string) => {
 }
 beforeAll(async () => {
   postgres = await postgresForTest()
-}, 60_000)
+})
 afterAll(async () => {
   for (const server of servers) await server.dispose()
   for (const path of dirs) rmSync(path, { recursive: true, force: true })
@@ -170,7 +170,7 @@ describe('gc with records in PostgreSQL', () => {
     const done = await trellis(['gc'], server.dataDir, server.recordsEnv)
     expect(done.code).toBe(0)
     expect(done.json).toMatchObject({ removed: 0, dry_run: false })
-  }, 60_000)
+  })
 })
 
 describe('text an older Trellis stored with NUL (U+0000), which PostgreSQL cannot hold', () => {
@@ -301,7 +301,7 @@ describe('a database that cannot be used at start', () => {
     const { stderr, code } = await start(`postgres://trellis:s3cret-pw@127.0.0.1:${port}/market`)
     expect(code).toBe(2)
     expect(stderr).toBe(`trellis: cannot use PostgreSQL at postgres://trellis@127.0.0.1:${port}/market: connection refused (is PostgreSQL running, and listening there?)\n`)
-  }, 30_000)
+  })
 
   test('a database a newer Trellis migrated: refused, naming it once', async () => {
     const url = await emptyDatabase(postgres.adminUrl)
@@ -312,7 +312,7 @@ describe('a database that cannot be used at start', () => {
     const { stderr, code } = await start(url)
     expect(stderr).toStartWith(`trellis: the database ${url} has schema version 999, newer than this Trellis knows`)
     expect(code).toBe(1)
-  }, 30_000)
+  })
 
   test('a wrong password: said so, naming the URL without the password, exit 2', async () => {
     const role = `pw_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`
@@ -333,7 +333,7 @@ describe('a database that cannot be used at start', () => {
     const { stderr, code } = await start(url.toString())
     expect(code).toBe(2)
     expect(stderr).toBe(`trellis: cannot use PostgreSQL at postgres://${role}@${url.host}${url.pathname}: password authentication failed\n`)
-  }, 30_000)
+  })
 
   test('a missing database: said so, without the password, exit 2', async () => {
     const url = new URL(postgres.adminUrl)
@@ -345,5 +345,5 @@ describe('a database that cannot be used at start', () => {
     expect(stderr).toContain(`postgres://postgres@${url.host}/no_such_market`)
     expect(stderr).not.toContain('s3cret')
     expect(stderr.trim().split('\n')).toHaveLength(1)
-  }, 30_000)
+  })
 })

@@ -14,7 +14,7 @@ beforeAll(async () => {
   postgres = await startPostgres()
   client = new SQL(postgres.adminUrl, { max: 4 })
   await client.unsafe('CREATE TABLE items (id text PRIMARY KEY, feed text NOT NULL, amount numeric(78,0) NOT NULL, at bigint NOT NULL)')
-}, 60_000)
+})
 afterAll(async () => {
   await client?.close()
   await postgres?.stop()

@@ -14,7 +14,7 @@ beforeAll(async () => {
   owner = newWallet()
   feedId = (await createFeed(server.url, owner, { name: 'recent' })).id
   for (let i = 0; i < 3; i++) await createEntry(server.url, owner, feedId, { title: `first ${i}` })
-}, 30_000)
+})
 
 afterAll(async () => {
   await server?.dispose()

@@ -30,7 +30,7 @@ beforeAll(async () => {
   const admin = new SQL(postgres.adminUrl, { max: 1 })
   await admin.unsafe('CREATE TABLE items (id text PRIMARY KEY, n bigint NOT NULL)')
   await admin.close()
-}, 60_000)
+})
 afterAll(async () => {
   for (const records of opened) await records.close()
   await postgres?.stop()

@@ -114,7 +114,7 @@ beforeAll(async () => {
   postgres = await startPostgres()
   admin = new SQL(postgres.adminUrl, { max: 1 })
   dir = mkdtempSync(join(tmpdir(), 'trellis-parity-'))
-}, 60_000)
+})
 afterAll(async () => {
   for (const client of clients) await client.close()
   await admin?.close()

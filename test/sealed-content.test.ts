@@ -50,7 +50,7 @@ beforeAll(async () => {
   large = new Uint8Array(LARGE)
   for (let offset = 0; offset < LARGE; offset += 65_536) crypto.getRandomValues(large.subarray(offset, Math.min(LARGE, offset + 65_536)))
   buyer = await chain.newFundedBuyer(1_000_000n)
-}, 60_000)
+})
 
 afterAll(async () => {
   await server?.dispose()
@@ -117,7 +117,7 @@ describe('the public CID of paid content', () => {
     const free = await createEntry(server.url, owner, feedId, { content_base64: b64(large), mime_type: 'video/mp4' })
     expect(free.cid).toBe(guess)
     await expectServes(`${server.url}${contentPath(free)}`, large, free.cid)
-  }, 60_000)
+  })
 })
 
 describe('paid content read by everyone entitled', () => {
@@ -142,7 +142,7 @@ describe('paid content read by everyone entitled', () => {
 
       const got = await call(server.url, 'GET', `/v1/feeds/${feedId}/entries/${entry.id}`, { wallet: owner })
       await expectServes(got.body.content_url, bytes, entry.cid)
-    }, 60_000)
+    })
   }
 
   test('the large item\'s cached file is named apart from its public CID, and no temporary file is left', async () => {
@@ -171,7 +171,7 @@ describe('the content store', () => {
     } finally {
       await content.close()
     }
-  }, 60_000)
+  })
 
   test('an upload written to a file as it arrives is stored once its price is known: sealed or in the clear; the file goes', async () => {
     const dir = tempDir('trellis-upload-file-')
@@ -211,7 +211,7 @@ describe('the content store', () => {
     await Bun.write(join(uploads, 'left-by-a-crash'), 'x')
     await (await openContent(dir)).close()
     expect(readdirSync(uploads)).toEqual([])
-  }, 60_000)
+  })
 })
 
 describe('the large-item file cache', () => {
@@ -235,7 +235,7 @@ describe('the large-item file cache', () => {
       const tail = await fetch(read.url(), { headers: { ...(await read.auth()), range: 'bytes=-5' } })
       expect(Buffer.compare(new Uint8Array(await tail.arrayBuffer()), read.bytes.subarray(LARGE - 5))).toBe(0)
     }
-  }, 60_000)
+  })
 })
 
 describe('the key', () => {
@@ -294,5 +294,5 @@ describe('entries stored before sealing', () => {
     await server.restart()
     expect((await fetch(`${server.url}${contentPath(entry)}`)).status).toBe(402)
     await expectServes(`${server.url}${contentPath(entry)}`, bytes, entry.cid, () => authHeaders(server.url, owner))
-  }, 60_000)
+  })
 })

@@ -209,7 +209,7 @@ beforeAll(async () => {
   postgres = await startPostgres()
   admin = new SQL(postgres.adminUrl, { max: 1 })
   dir = mkdtempSync(join(tmpdir(), 'trellis-tallies-parity-'))
-}, 60_000)
+})
 afterAll(async () => {
   for (const c of closing) await c.close().catch(() => {})
   await admin?.close()
@@ -324,7 +324,7 @@ describe('PostgreSQL under concurrency', () => {
     const totals = Object.fromEntries(rows.address_totals!.map((r) => [r.address_lc, r]))
     expect(totals[A.toLowerCase()]).toMatchObject({ sold: '200', revenue: String(half(1)), bought: '200', spent: String(half(0)), buyers: '1', sellers: '1', active_days: '5' })
     expect(rows.ledger_totals).toEqual([{ id: '1', transactions: '400', revenue: String(half(0) + half(1)) }])
-  }, 60_000)
+  })
 
   test('a transfer of 2^255 (and another) sums exactly', async () => {
     const url = await freshDatabase('large')
