@@ -17,20 +17,28 @@ export const walletBody = (w: WalletRecord): Wallet =>
 
 /**
  * One holder per wallet until the database changes, its text remade when the second or the ranks move on: a short
- * key and no numbers turned into text on every read.
+ * key and no numbers turned into text on every read. `remaking`: the one remake under way, which every request that
+ * finds the text out of date awaits (else each request of a busy second's first moments would remake it again).
  */
-interface StatsHolder { at: number; generation: number; text: string }
+interface StatsHolder { at: number; generation: number; text: string; remaking: Promise<void> | null }
 const statsKey = (walletId: string) => `stats:${walletId}`
 
 /** GET /v1/wallets/{id}/stats as JSON text, remade at most once a second. */
 export async function walletStatsJson(s: Services, walletId: string): Promise<string> {
   const now = nowSeconds()
   const generation = s.stats.ranksGeneration()
-  const held = await s.cached.get<StatsHolder>(statsKey(walletId), async () => ({ at: -1, generation: -1, text: '' }), () => 2_000)
+  const held = await s.cached.get<StatsHolder>(statsKey(walletId), async () => ({ at: -1, generation: -1, text: '', remaking: null }), () => 2_000)
   if (held.at !== now || held.generation !== generation) {
-    held.text = JSON.stringify(await s.stats.stats(walletId, now)) // throws for an unknown wallet: the holder stays empty
-    held.at = now
-    held.generation = generation
+    held.remaking ??= (async () => {
+      try {
+        held.text = JSON.stringify(await s.stats.stats(walletId, now)) // throws for an unknown wallet: the holder stays empty
+        held.at = now
+        held.generation = generation
+      } finally {
+        held.remaking = null
+      }
+    })()
+    await held.remaking
   }
   return held.text
 }
