@@ -50,8 +50,12 @@ import { VERSION } from './version.ts'
 /** Tests (and a source run with test hooks) fail a transaction that awaits anything but its statements (store/sqlite/records.ts). */
 const checksTransactions = (config: Config) => config.testHooks.allowed || process.env.NODE_ENV === 'test'
 
-/** The configured records (the data directory's, or PostgreSQL's), migrated to this binary's schema (a newer one is refused). */
-export const openDataRecords = (config: Config): Promise<Records> => openRecords(recordsPlace(config), 'migrate', { assertNoIo: checksTransactions(config) })
+/**
+ * The configured records (the data directory's, or PostgreSQL's), migrated to this binary's schema (a newer one is
+ * refused). `listen`: a server's, which hears other instances' commits on the same database.
+ */
+export const openDataRecords = (config: Config, options: { listen?: boolean } = {}): Promise<Records> =>
+  openRecords(recordsPlace(config), 'migrate', { assertNoIo: checksTransactions(config), listen: options.listen })
 
 /**
  * The configured content store: LevelDB in the data directory, or the blocks table beside the records in PostgreSQL,

@@ -42,7 +42,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   failed.defer(unlock)
   // Only the holder walks the tree: a second server racing this one for the lock must not touch files it is writing.
   const tightened = tightenTree(config.dataDir)
-  const records = await openDataRecords(config) // refuses a database of a newer schema: the directory is not this binary's to hold
+  const records = await openDataRecords(config, { listen: true }) // refuses a database of a newer schema: the directory is not this binary's to hold
   failed.defer(() => records.close())
   const where = await recordsName(recordsPlace(config))
   const binding = await records.transact((tx) => bindChain(tx.meta, where, { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress }, config.allowChainChange))

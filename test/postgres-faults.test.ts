@@ -223,7 +223,7 @@ describe('PostgreSQL crashed', () => {
 })
 
 describe('connections', () => {
-  test('records and content share one pool: TRELLIS_DB_POOL bounds the server\'s connections (its long-reads threads open theirs, named apart)', async () => {
+  test('records and content share one pool: TRELLIS_DB_POOL bounds the server\'s connections (its change feed\'s listener and its long-reads threads open theirs, named apart)', async () => {
     const pool = 2
     const url = await emptyDatabase(postgres.adminUrl)
     const server = await startTestServer({ TRELLIS_DATABASE_URL: url, TRELLIS_DB_POOL: String(pool), TRELLIS_LOG: 'error', TRELLIS_RATE_LIMIT: 'off' })
@@ -237,7 +237,7 @@ describe('connections', () => {
     let watching = true
     const watcher = (async () => {
       while (watching) {
-        const [{ n }] = await admin.unsafe(`SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND application_name <> 'trellis long reads'`, [database])
+        const [{ n }] = await admin.unsafe(`SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND application_name NOT IN ('trellis long reads', 'trellis changes')`, [database])
         most = Math.max(most, n)
         await Bun.sleep(5)
       }
@@ -249,8 +249,11 @@ describe('connections', () => {
     }))
     watching = false
     await watcher
+    const [{ listeners, changes }] = await admin.unsafe(`SELECT COUNT(*) FILTER (WHERE query LIKE 'LISTEN%')::int AS listeners, COUNT(*)::int AS changes FROM pg_stat_activity WHERE datname = $1 AND application_name = 'trellis changes'`, [database])
     await admin.close()
     // The pool is used to the full, and no further (two pools, records' and content's, would show twice as many).
     expect(most).toBe(pool)
+    expect(listeners).toBe(1)
+    expect(changes).toBeLessThanOrEqual(2) // the listening connection, and the heartbeat's
   })
 })

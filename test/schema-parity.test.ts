@@ -32,6 +32,8 @@ interface Schema {
   foreignKeys: Record<string, string[]>
   indexes: Index[]
   triggers: string[]
+  /** PostgreSQL: the tables whose writes notify the change feed. */
+  changeFeed?: string[]
 }
 
 /** A condition as either engine prints it, without casts, brackets, spacing or case: `status='pending'`. */
@@ -91,9 +93,13 @@ async function postgresSchema(sql: SQL): Promise<Schema> {
     FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid JOIN pg_namespace s ON s.oid = t.relnamespace
     WHERE s.nspname = 'public' AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)`
   schema.indexes = sorted(indexes.map((i: Index) => ({ name: i.name, table: i.table, columns: i.columns, unique: i.unique, where: condition(i.where) })))
-  const triggers = await sql`SELECT t.tgname AS name, pg_get_triggerdef(t.oid) AS sql FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
-    JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = 'public' AND NOT t.tgisinternal`
-  schema.triggers = triggers.map((t: { name: string; sql: string }) => triggerOf(t.name, t.sql)).sort()
+  // The change feed's statement triggers (PostgreSQL's 011) have no SQLite twin: kept apart, as their tables.
+  const triggers = await sql`SELECT t.tgname AS name, pg_get_triggerdef(t.oid) AS sql, p.proname AS function, c.relname AS table FROM pg_trigger t
+    JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace s ON s.oid = c.relnamespace JOIN pg_proc p ON p.oid = t.tgfoid
+    WHERE s.nspname = 'public' AND NOT t.tgisinternal`
+  const feeding = (t: { function: string }) => t.function === 'trellis_changed'
+  schema.triggers = triggers.filter((t: { function: string }) => !feeding(t)).map((t: { name: string; sql: string }) => triggerOf(t.name, t.sql)).sort()
+  schema.changeFeed = triggers.filter(feeding).map((t: { table: string }) => t.table).sort()
   return schema
 }
 
@@ -171,6 +177,11 @@ describe('the schema after the migrations', () => {
     expect(pg.triggers).toEqual(sqlite.triggers)
     expect(pg.triggers.length).toBe(9)
   })
+
+  test('PostgreSQL\'s change feed: a write to any table but those no read is kept of notifies the other instances', () => {
+    const unkept = ['meta', 'nonces', 'payments', 'schema_migrations']
+    expect(pg.changeFeed).toEqual(Object.keys(sqlite.columns).filter((table) => !unkept.includes(table)).sort())
+  })
 })
 
 test('after each step, too: every step is a port of its namesake', async () => {
@@ -179,7 +190,9 @@ test('after each step, too: every step is a port of its namesake', async () => {
   for (const [i, m] of MIGRATIONS.entries()) {
     db.exec(m.sql)
     await sql.begin((tx) => tx.unsafe(POSTGRES_MIGRATIONS[i]!.sql).simple())
-    expect(await postgresSchema(sql), m.name).toEqual(sqliteSchema(db))
+    const { changeFeed, ...shared } = await postgresSchema(sql)
+    expect(shared, m.name).toEqual(sqliteSchema(db))
+    expect(changeFeed!.length > 0, m.name).toBe(m.version >= 11)
   }
   db.close()
 })

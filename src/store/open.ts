@@ -25,12 +25,15 @@ export async function recordsName(place: RecordsPlace): Promise<string> {
   return `the database ${shownPostgresUrl(place.url)}`
 }
 
-/** The records at `place`. `assertNoIo`: fail a transaction that awaits anything but its statements (tests). */
-export async function openRecords(place: RecordsPlace, mode: OpenMode, options: { assertNoIo?: boolean } = {}): Promise<Records> {
+/**
+ * The records at `place`. `assertNoIo`: fail a transaction that awaits anything but its statements (tests). `listen`:
+ * hear the commits of other processes on the same database (a server on PostgreSQL; SQLite has one writer).
+ */
+export async function openRecords(place: RecordsPlace, mode: OpenMode, options: { assertNoIo?: boolean; listen?: boolean } = {}): Promise<Records> {
   if (place.engine === 'sqlite') return openEmbeddedRecords(databaseFile(place.dataDir), mode, options)
   // Loaded only when asked for: the embedded default never loads the PostgreSQL adapter.
   const { openPostgresRecords } = await import('./postgres/open.ts')
-  return openPostgresRecords(place.url, mode, place.pool, place.application)
+  return openPostgresRecords(place.url, mode, place.pool, place.application, { listen: options.listen })
 }
 
 /** The records of a database copy (a backup's trellis.db), read as they are. */

@@ -10,6 +10,7 @@ import images from './sqlite/007-images.sql' with { type: 'text' }
 import contentKeys from './sqlite/008-content-keys.sql' with { type: 'text' }
 import onePendingPurchase from './sqlite/009-one-pending-purchase.sql' with { type: 'text' }
 import insertFirstTallies from './sqlite/010-insert-first-tallies.sql' with { type: 'text' }
+import changeFeed from './sqlite/011-change-feed.sql' with { type: 'text' }
 import pgInit from './postgres/001-init.sql' with { type: 'text' }
 import pgPayments from './postgres/002-payments.sql' with { type: 'text' }
 import pgAccessLinks from './postgres/003-access-links.sql' with { type: 'text' }
@@ -20,6 +21,7 @@ import pgImages from './postgres/007-images.sql' with { type: 'text' }
 import pgContentKeys from './postgres/008-content-keys.sql' with { type: 'text' }
 import pgOnePendingPurchase from './postgres/009-one-pending-purchase.sql' with { type: 'text' }
 import pgInsertFirstTallies from './postgres/010-insert-first-tallies.sql' with { type: 'text' }
+import pgChangeFeed from './postgres/011-change-feed.sql' with { type: 'text' }
 
 export interface Migration { version: number; name: string; sql: string }
 
@@ -27,6 +29,7 @@ export interface Migration { version: number; name: string; sql: string }
 const NAMES = [
   '001-init', '002-payments', '003-access-links', '004-settlement-proof', '005-tallies',
   '006-read-indexes', '007-images', '008-content-keys', '009-one-pending-purchase', '010-insert-first-tallies',
+  '011-change-feed',
 ]
 
 /** One engine's steps, its SQL given in the order of NAMES. */
@@ -36,10 +39,10 @@ function steps(texts: string[]): Migration[] {
 }
 
 /** The embedded engine's (SQLite). */
-export const MIGRATIONS = steps([init, payments, accessLinks, settlementProof, tallies, readIndexes, images, contentKeys, onePendingPurchase, insertFirstTallies])
+export const MIGRATIONS = steps([init, payments, accessLinks, settlementProof, tallies, readIndexes, images, contentKeys, onePendingPurchase, insertFirstTallies, changeFeed])
 
 export const POSTGRES_MIGRATIONS = steps([
-  pgInit, pgPayments, pgAccessLinks, pgSettlementProof, pgTallies, pgReadIndexes, pgImages, pgContentKeys, pgOnePendingPurchase, pgInsertFirstTallies,
+  pgInit, pgPayments, pgAccessLinks, pgSettlementProof, pgTallies, pgReadIndexes, pgImages, pgContentKeys, pgOnePendingPurchase, pgInsertFirstTallies, pgChangeFeed,
 ])
 
 export const migrationsFor = (dialect: 'sqlite' | 'postgres'): Migration[] => (dialect === 'sqlite' ? MIGRATIONS : POSTGRES_MIGRATIONS)

@@ -2,14 +2,15 @@
 // of its own (PostgreSQL batches concurrent commits itself), retried when PostgreSQL gives it up to let another pass
 // (serialization failure, deadlock); its work must therefore be safe to run again, which holds since it awaits only
 // its `tx`. Lazy durability is `SET LOCAL synchronous_commit = off`: the commit may be lost by a crash of the
-// server, never reordered. The version moves once per commit on this instance (the change feed across instances is
-// a later step).
+// server, never reordered. The version moves once per commit on this instance, and with a change feed once per
+// commit another instance on the database makes.
 import type { SQL } from 'bun'
 import { localChanges, type Durability, type Lease, type Records, type StoresOn, type Upkeep } from '../records.ts'
 import { postgresSql } from './sql.ts'
 import { exportToSqlite, importFromSqlite } from './transfer.ts'
 import { checkIndexes } from './integrity.ts'
 import { unavailableOr } from './faults.ts'
+import type { ChangeFeed } from './change-feed.ts'
 
 /** SQLSTATEs after which the whole transaction may simply run again. */
 const RETRIED = new Set(['40001', '40P01'])
@@ -17,9 +18,10 @@ const ATTEMPTS = 3
 
 const sqlState = (error: unknown) => (error as { errno?: unknown })?.errno
 
-export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>): Records<Stores> {
+/** `feed`: the change feed of the instances on this database (change-feed.ts); without one, only this process's commits count. */
+export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>, feed: ChangeFeed | null = null): Records<Stores> {
   const held = new Set<Lease>()
-  const { changes, committed } = localChanges()
+  const { changes, committed } = feed ?? localChanges()
 
   /** `work` until it commits, or fails for a reason other than PostgreSQL giving it up to let another pass. */
   async function committing<T>(work: () => Promise<T>): Promise<T> {
@@ -93,6 +95,7 @@ export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>): R
     /** Leases still held are released first: a reserved connection would keep the pool from closing. */
     async close() {
       await Promise.all([...held].map((lease) => lease.release().catch(() => {})))
+      await feed?.close()
       await sql.close()
     },
   }

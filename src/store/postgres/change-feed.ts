@@ -1,0 +1,72 @@
+// The change feed of instances sharing one database. The triggers of migration 011 notify channel trellis_changes
+// when a transaction that wrote memoized records commits, naming the instance that wrote (trellis.instance, set on
+// each of its connections). Each instance listens: another's commit moves its version (so its memo drops what it
+// read), its own are counted as they commit (read-your-writes, without waiting for the echo).
+//
+// A listening connection that dies says nothing, so each instance also notifies `hb:<instance>` every
+// HEARTBEAT_MS and hears itself: once its own heartbeat is older than STALE_MS, other instances' commits may be going
+// unheard, live() is false, and the memo keeps nothing until the echo is back. A re-subscription (Bun re-listens by
+// itself after a lost connection) moves the version too: what was committed meanwhile was not heard.
+import type { SQL } from 'bun'
+import type { Changes } from '../records.ts'
+
+export const CHANGES_CHANNEL = 'trellis_changes'
+const HEARTBEAT_PREFIX = 'hb:'
+export const HEARTBEAT_MS = 500
+export const STALE_MS = 1_500
+
+export interface ChangeFeed {
+  changes: Changes
+  /** This instance committed a write: the version moves now. */
+  committed(): void
+  close(): Promise<void>
+}
+
+/**
+ * Listens, and beats, through `client`: a client of its own (closed with the feed), so a pool busy with requests
+ * never holds the heartbeat back. It opens two connections: the one Bun keeps for listening, and one for the beats.
+ */
+export async function listenForChanges(client: SQL, instance: string, clock: () => number = performance.now.bind(performance)): Promise<ChangeFeed> {
+  let version = 0
+  let heardSelfAt = Number.NEGATIVE_INFINITY
+  const listeners = new Set<() => void>()
+  const heartbeat = `${HEARTBEAT_PREFIX}${instance}`
+
+  const moved = () => {
+    version++
+    for (const listener of listeners) listener()
+  }
+
+  const subscription = await client.listen(
+    CHANGES_CHANNEL,
+    (payload) => {
+      if (payload === heartbeat) heardSelfAt = clock()
+      else if (payload !== instance && !payload.startsWith(HEARTBEAT_PREFIX)) moved()
+    },
+    () => {
+      heardSelfAt = clock()
+      moved()
+    },
+  )
+  const beat = setInterval(() => {
+    client.notify(CHANGES_CHANNEL, heartbeat).catch(() => {}) // unanswered: the echo stops, and live() says so
+  }, HEARTBEAT_MS)
+  beat.unref()
+
+  return {
+    changes: {
+      version: () => version,
+      live: () => clock() - heardSelfAt <= STALE_MS,
+      onChange(listener) {
+        listeners.add(listener)
+        return () => listeners.delete(listener)
+      },
+    },
+    committed: moved,
+    async close() {
+      clearInterval(beat)
+      await subscription.unlisten().catch(() => {})
+      await client.close().catch(() => {})
+    },
+  }
+}
