@@ -26,6 +26,7 @@ import { watchedHttp } from './chain/rpc.ts'
 import { accessTokens } from './domain/access-tokens.ts'
 import { signatureVerifier } from './chain/signatures.ts'
 import { startJobs, type Jobs } from './jobs/index.ts'
+import { startLeadership, type Leadership } from './jobs/leadership.ts'
 import { longReads } from './jobs/long-reads.ts'
 import { loadPersisted } from './jobs/board-files.ts'
 import type { DataAccess } from './ops/data.ts'
@@ -107,6 +108,7 @@ const LONG_READ_CONNECTIONS = 2
 
 export interface Background {
   jobs: Jobs
+  leadership: Leadership
   /** The data commands a running server is asked over its control socket: they run on a thread of their own. */
   dataAccess: DataAccess
   stop(): Promise<void>
@@ -124,14 +126,16 @@ export async function startBackground(config: Config, services: Services & { led
   const place = { ...recordsPlace({ ...config, dbPool: LONG_READ_CONNECTIONS }), application: 'trellis long reads' }
   const threads = { boards: longReads(config.dataDir, place), checks: longReads(config.dataDir, place), operations: longReads(config.dataDir, place) }
   const stopThreads = () => Promise.all(Object.values(threads).map((thread) => thread.stop())).then(() => {})
+  const leadership = await startLeadership((name) => records.lease(name), config.leaderPollS, log)
   const jobs = startJobs({
-    log, auth: services.auth, entries: services.entries, purchases: services.purchases, stats: services.stats, ledgerAudit: services.ledgerAudit, threads,
+    log, auth: services.auth, entries: services.entries, purchases: services.purchases, stats: services.stats, ledgerAudit: services.ledgerAudit, threads, leadership,
     statsRefreshS: config.statsRefreshS, rankingsRefreshS: config.rankingsRefreshS, reconcileS: config.reconcileS, ledgerCheckS: config.ledgerCheckS,
   })
   await jobs.ready // never rejects: a job's failure is logged and counted
   const inThread = (what: Parameters<typeof threads.operations.run>[0]) => threads.operations.run(what, nowSeconds())
   return {
     jobs,
+    leadership,
     dataAccess: {
       dataDir: config.dataDir,
       content,
@@ -144,6 +148,7 @@ export async function startBackground(config: Config, services: Services & { led
     },
     async stop() {
       await jobs.stop()
+      await leadership.stop()
       await stopThreads()
     },
   }

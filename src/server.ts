@@ -73,7 +73,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const services = await buildServices({
     config, records, content, secret,
     publicUrl: () => publicUrl,
-    health: () => ({ version: VERSION, uptime_s: nowSeconds() - startedAt, jobs: background?.jobs.status() ?? {} }),
+    health: () => ({ version: VERSION, uptime_s: nowSeconds() - startedAt, instance: records.instance, leader: background?.leadership.isLeader() ?? false, jobs: background?.jobs.status() ?? {} }),
     logError,
     logWarn: (msg, fields) => log.warn(msg, fields),
     logInfo: (msg, fields) => log.info(msg, fields),

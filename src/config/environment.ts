@@ -31,6 +31,8 @@ export const SETTINGS = {
   dbPool: { variable: 'TRELLIS_DB_POOL', read: integer(10, 1, 500) },
   /** Millions of characters of read results kept until the records change (0: none, every read goes to the records). */
   readMemoMb: { variable: 'TRELLIS_READ_MEMO_MB', read: integer(32, 0, 4096) },
+  /** Seconds between an instance's tries to become the leader (the one that runs the once-per-database jobs). */
+  leaderPollS: { variable: 'TRELLIS_LEADER_POLL_S', read: integer(2, 1, 3600) },
   /** Content in PostgreSQL: a block stored more recently than this is never collected (an import may still need it). */
   gcGraceS: { variable: 'TRELLIS_GC_GRACE_S', read: integer(86400, 0, 86400 * 365) },
 } satisfies Record<string, Setting<unknown>>

@@ -1,6 +1,7 @@
 // In-process timers: nonce cleanup, paid→free expiry, reconciliation of interrupted payments, the ledger check,
 // leaderboard snapshots and wallet ranks (built on a long-reads thread). Each runs once at start, then on its
-// period; a job never overlaps itself. Jobs get services and threads, built by app.ts; they open nothing.
+// period; a job never overlaps itself. The first four run once per database: on the leader only (leadership.ts),
+// and at once when an instance becomes it. Jobs get services and threads, built by app.ts; they open nothing.
 import type { Logger } from '../log.ts'
 import type { AuthService } from '../domain/auth.ts'
 import type { EntryService } from '../domain/entries.ts'
@@ -9,6 +10,7 @@ import type { StatsService } from '../domain/stats-service.ts'
 import type { AuditReport, LedgerAudit } from '../domain/ledger-audit.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import type { LongReads } from './long-reads.ts'
+import type { Leadership } from './leadership.ts'
 
 const SQL_CHECK_S = 3_600
 
@@ -38,6 +40,7 @@ export interface JobServices {
   log: Logger; auth: AuthService; entries: EntryService; purchases: PurchaseService; stats: StatsService; ledgerAudit: LedgerAudit
   /** Leaderboards and ranks are built on one thread, the ledger's SQL checks on another: neither waits for the other. */
   threads: { boards: LongReads; checks: LongReads }
+  leadership: Leadership
   statsRefreshS: number; rankingsRefreshS: number; reconcileS: number; ledgerCheckS: number
 }
 
@@ -45,11 +48,14 @@ export function startJobs(d: JobServices): Jobs {
   const state: Record<string, JobState> = {}
   const timers: ReturnType<typeof setInterval>[] = []
 
-  function every(name: string, seconds: number, job: () => unknown | Promise<unknown>, runAtStart = true) {
+  const leaderRuns: Array<() => Promise<void>> = []
+
+  /** `once`: a once-per-database job, run by the leader only. */
+  function every(name: string, seconds: number, job: () => unknown | Promise<unknown>, { once = false } = {}) {
     state[name] = { lastRun: null, lastError: null, running: false, ok: 0, failed: 0, seconds: 0, lastSeconds: 0 }
     const run = async () => {
       const s = state[name]
-      if (s.running) return
+      if (s.running || (once && !d.leadership.isLeader())) return
       s.running = true
       const started = performance.now()
       try {
@@ -67,22 +73,22 @@ export function startJobs(d: JobServices): Jobs {
         s.running = false
       }
     }
-    const first = runAtStart ? run() : ((state[name].lastRun = nowSeconds()), Promise.resolve())
+    if (once) leaderRuns.push(run)
     const timer = setInterval(run, seconds * 1000)
     timer.unref()
     timers.push(timer)
-    return first
+    return run()
   }
 
   const ready = Promise.all([
-    every('nonce-cleanup', 600, () => d.auth.purgeNonces(nowSeconds() - 3600)),
+    every('nonce-cleanup', 600, () => d.auth.purgeNonces(nowSeconds() - 3600), { once: true }),
     // An early access that ended while the server was down is over before the first request is answered.
-    every('entry-expiry', 30, () => d.entries.endEarlyAccess(nowSeconds())),
+    every('entry-expiry', 30, () => d.entries.endEarlyAccess(nowSeconds()), { once: true }),
   ]).then(() => {})
   every('payment-reconciliation', d.reconcileS, async () => {
     const counts = await d.purchases.reconcilePending()
     if (counts.settled || counts.failed) d.log.info('payments reconciled', counts)
-  })
+  }, { once: true })
 
   // The ledger against the chain: what was added since the last check (the first check at start reads the rest).
   let audit: { report: AuditReport; at: number } | null = null
@@ -103,7 +109,7 @@ export function startJobs(d: JobServices): Jobs {
     if (report.problems.length > 0) d.log.error('the ledger does not match the chain', { problems: report.problems })
     // An RPC outage proves nothing either way: the unchecked rows are checked again at the next run.
     if (report.unreadable) d.log.warn('could not check the ledger against the chain: the RPC is not readable', { cause: report.unreadable.cause, unchecked: report.unreadable.subjects })
-  })
+  }, { once: true })
 
   // Built on the boards thread; until the first build the server serves the snapshot persisted by the last run.
   every('stats', d.statsRefreshS, async () => {
@@ -116,6 +122,8 @@ export function startJobs(d: JobServices): Jobs {
     d.stats.installRanks(result.ranks!)
     d.log.debug('wallet ranks rebuilt', { ms: Math.round(result.ms * 10) / 10 })
   })
+
+  d.leadership.onGained(() => void Promise.all(leaderRuns.map((run) => run())))
 
   return {
     ready,

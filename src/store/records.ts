@@ -94,6 +94,8 @@ export interface Upkeep {
 
 export interface Records<Stores> {
   readonly dialect: 'sqlite' | 'postgres'
+  /** This opening's id: what /health calls the instance, and how its writes are named to the others on PostgreSQL. */
+  readonly instance: string
   /** Stores outside any transaction (each statement commits alone). Writes here touch only unmemoized tables. */
   readonly read: Stores
   /**

@@ -43,7 +43,7 @@ export async function openPostgresRecords(url: string, mode: OpenMode, pool: num
     if (error instanceof SchemaMismatch) throw error
     throw new DatabaseUnavailable(`cannot use PostgreSQL at ${where}: ${reasonOf(error)}`)
   }
-  const records = postgresRecords(sql, storesOn('postgres'), feed)
+  const records = postgresRecords(sql, storesOn('postgres'), { feed, instance })
   pools.set(records, sql)
   return records
 }

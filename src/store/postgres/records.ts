@@ -5,6 +5,7 @@
 // server, never reordered. The version moves once per commit on this instance, and with a change feed once per
 // commit another instance on the database makes.
 import type { SQL } from 'bun'
+import { randomUUID } from 'node:crypto'
 import { localChanges, type Durability, type Lease, type Records, type StoresOn, type Upkeep } from '../records.ts'
 import { postgresSql } from './sql.ts'
 import { exportToSqlite, importFromSqlite } from './transfer.ts'
@@ -15,11 +16,16 @@ import type { ChangeFeed } from './change-feed.ts'
 /** SQLSTATEs after which the whole transaction may simply run again. */
 const RETRIED = new Set(['40001', '40P01'])
 const ATTEMPTS = 3
+/** How often a lease's connection is asked whether it is still there. */
+const LEASE_WATCH_MS = 500
 
 const sqlState = (error: unknown) => (error as { errno?: unknown })?.errno
 
-/** `feed`: the change feed of the instances on this database (change-feed.ts); without one, only this process's commits count. */
-export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>, feed: ChangeFeed | null = null): Records<Stores> {
+/**
+ * `feed`: the change feed of the instances on this database (change-feed.ts); without one, only this process's
+ * commits count. `instance`: the id its connections carry (a new one when not given).
+ */
+export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>, { feed = null, instance = randomUUID() }: { feed?: ChangeFeed | null; instance?: string } = {}): Records<Stores> {
   const held = new Set<Lease>()
   const { changes, committed } = feed ?? localChanges()
 
@@ -53,6 +59,7 @@ export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>, fe
 
   return {
     dialect: 'postgres',
+    instance,
     read: pooled,
     transact,
     // Its one statement is a transaction of its own. Lazy durability is left to the tables: nonces are UNLOGGED (a
@@ -60,7 +67,10 @@ export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>, fe
     single: (work) => committing(() => work(pooled)),
     snapshot: (work) => sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', (tx) => work(storesOn(postgresSql(tx)))) as ReturnType<typeof work>,
     changes,
-    /** A session-level advisory lock on a connection of its own: held until released, or until that connection dies. */
+    /**
+     * A session-level advisory lock on a connection of its own: held until released, or until that connection dies
+     * (PostgreSQL frees the lock with the session), which a statement on it every LEASE_WATCH_MS finds: `lost`.
+     */
     async lease(name: string): Promise<Lease | null> {
       const connection = await sql.reserve()
       try {
@@ -74,12 +84,25 @@ export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>, fe
         throw error
       }
       let released = false
+      let markLost!: () => void
+      const lost = new Promise<void>((resolve) => (markLost = resolve))
+      const watch = setInterval(() => {
+        connection.unsafe('SELECT 1').catch(() => {
+          if (released) return
+          released = true
+          clearInterval(watch)
+          held.delete(lease)
+          connection.release()
+          markLost()
+        })
+      }, LEASE_WATCH_MS)
+      watch.unref()
       const lease: Lease = {
-        // Watching the lock's connection for its loss belongs to the cluster step (leader jobs); until then, never.
-        lost: new Promise<void>(() => {}),
+        lost,
         async release() {
           if (released) return
           released = true
+          clearInterval(watch)
           held.delete(lease)
           try {
             await connection.unsafe('SELECT pg_advisory_unlock(hashtext($1))', [name])

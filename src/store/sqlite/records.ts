@@ -10,6 +10,7 @@
 // Transactions await only their own statements, which resolve within the turn, so the wait is short; one that awaits
 // anything else holds every reader meanwhile, and with `assertNoIo` (tests) fails as "I/O inside a transaction".
 import type { Database } from 'bun:sqlite'
+import { randomUUID } from 'node:crypto'
 import type { Sql } from '../query.ts'
 import { sqliteStatements } from './statements.ts'
 import { localChanges, type Durability, type Lease, type Records, type StoresOn, type Upkeep } from '../records.ts'
@@ -155,6 +156,7 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
 
   return {
     dialect: 'sqlite',
+    instance: randomUUID(),
     read: storesOn(gated),
     transact,
     // A group's savepoint costs nothing here, and the group commit is what makes a write cheap.
