@@ -156,6 +156,18 @@ describe('the list routes', () => {
     rmSync(dataDir, { recursive: true, force: true })
   })
 
+  test('nonces asked for move no version: the memo keeps what it holds', async () => {
+    setClockOffset(0)
+    const path = `/v1/feeds/${feedId}/entries`
+    expect((await call(api, 'GET', path)).status).toBe(200)
+    const version = records.changes.version()
+    const { hits } = services.cached.stats()
+    for (let i = 0; i < 3; i++) expect((await call(api, 'POST', '/v1/auth/nonce', { body: { wallet_address: newWallet().address } })).status).toBe(200)
+    expect(records.changes.version()).toBe(version)
+    expect((await call(api, 'GET', path)).status).toBe(200)
+    expect(services.cached.stats().hits).toBe(hits + 1)
+  })
+
   test('parameters a list does not know, and the passing seconds, make no new results', async () => {
     setClockOffset(0)
     const lists = [`/v1/feeds/${feedId}/entries`, '/v1/feeds', '/v1/transactions', `/v1/feeds/${feedId}/entries?page_size=5`, '/v1/feeds?page_size=5']

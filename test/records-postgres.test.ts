@@ -50,6 +50,16 @@ describe('transactions on PostgreSQL', () => {
     expect(seen).toEqual(Array.from({ length: 16 }, (_, i) => i + 1))
   })
 
+  test('a write of tables no read is kept of (unkept) commits without moving the version', async () => {
+    const records = open()
+    await records.single((tx) => tx.items.insert('unkept single'), { unkept: true })
+    await records.transact((tx) => tx.items.insert('unkept transact'), { unkept: true, durability: 'lazy' })
+    expect(records.changes.version()).toBe(0)
+    expect(await records.read.items.n('unkept transact')).toBe(0)
+    await records.single((tx) => tx.items.insert('kept'))
+    expect(records.changes.version()).toBe(1)
+  })
+
   test('a deadlock PostgreSQL breaks is run again: both transactions land, each once', async () => {
     const records = open()
     await records.transact(async (tx) => {

@@ -77,8 +77,8 @@ function decodeMessage(raw: string): string {
 }
 
 export function authService(deps: { records: Records; verify: SignatureVerifier; host: () => string }) {
-  // Nonce writes need no fsync of their own (store/nonces.ts).
-  const lazily = { durability: 'lazy' } as const
+  // Nonce writes need no fsync of their own (store/nonces.ts), and no read is kept of nonces: the memo keeps its reads.
+  const lazily = { durability: 'lazy', unkept: true } as const
   return {
     async issueNonce(walletAddress: string) {
       if (!isWalletAddress(walletAddress)) {

@@ -40,6 +40,12 @@ export class UnloadableText extends Error {
 /** How durable a transaction's commit must be: `lazy` may be lost by a power cut (nonces), never reordered. */
 export type Durability = 'full' | 'lazy'
 
+/**
+ * How a write commits. `unkept`: it writes only tables no read is kept of (nonces): the version does not move, so
+ * the read memo keeps what it holds (else every nonce asked for would empty it).
+ */
+export interface WriteOptions { durability?: Durability; unkept?: boolean }
+
 /** Tells when what was read may be stale: the version moves once per commit that changed memoized records. */
 export interface Changes {
   version(): number
@@ -102,14 +108,14 @@ export interface Records<Stores> {
    * Runs `work` in a transaction: all of it commits or none. `work` must await nothing but its `tx` (no network, no
    * files, no timers): a transaction holds every other reader of an embedded database until it ends.
    */
-  transact<T>(work: (tx: Stores) => Promise<T>, options?: { durability?: Durability }): Promise<T>
+  transact<T>(work: (tx: Stores) => Promise<T>, options?: WriteOptions): Promise<T>
   /**
    * `transact` for work whose writes are one statement on PostgreSQL (the store methods it calls say so): there it
    * commits alone, without BEGIN and COMMIT around it (two round trips fewer); the embedded engine runs it as any
    * transaction. Reads after that statement (an explanation of why it changed nothing) see what others committed
    * meanwhile. `lazy` is what the work may get, not what it must: an engine may commit it fully.
    */
-  single<T>(work: (tx: Stores) => Promise<T>, options?: { durability?: Durability }): Promise<T>
+  single<T>(work: (tx: Stores) => Promise<T>, options?: WriteOptions): Promise<T>
   /** One consistent view for many reads (leaderboards, checks, backups): no write lands in the middle of it. */
   snapshot<T>(work: (view: Stores) => Promise<T>): Promise<T>
   readonly changes: Changes

@@ -2,11 +2,11 @@
 // of its own (PostgreSQL batches concurrent commits itself), retried when PostgreSQL gives it up to let another pass
 // (serialization failure, deadlock); its work must therefore be safe to run again, which holds since it awaits only
 // its `tx`. Lazy durability is `SET LOCAL synchronous_commit = off`: the commit may be lost by a crash of the
-// server, never reordered. The version moves once per commit on this instance, and with a change feed once per
+// server, never reordered. The version moves once per commit on this instance (but an `unkept` one), and with a change feed once per
 // commit another instance on the database makes.
 import type { SQL } from 'bun'
 import { randomUUID } from 'node:crypto'
-import { localChanges, type Durability, type Lease, type Records, type StoresOn, type Upkeep } from '../records.ts'
+import { localChanges, type Lease, type Records, type StoresOn, type Upkeep, type WriteOptions } from '../records.ts'
 import { postgresSql } from './sql.ts'
 import { exportToSqlite, importFromSqlite } from './transfer.ts'
 import { checkIndexes } from './integrity.ts'
@@ -30,11 +30,11 @@ export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>, { 
   const { changes, committed } = feed ?? localChanges()
 
   /** `work` until it commits, or fails for a reason other than PostgreSQL giving it up to let another pass. */
-  async function committing<T>(work: () => Promise<T>): Promise<T> {
+  async function committing<T>(work: () => Promise<T>, { unkept = false }: WriteOptions = {}): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         const value = await work()
-        committed()
+        if (!unkept) committed()
         return value
       } catch (error) {
         if (attempt >= ATTEMPTS || !RETRIED.has(sqlState(error) as string)) throw unavailableOr(error)
@@ -42,11 +42,11 @@ export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>, { 
     }
   }
 
-  const transact = <T>(work: (tx: Stores) => Promise<T>, { durability = 'full' }: { durability?: Durability } = {}) =>
+  const transact = <T>(work: (tx: Stores) => Promise<T>, options: WriteOptions = {}) =>
     committing(() => sql.begin(async (tx) => {
-      if (durability === 'lazy') await tx.unsafe('SET LOCAL synchronous_commit = off')
+      if (options.durability === 'lazy') await tx.unsafe('SET LOCAL synchronous_commit = off')
       return work(storesOn(postgresSql(tx)))
-    }) as Promise<T>)
+    }) as Promise<T>, options)
 
   const pooled = storesOn(postgresSql(sql))
 
@@ -64,7 +64,7 @@ export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>, { 
     transact,
     // Its one statement is a transaction of its own. Lazy durability is left to the tables: nonces are UNLOGGED (a
     // commit that wrote no WAL waits for no flush), and a statement elsewhere may as well commit fully.
-    single: (work) => committing(() => work(pooled)),
+    single: (work, options) => committing(() => work(pooled), options),
     snapshot: (work) => sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', (tx) => work(storesOn(postgresSql(tx)))) as ReturnType<typeof work>,
     changes,
     /**

@@ -13,7 +13,7 @@ import type { Database } from 'bun:sqlite'
 import { randomUUID } from 'node:crypto'
 import type { Sql } from '../query.ts'
 import { sqliteStatements } from './statements.ts'
-import { localChanges, type Durability, type Lease, type Records, type StoresOn, type Upkeep } from '../records.ts'
+import { localChanges, type Durability, type Lease, type Records, type StoresOn, type Upkeep, type WriteOptions } from '../records.ts'
 import { storesOn, type Stores } from '../stores.ts'
 
 export interface SqliteRecordsOptions {
@@ -53,7 +53,7 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
 
   const { changes, committed } = localChanges()
 
-  type Queued = { work: (tx: Stores) => Promise<unknown>; durability: Durability; resolve: (value: unknown) => void; reject: (error: unknown) => void }
+  type Queued = { work: (tx: Stores) => Promise<unknown>; durability: Durability; unkept: boolean; resolve: (value: unknown) => void; reject: (error: unknown) => void }
   let queue: Queued[] = []
 
   async function runOne(item: Queued, savepoint: string): Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
@@ -98,7 +98,7 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
       gate = null
       release()
     }
-    if (outcomes.some((outcome) => outcome.ok)) committed()
+    if (outcomes.some((outcome, i) => outcome.ok && !batch[i]!.unkept)) committed()
     batch.forEach((item, i) => {
       const outcome = outcomes[i]!
       if (outcome.ok) item.resolve(outcome.value)
@@ -147,10 +147,10 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
     },
   }
 
-  function transact<T>(work: (tx: Stores) => Promise<T>, { durability = 'full' }: { durability?: Durability } = {}) {
+  function transact<T>(work: (tx: Stores) => Promise<T>, { durability = 'full', unkept = false }: WriteOptions = {}) {
     return new Promise<T>((resolve, reject) => {
       if (queue.length === 0) schedule()
-      queue.push({ work, durability, resolve: resolve as (value: unknown) => void, reject })
+      queue.push({ work, durability, unkept, resolve: resolve as (value: unknown) => void, reject })
     })
   }
 
