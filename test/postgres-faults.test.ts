@@ -223,7 +223,7 @@ describe('PostgreSQL crashed', () => {
 })
 
 describe('connections', () => {
-  test('records and content share one pool: TRELLIS_DB_POOL bounds the server\'s connections (its change feed\'s listener and its long-reads threads open theirs, named apart)', async () => {
+  test('records and content share one pool: TRELLIS_DB_POOL bounds the server\'s connections (its change feed, its leader lease and its long-reads threads open theirs, named apart)', async () => {
     const pool = 2
     const url = await emptyDatabase(postgres.adminUrl)
     const server = await startTestServer({ TRELLIS_DATABASE_URL: url, TRELLIS_DB_POOL: String(pool), TRELLIS_LOG: 'error', TRELLIS_RATE_LIMIT: 'off' })
@@ -237,7 +237,7 @@ describe('connections', () => {
     let watching = true
     const watcher = (async () => {
       while (watching) {
-        const [{ n }] = await admin.unsafe(`SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND application_name NOT IN ('trellis long reads', 'trellis changes')`, [database])
+        const [{ n }] = await admin.unsafe(`SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND application_name NOT IN ('trellis long reads', 'trellis changes', 'trellis leases')`, [database])
         most = Math.max(most, n)
         await Bun.sleep(5)
       }
@@ -249,11 +249,24 @@ describe('connections', () => {
     }))
     watching = false
     await watcher
-    const [{ listeners, changes }] = await admin.unsafe(`SELECT COUNT(*) FILTER (WHERE query LIKE 'LISTEN%')::int AS listeners, COUNT(*)::int AS changes FROM pg_stat_activity WHERE datname = $1 AND application_name = 'trellis changes'`, [database])
+    const [{ listeners, changes, leases }] = await admin.unsafe(`SELECT COUNT(*) FILTER (WHERE application_name = 'trellis changes' AND query LIKE 'LISTEN%')::int AS listeners,
+      COUNT(*) FILTER (WHERE application_name = 'trellis changes')::int AS changes, COUNT(*) FILTER (WHERE application_name = 'trellis leases')::int AS leases
+      FROM pg_stat_activity WHERE datname = $1`, [database])
     await admin.close()
     // The pool is used to the full, and no further (two pools, records' and content's, would show twice as many).
     expect(most).toBe(pool)
     expect(listeners).toBe(1)
     expect(changes).toBeLessThanOrEqual(2) // the listening connection, and the heartbeat's
+    expect(leases).toBe(1) // it leads: the leader's lease
+  })
+
+  test('a pool of one connection serves writes and reads while the server leads (the lease has a connection of its own)', async () => {
+    const server = await startTestServer({ TRELLIS_DATABASE_URL: await emptyDatabase(postgres.adminUrl), TRELLIS_DB_POOL: '1', TRELLIS_LOG: 'error' })
+    servers.push(server)
+    expect((await (await fetch(`${server.url}/health`)).json()).leader).toBe(true)
+    const owner = newWallet()
+    const feed = await createFeed(server.url, owner, { name: 'one connection' })
+    const entry = await createEntry(server.url, owner, feed.id, { content_base64: b64('served') })
+    expect(await (await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`)).text()).toBe('served')
   })
 })

@@ -23,9 +23,15 @@ const sqlState = (error: unknown) => (error as { errno?: unknown })?.errno
 
 /**
  * `feed`: the change feed of the instances on this database (change-feed.ts); without one, only this process's
- * commits count. `instance`: the id its connections carry (a new one when not given).
+ * commits count. `instance`: the id its connections carry (a new one when not given). `leaseClient`: a new client
+ * for each lease, closed with it, so a lease held for long (the leader's) takes no connection from `sql`'s pool;
+ * without it a lease reserves one of the pool's.
  */
-export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>, { feed = null, instance = randomUUID() }: { feed?: ChangeFeed | null; instance?: string } = {}): Records<Stores> {
+export function postgresRecords<Stores>(
+  sql: SQL,
+  storesOn: StoresOn<Stores>,
+  { feed = null, instance = randomUUID(), leaseClient }: { feed?: ChangeFeed | null; instance?: string; leaseClient?: () => SQL } = {},
+): Records<Stores> {
   const held = new Set<Lease>()
   const { changes, committed } = feed ?? localChanges()
 
@@ -72,15 +78,23 @@ export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>, { 
      * (PostgreSQL frees the lock with the session), which a statement on it every LEASE_WATCH_MS finds: `lost`.
      */
     async lease(name: string): Promise<Lease | null> {
-      const connection = await sql.reserve()
+      const own = leaseClient?.() ?? null
+      const connection = await (own ?? sql).reserve().catch(async (error) => {
+        await own?.close()
+        throw error
+      })
+      const letGo = () => {
+        connection.release()
+        void own?.close().catch(() => {})
+      }
       try {
         const [{ got }] = await connection.unsafe('SELECT pg_try_advisory_lock(hashtext($1)) AS got', [name])
         if (!got) {
-          connection.release()
+          letGo()
           return null
         }
       } catch (error) {
-        connection.release()
+        letGo()
         throw error
       }
       let released = false
@@ -92,7 +106,7 @@ export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>, { 
           released = true
           clearInterval(watch)
           held.delete(lease)
-          connection.release()
+          letGo()
           markLost()
         })
       }, LEASE_WATCH_MS)
@@ -107,7 +121,7 @@ export function postgresRecords<Stores>(sql: SQL, storesOn: StoresOn<Stores>, { 
           try {
             await connection.unsafe('SELECT pg_advisory_unlock(hashtext($1))', [name])
           } finally {
-            connection.release()
+            letGo()
           }
         },
       }
