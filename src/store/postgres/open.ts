@@ -43,7 +43,7 @@ export async function openPostgresRecords(url: string, mode: OpenMode, pool: num
     if (error instanceof SchemaMismatch) throw error
     throw new DatabaseUnavailable(`cannot use PostgreSQL at ${where}: ${reasonOf(error)}`)
   }
-  const leaseClient = () => new SQL(url, { max: 1, connectionTimeout: CONNECT_TIMEOUT_S, connection: connection(`${application} leases`) })
+  const leaseClient = () => new SQL(url, { max: 1, connectionTimeout: CONNECT_TIMEOUT_S, idleTimeout: 60, connection: connection(`${application} leases`) })
   const records = postgresRecords(sql, storesOn('postgres'), { feed, instance, leaseClient })
   pools.set(records, sql)
   return records

@@ -2,8 +2,8 @@
 // of its own (PostgreSQL batches concurrent commits itself), retried when PostgreSQL gives it up to let another pass
 // (serialization failure, deadlock); its work must therefore be safe to run again, which holds since it awaits only
 // its `tx`. Lazy durability is `SET LOCAL synchronous_commit = off`: the commit may be lost by a crash of the
-// server, never reordered. The version moves once per commit on this instance (but an `unkept` one), and with a change feed once per
-// commit another instance on the database makes.
+// server, never reordered. The version moves once per commit on this instance (but an `unkept` one), and with a
+// change feed once per commit another instance on the database makes.
 import type { SQL } from 'bun'
 import { randomUUID } from 'node:crypto'
 import { localChanges, type Lease, type Records, type StoresOn, type Upkeep, type WriteOptions } from '../records.ts'
@@ -23,9 +23,9 @@ const sqlState = (error: unknown) => (error as { errno?: unknown })?.errno
 
 /**
  * `feed`: the change feed of the instances on this database (change-feed.ts); without one, only this process's
- * commits count. `instance`: the id its connections carry (a new one when not given). `leaseClient`: a new client
- * for each lease, closed with it, so a lease held for long (the leader's) takes no connection from `sql`'s pool;
- * without it a lease reserves one of the pool's.
+ * commits count. `instance`: the id its connections carry (a new one when not given). `leaseClient`: makes the
+ * client of one connection each lease name is tried and held on (kept for the next try, closed with the records),
+ * so a lease held for long (the leader's) takes none of `sql`'s pool; without it a lease reserves one of `sql`'s.
  */
 export function postgresRecords<Stores>(
   sql: SQL,
@@ -33,6 +33,13 @@ export function postgresRecords<Stores>(
   { feed = null, instance = randomUUID(), leaseClient }: { feed?: ChangeFeed | null; instance?: string; leaseClient?: () => SQL } = {},
 ): Records<Stores> {
   const held = new Set<Lease>()
+  const leaseClients = new Map<string, SQL>()
+  const leaseClientOf = (name: string): SQL => {
+    if (!leaseClient) return sql
+    let client = leaseClients.get(name)
+    if (!client) leaseClients.set(name, (client = leaseClient()))
+    return client
+  }
   const { changes, committed } = feed ?? localChanges()
 
   /** `work` until it commits, or fails for a reason other than PostgreSQL giving it up to let another pass. */
@@ -78,23 +85,15 @@ export function postgresRecords<Stores>(
      * (PostgreSQL frees the lock with the session), which a statement on it every LEASE_WATCH_MS finds: `lost`.
      */
     async lease(name: string): Promise<Lease | null> {
-      const own = leaseClient?.() ?? null
-      const connection = await (own ?? sql).reserve().catch(async (error) => {
-        await own?.close()
-        throw error
-      })
-      const letGo = () => {
-        connection.release()
-        void own?.close().catch(() => {})
-      }
+      const connection = await leaseClientOf(name).reserve()
       try {
         const [{ got }] = await connection.unsafe('SELECT pg_try_advisory_lock(hashtext($1)) AS got', [name])
         if (!got) {
-          letGo()
+          connection.release()
           return null
         }
       } catch (error) {
-        letGo()
+        connection.release()
         throw error
       }
       let released = false
@@ -106,7 +105,7 @@ export function postgresRecords<Stores>(
           released = true
           clearInterval(watch)
           held.delete(lease)
-          letGo()
+          connection.release()
           markLost()
         })
       }, LEASE_WATCH_MS)
@@ -121,7 +120,7 @@ export function postgresRecords<Stores>(
           try {
             await connection.unsafe('SELECT pg_advisory_unlock(hashtext($1))', [name])
           } finally {
-            letGo()
+            connection.release()
           }
         },
       }
@@ -133,6 +132,7 @@ export function postgresRecords<Stores>(
     async close() {
       await Promise.all([...held].map((lease) => lease.release().catch(() => {})))
       await feed?.close()
+      await Promise.all([...leaseClients.values()].map((client) => client.close().catch(() => {})))
       await sql.close()
     },
   }
