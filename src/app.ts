@@ -28,7 +28,7 @@ import { signatureVerifier } from './chain/signatures.ts'
 import { startJobs, type Jobs } from './jobs/index.ts'
 import { startLeadership, type Leadership } from './jobs/leadership.ts'
 import { longReads } from './jobs/long-reads.ts'
-import { loadPersisted } from './jobs/board-files.ts'
+import { followSnapshots } from './jobs/snapshots.ts'
 import type { DataAccess } from './ops/data.ts'
 import { nowSeconds } from './lib/clock.ts'
 import type { Services } from './routes/services.ts'
@@ -115,20 +115,17 @@ export interface Background {
 }
 
 /**
- * The server's threads and jobs. Leaderboards and ranks persisted by the last run are served from the first request;
- * the jobs rebuild them on a thread. Resolves once the jobs that only write records (nonce cleanup, expiry) ran once.
+ * The server's threads and jobs. The leaderboards and ranks last published are served from the first request; the
+ * leader's jobs rebuild and publish them on a thread. Resolves once the jobs that only write records (nonce cleanup, expiry) ran once.
  */
 export async function startBackground(config: Config, services: Services & { ledgerAudit: LedgerAudit }, records: Records, content: ContentStore, log: Logger): Promise<Background> {
-  const boards = loadPersisted(config.dataDir, 'boards')
-  if (boards) services.stats.installBoards(boards.boards)
-  const ranks = loadPersisted(config.dataDir, 'ranks')
-  if (ranks) services.stats.installRanks(ranks.ranks)
+  const snapshots = await followSnapshots(records, services.stats, log)
   const place = { ...recordsPlace({ ...config, dbPool: LONG_READ_CONNECTIONS }), application: 'trellis long reads' }
-  const threads = { boards: longReads(config.dataDir, place), checks: longReads(config.dataDir, place), operations: longReads(config.dataDir, place) }
+  const threads = { boards: longReads(place), checks: longReads(place), operations: longReads(place) }
   const stopThreads = () => Promise.all(Object.values(threads).map((thread) => thread.stop())).then(() => {})
   const leadership = await startLeadership((name) => records.lease(name), config.leaderPollS, log)
   const jobs = startJobs({
-    log, auth: services.auth, entries: services.entries, purchases: services.purchases, stats: services.stats, ledgerAudit: services.ledgerAudit, threads, leadership,
+    log, auth: services.auth, entries: services.entries, purchases: services.purchases, stats: services.stats, ledgerAudit: services.ledgerAudit, threads, leadership, snapshots,
     statsRefreshS: config.statsRefreshS, rankingsRefreshS: config.rankingsRefreshS, reconcileS: config.reconcileS, ledgerCheckS: config.ledgerCheckS,
   })
   await jobs.ready // never rejects: a job's failure is logged and counted
@@ -148,6 +145,7 @@ export async function startBackground(config: Config, services: Services & { led
     },
     async stop() {
       await jobs.stop()
+      snapshots.stop()
       await leadership.stop()
       await stopThreads()
     },

@@ -1,17 +1,19 @@
 // One leader per database: of the servers on one PostgreSQL database exactly one runs the once-per-database jobs
-// (nonce cleanup, entry expiry, reconciliation, the ledger check), /health says which; when it dies another takes
-// over within the poll and runs them at once. An embedded server always leads. PostgreSQL: a cluster of its own, so
-// both passes of the suite run it.
+// (nonce cleanup, entry expiry, reconciliation, the ledger check, leaderboards and ranks), /health says which; when it
+// dies another takes over within the poll and runs them at once. The others serve the leaderboards the leader
+// publishes, byte for byte. An embedded server always leads. PostgreSQL: a cluster of its own, so both passes of the
+// suite run it.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { startPostgres, type Postgres } from '../dev/postgres.ts'
 import { emptyDatabase } from '../dev/test-database.ts'
+import { createEntry, createFeed, newWallet } from '../dev/api.ts'
 
 interface Health { instance: string; leader: boolean; jobs: Record<string, { last_run: number | null }> }
 const health = async (server: TestServer): Promise<Health> => (await fetch(`${server.url}/health`)).json() as Promise<Health>
 
-const ONCE_PER_DATABASE = ['nonce-cleanup', 'entry-expiry', 'payment-reconciliation', 'ledger-check']
+const ONCE_PER_DATABASE = ['nonce-cleanup', 'entry-expiry', 'payment-reconciliation', 'ledger-check', 'stats', 'rankings']
 /** The ones a server waits for before it serves (the others may still be on their first run). */
 const BEFORE_SERVING = ['nonce-cleanup', 'entry-expiry']
 
@@ -98,5 +100,36 @@ describe('three servers on one database', () => {
     const [again] = await holders()
     expect(again.pid).not.toBe(holder.pid)
     await admin.close()
+  })
+
+  test('the leader publishes the leaderboards; every server serves them byte for byte, from start and on notice', async () => {
+    const env = { TRELLIS_DATABASE_URL: await emptyDatabase(postgres.adminUrl), TRELLIS_STATS_REFRESH_S: '1' }
+    const three = [await start(env), await start(env), await start(env)]
+    const said = await Promise.all(three.map(health))
+    const follower = three[said.findIndex((h) => !h.leader)]!
+    // Written on a follower: the leader's next build has it, and the others hear of the new snapshot.
+    const owner = newWallet()
+    for (const [name, entries] of [['three entries', 3], ['one entry', 1]] as const) {
+      const feed = await createFeed(follower.url, owner, { name })
+      for (let i = 0; i < entries; i++) await createEntry(follower.url, owner, feed.id, { title: `${name} ${i}` })
+    }
+    const board = (server: TestServer) => fetch(`${server.url}/v1/leaderboards/top-feeds`).then((r) => r.text())
+    const started = performance.now()
+    let bodies = await Promise.all(three.map(board))
+    while (!(bodies.every((b) => b === bodies[0]) && bodies[0]!.includes('one entry')) && performance.now() - started < 5_000) {
+      await Bun.sleep(50)
+      bodies = await Promise.all(three.map(board))
+    }
+    expect(JSON.parse(bodies[0]!).data.map((f: { name: string }) => f.name)).toEqual(['three entries', 'one entry'])
+    expect(new Set(bodies).size).toBe(1)
+    // Only the leader built them.
+    const now = await Promise.all(three.map(health))
+    for (const h of now) expect(h.jobs['stats']!.last_run === null).toBe(!h.leader)
+    // A server started now serves the published snapshot from its first request.
+    const late = await start(env)
+    expect((await health(late)).leader).toBe(false)
+    const first = await board(late)
+    expect(JSON.parse(first).data.length).toBe(2)
+    expect([first, ...(await Promise.all(three.map(board)))].every((b) => JSON.parse(b).data.length === 2)).toBe(true)
   })
 })

@@ -34,7 +34,12 @@ interface Schema {
   triggers: string[]
   /** PostgreSQL: the tables whose writes notify the change feed. */
   changeFeed?: string[]
+  /** PostgreSQL: what only instances sharing one database need (012): its tables (with their indexes) and triggers. */
+  cluster?: { tables: string[]; indexes: string[]; triggers: string[] }
 }
+
+/** Tables of PostgreSQL's 012 with no SQLite twin (the embedded engine keeps these in files and memory). */
+const CLUSTER_TABLES = ['rate_windows', 'snapshots']
 
 /** A condition as either engine prints it, without casts, brackets, spacing or case: `status='pending'`. */
 const condition = (text: string | null) => text && text.replace(/::[a-z ]+/g, '').replace(/[()\s]/g, '').toLowerCase()
@@ -98,8 +103,18 @@ async function postgresSchema(sql: SQL): Promise<Schema> {
     JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace s ON s.oid = c.relnamespace JOIN pg_proc p ON p.oid = t.tgfoid
     WHERE s.nspname = 'public' AND NOT t.tgisinternal`
   const feeding = (t: { function: string }) => t.function === 'trellis_changed'
-  schema.triggers = triggers.filter((t: { function: string }) => !feeding(t)).map((t: { name: string; sql: string }) => triggerOf(t.name, t.sql)).sort()
+  const announcing = (t: { function: string }) => t.function === 'trellis_payment_decided'
+  schema.triggers = triggers.filter((t: { function: string }) => !feeding(t) && !announcing(t)).map((t: { name: string; sql: string }) => triggerOf(t.name, t.sql)).sort()
   schema.changeFeed = triggers.filter(feeding).map((t: { table: string }) => t.table).sort()
+  // The cluster's own tables, kept apart as the change feed's triggers are.
+  const own = CLUSTER_TABLES.filter((table) => table in schema.columns)
+  schema.cluster = {
+    tables: own,
+    indexes: schema.indexes.filter((i) => own.includes(i.table)).map((i) => i.name).sort(),
+    triggers: triggers.filter(announcing).map((t: { name: string; sql: string }) => triggerOf(t.name, t.sql)).sort(),
+  }
+  for (const table of own) for (const part of [schema.columns, schema.primaryKeys, schema.uniques, schema.foreignKeys]) delete part[table]
+  schema.indexes = schema.indexes.filter((i) => !own.includes(i.table))
   return schema
 }
 
@@ -182,6 +197,19 @@ describe('the schema after the migrations', () => {
     const unkept = ['meta', 'nonces', 'payments', 'schema_migrations']
     expect(pg.changeFeed).toEqual(Object.keys(sqlite.columns).filter((table) => !unkept.includes(table)).sort())
   })
+
+  test('PostgreSQL\'s cluster parts: snapshots, UNLOGGED rate windows leased by trellis_lease, the notice of a decided payment', async () => {
+    expect(pg.cluster).toEqual({ tables: ['rate_windows', 'snapshots'], indexes: ['rate_windows_reset'], triggers: ['payments_decided AFTER UPDATE OF status payments'] })
+    const [persistence] = await sql`SELECT relpersistence FROM pg_class WHERE relname = 'rate_windows'`
+    expect(persistence.relpersistence).toBe('u')
+    // Ten tokens of a window of 5: 5, then none, then none again; all of one window.
+    const leases = []
+    for (const want of [3, 3, 10]) leases.push((await sql`SELECT * FROM trellis_lease('parity', ${want}, 5, 60)`)[0])
+    expect(leases.map((l: { taken: number; granted: number }) => [l.taken, l.granted])).toEqual([[3, 3], [2, 5], [0, 5]])
+    expect(new Set(leases.map((l: { reset_at: number }) => l.reset_at)).size).toBe(1)
+    expect(leases[2].reset_in).toBeGreaterThan(58)
+    expect(leases[2].reset_in).toBeLessThanOrEqual(60)
+  })
 })
 
 test('after each step, too: every step is a port of its namesake', async () => {
@@ -190,9 +218,10 @@ test('after each step, too: every step is a port of its namesake', async () => {
   for (const [i, m] of MIGRATIONS.entries()) {
     db.exec(m.sql)
     await sql.begin((tx) => tx.unsafe(POSTGRES_MIGRATIONS[i]!.sql).simple())
-    const { changeFeed, ...shared } = await postgresSchema(sql)
+    const { changeFeed, cluster, ...shared } = await postgresSchema(sql)
     expect(shared, m.name).toEqual(sqliteSchema(db))
     expect(changeFeed!.length > 0, m.name).toBe(m.version >= 11)
+    expect(cluster!.tables.length > 0, m.name).toBe(m.version >= 12)
   }
   db.close()
 })

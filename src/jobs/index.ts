@@ -1,7 +1,8 @@
 // In-process timers: nonce cleanup, paid→free expiry, reconciliation of interrupted payments, the ledger check,
 // leaderboard snapshots and wallet ranks (built on a long-reads thread). Each runs once at start, then on its
-// period; a job never overlaps itself. The first four run once per database: on the leader only (leadership.ts),
-// and at once when an instance becomes it. Jobs get services and threads, built by app.ts; they open nothing.
+// period; a job never overlaps itself. All run once per database: on the leader only (leadership.ts), and at once
+// when an instance becomes it; the others install the snapshots it publishes (snapshots.ts). Jobs get services and
+// threads, built by app.ts; they open nothing.
 import type { Logger } from '../log.ts'
 import type { AuthService } from '../domain/auth.ts'
 import type { EntryService } from '../domain/entries.ts'
@@ -11,6 +12,7 @@ import type { AuditReport, LedgerAudit } from '../domain/ledger-audit.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import type { LongReads } from './long-reads.ts'
 import type { Leadership } from './leadership.ts'
+import type { SnapshotFollower } from './snapshots.ts'
 
 const SQL_CHECK_S = 3_600
 
@@ -41,6 +43,7 @@ export interface JobServices {
   /** Leaderboards and ranks are built on one thread, the ledger's SQL checks on another: neither waits for the other. */
   threads: { boards: LongReads; checks: LongReads }
   leadership: Leadership
+  snapshots: SnapshotFollower
   statsRefreshS: number; rankingsRefreshS: number; reconcileS: number; ledgerCheckS: number
 }
 
@@ -111,17 +114,17 @@ export function startJobs(d: JobServices): Jobs {
     if (report.unreadable) d.log.warn('could not check the ledger against the chain: the RPC is not readable', { cause: report.unreadable.cause, unchecked: report.unreadable.subjects })
   }, { once: true })
 
-  // Built on the boards thread; until the first build the server serves the snapshot persisted by the last run.
+  // Built and published on the boards thread; until the first build the server serves the last one published.
   every('stats', d.statsRefreshS, async () => {
     const result = await d.threads.boards.run({ boards: true }, nowSeconds())
-    d.stats.installBoards(result.boards!)
+    d.snapshots.built('boards', result.boardsGeneration!, result.boards!)
     d.log.debug('stats and leaderboards rebuilt', { ms: Math.round(result.ms * 10) / 10 })
-  })
+  }, { once: true })
   every('rankings', d.rankingsRefreshS, async () => {
     const result = await d.threads.boards.run({ ranks: true }, nowSeconds())
-    d.stats.installRanks(result.ranks!)
+    d.snapshots.built('ranks', result.ranksGeneration!, result.ranks!)
     d.log.debug('wallet ranks rebuilt', { ms: Math.round(result.ms * 10) / 10 })
-  })
+  }, { once: true })
 
   d.leadership.onGained(() => void Promise.all(leaderRuns.map((run) => run())))
 

@@ -1,10 +1,10 @@
 // The long-reads thread (see long-reads.ts): its own read-only records, opened at the first request. Leaderboards
-// and ranks are also written to the data directory, so a restarted server serves the last ones at once.
+// and ranks are published on the records' snapshot shelf as they are built: for the other instances on a shared
+// database, and for the next start.
 import { buildLeaderboards, type BoardKey } from '../domain/leaderboards.ts'
 import { openRecords } from '../store/open.ts'
 import type { Records } from '../store/stores.ts'
-import { persist } from './board-files.ts'
-import type { LongReadsRequest, LongReadsResult } from './long-reads.ts'
+import type { BoardsSnapshot, LongReadsRequest, LongReadsResult, RanksSnapshot } from './long-reads.ts'
 
 declare const self: Worker
 
@@ -29,11 +29,11 @@ self.onmessage = async (event: MessageEvent<LongReadsRequest | { close: true }>)
     if (request.boards) {
       const boards = await records.snapshot((view) => buildLeaderboards(view.stats, request.now))
       result.boards = Object.fromEntries(Object.entries(boards).map(([key, items]) => [key, items.map((item) => JSON.stringify(item))])) as Record<BoardKey, string[]>
-      persist(request.dataDir, 'boards', { generated_at: request.now, boards: result.boards })
+      result.boardsGeneration = await records.snapshots.publish('boards', request.now, JSON.stringify({ generated_at: request.now, boards: result.boards } satisfies BoardsSnapshot))
     }
     if (request.ranks) {
       result.ranks = await records.read.stats.ranks()
-      persist(request.dataDir, 'ranks', { generated_at: request.now, ranks: result.ranks })
+      result.ranksGeneration = await records.snapshots.publish('ranks', request.now, JSON.stringify({ generated_at: request.now, ranks: result.ranks } satisfies RanksSnapshot))
     }
     if (request.checks) result.problems = await records.snapshot((view) => view.audit.inconsistencies())
     if (request.integrity) result.integrity = await records.upkeep.integrity()

@@ -12,11 +12,17 @@ export interface LongReadsAsked {
   /** A consistent copy of the database written here. */
   copyTo?: string; integrity?: boolean; namedCids?: boolean
 }
-export interface LongReadsRequest extends LongReadsAsked { id: number; dataDir: string; place: RecordsPlace; now: number }
+export interface LongReadsRequest extends LongReadsAsked { id: number; place: RecordsPlace; now: number }
 export interface LongReadsResult {
-  id: number; ms: number; boards?: Partial<Record<BoardKey, string[]>>; ranks?: WalletRanks[]; problems?: Inconsistency[]; integrity?: { problems: string[]; skipped?: string }; cids?: string[]
+  id: number; ms: number; problems?: Inconsistency[]; integrity?: { problems: string[]; skipped?: string }; cids?: string[]
+  /** Built and published: each with the generation the shelf gave it. */
+  boards?: Partial<Record<BoardKey, string[]>>; boardsGeneration?: number; ranks?: WalletRanks[]; ranksGeneration?: number
   error?: string
 }
+
+/** The bodies of the snapshots published: each leaderboard's items already serialised, and the wallet ranks. */
+export interface BoardsSnapshot { generated_at: number; boards: Partial<Record<BoardKey, string[]>> }
+export interface RanksSnapshot { generated_at: number; ranks: WalletRanks[] }
 
 export interface LongReads {
   run(what: LongReadsAsked, now: number): Promise<LongReadsResult>
@@ -24,12 +30,12 @@ export interface LongReads {
   stop(): Promise<void>
 }
 
-/** A thread over its own read-only connection to the records at `place`; boards are persisted under `dataDir`. */
-export function longReads(dataDir: string, place: RecordsPlace): LongReads {
+/** A thread over its own read-only connection to the records at `place`. */
+export function longReads(place: RecordsPlace): LongReads {
   const client = workerClient<Omit<LongReadsRequest, 'id'>, LongReadsResult>('jobs/long-reads-worker.ts')
   return {
     async run(what, now) {
-      const result = await client.request({ dataDir, place, now, ...what })
+      const result = await client.request({ place, now, ...what })
       if (result.error !== undefined) throw new Error(result.error)
       return result
     },

@@ -80,6 +80,34 @@ export interface Lease {
   release(): Promise<void>
 }
 
+/** What the leader builds for every instance: the leaderboards, the wallet ranks. */
+export type SnapshotKind = 'boards' | 'ranks'
+export interface Snapshot { generation: number; generated_at: number; body: string }
+
+/** Where the newest snapshot of each kind is kept: for the other instances, and for the next start. */
+export interface SnapshotShelf {
+  latest(kind: SnapshotKind): Promise<Snapshot | null>
+  /** Puts `body` up as the newest of `kind` (the other instances hear of it when it is there); its generation. */
+  publish(kind: SnapshotKind, generatedAt: number, body: string): Promise<number>
+}
+
+/** What instances sharing one database tell each other: a snapshot published (`kind:generation`), a payment decided (`payer:nonce`). */
+export type Topic = 'snapshots' | 'payments'
+
+/** Tokens of a rate-limit window, shared by every instance: `taken` by this lease, `granted` by all so far. */
+export interface RateLease { taken: number; granted: number; resetAt: number; resetIn: number }
+
+/** The mechanisms of many instances on one database (PostgreSQL). */
+export interface Cluster {
+  /**
+   * Notices on `topic` from every instance, this one included; null when (re)subscribed, for whatever was sent
+   * meanwhile went unheard. Heard only by records opened to listen (a server's).
+   */
+  hear(topic: Topic, listener: (payload: string | null) => void): () => void
+  /** Up to `want` more tokens of window `key` (`limit` per `windowS` seconds, timed by the database's clock). */
+  leaseRate(key: string, want: number, limit: number, windowS: number): Promise<RateLease>
+}
+
 /** What an operator's commands ask of the database itself, beside its records. */
 export interface Upkeep {
   /** The newest migration applied. */
@@ -121,6 +149,9 @@ export interface Records<Stores> {
   readonly changes: Changes
   /** Null when another process holds it; the embedded engine has one process and always grants it. */
   lease(name: string): Promise<Lease | null>
+  readonly snapshots: SnapshotShelf
+  /** Null on the embedded engine: one process, which keeps all of this in memory. */
+  readonly cluster: Cluster | null
   readonly upkeep: Upkeep
   close(): Promise<void>
 }

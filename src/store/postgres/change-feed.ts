@@ -7,10 +7,13 @@
 // HEARTBEAT_MS and hears itself: once its own heartbeat is older than STALE_MS, other instances' commits may be going
 // unheard, live() is false, and the memo keeps nothing until the echo is back. A re-subscription (Bun re-listens by
 // itself after a lost connection) moves the version too: what was committed meanwhile was not heard.
+//
+// The same connection hears the cluster's other notices (Topic): a published snapshot, a decided payment.
 import type { SQL } from 'bun'
-import type { Changes } from '../records.ts'
+import type { Changes, Topic } from '../records.ts'
 
 export const CHANGES_CHANNEL = 'trellis_changes'
+const TOPIC_CHANNELS: Record<Topic, string> = { snapshots: 'trellis_snapshots', payments: 'trellis_payments' }
 const HEARTBEAT_PREFIX = 'hb:'
 export const HEARTBEAT_MS = 500
 export const STALE_MS = 1_500
@@ -19,6 +22,8 @@ export interface ChangeFeed {
   changes: Changes
   /** This instance committed a write: the version moves now. */
   committed(): void
+  /** Notices on `topic` from any instance; null when (re)subscribed: whatever was sent meanwhile went unheard. */
+  hear(topic: Topic, listener: (payload: string | null) => void): () => void
   close(): Promise<void>
 }
 
@@ -53,6 +58,12 @@ export async function listenForChanges(client: SQL, instance: string, clock: () 
   }, HEARTBEAT_MS)
   beat.unref()
 
+  const hearing = Object.fromEntries(Object.keys(TOPIC_CHANNELS).map((topic) => [topic, new Set<(payload: string | null) => void>()])) as Record<Topic, Set<(payload: string | null) => void>>
+  const topics = await Promise.all(Object.entries(TOPIC_CHANNELS).map(([topic, channel]) => {
+    const listeners = hearing[topic as Topic]
+    return client.listen(channel, (payload) => listeners.forEach((listener) => listener(payload)), () => listeners.forEach((listener) => listener(null)))
+  }))
+
   return {
     changes: {
       version: () => version,
@@ -63,9 +74,13 @@ export async function listenForChanges(client: SQL, instance: string, clock: () 
       },
     },
     committed: moved,
+    hear(topic, listener) {
+      hearing[topic].add(listener)
+      return () => hearing[topic].delete(listener)
+    },
     async close() {
       clearInterval(beat)
-      await subscription.unlisten().catch(() => {})
+      await Promise.all([subscription, ...topics].map((s) => s.unlisten().catch(() => {})))
       await client.close().catch(() => {})
     },
   }

@@ -12,6 +12,7 @@ import { exportToSqlite, importFromSqlite } from './transfer.ts'
 import { checkIndexes } from './integrity.ts'
 import { unavailableOr } from './faults.ts'
 import type { ChangeFeed } from './change-feed.ts'
+import { postgresCluster, postgresSnapshots } from './cluster.ts'
 
 /** SQLSTATEs after which the whole transaction may simply run again. */
 const RETRIED = new Set(['40001', '40P01'])
@@ -80,6 +81,8 @@ export function postgresRecords<Stores>(
     single: (work, options) => committing(() => work(pooled), options),
     snapshot: (work) => sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', (tx) => work(storesOn(postgresSql(tx)))) as ReturnType<typeof work>,
     changes,
+    snapshots: postgresSnapshots(sql),
+    cluster: postgresCluster(sql, feed),
     /**
      * A session-level advisory lock on a connection of its own: held until released, or until that connection dies
      * (PostgreSQL frees the lock with the session), which a statement on it every LEASE_WATCH_MS finds: `lost`.

@@ -11,10 +11,12 @@
 // anything else holds every reader meanwhile, and with `assertNoIo` (tests) fails as "I/O inside a transaction".
 import type { Database } from 'bun:sqlite'
 import { randomUUID } from 'node:crypto'
+import { dirname } from 'node:path'
 import type { Sql } from '../query.ts'
 import { sqliteStatements } from './statements.ts'
 import { localChanges, type Durability, type Lease, type Records, type StoresOn, type Upkeep, type WriteOptions } from '../records.ts'
 import { storesOn, type Stores } from '../stores.ts'
+import { snapshotFiles } from './snapshot-files.ts'
 
 export interface SqliteRecordsOptions {
   /** Fail a transaction that is still running when the event loop turns (it awaited something besides its tx). */
@@ -164,6 +166,8 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
     snapshot: (work) => between(() => inSnapshot(work)),
     changes,
     lease: async () => GRANTED,
+    snapshots: snapshotFiles(db.filename && db.filename !== ':memory:' ? dirname(db.filename) : null),
+    cluster: null,
     upkeep,
     async close() {
       await new Promise((resolve) => setImmediate(resolve)) // a group asked for in this turn is scheduled by now
