@@ -125,7 +125,7 @@ export async function startBackground(config: Config, services: Services & { led
   const stopThreads = () => Promise.all(Object.values(threads).map((thread) => thread.stop())).then(() => {})
   const leadership = await startLeadership((name) => records.lease(name), config.leaderPollS, log)
   const jobs = startJobs({
-    log, auth: services.auth, entries: services.entries, purchases: services.purchases, stats: services.stats, ledgerAudit: services.ledgerAudit, threads, leadership, snapshots,
+    log, auth: services.auth, entries: services.entries, purchases: services.purchases, stats: services.stats, ledgerAudit: services.ledgerAudit, threads, leadership, snapshots, cluster: records.cluster,
     statsRefreshS: config.statsRefreshS, rankingsRefreshS: config.rankingsRefreshS, reconcileS: config.reconcileS, ledgerCheckS: config.ledgerCheckS,
   })
   await jobs.ready // never rejects: a job's failure is logged and counted

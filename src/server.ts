@@ -1,4 +1,6 @@
 // Opens the stores, serves HTTP and runs the jobs; stop() shuts down cleanly. main.ts and tests use it.
+import { rateLimiter } from './edge/rate-limit.ts'
+import { sharedRateLimiter } from './edge/rate-limit-shared.ts'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { DATA_COMMANDS, isWildcardHost, urlHost, type Config } from './config.ts'
@@ -92,7 +94,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
     ],
     adminKey: config.metricsAuth === 'admin' ? config.adminKey : null,
   }) as never])
-  const server = listen(() => serve(app, services, { host: config.host, port: config.port, rateLimit: config.rateLimit, trustProxy: config.trustProxy, requests, log }), config)
+  // Counted in memory by one process, or shared by the instances on one database.
+  const limiter = !config.rateLimit ? null : records.cluster ? sharedRateLimiter(records.cluster) : rateLimiter()
+  const server = listen(() => serve(app, services, { host: config.host, port: config.port, limiter, trustProxy: config.trustProxy, requests, log }), config)
   failed.defer(() => server.stop(true))
   // Backups, checks and CAR import/export asked for by `trellis <command>` while this server holds the data.
   const access = background.dataAccess

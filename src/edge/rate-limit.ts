@@ -3,7 +3,11 @@
 import ipaddr from 'ipaddr.js'
 import { errorResponse } from './errors.ts'
 
-interface Rule { bucket: string; limit: number; windowS: number }
+export interface Rule { bucket: string; limit: number; windowS: number }
+/** What a check decided: a 429 to answer, or the headers to add to the answer. */
+export interface Limit { rejected: Response | null; headers: Record<string, string> }
+/** The limiter the request wrapper asks (this one, or rate-limit-shared.ts's across instances). */
+export interface RateLimiter { check(method: string, path: string, ip: string): Limit | Promise<Limit> }
 interface Window { count: number; resetAt: number }
 
 const LEDGER: Rule = { bucket: 'transactions', limit: 100, windowS: 3600 }
@@ -12,7 +16,7 @@ const MAX_KEYS = 100_000
 const SWEEP_EVERY_S = 10
 const MAX_REMEMBERED_ADDRESSES = 4096
 
-function ruleFor(method: string, path: string): Rule | null {
+export function ruleFor(method: string, path: string): Rule | null {
   if (path === '/health') return null
   if (method === 'GET' && (path === '/v1/transactions' || path === '/v1/transactions/')) return LEDGER
   if (method === 'OPTIONS') return null // CORS preflights are not API calls
@@ -78,7 +82,7 @@ export function rateLimiter(now: () => number = () => Date.now() / 1000, maxKeys
     /** How many windows are held (for tests and metrics). */
     size: () => open.size + limited.size,
     /** Counts the request; answers 429 when over the limit, else the headers to add to the response. */
-    check(method: string, path: string, ip: string): { rejected: Response | null; headers: Record<string, string> } {
+    check(method: string, path: string, ip: string): Limit {
       const rule = ruleFor(method, path)
       if (!rule) return { rejected: null, headers: {} }
       const t = now()
@@ -95,16 +99,21 @@ export function rateLimiter(now: () => number = () => Date.now() / 1000, maxKeys
         open.delete(key)
         limited.set(key, w)
       }
-      const reset = Math.max(1, Math.ceil(w.resetAt - t))
-      const headers = {
-        'ratelimit-limit': String(rule.limit),
-        'ratelimit-remaining': String(Math.max(0, rule.limit - w.count)),
-        'ratelimit-reset': String(reset),
-      }
-      if (w.count <= rule.limit) return { rejected: null, headers }
-      const rejected = errorResponse('RATE_LIMITED', 'too many requests', `limit is ${rule.limit} requests per ${rule.windowS} s; retry after ${reset} s`)
-      for (const [k, v] of Object.entries({ ...headers, 'retry-after': String(reset) })) rejected.headers.set(k, v)
-      return { rejected, headers }
+      return decided(rule, w.count <= rule.limit, rule.limit - w.count, w.resetAt - t)
     },
   }
+}
+
+/** The answer to a counted request: admitted or not, with `remaining` requests left and `resetInS` seconds to go. */
+export function decided(rule: Rule, admitted: boolean, remaining: number, resetInS: number): Limit {
+  const reset = Math.max(1, Math.ceil(resetInS))
+  const headers = {
+    'ratelimit-limit': String(rule.limit),
+    'ratelimit-remaining': String(Math.max(0, remaining)),
+    'ratelimit-reset': String(reset),
+  }
+  if (admitted) return { rejected: null, headers }
+  const rejected = errorResponse('RATE_LIMITED', 'too many requests', `limit is ${rule.limit} requests per ${rule.windowS} s; retry after ${reset} s`)
+  for (const [k, v] of Object.entries({ ...headers, 'retry-after': String(reset) })) rejected.headers.set(k, v)
+  return { rejected, headers }
 }

@@ -5,7 +5,7 @@ import type { Server } from 'bun'
 import { randomUUID } from 'node:crypto'
 import { requestContext, type Logger } from '../log.ts'
 import type { RequestMetrics } from './metrics.ts'
-import type { rateLimiter } from './rate-limit.ts'
+import type { Limit, RateLimiter } from './rate-limit.ts'
 import { errorResponse } from './errors.ts'
 import { ANSWER_HEADERS } from '../chain/x402/resource-server.ts'
 
@@ -79,8 +79,6 @@ function unusableHost(url: string, path: string): boolean {
 }
 const invalidHost = () => errorResponse('INVALID_HOST', 'invalid Host header', 'the Host header must be a host name or address, with an optional port')
 
-type Limit = ReturnType<ReturnType<typeof rateLimiter>['check']> | undefined
-
 // X-Request-Id ties an answer to its log lines, so it goes with them: handled whenever requests are logged (TRELLIS_LOG
 // info or debug, the default), skipped at warn and error. Measured on a cached read (same process, wrk, 3 rounds):
 // with request logs on it costs about 10% (26-31k vs 32-34k req/s); without them it would cost 20% (48-59k vs 50-64k).
@@ -91,10 +89,10 @@ const CALLER_ID = /^[\w.:@/+=-]{1,128}$/
  * Wraps a route. Built once per route, with no closure made per request: at ~80k requests/s, every allocation and
  * call on this path shows in throughput.
  */
-export function requestWrapper(d: { limiter: ReturnType<typeof rateLimiter> | null; requests: RequestMetrics; log: Logger; trustProxy: boolean }) {
+export function requestWrapper(d: { limiter: RateLimiter | null; requests: RequestMetrics; log: Logger; trustProxy: boolean }) {
   const logRequests = d.log.enabled('info')
 
-  function finish(request: Request, limit: Limit, started: number, path: string, series: number, id: string, answer: Answer): Response {
+  function finish(request: Request, limit: Limit | undefined, started: number, path: string, series: number, id: string, answer: Answer): Response {
     let response: Response
     if (typeof answer === 'string') response = new Response(answer, { headers: JSON_HEADERS })
     else if (answer instanceof Response) {
@@ -122,6 +120,12 @@ export function requestWrapper(d: { limiter: ReturnType<typeof rateLimiter> | nu
     const url = request.url
     const path = d.limiter || logRequests ? pathOf(url) : ''
     const limit = d.limiter?.check(request.method, path, clientAddress(request, server.requestIP(request)?.address, d.trustProxy))
+    // A limit shared by instances may have to ask the database first (rate-limit-shared.ts).
+    if (limit instanceof Promise) return limit.then((decided) => answer(route, request, decided, started, path, counted, id, url))
+    return answer(route, request, limit, started, path, counted, id, url)
+  }
+
+  function answer(route: Route, request: Request, limit: Limit | undefined, started: number, path: string, counted: number, id: string, url: string): Response | Promise<Response> {
     if (limit?.rejected) return finish(request, limit, started, path, counted, id, limit.rejected)
     if (unusableHost(url, path)) return finish(request, limit, started, path, counted, id, invalidHost())
     // Lines logged while the route runs (payments, errors) carry the request's id too.

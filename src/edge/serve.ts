@@ -7,7 +7,7 @@ import type { Elysia } from 'elysia'
 import type { Services } from '../routes/services.ts'
 import { hotReads } from './hot-reads.ts'
 import { clientAddress, requestWrapper, type Route } from './request-wrapper.ts'
-import { rateLimiter } from './rate-limit.ts'
+import type { RateLimiter } from './rate-limit.ts'
 import type { RequestMetrics } from './metrics.ts'
 import type { Logger } from '../log.ts'
 
@@ -15,14 +15,14 @@ const MAX_BODY_BYTES = 64 * 1024 * 1024 // backstop; routes enforce their own, s
 /** Methods Bun's router dispatches on; anything else (and HEAD, which Bun answers from GET) goes to fetch. */
 const ROUTED = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
 
-export interface ServeOptions { host: string; port: number; rateLimit: boolean; trustProxy: boolean; requests: RequestMetrics; log: Logger }
+export interface ServeOptions { host: string; port: number; limiter: RateLimiter | null; trustProxy: boolean; requests: RequestMetrics; log: Logger }
 
 type BunRoutes = Record<string, Record<string, (request: Request, server: Bun.Server<unknown>) => Response | Promise<Response>>>
 
 export function serve(app: Elysia<any, any, any, any, any, any, any>, services: Services, o: ServeOptions) {
   // Compile Elysia's routes once, up front, so the first request does not pay for it.
   const handle = app.compile().fetch
-  const wrap = requestWrapper({ limiter: o.rateLimit ? rateLimiter() : null, requests: o.requests, log: o.log, trustProxy: o.trustProxy })
+  const wrap = requestWrapper({ limiter: o.limiter, requests: o.requests, log: o.log, trustProxy: o.trustProxy })
   const hot = hotReads(services)
   const routes: BunRoutes = {}
   for (const { method, path } of app.routes) {

@@ -13,6 +13,7 @@ import { nowSeconds } from '../lib/clock.ts'
 import type { LongReads } from './long-reads.ts'
 import type { Leadership } from './leadership.ts'
 import type { SnapshotFollower } from './snapshots.ts'
+import type { Cluster } from '../store/records.ts'
 
 const SQL_CHECK_S = 3_600
 
@@ -44,6 +45,8 @@ export interface JobServices {
   threads: { boards: LongReads; checks: LongReads }
   leadership: Leadership
   snapshots: SnapshotFollower
+  /** Instances sharing one database: their rate-limit windows are swept here. */
+  cluster: Cluster | null
   statsRefreshS: number; rankingsRefreshS: number; reconcileS: number; ledgerCheckS: number
 }
 
@@ -88,6 +91,8 @@ export function startJobs(d: JobServices): Jobs {
     // An early access that ended while the server was down is over before the first request is answered.
     every('entry-expiry', 30, () => d.entries.endEarlyAccess(nowSeconds()), { once: true }),
   ]).then(() => {})
+  const cluster = d.cluster
+  if (cluster) every('rate-window-cleanup', 60, () => cluster.sweepRateWindows(), { once: true })
   every('payment-reconciliation', d.reconcileS, async () => {
     const counts = await d.purchases.reconcilePending()
     if (counts.settled || counts.failed) d.log.info('payments reconciled', counts)

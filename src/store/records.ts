@@ -106,6 +106,8 @@ export interface Cluster {
   hear(topic: Topic, listener: (payload: string | null) => void): () => void
   /** Up to `want` more tokens of window `key` (`limit` per `windowS` seconds, timed by the database's clock). */
   leaseRate(key: string, want: number, limit: number, windowS: number): Promise<RateLease>
+  /** Forgets the windows that ended; how many. */
+  sweepRateWindows(): Promise<number>
 }
 
 /** What an operator's commands ask of the database itself, beside its records. */

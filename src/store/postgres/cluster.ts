@@ -32,5 +32,6 @@ export function postgresCluster(sql: SQL, feed: ChangeFeed | null): Cluster {
       const [row] = await sql.unsafe('SELECT taken, granted, reset_at, reset_in FROM trellis_lease($1, $2, $3, $4)', [key, want, limit, windowS])
       return { taken: Number(row.taken), granted: Number(row.granted), resetAt: Number(row.reset_at), resetIn: Number(row.reset_in) }
     },
+    sweepRateWindows: async () => (await sql.unsafe('DELETE FROM rate_windows WHERE reset_at < extract(epoch FROM clock_timestamp())')).count,
   }
 }
