@@ -1,6 +1,7 @@
 // The composition root: a Trellis process is built here, once — the records (store/open.ts picks the engine), the
 // content store, the services, the long-reads threads and the jobs, and the Elysia app — for the server, the data
 // commands and verify-ledger. Below this file nothing opens a database or a store of its own.
+import { waitForLease } from './store/records.ts'
 import { Elysia } from 'elysia'
 import type { Config } from './config.ts'
 import type { Logger } from './log.ts'
@@ -105,6 +106,8 @@ export async function openLedgerCheck(config: Config): Promise<{ records: Record
 
 /** Connections each long-reads thread may open to PostgreSQL: its reads run one at a time. */
 const LONG_READ_CONNECTIONS = 2
+/** How long a settlement waits for the relayer account while other instances sign with it. */
+const RELAYER_WAIT_MS = 10_000
 
 export interface Background {
   jobs: Jobs
@@ -173,9 +176,10 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     host: () => new URL(p.publicUrl()).host,
   })
   const feeds = feedService({ records, content: p.content, defaultNetwork: p.config.network.name, allowPrivateFetch: p.config.allowPrivateFetch, logFetch: p.logWarn })
-  const engine = paymentEngine(p.config)
+  // Instances sharing a database take turns with the relayer account (local settlement).
+  const engine = paymentEngine(p.config, records.cluster ? (name) => waitForLease((lease) => records.lease(lease), name, RELAYER_WAIT_MS) : null)
   const purchases = purchaseService({
-    records, engine, network: p.config.network, log: p.logWarn, logInfo: p.logInfo,
+    records, engine, network: p.config.network, log: p.logWarn, logInfo: p.logInfo, waitS: p.config.confirmTimeoutS,
     afterSettle: p.config.crashAfterSettle ? () => process.kill(process.pid, 'SIGKILL') : undefined,
   })
   const entries = entryService({ records, feeds, content: p.content, network: p.config.network.name, owns: purchases.owns })

@@ -25,7 +25,7 @@ afterAll(() => server.dispose())
 
 const payment = (n: number, at: number): NewPayment => ({
   id: `p${n}`, payer_lc: PAYER, nonce: `0x${String(n).padStart(64, '0')}`, entry_id: entryId, pay_to: PAYER, amount: 1000n, x402_version: 1,
-  payload: '{}', requirements: '{}', valid_before: at + 600, submitted_block: 1, now: at,
+  payload: '{}', requirements: '{}', valid_before: at + 600, submitted_block: 1, settler: 'test', now: at,
 })
 
 test('an older database with three payments of one purchase pending: all stay pending, then no fourth is taken', async () => {
@@ -51,7 +51,7 @@ test('an older database with three payments of one purchase pending: all stay pe
     db.close()
     // A new authorization, and the failed one tried again, lose to the pending ones: neither owns a settlement.
     expect(await records.transact((tx) => tx.payments.insertPending(payment(5, 50)))).toBe(false)
-    expect(await records.transact((tx) => tx.payments.retryFailed('p4', entryId, '{}', '{}', 2, 50))).toBe(false)
+    expect(await records.transact((tx) => tx.payments.retryFailed('p4', entryId, '{}', '{}', 2, 'test', 50))).toBe(false)
     expect(await records.read.payments.byKey(PAYER, payment(5, 50).nonce)).toBeUndefined()
     expect((await records.read.payments.byKey(PAYER, payment(4, 5).nonce))!.status).toBe('failed')
 
@@ -59,7 +59,7 @@ test('an older database with three payments of one purchase pending: all stay pe
     for (const id of ['p1', 'p2', 'p3']) expect(await records.transact((tx) => tx.payments.markFailed(id, 'expired', 60))).toBe(true)
     const [a, b] = await Promise.all([
       records.transact((tx) => tx.payments.insertPending(payment(6, 70))),
-      records.transact((tx) => tx.payments.retryFailed('p4', entryId, '{}', '{}', 3, 70)),
+      records.transact((tx) => tx.payments.retryFailed('p4', entryId, '{}', '{}', 3, 'test', 70)),
     ])
     expect([a, b].filter(Boolean)).toHaveLength(1)
     expect((await records.read.payments.pending()).map((p) => p.id)).toEqual([a ? 'p6' : 'p4'])

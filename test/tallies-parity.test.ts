@@ -20,6 +20,7 @@ import { migratePostgres } from '../src/store/postgres/migrate.ts'
 import { storesOn, type Stores } from '../src/store/stores.ts'
 import { q, type Sql } from '../src/store/query.ts'
 import type { Records } from '../src/store/records.ts'
+import type { NewPayment } from '../src/store/payments.ts'
 
 const DAY = 86_400
 const T0 = 1_790_000_000 + 5_000 // not on a day boundary
@@ -78,6 +79,15 @@ async function sell(tx: Tx, s: Sale) {
   if (wallet && s.entry) await tx.purchases.grant(wallet, s.entry, s.id, s.at)
 }
 
+/** A pending payment as each era's Trellis wrote it (before 012, no settler). */
+async function insertPending(tx: Tx, era: 'current' | 'old', p: NewPayment): Promise<boolean> {
+  if (era === 'current') return tx.payments.insertPending(p)
+  return (await tx.sql.run(q`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements, valid_before,
+      submitted_block, status, created_at, updated_at)
+    VALUES (${p.id}, ${p.payer_lc}, ${p.nonce}, ${p.entry_id}, ${p.pay_to}, ${p.amount}, ${p.x402_version}, ${p.payload}, ${p.requirements},
+      ${p.valid_before}, ${p.submitted_block}, 'pending', ${p.now}, ${p.now})`)) === 1
+}
+
 async function addEntry(tx: Tx, era: 'current' | 'old', e: { id: string; feed: string; price: bigint; at: number; key?: Uint8Array }) {
   const free = e.price === 0n
   if (era === 'current') {
@@ -130,8 +140,8 @@ async function market(records: Records<Tx>, era: 'current' | 'old') {
   for (const s of sales) {
     await records.transact(async (tx) => {
       if (s.payment) {
-        const made = await tx.payments.insertPending({ id: s.payment, payer_lc: s.payer.toLowerCase(), nonce: `0x${'1'.repeat(64)}`, entry_id: s.entry!, pay_to: s.payTo,
-          amount: s.amount, x402_version: 2, payload: '{}', requirements: '{}', valid_before: s.at + 600, submitted_block: 100, now: s.at })
+        const made = await insertPending(tx, era, { id: s.payment, payer_lc: s.payer.toLowerCase(), nonce: `0x${'1'.repeat(64)}`, entry_id: s.entry!, pay_to: s.payTo,
+          amount: s.amount, x402_version: 2, payload: '{}', requirements: '{}', valid_before: s.at + 600, submitted_block: 100, settler: 'parity', now: s.at })
         expect(made).toBe(true)
         expect(await tx.payments.markSettled(s.payment, `0x${'2'.repeat(64)}`, 101, s.at)).toBe(true)
       }
@@ -142,8 +152,8 @@ async function market(records: Records<Tx>, era: 'current' | 'old') {
     // Pending together, as an older Trellis could leave them: 009 numbers them by age, then id.
     await records.transact(async (tx) => {
       for (const [id, nonce, at] of [['p-3', '3', T0 + 5], ['p-2', '4', T0 + 5], ['p-4', '5', T0 + 1]] as const) {
-        await tx.payments.insertPending({ id, payer_lc: D.toLowerCase(), nonce: `0x${nonce.repeat(64)}`, entry_id: 'e-2', pay_to: A, amount: BIG + 1n,
-          x402_version: 2, payload: '{}', requirements: '{}', valid_before: at + 600, submitted_block: 100, now: at })
+        await insertPending(tx, era, { id, payer_lc: D.toLowerCase(), nonce: `0x${nonce.repeat(64)}`, entry_id: 'e-2', pay_to: A, amount: BIG + 1n,
+          x402_version: 2, payload: '{}', requirements: '{}', valid_before: at + 600, submitted_block: 100, settler: 'parity', now: at })
       }
     })
   }

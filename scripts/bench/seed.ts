@@ -206,7 +206,7 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
           id: piid, payer_lc: payerLc, nonce, entry_id: entry.id, pay_to: payTo, amount: entry.price, x402_version: 2,
           payload: JSON.stringify({ x402Version: 2, payload: { authorization, signature: SEEDED_SIGNATURE } }),
           requirements: JSON.stringify({ scheme: 'exact', network: NETWORK, amount: entry.price.toString(), payTo, asset: 'USDC' }),
-          valid_before: created + 300, submitted_block: null, now: created,
+          valid_before: created + 300, submitted_block: null, settler: 'seed', now: created,
         }))) throw new Error(`seed: payment ${piid} was not written`)
         if (!(await tx.payments.markSettled(piid, hash, SEEDED_BLOCK, created))) throw new Error(`seed: payment ${piid} was not settled`)
         await tx.transactions.insert({

@@ -41,6 +41,8 @@ interface Deps {
   logInfo?: (msg: string, fields?: Record<string, unknown>) => void
   /** Fault injection for tests: called between a successful settlement and its recording. */
   afterSettle?: () => void
+  /** How long a request waits for another instance's settlement before it answers 503 pending (TRELLIS_CONFIRM_TIMEOUT_S). */
+  waitS?: number
 }
 
 // An unused authorization is dead once the chain's clock has passed validBefore; the margin covers reorgs.
@@ -49,12 +51,56 @@ const EXPIRY_MARGIN_S = 60
 const SEARCH_SLACK_BLOCKS = 5
 // Rows written before the submission block was recorded: search this far back.
 const LEGACY_LOOKBACK_BLOCKS = 50_000
+// While waiting: the row is read again this often (and at each notice of a decided payment), the chain every DECIDE_EVERY reads.
+const POLL_MS = 250
+const DECIDE_EVERY = 8
 
 export function purchaseService(d: Deps) {
   const inFlight = new Map<string, Promise<PayOutcome>>() // by authorization (payer, nonce)
   const buying = new Map<string, Promise<PayOutcome>>() // by purchase (payer, entry)
   const chain = d.engine.chain
   const read = d.records.read
+  const waitMs = (d.waitS ?? 30) * 1000
+
+  // Instances on one database: a payment decided by any of them wakes the requests here that wait for one.
+  const waiting = new Set<() => void>()
+  d.records.cluster?.hear('payments', () => waiting.forEach((wake) => wake()))
+  /** Pending, and settled by another instance that lives: waited for (and left alone by the reconciler), not decided. */
+  const settlingElsewhere = (row: PaymentRow) => row.settler !== null && row.settler !== d.records.instance && d.records.cluster?.alive(row.settler) === true
+
+  /** Asks `check` until it answers, at each decided payment heard of or every POLL_MS; undefined once the wait is over. */
+  async function awaitDecision<T>(check: (attempt: number) => Promise<T | undefined>): Promise<T | undefined> {
+    const deadline = performance.now() + waitMs
+    for (let attempt = 1; ; attempt++) {
+      const found = await check(attempt)
+      if (found !== undefined || performance.now() >= deadline) return found
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer)
+          waiting.delete(wake)
+          resolve()
+        }
+        const timer = setTimeout(wake, Math.min(POLL_MS, deadline - performance.now()))
+        waiting.add(wake)
+      })
+    }
+  }
+
+  /**
+   * Another instance settles this authorization: its outcome once it leaves pending (the chain is also asked now and
+   * then, in case nobody settles it any more), or the row as it is at the end of the wait.
+   */
+  async function outcomeElsewhere(auth: Authorization): Promise<PaymentRow> {
+    const decided = await awaitDecision(async (attempt) => {
+      let row = await reread(auth)
+      if (row.status === 'pending' && attempt % DECIDE_EVERY === 0) {
+        await decideSafely(row)
+        row = await reread(auth)
+      }
+      return row.status === 'pending' ? undefined : row
+    })
+    return decided ?? reread(auth)
+  }
 
   const expectedOf = (row: PaymentRow) => ({ token: d.network.usdcAddress, payer: row.payer_lc, payTo: row.pay_to, amount: BigInt(row.amount), nonce: row.nonce })
 
@@ -155,7 +201,8 @@ export function purchaseService(d: Deps) {
     return { kind: 'pending', reason: REASONS.notConfirmed }
   }
 
-  async function settleOnce(payment: Payment, entry: EntryRecord, requirements: unknown, tag: PriceTag, signer: string | null): Promise<PayOutcome> {
+  /** `startedOver`: a second go, after another payment of the purchase was decided (it waits no more). */
+  async function settleOnce(payment: Payment, entry: EntryRecord, requirements: unknown, tag: PriceTag, signer: string | null, startedOver = false): Promise<PayOutcome> {
     const auth = payment.authorization
     const refused = (reason: string): PayOutcome => ({ kind: 'refused', reason })
     const unavailable = (what: string, cause: string): PayOutcome => {
@@ -166,9 +213,11 @@ export function purchaseService(d: Deps) {
     let row = await read.payments.byKey(auth.from, auth.nonce)
     if (row?.status === 'settled') return alreadySettled(row, entry, signer)
     if (row?.status === 'pending') {
-      // Left by an earlier attempt (a crash, a pending answer): only the chain decides, and it is never sent twice.
+      // Left by an earlier attempt (a crash, a pending answer), or being settled by another instance: only the chain
+      // decides, and it is never sent twice.
       await decideSafely(row)
       row = await reread(auth)
+      if (row.status === 'pending' && settlingElsewhere(row)) row = await outcomeElsewhere(auth)
       if (row.status !== 'failed') return outcomeOf(row, entry, signer)
     }
 
@@ -190,18 +239,27 @@ export function purchaseService(d: Deps) {
     // On an engine with concurrent writers, a re-opened failed row can meet another pending payment of the purchase
     // at the unique index (its NOT EXISTS saw none): that too means another payment is settling.
     const mine = await d.records.transact((tx) => failed
-      ? tx.payments.retryFailed(failed.id, entry.id, kept.payload, kept.requirements, submittedBlock, now)
+      ? tx.payments.retryFailed(failed.id, entry.id, kept.payload, kept.requirements, submittedBlock, d.records.instance, now)
       : tx.payments.insertPending({
         id: newId(), payer_lc: auth.from.toLowerCase(), nonce: auth.nonce, entry_id: entry.id, pay_to: tag.payTo, amount: BigInt(tag.amount),
-        ...kept, valid_before: Number(auth.validBefore), submitted_block: submittedBlock, now,
+        ...kept, valid_before: Number(auth.validBefore), submitted_block: submittedBlock, settler: d.records.instance, now,
       })).catch((error: unknown) => {
         if (isUniqueViolation(error)) return false
         throw error
       })
     if (!mine) {
-      const now = await read.payments.byKey(auth.from, auth.nonce)
-      // No row of its own (or its failed one not re-opened): another payment of this purchase is being settled.
-      if (!now || now.status === 'failed') return { kind: 'pending', reason: REASONS.purchasePending }
+      let now = await read.payments.byKey(auth.from, auth.nonce)
+      if (!now || now.status === 'failed') {
+        // No row of its own (or its failed one not re-opened): another payment of this purchase is being settled. On a
+        // shared database that may be another instance's: once it is decided, this one starts over (and is served
+        // free if that one bought the entry).
+        const other = await read.payments.pendingPurchase(auth.from, entry.id)
+        if (startedOver || !other || !settlingElsewhere(other)) return { kind: 'pending', reason: REASONS.purchasePending }
+        const over = await awaitDecision(async () => ((await read.payments.pendingPurchase(auth.from, entry.id)) ? undefined : true))
+        return over ? settleOnce(payment, entry, requirements, tag, signer, true) : { kind: 'pending', reason: REASONS.purchasePending }
+      }
+      // The same authorization, sent to another instance at the same moment: its outcome (not served by it).
+      if (now.status === 'pending' && settlingElsewhere(now)) now = await outcomeElsewhere(auth)
       return outcomeOf(now, entry, signer)
     }
     row = await reread(auth)
@@ -292,7 +350,7 @@ export function purchaseService(d: Deps) {
     async reconcilePending(): Promise<Record<Fate, number>> {
       const counts = { settled: 0, failed: 0, pending: 0 }
       for (const row of await read.payments.pending()) {
-        if (inFlight.has(`${row.payer_lc}:${row.nonce}`)) continue
+        if (inFlight.has(`${row.payer_lc}:${row.nonce}`) || settlingElsewhere(row)) continue
         counts[await decideSafely(row)]++
       }
       return counts

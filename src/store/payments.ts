@@ -21,20 +21,24 @@ export interface PaymentRow {
   settled_block: number | null
   created_at: number
   updated_at: number
+  /** The instance that settled it, or settles it while pending (its records' instance). */
+  settler: string | null
 }
 
-export type NewPayment = Omit<PaymentRow, 'amount' | 'status' | 'error' | 'transaction_hash' | 'submitted_hash' | 'settled_block' | 'created_at' | 'updated_at'> & { amount: bigint; now: number }
+export type NewPayment = Omit<PaymentRow, 'amount' | 'status' | 'error' | 'transaction_hash' | 'submitted_hash' | 'settled_block' | 'created_at' | 'updated_at' | 'settler'> & { amount: bigint; now: number; settler: string }
 
 export interface PaymentStore {
   byKey(payer: string, nonce: string): Promise<PaymentRow | undefined>
   pending(): Promise<PaymentRow[]>
+  /** The pending payment of the purchase (payer, entry), if there is one (the oldest, where an older Trellis left several). */
+  pendingPurchase(payer: string, entryId: string): Promise<PaymentRow | undefined>
   /**
    * True when this call created the row (the caller owns the settlement); false when the authorization has a row
    * already, or another payment of the same purchase (payer, entry) is pending (migration 009).
    */
   insertPending(p: NewPayment): Promise<boolean>
   /** A failed payment may be tried again with the same authorization (e.g. after topping up the balance), unless another payment of the purchase is pending. */
-  retryFailed(id: string, entryId: string, payload: string, requirements: string, submittedBlock: number, now: number): Promise<boolean>
+  retryFailed(id: string, entryId: string, payload: string, requirements: string, submittedBlock: number, settler: string, now: number): Promise<boolean>
   /** Our settling transaction is signed: its hash is kept before it is sent. */
   recordSigned(id: string, hash: string, now: number): Promise<boolean>
   markFailed(id: string, error: string, now: number): Promise<boolean>
@@ -55,7 +59,7 @@ const toRow = (row: PaymentRow): PaymentRow => ({
 })
 
 const SELECT = q`SELECT id, payer_lc, nonce, entry_id, pay_to, CAST(amount AS TEXT) AS amount, x402_version, payload, requirements,
-  valid_before, status, error, transaction_hash, submitted_block, submitted_hash, settled_block, created_at, updated_at FROM payments`
+  valid_before, status, error, transaction_hash, submitted_block, submitted_hash, settled_block, created_at, updated_at, settler FROM payments`
 
 export function paymentStore(sql: Sql): PaymentStore {
   const changed = async (query: ReturnType<typeof q>) => (await sql.run(query)) === 1
@@ -65,13 +69,17 @@ export function paymentStore(sql: Sql): PaymentStore {
       return row && toRow(row)
     },
     pending: async () => (await sql.all<PaymentRow>(q`${SELECT} WHERE status = 'pending' ORDER BY id`)).map(toRow),
+    async pendingPurchase(payer, entryId) {
+      const row = await sql.get<PaymentRow>(q`${SELECT} WHERE payer_lc = ${payer.toLowerCase()} AND entry_id = ${entryId} AND status = 'pending' ORDER BY pending_slot LIMIT 1`)
+      return row && toRow(row)
+    },
     insertPending: (p) => changed(q`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements, valid_before,
-        submitted_block, status, created_at, updated_at)
+        submitted_block, status, created_at, updated_at, settler)
       VALUES (${p.id}, ${p.payer_lc}, ${p.nonce.toLowerCase()}, ${p.entry_id}, ${p.pay_to}, ${p.amount}, ${p.x402_version}, ${p.payload}, ${p.requirements},
-        ${p.valid_before}, ${p.submitted_block}, 'pending', ${p.now}, ${p.now})
+        ${p.valid_before}, ${p.submitted_block}, 'pending', ${p.now}, ${p.now}, ${p.settler})
       ON CONFLICT DO NOTHING`),
-    retryFailed: (id, entryId, payload, requirements, submittedBlock, now) => changed(q`UPDATE payments SET status = 'pending', error = NULL, entry_id = ${entryId},
-        payload = ${payload}, requirements = ${requirements}, submitted_block = ${submittedBlock}, submitted_hash = NULL, pending_slot = 0, updated_at = ${now}
+    retryFailed: (id, entryId, payload, requirements, submittedBlock, settler, now) => changed(q`UPDATE payments SET status = 'pending', error = NULL, entry_id = ${entryId},
+        payload = ${payload}, requirements = ${requirements}, submitted_block = ${submittedBlock}, submitted_hash = NULL, pending_slot = 0, settler = ${settler}, updated_at = ${now}
       WHERE id = ${id} AND status = 'failed' AND NOT EXISTS (SELECT 1 FROM payments o WHERE o.payer_lc = payments.payer_lc AND o.entry_id = ${entryId} AND o.status = 'pending')`),
     recordSigned: (id, hash, now) => changed(q`UPDATE payments SET submitted_hash = ${hash.toLowerCase()}, updated_at = ${now} WHERE id = ${id} AND status = 'pending'`),
     markFailed: (id, error, now) => changed(q`UPDATE payments SET status = 'failed', error = ${error}, updated_at = ${now} WHERE id = ${id} AND status = 'pending'`),

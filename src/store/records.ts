@@ -104,10 +104,26 @@ export interface Cluster {
    * meanwhile went unheard. Heard only by records opened to listen (a server's).
    */
   hear(topic: Topic, listener: (payload: string | null) => void): () => void
+  /** Whether instance `id` is heard from (its heartbeat within 1.5 s): false for one gone, and when nothing is heard. */
+  alive(id: string): boolean
   /** Up to `want` more tokens of window `key` (`limit` per `windowS` seconds, timed by the database's clock). */
   leaseRate(key: string, want: number, limit: number, windowS: number): Promise<RateLease>
   /** Forgets the windows that ended; how many. */
   sweepRateWindows(): Promise<number>
+}
+
+/**
+ * Waits for lease `name` (trying every `pollMs`) and answers its release; throws after `timeoutMs`. For work that
+ * must not run on two instances at once but may wait its turn (a relayer's nonce).
+ */
+export async function waitForLease(lease: (name: string) => Promise<Lease | null>, name: string, timeoutMs: number, pollMs = 10): Promise<() => Promise<void>> {
+  const deadline = performance.now() + timeoutMs
+  for (;;) {
+    const held = await lease(name)
+    if (held) return () => held.release()
+    if (performance.now() >= deadline) throw new Error(`lease ${name} is held elsewhere for over ${timeoutMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, pollMs))
+  }
 }
 
 /** What an operator's commands ask of the database itself, beside its records. */

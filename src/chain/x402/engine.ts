@@ -2,10 +2,10 @@
 // scheme: in process with our relayer wallet (`local`), or over HTTP at a facilitator (`facilitator`).
 // Every answer says whether the payer was refused or the backend (RPC node, facilitator) failed; a settlement is
 // only a claim here: the caller proves it on chain (chain/reader.ts) before it counts.
-import { createClient, keccak256, publicActions, walletActions, type Hex } from 'viem'
-import { sendRawTransaction } from 'viem/actions'
+import { createClient, keccak256, publicActions, walletActions, type Address, type Client, type Hex } from 'viem'
+import { getTransactionCount, sendRawTransaction } from 'viem/actions'
 import { privateKeyToAccount } from 'viem/accounts'
-import { createNonceManager, jsonRpc } from 'viem/nonce'
+import { createNonceManager, jsonRpc, type NonceManager } from 'viem/nonce'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { x402Facilitator } from '@x402/core/facilitator'
 import { HTTPFacilitatorClient } from '@x402/core/server'
@@ -57,18 +57,53 @@ type Settled = { success: boolean; errorReason?: string; transaction?: string }
 
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/
 
-export function paymentEngine(config: Config): PaymentEngine {
+/**
+ * Holds the relayer account `name` (`relayer:<address>`) for this process alone among the instances sharing a
+ * database, until the release it answers is called.
+ */
+export type RelayerLock = (name: string) => Promise<() => Promise<void>>
+
+/** `relayerLock`: settlements in process run on several instances with one relayer account (local mode). */
+export function paymentEngine(config: Config, relayerLock: RelayerLock | null = null): PaymentEngine {
   const transport = watchedHttp(config.network.rpcUrl, 20_000)
   const chain = chainReader(transport, config.network.usdcAddress, { logWindow: BigInt(config.logWindowBlocks) })
-  return config.settlement === 'local' ? localEngine(config, transport, chain) : remoteEngine(config, chain)
+  return config.settlement === 'local' ? localEngine(config, transport, chain, relayerLock) : remoteEngine(config, chain)
+}
+
+interface Attempt { onSigned: (hash: Hex) => Promise<void>; sent: boolean; release: (() => Promise<void>) | null }
+
+/**
+ * The relayer's transaction nonces when other instances send with the same account: the account is held from the
+ * nonce's read (the node's pending count) until the transaction is handed to the node, so no two instances sign
+ * one nonce. A send that fails lets go too; the next read asks the node again.
+ */
+function heldNonces(lock: RelayerLock, signing: AsyncLocalStorage<Attempt>): NonceManager {
+  const pendingCount = ({ address, client }: { address: Address; client: Client }) => getTransactionCount(client, { address, blockTag: 'pending' })
+  return {
+    async consume(parameters) {
+      const attempt = signing.getStore()
+      if (attempt && !attempt.release) attempt.release = await lock(`relayer:${parameters.address.toLowerCase()}`)
+      return pendingCount(parameters)
+    },
+    increment() {},
+    get: pendingCount,
+    reset() {},
+  }
 }
 
 /** Verifies and settles in process; our relayer wallet submits transferWithAuthorization and pays gas. */
-function localEngine(config: Config, transport: ReturnType<typeof watchedHttp>, chain: ChainReader): PaymentEngine {
+function localEngine(config: Config, transport: ReturnType<typeof watchedHttp>, chain: ChainReader, relayerLock: RelayerLock | null): PaymentEngine {
   if (!config.relayerKey) throw new Error('TRELLIS_SETTLEMENT=local needs TRELLIS_RELAYER_KEY (the wallet that pays gas)')
-  // Parallel settlements need distinct transaction nonces: a nonce manager per relayer account.
-  const account = privateKeyToAccount(config.relayerKey as Hex, { nonceManager: createNonceManager({ source: jsonRpc() }) })
-  const signing = new AsyncLocalStorage<{ onSigned: (hash: Hex) => Promise<void>; sent: boolean }>()
+  const signing = new AsyncLocalStorage<Attempt>()
+  // Parallel settlements need distinct transaction nonces: a nonce manager per relayer account, or one held across
+  // the instances that share it.
+  const nonceManager = relayerLock ? heldNonces(relayerLock, signing) : createNonceManager({ source: jsonRpc() })
+  const account = privateKeyToAccount(config.relayerKey as Hex, { nonceManager })
+  const letGo = async (attempt: Attempt) => {
+    const release = attempt.release
+    attempt.release = null
+    await release?.().catch(() => {}) // a lost lease connection let go already
+  }
   // viem sends through the client's own `sendRawTransaction` when it has one: the signed bytes' hash is known,
   // and persisted by the caller, before anything leaves the process.
   const base = createClient({ account, transport, pollingInterval: 250, cacheTime: 0 })
@@ -76,11 +111,14 @@ function localEngine(config: Config, transport: ReturnType<typeof watchedHttp>, 
     .extend(() => ({
       async sendRawTransaction(args: Parameters<typeof sendRawTransaction>[1]) {
         const attempt = signing.getStore()
-        if (attempt) {
+        if (!attempt) return sendRawTransaction(base, args)
+        try {
           await attempt.onSigned(keccak256(args.serializedTransaction)) // durable before the bytes leave
           attempt.sent = true
+          return await sendRawTransaction(base, args)
+        } finally {
+          await letGo(attempt) // the node has it (its pending count moved), or it never will
         }
-        return sendRawTransaction(base, args)
       },
     }))
     .extend(walletActions)
@@ -104,12 +142,14 @@ function localEngine(config: Config, transport: ReturnType<typeof watchedHttp>, 
       return { kind: 'invalid', reason: shortReason(result.invalidReason, 'invalid_payment') }
     },
     async settle(payment, requirements, onSigned) {
-      const attempt = { onSigned, sent: false }
+      const attempt: Attempt = { onSigned, sent: false, release: null }
       const { result, failure } = await watchRpc(() => signing.run(attempt, async (): Promise<Settled & { error?: unknown }> => {
         try {
           return (await facilitator.settle(payment.wire.json, requirements)) as Settled
         } catch (error) {
           return { success: false, errorReason: (error as Error).message, error }
+        } finally {
+          await letGo(attempt) // signing failed after the nonce was read
         }
       }))
       if (result.success && result.transaction && TX_HASH.test(result.transaction)) return { kind: 'claimed', hash: result.transaction as Hex }

@@ -22,6 +22,8 @@ export interface ChangeFeed {
   changes: Changes
   /** This instance committed a write: the version moves now. */
   committed(): void
+  /** Whether `other` (an instance's id) was heard beating within STALE_MS (this one: whether it hears itself). */
+  alive(other: string): boolean
   /** Notices on `topic` from any instance; null when (re)subscribed: whatever was sent meanwhile went unheard. */
   hear(topic: Topic, listener: (payload: string | null) => void): () => void
   close(): Promise<void>
@@ -36,6 +38,8 @@ export async function listenForChanges(client: SQL, instance: string, clock: () 
   let heardSelfAt = Number.NEGATIVE_INFINITY
   const listeners = new Set<() => void>()
   const heartbeat = `${HEARTBEAT_PREFIX}${instance}`
+  /** When each other instance's heartbeat was last heard. */
+  const beatsOf = new Map<string, number>()
 
   const moved = () => {
     version++
@@ -46,7 +50,8 @@ export async function listenForChanges(client: SQL, instance: string, clock: () 
     CHANGES_CHANNEL,
     (payload) => {
       if (payload === heartbeat) heardSelfAt = clock()
-      else if (payload !== instance && !payload.startsWith(HEARTBEAT_PREFIX)) moved()
+      else if (payload.startsWith(HEARTBEAT_PREFIX)) beatsOf.set(payload.slice(HEARTBEAT_PREFIX.length), clock())
+      else if (payload !== instance) moved()
     },
     () => {
       heardSelfAt = clock()
@@ -74,6 +79,11 @@ export async function listenForChanges(client: SQL, instance: string, clock: () 
       },
     },
     committed: moved,
+    alive(other) {
+      const at = other === instance ? heardSelfAt : beatsOf.get(other)
+      if (at !== undefined && clock() - at > STALE_MS * 4) beatsOf.delete(other) // gone: forgotten
+      return at !== undefined && clock() - at <= STALE_MS
+    },
     hear(topic, listener) {
       hearing[topic].add(listener)
       return () => hearing[topic].delete(listener)

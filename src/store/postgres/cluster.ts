@@ -28,6 +28,7 @@ export function postgresSnapshots(sql: SQL): SnapshotShelf {
 export function postgresCluster(sql: SQL, feed: ChangeFeed | null): Cluster {
   return {
     hear: (topic, listener) => feed?.hear(topic, listener) ?? (() => {}),
+    alive: (id) => feed?.alive(id) ?? false,
     async leaseRate(key, want, limit, windowS) {
       const [row] = await sql.unsafe('SELECT taken, granted, reset_at, reset_in FROM trellis_lease($1, $2, $3, $4)', [key, want, limit, windowS])
       return { taken: Number(row.taken), granted: Number(row.granted), resetAt: Number(row.reset_at), resetIn: Number(row.reset_in) }

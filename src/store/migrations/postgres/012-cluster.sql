@@ -43,7 +43,11 @@ BEGIN
 END
 $$;
 
--- Payments: an instance waiting for another's settlement hears when the payment leaves 'pending'
+-- Payments: the instance settling a payment names itself, so another that meets the pending row waits for it while
+-- that instance lives (heard in the change feed's heartbeats), and decides it from the chain once it does not.
+ALTER TABLE payments ADD COLUMN settler text COLLATE "C";
+
+-- An instance waiting for another's settlement hears when the payment leaves 'pending'
 -- ('<payer>:<nonce>'), delivered when the transaction that settled or failed it commits.
 CREATE FUNCTION trellis_payment_decided() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

@@ -1,4 +1,3 @@
--- Nothing on the embedded engine: one process, whose leaderboards are files beside its database, whose rate limits
--- are counted in memory, and whose payments wait for each other in memory (PostgreSQL's 012 shares these among
--- instances).
-SELECT 1;
+-- The instance settling a payment (PostgreSQL's 012 shares snapshots, rate windows and payment notices among
+-- instances; the embedded engine's one process keeps those in files and memory, and always settles its own).
+ALTER TABLE payments ADD COLUMN settler TEXT;
