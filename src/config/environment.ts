@@ -4,7 +4,7 @@
 // the functions below, which check them together.
 import { testHooks, type TestHooks } from '../test-hooks.ts'
 import { NETWORKS, type NetworkInfo, type NetworkName } from './networks.ts'
-import { address, ConfigError, integer, oneOf, onOff, optionalText, read, setToOne, signedInteger, url, type Environment, type Setting, type ValuesOf } from './values.ts'
+import { address, ConfigError, integer, oneOf, onOff, optionalText, read, seconds, setToOne, signedInteger, url, type Environment, type Setting, type ValuesOf } from './values.ts'
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -32,7 +32,7 @@ export const SETTINGS = {
   /** Millions of characters of read results kept until the records change (0: none, every read goes to the records). */
   readMemoMb: { variable: 'TRELLIS_READ_MEMO_MB', read: integer(32, 0, 4096) },
   /** Seconds between an instance's tries to become the leader (the one that runs the once-per-database jobs). */
-  leaderPollS: { variable: 'TRELLIS_LEADER_POLL_S', read: integer(2, 1, 3600) },
+  leaderPollS: { variable: 'TRELLIS_LEADER_POLL_S', read: seconds(2, 0.1, 3600) },
   /** Content in PostgreSQL: a block stored more recently than this is never collected (an import may still need it). */
   gcGraceS: { variable: 'TRELLIS_GC_GRACE_S', read: integer(86400, 0, 86400 * 365) },
 } satisfies Record<string, Setting<unknown>>

@@ -85,7 +85,7 @@ Environment only:
   TRELLIS_LOG (debug|info|warn|error),
   TRELLIS_DB_POOL (10: connections to PostgreSQL), TRELLIS_READ_MEMO_MB (32: read results kept; 0: none),
   TRELLIS_GC_GRACE_S (86400: content in PostgreSQL stored more recently is never collected),
-  TRELLIS_LEADER_POLL_S (2: seconds between tries to lead the once-per-database jobs, PostgreSQL)
+  TRELLIS_LEADER_POLL_S (2: seconds, fractions allowed, between tries to lead the once-per-database jobs, PostgreSQL)
 
 Test hooks (TRELLIS_TEST_*) work only from source with TRELLIS_TEST_HOOKS=1; the executable ignores them.
 `

@@ -37,6 +37,15 @@ export const integer = (fallback: number, min: number, max: number): Reader<numb
   return n
 }
 
+/** A number of seconds that may have a fraction (0.2). */
+export const seconds = (fallback: number, min: number, max: number): Reader<number> => (name, raw) => {
+  if (raw === undefined || raw === '') return fallback
+  if (!/^\d+(\.\d+)?$/.test(raw)) throw new ConfigError(`${name} must be a number of seconds, got "${raw}"`)
+  const n = Number(raw)
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}`)
+  return n
+}
+
 export const signedInteger: Reader<number> = (name, raw) => {
   if (raw === undefined || raw === '') return 0
   if (!/^-?\d{1,10}$/.test(raw)) throw new ConfigError(`${name} must be an integer`)
