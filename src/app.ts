@@ -60,14 +60,15 @@ export const openDataRecords = (config: Config, options: { listen?: boolean } = 
   openRecords(recordsPlace(config), 'migrate', { assertNoIo: checksTransactions(config), listen: options.listen })
 
 /**
- * The configured content store: LevelDB in the data directory, or the blocks table beside the records in PostgreSQL,
- * on the records' own pool (TRELLIS_DB_POOL is the instance's connections, not each store's); `records` closes after it.
+ * The configured content store: LevelDB in the data directory, or the blocks table beside the records in PostgreSQL
+ * (or an S3 bucket indexed there), on the records' own pool (TRELLIS_DB_POOL is the instance's connections, not each store's); `records` closes after it.
  */
 export async function openDataContent(config: Config, records: Records | null): Promise<ContentStore> {
   try {
-    if (config.content === 'postgres') {
+    if (config.content !== 'leveldb') {
       const { poolOf } = await import('./store/postgres/open.ts')
-      return await openPostgresContent(poolOf(records), { dataDir: config.dataDir, gcGraceSeconds: config.gcGraceS })
+      const s3 = config.content === 'postgres' ? undefined : config.content
+      return await openPostgresContent(poolOf(records), { dataDir: config.dataDir, gcGraceSeconds: config.gcGraceS, s3 })
     }
     return await openContent(config.dataDir)
   } catch (error) {

@@ -4,7 +4,7 @@
 // the functions below, which check them together.
 import { testHooks, type TestHooks } from '../test-hooks.ts'
 import { NETWORKS, type NetworkInfo, type NetworkName } from './networks.ts'
-import { address, ConfigError, integer, oneOf, onOff, optionalText, read, seconds, setToOne, signedInteger, url, type Environment, type Setting, type ValuesOf } from './values.ts'
+import { address, ConfigError, integer, oneOf, onOff, optionalText, read, seconds, setToOne, signedInteger, url, type Environment, type S3Place, type Setting, type ValuesOf } from './values.ts'
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -53,16 +53,17 @@ export function networkFrom(name: NetworkName, env: Environment): NetworkInfo {
   }
 }
 
-export type ContentPlace = 'leveldb' | 'postgres'
+export type ContentPlace = 'leveldb' | 'postgres' | S3Place
 
 /**
- * Where content blocks are kept: LevelDB in the data directory (embedded records), or the `blocks` table of the
- * records' PostgreSQL. LevelDB beside PostgreSQL records is refused: content would live on one machine while its
- * records say it exists for every instance and every backup of the database.
+ * Where content blocks are kept: LevelDB in the data directory (embedded records), the `blocks` table of the
+ * records' PostgreSQL, or an S3-compatible bucket indexed there. LevelDB beside PostgreSQL records is refused: content
+ * would live on one machine while its records say it exists for every instance and every backup of the database.
  */
 export function contentFrom(asked: ContentPlace | null, databaseUrl: string | null): ContentPlace {
   const place = asked ?? (databaseUrl ? 'postgres' : 'leveldb')
   if (place === 'postgres' && !databaseUrl) throw new ConfigError('content in postgres means the records\' PostgreSQL: set --database-url (TRELLIS_DATABASE_URL) too')
+  if (typeof place === 'object' && !databaseUrl) throw new ConfigError('content in S3 is indexed in the records\' PostgreSQL (so a collection never races an upload): set --database-url (TRELLIS_DATABASE_URL) too')
   if (place === 'leveldb' && databaseUrl) throw new ConfigError('content in leveldb is refused with records in PostgreSQL (content must live where the records are): leave --content-url (TRELLIS_CONTENT_URL) unset, or set postgres')
   return place
 }

@@ -3,7 +3,7 @@
 // (command-line.ts). One row of FLAGS is the whole of an option: its flag, its variable, how its value is read, its
 // line in the help and (by its key) its field in Config.
 import { NETWORK_NAMES } from './networks.ts'
-import { bindHost, integer, oneOf, optional, postgresUrl, text, url, type Setting, type ValuesOf } from './values.ts'
+import { bindHost, contentPlace, integer, oneOf, postgresUrl, text, url, type Setting, type ValuesOf } from './values.ts'
 
 interface Flag<T> extends Setting<T> {
   /** As typed, without its dashes. */
@@ -22,7 +22,7 @@ export const FLAGS = {
   /** null: the embedded database (<data-dir>/trellis.db). */
   databaseUrl: { flag: 'database-url', value: '<url>', variable: 'TRELLIS_DATABASE_URL', read: postgresUrl, help: 'records (and by default content) in PostgreSQL ≥ 15 (default: embedded in the data dir)' },
   /** null: the default for where the records are (environment.ts, contentFrom). */
-  contentUrl: { flag: 'content-url', value: '<where>', variable: 'TRELLIS_CONTENT_URL', read: optional(oneOf(['leveldb', 'postgres'] as const, 'leveldb')), help: 'content blocks: leveldb (in the data dir) | postgres (the records\' database; the default with a database URL)' },
+  contentUrl: { flag: 'content-url', value: '<where>', variable: 'TRELLIS_CONTENT_URL', read: contentPlace, help: 'content blocks: leveldb (in the data dir) | postgres (the records\' database; the default with a database URL) | s3://bucket/prefix?endpoint=…&region=… (an S3-compatible bucket, indexed in the records\' database)' },
   network: { flag: 'network', value: '<name>', variable: 'TRELLIS_NETWORK', read: oneOf(NETWORK_NAMES, 'base-sepolia'), help: 'base | base-sepolia (default base-sepolia)' },
 } satisfies Record<string, Flag<unknown>>
 

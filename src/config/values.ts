@@ -108,3 +108,34 @@ export const bindHost: Reader<string> = (name, raw) => {
 export const isWildcardHost = (host: string) => host === '0.0.0.0' || host === '::'
 /** A bind address as a URL's host: IPv6 in brackets; every-interface as `wildcard`, a name that reaches this machine. */
 export const urlHost = (host: string, wildcard = 'localhost') => (isWildcardHost(host) ? wildcard : host.includes(':') ? `[${host}]` : host)
+
+/**
+ * An S3-compatible bucket for content blocks: `s3://bucket[/prefix][?endpoint=…&region=…&virtual_hosted_style=1]`.
+ * Credentials come from the environment, as Bun's S3 client reads them (S3_ACCESS_KEY_ID / AWS_ACCESS_KEY_ID, and
+ * the secret beside it), never from the URL, so no message or process list shows them.
+ */
+export interface S3Place { kind: 's3'; bucket: string; prefix: string; endpoint: string | null; region: string | null; virtualHostedStyle: boolean; url: string }
+
+const S3_OPTIONS = new Set(['endpoint', 'region', 'virtual_hosted_style'])
+
+export const contentPlace: Reader<'leveldb' | 'postgres' | S3Place | null> = (name, raw) => {
+  if (raw === undefined || raw === '') return null
+  if (raw === 'leveldb' || raw === 'postgres') return raw
+  const shape = `${name} must be leveldb, postgres or s3://bucket/prefix?endpoint=…&region=…`
+  let parsed: URL
+  try {
+    parsed = new URL(raw)
+  } catch {
+    throw new ConfigError(shape)
+  }
+  if (parsed.protocol !== 's3:' || !parsed.hostname) throw new ConfigError(shape)
+  if (parsed.username || parsed.password) throw new ConfigError(`${name}: give the S3 credentials in the environment (S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY), not in the URL`)
+  for (const key of parsed.searchParams.keys()) if (!S3_OPTIONS.has(key)) throw new ConfigError(`${name}: unknown option ${key} (known: ${[...S3_OPTIONS].join(', ')})`)
+  const endpoint = parsed.searchParams.get('endpoint')
+  if (endpoint !== null && !/^https?:\/\/[^/]/.test(endpoint)) throw new ConfigError(`${name}: endpoint must be an http:// or https:// URL`)
+  const prefix = decodeURIComponent(parsed.pathname.replace(/^\/+/, '').replace(/\/*$/, ''))
+  return {
+    kind: 's3', bucket: parsed.hostname, prefix: prefix ? `${prefix}/` : '', endpoint, region: parsed.searchParams.get('region'),
+    virtualHostedStyle: parsed.searchParams.get('virtual_hosted_style') === '1', url: raw,
+  }
+}
