@@ -37,7 +37,12 @@ function freePort(): number {
   return port
 }
 
-export async function startPostgres(): Promise<Postgres> {
+/**
+ * `settings`: more server settings (`name=value`), e.g. a benchmark's shared_preload_libraries=pg_stat_statements;
+ * `port`: where to listen (default: a free one).
+ */
+export async function startPostgres(wanted: { settings?: string[]; port?: number } = {}): Promise<Postgres> {
+  const settings = wanted.settings ?? []
   const bin = postgresBin()
   const dir = mkdtempSync(join(tmpdir(), 'trellis-pg-'))
   const asRoot = process.getuid?.() === 0
@@ -54,8 +59,8 @@ export async function startPostgres(): Promise<Postgres> {
   }
   const data = join(dir, 'data')
   run([join(bin, 'initdb'), '-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'])
-  const port = freePort()
-  const options = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c max_connections=200`
+  const port = wanted.port ?? freePort()
+  const options = [`-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c max_connections=200`, ...settings.map((s) => `-c ${s}`)].join(' ')
   const start = () => run([join(bin, 'pg_ctl'), '-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start'])
   start()
   const urlOf = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`
@@ -77,4 +82,18 @@ export async function startPostgres(): Promise<Postgres> {
       }
     },
   }
+}
+
+if (import.meta.main) {
+  // bun dev/postgres.ts [port]: a throwaway cluster until Ctrl-C (or SIGTERM), then removed; prints its admin URL.
+  const port = process.argv[2] ? Number(process.argv[2]) : undefined
+  const postgres = await startPostgres({ port })
+  console.log(postgres.adminUrl)
+  const stop = async () => {
+    await postgres.stop()
+    process.exit(0)
+  }
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+  setInterval(() => {}, 1 << 30)
 }

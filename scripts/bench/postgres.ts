@@ -16,6 +16,8 @@ export interface Cluster {
   version: string
   /** A new database for the run; the returned URL reaches it. Dropped by `close`. */
   createDatabase(): Promise<{ name: string; url: string }>
+  /** Statements run so far in database `name` (pg_stat_statements' calls), or null where it is not loaded. */
+  statements(name: string): Promise<number | null>
   /**
    * After a bulk load: VACUUM (ANALYZE) of the database at `url` (the planner's statistics, the visibility map), then a
    * CHECKPOINT (the load's dirty pages written), so neither lands inside the measures. Answers what ran, and how long.
@@ -32,7 +34,8 @@ export function urlOf(adminUrl: string, database: string): string {
 }
 
 export async function openCluster(adminUrl: string | null, log: (line: string) => void): Promise<Cluster> {
-  const throwaway = adminUrl === null ? await startPostgres() : null
+  // Statements are counted per request (pg_stat_statements) where the cluster loads it: always on a throwaway one.
+  const throwaway = adminUrl === null ? await startPostgres({ settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=top'] }) : null
   const url = adminUrl ?? throwaway!.adminUrl
   if (throwaway) log(`bench: started a throwaway PostgreSQL cluster at ${shownPostgresUrl(url)}`)
   const admin = new SQL(url, { max: 1, connectionTimeout: 10 })
@@ -54,6 +57,15 @@ export async function openCluster(adminUrl: string | null, log: (line: string) =
         await admin.unsafe(`CREATE DATABASE "${name}"`)
         created.push(name)
         return { name, url: urlOf(url, name) }
+      },
+      async statements(name: string) {
+        try {
+          await admin.unsafe('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
+          const [row] = await admin.unsafe('SELECT COALESCE(sum(calls), 0)::bigint AS calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1', [name])
+          return Number(row.calls)
+        } catch {
+          return null // not in shared_preload_libraries (a given cluster)
+        }
       },
       async settle(databaseUrl: string) {
         const started = performance.now()

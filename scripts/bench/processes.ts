@@ -68,6 +68,19 @@ export async function startTrellis(binary: string, dataDir: string, env: Record<
   }
 }
 
+/** dev/balancer.ts in its own process at `port`, round-robin over `targets`; returns once it answers. */
+export async function startBalancerProcess(port: number, targets: string[]): Promise<Child> {
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, '..', '..', 'dev', 'balancer.ts'), String(port), ...targets], { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+  const tail = keepTail(proc)
+  const url = `http://127.0.0.1:${port}`
+  for (const started = performance.now(); ; await Bun.sleep(20)) {
+    if (proc.exitCode !== null) throw new Error(`the balancer exited ${proc.exitCode}:\n${tail()}`)
+    if (await fetch(`${url}/health`).then((r) => r.arrayBuffer().then(() => true), () => false)) break
+    if (performance.now() - started > 10_000) throw new Error(`the balancer did not answer within 10 s:\n${tail()}`)
+  }
+  return { pid: proc.pid, url, tail, stop: () => stopProcess(proc) }
+}
+
 /** The bare baseline: Bun.serve answering a small JSON body, in its own process (wrk must not share our loop). */
 export async function startBaseline(): Promise<Child> {
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'baseline.ts')], { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })

@@ -35,7 +35,7 @@ function targetText(goal: (typeof READ_TARGETS)[ReadGroup]): string {
 }
 
 /** What is wrong with a route's answers, whatever its speed (empty when it answered what it should, every time). */
-function answerProblems(r: ReadResult): string[] {
+export function answerProblems(r: ReadResult): string[] {
   const runs = r.pairs.map((p) => p.result)
   const errors = runs.reduce((sum, run) => sum + Object.values(run.socket_errors).reduce((a, b) => a + b, 0), 0)
   const non2xx = runs.reduce((sum, run) => sum + run.non_2xx, 0)

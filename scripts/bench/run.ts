@@ -2,6 +2,7 @@
 //
 //   npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json] [--only name,name] [--memo-off]
 //                                [--postgres | --database-url postgres://admin@host:port/postgres]
+//                                [--instances N [--balancer nginx|bun]]
 //
 // --only: just the measures whose name contains one of the given texts (case-insensitive), e.g.
 // --only recent-entries,image; the other measures (writes, upload, downloads, refresh) run only when named too.
@@ -14,6 +15,12 @@
 // analyzed, and the same measures run against a server on it; the database is dropped at the end. See
 // docs/performance.md, "PostgreSQL beside the embedded engine".
 //
+// --instances N (with PostgreSQL): then the same measures once more against N servers on that database behind a
+// balancer (--balancer nginx, the default: docs/examples/nginx.conf, installed from Debian when missing; or bun:
+// dev/balancer.ts), and the balancer's own ceiling (the bare server behind it). The
+// PostgreSQL figures count statements per request (pg_stat_statements, loaded in the throwaway cluster). See
+// docs/scale-out.md, "Measured".
+//
 // Installs wrk if missing, builds dist/trellis, seeds (or reuses) a market-sized data directory, then measures
 // the server against a bare Bun.serve in the same run and prints/writes every figure against its target.
 // See docs/performance.md.
@@ -22,7 +29,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { ensureWrk } from './wrk.ts'
 import { freshCopy, seededDir } from './dataset.ts'
-import { jobsSettled, memory, startBaseline, startTrellis } from './processes.ts'
+import { freePort, jobsSettled, memory, startBalancerProcess, startBaseline, startTrellis } from './processes.ts'
+import { balancerCeiling, compareInstances, printInstances } from './instances.ts'
+import { startNginx } from './nginx.ts'
 import { measureReads, PAIRS, readTargets, warmUp } from './measure-reads.ts'
 import { discover, spreadOverPages } from './routes.ts'
 import { signedPosts, upload } from './measure-writes.ts'
@@ -43,8 +52,8 @@ const MAIN_ENV: Record<string, string> = { TRELLIS_STATS_REFRESH_S: '3600', TREL
 
 function options() {
   const args = process.argv.slice(2)
-  const usage = 'Usage: npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json] [--only name,name] [--memo-off] [--postgres | --database-url <admin postgres:// URL>]'
-  const opts = { small: false, seconds: 3, out: 'bench-results.json', only: [] as string[], postgres: false, databaseUrl: null as string | null, memoOff: false }
+  const usage = 'Usage: npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json] [--only name,name] [--memo-off] [--postgres | --database-url <admin postgres:// URL>] [--instances N [--balancer nginx|bun]]'
+  const opts = { small: false, seconds: 3, out: 'bench-results.json', only: [] as string[], postgres: false, databaseUrl: null as string | null, memoOff: false, instances: 1, balancer: 'nginx' as 'nginx' | 'bun' }
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--small') opts.small = true
     else if (args[i] === '--seconds' && /^\d+$/.test(args[i + 1] ?? '') && Number(args[i + 1]) > 0) opts.seconds = Number(args[++i])
@@ -53,6 +62,8 @@ function options() {
     else if (args[i] === '--postgres') opts.postgres = true
     else if (args[i] === '--memo-off') opts.memoOff = true
     else if (args[i] === '--database-url' && /^postgres(ql)?:\/\//.test(args[i + 1] ?? '')) opts.databaseUrl = args[++i]!
+    else if (args[i] === '--instances' && /^\d+$/.test(args[i + 1] ?? '') && Number(args[i + 1]) >= 1) opts.instances = Number(args[++i])
+    else if (args[i] === '--balancer' && (args[i + 1] === 'nginx' || args[i + 1] === 'bun')) opts.balancer = args[++i] as 'nginx' | 'bun'
     else {
       console.error(usage)
       process.exit(2)
@@ -60,6 +71,10 @@ function options() {
   }
   if (opts.postgres && opts.databaseUrl) {
     console.error(`--postgres starts a cluster of its own; --database-url names one: give one of them\n${usage}`)
+    process.exit(2)
+  }
+  if (opts.instances > 1 && !opts.postgres && !opts.databaseUrl) {
+    console.error(`--instances: several servers share a PostgreSQL database: give --postgres or --database-url too\n${usage}`)
     process.exit(2)
   }
   return opts
@@ -76,6 +91,8 @@ function build(log: (line: string) => void) {
 }
 
 const opts = options()
+/** The balancer in front of several instances (and of the bare server, for its ceiling). */
+const startBalancer = (port: number, targets: string[]) => (opts.balancer === 'nginx' ? startNginx(port, targets, log) : startBalancerProcess(port, targets))
 // Uncached reads: every server of the run keeps no read results, so each list page is read from the records.
 if (opts.memoOff) MAIN_ENV.TRELLIS_READ_MEMO_MB = '0'
 const withPostgres = opts.postgres || opts.databaseUrl !== null
@@ -90,22 +107,60 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => vo
 
 interface Engine {
   name: 'embedded' | 'postgres'
+  /** Servers on the engine's records: more than one stand behind dev/balancer.ts (PostgreSQL). */
+  instances: number
   dataDir: string
   /** The main server's environment (the refresh server's adds `refreshEnv` only). */
   env: Record<string, string>
   refreshEnv: Record<string, string>
   /** The cluster's postmaster, whose processes are counted beside the server's. */
   postmaster: number | null
+  /** Statements the database ran so far (null: not counted). */
+  statements?: () => Promise<number | null>
+}
+
+/** N servers on one database (each with a data directory of its own for its caches) behind dev/balancer.ts. */
+async function startInstances(engine: Engine, env: Record<string, string>) {
+  const balancerPort = freePort()
+  const publicUrl = `http://127.0.0.1:${balancerPort}`
+  const servers: Awaited<ReturnType<typeof startTrellis>>[] = []
+  const stopAll = async () => {
+    for (const server of servers) await server.stop()
+  }
+  try {
+    for (let i = 0; i < engine.instances; i++) {
+      const dataDir = i === 0 ? engine.dataDir : mkdtempSync(join(tmpdir(), 'trellis-bench-instance-'))
+      if (i > 0) cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
+      servers.push(await startTrellis(BINARY, dataDir, { ...env, TRELLIS_PUBLIC_URL: publicUrl }, PROBE))
+    }
+    const balancer = await startBalancer(balancerPort, servers.map((server) => server.url))
+    log(`bench: ${opts.balancer === 'nginx' ? 'nginx (docs/examples/nginx.conf)' : 'dev/balancer.ts'} at ${balancer.url} in front of ${servers.map((server) => server.url).join(', ')}`)
+    const healths = await Promise.all(servers.map((server) => fetch(`${server.url}/health`).then((r) => r.json() as Promise<{ leader: boolean }>)))
+    const leader = servers[healths.findIndex((h) => h.leader)] ?? servers[0]!
+    return {
+      pid: servers[0]!.pid, url: balancer.url, startMs: servers[0]!.startMs, leaderUrl: leader.url, pids: servers.map((server) => server.pid),
+      tail: () => servers.map((server) => server.tail()).join('\n'),
+      stop: async () => {
+        await balancer.stop()
+        await stopAll()
+      },
+    }
+  } catch (error) {
+    await stopAll()
+    throw error
+  }
 }
 
 /** Every measure, on one server (and the refresh one on the same data): the figures of one engine. */
 async function measureEngine(engine: Engine, m: Manifest, baselineUrl: string, scratch: string) {
   // The embedded run prints as it always has; the PostgreSQL run's lines say which they are.
-  const say = engine.name === 'embedded' ? log : (line: string) => log(line.replace(/^bench: /, 'bench [postgres]: '))
+  const label = engine.instances > 1 ? `postgres ×${engine.instances}` : engine.name
+  const say = engine.name === 'embedded' ? log : (line: string) => log(line.replace(/^bench: /, `bench [${label}]: `))
   let pid: number | null = null
   const resources = resourceLog(() => pid, engine.postmaster)
-  say(`bench: starting dist/trellis on ${engine.dataDir}${engine.name === 'postgres' ? ' (caches only) with TRELLIS_DATABASE_URL' : ''}`)
-  const server = await startTrellis(BINARY, engine.dataDir, { ...MAIN_ENV, ...engine.env }, PROBE).catch((error) => {
+  say(`bench: starting dist/trellis on ${engine.dataDir}${engine.name === 'postgres' ? ' (caches only) with TRELLIS_DATABASE_URL' : ''}${engine.instances > 1 ? `, ${engine.instances} instances behind dev/balancer.ts (CPU and memory figures: the first instance's)` : ''}`)
+  const env = { ...MAIN_ENV, ...engine.env }
+  const server = await (engine.instances > 1 ? startInstances(engine, env) : startTrellis(BINARY, engine.dataDir, env, PROBE).then((one) => ({ ...one, leaderUrl: one.url, pids: [one.pid] }))).catch((error) => {
     resources.stop()
     throw error
   })
@@ -121,7 +176,8 @@ async function measureEngine(engine: Engine, m: Manifest, baselineUrl: string, s
   resources.mark('start to first 200')
   say(`bench: first 200 on ${PROBE} ${server.startMs.toFixed(0)} ms after spawn`)
 
-  const jobsMs = await jobsSettled(server.url)
+  // The once-per-database jobs run on the leader only.
+  const jobsMs = await jobsSettled(server.leaderUrl)
   say(`bench: start-up jobs (statistics, ranks, ledger check) finished ${(jobsMs / 1000).toFixed(1)} s after the first 200`)
   resources.mark('start-up jobs')
   const found = readTargets(m, await discover(server.url, m)).filter((t) => selected(t.name))
@@ -133,8 +189,20 @@ async function measureEngine(engine: Engine, m: Manifest, baselineUrl: string, s
   say(`bench: RSS after warm-up ${(rssAfterWarmUp / 1048576).toFixed(0)} MiB; wrk -t2 -c50 -d${opts.seconds}s per run, ${PAIRS} rounds (baseline, route, its body served bare) per route, median ratios`)
   // One route at a time, so each route's CPU (the server's and the cluster's) is known: which reads reach the database.
   const reads: Awaited<ReturnType<typeof measureReads>> = []
+  /** Statements per request answered, by measure (the projection in docs/scale-out.md reads them). */
+  const statements: Record<string, number | null> = {}
+  const counted = async (name: string, requests: () => number, work: () => Promise<unknown>) => {
+    const before = await engine.statements?.() ?? null
+    await work()
+    const after = await engine.statements?.() ?? null
+    statements[name] = before === null || after === null || requests() === 0 ? null : (after - before) / requests()
+  }
   for (const target of targets) {
-    reads.push(...await measureReads(baselineUrl, server.url, [target], opts.seconds, say))
+    let measured: typeof reads = []
+    await counted(target.name, () => measured.reduce((sum, r) => sum + r.pairs.reduce((n, p) => n + p.result.requests, 0) + r.pairs.length /* probes */, 0), async () => {
+      measured = await measureReads(baselineUrl, server.url, [target], opts.seconds, say)
+    })
+    reads.push(...measured)
     resources.lap(target.name)
   }
   const memoryAfterReads = memory(server.pid)
@@ -144,7 +212,10 @@ async function measureEngine(engine: Engine, m: Manifest, baselineUrl: string, s
   let posts: Awaited<ReturnType<typeof signedPosts>> | null = null
   if (selected('signed POST entry') || selected('upload')) {
     say(`bench: ${postCount} signed POST entries (1 KiB), 50 workers`)
-    posts = await signedPosts(server.url, postCount, () => resources.mark('signed POST: feeds and nonces (before the clock)'))
+    await counted('signed POST entry', () => postCount, async () => {
+      posts = await signedPosts(server.url, postCount, () => resources.mark('signed POST: feeds and nonces (before the clock)'))
+    })
+    posts = posts!
     say(`bench: ${posts.rps.toFixed(0)} req/s ${JSON.stringify(posts.statuses)}${posts.first_error ? ` first error: ${posts.first_error}` : ''}`)
     resources.mark('signed POST entry')
   }
@@ -172,7 +243,7 @@ async function measureEngine(engine: Engine, m: Manifest, baselineUrl: string, s
   await stop()
 
   let refresh: Awaited<ReturnType<typeof duringRefresh>> | null = null
-  if (selected('refresh')) {
+  if (selected('refresh') && engine.instances === 1) {
     say('bench: read latency during stats refresh (second server, TRELLIS_STATS_REFRESH_S=2)')
     refresh = await duringRefresh(BINARY, engine.dataDir, `/v1/feeds/${m.hot_feed_id}`, opts.seconds, PROBE, engine.refreshEnv)
     resources.mark('refresh (second server: the cluster only)')
@@ -183,7 +254,7 @@ async function measureEngine(engine: Engine, m: Manifest, baselineUrl: string, s
     ...writes.map(writeRow),
     ...otherRows({ startMs: server.startMs, rssAfterWarmUp, refresh, posts, upload: up, downloads: down }).filter((row) => selected(row.measure)),
   ]
-  return { startMs: server.startMs, jobsMs, rssAfterWarmUp, memoryAfterReads, memoryAtEnd, reads, posts, up, writes, down, refresh, rows, resources: resources.stop() }
+  return { instances: engine.instances, startMs: server.startMs, jobsMs, rssAfterWarmUp, memoryAfterReads, memoryAtEnd, reads, posts, up, writes, down, refresh, rows, statements, resources: resources.stop() }
 }
 type EngineRun = Awaited<ReturnType<typeof measureEngine>>
 
@@ -202,6 +273,7 @@ const engineJson = (run: EngineRun) => ({
   refresh: run.refresh,
   resources: run.resources,
   rows: run.rows,
+  statements_per_request: run.statements,
 })
 
 try {
@@ -224,10 +296,11 @@ try {
 
   const baseline = await startBaseline()
   cleanups.push(() => baseline.stop())
-  const embedded = await measureEngine({ name: 'embedded', dataDir, env: {}, refreshEnv: {}, postmaster: null }, m, baseline.url, scratch)
+  const embedded = await measureEngine({ name: 'embedded', instances: 1, dataDir, env: {}, refreshEnv: {}, postmaster: null }, m, baseline.url, scratch)
 
+  let instances: null | { run: EngineRun; ceiling: Awaited<ReturnType<typeof balancerCeiling>> } = null
   let postgres: null | {
-    cluster: Omit<Awaited<ReturnType<typeof openCluster>>, 'createDatabase' | 'settle' | 'close'>
+    cluster: Omit<Awaited<ReturnType<typeof openCluster>>, 'createDatabase' | 'settle' | 'close' | 'statements'>
     database: string
     migrate: Awaited<ReturnType<typeof migrateToPostgres>>
     settle: Awaited<ReturnType<NonNullable<typeof cluster>['settle']>>
@@ -249,9 +322,16 @@ try {
     const settle = await cluster.settle(database.url)
     log(`bench: ${[...settle.done, ...settle.skipped].join('; ')} in ${(settle.ms / 1000).toFixed(1)} s`)
     const env = { TRELLIS_DATABASE_URL: database.url }
-    const run = await measureEngine({ name: 'postgres', dataDir: pgDir, env, refreshEnv: env, postmaster: cluster.postmaster }, m, baseline.url, scratch)
-    const { createDatabase: _c, settle: _s, close: _cl, ...shown } = cluster
+    const statements = () => cluster.statements(database.name)
+    const run = await measureEngine({ name: 'postgres', instances: 1, dataDir: pgDir, env, refreshEnv: env, postmaster: cluster.postmaster, statements }, m, baseline.url, scratch)
+    const { createDatabase: _c, settle: _s, close: _cl, statements: _st, ...shown } = cluster
     postgres = { cluster: shown, database: database.name, migrate, settle, run }
+    if (opts.instances > 1) {
+      const many = await measureEngine({ name: 'postgres', instances: opts.instances, dataDir: pgDir, env, refreshEnv: env, postmaster: cluster.postmaster, statements }, m, baseline.url, scratch)
+      log(`bench: the balancer's own ceiling (${opts.balancer}): the bare server behind it, ${PAIRS} rounds`)
+      const ceiling = await balancerCeiling(baseline.url, opts.seconds, startBalancer)
+      instances = { run: many, ceiling }
+    }
   }
 
   const allReads = [...embedded.reads, ...(postgres?.run.reads ?? [])]
@@ -266,6 +346,8 @@ try {
     console.log(`\nPostgreSQL beside embedded (issue 21 targets):\n\n${printComparison(comparison)}`)
     console.log(`\n${printResources(embedded.resources, postgres.run.resources, postgres.migrate)}`)
   }
+  const scaling = postgres && instances ? compareInstances(embedded, postgres.run, instances.run, instances.ceiling) : null
+  if (scaling) console.log(`\nEmbedded, 1 instance, ${opts.instances} instances behind the balancer (ratios to bare Bun.serve):\n\n${printInstances(scaling)}`)
 
   const results = {
     date: started.toISOString(),
@@ -292,6 +374,7 @@ try {
         comparison,
       },
     } : {}),
+    ...(instances ? { instances: { count: opts.instances, ...engineJson(instances.run), balancer_ceiling: instances.ceiling, scaling } } : {}),
   }
   writeFileSync(resolve(opts.out), JSON.stringify(results, null, 2) + '\n')
   log(`bench: wrote ${resolve(opts.out)} (${results.duration_s} s)`)

@@ -16,25 +16,27 @@ export interface WrkResult {
 
 const has = (cmd: string) => Bun.spawnSync(['sh', '-c', `command -v ${cmd}`]).exitCode === 0
 
-/** apt-get install -y wrk (with sudo -n when not root); throws with the reason when that is not possible. */
-export function ensureWrk(log: (line: string) => void): void {
-  if (has('wrk')) return
+/** apt-get install -y `pkg` when `command` is missing (with sudo -n when not root); throws with the reason when it cannot. */
+export function ensureDebianPackage(command: string, pkg: string, log: (line: string) => void): void {
+  if (has(command)) return
   const root = process.getuid?.() === 0
-  if (!root && !has('sudo')) throw new Error('wrk is not installed and this user is not root (no sudo): run `apt-get install -y wrk` as root')
+  if (!root && !has('sudo')) throw new Error(`${command} is not installed and this user is not root (no sudo): run \`apt-get install -y ${pkg}\` as root`)
   const sudo = root ? [] : ['sudo', '-n']
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
   const run = (args: string[]) => Bun.spawnSync([...sudo, ...args], { env, stdout: 'pipe', stderr: 'pipe' })
-  log('bench: wrk is missing; installing it with apt-get')
-  let result = run(['apt-get', 'install', '-y', 'wrk'])
+  log(`bench: ${command} is missing; installing ${pkg} with apt-get`)
+  let result = run(['apt-get', 'install', '-y', pkg])
   if (result.exitCode !== 0) {
     // A fresh container often has no package lists yet.
     run(['apt-get', 'update'])
-    result = run(['apt-get', 'install', '-y', 'wrk'])
+    result = run(['apt-get', 'install', '-y', pkg])
   }
-  if (result.exitCode !== 0 || !has('wrk')) {
-    throw new Error(`could not install wrk (${[...sudo, 'apt-get', 'install', '-y', 'wrk'].join(' ')} exited ${result.exitCode}):\n${result.stderr.toString().trim().slice(-800)}\nInstall it yourself (Debian package "wrk") and run again.`)
+  if (result.exitCode !== 0 || !has(command)) {
+    throw new Error(`could not install ${pkg} (${[...sudo, 'apt-get', 'install', '-y', pkg].join(' ')} exited ${result.exitCode}):\n${result.stderr.toString().trim().slice(-800)}\nInstall it yourself (Debian package "${pkg}") and run again.`)
   }
 }
+
+export const ensureWrk = (log: (line: string) => void): void => ensureDebianPackage('wrk', 'wrk', log)
 
 function toMs(value: string, unit: string): number {
   const n = Number(value)

@@ -11,50 +11,17 @@
 import type { SQL } from 'bun'
 import type { InputPair, Pair } from 'interface-blockstore'
 import { NotFoundError } from 'interface-store'
-import { CID } from 'multiformats/cid'
-import { base32upper } from 'multiformats/bases/base32'
-import * as raw from 'multiformats/codecs/raw'
-import { decode as decodeDigest } from 'multiformats/hashes/digest'
+import type { CID } from 'multiformats/cid'
 import type { BlockSpace, ListedBlock } from '../store.ts'
+import { joined, keyBytes, keyOf, listRows, plain, rowCid, single, type Bytes } from '../multihash-rows.ts'
 import { reaching } from '../../store/postgres/faults.ts'
 
 type AbortOptions = { signal?: AbortSignal }
-type Bytes = Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>
-
-/** Rows a listing reads at a time (keys and stamps only). */
-const LIST_PAGE = 1000
 /** Rows getAll reads at a time: these carry the blocks, up to 256 KiB each. */
 const GET_ALL_PAGE = 16
 
 /** Taken while the table is made, so instances opening at once do not both create it. */
 const CREATE_LOCK = 'trellis: blocks table'
-
-/** A block's name in the space: its multihash, so the CIDv0 and CIDv1 of the same bytes are one block. */
-const keyOf = (cid: CID) => base32upper.encode(cid.multihash.bytes)
-const keyBytes = (key: string) => base32upper.decode(key)
-/** The CID a row is listed under (the space goes by multihash, not codec, as blockstore-level does). */
-const rowCid = (mh: Uint8Array) => CID.createV1(raw.code, decodeDigest(mh))
-
-/** Bun gives bytea back as a Buffer: hand out plain bytes, whose slice() copies as a Uint8Array's does. */
-const plain = (buffer: Uint8Array) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
-
-async function joined(bytes: Bytes): Promise<Uint8Array> {
-  if (bytes instanceof Uint8Array) return bytes
-  const pieces: Uint8Array[] = []
-  for await (const piece of bytes) pieces.push(piece)
-  return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces)
-}
-
-async function* single(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
-  yield bytes
-}
-
-class ListedPostgresBlock implements ListedBlock {
-  constructor(readonly key: string, readonly storedAt: number, private readonly mh: Uint8Array) {}
-  get cid(): CID {
-    return rowCid(this.mh)
-  }
-}
 
 class PostgresBlockSpace implements BlockSpace {
   constructor(private readonly sql: SQL, private readonly now: () => number) {}
@@ -124,18 +91,8 @@ class PostgresBlockSpace implements BlockSpace {
     }
   }
 
-  /** In pages by key, so a large store is never read in one result. */
-  async *list(): AsyncGenerator<ListedBlock> {
-    let after = new Uint8Array(0)
-    while (true) {
-      const rows = await this.rows`SELECT mh, stored_at FROM blocks WHERE mh > ${after} ORDER BY mh LIMIT ${LIST_PAGE}`
-      for (const row of rows) {
-        const mh = plain(row.mh)
-        yield new ListedPostgresBlock(base32upper.encode(mh), Number(row.stored_at), mh)
-      }
-      if (rows.length < LIST_PAGE) return
-      after = rows.at(-1).mh
-    }
+  list(): AsyncGenerator<ListedBlock> {
+    return listRows(this.sql, 'blocks')
   }
 
   keyOf(cid: CID): string {

@@ -9,18 +9,13 @@
 import type { S3Client, SQL } from 'bun'
 import type { InputPair, Pair } from 'interface-blockstore'
 import { NotFoundError } from 'interface-store'
-import { CID } from 'multiformats/cid'
+import type { CID } from 'multiformats/cid'
 import { base32upper } from 'multiformats/bases/base32'
-import * as raw from 'multiformats/codecs/raw'
-import { decode as decodeDigest } from 'multiformats/hashes/digest'
 import type { BlockSpace, ListedBlock } from '../store.ts'
+import { joined, keyBytes, keyOf, listRows, plain, single, type Bytes } from '../multihash-rows.ts'
 import { reaching } from '../../store/postgres/faults.ts'
 
 type AbortOptions = { signal?: AbortSignal }
-type Bytes = Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>
-
-/** Index rows a listing reads at a time. */
-const LIST_PAGE = 1000
 /** Blocks a collection removes per transaction. */
 const COLLECT_BATCH = 64
 /** Objects asked for, or deleted, at once. */
@@ -29,10 +24,6 @@ const IN_FLIGHT = 8
 /** Taken while the index is made, so instances opening at once do not both create it. */
 const CREATE_LOCK = 'trellis: block_index table'
 
-const keyOf = (cid: CID) => base32upper.encode(cid.multihash.bytes)
-const keyBytes = (key: string) => base32upper.decode(key)
-const rowCid = (mh: Uint8Array) => CID.createV1(raw.code, decodeDigest(mh))
-const plain = (buffer: Uint8Array) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
 const missing = (error: unknown) => (error as { code?: string })?.code === 'NoSuchKey'
 
 /** Answers S3 asks to be retried ("please try again"), as its own SDKs do. */
@@ -50,27 +41,9 @@ async function retried<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-async function joined(bytes: Bytes): Promise<Uint8Array> {
-  if (bytes instanceof Uint8Array) return bytes
-  const pieces: Uint8Array[] = []
-  for await (const piece of bytes) pieces.push(piece)
-  return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces)
-}
-
-async function* single(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
-  yield bytes
-}
-
 /** `work` over `items`, at most IN_FLIGHT at once. */
 async function inTurns<T>(items: T[], work: (item: T) => Promise<unknown>): Promise<void> {
   for (let i = 0; i < items.length; i += IN_FLIGHT) await Promise.all(items.slice(i, i + IN_FLIGHT).map(work))
-}
-
-class ListedS3Block implements ListedBlock {
-  constructor(readonly key: string, readonly storedAt: number, private readonly mh: Uint8Array) {}
-  get cid(): CID {
-    return rowCid(this.mh)
-  }
 }
 
 class S3BlockSpace implements BlockSpace {
@@ -165,17 +138,8 @@ class S3BlockSpace implements BlockSpace {
     }
   }
 
-  async *list(): AsyncGenerator<ListedBlock> {
-    let after = new Uint8Array(0)
-    while (true) {
-      const rows = await this.rows`SELECT mh, stored_at FROM block_index WHERE mh > ${after} ORDER BY mh LIMIT ${LIST_PAGE}`
-      for (const row of rows) {
-        const mh = plain(row.mh)
-        yield new ListedS3Block(base32upper.encode(mh), Number(row.stored_at), mh)
-      }
-      if (rows.length < LIST_PAGE) return
-      after = rows.at(-1).mh
-    }
+  list(): AsyncGenerator<ListedBlock> {
+    return listRows(this.sql, 'block_index')
   }
 
   keyOf(cid: CID): string {
