@@ -54,6 +54,9 @@ const LEGACY_LOOKBACK_BLOCKS = 50_000
 // While waiting: the row is read again this often (and at each notice of a decided payment), the chain every DECIDE_EVERY reads.
 const POLL_MS = 250
 const DECIDE_EVERY = 8
+// A settlement under way touches its row at least this often (its start, its signed transaction, then at most the
+// wait for its receipt): a pending row left longer by a live instance is no longer being settled there.
+const SETTLING_SLACK_S = 30
 
 export function purchaseService(d: Deps) {
   const inFlight = new Map<string, Promise<PayOutcome>>() // by authorization (payer, nonce)
@@ -65,8 +68,12 @@ export function purchaseService(d: Deps) {
   // Instances on one database: a payment decided by any of them wakes the requests here that wait for one.
   const waiting = new Set<() => void>()
   d.records.cluster?.hear('payments', () => waiting.forEach((wake) => wake()))
-  /** Pending, and settled by another instance that lives: waited for (and left alone by the reconciler), not decided. */
-  const settlingElsewhere = (row: PaymentRow) => row.settler !== null && row.settler !== d.records.instance && d.records.cluster?.alive(row.settler) === true
+  /**
+   * Pending, and being settled by another instance: one that lives (heard in the heartbeats) and touched the row
+   * recently. Waited for, and left alone by the reconciler; decided from the chain otherwise.
+   */
+  const settlingElsewhere = (row: PaymentRow) => row.settler !== null && row.settler !== d.records.instance
+    && nowSeconds() - row.updated_at < (d.waitS ?? 30) + SETTLING_SLACK_S && d.records.cluster?.alive(row.settler) === true
 
   /** Asks `check` until it answers, at each decided payment heard of or every POLL_MS; undefined once the wait is over. */
   async function awaitDecision<T>(check: (attempt: number) => Promise<T | undefined>): Promise<T | undefined> {
@@ -87,19 +94,19 @@ export function purchaseService(d: Deps) {
   }
 
   /**
-   * Another instance settles this authorization: its outcome once it leaves pending (the chain is also asked now and
-   * then, in case nobody settles it any more), or the row as it is at the end of the wait.
+   * Waits while `current()` is a pending payment another instance settles, until it is decided (or gone): true, or
+   * false at the end of the wait. The chain is asked now and then too, in case nobody settles it any more.
    */
-  async function outcomeElsewhere(auth: Authorization): Promise<PaymentRow> {
-    const decided = await awaitDecision(async (attempt) => {
-      let row = await reread(auth)
-      if (row.status === 'pending' && attempt % DECIDE_EVERY === 0) {
+  async function settledElsewhere(current: () => Promise<PaymentRow | undefined>): Promise<boolean> {
+    const over = await awaitDecision(async (attempt) => {
+      let row = await current()
+      if (row?.status === 'pending' && attempt % DECIDE_EVERY === 0) {
         await decideSafely(row)
-        row = await reread(auth)
+        row = await current()
       }
-      return row.status === 'pending' ? undefined : row
+      return row?.status === 'pending' ? undefined : true
     })
-    return decided ?? reread(auth)
+    return over === true
   }
 
   const expectedOf = (row: PaymentRow) => ({ token: d.network.usdcAddress, payer: row.payer_lc, payTo: row.pay_to, amount: BigInt(row.amount), nonce: row.nonce })
@@ -217,7 +224,7 @@ export function purchaseService(d: Deps) {
       // decides, and it is never sent twice.
       await decideSafely(row)
       row = await reread(auth)
-      if (row.status === 'pending' && settlingElsewhere(row)) row = await outcomeElsewhere(auth)
+      if (row.status === 'pending' && settlingElsewhere(row) && await settledElsewhere(() => reread(auth))) row = await reread(auth)
       if (row.status !== 'failed') return outcomeOf(row, entry, signer)
     }
 
@@ -255,11 +262,11 @@ export function purchaseService(d: Deps) {
         // free if that one bought the entry).
         const other = await read.payments.pendingPurchase(auth.from, entry.id)
         if (startedOver || !other || !settlingElsewhere(other)) return { kind: 'pending', reason: REASONS.purchasePending }
-        const over = await awaitDecision(async () => ((await read.payments.pendingPurchase(auth.from, entry.id)) ? undefined : true))
+        const over = await settledElsewhere(() => read.payments.pendingPurchase(auth.from, entry.id))
         return over ? settleOnce(payment, entry, requirements, tag, signer, true) : { kind: 'pending', reason: REASONS.purchasePending }
       }
       // The same authorization, sent to another instance at the same moment: its outcome (not served by it).
-      if (now.status === 'pending' && settlingElsewhere(now)) now = await outcomeElsewhere(auth)
+      if (now.status === 'pending' && settlingElsewhere(now) && await settledElsewhere(() => reread(auth))) now = await reread(auth)
       return outcomeOf(now, entry, signer)
     }
     row = await reread(auth)

@@ -129,7 +129,7 @@ export function requestWrapper(d: { limiter: RateLimiter | null; requests: Reque
     if (limit?.rejected) return finish(request, limit, started, path, counted, id, limit.rejected)
     if (unusableHost(url, path)) return finish(request, limit, started, path, counted, id, invalidHost())
     // Lines logged while the route runs (payments, errors) carry the request's id too.
-    const answer = id ? requestContext.run(id, route, request) : route(request)
-    return answer instanceof Promise ? answer.then((a) => finish(request, limit, started, path, counted, id, a)) : finish(request, limit, started, path, counted, id, answer)
+    const routed = id ? requestContext.run(id, route, request) : route(request)
+    return routed instanceof Promise ? routed.then((a) => finish(request, limit, started, path, counted, id, a)) : finish(request, limit, started, path, counted, id, routed)
   }
 }

@@ -58,6 +58,8 @@ export async function listenForChanges(client: SQL, instance: string, clock: () 
       moved()
     },
   )
+  // A first beat before this instance serves anything: the others know it lives (a payment it settles is waited for).
+  await client.notify(CHANGES_CHANNEL, heartbeat)
   const beat = setInterval(() => {
     client.notify(CHANGES_CHANNEL, heartbeat).catch(() => {}) // unanswered: the echo stops, and live() says so
   }, HEARTBEAT_MS)
