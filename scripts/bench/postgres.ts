@@ -14,8 +14,8 @@ export interface Cluster {
   /** The postmaster's pid when the cluster runs on this machine, else null (no CPU or memory figures). */
   postmaster: number | null
   version: string
-  /** A new database for the run; the returned URL reaches it. Dropped by `close`. */
-  createDatabase(): Promise<{ name: string; url: string }>
+  /** A new database for the run (a copy of database `template`, when given); the returned URL reaches it. Dropped by `close`. */
+  createDatabase(template?: string): Promise<{ name: string; url: string }>
   /** Statements run so far in database `name` (pg_stat_statements' calls), or null where it is not loaded. */
   statements(name: string): Promise<number | null>
   /**
@@ -52,9 +52,9 @@ export async function openCluster(adminUrl: string | null, log: (line: string) =
       throwaway: throwaway !== null,
       postmaster: await postmasterOf(admin),
       version: String(version),
-      async createDatabase() {
+      async createDatabase(template?: string) {
         const name = `trellis_bench_${process.pid}_${Date.now()}`
-        await admin.unsafe(`CREATE DATABASE "${name}"`)
+        await admin.unsafe(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`)
         created.push(name)
         return { name, url: urlOf(url, name) }
       },

@@ -321,13 +321,18 @@ try {
     for (const moved of ['trellis.db', 'trellis.db-wal', 'trellis.db-shm', 'blocks', 'datastore', 'secret.key']) rmSync(join(pgDir, moved), { recursive: true, force: true })
     const settle = await cluster.settle(database.url)
     log(`bench: ${[...settle.done, ...settle.skipped].join('; ')} in ${(settle.ms / 1000).toFixed(1)} s`)
+    // The N-instance run gets the same market, untouched by the one-instance run's writes (categories it created would
+    // lengthen category-stats, and would be created again): a copy made now.
+    const copy = opts.instances > 1 ? await cluster.createDatabase(database.name) : null
+    if (copy) log(`bench: database ${copy.name}, a copy of the migrated market, for the ${opts.instances}-instance run`)
     const env = { TRELLIS_DATABASE_URL: database.url }
     const statements = () => cluster.statements(database.name)
     const run = await measureEngine({ name: 'postgres', instances: 1, dataDir: pgDir, env, refreshEnv: env, postmaster: cluster.postmaster, statements }, m, baseline.url, scratch)
     const { createDatabase: _c, settle: _s, close: _cl, statements: _st, ...shown } = cluster
     postgres = { cluster: shown, database: database.name, migrate, settle, run }
     if (opts.instances > 1) {
-      const many = await measureEngine({ name: 'postgres', instances: opts.instances, dataDir: pgDir, env, refreshEnv: env, postmaster: cluster.postmaster, statements }, m, baseline.url, scratch)
+      const manyEnv = { TRELLIS_DATABASE_URL: copy!.url }
+      const many = await measureEngine({ name: 'postgres', instances: opts.instances, dataDir: pgDir, env: manyEnv, refreshEnv: manyEnv, postmaster: cluster.postmaster, statements: () => cluster.statements(copy!.name) }, m, baseline.url, scratch)
       log(`bench: the balancer's own ceiling (${opts.balancer}): the bare server behind it, ${PAIRS} rounds`)
       const ceiling = await balancerCeiling(baseline.url, opts.seconds, startBalancer)
       instances = { run: many, ceiling }
