@@ -94,3 +94,58 @@ export function printInstances(c: ReturnType<typeof compareInstances>): string {
     c.problems.length ? `wrong answers behind the balancer: ${c.problems.join('; ')}` : 'every measure behind the balancer answered what it should, every time',
   ].join('\n')
 }
+
+/** The machines of the projection: N for instances, one for PostgreSQL, each of CORES cores; the balancer elsewhere. */
+const CORES = 2
+
+interface ResultsFile {
+  postgres?: {
+    reads: Array<{ name: string; pairs: Array<{ result: { requests: number; rps: number } }>; result: { rps: number } }>
+    resources: { reads: Array<{ name: string; server_cpu_s: number; postgres_cpu_s: number | null }>; phases: Array<{ phase: string; server: { cpu_s: number }; postgres: { cpu_s: number } | null }> }
+    signed_posts: { count: number; rps: number } | null
+    statements_per_request?: Record<string, number | null>
+  }
+  instances?: { count: number }
+}
+
+/**
+ * On paper: N instances on N machines of CORES cores and PostgreSQL on one more, from what one instance's requests
+ * cost in the same run (each process's CPU time over the requests it answered) and the statements each ran. A
+ * route's throughput is the least of N × CORES over the instance's CPU per request and CORES over PostgreSQL's; the
+ * balancer, the network and the disk are left out (named in the guide).
+ */
+export function projection(results: ResultsFile, machines = results.instances?.count ?? 3) {
+  const pg = results.postgres
+  if (!pg) throw new Error('the results hold no PostgreSQL run (run with --postgres)')
+  const rows: Array<{ measure: string; measured_rps: number; trellis_us: number; postgres_us: number; statements: number | null; projected_rps: number; bound: string }> = []
+  const add = (measure: string, measured: number, requests: number, serverS: number, postgresS: number, statements: number | null) => {
+    if (requests === 0) return
+    const trellisUs = (serverS * 1e6) / requests
+    const postgresUs = (postgresS * 1e6) / requests
+    const byInstances = (machines * CORES * 1e6) / trellisUs
+    const byPostgres = postgresUs > 0 ? (CORES * 1e6) / postgresUs : Number.POSITIVE_INFINITY
+    rows.push({ measure, measured_rps: measured, trellis_us: trellisUs, postgres_us: postgresUs, statements, projected_rps: Math.min(byInstances, byPostgres), bound: byInstances <= byPostgres ? 'instances' : 'PostgreSQL' })
+  }
+  for (const read of pg.reads) {
+    const lap = pg.resources.reads.find((r) => r.name === read.name)
+    if (!lap) continue
+    add(read.name, read.result.rps, read.pairs.reduce((n, p) => n + p.result.requests, 0), lap.server_cpu_s, lap.postgres_cpu_s ?? 0, pg.statements_per_request?.[read.name] ?? null)
+  }
+  const posting = pg.resources.phases.find((p) => p.phase === 'signed POST entry')
+  if (posting && pg.signed_posts) add('signed POST entry, 1 KiB', pg.signed_posts.rps, pg.signed_posts.count, posting.server.cpu_s, posting.postgres?.cpu_s ?? 0, pg.statements_per_request?.['signed POST entry'] ?? null)
+  return { machines, cores: CORES, rows }
+}
+
+if (import.meta.main) {
+  // npx bun scripts/bench/instances.ts <results.json> [machines]: the projection of a run's figures.
+  const [file, machines] = process.argv.slice(2)
+  if (!file) {
+    console.error('usage: npx bun scripts/bench/instances.ts <bench results.json> [machines]')
+    process.exit(2)
+  }
+  const p = projection(JSON.parse(await Bun.file(file).text()) as ResultsFile, machines ? Number(machines) : undefined)
+  console.log(`${p.machines} instances on ${p.machines} machines of ${p.cores} cores, PostgreSQL on one more of ${p.cores}:`)
+  for (const r of p.rows) {
+    console.log(`${r.measure.padEnd(50)} measured ${r.measured_rps.toFixed(0).padStart(6)} req/s  Trellis ${r.trellis_us.toFixed(0).padStart(5)} µs  PostgreSQL ${r.postgres_us.toFixed(0).padStart(5)} µs  stmts ${r.statements === null ? '  ?' : r.statements.toFixed(2)}  → ${r.projected_rps.toFixed(0).padStart(7)} req/s (${r.bound})`)
+  }
+}
