@@ -47,7 +47,7 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     }
     const env = {
       ...chain.env, TRELLIS_DATABASE_URL: databaseUrl, TRELLIS_PUBLIC_URL: balancer.url, TRELLIS_TRUST_PROXY: 'on', TRELLIS_RATE_LIMIT: 'on',
-      TRELLIS_LEADER_POLL_S: '0.2', TRELLIS_GC_GRACE_S: '1', TRELLIS_STATS_REFRESH_S: '1', TRELLIS_LOG: 'warn',
+      TRELLIS_LEADER_POLL_S: '0.2', TRELLIS_GC_GRACE_S: '1', TRELLIS_STATS_REFRESH_S: '1', TRELLIS_RECONCILE_S: '1', TRELLIS_LOG: 'warn',
     }
     for (let i = 0; i < 3; i++) instances.push(await startTestServer(env))
     creator = newWallet()
@@ -240,6 +240,29 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     expect(await collected()).toBe(true)
     const whole = await fetch(`${c().url}${contentPath(entry)}`, { headers: asClient(someClient()) })
     expect(Buffer.compare(Buffer.from(await whole.arrayBuffer()), bytes)).toBe(0)
+  })
+
+  test('11. the leader\'s reconciler leaves a payment a live instance is settling, and decides one that instance left', async () => {
+    const entry = await paidEntry('left pending')
+    const said = await Promise.all(instances.map(health))
+    const follower = said.find((h) => !h.leader)!.instance
+    const now = Math.floor(Date.now() / 1000)
+    // Two authorizations past their validBefore by chain time, never used: the chain says failed, once anyone asks.
+    const row = (id: string, touched: number) => database`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements,
+      valid_before, status, created_at, updated_at, settler, submitted_block)
+      VALUES (${id}, ${`0x${randomBytes(20).toString('hex')}`}, ${`0x${randomBytes(32).toString('hex')}`}, ${entry.id}, ${creator.address.toLowerCase()}, ${PRICE.toString()}, 1, '{}', '{}',
+        ${now - 3600}, 'pending', ${touched}, ${touched}, ${follower}, 1)`
+    await row('settling-now', now)
+    await row('left-behind', now - 600)
+    const statusOf = async (id: string) => (await database`SELECT status FROM payments WHERE id = ${id}`)[0].status
+    const started = performance.now()
+    while ((await statusOf('left-behind')) === 'pending') {
+      expect(performance.now() - started).toBeLessThan(5_000) // reconciled every second here
+      await Bun.sleep(50)
+    }
+    expect(await statusOf('left-behind')).toBe('failed')
+    await Bun.sleep(2_000) // two more passes of the reconciler
+    expect(await statusOf('settling-now')).toBe('pending')
   })
 
   // Last: it kills an instance.
