@@ -37,38 +37,41 @@ export async function balancerCeiling(baselineUrl: string, seconds: number, star
 }
 
 /** `of_ceiling`: a read's ratio behind the balancer over the balancer's own ceiling: what is left once the hop is set aside. */
-export interface ScalingRow { measure: string; embedded: string; one: string; many: string; of_ceiling?: string; statements_per_request: string; note: string }
+export interface ScalingRow { measure: string; embedded: string; one: string; oneBehind: string; many: string; of_ceiling?: string; statements_per_request: string; note: string }
 
-export function compareInstances(embedded: Run, one: Run, many: Run, ceiling: { ratio: number }) {
+/** `oneBehind`: one instance behind the same balancer, so what the instances cost is told apart from what the hop does. */
+export function compareInstances(embedded: Run, one: Run, oneBehind: Run, many: Run, ceiling: { ratio: number }) {
   const rows: ScalingRow[] = []
-  const groups = { hot: [] as number[][], lists: [] as number[][] }
+  const groups = { hot: [] as number[][], lists: [] as number[][] } // [embedded, one, one behind, many]
   const problems: string[] = []
   for (const m of many.reads) {
     const e = embedded.reads.find((r) => r.target.name === m.target.name)
     const o = one.reads.find((r) => r.target.name === m.target.name)
-    if (!e || !o) continue
-    const wrong = answerProblems(m)
+    const b = oneBehind.reads.find((r) => r.target.name === m.target.name)
+    if (!e || !o || !b) continue
+    const wrong = [...answerProblems(m), ...answerProblems(b).map((problem) => `1 behind: ${problem}`)]
     if (wrong.length) problems.push(`${m.target.name}: ${wrong.join(', ')}`)
-    if (CACHED_HOT_READS.includes(m.target.group)) groups.hot.push([e.ratio, o.ratio, m.ratio])
-    if (LIST_PAGES.includes(m.target.group)) groups.lists.push([e.ratio, o.ratio, m.ratio])
+    if (CACHED_HOT_READS.includes(m.target.group)) groups.hot.push([e.ratio, o.ratio, b.ratio, m.ratio])
+    if (LIST_PAGES.includes(m.target.group)) groups.lists.push([e.ratio, o.ratio, b.ratio, m.ratio])
     const statements = one.statements[m.target.name]
     rows.push({
-      measure: m.target.name, embedded: e.ratio.toFixed(2), one: o.ratio.toFixed(2), many: m.ratio.toFixed(2), of_ceiling: (m.ratio / ceiling.ratio).toFixed(2),
+      measure: m.target.name, embedded: e.ratio.toFixed(2), one: o.ratio.toFixed(2), oneBehind: b.ratio.toFixed(2), many: m.ratio.toFixed(2), of_ceiling: (m.ratio / ceiling.ratio).toFixed(2),
       statements_per_request: statements === null || statements === undefined ? '' : statements.toFixed(2), note: wrong.join('; '),
     })
   }
   const group = (label: string, members: number[][]) => members.length && rows.unshift({
     measure: `${label} (${members.length} routes, geomean)`, embedded: geomean(members.map((r) => r[0]!)).toFixed(2), one: geomean(members.map((r) => r[1]!)).toFixed(2),
-    many: geomean(members.map((r) => r[2]!)).toFixed(2), of_ceiling: (geomean(members.map((r) => r[2]!)) / ceiling.ratio).toFixed(2), statements_per_request: '', note: '',
+    oneBehind: geomean(members.map((r) => r[2]!)).toFixed(2), many: geomean(members.map((r) => r[3]!)).toFixed(2), of_ceiling: (geomean(members.map((r) => r[3]!)) / ceiling.ratio).toFixed(2),
+    statements_per_request: '', note: '',
   })
   group('list pages', groups.lists)
   group('cached hot reads', groups.hot)
-  rows.unshift({ measure: 'the balancer\'s ceiling (bare server behind it)', embedded: '', one: '', many: ceiling.ratio.toFixed(2), statements_per_request: '', note: 'the most any route can reach through the hop' })
-  if (embedded.posts && one.posts && many.posts) {
+  rows.unshift({ measure: 'the balancer\'s ceiling (bare server behind it)', embedded: '', one: '', oneBehind: ceiling.ratio.toFixed(2), many: ceiling.ratio.toFixed(2), statements_per_request: '', note: 'the most any route can reach through the hop' })
+  if (embedded.posts && one.posts && oneBehind.posts && many.posts) {
     const posted = many.posts.statuses['201'] ?? 0
     if (posted !== many.posts.count) problems.push(`signed POST: ${JSON.stringify(many.posts.statuses)}`)
     rows.push({
-      measure: 'signed POST entry, 1 KiB (req/s)', embedded: embedded.posts.rps.toFixed(0), one: one.posts.rps.toFixed(0), many: many.posts.rps.toFixed(0),
+      measure: 'signed POST entry, 1 KiB (req/s)', embedded: embedded.posts.rps.toFixed(0), one: one.posts.rps.toFixed(0), oneBehind: oneBehind.posts.rps.toFixed(0), many: many.posts.rps.toFixed(0),
       statements_per_request: one.statements['signed POST entry']?.toFixed(2) ?? '', note: `${posted}/${many.posts.count} 201`,
     })
   }
@@ -77,19 +80,20 @@ export function compareInstances(embedded: Run, one: Run, many: Run, ceiling: { 
     if (ok !== w.count) problems.push(`${w.name}: ${JSON.stringify(w.statuses)}`)
     const e = embedded.writes.find((x) => x.name === w.name)
     const o = one.writes.find((x) => x.name === w.name)
-    rows.push({ measure: `${w.name} (req/s)`, embedded: e?.rps.toFixed(0) ?? '', one: o?.rps.toFixed(0) ?? '', many: w.rps.toFixed(0), statements_per_request: '', note: `${ok}/${w.count} ${w.expect}` })
+    const b = oneBehind.writes.find((x) => x.name === w.name)
+    rows.push({ measure: `${w.name} (req/s)`, embedded: e?.rps.toFixed(0) ?? '', one: o?.rps.toFixed(0) ?? '', oneBehind: b?.rps.toFixed(0) ?? '', many: w.rps.toFixed(0), statements_per_request: '', note: `${ok}/${w.count} ${w.expect}` })
   }
-  if (embedded.up && one.up && many.up) rows.push({ measure: 'largest upload (ms)', embedded: embedded.up.ms.toFixed(0), one: one.up.ms.toFixed(0), many: many.up.ms.toFixed(0), statements_per_request: '', note: `status ${many.up.status}` })
-  rows.push({ measure: 'start to first 200 (ms)', embedded: embedded.startMs.toFixed(0), one: one.startMs.toFixed(0), many: many.startMs.toFixed(0), statements_per_request: '', note: 'the first instance' })
+  if (embedded.up && one.up && oneBehind.up && many.up) rows.push({ measure: 'largest upload (ms)', embedded: embedded.up.ms.toFixed(0), one: one.up.ms.toFixed(0), oneBehind: oneBehind.up.ms.toFixed(0), many: many.up.ms.toFixed(0), statements_per_request: '', note: `status ${many.up.status}` })
+  rows.push({ measure: 'start to first 200 (ms)', embedded: embedded.startMs.toFixed(0), one: one.startMs.toFixed(0), oneBehind: oneBehind.startMs.toFixed(0), many: many.startMs.toFixed(0), statements_per_request: '', note: 'the first instance' })
   return { instances: many.instances, rows, problems }
 }
 
 export function printInstances(c: ReturnType<typeof compareInstances>): string {
-  const width = [52, 10, 10, 12, 12, 12]
+  const width = [52, 10, 10, 12, 12, 12, 12]
   const line = (cells: string[]) => cells.map((cell, i) => (i < width.length ? cell.padEnd(width[i]!) : cell)).join(' ')
   return [
-    line(['measure', 'embedded', '1 on PG', `${c.instances} on PG`, 'of ceiling', 'stmts/req', 'note']),
-    ...c.rows.map((r) => line([r.measure, r.embedded, r.one, r.many, r.of_ceiling ?? '', r.statements_per_request, r.note])),
+    line(['measure', 'embedded', '1 on PG', '1 behind', `${c.instances} behind`, 'of ceiling', 'stmts/req', 'note']),
+    ...c.rows.map((r) => line([r.measure, r.embedded, r.one, r.oneBehind, r.many, r.of_ceiling ?? '', r.statements_per_request, r.note])),
     '',
     c.problems.length ? `wrong answers behind the balancer: ${c.problems.join('; ')}` : 'every measure behind the balancer answered what it should, every time',
   ].join('\n')

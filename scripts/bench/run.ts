@@ -107,8 +107,10 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => vo
 
 interface Engine {
   name: 'embedded' | 'postgres'
-  /** Servers on the engine's records: more than one stand behind dev/balancer.ts (PostgreSQL). */
+  /** Servers on the engine's records: more than one stand behind the balancer (PostgreSQL). */
   instances: number
+  /** Behind the balancer even when one (the hop's own cost, told apart from the instances'). */
+  balanced?: boolean
   dataDir: string
   /** The main server's environment (the refresh server's adds `refreshEnv` only). */
   env: Record<string, string>
@@ -154,13 +156,14 @@ async function startInstances(engine: Engine, env: Record<string, string>) {
 /** Every measure, on one server (and the refresh one on the same data): the figures of one engine. */
 async function measureEngine(engine: Engine, m: Manifest, baselineUrl: string, scratch: string) {
   // The embedded run prints as it always has; the PostgreSQL run's lines say which they are.
-  const label = engine.instances > 1 ? `postgres ×${engine.instances}` : engine.name
+  const behind = engine.instances > 1 || engine.balanced === true
+  const label = behind ? `postgres ×${engine.instances} behind ${opts.balancer}` : engine.name
   const say = engine.name === 'embedded' ? log : (line: string) => log(line.replace(/^bench: /, `bench [${label}]: `))
   let pid: number | null = null
   const resources = resourceLog(() => pid, engine.postmaster)
-  say(`bench: starting dist/trellis on ${engine.dataDir}${engine.name === 'postgres' ? ' (caches only) with TRELLIS_DATABASE_URL' : ''}${engine.instances > 1 ? `, ${engine.instances} instances behind dev/balancer.ts (CPU and memory figures: the first instance's)` : ''}`)
+  say(`bench: starting dist/trellis on ${engine.dataDir}${engine.name === 'postgres' ? ' (caches only) with TRELLIS_DATABASE_URL' : ''}${behind ? `, ${engine.instances} behind the balancer (CPU and memory figures: the first instance's)` : ''}`)
   const env = { ...MAIN_ENV, ...engine.env }
-  const server = await (engine.instances > 1 ? startInstances(engine, env) : startTrellis(BINARY, engine.dataDir, env, PROBE).then((one) => ({ ...one, leaderUrl: one.url, pids: [one.pid] }))).catch((error) => {
+  const server = await (behind ? startInstances(engine, env) : startTrellis(BINARY, engine.dataDir, env, PROBE).then((one) => ({ ...one, leaderUrl: one.url, pids: [one.pid] }))).catch((error) => {
     resources.stop()
     throw error
   })
@@ -243,7 +246,7 @@ async function measureEngine(engine: Engine, m: Manifest, baselineUrl: string, s
   await stop()
 
   let refresh: Awaited<ReturnType<typeof duringRefresh>> | null = null
-  if (selected('refresh') && engine.instances === 1) {
+  if (selected('refresh') && !behind) {
     say('bench: read latency during stats refresh (second server, TRELLIS_STATS_REFRESH_S=2)')
     refresh = await duringRefresh(BINARY, engine.dataDir, `/v1/feeds/${m.hot_feed_id}`, opts.seconds, PROBE, engine.refreshEnv)
     resources.mark('refresh (second server: the cluster only)')
@@ -298,7 +301,7 @@ try {
   cleanups.push(() => baseline.stop())
   const embedded = await measureEngine({ name: 'embedded', instances: 1, dataDir, env: {}, refreshEnv: {}, postmaster: null }, m, baseline.url, scratch)
 
-  let instances: null | { run: EngineRun; ceiling: Awaited<ReturnType<typeof balancerCeiling>> } = null
+  let instances: null | { run: EngineRun; oneBehind: EngineRun; ceiling: Awaited<ReturnType<typeof balancerCeiling>> } = null
   let postgres: null | {
     cluster: Omit<Awaited<ReturnType<typeof openCluster>>, 'createDatabase' | 'settle' | 'close' | 'statements'>
     database: string
@@ -323,19 +326,23 @@ try {
     log(`bench: ${[...settle.done, ...settle.skipped].join('; ')} in ${(settle.ms / 1000).toFixed(1)} s`)
     // The N-instance run gets the same market, untouched by the one-instance run's writes (categories it created would
     // lengthen category-stats, and would be created again): a copy made now.
-    const copy = opts.instances > 1 ? await cluster.createDatabase(database.name) : null
-    if (copy) log(`bench: database ${copy.name}, a copy of the migrated market, for the ${opts.instances}-instance run`)
+    const copies = opts.instances > 1 ? [await cluster.createDatabase(database.name), await cluster.createDatabase(database.name)] : null
+    if (copies) log(`bench: databases ${copies.map((c) => c.name).join(', ')}: copies of the migrated market, for 1 and ${opts.instances} instances behind the balancer`)
     const env = { TRELLIS_DATABASE_URL: database.url }
     const statements = () => cluster.statements(database.name)
     const run = await measureEngine({ name: 'postgres', instances: 1, dataDir: pgDir, env, refreshEnv: env, postmaster: cluster.postmaster, statements }, m, baseline.url, scratch)
     const { createDatabase: _c, settle: _s, close: _cl, statements: _st, ...shown } = cluster
     postgres = { cluster: shown, database: database.name, migrate, settle, run }
-    if (opts.instances > 1) {
-      const manyEnv = { TRELLIS_DATABASE_URL: copy!.url }
-      const many = await measureEngine({ name: 'postgres', instances: opts.instances, dataDir: pgDir, env: manyEnv, refreshEnv: manyEnv, postmaster: cluster.postmaster, statements: () => cluster.statements(copy!.name) }, m, baseline.url, scratch)
+    if (copies) {
+      const behindOn = (copy: { name: string; url: string }, count: number) => {
+        const env = { TRELLIS_DATABASE_URL: copy.url }
+        return measureEngine({ name: 'postgres', instances: count, balanced: true, dataDir: pgDir, env, refreshEnv: env, postmaster: cluster.postmaster, statements: () => cluster.statements(copy.name) }, m, baseline.url, scratch)
+      }
+      const oneBehind = await behindOn(copies[0]!, 1)
+      const many = await behindOn(copies[1]!, opts.instances)
       log(`bench: the balancer's own ceiling (${opts.balancer}): the bare server behind it, ${PAIRS} rounds`)
       const ceiling = await balancerCeiling(baseline.url, opts.seconds, startBalancer)
-      instances = { run: many, ceiling }
+      instances = { run: many, oneBehind, ceiling }
     }
   }
 
@@ -351,7 +358,7 @@ try {
     console.log(`\nPostgreSQL beside embedded (issue 21 targets):\n\n${printComparison(comparison)}`)
     console.log(`\n${printResources(embedded.resources, postgres.run.resources, postgres.migrate)}`)
   }
-  const scaling = postgres && instances ? compareInstances(embedded, postgres.run, instances.run, instances.ceiling) : null
+  const scaling = postgres && instances ? compareInstances(embedded, postgres.run, instances.oneBehind, instances.run, instances.ceiling) : null
   if (scaling) console.log(`\nEmbedded, 1 instance, ${opts.instances} instances behind the balancer (ratios to bare Bun.serve):\n\n${printInstances(scaling)}`)
 
   const results = {
@@ -379,7 +386,7 @@ try {
         comparison,
       },
     } : {}),
-    ...(instances ? { instances: { count: opts.instances, ...engineJson(instances.run), balancer_ceiling: instances.ceiling, scaling } } : {}),
+    ...(instances ? { instances: { count: opts.instances, ...engineJson(instances.run), one_behind: engineJson(instances.oneBehind), balancer_ceiling: instances.ceiling, scaling } } : {}),
   }
   writeFileSync(resolve(opts.out), JSON.stringify(results, null, 2) + '\n')
   log(`bench: wrote ${resolve(opts.out)} (${results.duration_s} s)`)
