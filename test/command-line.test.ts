@@ -45,7 +45,16 @@ describe('flags and commands', () => {
     expect(parseCommand([], { TRELLIS_DATABASE_URL: db, TRELLIS_CONTENT_URL: 'postgres' })).toMatchObject({ config: { content: 'postgres' } })
     expect(refusal(['--database-url', db, '--content-url', 'leveldb'])).toStartWith('content in leveldb is refused with records in PostgreSQL')
     expect(refusal([], { TRELLIS_CONTENT_URL: 'postgres' })).toBe('content in postgres means the records\' PostgreSQL: set --database-url (TRELLIS_DATABASE_URL) too')
-    expect(refusal(['--content-url', 's4://x'])).toBe('--content-url must be one of leveldb, postgres')
+    expect(refusal(['--content-url', 's4://x'])).toBe('--content-url must be leveldb, postgres or s3://bucket/prefix?endpoint=…&region=…')
+    // An S3-compatible bucket, indexed in the records' PostgreSQL: its parts, and what is refused.
+    const s3 = 's3://media/trellis/blocks?endpoint=http%3A%2F%2F127.0.0.1%3A9000&region=eu-1'
+    expect(parseCommand(['--database-url', db, '--content-url', s3], {})).toMatchObject({
+      config: { content: { kind: 's3', bucket: 'media', prefix: 'trellis/blocks/', endpoint: 'http://127.0.0.1:9000', region: 'eu-1', virtualHostedStyle: false } },
+    })
+    expect(refusal(['--content-url', s3])).toStartWith('content in S3 is indexed in the records\' PostgreSQL')
+    expect(refusal(['--database-url', db, '--content-url', 's3://key:secret@media/x'])).toBe('--content-url must not hold the S3 credentials: give them in the environment (S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY)')
+    expect(refusal(['--database-url', db, '--content-url', 's3://media/x?acl=public'])).toBe('--content-url has an unknown option acl (known: endpoint, region, virtual_hosted_style)')
+    expect(refusal(['--database-url', db, '--content-url', 's3://media/x?endpoint=ftp%3A%2F%2Fh'])).toBe('--content-url needs an http:// or https:// endpoint')
     expect(refusal([], { TRELLIS_DATABASE_URL: 'mysql://x/y' })).toBe('TRELLIS_DATABASE_URL must be a postgres:// URL, got a mysql: one')
     // A flag wins over its variable.
     expect(parseCommand(['--content-url', 'postgres'], { TRELLIS_DATABASE_URL: db, TRELLIS_CONTENT_URL: 'leveldb' })).toMatchObject({ config: { content: 'postgres' } })

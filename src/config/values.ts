@@ -129,10 +129,10 @@ export const contentPlace: Reader<'leveldb' | 'postgres' | S3Place | null> = (na
     throw new ConfigError(shape)
   }
   if (parsed.protocol !== 's3:' || !parsed.hostname) throw new ConfigError(shape)
-  if (parsed.username || parsed.password) throw new ConfigError(`${name}: give the S3 credentials in the environment (S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY), not in the URL`)
-  for (const key of parsed.searchParams.keys()) if (!S3_OPTIONS.has(key)) throw new ConfigError(`${name}: unknown option ${key} (known: ${[...S3_OPTIONS].join(', ')})`)
+  if (parsed.username || parsed.password) throw new ConfigError(`${name} must not hold the S3 credentials: give them in the environment (S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY)`)
+  for (const key of parsed.searchParams.keys()) if (!S3_OPTIONS.has(key)) throw new ConfigError(`${name} has an unknown option ${key} (known: ${[...S3_OPTIONS].join(', ')})`)
   const endpoint = parsed.searchParams.get('endpoint')
-  if (endpoint !== null && !/^https?:\/\/[^/]/.test(endpoint)) throw new ConfigError(`${name}: endpoint must be an http:// or https:// URL`)
+  if (endpoint !== null && !/^https?:\/\/[^/]/.test(endpoint)) throw new ConfigError(`${name} needs an http:// or https:// endpoint`)
   const prefix = decodeURIComponent(parsed.pathname.replace(/^\/+/, '').replace(/\/*$/, ''))
   return {
     kind: 's3', bucket: parsed.hostname, prefix: prefix ? `${prefix}/` : '', endpoint, region: parsed.searchParams.get('region'),
