@@ -25,6 +25,7 @@ import { paymentEngine } from './chain/x402/engine.ts'
 import { chainReader } from './chain/reader.ts'
 import { watchedHttp } from './chain/rpc.ts'
 import { accessTokens } from './domain/access-tokens.ts'
+import { sessionTokens } from './domain/sessions.ts'
 import { signatureVerifier } from './chain/signatures.ts'
 import { startJobs, type Jobs } from './jobs/index.ts'
 import { startLeadership, type Leadership } from './jobs/leadership.ts'
@@ -174,7 +175,8 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
   const auth = authService({
     records,
     verify: signatureVerifier(p.config.network.rpcConfigured ? p.config.network.rpcUrl : null),
-    host: () => new URL(p.publicUrl()).host,
+    place: () => ({ host: new URL(p.publicUrl()).host, uri: p.publicUrl(), chainId: p.config.network.chainId }),
+    sessions: sessionTokens(p.secret),
   })
   const feeds = feedService({ records, content: p.content, defaultNetwork: p.config.network.name, allowPrivateFetch: p.config.allowPrivateFetch, logFetch: p.logWarn })
   // Instances sharing a database take turns with the relayer account (local settlement).

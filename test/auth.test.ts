@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { authHeaders, call, newWallet } from '../dev/api.ts'
 import { withRecords } from '../dev/records-sql.ts'
+import { parseSiweMessage, validateSiweMessage } from 'viem/siwe'
 
 let server: TestServer
 beforeAll(async () => {
@@ -236,5 +237,90 @@ describe('the signature guard', () => {
     })
     expect(bad.status).toBe(400)
     expect(bad.body.code).toBe('INVALID_AUTH_HEADERS')
+  })
+})
+
+describe('Sign-In with Ethereum (EIP-4361)', () => {
+  const siweHeaders = async (wallet: ReturnType<typeof newWallet>, edit: (message: string) => string = (m) => m) => {
+    const nonce = await nonceFor(wallet.address)
+    const message = edit(nonce.siwe_message)
+    return { nonce, headers: { ...(await signedHeaders(wallet.address, wallet, message)), 'x-message': Buffer.from(message).toString('base64') } }
+  }
+
+  test('the nonce also comes as an EIP-4361 message bound to this server, the wallet, the chain and the same nonce and times', async () => {
+    const wallet = newWallet()
+    const nonce = await nonceFor(wallet.address)
+    const parsed = parseSiweMessage(nonce.siwe_message)
+    expect(validateSiweMessage({ message: parsed, address: wallet.address, domain: new URL(server.url).host, nonce: nonce.nonce })).toBe(true)
+    expect(parsed).toMatchObject({ domain: new URL(server.url).host, address: wallet.address, uri: server.url, chainId: 84532, version: '1', nonce: nonce.nonce })
+    expect(parsed.expirationTime!.getTime()).toBe(nonce.expires_at * 1000)
+    expect(nonce.siwe_message.split('\n')[0]).toBe(`${new URL(server.url).host} wants you to sign in with your Ethereum account:`)
+  })
+
+  test('signed and sent as base64 it signs in once; the one-line form of the same nonce is then spent too', async () => {
+    const wallet = newWallet()
+    const { nonce, headers } = await siweHeaders(wallet)
+    expect((await protectedCall(headers)).status).toBe(404)
+    expect((await protectedCall(headers)).body.code).toBe('INVALID_NONCE')
+    expect((await protectedCall(await signedHeaders(wallet.address, wallet, nonce.message))).body.code).toBe('INVALID_NONCE')
+  })
+
+  test('an edited message is refused, however well signed: another URI, domain, chain, address or statement', async () => {
+    const wallet = newWallet()
+    const other = newWallet()
+    const edits: ((m: string) => string)[] = [
+      (m) => m.replace(/^URI: .*$/m, 'URI: https://evil.example'),
+      (m) => m.replace(/^.* wants you/, 'evil.example wants you'),
+      (m) => m.replace(/^Chain ID: .*$/m, 'Chain ID: 1'),
+      (m) => m.replace(wallet.address, other.address),
+      (m) => m.replace('Sign in to Trellis with this wallet.', 'Send all my USDC.'),
+    ]
+    for (const edit of edits) {
+      const { headers } = await siweHeaders(wallet, edit)
+      const reply = await protectedCall(headers)
+      expect(reply.status).toBe(401)
+      expect(reply.body.code).toBe('INVALID_NONCE')
+    }
+  })
+})
+
+describe('browser sessions', () => {
+  const cookiesOf = (reply: { headers: Headers }) => reply.headers.getSetCookie()
+
+  test('a signed POST /v1/auth/session sets an HttpOnly SameSite=Lax cookie that GET /v1/auth/session reads; DELETE clears it', async () => {
+    const wallet = newWallet()
+    const opened = await call(server.url, 'POST', '/v1/auth/session', { wallet })
+    expect(opened.status).toBe(200)
+    expect(opened.body.wallet_address).toBe(wallet.address)
+    const [session, hint] = cookiesOf(opened)
+    expect(session).toMatch(/^trellis_session=[\w-]+\.[\w-]+\.[\w-]+; Path=\/; Max-Age=86400; HttpOnly; SameSite=Lax$/)
+    expect(hint).toBe(`trellis_wallet=${wallet.address}; Path=/; Max-Age=86400; SameSite=Lax`)
+    const cookie = session!.split(';')[0]!
+    const read = await call(server.url, 'GET', '/v1/auth/session', { headers: { cookie } })
+    expect(read.body).toEqual({ wallet_address: wallet.address, expires_at: opened.body.expires_at })
+    const closed = await call(server.url, 'DELETE', '/v1/auth/session', { headers: { cookie } })
+    expect(closed.status).toBe(204)
+    expect(cookiesOf(closed)[0]).toMatch(/^trellis_session=; Path=\/; Max-Age=0; HttpOnly; SameSite=Lax$/)
+    expect((await call(server.url, 'GET', '/v1/auth/session')).status).toBe(401)
+  })
+
+  test('the session never stands in for a signature on a write, and a forged or foreign token is no session', async () => {
+    const wallet = newWallet()
+    const opened = await call(server.url, 'POST', '/v1/auth/session', { wallet })
+    const cookie = cookiesOf(opened)[0]!.split(';')[0]!
+    const write = await call(server.url, 'POST', '/v1/feeds', { body: { name: 'by cookie' }, headers: { cookie } })
+    expect(write.status).toBe(401)
+    expect(write.body.code).toBe('AUTH_REQUIRED')
+    const [head, payload] = cookie.slice('trellis_session='.length).split('.')
+    const forged = `trellis_session=${head}.${payload}.${'A'.repeat(43)}`
+    expect((await call(server.url, 'GET', '/v1/auth/session', { headers: { cookie: forged } })).status).toBe(401)
+  })
+
+  test('a page of another site cannot open a session (Sec-Fetch-Site: cross-site → 403)', async () => {
+    const wallet = newWallet()
+    const reply = await call(server.url, 'POST', '/v1/auth/session', { wallet, headers: { 'sec-fetch-site': 'cross-site' } })
+    expect(reply.status).toBe(403)
+    expect(reply.body.code).toBe('CROSS_SITE_REQUEST')
+    expect(cookiesOf(reply)).toEqual([])
   })
 })

@@ -88,6 +88,12 @@ test('a walk over every operation gets only documented statuses and bodies that 
   await hit('post', '/v1/auth/nonce', {}, { body: { wallet_address: owner.address } })
   await hit('post', '/v1/auth/nonce', {}, { body: {} })
   await hit('post', '/v1/auth/nonce', {}, { rawBody: '{"wallet_address":' })
+  const session = await hit('post', '/v1/auth/session', {}, { wallet: owner })
+  await hit('post', '/v1/auth/session', {}, {})
+  await hit('post', '/v1/auth/session', {}, { wallet: owner, headers: { 'sec-fetch-site': 'cross-site' } })
+  await hit('get', '/v1/auth/session', {}, { headers: { cookie: session.headers.getSetCookie()[0]!.split(';')[0]! } })
+  await hit('get', '/v1/auth/session', {})
+  await hit('delete', '/v1/auth/session', {})
 
   // Feeds
   await hit('post', '/v1/feeds', {}, { body: { name: 'x' } })

@@ -4,6 +4,8 @@ import type { Records } from '../store/stores.ts'
 import { checksumAddress, isWalletAddress, type SignatureVerifier } from '../chain/signatures.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { fail } from './errors.ts'
+import type { SessionTokens } from './sessions.ts'
+import { decodeMessage, lineMessage, readSignIn, siweMessage, type SignInPlace } from './sign-in-messages.ts'
 
 export const NONCE_TTL_S = 300
 const PAST_WINDOW_S = 300
@@ -43,42 +45,16 @@ function randomAlphanumeric(length: number): string {
   return out
 }
 
-/**
- * The sign-in message: one line (clients send it in a header verbatim) naming the server, when it was issued, the
- * nonce and when it stops being valid, so the signature itself bounds how long the header set can be used.
- */
-const signInMessage = (host: string, nonce: string, issuedAt: number, expiresAt: number) =>
-  `Sign in to Trellis (${host}) at ${isoTime(issuedAt)} with nonce: ${nonce}, valid until ${isoTime(expiresAt)}`
-const SIGN_IN = /^Sign in to Trellis \(.*\) at (\S+) with nonce: ([A-Za-z0-9]{32}), valid until (\S+)$/
-const isoTime = (seconds: number) => new Date(seconds * 1000).toISOString()
-
-/** Unix seconds of an ISO time as signInMessage writes it (whole seconds, UTC); null for anything else. */
-function secondsOf(iso: string): number | null {
-  const ms = Date.parse(iso)
-  if (!Number.isFinite(ms) || ms % 1000 !== 0 || new Date(ms).toISOString() !== iso) return null
-  return ms / 1000
-}
-
-/** The nonce and the signed times of a sign-in message; null when it is not one. */
-function parseSignIn(message: string): { nonce: string; issuedAt: number; expiresAt: number } | null {
-  const match = SIGN_IN.exec(message)
-  if (!match) return null
-  const issuedAt = secondsOf(match[1])
-  const expiresAt = secondsOf(match[3])
-  return issuedAt === null || expiresAt === null ? null : { nonce: match[2], issuedAt, expiresAt }
-}
-
-/** x-message is the message itself, or its base64 when it has newlines. */
-function decodeMessage(raw: string): string {
-  if (raw.includes('nonce:')) return raw
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(raw)) return raw
-  const decoded = Buffer.from(raw, 'base64').toString('utf8')
-  return decoded.includes('nonce:') ? decoded : raw
-}
-
-export function authService(deps: { records: Records; verify: SignatureVerifier; host: () => string }) {
+export function authService(deps: { records: Records; verify: SignatureVerifier; place: () => SignInPlace; sessions: SessionTokens }) {
   // Nonce writes need no fsync of their own (store/nonces.ts), and no read is kept of nonces: the memo keeps its reads.
   const lazily = { durability: 'lazy', unkept: true } as const
+  /** The message `record`'s nonce was issued as, in `form`, for `address` (the record keeps the line form). */
+  function issuedAs(record: { message: string }, form: 'line' | 'siwe', address: `0x${string}`): string | null {
+    if (form === 'line') return record.message
+    const issued = readSignIn(record.message)
+    return issued && siweMessage(deps.place(), address, issued)
+  }
+
   return {
     async issueNonce(walletAddress: string) {
       if (!isWalletAddress(walletAddress)) {
@@ -87,10 +63,11 @@ export function authService(deps: { records: Records; verify: SignatureVerifier;
       const address = checksumAddress(walletAddress)
       const now = nowSeconds()
       const nonce = randomAlphanumeric(32)
-      const expiresAt = now + NONCE_TTL_S
-      const message = signInMessage(deps.host(), nonce, now, expiresAt)
-      await deps.records.single((tx) => tx.nonces.insert({ nonce, address_lc: address.toLowerCase(), message, expires_at: expiresAt }), lazily)
-      return { nonce, message, wallet_address: address, expires_at: expiresAt, expiresAt: expiresAt * 1000 }
+      const issued = { nonce, issuedAt: now, expiresAt: now + NONCE_TTL_S }
+      const place = deps.place()
+      const message = lineMessage(place.host, issued)
+      await deps.records.single((tx) => tx.nonces.insert({ nonce, address_lc: address.toLowerCase(), message, expires_at: issued.expiresAt }), lazily)
+      return { nonce, message, siwe_message: siweMessage(place, address, issued), wallet_address: address, expires_at: issued.expiresAt, expiresAt: issued.expiresAt * 1000 }
     },
 
     /** Forgets nonces that expired before `cutoff`: how many. */
@@ -115,14 +92,14 @@ export function authService(deps: { records: Records; verify: SignatureVerifier;
       }
 
       const message = decodeMessage(h.message!)
-      const signIn = parseSignIn(message)
+      const signIn = readSignIn(message)
       if (!signIn) return fail('INVALID_NONCE', 'x-message is not a sign-in message from POST /v1/auth/nonce; request a new nonce')
       // The signed times bind on their own (whatever the nonce store still holds); then they must be the record's.
       if (signIn.expiresAt <= now) fail('NONCE_EXPIRED', 'nonce has expired')
       if (signIn.issuedAt > now + FUTURE_WINDOW_S) fail('INVALID_NONCE', 'the message was issued in the future; request a new nonce')
       const { nonce } = signIn
       const record = await deps.records.read.nonces.find(nonce)
-      if (!record || record.used_at !== null || record.address_lc !== address.toLowerCase() || record.message !== message || record.expires_at !== signIn.expiresAt) {
+      if (!record || record.used_at !== null || record.address_lc !== address.toLowerCase() || issuedAs(record, signIn.form, address) !== message || record.expires_at !== signIn.expiresAt) {
         fail('INVALID_NONCE', 'nonce is unknown, already used, or not issued for this wallet; request a new nonce')
       }
       if (record!.expires_at <= now) fail('NONCE_EXPIRED', 'nonce has expired')
@@ -135,6 +112,20 @@ export function authService(deps: { records: Records; verify: SignatureVerifier;
       const network = h.chainId ? (CHAIN_NETWORKS[h.chainId.trim()] ?? null) : null
       return { address, network }
     },
+
+    /** A browser session for a wallet that just signed in (see sessions.ts); refused to a page of another site. */
+    openSession(signer: Signer, fetchSite: string | null) {
+      if (fetchSite === 'cross-site') fail('CROSS_SITE_REQUEST', 'a session is opened only by a page of this server')
+      return deps.sessions.sign(signer.address)
+    },
+
+    /** The signer a session token stands for, on reads; null when it is not a live session. */
+    async sessionSigner(token: string): Promise<Signer | null> {
+      const session = await deps.sessions.verify(token)
+      return session && { address: checksumAddress(session.address), network: null }
+    },
+
+    session: (token: string) => deps.sessions.verify(token),
   }
 }
 export type AuthService = ReturnType<typeof authService>

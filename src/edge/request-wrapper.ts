@@ -9,13 +9,14 @@ import type { Limit, RateLimiter } from './rate-limit.ts'
 import { errorResponse } from './errors.ts'
 import { ANSWER_HEADERS } from '../chain/x402/resource-server.ts'
 
-// CORS for an open API: every origin may read every answer; no cookies are used, so no credentials.
+// CORS for an open API: every origin may read every answer, without credentials (the browser session's cookie is
+// SameSite=Lax, and "*" lets no other origin read an answer made with it).
 const EXPOSED = [...ANSWER_HEADERS, 'X-Request-Id', 'ETag', 'Content-Range', 'Accept-Ranges', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'].join(', ')
 const METHODS = 'GET, HEAD, POST, PATCH, DELETE, OPTIONS'
 const PREFLIGHT_MAX_AGE_S = '600'
 
 /**
- * Every answer allows every origin with "*", the same for all callers: no cookies or other credentials are used, so
+ * Every answer allows every origin with "*", the same for all callers: no credentials are allowed across origins, so
  * a browser needs nothing more, and CORS never makes the wrapper read the request's headers (building them costs a tenth
  * of a cached read; only X-Request-Id does, and only while requests are logged).
  */

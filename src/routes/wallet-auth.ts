@@ -6,6 +6,7 @@ import type { AuthService, Signer } from '../domain/auth.ts'
 import { DomainError } from '../domain/errors.ts'
 import { DEFAULT_BODY_LIMIT, readJson } from '../edge/body.ts'
 import { rssBeforeBody } from '../lib/memory-guard.ts'
+import { SESSION_COOKIE } from '../domain/sessions.ts'
 
 const signers = new WeakMap<Request, Signer | null>()
 
@@ -19,16 +20,25 @@ export type BodyReader = (request: Request, limit: number, signed: { signer: Sig
 /** The four headers, all required together (see the security schemes in docs.ts). */
 export const WALLET_SECURITY = { walletAddress: [], walletSignature: [], walletMessage: [], walletTimestamp: [] }
 
+/** The session token a browser sent, if any. */
+export function sessionCookie(headers: Headers): string | null {
+  const cookies = headers.get('cookie')
+  return cookies?.includes(`${SESSION_COOKIE}=`) ? new Bun.CookieMap(cookies).get(SESSION_COOKIE) : null
+}
+
 async function authenticateOnce(auth: AuthService, request: Request, required: boolean): Promise<void> {
   if (signers.has(request)) return
   const h = request.headers
-  const signer = await auth.authenticate({
+  let signer = await auth.authenticate({
     address: h.get('x-wallet-address'),
     signature: h.get('x-signature'),
     message: h.get('x-message'),
     timestamp: h.get('x-timestamp'),
     chainId: h.get('x-chain-id'),
   })
+  // A browser session stands for its wallet on reads where signing is optional (an entry and its bytes).
+  const session = !signer && !required && (request.method === 'GET' || request.method === 'HEAD') ? sessionCookie(h) : null
+  if (session) signer = await auth.sessionSigner(session)
   if (!signer && required) throw new DomainError('AUTH_REQUIRED', 'authentication required: sign a nonce from POST /v1/auth/nonce and send the x-wallet-address, x-signature, x-message and x-timestamp headers')
   signers.set(request, signer)
 }
@@ -50,7 +60,7 @@ export const walletAuth = (auth: AuthService) =>
       transform: ({ request }: { request: Request }) => authenticateOnce(auth, request, true),
       resolve: ({ request }: { request: Request }) => ({ signer: signers.get(request) as Signer }),
     }),
-    /** Checks a signature when one is sent; `signer` is null otherwise. */
+    /** Checks a signature when one is sent, else a browser session on a GET; `signer` is null without either. */
     walletOptional: {
       detail: { security: [{}, WALLET_SECURITY] },
       transform: ({ request }) => authenticateOnce(auth, request, false),
