@@ -47,6 +47,7 @@ import { transactionRoutes } from './routes/transactions.ts'
 import { adminRoutes } from './routes/admin.ts'
 import { leaderboardRoutes } from './routes/leaderboards.ts'
 import { docsRoutes } from './routes/docs.ts'
+import { pageRoutes } from './routes/pages.ts'
 import { modelsPlugin } from './edge/openapi.ts'
 import { VERSION } from './version.ts'
 
@@ -228,6 +229,7 @@ export function buildApp(s: Services, logError: (error: unknown) => void, extra:
     .use(leaderboardRoutes(s))
     .use(accessRoutes(s))
     .use(transactionRoutes(s))
+    .use(pageRoutes(s))
   for (const plugin of extra) app.use(plugin)
   return app
 }

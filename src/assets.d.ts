@@ -7,3 +7,8 @@ declare module 'swagger-ui-dist/swagger-ui.css' {
   const path: string
   export default path
 }
+// The pages' style, imported `with { type: 'text' }` (pages/assets.ts).
+declare module '*.css' {
+  const text: string
+  export default text
+}

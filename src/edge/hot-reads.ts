@@ -10,9 +10,11 @@ import { heldFeedJson } from '../routes/feeds.ts'
 import { heldWalletStatsJson } from '../routes/wallets.ts'
 import { heldRecentEntriesJson } from '../routes/leaderboards.ts'
 import { coverImages } from '../routes/cover-images.ts'
+import { feedKey, heldPage, homeKey } from '../routes/pages.ts'
+import { sessionCookie } from '../routes/wallet-auth.ts'
 import type { Answer } from './request-wrapper.ts'
 import { entryGate } from '../routes/entry-gate.ts'
-import { PAYMENT_HEADERS } from '../chain/x402/resource-server.ts'
+import { PAYMENT_HEADERS, wantsPage } from '../chain/x402/resource-server.ts'
 import { isFreeNow } from '../domain/entries.ts'
 import { isUuid } from '../lib/ids.ts'
 
@@ -104,7 +106,8 @@ export function hotReads(s: Services): Record<string, Fast> {
     const token = query?.get('page_token')
     return query && length ? (heldRecentEntriesJson(s, length, token === '' ? undefined : token) ?? null) : null
   }
-  // A paid entry asked for without payment or sign-in: the 402 challenge (its JSON and its content URL alike).
+  // A paid entry asked for without payment or sign-in: the 402 challenge (its JSON and its content URL alike), or
+  // its paywall page for a browser.
   const gate = entryGate(s)
   const challenge = (suffix: string): Fast => {
     /** The prepared 402 of a paid entry's URL, or null when Elysia answers (invalid or unknown ids, withdrawn, free). */
@@ -116,7 +119,7 @@ export function hotReads(s: Services): Record<string, Fast> {
         const path = `/v1/feeds/${feedId}/entries/${entryId}${suffix}`
         // The answer Elysia's route gives a caller who neither signs nor pays; only a 402 is answered here.
         const passed = gate(feed, entry, null, null, () => path)
-        return passed.kind === 'answered' ? { path, entry, answer: passed.answer } : null
+        return passed.kind === 'answered' ? { path, entry, answer: passed.answer, page: await gate.paywallAt(feed, entry, path) } : null
       } catch {
         return null
       }
@@ -128,14 +131,20 @@ export function hotReads(s: Services): Record<string, Fast> {
       const key = `402${suffix}:${feedId}/${entryId}`
       const hot = s.cached.peek<Awaited<ReturnType<typeof prepare>>>(key)
       if (hot === undefined) void s.cached.get(key, () => prepare(feedId, entryId), () => 2_000)
-      if (!hot || !request.url.endsWith(hot.path) || isFreeNow(hot.entry) || SIGNED_OR_PAYING.some((h) => request.headers.has(h))) return null
-      return hot.answer
+      if (!hot || !request.url.endsWith(hot.path) || isFreeNow(hot.entry) || SIGNED_OR_PAYING.some((h) => request.headers.has(h)) || sessionCookie(request.headers)) return null
+      return wantsPage(request.headers) ? hot.page : hot.answer
     }
   }
   routes['/v1/feeds/:feed_id/entries/:entry_id'] = challenge('')
   routes['/v1/feeds/:feed_id/entries/:entry_id/content'] = challenge('/content')
   routes['/v1/feeds/:feed_id/image'] = coverImages(s)
   routes['/v1/feeds/:feed_id'] = (request) => (withoutQuery(request.url) ? (heldFeedJson(s, request.params.feed_id) ?? null) : null)
+  // The landing and feed pages, once made (routes/pages.ts).
+  routes['/'] = (request) => (withoutQuery(request.url) ? (heldPage(s, homeKey(s)) ?? null) : null)
+  routes['/feeds/:feed_id'] = (request) => {
+    const id = request.params.feed_id
+    return withoutQuery(request.url) && isUuid(id) ? (heldPage(s, feedKey(id.toLowerCase())) ?? null) : null
+  }
   routes['/v1/wallets/:wallet_id/stats'] = (request) => (withoutQuery(request.url) ? (heldWalletStatsJson(s, request.params.wallet_id) ?? null) : null)
   return routes
 }

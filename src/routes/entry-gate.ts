@@ -6,7 +6,10 @@ import type { Signer } from '../domain/auth.ts'
 import type { Access } from '../domain/entries.ts'
 import type { PriceTag } from '../chain/x402/requirements.ts'
 import type { Payment, PaymentOrRefusal } from '../chain/x402/payload.ts'
-import { resourceServer, type Instructions } from '../chain/x402/resource-server.ts'
+import { resourceServer, wantsPage, type Instructions } from '../chain/x402/resource-server.ts'
+import { paywallPage } from '../pages/paywall.ts'
+import { PAGE_HEADERS } from '../pages/layout.ts'
+import { ASSET_VERSION } from '../pages/assets.ts'
 import type { Services } from './services.ts'
 import { errorResponse } from '../edge/errors.ts'
 import { withCors, type Prepared } from '../edge/request-wrapper.ts'
@@ -17,6 +20,10 @@ export type Gate<Made = Prepared | Response> =
   /** Serve it; `receipt`: the headers of the payment that paid for it, when one did. */
   | { kind: 'serve'; receipt: Record<string, string> | null }
   | { kind: 'answered'; answer: Made }
+
+type Sold = 'record' | 'bytes'
+/** What an entry's URL sells: its bytes at .../content, else its record. */
+const soldAt = (path: string): Sold => (path.endsWith('/content') ? 'bytes' : 'record')
 
 const WITHDRAWN: Gate<never> = { kind: 'withdrawn' }
 const SERVE: Gate<never> = { kind: 'serve', receipt: null }
@@ -38,6 +45,13 @@ export function entryGate(s: Services) {
 
   /** The 402 to a caller who sent no payment is the same for everyone at this URL until the entry or feed changes. */
   const plainChallenge = (tag: PriceTag): Prepared => s.cached(`challenge:${tag.resource}`, () => prepared(x402.challenge(tag)), (c) => 2 * c.body.length)
+
+  /** The same 402 for a person in a browser: the paywall page, kept as long. */
+  const paywall = (feed: FeedRecord, entry: EntryRecord, tag: PriceTag, sold: Sold): Promise<Prepared> =>
+    s.cached.get(`paywall:${tag.resource}`, async () => {
+      const creator = await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
+      return prepared(x402.paywall(tag, (offer) => paywallPage({ feed, entry, creator, offer, sold, assetVersion: ASSET_VERSION }), PAGE_HEADERS))
+    }, (c) => 2 * c.body.length)
 
   /**
    * Pays with the request's payment: served with the receipt; a 402 when the payment is refused; 502 when the
@@ -74,10 +88,18 @@ export function entryGate(s: Services) {
     if (access === 'withdrawn') return WITHDRAWN
     if (access !== 'pay') return SERVE
     const at = path()
-    const tag = s.entries.priceTag(feed, entry, `${s.publicUrl()}${at}`, at.endsWith('/content') ? 'bytes' : 'record')
+    const sold = soldAt(at)
+    const tag = s.entries.priceTag(feed, entry, `${s.publicUrl()}${at}`, sold)
     const payment = headers && x402.readPayment(headers)
-    return payment ? paying(payment, entry, tag, signer) : answered(plainChallenge(tag))
+    if (payment) return paying(payment, entry, tag, signer)
+    return headers && wantsPage(headers) ? paywall(feed, entry, tag, sold).then(answered) : answered(plainChallenge(tag))
   }
 
-  return gate
+  /** The paywall of the entry's URL `path` (its record's or its bytes'), for a person who must pay. */
+  function paywallAt(feed: FeedRecord, entry: EntryRecord, path: string): Promise<Prepared> {
+    const sold = soldAt(path)
+    return paywall(feed, entry, s.entries.priceTag(feed, entry, `${s.publicUrl()}${path}`, sold), sold)
+  }
+
+  return Object.assign(gate, { paywallAt })
 }

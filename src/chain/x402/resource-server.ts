@@ -5,6 +5,8 @@
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
 import type { SettleResponse } from '@x402/core/types'
 import type { NetworkInfo } from '../../config.ts'
+import type { Static } from '@sinclair/typebox'
+import type { PaymentRequirement } from '../../models/payment.ts'
 import { v1Requirement, v2Challenge, type PriceTag } from './requirements.ts'
 import { decodePayment, type Payment, type PaymentOrRefusal } from './payload.ts'
 import { networkOnWire } from './networks.ts'
@@ -22,8 +24,15 @@ export const ANSWER_HEADERS = [V1.receipt, V2.receipt, V2.challenge].map((name) 
 /** An HTTP answer to copy out as it is. */
 export interface Instructions { status: number; headers: Record<string, string>; body: string }
 
+/** What a paywall page's script signs: the v1 requirement, on this chain. */
+export interface Offer { requirement: Static<typeof PaymentRequirement>; chainId: number }
+
 /** A payment that paid: who paid, in which transaction (null when nothing was charged: the payer owns the entry). */
 export interface Paid { payer: string; transaction: string | null }
+
+/** A person's browser, as @x402/core tells one: it accepts HTML and calls itself Mozilla. */
+export const wantsPage = (headers: Headers): boolean =>
+  (headers.get('accept') ?? '').includes('text/html') && (headers.get('user-agent') ?? '').includes('Mozilla')
 
 export function resourceServer(network: NetworkInfo) {
   return {
@@ -40,6 +49,16 @@ export function resourceServer(network: NetworkInfo) {
         headers: { 'content-type': 'application/json; charset=utf-8', [V2.challenge]: encodePaymentRequiredHeader(v2Challenge(network, tag, reason)) },
         body: JSON.stringify({ x402Version: 1, error: reason, accepts: [v1Requirement(network, tag)] }),
       }
+    },
+
+    /**
+     * The 402 for a person in a browser: a page made for the offer (which the page's script pays as a v1 client
+     * would) instead of the JSON, with the same PAYMENT-REQUIRED header, so an x402 client that asks as a browser
+     * can still pay.
+     */
+    paywall(tag: PriceTag, page: (offer: Offer) => string, headers: Record<string, string>): Instructions {
+      const body = page({ requirement: v1Requirement(network, tag), chainId: network.chainId })
+      return { status: 402, headers: { ...headers, [V2.challenge]: encodePaymentRequiredHeader(v2Challenge(network, tag, REASONS.noPayment)) }, body }
     },
 
     /** The headers that tell the payer its payment paid, in the version it paid with. */

@@ -1,0 +1,252 @@
+// Trellis pages: the only script they load (the Content-Security-Policy allows no other, and no inline script).
+// It pays a paywall with the browser's wallet (EIP-1193), shows what was bought, and fills in text content.
+'use strict'
+
+const $ = (id) => document.getElementById(id)
+const pageData = () => {
+  const element = $('trellis-data')
+  return element ? JSON.parse(element.textContent) : null
+}
+const wallet = () => window.ethereum ?? null
+
+function say(text, tone = '') {
+  const status = $('status')
+  if (!status) return
+  status.textContent = text
+  status.className = `status ${tone}`
+}
+
+const hex = (bytes) => `0x${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`
+const utf8Base64 = (text) => btoa(Array.from(new TextEncoder().encode(text), (b) => String.fromCharCode(b)).join(''))
+
+/** A random 32-byte EIP-3009 nonce as 0x-hex. */
+const randomNonce = () => hex(crypto.getRandomValues(new Uint8Array(32)))
+
+async function onChain(provider, chainId) {
+  const current = Number.parseInt(await provider.request({ method: 'eth_chainId' }), 16)
+  if (current === chainId) return
+  say('Switch your wallet to the payment network…')
+  await provider.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: `0x${chainId.toString(16)}` }] })
+}
+
+/** The X-PAYMENT header: an EIP-3009 transferWithAuthorization signed by the wallet, as an x402 v1 client sends it. */
+async function paymentHeader(provider, from, data) {
+  const r = data.requirement
+  const now = Math.floor(Date.now() / 1000)
+  const authorization = {
+    from,
+    to: r.payTo,
+    value: r.maxAmountRequired,
+    validAfter: String(now - 600),
+    validBefore: String(now + r.maxTimeoutSeconds),
+    nonce: randomNonce(),
+  }
+  const typedData = {
+    types: {
+      EIP712Domain: [
+        { name: 'name', type: 'string' },
+        { name: 'version', type: 'string' },
+        { name: 'chainId', type: 'uint256' },
+        { name: 'verifyingContract', type: 'address' },
+      ],
+      TransferWithAuthorization: [
+        { name: 'from', type: 'address' },
+        { name: 'to', type: 'address' },
+        { name: 'value', type: 'uint256' },
+        { name: 'validAfter', type: 'uint256' },
+        { name: 'validBefore', type: 'uint256' },
+        { name: 'nonce', type: 'bytes32' },
+      ],
+    },
+    primaryType: 'TransferWithAuthorization',
+    domain: { name: r.extra.name, version: r.extra.version, chainId: data.chainId, verifyingContract: r.asset },
+    message: authorization,
+  }
+  say('Confirm the payment in your wallet…')
+  const signature = await provider.request({ method: 'eth_signTypedData_v4', params: [from, JSON.stringify(typedData)] })
+  return btoa(JSON.stringify({ x402Version: 1, scheme: 'exact', network: r.network, payload: { signature, authorization } }))
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Sends the payment to the URL that asked for it; a payment still settling is asked about again. */
+async function sendPayment(path, header) {
+  for (let attempt = 0; attempt < 12; attempt++) {
+    const response = await fetch(path, { headers: { 'X-PAYMENT': header, Accept: 'application/json, */*' } })
+    if (response.status !== 503) return response
+    say('The payment is being settled on chain…')
+    await sleep(Math.min(Number(response.headers.get('retry-after') ?? '5'), 15) * 1000)
+  }
+  throw new Error('the payment is still being settled: reload this page in a minute')
+}
+
+async function reasonOf(response) {
+  try {
+    const body = await response.json()
+    return body.error ?? body.details ?? `HTTP ${response.status}`
+  } catch {
+    return `HTTP ${response.status}`
+  }
+}
+
+function transactionOf(response) {
+  const header = response.headers.get('x-payment-response')
+  if (!header) return null
+  try {
+    return JSON.parse(atob(header)).transaction || null
+  } catch {
+    return null
+  }
+}
+
+async function pay(data) {
+  const provider = wallet()
+  const button = $('pay')
+  button.disabled = true
+  try {
+    say('Connect your wallet…')
+    const [from] = await provider.request({ method: 'eth_requestAccounts' })
+    if (!from) throw new Error('the wallet shared no account')
+    await onChain(provider, data.chainId)
+    const header = await paymentHeader(provider, from, data)
+    say('Paying…')
+    const response = await sendPayment(new URL(data.requirement.resource).pathname, header)
+    if (!response.ok) {
+      say(`The payment was not taken: ${await reasonOf(response)}`, 'bad')
+      button.disabled = false
+      return
+    }
+    const transaction = transactionOf(response)
+    say(transaction ? `Paid. Transaction ${transaction}` : 'Paid.', 'good')
+    button.hidden = true
+    const url = data.sold === 'record' ? (await response.json()).content_url : URL.createObjectURL(await response.blob())
+    await showContent($('bought'), url, data.mimeType, data.title)
+  } catch (error) {
+    say(`Not paid: ${error?.message ?? error}`, 'bad')
+    button.disabled = false
+  }
+}
+
+/** Puts the content at `url` into `place` the way its type is read: text as text, media in a player, the rest as a download. */
+async function showContent(place, url, mimeType, title) {
+  const type = mimeType.toLowerCase()
+  place.hidden = false
+  place.replaceChildren()
+  let view
+  if (type.startsWith('image/')) {
+    view = document.createElement('img')
+    view.alt = title
+  } else if (type.startsWith('audio/') || type.startsWith('video/')) {
+    view = document.createElement(type.startsWith('audio/') ? 'audio' : 'video')
+    view.controls = true
+  } else if ((type.startsWith('text/') && !type.startsWith('text/html')) || /^application\/([\w.+-]*\+)?json/.test(type)) {
+    view = document.createElement('pre')
+    const text = await (await fetch(url)).text()
+    view.textContent = type.includes('json') ? pretty(text) : text
+  }
+  if (view) {
+    if (view.tagName !== 'PRE') view.src = url
+    view.className = 'content'
+    place.append(view)
+  }
+  const link = document.createElement('a')
+  link.href = url
+  link.textContent = view ? 'Download' : 'Open the content'
+  if (view || !type.startsWith('application/pdf')) link.download = title
+  link.className = 'download'
+  place.append(link)
+}
+
+function pretty(text) {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2)
+  } catch {
+    return text
+  }
+}
+
+function startPaywall(data) {
+  const button = $('pay')
+  if (!wallet()) {
+    say('No wallet found in this browser. Install a wallet extension (EIP-1193), or pay from an x402 client.', 'bad')
+    return
+  }
+  say('')
+  button.disabled = false
+  button.addEventListener('click', () => pay(data))
+}
+
+function startEntry() {
+  // Text content is fetched and shown as text: never parsed as markup.
+  for (const place of document.querySelectorAll('[data-text-src]')) {
+    fetch(place.dataset.textSrc)
+      .then((response) => (response.ok ? response.text() : Promise.reject(new Error(`HTTP ${response.status}`))))
+      .then((text) => (place.textContent = place.dataset.json === '1' ? pretty(text) : text))
+      .catch((error) => (place.textContent = `The content could not be loaded (${error.message}).`))
+  }
+}
+
+/** The wallet the session cookie stands for, as its readable companion names it (it grants nothing itself). */
+function signedInAs() {
+  const pair = document.cookie.split('; ').find((c) => c.startsWith('trellis_wallet='))
+  const address = pair && decodeURIComponent(pair.slice('trellis_wallet='.length))
+  return address && /^0x[0-9a-fA-F]{40}$/.test(address) ? address : null
+}
+
+/** Signs in: the wallet signs the EIP-4361 message of a fresh nonce, and the server opens a session with it. */
+async function signIn(button) {
+  const provider = wallet()
+  button.disabled = true
+  try {
+    const [address] = await provider.request({ method: 'eth_requestAccounts' })
+    const issued = await fetch('/v1/auth/nonce', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ wallet_address: address }) })
+    if (!issued.ok) throw new Error(await reasonOf(issued))
+    const nonce = await issued.json()
+    const signature = await provider.request({ method: 'personal_sign', params: [hex(new TextEncoder().encode(nonce.siwe_message)), address] })
+    const opened = await fetch('/v1/auth/session', {
+      method: 'POST',
+      headers: { 'x-wallet-address': nonce.wallet_address, 'x-signature': signature, 'x-message': utf8Base64(nonce.siwe_message), 'x-timestamp': String(Math.floor(Date.now() / 1000)) },
+    })
+    if (!opened.ok) throw new Error(await reasonOf(opened))
+    location.reload()
+  } catch (error) {
+    button.disabled = false
+    button.title = `Not signed in: ${error?.message ?? error}`
+    button.textContent = 'Sign in failed: try again'
+  }
+}
+
+async function signOut() {
+  await fetch('/v1/auth/session', { method: 'DELETE' })
+  location.reload()
+}
+
+function startAccount() {
+  const place = $('account')
+  const button = $('sign-in')
+  if (!place || !button) return
+  const address = signedInAs()
+  if (address) {
+    const who = document.createElement('span')
+    who.className = 'who'
+    who.id = 'signed-in'
+    who.textContent = `Signed in as ${address.slice(0, 6)}…${address.slice(-4)}`
+    who.title = address
+    const out = document.createElement('button')
+    out.type = 'button'
+    out.id = 'sign-out'
+    out.textContent = 'Sign out'
+    out.addEventListener('click', signOut)
+    place.replaceChildren(who, out)
+  } else if (wallet()) {
+    button.hidden = false
+    button.addEventListener('click', () => signIn(button))
+  }
+}
+
+document.addEventListener('DOMContentLoaded', () => {
+  startAccount()
+  const data = pageData()
+  if (data?.kind === 'paywall') startPaywall(data)
+  startEntry()
+})

@@ -1,0 +1,39 @@
+// Pieces several pages show: a feed as a card, a row of tags, a set of figures.
+import { html, type Html } from './html.ts'
+import { count, usdc } from './format.ts'
+import { creatorName } from './names.ts'
+
+export interface FeedCard {
+  id: string
+  name: string
+  description: string | null
+  image_cid: string | null
+  owner_wallet: string
+  owner_username: string | null
+  total_entries: number | string
+  total_revenue: string
+}
+
+export const feedCards = (feeds: FeedCard[]): Html => html`<ul class="cards">${feeds.map((f) => html`
+  <li class="card">
+    <a class="cover" href="/feeds/${f.id}">${f.image_cid ? html`<img src="/v1/feeds/${f.id}/image" alt="" loading="lazy">` : ''}</a>
+    <div class="body">
+      <h3><a href="/feeds/${f.id}">${f.name}</a></h3>
+      <p class="muted">by <a href="/creators/${f.owner_wallet}">${creatorName({ username: f.owner_username, address: f.owner_wallet })}</a></p>
+      ${f.description ? html`<p>${clip(f.description, 140)}</p>` : ''}
+      <p class="muted">${count(f.total_entries)} entries · ${usdc(f.total_revenue)} earned</p>
+    </div>
+  </li>`)}</ul>`
+
+export const tagList = (tags: string[]): Html => (tags.length ? html`<ul class="tags">${tags.map((t) => html`<li>${t}</li>`)}</ul>` : html``)
+
+export const figures = (items: [label: string, value: string][]): Html =>
+  html`<div class="figures">${items.map(([label, value]) => html`<div><strong>${value}</strong><span>${label}</span></div>`)}</div>`
+
+/** At most `length` characters, cut at a word when one ends near. */
+export function clip(text: string, length: number): string {
+  if (text.length <= length) return text
+  const cut = text.slice(0, length)
+  const space = cut.lastIndexOf(' ')
+  return `${space > length * 0.6 ? cut.slice(0, space) : cut}…`
+}

@@ -1,0 +1,70 @@
+// The frame every page shares, and the headers that go with it: a strict Content-Security-Policy (our own script and
+// style only, nothing fetched from elsewhere), so even markup that slipped through escaping could not run.
+import { html, json, type Html } from './html.ts'
+
+export const ASSET_PATH = '/assets'
+
+/**
+ * Scripts and styles from this server only; images and media from here (or made in the page from paid bytes);
+ * the page may call only this server; no plugins, no framing, no <base>, forms post here.
+ */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob:",
+  "connect-src 'self'",
+  "frame-src 'self' blob:",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+export const PAGE_HEADERS: Record<string, string> = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': PAGE_CSP,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  'cache-control': 'no-cache',
+  vary: 'Accept, Cookie',
+}
+
+export interface Frame {
+  title: string
+  /** What the server settles on, shown on every page. */
+  network: string
+  description?: string
+  /** Data for the page's script (read from <script type="application/json" id="trellis-data">). */
+  data?: unknown
+  /** The asset names' versions, so a new binary's script is never taken from a cache of the old one. */
+  assetVersion: string
+}
+
+export function page(frame: Frame, main: Html): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${frame.title} · Trellis</title>
+${frame.description ? html`<meta name="description" content="${frame.description}">` : ''}
+<link rel="stylesheet" href="${ASSET_PATH}/trellis.css?v=${frame.assetVersion}">
+<script src="${ASSET_PATH}/trellis.js?v=${frame.assetVersion}" defer></script>
+</head>
+<body>
+<header class="top">
+  <a class="brand" href="/">Trellis</a>
+  <nav><a href="/">Feeds</a><a href="/leaderboards">Leaderboards</a><a href="/v1/docs">API</a></nav>
+  <span class="network" title="payments settle on this network">${frame.network}</span>
+  <span class="account" id="account"><button type="button" class="sign-in" id="sign-in" hidden>Sign in with wallet</button></span>
+</header>
+<main>
+${main}
+</main>
+<footer>Trellis · paid entries in USDC over HTTP 402 (x402) · <a href="/v1/openapi.json">OpenAPI</a></footer>
+${frame.data === undefined ? '' : html`<script type="application/json" id="trellis-data">${json(frame.data)}</script>`}
+</body>
+</html>
+`.text
+}
