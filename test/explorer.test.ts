@@ -2,21 +2,19 @@
 // loads it from a running server with the network closed, every operation is listed, and every request body, the
 // 402 answer and the error answers show their schemas.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { existsSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
+import { injectWallet, launchChromium } from '../dev/browser.ts'
+import { call, newWallet } from '../dev/api.ts'
+import { BASE_SEPOLIA_CHAIN_ID } from '../dev/chain.ts'
 import { startTestServer, tempDir, type TestServer } from '../dev/server.ts'
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-// As the machine's notes say: without the background-networking flags Chromium keeps dialling out at start.
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 
 let server: TestServer
 let browser: Browser
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: run scripts/ensure-packages.sh (npm test does) or set CHROMIUM_PATH`)
   server = await startTestServer({ TRELLIS_ADMIN_KEY: 'explorer-admin-key' }) // with the admin routes
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS })
+  browser = await launchChromium()
 })
 afterAll(async () => {
   await browser?.close()
@@ -62,6 +60,37 @@ test('the explorer lists every operation and shows every request body, the 402 a
   const shot = join(tempDir('trellis-explorer-'), 'explorer.png')
   await page.screenshot({ path: shot, fullPage: false })
   expect(statSync(shot).size).toBeGreaterThan(50_000)
+  expect(problems).toEqual([])
+  await page.close()
+}, 90_000)
+
+test('with a browser wallet connected, "Try it out" signs the request: the feed it creates is the wallet’s', async () => {
+  const account = newWallet()
+  const doc = await (await fetch(`${server.url}/v1/openapi.json`)).json() as { paths: Record<string, Record<string, { operationId: string; tags?: string[] }>> }
+  const create = doc.paths['/v1/feeds']!.post!
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } })
+  const problems: string[] = []
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
+  page.on('console', (message) => { if (message.type() === 'error') problems.push(`console: ${message.text()}`) })
+  const wallet = await injectWallet(page, account, BASE_SEPOLIA_CHAIN_ID)
+  const docs = await page.goto(`${server.url}/v1/docs`)
+  expect(docs!.headers()['content-security-policy']).toContain("script-src 'self'")
+  await page.waitForSelector('.opblock', { timeout: 20_000 })
+  await page.locator('#connect-wallet').click()
+  await page.locator('#wallet-status', { hasText: 'Signing' }).waitFor()
+
+  const block = page.locator(`#operations-${create.tags![0]}-${create.operationId}`.replace(/ /g, '_'))
+  await block.locator('.opblock-summary').click()
+  await block.locator('.try-out__btn').click()
+  await block.locator('textarea.body-param__text').fill(JSON.stringify({ name: 'from the explorer', tags: [] }))
+  await block.locator('.execute').click()
+  const live = block.locator('.live-responses-table')
+  await live.waitFor({ timeout: 20_000 })
+  const status = live.locator('tbody tr.response td.response-col_status').first()
+  expect((await status.textContent())?.trim()).toBe('201')
+  expect(wallet.calls).toEqual(['eth_requestAccounts', 'personal_sign'])
+  const listed = (await call(server.url, 'GET', `/v1/feeds?owner_wallet_address=${account.address}`)).body
+  expect(listed.data.map((f: { name: string }) => f.name)).toEqual(['from the explorer'])
   expect(problems).toEqual([])
   await page.close()
 }, 90_000)

@@ -2,6 +2,7 @@
 import { Elysia } from 'elysia'
 import bundlePath from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
 import cssPath from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
+import explorerScript from '../pages/assets/explorer.js' with { type: 'text' }
 import { openApiDocument } from '../edge/openapi.ts'
 
 const ASSETS = '/v1/docs/assets'
@@ -26,11 +27,15 @@ const PAGE = `<!doctype html>
   <link rel="stylesheet" href="${ASSETS}/swagger-ui.css">
 </head>
 <body>
+  <div id="wallet-bar" class="wallet-bar" hidden><button type="button" id="connect-wallet" hidden>Connect wallet to sign requests</button> <span id="wallet-status"></span></div>
   <div id="swagger-ui"></div>
   <script src="${ASSETS}/swagger-ui-bundle.js"></script>
-  <script>window.onload = () => { window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#swagger-ui', deepLinking: true }) }</script>
+  <script src="${ASSETS}/explorer.js"></script>
 </body>
 </html>`
+
+/** Our script and Swagger UI's only; Swagger UI sets styles inline and shows data: images. */
+const EXPLORER_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 const asset = (path: string, type: string) => () =>
   new Response(Bun.file(path), { headers: { 'content-type': type, 'cache-control': 'public, max-age=86400' } })
@@ -49,7 +54,8 @@ export const docsRoutes = (version: string, app: () => Elysia<any, any, any, any
   }
   return new Elysia()
     .get('/v1/openapi.json', () => new Response(document(), { headers: { 'content-type': 'application/json; charset=utf-8' } }), { detail: { hide: true } })
-    .get('/v1/docs', () => new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } }), { detail: { hide: true } })
+    .get('/v1/docs', () => new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': EXPLORER_CSP } }), { detail: { hide: true } })
+    .get(`${ASSETS}/explorer.js`, () => new Response(explorerScript, { headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' } }), { detail: { hide: true } })
     .get(`${ASSETS}/swagger-ui-bundle.js`, asset(bundlePath, 'application/javascript; charset=utf-8'), { detail: { hide: true } })
     .get(`${ASSETS}/swagger-ui.css`, asset(cssPath, 'text/css; charset=utf-8'), { detail: { hide: true } })
 }
