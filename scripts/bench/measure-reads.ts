@@ -8,7 +8,7 @@ import { wrk, type WrkRequest, type WrkResult } from './wrk.ts'
 import { moreTargets, type Found } from './routes.ts'
 
 /** Which target applies: see TARGETS in report.ts. */
-export type ReadGroup = 'feed' | 'board' | 'challenge' | 'list' | 'search' | 'recent' | 'image' | 'write' | 'other'
+export type ReadGroup = 'feed' | 'board' | 'challenge' | 'list' | 'search' | 'recent' | 'image' | 'page' | 'write' | 'other'
 /** A route under wrk; `request`: a method, body or headers other than a bare GET (see routes.ts). */
 export interface ReadTarget { name: string; path: string; group: ReadGroup; expect: number; request?: WrkRequest; connections?: number }
 

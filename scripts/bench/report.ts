@@ -20,6 +20,7 @@ const READ_TARGETS: Record<ReadGroup, { ratio?: number; toSameBody?: number; rps
   search: { ratio: 0.2 },
   recent: { toSameBody: 0.7 },
   image: { toSameBody: 0.6 },
+  page: { toSameBody: 0.5 },
   write: { rps: 1000 },
   other: {},
 }

@@ -12,7 +12,11 @@ export interface Found {
   recentPage2: string
   transaction: { id: string; hash: string }
   walletAddress: string
+  /** The pages' asset version, as the landing page names it. */
+  assetVersion: string
 }
+
+const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) bench' }
 
 /** How deep the deep cursor pages go (page 50 of 20 items), or the last page when a listing is shorter. */
 export const DEEP_PAGE = 50
@@ -49,7 +53,11 @@ export async function discover(url: string, m: Manifest): Promise<Found> {
   const recent = await json(`${url}/v1/leaderboards/recent-entries?page_size=100`)
   const tx = (await json(`${url}/v1/transactions?page_size=1`)).data[0]
   const wallet = await json(`${url}/v1/wallets/${m.top_seller_wallet_id}`)
+  const landing = await (await fetch(`${url}/`)).text()
+  const assetVersion = /\/assets\/trellis\.js\?v=(\w+)/.exec(landing)?.[1]
+  if (!assetVersion) throw new Error('the landing page names no versioned script')
   return {
+    assetVersion,
     deepFeeds, deepEntries, deepTransactions,
     recentPage2: recent.pagination.next_page_token,
     transaction: { id: tx.id, hash: tx.transaction_hash },
@@ -87,6 +95,20 @@ export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
     t('GET /v1/docs', '/v1/docs', 'other'),
     t('GET /v1/docs/assets/swagger-ui.css', '/v1/docs/assets/swagger-ui.css', 'other'),
     t('GET /v1/docs/assets/swagger-ui-bundle.js', '/v1/docs/assets/swagger-ui-bundle.js', 'other'),
+    // The pages (a browser's Accept and User-Agent where the answer depends on them).
+    t('GET / (landing page)', '/', 'page'),
+    t('GET /feeds/{id} (feed page)', `/feeds/${m.hot_feed_id}`, 'page'),
+    t('GET /feeds/{id}/entries/{id} (free entry page)', `/feeds/${m.free_entry.feed_id}/entries/${m.free_entry.entry_id}`, 'other'),
+    t('GET /feeds/{id}/entries/{id} (paywall page, 402)', `/feeds/${m.paid_entry.feed_id}/entries/${m.paid_entry.entry_id}`, 'other', 402),
+    t('GET paid content as a browser (paywall, 402)', `/v1/feeds/${m.paid_entry.feed_id}/entries/${m.paid_entry.entry_id}/content`, 'challenge', 402, { headers: BROWSER }),
+    t('GET /creators/{address}', `/creators/${f.walletAddress}`, 'other'),
+    t('GET /leaderboards', '/leaderboards', 'other'),
+    t('GET /leaderboards?period=7d', '/leaderboards?period=7d', 'other'),
+    t('GET /assets/trellis.js', `/assets/trellis.js?v=${f.assetVersion}`, 'other'),
+    t('GET /assets/trellis.css', `/assets/trellis.css?v=${f.assetVersion}`, 'other'),
+    t('GET /v1/docs/assets/explorer.js', '/v1/docs/assets/explorer.js', 'other'),
+    t('GET /v1/auth/session, no session (401)', '/v1/auth/session', 'other', 401),
+    t('DELETE /v1/auth/session', '/v1/auth/session', 'write', 204, { method: 'DELETE' }),
     t('POST /v1/auth/nonce', '/v1/auth/nonce', 'write', 200, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ wallet_address: '0x000000000000000000000000000000000000bEEF' }),
     }),
