@@ -43,7 +43,7 @@ test('the explorer lists every operation and shows every request body, the 402 a
 
   // Every body: the example shows the fields of its schema (an empty body renders as nothing at all).
   const withBodies = operations.filter((op) => op.requestBody)
-  expect(withBodies.length).toBe(8) // nonce, feed create and update, entry, wallet, access link, category create and update
+  expect(withBodies.length).toBe(9) // nonce, feed create and update, entry create and update, wallet, access link, category create and update
   for (const op of withBodies) {
     const block = await open(op)
     const example = await block.locator('.opblock-section-request-body .body-param__example, .opblock-section-request-body pre').first().innerText()

@@ -150,8 +150,8 @@ describe('challenge', () => {
   })
 
   test('with a reason: both versions say it; the requirement is unchanged', () => {
-    expect(v1Body(tag, REASONS.value)).toEqual({ ...v1Body(), error: REASONS.value })
-    expect(v2Header(tag, REASONS.value)).toEqual({ ...v2Header(), error: REASONS.value })
+    expect(v1Body(tag, REASONS.recipient)).toEqual({ ...v1Body(), error: REASONS.recipient })
+    expect(v2Header(tag, REASONS.recipient)).toEqual({ ...v2Header(), error: REASONS.recipient })
   })
 
   test("bytes are sold as their media type; the server's network decides name, CAIP-2 id and token", () => {

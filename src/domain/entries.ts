@@ -7,7 +7,8 @@ import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { MAX_AMOUNT } from '../lib/money.ts'
 import { fail } from './errors.ts'
-import { MAX_CONTENT_BASE64_CHARS, SUPPORTED_MIME_TYPES, type CreateEntry, type Price } from '../models/entry.ts'
+import { MAX_CONTENT_BASE64_CHARS, SUPPORTED_MIME_TYPES, type CreateEntry, type Price, type UpdateEntry } from '../models/entry.ts'
+import type { EntryPatch } from '../store/entries.ts'
 import type { Base64Content } from './base64.ts'
 import { checkMediaType, safeMediaType } from './media-type.ts'
 import type { PriceTag } from '../chain/x402/requirements.ts'
@@ -117,6 +118,39 @@ export function entryService(d: Deps) {
       }
     },
 
+    /**
+     * Changes an entry's words and price; its content never changes. A paid entry may become free, and a free one
+     * paid only when its content is stored sealed (an entry published free has public bytes: a new entry is the way).
+     * Past buyers keep their access: purchases belong to the entry, whatever it costs now.
+     */
+    async update(signer: Signer, feedId: string, entryId: string, changes: UpdateEntry): Promise<EntryRecord> {
+      if (changes.content_base64 !== undefined || changes.mime_type !== undefined) fail('CONTENT_IMMUTABLE', "an entry's content cannot change: create a new entry")
+      const feed = await d.feeds.owned(signer, feedId)
+      const { entry } = await get(feedId, entryId)
+      if (!entry.is_active || !feed.is_active) fail('ENTRY_NOT_FOUND', 'entry not found')
+      const now = nowSeconds()
+      const patch: EntryPatch = {}
+      for (const field of ['title', 'description', 'metadata', 'tags'] as const) if (changes[field] !== undefined) (patch as Record<string, unknown>)[field] = changes[field]
+      if (changes.is_free === true && changes.price) fail('INVALID_PRICE', 'a free entry has no price')
+      if (changes.expires_at !== undefined && changes.expires_at !== null && changes.expires_at <= now) fail('INVALID_EXPIRES_AT', 'expires_at must be in the future')
+      const paidNow = !isFreeNow(entry, now)
+      const paid = changes.is_free === true ? false : changes.is_free === false || changes.price ? true : paidNow
+      if (!paid && paidNow) Object.assign(patch, { is_free: true, price: 0n, expires_at: null })
+      if (paid) {
+        if (!paidNow && (await read.entries.contentKey(entry.id)) === null) {
+          fail('ENTRY_CONTENT_PUBLIC', 'this entry was published free, so its content is public: publish a new paid entry instead')
+        }
+        patch.is_free = false
+        patch.price = changes.price ? parsePrice(changes.price, d.network) : paidNow ? entry.price : fail('INVALID_PRICE', 'a paid entry needs price {amount, currency: "USDC"}')
+        // An early access that ended stays ended only if asked again: a free entry made paid is paid until changed.
+        patch.expires_at = changes.expires_at !== undefined ? changes.expires_at : paidNow ? entry.expires_at : null
+      } else if (changes.expires_at !== undefined && changes.expires_at !== null) {
+        fail('INVALID_EXPIRES_AT', 'only a paid entry has early access: send is_free false and a price with it')
+      }
+      await d.records.transact((tx) => tx.entries.update(entry.id, patch, now))
+      return (await read.entries.byId(entry.id))!
+    },
+
     /** Resolves once the delete is durable, in a commit shared with the other writes of this turn. */
     async remove(signer: Signer, feedId: string, entryId: string): Promise<void> {
       await d.feeds.owned(signer, feedId)
@@ -154,7 +188,7 @@ export function entryService(d: Deps) {
      * What a caller who must pay (see access()) pays for `resource`, the URL of the entry's record or of its bytes:
      * its price, to the feed owner. A payment's requirements are rebuilt from this, never taken from the payment.
      */
-    priceTag(feed: FeedRecord, entry: EntryRecord, resource: string, sold: 'record' | 'bytes'): PriceTag {
+    priceTag(feed: Pick<FeedRecord, 'owner_wallet_address'>, entry: EntryRecord, resource: string, sold: 'record' | 'bytes'): PriceTag {
       return {
         amount: entry.price.toString(),
         payTo: feed.owner_wallet_address, // stored in checksum form

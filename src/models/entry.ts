@@ -56,3 +56,19 @@ export const CreateEntry = t.Object({
   'x-field-codes': { price: 'INVALID_PRICE', mime_type: 'UNSUPPORTED_MIME_TYPE', content_base64: 'INVALID_BASE64', expires_at: 'INVALID_EXPIRES_AT' },
 })
 export type CreateEntry = Static<typeof CreateEntry>
+
+/** What may change after publishing: the words and the price. The content (and its type) never changes. */
+export const UpdateEntry = t.Object({
+  title: t.Optional(Nullable(Text({ maxLength: 500 }))),
+  description: t.Optional(Nullable(Text({ maxLength: 10_000 }))),
+  metadata: t.Optional(Nullable(Text({ maxLength: 10_000, description: 'opaque text, usually JSON' }))),
+  tags: t.Optional(TagList()),
+  is_free: t.Optional(t.Boolean({ description: 'false makes a free entry paid (it needs a price), true makes a paid entry free' })),
+  price: t.Optional(Nullable(Price)),
+  expires_at: t.Optional(Nullable(t.Integer({ description: 'Unix seconds, in the future; null: paid until changed' }))),
+  content_base64: t.Optional(t.Unknown({ description: 'refused: content is immutable (create a new entry)' })),
+  mime_type: t.Optional(t.Unknown({ description: 'refused: content is immutable (create a new entry)' })),
+}, {
+  'x-field-codes': { price: 'INVALID_PRICE', expires_at: 'INVALID_EXPIRES_AT' },
+})
+export type UpdateEntry = Static<typeof UpdateEntry>

@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import type { EntryRecord } from '../models/records.ts'
 import { isFreeNow, type NewEntryInput } from '../domain/entries.ts'
-import { CreateEntry, Entry, MAX_CONTENT_BASE64_CHARS, Page, PaidHeaders, PaymentRequired, PaymentRequiredHeaders } from '../models/index.ts'
+import { CreateEntry, Entry, MAX_CONTENT_BASE64_CHARS, Page, PaidHeaders, PaymentRequired, PaymentRequiredHeaders, UpdateEntry } from '../models/index.ts'
 import { RECEIPT_TTL_S } from '../domain/access-tokens.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { isUuid } from '../lib/ids.ts'
@@ -154,6 +154,14 @@ export const entryRoutes = (s: Services) => {
       walletOptional: true,
       response: { ...contentResponses("The entry's bytes"), 402: withHeaders(PaymentRequired, PaymentRequiredHeaders), ...errors(404, 502, 503) },
       detail: { summary: "Get an entry's bytes", description: 'The same rules as get entry; Range requests answer 206.' },
+    })
+    .patch('/:entry_id', async ({ params, body, signer }) => {
+      const [feedId, entryId] = ids(params)
+      return entryBody(await s.entries.update(signer, feedId, entryId, body))
+    }, {
+      wallet: true, body: UpdateEntry,
+      response: { 200: Entry, ...errors(403, 404, 409) },
+      detail: { summary: 'Edit an entry (feed owner)', description: 'Title, description, metadata, tags, price, is_free and expires_at; the content never changes (400 CONTENT_IMMUTABLE: create a new entry). A free entry becomes paid only if it was published paid (409 ENTRY_CONTENT_PUBLIC). Past buyers keep access; a payment signed for the old price is refused with the price it now costs.' },
     })
     .delete('/:entry_id', async ({ params, signer }) => {
       const [feedId, entryId] = ids(params)

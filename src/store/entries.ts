@@ -1,6 +1,7 @@
 import { join, q, type Query, type Sql } from './query.ts'
 import type { EntryRecord } from '../models/records.ts'
 import { textListJson } from '../lib/text.ts'
+import { patchRow } from './patch.ts'
 
 /** `content_key`: the key the content is sealed under (paid entries). It is kept out of EntryRecord, so no answer can carry it. */
 export type NewEntry = Omit<EntryRecord, 'is_active' | 'total_purchases' | 'total_revenue' | 'created_at' | 'updated_at'> & { content_key?: Uint8Array | null; now: number }
@@ -22,7 +23,11 @@ export interface EntryStore {
   deactivateAllIn(feedId: string, now: number): Promise<void>
   reactivateAllIn(feedId: string, now: number): Promise<void>
   list(filter: { feedId: string; isFree?: boolean; beforeId?: string; limit: number }): Promise<EntryRecord[]>
+  /** Changes the words and the price of an entry (never its content); inside a transaction. */
+  update(id: string, patch: EntryPatch, now: number): Promise<void>
 }
+
+export type EntryPatch = Partial<Pick<EntryRecord, 'title' | 'description' | 'metadata' | 'tags' | 'is_free' | 'price' | 'expires_at'>>
 
 /** Why a feed had no slot for one more entry. */
 export type SlotRefusal = 'full' | 'inactive' | 'missing'
@@ -110,6 +115,13 @@ export function entryStore(sql: Sql, dialect: 'sqlite' | 'postgres'): EntryStore
     async reactivateAllIn(feedId, now) {
       await sql.run(q`UPDATE entries SET is_active = 1, deactivated_with_feed = 0, updated_at = ${now} WHERE feed_id = ${feedId} AND deactivated_with_feed = 1`)
       await sql.run(recount(feedId))
+    },
+    async update(id, patch, now) {
+      const { tags, is_free, ...rest } = patch
+      const values: Record<string, string | number | bigint | null> = { ...rest }
+      if (tags !== undefined) values.tags = textListJson(tags)
+      if (is_free !== undefined) values.is_free = is_free ? 1 : 0
+      await patchRow(sql, 'entries', id, values, now)
     },
     async list(filter) {
       const where: Query[] = [q`e.feed_id = ${filter.feedId}`, q`e.is_active = 1`]

@@ -6,7 +6,7 @@ import { isWalletAddress } from '../signatures.ts'
 import { wallClockSeconds } from '../../lib/clock.ts'
 import { MAX_TIMEOUT_SECONDS, v1Requirement, v2Requirement, type PriceTag } from './requirements.ts'
 import { networkOnWire, type WireVersion } from './networks.ts'
-import { REASONS, tooFarAhead } from './reasons.ts'
+import { REASONS, tooFarAhead, valueIsNotPrice } from './reasons.ts'
 
 export interface Authorization { from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string }
 
@@ -64,7 +64,7 @@ export function requirementsFor(payment: Payment, network: NetworkInfo, tag: Pri
   if (chosen.network !== networkOnWire(network, wire.version)) return { refused: REASONS.network }
   const requirements = wire.version === 1 ? v1Requirement(network, tag) : v2Requirement(network, tag)
   if (auth.to.toLowerCase() !== tag.payTo.toLowerCase()) return { refused: REASONS.recipient }
-  if (BigInt(auth.value) !== BigInt(tag.amount)) return { refused: REASONS.value }
+  if (BigInt(auth.value) !== BigInt(tag.amount)) return { refused: valueIsNotPrice(tag.amount) }
   const now = wallClockSeconds()
   if (BigInt(auth.validBefore) < BigInt(now + MIN_VALIDITY_LEFT_S)) return { refused: REASONS.expiresTooSoon }
   if (BigInt(auth.validAfter) > BigInt(now)) return { refused: REASONS.notYetValid }

@@ -13,7 +13,6 @@ export const REASONS = {
   scheme: 'invalid_scheme',
   network: 'invalid_network',
   recipient: 'invalid_exact_evm_payload_recipient_mismatch',
-  value: 'invalid_exact_evm_payload_authorization_value',
   expiresTooSoon: 'invalid_exact_evm_payload_authorization_valid_before: the authorization expires too soon',
   notYetValid: 'invalid_exact_evm_payload_authorization_valid_after',
   alreadyBought: 'payment_already_settled: this authorization already bought this entry; sign in as the payer to read it again',
@@ -29,5 +28,8 @@ export const REASONS = {
   purchasePending: 'settlement_pending: another payment from this wallet for this entry is being settled; nothing was charged for this one, retry it once that one is decided',
   notConfirmed: 'settlement_pending: the settlement is not confirmed yet; it is recorded once the chain shows it',
 } as const
+
+/** The authorization's value is not the price: say what the entry costs now (it may have changed since the 402). */
+export const valueIsNotPrice = (amount: string) => `invalid_exact_evm_payload_authorization_value: the price is ${amount} (smallest unit) now; ask for the 402 again`
 
 export const tooFarAhead = (seconds: number) => `invalid_exact_evm_payload_authorization_valid_before: validBefore may be at most ${seconds} s ahead`
