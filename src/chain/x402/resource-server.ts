@@ -6,6 +6,8 @@ import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/
 import type { SettleResponse } from '@x402/core/types'
 import type { NetworkInfo } from '../../config.ts'
 import type { Static } from '@sinclair/typebox'
+import { getTypesForEIP712Domain, type TypedDataDomain } from 'viem'
+import { authorizationTypes } from '@x402/evm'
 import type { PaymentRequirement } from '../../models/payment.ts'
 import { v1Requirement, v2Challenge, type PriceTag } from './requirements.ts'
 import { decodePayment, type Payment, type PaymentOrRefusal } from './payload.ts'
@@ -24,8 +26,20 @@ export const ANSWER_HEADERS = [V1.receipt, V2.receipt, V2.challenge].map((name) 
 /** An HTTP answer to copy out as it is. */
 export interface Instructions { status: number; headers: Record<string, string>; body: string }
 
-/** What a paywall page's script signs: the v1 requirement, on this chain. */
-export interface Offer { requirement: Static<typeof PaymentRequirement>; chainId: number }
+/**
+ * What a paywall page's script pays: the v1 requirement, and the EIP-712 frame of its EIP-3009 authorization
+ * (types and domain, for eth_signTypedData_v4) to which the script adds only the message.
+ */
+export interface Offer {
+  requirement: Static<typeof PaymentRequirement>
+  typedData: { types: Record<string, readonly { name: string; type: string }[]>; primaryType: 'TransferWithAuthorization'; domain: TypedDataDomain }
+}
+
+function offerOf(network: NetworkInfo, tag: PriceTag): Offer {
+  const domain = { name: network.usdcName, version: network.usdcVersion, chainId: network.chainId, verifyingContract: network.usdcAddress }
+  const types = { EIP712Domain: getTypesForEIP712Domain({ domain }), ...authorizationTypes }
+  return { requirement: v1Requirement(network, tag), typedData: { types, primaryType: 'TransferWithAuthorization', domain } }
+}
 
 /** A payment that paid: who paid, in which transaction (null when nothing was charged: the payer owns the entry). */
 export interface Paid { payer: string; transaction: string | null }
@@ -57,8 +71,13 @@ export function resourceServer(network: NetworkInfo) {
      * can still pay.
      */
     paywall(tag: PriceTag, page: (offer: Offer) => string, headers: Record<string, string>): Instructions {
-      const body = page({ requirement: v1Requirement(network, tag), chainId: network.chainId })
+      const body = page(offerOf(network, tag))
       return { status: 402, headers: { ...headers, [V2.challenge]: encodePaymentRequiredHeader(v2Challenge(network, tag, REASONS.noPayment)) }, body }
+    },
+
+    /** A resource for sale as x402 discovery lists it (the shape of the x402 package's DiscoveredResource). */
+    discovered(tag: PriceTag, updatedAt: number, metadata: Record<string, unknown>) {
+      return { resource: tag.resource, type: 'http' as const, x402Version: 1, accepts: [v1Requirement(network, tag)], lastUpdated: new Date(updatedAt * 1000).toISOString(), metadata }
     },
 
     /** The headers that tell the payer its payment paid, in the version it paid with. */

@@ -29,7 +29,10 @@ async function onChain(provider, chainId) {
   await provider.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: `0x${chainId.toString(16)}` }] })
 }
 
-/** The X-PAYMENT header: an EIP-3009 transferWithAuthorization signed by the wallet, as an x402 v1 client sends it. */
+/**
+ * The X-PAYMENT header: an EIP-3009 transferWithAuthorization signed by the wallet, as an x402 v1 client sends it.
+ * The page gives the typed data's types and domain; the authorization is made here.
+ */
 async function paymentHeader(provider, from, data) {
   const r = data.requirement
   const now = Math.floor(Date.now() / 1000)
@@ -41,27 +44,7 @@ async function paymentHeader(provider, from, data) {
     validBefore: String(now + r.maxTimeoutSeconds),
     nonce: randomNonce(),
   }
-  const typedData = {
-    types: {
-      EIP712Domain: [
-        { name: 'name', type: 'string' },
-        { name: 'version', type: 'string' },
-        { name: 'chainId', type: 'uint256' },
-        { name: 'verifyingContract', type: 'address' },
-      ],
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
-    primaryType: 'TransferWithAuthorization',
-    domain: { name: r.extra.name, version: r.extra.version, chainId: data.chainId, verifyingContract: r.asset },
-    message: authorization,
-  }
+  const typedData = { ...data.typedData, message: authorization }
   say('Confirm the payment in your wallet…')
   const signature = await provider.request({ method: 'eth_signTypedData_v4', params: [from, JSON.stringify(typedData)] })
   return btoa(JSON.stringify({ x402Version: 1, scheme: 'exact', network: r.network, payload: { signature, authorization } }))
@@ -107,7 +90,7 @@ async function pay(data) {
     say('Connect your wallet…')
     const [from] = await provider.request({ method: 'eth_requestAccounts' })
     if (!from) throw new Error('the wallet shared no account')
-    await onChain(provider, data.chainId)
+    await onChain(provider, data.typedData.domain.chainId)
     const header = await paymentHeader(provider, from, data)
     say('Paying…')
     const response = await sendPayment(new URL(data.requirement.resource).pathname, header)
