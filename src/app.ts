@@ -48,6 +48,7 @@ import { adminRoutes } from './routes/admin.ts'
 import { leaderboardRoutes } from './routes/leaderboards.ts'
 import { docsRoutes } from './routes/docs.ts'
 import { pageRoutes } from './routes/pages.ts'
+import { discoveryRoutes } from './routes/discovery.ts'
 import { modelsPlugin } from './edge/openapi.ts'
 import { VERSION } from './version.ts'
 
@@ -229,6 +230,7 @@ export function buildApp(s: Services, logError: (error: unknown) => void, extra:
     .use(leaderboardRoutes(s))
     .use(accessRoutes(s))
     .use(transactionRoutes(s))
+    .use(discoveryRoutes(s))
     .use(pageRoutes(s))
   for (const plugin of extra) app.use(plugin)
   return app

@@ -144,6 +144,13 @@ test('a walk over every operation gets only documented statuses and bodies that 
   await hit('get', entry, { feed_id: feed.id, entry_id: paid.id }, { headers: { 'x-wallet-address': owner.address, 'x-signature': '0x00', 'x-message': 'm', 'x-timestamp': '1' } })
   await hit('get', entry, { feed_id: feed.id, entry_id: paid.id }, { headers: { 'x-payment': 'not-base64-json' } })
   await hit('get', entry, { feed_id: feed.id, entry_id: UNKNOWN })
+  await hit('patch', entry, { feed_id: feed.id, entry_id: paid.id }, { wallet: owner, body: { title: 'Renamed', price: { amount: '2600', currency: 'USDC' } } })
+  await hit('patch', entry, { feed_id: feed.id, entry_id: paid.id }, { wallet: owner, body: { content_base64: b64('new') } })
+  await hit('patch', entry, { feed_id: feed.id, entry_id: free.id }, { wallet: owner, body: { is_free: false, price: { amount: '1', currency: 'USDC' } } })
+  await hit('patch', entry, { feed_id: feed.id, entry_id: paid.id }, { wallet: owner, body: { expires_at: 1 } })
+  await hit('patch', entry, { feed_id: feed.id, entry_id: paid.id }, { wallet: stranger, body: { title: 'x' } })
+  await hit('patch', entry, { feed_id: feed.id, entry_id: UNKNOWN }, { wallet: owner, body: { title: 'x' } })
+  await hit('patch', entry, { feed_id: feed.id, entry_id: paid.id }, { body: { title: 'x' } })
   await hit('get', entry, { feed_id: feed.id, entry_id: 'nope' })
   const content = `${entry}/content`
   await hit('get', content, { feed_id: feed.id, entry_id: free.id })
@@ -213,6 +220,12 @@ test('a walk over every operation gets only documented statuses and bodies that 
   for (const board of ['trending', 'top-feeds', 'category-stats', 'recent-entries']) await hit('get', `/v1/leaderboards/${board}`, {})
   await hit('get', '/v1/leaderboards/top-feeds?page_size=0', {})
   await hit('get', '/v1/leaderboards/recent-entries?page_token=forged', {})
+
+  // Discovery
+  await hit('get', '/.well-known/x402', {})
+  await hit('get', '/discovery/resources', {})
+  await hit('get', '/discovery/resources?limit=1&offset=1&type=http', {})
+  await hit('get', '/discovery/resources?limit=0', {})
 
   // Transactions
   await hit('get', '/v1/transactions', {})

@@ -61,6 +61,8 @@ export function statsService(d: { records: Records; wallets: WalletService }) {
     /** The JSON body of a board without a period: {"data":[…]}. */
     plain: (board: PlainBoard, length: number) => body(board, length),
     recentEntries: (beforeId: string | undefined, limit: number) => d.records.read.stats.recentEntries(beforeId, limit),
+    /** What is for sale now, newest first (offset paging, as x402 discovery pages). */
+    forSale: (limit: number, offset: number, now = nowSeconds()) => d.records.read.stats.forSale(now, limit, offset),
   }
 }
 export type StatsService = ReturnType<typeof statsService>

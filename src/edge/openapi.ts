@@ -111,7 +111,8 @@ export interface DocumentInfo { title: string; version: string; description: str
 
 /** The finished OpenAPI 3.1 document of `app`'s routes. */
 export function openApiDocument(app: Elysia<any, any, any, any, any, any, any>, info: DocumentInfo): Json {
-  const generated = toOpenAPISchema(app as never, undefined, undefined, undefined) as { paths: Json; components: { schemas: Json } }
+  // Paths with a dot are documented too (/.well-known/x402); the hidden ones (assets, the document itself) are not.
+  const generated = toOpenAPISchema(app as never, { staticFile: false } as never, undefined, undefined) as { paths: Json; components: { schemas: Json } }
   const facts = new Map<string, RouteFacts>()
   for (const route of app.routes) facts.set(`${route.method.toLowerCase()} ${route.path.replace(/:([^/]+)/g, '{$1}')}`, { body: (route.hooks as Json)?.body })
   const paths = referComponents(generated.paths, false) as Json

@@ -1,0 +1,72 @@
+// What is for sale, for agents that find resources the x402 way: GET /discovery/resources answers as a facilitator's
+// discovery list does (so the x402 package's `useFacilitator({ url }).list()` reads it), and /.well-known/x402 says
+// where it is. Each paid entry is listed by its record's URL, with the requirement a payment there must meet.
+import { Elysia, t } from 'elysia'
+import type { Services } from './services.ts'
+import { resourceServer } from '../chain/x402/resource-server.ts'
+import { integerQuery } from './params.ts'
+import { jsonResponse } from '../edge/json-response.ts'
+import { DomainError } from '../domain/errors.ts'
+import { errors } from '../edge/openapi.ts'
+
+const DEFAULT_LIMIT = 20
+const MAX_LIMIT = 100
+const MAX_OFFSET = 1_000_000
+
+const Discovered = t.Object({
+  resource: t.String({ description: "the entry's URL: pay there (x402), get the entry with content_url" }),
+  type: t.Literal('http'),
+  x402Version: t.Integer(),
+  accepts: t.Array(t.Unknown({ description: 'the x402 v1 payment requirement, as the 402 gives it' })),
+  lastUpdated: t.String({ description: 'ISO 8601' }),
+  metadata: t.Object({}, { additionalProperties: true, description: 'feed_id, feed_name, entry_id, title, description, mime_type, tags, category' }),
+})
+const DiscoveryList = t.Object({
+  x402Version: t.Integer(),
+  items: t.Array(Discovered),
+  pagination: t.Object({ limit: t.Integer(), offset: t.Integer(), total: t.Integer() }),
+}, { description: 'Paid entries for sale now, newest first' })
+
+export const discoveryRoutes = (s: Services) => {
+  const x402 = resourceServer(s.config.network)
+  return new Elysia({ tags: ['Discovery'] })
+    .get('/discovery/resources', async ({ query }) => {
+      const limit = integerQuery(query.limit, 'limit', 1) ?? DEFAULT_LIMIT
+      const offset = integerQuery(query.offset, 'offset') ?? 0
+      if (limit > MAX_LIMIT) throw new DomainError('INVALID_PARAMETER', 'invalid limit', `limit must be an integer from 1 to ${MAX_LIMIT}`)
+      if (offset > MAX_OFFSET) throw new DomainError('INVALID_PARAMETER', 'invalid offset', `offset must be at most ${MAX_OFFSET}`)
+      const type = query.type ?? 'http'
+      return jsonResponse(await s.cached.get(`discovery:${type}:${limit}:${offset}`, async (staleFrom) => {
+        if (type !== 'http') return JSON.stringify({ x402Version: 1, items: [], pagination: { limit, offset, total: 0 } })
+        const { entries, total } = await s.stats.forSale(limit, offset)
+        const items = entries.map((e) => {
+          if (e.expires_at !== null) staleFrom(e.expires_at)
+          const path = `/v1/feeds/${e.feed_id}/entries/${e.id}`
+          const tag = s.entries.priceTag({ owner_wallet_address: e.owner_wallet }, e, `${s.publicUrl()}${path}`, 'record')
+          return x402.discovered(tag, e.updated_at, {
+            feed_id: e.feed_id, feed_name: e.feed_name, entry_id: e.id, title: e.title, description: e.description, mime_type: e.mime_type, tags: e.tags, category: e.category_name,
+          })
+        })
+        return JSON.stringify({ x402Version: 1, items, pagination: { limit, offset, total } })
+      }))
+    }, {
+      query: t.Object({
+        type: t.Optional(t.String({ description: 'http (the only type here)' })),
+        limit: t.Optional(t.String({ description: `1..${MAX_LIMIT} (default ${DEFAULT_LIMIT})` })),
+        offset: t.Optional(t.String({ description: 'items to skip' })),
+      }),
+      response: { 200: DiscoveryList, ...errors(400) },
+      detail: { summary: 'Paid resources for sale (x402 discovery)', description: "The x402 discovery list: each paid entry on sale now, with its payment requirement. The x402 package's useFacilitator({ url: <this server> }).list() reads it." },
+    })
+    .get('/.well-known/x402', () => jsonResponse(JSON.stringify({
+      x402Version: 1,
+      name: 'Trellis',
+      network: s.config.network.name,
+      asset: { address: s.config.network.usdcAddress, symbol: 'USDC', decimals: 6 },
+      discovery: `${s.publicUrl()}/discovery/resources`,
+      openapi: `${s.publicUrl()}/v1/openapi.json`,
+    })), {
+      response: { 200: t.Object({ x402Version: t.Integer(), name: t.String(), network: t.String(), asset: t.Object({ address: t.String(), symbol: t.String(), decimals: t.Integer() }), discovery: t.String(), openapi: t.String() }) },
+      detail: { summary: 'Where the x402 discovery list is', description: 'For agents: the network, the token, the discovery list and the API document.' },
+    })
+}
