@@ -121,16 +121,15 @@ export const pageRoutes = (s: Services) => {
       const body = entryPage({ network, feed, entry, creator: await creator(), free: false, contentUrl: `/v1/access/${token}`, assetVersion: ASSET_VERSION })
       return new Response(body, { headers: { ...PAGE_HEADERS, 'cache-control': 'private, no-store' } })
     }))
-    .get('/creators/:address', ({ params }) => answer(async () => {
-      const wallet = await s.wallets.byAddress(params.address)
-      return kept(s, `creator:${wallet.id}#${s.stats.ranksGeneration()}`, async (staleFrom) => {
+    .get('/creators/:address', ({ params }) => answer(() =>
+      kept(s, `creator:${params.address.toLowerCase()}#${s.stats.ranksGeneration()}`, async (staleFrom) => {
+        const wallet = await s.wallets.byAddress(params.address)
         const now = nowSeconds()
         staleFrom(now + 60) // the statistics' periods move on
         const stats = await s.stats.stats(wallet.id, now)
         const feeds = (await s.feeds.list({ owner_id: wallet.id, is_active: true, min_entries: 0, limit: CREATOR_FEEDS })).map((f) => ({ ...f, owner_wallet: f.owner_wallet_address, owner_username: wallet.username, total_revenue: f.total_revenue.toString() }))
         return creatorPage({ network, wallet, stats, feeds, assetVersion: ASSET_VERSION })
-      })
-    }))
+      })))
     .get('/leaderboards', ({ query }) => answer(async () => {
       const period = (query.period ?? 'all') as PagePeriod
       if (!PAGE_PERIODS.some(([p]) => p === period)) throw new DomainError('INVALID_PERIOD', 'period must be one of 1d, 7d, 30d, all')
