@@ -39,6 +39,8 @@ export async function signedWrites(url: string, count: number, log: (line: strin
   const content = Buffer.from('to be deleted').toString('base64')
   const entryIds = await run('POST /v1/feeds/{id}/entries (for the deletes)', 201,
     each((i) => ({ key: keyOf(i), method: 'POST', path: `/v1/feeds/${feedIds[i]}/entries`, body: { content_base64: content, mime_type: 'text/plain', title: `doomed ${i}` } })))
+  await run('PATCH /v1/feeds/{id}/entries/{entry_id}', 200, each((i) => ({ key: keyOf(i), method: 'PATCH', path: `/v1/feeds/${feedIds[i]}/entries/${entryIds[i]}`, body: { title: `edited ${i}`, tags: ['edited'] } })))
+  await run('POST /v1/auth/session', 200, each((i) => ({ key: keyOf(i), method: 'POST', path: '/v1/auth/session' })))
   await run('DELETE /v1/feeds/{id}/entries/{entry_id}', 204, each((i) => ({ key: keyOf(i), method: 'DELETE', path: `/v1/feeds/${feedIds[i]}/entries/${entryIds[i]}` })))
   await run('DELETE /v1/feeds/{id}', 204, each((i) => ({ key: keyOf(i), method: 'DELETE', path: `/v1/feeds/${feedIds[i]}` })))
   const admin = { 'admin-api-key': ADMIN_KEY }

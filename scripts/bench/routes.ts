@@ -107,6 +107,9 @@ export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
     t('GET /assets/trellis.js', `/assets/trellis.js?v=${f.assetVersion}`, 'other'),
     t('GET /assets/trellis.css', `/assets/trellis.css?v=${f.assetVersion}`, 'other'),
     t('GET /v1/docs/assets/explorer.js', '/v1/docs/assets/explorer.js', 'other'),
+    t('GET /.well-known/x402', '/.well-known/x402', 'other'),
+    t('GET /discovery/resources', '/discovery/resources', 'other'),
+    t('GET /discovery/resources?limit=100&offset=5000', '/discovery/resources?limit=100&offset=5000', 'other'),
     t('GET /v1/auth/session, no session (401)', '/v1/auth/session', 'other', 401),
     t('DELETE /v1/auth/session', '/v1/auth/session', 'write', 204, { method: 'DELETE' }),
     t('POST /v1/auth/nonce', '/v1/auth/nonce', 'write', 200, {
