@@ -63,6 +63,7 @@ export function statsService(d: { records: Records; wallets: WalletService }) {
     recentEntries: (beforeId: string | undefined, limit: number) => d.records.read.stats.recentEntries(beforeId, limit),
     /** What is for sale now, newest first (offset paging, as x402 discovery pages). */
     forSale: (limit: number, offset: number, now = nowSeconds()) => d.records.read.stats.forSale(now, limit, offset),
+    forSaleCount: (now = nowSeconds()) => d.records.read.stats.forSaleCount(now),
   }
 }
 export type StatsService = ReturnType<typeof statsService>

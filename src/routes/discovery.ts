@@ -8,6 +8,7 @@ import { integerQuery } from './params.ts'
 import { jsonResponse } from '../edge/json-response.ts'
 import { DomainError } from '../domain/errors.ts'
 import { errors } from '../edge/openapi.ts'
+import { nowSeconds } from '../lib/clock.ts'
 
 const DEFAULT_LIMIT = 20
 const MAX_LIMIT = 100
@@ -38,7 +39,10 @@ export const discoveryRoutes = (s: Services) => {
       const type = query.type ?? 'http'
       return jsonResponse(await s.cached.get(`discovery:${type}:${limit}:${offset}`, async (staleFrom) => {
         if (type !== 'http') return JSON.stringify({ x402Version: 1, items: [], pagination: { limit, offset, total: 0 } })
-        const { entries, total } = await s.stats.forSale(limit, offset)
+        // The count is one read per database version (and minute: early access ends by the clock), whatever the page;
+        // a page past the end reads nothing.
+        const total = await s.cached.get('discovery:total', async (totalStaleFrom) => (totalStaleFrom(nowSeconds() + 60), s.stats.forSaleCount()), () => 16)
+        const entries = offset < total ? await s.stats.forSale(limit, offset) : []
         const items = entries.map((e) => {
           if (e.expires_at !== null) staleFrom(e.expires_at)
           const path = `/v1/feeds/${e.feed_id}/entries/${e.id}`

@@ -38,6 +38,10 @@ export interface AddressTotals {
 interface Placement { feed_name: string; feed_owner_id: string; owner_wallet: string; category_name: string | null }
 export type RecentEntry = EntryRecord & Placement
 
+const forSaleNow = (now: number) => q`FROM entries e JOIN feeds f ON f.id = e.feed_id JOIN wallets w ON w.id = f.owner_id
+  LEFT JOIN categories c ON c.id = f.category_id
+  WHERE e.is_active = 1 AND f.is_active = 1 AND e.is_free = 0 AND (e.expires_at IS NULL OR e.expires_at > ${now})`
+
 const placedEntry = (row: EntryRow & Placement): RecentEntry =>
   ({ ...entryRecord(row), feed_name: row.feed_name, feed_owner_id: row.feed_owner_id, owner_wallet: row.owner_wallet, category_name: row.category_name })
 
@@ -55,8 +59,10 @@ function inPeriod(since: number): { firstWholeDay: number; edgeEnd: number } {
 export interface StatsStore {
   /** Active entries of active feeds, newest first (a live, indexed query: no snapshot lag). */
   recentEntries(beforeId: string | undefined, limit: number): Promise<RecentEntry[]>
-  /** Entries for sale now (paid, early access not over, in active feeds), newest first, and how many there are. */
-  forSale(now: number, limit: number, offset: number): Promise<{ entries: RecentEntry[]; total: number }>
+  /** Entries for sale now (paid, early access not over, in active feeds), newest first. */
+  forSale(now: number, limit: number, offset: number): Promise<RecentEntry[]>
+  /** How many entries are for sale now. */
+  forSaleCount(now: number): Promise<number>
   feeds(): Promise<MarketFeed[]>
   wallets(): Promise<MarketWallet[]>
   categories(): Promise<MarketCategory[]>
@@ -100,14 +106,12 @@ export function statsStore(sql: Sql): StatsStore {
       return rows.map(placedEntry)
     },
     async forSale(now, limit, offset) {
-      const selling = q`FROM entries e JOIN feeds f ON f.id = e.feed_id JOIN wallets w ON w.id = f.owner_id LEFT JOIN categories c ON c.id = f.category_id
-        WHERE e.is_active = 1 AND f.is_active = 1 AND e.is_free = 0 AND (e.expires_at IS NULL OR e.expires_at > ${now})`
       const rows = await sql.all<EntryRow & Placement>(q`SELECT ${ENTRY_COLUMNS},
           f.name AS feed_name, f.owner_id AS feed_owner_id, w.address AS owner_wallet, c.name AS category_name
-        ${selling} ORDER BY e.id DESC LIMIT ${limit} OFFSET ${offset}`)
-      const counted = await sql.get<{ n: number | string }>(q`SELECT COUNT(*) AS n ${selling}`)
-      return { entries: rows.map(placedEntry), total: Number(counted?.n ?? 0) }
+        ${forSaleNow(now)} ORDER BY e.id DESC LIMIT ${limit} OFFSET ${offset}`)
+      return rows.map(placedEntry)
     },
+    forSaleCount: async (now) => Number((await sql.get<{ n: number | string }>(q`SELECT COUNT(*) AS n ${forSaleNow(now)}`))?.n ?? 0),
     feeds: async () => (await sql.all<MarketFeed>(q`SELECT f.id, f.owner_id, w.address AS owner_wallet, w.username AS owner_username, f.category_id,
         c.name AS category_name, f.name, f.description, f.image_cid, f.is_active, f.tags, f.total_entries, f.total_purchases,
         CAST(f.total_revenue AS TEXT) AS total_revenue, f.created_at, f.updated_at
