@@ -41,15 +41,20 @@ export const Price = t.Object({
 })
 export type Price = Static<typeof Price>
 
-export const CreateEntry = t.Object({
-  content_base64: t.String({ description: 'the content in base64, at most 50 MB of base64 text' }),
-  mime_type: t.String({ description: `one of ${SUPPORTED_MIME_TYPES.join(', ')}` }),
+/** The fields an entry's owner writes besides its content, at create and at every edit. */
+const entryWords = {
   title: t.Optional(Nullable(Text({ maxLength: 500 }))),
   description: t.Optional(Nullable(Text({ maxLength: 10_000 }))),
   metadata: t.Optional(Nullable(Text({ maxLength: 10_000, description: 'opaque text, usually JSON' }))),
   tags: t.Optional(TagList()),
-  is_free: t.Optional(t.Boolean({ description: 'default true' })),
   price: t.Optional(Nullable(Price)),
+}
+
+export const CreateEntry = t.Object({
+  content_base64: t.String({ description: 'the content in base64, at most 50 MB of base64 text' }),
+  mime_type: t.String({ description: `one of ${SUPPORTED_MIME_TYPES.join(', ')}` }),
+  ...entryWords,
+  is_free: t.Optional(t.Boolean({ description: 'default true' })),
   expires_at: t.Optional(Nullable(t.Integer({ description: 'Unix seconds; a paid entry becomes free then' }))),
 }, {
   // Body validation failures name the rule they broke.
@@ -59,12 +64,8 @@ export type CreateEntry = Static<typeof CreateEntry>
 
 /** What may change after publishing: the words and the price. The content (and its type) never changes. */
 export const UpdateEntry = t.Object({
-  title: t.Optional(Nullable(Text({ maxLength: 500 }))),
-  description: t.Optional(Nullable(Text({ maxLength: 10_000 }))),
-  metadata: t.Optional(Nullable(Text({ maxLength: 10_000, description: 'opaque text, usually JSON' }))),
-  tags: t.Optional(TagList()),
+  ...entryWords,
   is_free: t.Optional(t.Boolean({ description: 'false makes a free entry paid (it needs a price), true makes a paid entry free' })),
-  price: t.Optional(Nullable(Price)),
   expires_at: t.Optional(Nullable(t.Integer({ description: 'Unix seconds, in the future; null: paid until changed' }))),
   content_base64: t.Optional(t.Unknown({ description: 'refused: content is immutable (create a new entry)' })),
   mime_type: t.Optional(t.Unknown({ description: 'refused: content is immutable (create a new entry)' })),
