@@ -265,6 +265,20 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     expect(await statusOf('settling-now')).toBe('pending')
   })
 
+  test('12. a browser session opened on A stands for its buyer on B and C (one server key): the paid bytes and the entry page', async () => {
+    const entry = await paidEntry('session elsewhere')
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    expect((await pay(a(), entry, encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE })))).status).toBe(200)
+    const opened = await call(a().url, 'POST', '/v1/auth/session', { wallet: buyer, headers: asClient(someClient()) })
+    expect(opened.status).toBe(200)
+    const cookie = opened.headers.getSetCookie()[0]!.split(';')[0]!
+    const bytes = await fetch(`${b().url}${contentPath(entry)}`, { headers: { cookie, ...asClient(someClient()) } })
+    expect([bytes.status, await bytes.text()]).toEqual([200, 'secret of session elsewhere'])
+    const page = await fetch(`${c().url}/feeds/${feed.id}/entries/${entry.id}`, { headers: { cookie, ...asClient(someClient()) } })
+    expect(page.status).toBe(200)
+    expect((await call(c().url, 'GET', '/v1/auth/session', { headers: { cookie, ...asClient(someClient()) } })).body.wallet_address).toBe(buyer.address)
+  })
+
   // Last: it kills an instance.
   test('5. the leader killed: another leads within 2 s, and its expiry job ends an early access that ran out meanwhile', async () => {
     const soon = Math.floor(Date.now() / 1000) + 2
