@@ -49,6 +49,7 @@ import { leaderboardRoutes } from './routes/leaderboards.ts'
 import { docsRoutes } from './routes/docs.ts'
 import { pageRoutes } from './routes/pages.ts'
 import { discoveryRoutes } from './routes/discovery.ts'
+import { syndicationRoutes } from './routes/syndication.ts'
 import { modelsPlugin } from './edge/openapi.ts'
 import { VERSION } from './version.ts'
 
@@ -231,6 +232,7 @@ export function buildApp(s: Services, logError: (error: unknown) => void, extra:
     .use(accessRoutes(s))
     .use(transactionRoutes(s))
     .use(discoveryRoutes(s))
+    .use(syndicationRoutes(s))
     .use(pageRoutes(s))
   for (const plugin of extra) app.use(plugin)
   return app

@@ -221,6 +221,15 @@ test('a walk over every operation gets only documented statuses and bodies that 
   await hit('get', '/v1/leaderboards/top-feeds?page_size=0', {})
   await hit('get', '/v1/leaderboards/recent-entries?page_token=forged', {})
 
+  // Feeds for readers
+  for (const format of ['feed.xml', 'feed.atom', 'feed.json']) {
+    await hit('get', `/v1/feeds/{feed_id}/${format}`, { feed_id: feed.id })
+    await hit('get', `/v1/feeds/{feed_id}/${format}`, { feed_id: UNKNOWN })
+    await hit('get', `/v1/feeds/{feed_id}/${format}`, { feed_id: 'nope' })
+    const etag = (await call(app, 'GET', `/v1/feeds/${feed.id}/${format}`)).headers.get('etag')!
+    await hit('get', `/v1/feeds/{feed_id}/${format}`, { feed_id: feed.id }, { headers: { 'if-none-match': etag } })
+  }
+
   // Discovery
   await hit('get', '/.well-known/x402', {})
   await hit('get', '/discovery/resources', {})
