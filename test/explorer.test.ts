@@ -2,7 +2,7 @@
 // loads it from a running server with the network closed, every operation is listed, and every request body, the
 // 402 answer and the error answers show their schemas.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { statSync } from 'node:fs'
+import { rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { injectWallet, launchChromium } from '../dev/browser.ts'
@@ -57,9 +57,11 @@ test('the explorer lists every operation and shows every request body, the 402 a
   await expect(paymentRow.innerText()).resolves.toContain('payment-required')
   await expect(entry.locator('tr.response[data-code="404"]').innerText()).resolves.toContain('ENTRY_NOT_FOUND')
 
-  const shot = join(tempDir('trellis-explorer-'), 'explorer.png')
+  const shots = tempDir('trellis-explorer-')
+  const shot = join(shots, 'explorer.png')
   await page.screenshot({ path: shot, fullPage: false })
   expect(statSync(shot).size).toBeGreaterThan(50_000)
+  rmSync(shots, { recursive: true, force: true })
   expect(problems).toEqual([])
   await page.close()
 }, 90_000)

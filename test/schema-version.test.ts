@@ -21,8 +21,9 @@ beforeAll(async () => {
   const feed = await createFeed(server.url, owner)
   await createEntry(server.url, owner, feed.id, { content_base64: b64('kept'), mime_type: 'text/plain' })
   await server.stop()
-  backupDir = join(tempDir('trellis-schema-'), 'backup')
-  scratch.push(backupDir)
+  const parent = tempDir('trellis-schema-')
+  backupDir = join(parent, 'backup')
+  scratch.push(parent) // the backup and the copies made beside it
   expect((await trellis(['backup', backupDir], server.dataDir)).code).toBe(0)
 })
 afterAll(async () => {
