@@ -20,6 +20,7 @@ import { transactionService } from './domain/transactions.ts'
 import { purchaseService } from './domain/purchases.ts'
 import { accessLinkService } from './domain/access-links.ts'
 import { statsService } from './domain/stats-service.ts'
+import { moderationService } from './domain/moderation.ts'
 import { ledgerAudit, type LedgerAudit } from './domain/ledger-audit.ts'
 import { paymentEngine } from './chain/x402/engine.ts'
 import { chainReader } from './chain/reader.ts'
@@ -45,11 +46,13 @@ import { categoryRoutes } from './routes/categories.ts'
 import { accessRoutes } from './routes/access-links.ts'
 import { transactionRoutes } from './routes/transactions.ts'
 import { adminRoutes } from './routes/admin.ts'
+import { moderationRoutes } from './routes/moderation.ts'
 import { leaderboardRoutes } from './routes/leaderboards.ts'
 import { docsRoutes } from './routes/docs.ts'
 import { pageRoutes } from './routes/pages.ts'
 import { discoveryRoutes } from './routes/discovery.ts'
 import { syndicationRoutes } from './routes/syndication.ts'
+import { mcpRoutes } from './routes/mcp.ts'
 import { modelsPlugin } from './edge/openapi.ts'
 import { VERSION } from './version.ts'
 
@@ -100,6 +103,7 @@ export const commandDataAccess = (config: Config, records: Records, content: Con
   inconsistencies: () => records.snapshot((view) => view.audit.inconsistencies()),
   secret: () => loadServerSecret(records, config.dataDir),
   lease: (name) => records.lease(name),
+  moderation: moderationService({ records }),
 })
 
 /** verify-ledger's records (at exactly this binary's schema, never migrated) and the ledger check over a chain reader of its own. */
@@ -128,6 +132,8 @@ export interface Background {
  */
 export async function startBackground(config: Config, services: Services & { ledgerAudit: LedgerAudit }, records: Records, content: ContentStore, log: Logger): Promise<Background> {
   const snapshots = await followSnapshots(records, services.stats, log)
+  // Another instance (or a command on the database) took a feed down or reinstated one.
+  const unhearTakedowns = records.cluster?.hear('takedowns', () => void services.stats.takedownsChanged().catch((error: unknown) => log.warn('could not read the takedowns', { error: String(error) })))
   const place = { ...recordsPlace({ ...config, dbPool: LONG_READ_CONNECTIONS }), application: 'trellis long reads' }
   const threads = { boards: longReads(place), checks: longReads(place), operations: longReads(place) }
   const stopThreads = () => Promise.all(Object.values(threads).map((thread) => thread.stop())).then(() => {})
@@ -150,10 +156,12 @@ export async function startBackground(config: Config, services: Services & { led
       inconsistencies: async () => (await inThread({ checks: true })).problems!,
       secret: () => loadServerSecret(records, config.dataDir),
       lease: (name) => records.lease(name),
+      moderation: services.moderation,
     },
     async stop() {
       await jobs.stop()
       snapshots.stop()
+      unhearTakedowns?.()
       await leadership.stop()
       await stopThreads()
     },
@@ -193,6 +201,8 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
   const categories = categoryService({ records })
   await categories.seedIfEmpty()
   const wallets = walletService({ records })
+  const stats = statsService({ records, wallets })
+  await stats.takedownsChanged()
   return {
     config: p.config,
     publicUrl: p.publicUrl,
@@ -200,7 +210,8 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     feeds,
     entries,
     wallets,
-    stats: statsService({ records, wallets }),
+    stats,
+    moderation: moderationService({ records, changed: () => stats.takedownsChanged().catch(p.logError) }),
     categories,
     transactions: transactionService({ records }),
     purchases,
@@ -228,11 +239,13 @@ export function buildApp(s: Services, logError: (error: unknown) => void, extra:
     .use(walletRoutes(s))
     .use(categoryRoutes(s))
     .use(adminRoutes(s))
+    .use(moderationRoutes(s))
     .use(leaderboardRoutes(s))
     .use(accessRoutes(s))
     .use(transactionRoutes(s))
     .use(discoveryRoutes(s))
     .use(syndicationRoutes(s))
+    .use(mcpRoutes(() => app, s.publicUrl))
     .use(pageRoutes(s))
   for (const plugin of extra) app.use(plugin)
   return app

@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util'
 import { ConfigError, configFrom, DATA_COMMANDS, type Config, type DataCommand } from './config.ts'
 import { FLAGS } from './config/flags.ts'
+import { MCP_VARIABLES, mcpOptionsFrom, type McpOptions } from './config/mcp.ts'
 
 /** The options every command takes (but help and version), each standing for an environment variable. */
 const VARIABLES = new Map(Object.values(FLAGS).map((row) => [row.flag, row.variable]))
@@ -27,6 +28,11 @@ const COMMANDS: Record<string, Syntax> = {
   'import-car': { positionals: true },
   gc: { own: { 'dry-run': 'boolean' } },
   'migrate-to-postgres': { own: { 'replace-nul': 'boolean' } },
+  takedown: { own: { reason: 'string' }, positionals: true },
+  reinstate: { own: { reason: 'string' }, positionals: true },
+  takedowns: { own: { state: 'string' } },
+  // The MCP server speaks to a Trellis server over HTTP: it takes none of the server's options, only where that is.
+  mcp: { bare: true, own: { url: 'string' } },
   help: { bare: true },
   version: { bare: true },
 }
@@ -34,6 +40,7 @@ const COMMANDS: Record<string, Syntax> = {
 export type Command =
   | { kind: 'serve' | 'verify-ledger' | 'healthcheck'; config: Config }
   | { kind: 'data'; command: DataCommand; config: Config; args: string[]; out?: string }
+  | { kind: 'mcp'; options: McpOptions }
   | { kind: 'help' }
   | { kind: 'version' }
 
@@ -57,7 +64,7 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
   const values: Record<string, string | undefined> = { ...env }
   const fromFlag = new Map<string, string>() // environment variable → the flag that set it
   let out: string | undefined
-  const switches: string[] = [] // the command's own boolean options, handed on after its arguments (`--dry-run`)
+  const switches: string[] = [] // the command's own options, handed on after its arguments (`--dry-run`, `--reason why`)
   const positionals: string[] = []
   for (const token of tokens) {
     if (token.kind === 'positional') {
@@ -76,7 +83,12 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
     // `--data-dir --port 1` is a missing value, not a directory named --port (a value may follow `=`).
     if (token.value === undefined || (!token.inlineValue && token.value.startsWith('-'))) throw new ConfigError(`${token.rawName} needs a value`)
     if (token.name === 'out') out = token.value
-    else {
+    else if (token.name === 'url') {
+      values[MCP_VARIABLES.url] = token.value
+      fromFlag.set(MCP_VARIABLES.url, token.rawName)
+    } else if (syntax.own?.[token.name] === 'string') {
+      switches.push(`--${token.name}`, token.value) // the command's own value (`--reason why`), handed on with its name
+    } else {
       const variable = VARIABLES.get(token.name)!
       values[variable] = token.value
       fromFlag.set(variable, token.rawName)
@@ -85,6 +97,8 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
 
   let config: Config
   try {
+    // `mcp` reads its own variables only: a server variable it never uses cannot stop it.
+    if (name === 'mcp') return { kind: 'mcp', options: mcpOptionsFrom(values) }
     config = configFrom(values)
   } catch (error) {
     // configFrom's messages start with the variable they are about: name the flag instead when a flag gave it.

@@ -19,6 +19,12 @@ async function main(): Promise<void> {
   }
   if (command.kind === 'help') return void process.stdout.write(HELP)
   if (command.kind === 'version') return void process.stdout.write(`${versionLine()}\n`)
+  if (command.kind === 'mcp') {
+    // Before anything touches a data directory or an addon: this process only speaks HTTP to a server, and its
+    // stdout carries MCP messages alone (everything it says goes to stderr).
+    const { runStdioMcp } = await import('./mcp/stdio.ts')
+    return void (await runStdioMcp(command.options))
+  }
   // The executable's native addons are put in the data directory, not $TMPDIR (see lib/native-addon.ts).
   setAddonDir(join(command.config.dataDir, 'cache', 'addons'))
   if (command.kind === 'healthcheck') {

@@ -279,6 +279,29 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     expect((await call(c().url, 'GET', '/v1/auth/session', { headers: { cookie, ...asClient(someClient()) } })).body.wallet_address).toBe(buyer.address)
   })
 
+  test('13. a feed taken down by a command on the database leaves every instance\'s boards and reads at once; reinstated, it is back on all', async () => {
+    const target = await createFeed(lb, creator, { name: 'taken down across the cluster' })
+    await createEntry(lb, creator, target.id, { content_base64: b64('words') })
+    const board = async (server: TestServer) => ((await (await fetch(`${server.url}/v1/leaderboards/top-feeds?page_size=100`, { headers: asClient(someClient()) })).json()) as { data: { id: string }[] }).data.map((f) => f.id)
+    const everywhere = async (listed: boolean) => (await Promise.all(instances.map(board))).every((ids) => ids.includes(target.id) === listed)
+    const started = performance.now()
+    while (!(await everywhere(true))) {
+      expect(performance.now() - started).toBeLessThan(10_000)
+      await Bun.sleep(100)
+    }
+    const command = (args: string[]) => trellis(args, tempDir(), { TRELLIS_DATABASE_URL: databaseUrl })
+    const down = await command(['takedown', 'feed', target.id, '--reason', 'abuse report'])
+    expect([down.code, down.stderr]).toEqual([0, expect.stringContaining('done')])
+    const heard = performance.now()
+    while (!(await everywhere(false))) {
+      expect(performance.now() - heard).toBeLessThan(1_000) // a notice, not the next build
+      await Bun.sleep(20)
+    }
+    for (const server of instances) expect((await call(server.url, 'GET', `/v1/feeds/${target.id}`, { headers: asClient(someClient()) })).status).toBe(451)
+    expect((await command(['reinstate', 'feed', target.id])).code).toBe(0)
+    for (const server of instances) expect((await call(server.url, 'GET', `/v1/feeds/${target.id}`, { headers: asClient(someClient()) })).status).toBe(200)
+  })
+
   // Last: it kills an instance.
   test('5. the leader killed: another leads within 2 s, and its expiry job ends an early access that ran out meanwhile', async () => {
     const soon = Math.floor(Date.now() / 1000) + 2

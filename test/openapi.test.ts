@@ -236,6 +236,19 @@ test('a walk over every operation gets only documented statuses and bodies that 
   await hit('get', '/discovery/resources?limit=1&offset=1&type=http', {})
   await hit('get', '/discovery/resources?limit=0', {})
 
+  // MCP (Streamable HTTP): JSON-RPC answers, and the transport's own refusals
+  const mcp = (body: string, accept = 'application/json, text/event-stream') => ({ rawBody: body, headers: { accept } })
+  await hit('post', '/mcp', {}, mcp('{"jsonrpc":"2.0","id":1,"method":"tools/list"}'))
+  await hit('post', '/mcp', {}, mcp(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_feeds', arguments: { text: 'walk' } } })))
+  await hit('post', '/mcp', {}, mcp(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_entry', arguments: { feed_id: feed.id, entry_id: 'nope' } } })))
+  await hit('post', '/mcp', {}, mcp('{"jsonrpc":"2.0","method":"notifications/initialized"}'))
+  await hit('post', '/mcp', {}, mcp('{"jsonrpc":'))
+  await hit('post', '/mcp', {}, mcp('{"jsonrpc":"2.0","id":4,"method":"tools/list"}', 'application/json'))
+  await hit('post', '/mcp', {}, { rawBody: 'x'.repeat(300 * 1024), headers: { accept: 'application/json, text/event-stream' } })
+  await hit('post', '/mcp', {}, { rawBody: '{}', headers: { accept: 'application/json, text/event-stream', 'content-type': 'text/plain' } })
+  await hit('get', '/mcp', {})
+  await hit('delete', '/mcp', {})
+
   // Transactions
   await hit('get', '/v1/transactions', {})
   await hit('get', '/v1/transactions?payer=nope', {})
@@ -244,6 +257,34 @@ test('a walk over every operation gets only documented statuses and bodies that 
   await hit('get', '/v1/transactions/{id}', { id: 'nope' })
   await hit('get', '/v1/transactions/hash/{hash}', { hash: `0x${'ab'.repeat(32)}` })
   await hit('get', '/v1/transactions/hash/{hash}', { hash: '0x12' })
+
+  // Takedowns (admin), and what a taken-down feed and entry answer
+  const downFeed = await createFeed(app, owner, { name: 'taken down' })
+  const downEntry = await createEntry(app, owner, downFeed.id, { content_base64: b64('down'), mime_type: 'text/plain' })
+  const downLink = (await call(app, 'POST', `/v1/feeds/${downFeed.id}/entries/${downEntry.id}/access-link`, { wallet: owner, body: {} })).body
+  await hit('post', '/v1/admin/entries/{entry_id}/takedown', { entry_id: downEntry.id }, { headers: admin, body: { reason: 'walk' } })
+  await hit('post', '/v1/admin/entries/{entry_id}/takedown', { entry_id: downEntry.id }, { headers: admin, body: { reason: 'again' } })
+  await hit('post', '/v1/admin/entries/{entry_id}/takedown', { entry_id: UNKNOWN }, { headers: admin, body: { reason: 'walk' } })
+  await hit('post', '/v1/admin/entries/{entry_id}/takedown', { entry_id: downEntry.id }, { headers: admin, body: { reason: '' } })
+  await hit('post', '/v1/admin/entries/{entry_id}/takedown', { entry_id: downEntry.id }, { body: { reason: 'no key' } })
+  await hit('get', '/v1/feeds/{feed_id}/entries/{entry_id}', { feed_id: downFeed.id, entry_id: downEntry.id })
+  await hit('get', '/v1/feeds/{feed_id}/entries/{entry_id}/content', { feed_id: downFeed.id, entry_id: downEntry.id })
+  await hit('get', '/v1/access/{token}', { token: downLink.access_token })
+  await hit('post', '/v1/admin/entries/{entry_id}/reinstate', { entry_id: downEntry.id }, { headers: admin })
+  await hit('post', '/v1/admin/entries/{entry_id}/reinstate', { entry_id: downEntry.id }, { headers: admin, body: { reason: 'again' } })
+  await hit('post', '/v1/admin/feeds/{feed_id}/takedown', { feed_id: downFeed.id }, { headers: admin, body: { reason: 'walk' } })
+  await hit('post', '/v1/admin/feeds/{feed_id}/takedown', { feed_id: 'nope' }, { headers: admin, body: { reason: 'walk' } })
+  await hit('get', '/v1/feeds/{feed_id}', { feed_id: downFeed.id })
+  await hit('get', '/v1/feeds/{feed_id}/entries', { feed_id: downFeed.id })
+  await hit('patch', '/v1/feeds/{feed_id}', { feed_id: downFeed.id }, { wallet: owner, body: { is_active: true } })
+  await hit('get', '/v1/feeds/{feed_id}/feed.xml', { feed_id: downFeed.id })
+  await hit('get', '/v1/admin/takedowns', {}, { headers: admin })
+  await hit('get', '/v1/admin/takedowns?state=all&page_size=1', {}, { headers: admin })
+  await hit('get', '/v1/admin/takedowns?state=gone', {}, { headers: admin })
+  await hit('get', '/v1/admin/takedowns?page_token=forged', {}, { headers: admin })
+  await hit('get', '/v1/admin/takedowns', {})
+  await hit('post', '/v1/admin/feeds/{feed_id}/reinstate', { feed_id: downFeed.id }, { headers: admin, body: { reason: 'walked' } })
+  await hit('post', '/v1/admin/feeds/{feed_id}/reinstate', { feed_id: UNKNOWN }, { headers: admin })
 
   // Deletes last: the entry, then its feed, then a write to the deleted feed.
   await hit('delete', entry, { feed_id: feed.id, entry_id: free.id }, { wallet: stranger })

@@ -16,7 +16,7 @@ import { migratePostgres, requireCurrentPostgres } from '../src/store/postgres/m
 // The port's type rules: money is NUMERIC(78,0), flags smallint 0/1, every other SQLite INTEGER bigint.
 const MONEY = new Set(['feeds.total_revenue', 'entries.price', 'entries.total_revenue', 'payments.amount', 'transactions.amount', 'feed_days.revenue',
   'buyer_days.spent', 'address_totals.revenue', 'address_totals.spent', 'ledger_totals.revenue'])
-const FLAGS = new Set(['categories.is_active', 'feeds.is_active', 'entries.is_free', 'entries.is_active', 'entries.deactivated_with_feed', 'access_links.is_active'])
+const FLAGS = new Set(['categories.is_active', 'feeds.is_active', 'entries.is_free', 'entries.is_active', 'entries.deactivated_with_feed', 'access_links.is_active', 'feeds.taken_down', 'entries.taken_down', 'takedowns.was_active'])
 const PG_TYPE_OF_SQLITE: Record<string, (column: string) => string> = {
   TEXT: () => 'text',
   BLOB: () => 'bytea',
@@ -46,7 +46,7 @@ const condition = (text: string | null) => text && text.replace(/::[a-z ]+/g, ''
 /** A default as either engine prints it: `'[]'::text` is `'[]'`. */
 const defaultValue = (text: string | null) => text && text.replace(/::[a-z ]+(\(\d+(,\d+)?\))?$/, '')
 /** `feeds_activity AFTER INSERT ON feeds` from either engine's CREATE TRIGGER text. */
-const triggerOf = (name: string, sql: string) => `${name} ${/\b(AFTER|BEFORE) (INSERT|DELETE|UPDATE OF \w+|UPDATE) ON (?:public\.)?(\w+)/i.exec(sql)!.slice(1).join(' ')}`
+const triggerOf = (name: string, sql: string) => `${name} ${/\b(AFTER|BEFORE) (INSERT OR UPDATE|INSERT|DELETE|UPDATE OF \w+|UPDATE) ON (?:public\.)?(\w+)/i.exec(sql)!.slice(1).join(' ')}`
 const sorted = <T>(xs: T[]) => [...xs].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1))
 
 function sqliteSchema(db: Database): Schema {
@@ -103,7 +103,7 @@ async function postgresSchema(sql: SQL): Promise<Schema> {
     JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace s ON s.oid = c.relnamespace JOIN pg_proc p ON p.oid = t.tgfoid
     WHERE s.nspname = 'public' AND NOT t.tgisinternal`
   const feeding = (t: { function: string }) => t.function === 'trellis_changed'
-  const announcing = (t: { function: string }) => t.function === 'trellis_payment_decided'
+  const announcing = (t: { function: string }) => t.function === 'trellis_payment_decided' || t.function === 'trellis_takedowns_changed'
   schema.triggers = triggers.filter((t: { function: string }) => !feeding(t) && !announcing(t)).map((t: { name: string; sql: string }) => triggerOf(t.name, t.sql)).sort()
   schema.changeFeed = triggers.filter(feeding).map((t: { table: string }) => t.table).sort()
   // The cluster's own tables, kept apart as the change feed's triggers are.
@@ -198,8 +198,8 @@ describe('the schema after the migrations', () => {
     expect(pg.changeFeed).toEqual(Object.keys(sqlite.columns).filter((table) => !unkept.includes(table)).sort())
   })
 
-  test('PostgreSQL\'s cluster parts: snapshots, UNLOGGED rate windows leased by trellis_lease, the notice of a decided payment', async () => {
-    expect(pg.cluster).toEqual({ tables: ['rate_windows', 'snapshots'], indexes: ['rate_windows_reset'], triggers: ['payments_decided AFTER UPDATE OF status payments'] })
+  test('PostgreSQL\'s cluster parts: snapshots, UNLOGGED rate windows leased by trellis_lease, the notices of a decided payment and of takedowns', async () => {
+    expect(pg.cluster).toEqual({ tables: ['rate_windows', 'snapshots'], indexes: ['rate_windows_reset'], triggers: ['payments_decided AFTER UPDATE OF status payments', 'takedowns_notice AFTER INSERT OR UPDATE takedowns'] })
     const [persistence] = await sql`SELECT relpersistence FROM pg_class WHERE relname = 'rate_windows'`
     expect(persistence.relpersistence).toBe('u')
     // Ten tokens of a window of 5: 5, then none, then none again; all of one window.

@@ -16,6 +16,10 @@ export interface Found {
   assetVersion: string
 }
 
+/** A JSON-RPC message POSTed to /mcp as an MCP client sends it. */
+const mcp = (message: unknown): ReadTarget['request'] =>
+  ({ method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(message) })
+
 const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) bench' }
 
 /** How deep the deep cursor pages go (page 50 of 20 items), or the last page when a listing is shorter. */
@@ -113,6 +117,10 @@ export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
     t('GET /.well-known/x402', '/.well-known/x402', 'other'),
     t('GET /discovery/resources', '/discovery/resources', 'other'),
     t('GET /discovery/resources?limit=100&offset=5000', '/discovery/resources?limit=100&offset=5000', 'other'),
+    // MCP over Streamable HTTP: a fresh server and transport per request, tools answered through the app's handler.
+    t('POST /mcp tools/list', '/mcp', 'other', 200, mcp({ jsonrpc: '2.0', id: 1, method: 'tools/list' })),
+    t('POST /mcp tools/call search_feeds (category and tag)', '/mcp', 'other', 200,
+      mcp({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_feeds', arguments: { category: m.category_id, tags: [m.tag] } } })),
     t('GET /v1/auth/session, no session (401)', '/v1/auth/session', 'other', 401),
     t('DELETE /v1/auth/session', '/v1/auth/session', 'write', 204, { method: 'DELETE' }),
     t('POST /v1/auth/nonce', '/v1/auth/nonce', 'write', 200, {

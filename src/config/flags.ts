@@ -4,6 +4,7 @@
 // line in the help and (by its key) its field in Config.
 import { NETWORK_NAMES } from './networks.ts'
 import { bindHost, contentPlace, integer, oneOf, postgresUrl, text, url, type Setting, type ValuesOf } from './values.ts'
+import { MCP_HELP } from './mcp.ts'
 
 interface Flag<T> extends Setting<T> {
   /** As typed, without its dashes. */
@@ -29,7 +30,7 @@ export const FLAGS = {
 export type FlagValues = ValuesOf<typeof FLAGS>
 
 /** The commands on a data directory (src/ops). */
-export const DATA_COMMANDS = ['backup', 'restore', 'export-car', 'import-car', 'verify', 'gc', 'migrate-to-postgres'] as const
+export const DATA_COMMANDS = ['backup', 'restore', 'export-car', 'import-car', 'verify', 'gc', 'migrate-to-postgres', 'takedown', 'reinstate', 'takedowns'] as const
 export type DataCommand = (typeof DATA_COMMANDS)[number]
 
 const option = (name: string, variable: string, help: string) => `  ${name.padEnd(21)}${variable.padEnd(22)}${help}`
@@ -61,6 +62,12 @@ Usage: trellis [serve] [options]
                                          moves the data directory's records, content and key into that
                                          PostgreSQL (which holds no market yet), then verifies them there;
                                          the data directory is left as it was (its server stopped)
+       trellis takedown feed|entry <id> --reason <why> [options]
+                                         hides a feed or an entry everywhere and refuses its content (451);
+                                         its sales stay in the ledger (as POST /v1/admin/…/takedown)
+       trellis reinstate feed|entry <id> [--reason <why>] [options]    gives it back as its owner had it
+       trellis takedowns [--state standing|reinstated|all] [options]   the takedowns and their reasons
+       trellis mcp [--url <url>]         an MCP server for AI agents over stdio (see below)
        trellis version                   the version, the commit and the build date (same as --version)
        trellis help                      this help (same as --help)
 
@@ -86,6 +93,9 @@ Environment only:
   TRELLIS_DB_POOL (10: connections to PostgreSQL), TRELLIS_READ_MEMO_MB (32: read results kept; 0: none),
   TRELLIS_GC_GRACE_S (86400: content in PostgreSQL stored more recently is never collected),
   TRELLIS_LEADER_POLL_S (2: seconds, fractions allowed, between tries to lead the once-per-database jobs, PostgreSQL)
+
+trellis mcp (takes --url and the environment below, none of the options above):
+${MCP_HELP}
 
 Test hooks (TRELLIS_TEST_*) work only from source with TRELLIS_TEST_HOOKS=1; the executable ignores them.
 `

@@ -7,6 +7,7 @@ import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { MAX_AMOUNT } from '../lib/money.ts'
 import { fail } from './errors.ts'
+import { takenDown } from './moderation.ts'
 import { MAX_CONTENT_BASE64_CHARS, SUPPORTED_MIME_TYPES, type CreateEntry, type Price, type UpdateEntry } from '../models/entry.ts'
 import type { EntryPatch } from '../store/entries.ts'
 import type { Base64Content } from './base64.ts'
@@ -72,7 +73,7 @@ export function entryService(d: Deps) {
     const feed = await d.feeds.get(feedId)
     const entry = await read.entries.byId(entryId)
     if (!entry || entry.feed_id !== feed.id) return fail('ENTRY_NOT_FOUND', 'entry not found')
-    return { feed, entry }
+    return entry.taken_down ? takenDown('entry') : { feed, entry }
   }
 
   return {

@@ -8,6 +8,7 @@ import { newId, isUuid } from '../lib/ids.ts'
 import { isWalletAddress } from '../chain/signatures.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { fail } from './errors.ts'
+import { takenDown } from './moderation.ts'
 import { coverImage, ingestImage, storedImage, type FetchLog } from './images.ts'
 import type { Signer } from './auth.ts'
 
@@ -17,6 +18,7 @@ export interface FeedQuery {
   owner_id?: string
   category?: string
   tags?: string[]
+  search?: string
   min_entries: number
   is_active?: boolean
   min_age?: number
@@ -55,7 +57,15 @@ export function feedService(d: Deps) {
     return category.id
   }
 
-  const get = async (id: string): Promise<FeedRecord> => (await read.feeds.byId(id)) ?? fail('FEED_NOT_FOUND', 'feed not found')
+  async function get(id: string): Promise<FeedRecord> {
+    const feed = (await read.feeds.byId(id)) ?? fail('FEED_NOT_FOUND', 'feed not found')
+    return feed.taken_down ? takenDown('feed') : feed
+  }
+
+  /** Ends an owner's write to a feed the operator took down meanwhile: its transaction rolls back. */
+  async function stillUp(tx: Stores, id: string): Promise<void> {
+    if ((await tx.feeds.byId(id))!.taken_down) takenDown('feed')
+  }
 
   async function owned(signer: Signer, feedId: string): Promise<FeedRecord> {
     const feed = await get(feedId)
@@ -73,7 +83,8 @@ export function feedService(d: Deps) {
     },
     /** The feed's cover when it is already recorded as an image here (no content read); null otherwise. */
     async knownCover(id: string): Promise<ImageRecord | null> {
-      const cid = (await read.feeds.byId(id))?.image_cid
+      const feed = await read.feeds.byId(id)
+      const cid = feed && !feed.taken_down ? feed.image_cid : null // a taken-down feed's: the route's 451
       return cid ? read.images.byCid(cid) : null
     },
     owned,
@@ -115,6 +126,7 @@ export function feedService(d: Deps) {
           patch.is_active = false
         }
         await tx.feeds.update(feed.id, patch, now)
+        await stillUp(tx, feed.id)
       })
       return (await read.feeds.byId(feed.id))!
     },
@@ -125,6 +137,7 @@ export function feedService(d: Deps) {
         const now = nowSeconds()
         await tx.entries.deactivateAllIn(feed.id, now)
         await tx.feeds.update(feed.id, { is_active: false }, now)
+        await stillUp(tx, feed.id)
       })
     },
 
@@ -146,6 +159,7 @@ export function feedService(d: Deps) {
         ownerId,
         categoryId,
         tags: q.tags,
+        search: q.search,
         minEntries: q.min_entries,
         isActive: q.is_active,
         createdBefore: q.min_age !== undefined ? now - q.min_age : undefined,

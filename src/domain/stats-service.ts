@@ -16,8 +16,19 @@ const MEMO_BODIES = 64
 
 export type SerialisedBoards = Partial<Record<BoardKey, string[]>>
 
+/** The boards without the items of taken-down feeds: a feed's item is the only one naming its id. */
+function without(boards: SerialisedBoards, feedIds: ReadonlySet<string>): SerialisedBoards {
+  if (feedIds.size === 0) return boards
+  const quoted = [...feedIds].map((id) => `"${id}"`)
+  return Object.fromEntries(Object.entries(boards).map(([key, items]) => [key, items.filter((item) => !quoted.some((id) => item.includes(id)))]))
+}
+
 export function statsService(d: { records: Records; wallets: WalletService }) {
+  let installed: SerialisedBoards = {}
   let boards: SerialisedBoards = {}
+  /** Feeds taken down: left out of the boards at once, not only from the next build on. */
+  let hidden: ReadonlySet<string> = new Set()
+  let hiddenRead = Promise.resolve()
   let ranks: Ranks = ranksFrom([])
   let ranksGeneration = 0
   let bodies = new Map<string, string>() // by board key and length, for the current boards
@@ -36,9 +47,22 @@ export function statsService(d: { records: Records; wallets: WalletService }) {
 
   return {
     installBoards(next: SerialisedBoards): void {
-      boards = next
+      installed = next
+      boards = without(next, hidden)
       bodies = new Map()
       boardsGeneration++
+    },
+    /** Reads which feeds stand taken down (at start, after a takedown, on another instance's notice); one read at a time. */
+    takedownsChanged(): Promise<void> {
+      hiddenRead = hiddenRead.catch(() => {}).then(async () => {
+        const now = new Set(await d.records.read.takedowns.standingFeeds())
+        if (now.size === hidden.size && [...now].every((id) => hidden.has(id))) return
+        hidden = now
+        boards = without(installed, hidden)
+        bodies = new Map()
+        boardsGeneration++
+      })
+      return hiddenRead
     },
     /** Changes whenever new leaderboards are installed. */
     boardsGeneration: () => boardsGeneration,

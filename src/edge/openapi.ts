@@ -21,6 +21,7 @@ const COMPONENTS: Record<string, TSchema> = {
   MostPopularItem: models.MostPopularItem, TopRevenueItem: models.TopRevenueItem, TopProviderItem: models.TopProviderItem,
   TopBuyerItem: models.TopBuyerItem, TrendingItem: models.TrendingItem, TopFeedItem: models.TopFeedItem,
   CategoryStatsItem: models.CategoryStatsItem, RecentEntry: models.RecentEntry,
+  Takedown: models.Takedown, TakeDown: models.TakeDown, Reinstate: models.Reinstate,
 }
 export const modelsPlugin = new Elysia({ name: 'models' }).model(COMPONENTS)
 
@@ -45,7 +46,7 @@ export const contentResponses = (description: string) => ({
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request', 401: 'Not signed, or the signature is invalid', 402: 'Payment required', 403: 'Forbidden', 404: 'Not found',
   409: 'Conflict', 410: 'Gone', 413: 'Body too large', 415: 'Unsupported media type', 416: 'Range not satisfiable',
-  422: 'Invalid page token', 429: 'Too many requests; retry after Retry-After seconds', 502: 'The payment backend failed; nothing was charged',
+  422: 'Invalid page token', 451: 'Unavailable for legal reasons: taken down by the operator of this server', 429: 'Too many requests; retry after Retry-After seconds', 502: 'The payment backend failed; nothing was charged',
   503: 'Not now: a payment is being settled, or the database cannot be reached; retry after Retry-After seconds',
 }
 const codesFor = (status: number) => Object.entries(STATUS).filter(([, s]) => s === status).map(([code]) => code)
@@ -103,6 +104,8 @@ function finishOperation(path: string, op: Operation, facts: RouteFacts | undefi
     responses['413'] ??= documentedError(413)
   }
   if ((op.parameters ?? []).some((p) => p.in !== 'header')) responses['400'] ??= documentedError(400)
+  // Whatever names a feed or an entry (or opens one: an access link) may name one the operator took down.
+  if (/\{(feed_id|entry_id|token)\}/.test(path) && !path.startsWith('/v1/admin/')) responses['451'] ??= documentedError(451)
   if (path.startsWith('/v1/')) responses['429'] = { ...documentedError(429), headers: RETRY_AFTER }
   op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)))
 }

@@ -7,10 +7,11 @@ import type { Category } from './category.ts'
 import type { AccessLink } from './access-link.ts'
 import type { Transaction } from './transaction.ts'
 
-export type FeedRecord = Omit<Feed, 'total_revenue'> & { total_revenue: bigint }
+/** `taken_down`: by the operator (domain/moderation.ts); never on the wire. */
+export type FeedRecord = Omit<Feed, 'total_revenue'> & { total_revenue: bigint; taken_down: boolean }
 
 /** `is_free` is the stored flag; on the wire an entry whose early access has ended is free too (isFreeNow). */
-export type EntryRecord = Omit<Entry, 'content_url' | 'asset' | 'price' | 'total_revenue'> & { size: number; price: bigint; total_revenue: bigint }
+export type EntryRecord = Omit<Entry, 'content_url' | 'asset' | 'price' | 'total_revenue'> & { size: number; price: bigint; total_revenue: bigint; taken_down: boolean }
 
 export type WalletRecord = Omit<Wallet, 'wallet_address' | 'wallet_address_network' | 'total_revenue'> & { total_revenue: bigint }
 

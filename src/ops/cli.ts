@@ -12,6 +12,7 @@ import { restore, restoreIntoDatabase, type Progress, type VerifyReport } from '
 import { migrateToPostgres, type Migrated } from './migrate-to-postgres.ts'
 import { CONTROL_SOCKET, runInServer } from './control.ts'
 import { runOperation } from './commands.ts'
+import { isUuid } from '../lib/ids.ts'
 
 /** A progress line on a terminal, rewritten in place; nothing when stderr is not one. */
 function terminalProgress(): Progress & { end(): void } {
@@ -49,6 +50,17 @@ function operationArgs(command: DataCommand, args: string[], out: string | undef
       return []
     case 'gc':
       need(args.every((arg) => arg === '--dry-run'), 'gc [--dry-run]')
+      return args
+    case 'takedown':
+    case 'reinstate': {
+      const usage = `${command} feed|entry <id> ${command === 'takedown' ? '--reason <why>' : '[--reason <why>]'}`
+      const [kind, id, flag, reason, ...rest] = args
+      need((kind === 'feed' || kind === 'entry') && id !== undefined && rest.length === 0 && (flag === undefined ? command === 'reinstate' : flag === '--reason'), usage)
+      need(isUuid(id!), `${usage} (the id is a UUID)`)
+      return [kind!, id!.toLowerCase(), ...(flag ? [flag, reason!] : [])]
+    }
+    case 'takedowns':
+      need((args.length === 0 || (args[0] === '--state' && ['standing', 'reinstated', 'all'].includes(args[1]!))) && args.length <= 2, 'takedowns [--state standing|reinstated|all]')
       return args
     case 'migrate-to-postgres':
       need(args.every((arg) => arg === '--replace-nul'), 'migrate-to-postgres --data-dir <dir> --database-url <postgres://…> [--replace-nul]')

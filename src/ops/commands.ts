@@ -1,5 +1,16 @@
 // The data operations by name, as the command line and the control socket call them.
 import { backup, fileChunks, verify, writeCar, type DataAccess, type Progress } from './data.ts'
+import type { TakedownKind, TakedownRecord, TakedownState } from '../domain/moderation.ts'
+
+/** Every takedown in `state`, newest first. */
+async function listTakedowns(access: DataAccess, state: TakedownState): Promise<TakedownRecord[]> {
+  const all: TakedownRecord[] = []
+  for (;;) {
+    const rows = await access.moderation.list(state, all.at(-1)?.id, 1000)
+    all.push(...rows)
+    if (rows.length < 1000) return all
+  }
+}
 
 /** Paths in `args` are absolute (the caller's working directory is not the server's). */
 export async function runOperation(access: DataAccess, command: string, args: string[], progress: Progress): Promise<unknown> {
@@ -27,6 +38,13 @@ export async function runOperation(access: DataAccess, command: string, args: st
         await lease.release()
       }
     }
+    case 'takedown':
+    case 'reinstate': {
+      const [kind, id, , reason] = args as [TakedownKind, string, string?, string?]
+      return command === 'takedown' ? access.moderation.takeDown(kind, id, reason!) : access.moderation.reinstate(kind, id, reason ?? null)
+    }
+    case 'takedowns':
+      return listTakedowns(access, (args[1] ?? 'standing') as TakedownState)
     default:
       throw new Error(`unknown operation ${command}`)
   }

@@ -4,6 +4,7 @@
 // A backup is a directory: trellis.db (a consistent copy, VACUUM INTO), content.car (every block of every entry and
 // cover, each once), secret.key, and manifest.json (what is in it, with each file's SHA-256). Caches (cache/,
 // snapshot-*.json) are left out: the server rebuilds them.
+import type { ModerationService } from '../domain/moderation.ts'
 import { createHash } from 'node:crypto'
 import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -39,6 +40,8 @@ export interface DataAccess {
   secret(): Promise<Uint8Array>
   /** A lease on the records (records.lease): null while another process holds it. */
   lease(name: string): Promise<Lease | null>
+  /** Takedowns (trellis takedown, reinstate, takedowns): the running server's own, so its leaderboards follow at once. */
+  moderation: ModerationService
 }
 
 export interface Manifest {

@@ -1,5 +1,5 @@
 // Category administration, behind the admin-api-key header (TRELLIS_ADMIN_KEY). Without a configured key the
-// routes do not exist (404).
+// routes do not exist (404). Takedowns: moderation.ts.
 import { Elysia } from 'elysia'
 import { timingSafeEqual, createHash } from 'node:crypto'
 import type { Services } from './services.ts'
@@ -11,15 +11,22 @@ import { jsonBody } from '../edge/body.ts'
 
 const digest = (value: string) => createHash('sha256').update(value).digest()
 
-export const adminRoutes = (s: Services) => {
-  const key = s.config.adminKey
-  if (!key) return new Elysia({ name: 'admin-disabled' })
+/**
+ * Refuses a request without the configured admin-api-key (TRELLIS_ADMIN_KEY). Runs in the parse/transform phase,
+ * before validation: a wrong key never learns anything about the body.
+ */
+export function adminKeyGuard(key: string): (context: { request: Request }) => void {
   const expected = digest(key)
-  // Runs in the parse/transform phase, before validation: a wrong key never learns anything about the body.
-  const requireKey = ({ request }: { request: Request }) => {
+  return ({ request }) => {
     const given = request.headers.get('admin-api-key')
     if (!given || !timingSafeEqual(digest(given), expected)) throw new DomainError('ADMIN_KEY_REQUIRED', 'a valid admin-api-key header is required')
   }
+}
+
+export const adminRoutes = (s: Services) => {
+  const key = s.config.adminKey
+  if (!key) return new Elysia({ name: 'admin-disabled' })
+  const requireKey = adminKeyGuard(key)
   return new Elysia({ prefix: '/v1/categories', tags: ['Admin'] })
     .post('', async ({ body, set }) => {
       set.status = 201

@@ -19,7 +19,7 @@ import { contentResponses, errors, NoBody } from '../edge/openapi.ts'
 const IMAGE_BODY_LIMIT = 14 * 1024 * 1024
 
 /** A feed on the wire: the record, its money as text. */
-export const feedBody = (f: FeedRecord): Feed => ({ ...f, total_revenue: f.total_revenue.toString() })
+export const feedBody = ({ taken_down: _, ...f }: FeedRecord): Feed => ({ ...f, total_revenue: f.total_revenue.toString() })
 
 const feedKey = (id: string) => `feed:${id}`
 
@@ -32,7 +32,7 @@ export function feedJson(s: Services, rawId: string): Promise<string> {
 /** The same text when the memo holds it (the hot-read path answers from it, see edge/hot-reads.ts). */
 export const heldFeedJson = (s: Services, rawId: string): string | undefined => (isUuid(rawId) ? s.cached.peek<string>(feedKey(rawId.toLowerCase())) : undefined)
 
-const FEED_LIST_PARAMETERS = ['page_size', 'page_token', 'owner_id', 'category', 'owner_wallet_address', 'tags', 'min_entries', 'is_active', 'min_age', 'max_age'] as const
+const FEED_LIST_PARAMETERS = ['page_size', 'page_token', 'owner_id', 'category', 'owner_wallet_address', 'tags', 'search', 'min_entries', 'is_active', 'min_age', 'max_age'] as const
 
 const rejectBlankName = (name: string | undefined) => {
   if (typeof name === 'string' && name.trim() === '') fail('invalid_request', 'name must not be blank', 'name')
@@ -64,6 +64,7 @@ export const feedRoutes = (s: Services) =>
         owner_id: query.owner_id ?? query.owner_wallet_address,
         category: query.category,
         tags,
+        search: query.search?.trim() || undefined,
         // One owner's listing shows every feed of theirs, a new one with no entries too (the SDK's myFeeds()); the
         // market-wide listing hides empty feeds, as the hosted service does for both.
         min_entries: integerQuery(query.min_entries, 'min_entries') ?? (query.owner_id ?? query.owner_wallet_address ? 0 : 1),
@@ -82,6 +83,7 @@ export const feedRoutes = (s: Services) =>
         category: t.Optional(Text({ description: 'category id or name' })),
         owner_wallet_address: t.Optional(t.String({ description: 'owner address (as the SDK sends it)' })),
         tags: t.Optional(t.Union([t.String(), t.Array(t.String())], { description: 'comma-separated or repeated; feeds with any of them' })),
+        search: t.Optional(Text({ maxLength: 200, description: 'words the name or description holds (A-Z case-insensitive)' })),
         min_entries: t.Optional(t.String({ description: 'minimum active entries (default 1; 0 when owner_id or owner_wallet_address is given)' })),
         is_active: t.Optional(t.String({ description: 'true (default) or false' })),
         min_age: t.Optional(t.String({ description: 'created at least this many seconds ago' })),

@@ -10,6 +10,7 @@ import type { TransactionService } from '../domain/transactions.ts'
 import type { PurchaseService } from '../domain/purchases.ts'
 import type { AccessLinkService } from '../domain/access-links.ts'
 import type { StatsService } from '../domain/stats-service.ts'
+import type { ModerationService } from '../domain/moderation.ts'
 import type { ContentStore } from '../content/store.ts'
 import type { PageTokens } from './pagination.ts'
 import type { ReadMemo } from '../store/memo.ts'
@@ -27,6 +28,7 @@ export interface Services {
   purchases: PurchaseService
   accessLinks: AccessLinkService
   stats: StatsService
+  moderation: ModerationService
   accessTokens: AccessTokens
   content: ContentStore
   pages: PageTokens

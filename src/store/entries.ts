@@ -4,10 +4,12 @@ import { textListJson } from '../lib/text.ts'
 import { patchRow } from './patch.ts'
 
 /** `content_key`: the key the content is sealed under (paid entries). It is kept out of EntryRecord, so no answer can carry it. */
-export type NewEntry = Omit<EntryRecord, 'is_active' | 'total_purchases' | 'total_revenue' | 'created_at' | 'updated_at'> & { content_key?: Uint8Array | null; now: number }
+export type NewEntry = Omit<EntryRecord, 'is_active' | 'taken_down' | 'total_purchases' | 'total_revenue' | 'created_at' | 'updated_at'> & { content_key?: Uint8Array | null; now: number }
 
 export interface EntryStore {
   byId(id: string): Promise<EntryRecord | undefined>
+  /** byId, its row held until the transaction ends (PostgreSQL: FOR UPDATE; SQLite has one writer). */
+  held(id: string): Promise<EntryRecord | undefined>
   /** The key the entry's content is sealed under; null when it is stored in the clear. */
   contentKey(id: string): Promise<Uint8Array | null>
   /** Early access over: paid entries whose expires_at has passed become free. How many did. */
@@ -25,7 +27,13 @@ export interface EntryStore {
   list(filter: { feedId: string; isFree?: boolean; beforeId?: string; limit: number }): Promise<EntryRecord[]>
   /** Changes the words and the price of an entry (never its content); inside a transaction. */
   update(id: string, patch: EntryPatch, now: number): Promise<void>
+  /** Whether it is inactive only because its feed was deleted (reactivating the feed brings it back). */
+  withdrawnWithFeed(id: string): Promise<boolean>
+  /** The operator's marks (domain/moderation.ts); the feed's count of active entries follows. */
+  moderate(id: string, feedId: string, state: EntryStanding, now: number): Promise<void>
 }
+
+export interface EntryStanding { is_active: boolean; taken_down: boolean; deactivated_with_feed: boolean }
 
 export type EntryPatch = Partial<Pick<EntryRecord, 'title' | 'description' | 'metadata' | 'tags' | 'is_free' | 'price' | 'expires_at'>>
 
@@ -33,10 +41,11 @@ export type EntryPatch = Partial<Pick<EntryRecord, 'title' | 'description' | 'me
 export type SlotRefusal = 'full' | 'inactive' | 'missing'
 
 /** An entries row as the database returns it. */
-export interface EntryRow extends Omit<EntryRecord, 'is_free' | 'is_active' | 'tags' | 'price' | 'total_revenue'> {
+export interface EntryRow extends Omit<EntryRecord, 'is_free' | 'is_active' | 'taken_down' | 'tags' | 'price' | 'total_revenue'> {
   tags: string // JSON array
   is_free: number
   is_active: number
+  taken_down: number
   price: string
   total_revenue: string
 }
@@ -47,6 +56,7 @@ export const entryRecord = (row: EntryRow): EntryRecord => ({
   size: Number(row.size),
   is_free: Number(row.is_free) === 1,
   is_active: Number(row.is_active) === 1,
+  taken_down: Number(row.taken_down) === 1,
   price: BigInt(row.price),
   expires_at: row.expires_at === null ? null : Number(row.expires_at),
   total_purchases: Number(row.total_purchases),
@@ -56,7 +66,7 @@ export const entryRecord = (row: EntryRow): EntryRecord => ({
 })
 
 export const ENTRY_COLUMNS = q`e.id, e.feed_id, e.cid, e.size, e.mime_type, e.title, e.description, e.metadata, e.tags, e.is_free,
-  CAST(e.price AS TEXT) AS price, e.expires_at, e.is_active, e.total_purchases, CAST(e.total_revenue AS TEXT) AS total_revenue,
+  CAST(e.price AS TEXT) AS price, e.expires_at, e.is_active, e.taken_down, e.total_purchases, CAST(e.total_revenue AS TEXT) AS total_revenue,
   e.created_at, e.updated_at`
 const SELECT = q`SELECT ${ENTRY_COLUMNS} FROM entries e`
 
@@ -84,6 +94,10 @@ export function entryStore(sql: Sql, dialect: 'sqlite' | 'postgres'): EntryStore
 
   return {
     byId,
+    async held(id) {
+      const row = await sql.get<EntryRow>(q`${SELECT} WHERE e.id = ${id}${dialect === 'postgres' ? q` FOR UPDATE` : q``}`)
+      return row ? entryRecord(row) : undefined
+    },
     contentKey: async (id) => (await sql.get<{ content_key: Uint8Array | null }>(q`SELECT content_key FROM entries WHERE id = ${id}`))?.content_key ?? null,
     freeExpired: (now) => sql.run(q`UPDATE entries SET is_free = 1, updated_at = ${now} WHERE is_free = 0 AND expires_at IS NOT NULL AND expires_at <= ${now}`),
     async add(e, max) {
@@ -113,7 +127,7 @@ export function entryStore(sql: Sql, dialect: 'sqlite' | 'postgres'): EntryStore
       if ((await sql.run(deactivate)) > 0) await sql.run(recount(feedId))
     },
     async reactivateAllIn(feedId, now) {
-      await sql.run(q`UPDATE entries SET is_active = 1, deactivated_with_feed = 0, updated_at = ${now} WHERE feed_id = ${feedId} AND deactivated_with_feed = 1`)
+      await sql.run(q`UPDATE entries SET is_active = 1, deactivated_with_feed = 0, updated_at = ${now} WHERE feed_id = ${feedId} AND deactivated_with_feed = 1 AND taken_down = 0`)
       await sql.run(recount(feedId))
     },
     async update(id, patch, now) {
@@ -122,6 +136,12 @@ export function entryStore(sql: Sql, dialect: 'sqlite' | 'postgres'): EntryStore
       if (tags !== undefined) values.tags = textListJson(tags)
       if (is_free !== undefined) values.is_free = is_free ? 1 : 0
       await patchRow(sql, 'entries', id, values, now)
+    },
+    withdrawnWithFeed: async (id) => Number((await sql.get<{ d: number }>(q`SELECT deactivated_with_feed AS d FROM entries WHERE id = ${id}`))?.d ?? 0) === 1,
+    async moderate(id, feedId, state, now) {
+      await sql.run(q`UPDATE entries SET is_active = ${state.is_active ? 1 : 0}, taken_down = ${state.taken_down ? 1 : 0},
+        deactivated_with_feed = ${state.deactivated_with_feed ? 1 : 0}, updated_at = ${now} WHERE id = ${id}`)
+      await sql.run(recount(feedId))
     },
     async list(filter) {
       const where: Query[] = [q`e.feed_id = ${filter.feedId}`, q`e.is_active = 1`]

@@ -7,6 +7,8 @@ export interface FeedFilter {
   ownerId?: string
   categoryId?: string
   tags?: string[]
+  /** Words the name or description holds, A-Z case folded (as sqlLower). */
+  search?: string
   minEntries: number
   isActive?: boolean
   createdBefore?: number // from min_age
@@ -15,11 +17,13 @@ export interface FeedFilter {
   limit: number
 }
 
-export type FeedPatch = Partial<Pick<FeedRecord, 'name' | 'description' | 'image_cid' | 'category_id' | 'tags' | 'is_active'>>
+export type FeedPatch = Partial<Pick<FeedRecord, 'name' | 'description' | 'image_cid' | 'category_id' | 'tags' | 'is_active' | 'taken_down'>>
 export type NewFeed = { id: string; owner_id: string; category_id: string | null; name: string; description: string | null; image_cid: string | null; tags: string[]; now: number }
 
 export interface FeedStore {
   byId(id: string): Promise<FeedRecord | undefined>
+  /** byId, its row held until the transaction ends (PostgreSQL: FOR UPDATE; SQLite has one writer). */
+  held(id: string): Promise<FeedRecord | undefined>
   list(filter: FeedFilter): Promise<FeedRecord[]>
   activeCountOf(ownerId: string): Promise<number>
   insert(row: NewFeed): Promise<void>
@@ -33,19 +37,20 @@ export interface FeedStore {
 }
 
 /** A feeds row as the database returns it. */
-interface FeedRow extends Omit<FeedRecord, 'is_active' | 'tags' | 'total_revenue'> {
+interface FeedRow extends Omit<FeedRecord, 'is_active' | 'taken_down' | 'tags' | 'total_revenue'> {
   is_active: number
+  taken_down: number
   tags: string // JSON array
   total_revenue: string
 }
 
 const toRecord = (row: FeedRow): FeedRecord => ({
-  ...row, is_active: Number(row.is_active) === 1, tags: JSON.parse(row.tags) as string[], total_revenue: BigInt(row.total_revenue),
+  ...row, is_active: Number(row.is_active) === 1, taken_down: Number(row.taken_down) === 1, tags: JSON.parse(row.tags) as string[], total_revenue: BigInt(row.total_revenue),
   total_entries: Number(row.total_entries), total_purchases: Number(row.total_purchases), created_at: Number(row.created_at), updated_at: Number(row.updated_at),
 })
 
 const SELECT = q`SELECT f.id, f.owner_id, w.address AS owner_wallet_address, f.category_id, f.name, f.description,
-  f.image_cid, f.tags, f.is_active, f.total_entries, f.total_purchases, CAST(f.total_revenue AS TEXT) AS total_revenue,
+  f.image_cid, f.tags, f.is_active, f.taken_down, f.total_entries, f.total_purchases, CAST(f.total_revenue AS TEXT) AS total_revenue,
   f.created_at, f.updated_at FROM feeds f JOIN wallets w ON w.id = f.owner_id`
 
 export function feedStore(sql: Sql, dialect: 'sqlite' | 'postgres'): FeedStore {
@@ -54,16 +59,21 @@ export function feedStore(sql: Sql, dialect: 'sqlite' | 'postgres'): FeedStore {
       const row = await sql.get<FeedRow>(q`${SELECT} WHERE f.id = ${id}`)
       return row ? toRecord(row) : undefined
     },
+    async held(id) {
+      const row = await sql.get<FeedRow>(q`${SELECT} WHERE f.id = ${id}${dialect === 'postgres' ? q` FOR UPDATE OF f` : q``}`)
+      return row ? toRecord(row) : undefined
+    },
     activeCountOf: async (ownerId) => Number((await sql.get<{ n: number }>(q`SELECT COUNT(*) AS n FROM feeds WHERE owner_id = ${ownerId} AND is_active = 1`))!.n),
     async insert(row) {
       await sql.run(q`INSERT INTO feeds (id, owner_id, category_id, name, description, image_cid, tags, created_at, updated_at)
         VALUES (${row.id}, ${row.owner_id}, ${row.category_id}, ${row.name}, ${row.description}, ${row.image_cid}, ${textListJson(row.tags)}, ${row.now}, ${row.now})`)
     },
     update(id, patch, now) {
-      const { tags, is_active, ...rest } = patch
+      const { tags, is_active, taken_down, ...rest } = patch
       const values: Record<string, string | number | null> = { ...rest }
       if (tags !== undefined) values.tags = textListJson(tags)
       if (is_active !== undefined) values.is_active = is_active ? 1 : 0
+      if (taken_down !== undefined) values.taken_down = taken_down ? 1 : 0
       return patchRow(sql, 'feeds', id, values, now)
     },
     async lockOwner(walletId) {
@@ -72,12 +82,17 @@ export function feedStore(sql: Sql, dialect: 'sqlite' | 'postgres'): FeedStore {
       if (dialect === 'postgres') await sql.get(q`SELECT id FROM wallets WHERE id = ${walletId} FOR NO KEY UPDATE`)
     },
     async list(filter) {
-      const where: Query[] = [q`f.total_entries >= ${filter.minEntries}`]
+      // A taken-down feed is inactive, but not among the inactive ones either: it is in no listing at all.
+      const where: Query[] = [q`f.total_entries >= ${filter.minEntries}`, q`f.taken_down = 0`]
       if (filter.isActive !== undefined) where.push(q`f.is_active = ${filter.isActive ? 1 : 0}`)
       if (filter.ownerId) where.push(q`f.owner_id = ${filter.ownerId}`)
       if (filter.categoryId) where.push(q`f.category_id = ${filter.categoryId}`)
       // tag_lc is lower(tag) as the engine's triggers make it: A-Z folded, nothing else (an É tag is found as É only).
       if (filter.tags?.length) where.push(q`f.id IN (SELECT feed_id FROM feed_tags WHERE tag_lc IN (${join(filter.tags.map((tag) => q`${sqlLower(tag)}`), ', ')}))`)
+      if (filter.search) {
+        const pattern = `%${sqlLower(filter.search).replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+        where.push(q`(lower(f.name) LIKE ${pattern} ESCAPE '\\' OR lower(COALESCE(f.description, '')) LIKE ${pattern} ESCAPE '\\')`)
+      }
       if (filter.createdBefore !== undefined) where.push(q`f.created_at <= ${filter.createdBefore}`)
       if (filter.createdAfter !== undefined) where.push(q`f.created_at >= ${filter.createdAfter}`)
       if (filter.beforeId) where.push(q`f.id < ${filter.beforeId}`)

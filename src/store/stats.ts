@@ -115,7 +115,7 @@ export function statsStore(sql: Sql): StatsStore {
     feeds: async () => (await sql.all<MarketFeed>(q`SELECT f.id, f.owner_id, w.address AS owner_wallet, w.username AS owner_username, f.category_id,
         c.name AS category_name, f.name, f.description, f.image_cid, f.is_active, f.tags, f.total_entries, f.total_purchases,
         CAST(f.total_revenue AS TEXT) AS total_revenue, f.created_at, f.updated_at
-      FROM feeds f JOIN wallets w ON w.id = f.owner_id LEFT JOIN categories c ON c.id = f.category_id`))
+      FROM feeds f JOIN wallets w ON w.id = f.owner_id LEFT JOIN categories c ON c.id = f.category_id WHERE f.taken_down = 0`))
       .map((row) => numbers(row, ['is_active', 'total_entries', 'total_purchases', 'created_at', 'updated_at'])),
     wallets: async () => (await sql.all<MarketWallet>(q`SELECT id, address, address_lc, network, username, created_at, updated_at FROM wallets`))
       .map((row) => numbers(row, ['created_at', 'updated_at'])),

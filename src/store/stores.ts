@@ -14,6 +14,7 @@ import { ledgerAuditStore, type LedgerAuditStore } from './ledger-audit.ts'
 import { metaStore, type MetaStore } from './meta.ts'
 import { statsStore, type StatsStore } from './stats.ts'
 import { inventoryStore, type InventoryStore } from './inventory.ts'
+import { takedownStore, type TakedownStore } from './takedowns.ts'
 import type { Records as RecordsOf } from './records.ts'
 
 export interface Stores {
@@ -31,6 +32,7 @@ export interface Stores {
   meta: MetaStore
   stats: StatsStore
   inventory: InventoryStore
+  takedowns: TakedownStore
 }
 
 export type Records = RecordsOf<Stores>
@@ -50,4 +52,5 @@ export const storesOn = (dialect: 'sqlite' | 'postgres') => (sql: Sql): Stores =
   meta: metaStore(sql),
   stats: statsStore(sql),
   inventory: inventoryStore(sql),
+  takedowns: takedownStore(sql),
 })

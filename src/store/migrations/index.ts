@@ -12,6 +12,7 @@ import onePendingPurchase from './sqlite/009-one-pending-purchase.sql' with { ty
 import insertFirstTallies from './sqlite/010-insert-first-tallies.sql' with { type: 'text' }
 import changeFeed from './sqlite/011-change-feed.sql' with { type: 'text' }
 import cluster from './sqlite/012-cluster.sql' with { type: 'text' }
+import takedowns from './sqlite/013-takedowns.sql' with { type: 'text' }
 import pgInit from './postgres/001-init.sql' with { type: 'text' }
 import pgPayments from './postgres/002-payments.sql' with { type: 'text' }
 import pgAccessLinks from './postgres/003-access-links.sql' with { type: 'text' }
@@ -24,6 +25,7 @@ import pgOnePendingPurchase from './postgres/009-one-pending-purchase.sql' with 
 import pgInsertFirstTallies from './postgres/010-insert-first-tallies.sql' with { type: 'text' }
 import pgChangeFeed from './postgres/011-change-feed.sql' with { type: 'text' }
 import pgCluster from './postgres/012-cluster.sql' with { type: 'text' }
+import pgTakedowns from './postgres/013-takedowns.sql' with { type: 'text' }
 
 export interface Migration { version: number; name: string; sql: string }
 
@@ -31,7 +33,7 @@ export interface Migration { version: number; name: string; sql: string }
 const NAMES = [
   '001-init', '002-payments', '003-access-links', '004-settlement-proof', '005-tallies',
   '006-read-indexes', '007-images', '008-content-keys', '009-one-pending-purchase', '010-insert-first-tallies',
-  '011-change-feed', '012-cluster',
+  '011-change-feed', '012-cluster', '013-takedowns',
 ]
 
 /** One engine's steps, its SQL given in the order of NAMES. */
@@ -41,10 +43,10 @@ function steps(texts: string[]): Migration[] {
 }
 
 /** The embedded engine's (SQLite). */
-export const MIGRATIONS = steps([init, payments, accessLinks, settlementProof, tallies, readIndexes, images, contentKeys, onePendingPurchase, insertFirstTallies, changeFeed, cluster])
+export const MIGRATIONS = steps([init, payments, accessLinks, settlementProof, tallies, readIndexes, images, contentKeys, onePendingPurchase, insertFirstTallies, changeFeed, cluster, takedowns])
 
 export const POSTGRES_MIGRATIONS = steps([
-  pgInit, pgPayments, pgAccessLinks, pgSettlementProof, pgTallies, pgReadIndexes, pgImages, pgContentKeys, pgOnePendingPurchase, pgInsertFirstTallies, pgChangeFeed, pgCluster,
+  pgInit, pgPayments, pgAccessLinks, pgSettlementProof, pgTallies, pgReadIndexes, pgImages, pgContentKeys, pgOnePendingPurchase, pgInsertFirstTallies, pgChangeFeed, pgCluster, pgTakedowns,
 ])
 
 export const migrationsFor = (dialect: 'sqlite' | 'postgres'): Migration[] => (dialect === 'sqlite' ? MIGRATIONS : POSTGRES_MIGRATIONS)

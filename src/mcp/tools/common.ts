@@ -1,0 +1,30 @@
+// What every tool shares: where it sends requests, the operator's wallet when there is one, the input shapes used
+// by several tools, and the shape of an answer.
+import { z } from 'zod'
+import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js'
+import type { TrellisApi } from '../api.ts'
+import type { OperatorWallet } from '../wallet.ts'
+
+export interface ToolContext {
+  api: TrellisApi
+  /** The operator's wallet (trellis mcp with TRELLIS_MCP_WALLET_KEY); null over /mcp, which holds no key. */
+  wallet: OperatorWallet | null
+}
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
+/** An id, held to a UUID here so that no input can make a path of its own. */
+export const id = (what: string) => z.string().regex(UUID, `${what} must be a UUID`).describe(`the ${what} (a UUID)`)
+export const address = (description: string) => z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').describe(description)
+/** Money in USDC smallest units, as digits: never a float. */
+export const units = (description: string) => z.string().regex(/^\d{1,30}$/, 'must be digits: USDC smallest units (1000000 = 1 USDC)').describe(description)
+export const pageSize = z.number().int().min(1).max(100).optional().describe('items per page, 1-100 (default 20)')
+export const pageToken = z.string().max(2000).optional().describe('next_page_token of the previous page; omit for the first')
+export const tags = z.array(z.string().min(1).max(100)).max(20)
+
+/** A tool's answer: its data as JSON text (and as structured content), then any content blocks (text, image). */
+export const answer = (data: Record<string, unknown>, blocks: ContentBlock[] = []): CallToolResult =>
+  ({ content: [{ type: 'text', text: JSON.stringify(data, null, 2) }, ...blocks], structuredContent: data })
+
+/** A page of a listing as a tool gives it: the items under `name`, and how to go on. */
+export const paged = (name: string, body: { data?: unknown[]; pagination?: { next_page_token?: string | null; has_more?: boolean } }, items?: unknown[]) =>
+  answer({ [name]: items ?? body.data ?? [], next_page_token: body.pagination?.next_page_token ?? null, has_more: body.pagination?.has_more ?? false })

@@ -1,0 +1,56 @@
+// A creator's tools, with the operator's wallet: create a feed, publish an entry. Each request is signed here with
+// a fresh sign-in (wallet.ts); the key never leaves the process.
+import { z } from 'zod'
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { usdcDecimal } from '../../lib/money.ts'
+import { segment } from '../api.ts'
+import { signedHeaders, type OperatorWallet } from '../wallet.ts'
+import { answer, id, tags, units, type ToolContext } from './common.ts'
+
+const MIME_TYPES = ['text/plain', 'text/markdown', 'text/html', 'application/json', 'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/svg+xml',
+  'video/mp4', 'video/quicktime', 'video/webm', 'audio/mpeg', 'audio/wav', 'audio/ogg', 'application/pdf'] as const
+
+export function registerPublishingTools(server: McpServer, ctx: ToolContext & { wallet: OperatorWallet }): void {
+  const { api, wallet } = ctx
+  const post = async (path: string, body: unknown) =>
+    api.json(path, { method: 'POST', expect: 201, headers: { 'content-type': 'application/json', ...(await signedHeaders(api, wallet.account)) }, body: JSON.stringify(body) })
+
+  server.registerTool('create_feed', {
+    title: 'Create a feed',
+    description: `Creates a feed owned by the operator's wallet (${wallet.account.address}); a wallet has at most 10 active feeds. Publish into it with create_entry. A feed shows in search_feeds once it has an entry.`,
+    inputSchema: {
+      name: z.string().min(1).max(255).describe('1-255 characters'),
+      description: z.string().max(2000).optional(),
+      tags: tags.optional().describe('up to 20'),
+      category_id: id('category id').optional().describe('a category id (see list_categories)'),
+      image_url: z.string().max(4096).optional().describe('a cover image: an http(s) URL, or the CID of an image stored here'),
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  }, async (input) => answer({ feed: await post('/v1/feeds', input) }))
+
+  server.registerTool('create_entry', {
+    title: 'Publish an entry',
+    description: 'Publishes an entry in a feed of the operator\'s wallet: give its content as text (text/*, JSON, SVG) or as base64 (any supported type). With a price (USDC smallest units, e.g. "10000" = 0.01 USDC) the entry is paid and sold over x402; without one it is free. The content can never change after.',
+    inputSchema: {
+      feed_id: id('feed id'),
+      mime_type: z.enum(MIME_TYPES).describe('the content\'s type'),
+      text: z.string().optional().describe('the content as text (UTF-8); or give content_base64'),
+      content_base64: z.string().optional().describe('the content in base64; or give text'),
+      title: z.string().max(500).optional(),
+      description: z.string().max(10_000).optional(),
+      tags: tags.optional().describe('up to 20'),
+      price: units('the price in USDC smallest units: the entry is paid (omit, or "0", for a free entry)').optional(),
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  }, async ({ feed_id, text, content_base64, price, ...fields }) => {
+    if ((text === undefined) === (content_base64 === undefined)) throw new Error('give the content as exactly one of text or content_base64')
+    const paid = price !== undefined && BigInt(price) > 0n
+    const entry = await post(`/v1/feeds/${segment(feed_id)}/entries`, {
+      ...fields,
+      content_base64: content_base64 ?? Buffer.from(text!, 'utf8').toString('base64'),
+      is_free: !paid,
+      ...(paid ? { price: { amount: price, currency: 'USDC' } } : {}),
+    })
+    return answer({ entry: paid ? { ...entry, price_usdc: usdcDecimal(price!) } : entry })
+  })
+}
