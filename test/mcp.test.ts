@@ -246,6 +246,11 @@ describe('finding and reading (over /mcp)', () => {
     // A client may call a tool without initializing first: each request is answered on its own.
     const listed = await post('{"jsonrpc":"2.0","id":7,"method":"tools/list"}')
     expect(await listed.json()).toMatchObject({ jsonrpc: '2.0', id: 7, result: { tools: expect.any(Array) } })
+    // A plain tools/list is answered from the SDK's first answer (src/mcp/http.ts): the same bytes the SDK gives one
+    // it answers itself (a _meta sends it there), but for the id.
+    const cached = await (await post('{"jsonrpc":"2.0","id":8,"method":"tools/list"}')).text()
+    const fromSdk = await (await post('{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"_meta":{"progressToken":"p"}}}')).text()
+    expect(cached).toBe(fromSdk)
   })
 })
 

@@ -2,6 +2,7 @@
 // API. Which tools it lists follows from what it holds: the reading tools always; list_purchases where the server's
 // rate limits see its calls (not in process); buying and publishing only with the operator's wallet.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import { VERSION } from '../version.ts'
 import type { TrellisApi } from './api.ts'
 import type { OperatorWallet } from './wallet.ts'
@@ -25,9 +26,16 @@ Find feeds with search_feeds (words, category, tags), list a feed's entries with
 const WALLET_INSTRUCTIONS = `
 This server holds the operator's wallet: buy_entry pays for an entry (within the operator's caps, checked before anything is signed), list_purchases lists what it bought, create_feed and create_entry publish as it. Amounts are USDC smallest units as strings (1000000 = 1 USDC).`
 
+// One for every server: a server makes an Ajv of its own unless given one (about 40 µs, and /mcp makes a server per
+// request), only to check the answers to elicitations, which no tool here asks for. It holds no session's state.
+const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator()
+
 export function createMcpServer(options: McpServerOptions): McpServer {
   const { api, wallet } = options
-  const server = new McpServer({ name: 'trellis', title: 'Trellis content marketplace', version: VERSION }, { instructions: INSTRUCTIONS + (wallet ? WALLET_INSTRUCTIONS : '') })
+  const server = new McpServer({ name: 'trellis', title: 'Trellis content marketplace', version: VERSION }, {
+    instructions: INSTRUCTIONS + (wallet ? WALLET_INSTRUCTIONS : ''),
+    jsonSchemaValidator: SCHEMA_VALIDATOR,
+  })
   registerReadingTools(server, { api, wallet })
   if (wallet) registerBuyingTool(server, { api, wallet })
   if (options.remote) registerPurchasesTool(server, { api, wallet })

@@ -1,10 +1,11 @@
 // /mcp: the MCP tools for AI agents over Streamable HTTP (the MCP SDK's web-standard transport), stateless: each POST
-// gets a server and a transport of its own, answered as JSON. The tools reach the API through the app's own handler
-// (no network hop, the same routes and answers as any client's). This server holds no key: only the tools that need
-// none are listed; buying and publishing are `trellis mcp`'s, which holds the operator's wallet.
+// gets a server and a transport of its own, answered as JSON, but a plain tools/list, answered from the SDK's first
+// answer (src/mcp/http.ts). The tools reach the API through the app's own handler (no network hop, the same routes
+// and answers as any client's). This server holds no key: only the tools that need none are listed; buying and
+// publishing are `trellis mcp`'s, which holds the operator's wallet.
 import { Elysia, t } from 'elysia'
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { createMcpServer, READING_TOOLS } from '../mcp/server.ts'
+import { statelessMcp } from '../mcp/http.ts'
 import { trellisApi, type Fetcher } from '../mcp/api.ts'
 import { NoBody, errors } from '../edge/openapi.ts'
 
@@ -30,18 +31,13 @@ const DESCRIPTION = `The Model Context Protocol server of this marketplace, for 
 /** `app`: the whole application, whose handler answers the tools' requests (as the docs route reads its routes). */
 export const mcpRoutes = (app: () => { handle(request: Request): Promise<Response> }, publicUrl: () => string) => {
   const fetcher: Fetcher = (request) => app().handle(request)
+  const answer = statelessMcp({
+    server: () => createMcpServer({ api: trellisApi(publicUrl(), fetcher), wallet: null, remote: false }),
+    maxBodyBytes: MAX_BODY_BYTES,
+  })
   return new Elysia({ tags: ['MCP'] })
-    .post('/mcp', async ({ request }) => {
-      const server = createMcpServer({ api: trellisApi(publicUrl(), fetcher), wallet: null, remote: false })
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES })
-      await server.connect(transport)
-      try {
-        return await transport.handleRequest(request) // JSON mode: the answer is whole when it resolves
-      } finally {
-        await server.close()
-      }
-    }, {
-      parse: 'none', // the transport reads the body itself
+    .post('/mcp', ({ request }) => answer(request), {
+      parse: 'none', // the MCP handler reads the body itself
       response: {
         200: JsonRpcAnswer,
         202: NoBody('notifications only: accepted'),

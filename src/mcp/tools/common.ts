@@ -1,6 +1,8 @@
 // What every tool shares: where it sends requests, the operator's wallet when there is one, the input shapes used
 // by several tools, and the shape of an answer.
 import { z } from 'zod'
+import type { ZodMiniObject } from 'zod/mini'
+import { objectFromShape } from '@modelcontextprotocol/sdk/server/zod-compat.js'
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js'
 import type { TrellisApi } from '../api.ts'
 import type { OperatorWallet } from '../wallet.ts'
@@ -20,6 +22,12 @@ export const units = (description: string) => z.string().regex(/^\d{1,30}$/, 'mu
 export const pageSize = z.number().int().min(1).max(100).optional().describe('items per page, 1-100 (default 20)')
 export const pageToken = z.string().max(2000).optional().describe('next_page_token of the previous page; omit for the first')
 export const tags = z.array(z.string().min(1).max(100)).max(20)
+
+/**
+ * A tool's input schema as the SDK makes it of a shape (its own objectFromShape, a zod mini object), made once: given
+ * a shape, the SDK makes it again at each registration, and /mcp registers its tools on a server per request.
+ */
+export const inputSchema = <S extends z.ZodRawShape>(shape: S) => objectFromShape(shape) as unknown as ZodMiniObject<S>
 
 /** A tool's answer: its data as JSON text (and as structured content), then any content blocks (text, image). */
 export const answer = (data: Record<string, unknown>, blocks: ContentBlock[] = []): CallToolResult =>

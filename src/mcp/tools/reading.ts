@@ -7,27 +7,27 @@ import { apiError, segment, withQuery } from '../api.ts'
 import { showContent } from '../content.ts'
 import { challengeOf, priceTerms } from '../challenge.ts'
 import { signedHeaders } from '../wallet.ts'
-import { answer, id, pageSize, pageToken, paged, tags, type ToolContext } from './common.ts'
+import { answer, id, inputSchema, pageSize, pageToken, paged, tags, type ToolContext } from './common.ts'
 
 const READ_ONLY = { readOnlyHint: true, openWorldHint: true } as const
 
-// The input shapes, made once (a server is made per request on /mcp; a zod schema costs to build).
-const SEARCH_FEEDS = {
+// The input schemas, made once (a server is made per request on /mcp; a zod schema costs to build).
+const SEARCH_FEEDS = inputSchema({
   text: z.string().min(1).max(200).optional().describe('words the name or description contains (case-insensitive for A-Z)'),
   category: z.string().min(1).max(255).optional().describe('a category id or name'),
   tags: tags.optional().describe('feeds with any of these tags'),
   owner: z.string().min(1).max(100).optional().describe("the owner's wallet address (0x…) or wallet id"),
   page_size: pageSize,
   page_token: pageToken,
-}
-const LIST_CATEGORIES = { text: z.string().min(1).max(100).optional().describe('part of the name'), page_size: pageSize, page_token: pageToken }
-const LIST_ENTRIES = {
+})
+const LIST_CATEGORIES = inputSchema({ text: z.string().min(1).max(100).optional().describe('part of the name'), page_size: pageSize, page_token: pageToken })
+const LIST_ENTRIES = inputSchema({
   feed_id: id('feed id'),
   is_free: z.boolean().optional().describe('only free (true) or only paid (false) entries'),
   page_size: pageSize,
   page_token: pageToken,
-}
-const ONE_ENTRY = { feed_id: id('feed id'), entry_id: id('entry id') }
+})
+const ONE_ENTRY = inputSchema({ feed_id: id('feed id'), entry_id: id('entry id') })
 
 export const entryPath = (feedId: string, entryId: string) => `/v1/feeds/${segment(feedId)}/entries/${segment(entryId)}`
 

@@ -1,0 +1,108 @@
+// MCP over Streamable HTTP, stateless, with JSON answers (/mcp): the MCP SDK's web-standard transport answers every
+// request, on a server and a transport of its own (the SDK refuses to reuse a stateless transport, and a server keeps
+// what a client's initialize told it), but one. A plain tools/list, the request asked most, has an answer that never
+// changes on a keyless server, and the SDK rebuilds it from the zod schemas each time (the most costly request here):
+// its result is asked of the SDK once, and each later plain tools/list gets that text with its own id, the bytes,
+// status and headers the SDK gives. Anything else, or anything unlike the fast path expects, goes to the SDK whole.
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js'
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
+
+export interface StatelessMcpOptions {
+  /** A new server for one request: the same tools for every request (the cached tools/list is one of its answers). */
+  server: () => McpServer
+  /** A body past this is refused (413), as the SDK's `maxRequestBodySize`. */
+  maxBodyBytes: number
+}
+
+/** The SDK's own answer to a JSON-RPC message: `{"result":…,"jsonrpc":"2.0","id":…}` (its key order, checked below). */
+const RESULT_HEAD = '{"result":'
+const resultTail = (id: string | number) => `,"jsonrpc":"2.0","id":${JSON.stringify(id)}}`
+const ACCEPT = 'application/json, text/event-stream'
+const ASK_TOOLS = '{"jsonrpc":"2.0","id":0,"method":"tools/list"}'
+
+/** The message is tools/list and nothing more (no cursor, no _meta, nothing the SDK might answer otherwise). */
+function plainToolsList(message: unknown): message is { id: string | number } {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return false
+  const { jsonrpc, id, method, params, ...rest } = message as Record<string, unknown>
+  return jsonrpc === '2.0' && method === 'tools/list' && Object.keys(rest).length === 0
+    // The SDK's id: a string, or an integer it can hold (others are its 400).
+    && (typeof id === 'string' || Number.isSafeInteger(id))
+    && (params === undefined ? !('params' in message) : isEmptyObject(params))
+}
+const isEmptyObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0
+
+/**
+ * The body as the SDK reads it: `over` once more than `limit` bytes came (then `chunks` holds those, no more is read).
+ * The bytes are kept so that a body the fast path does not take can be handed to the SDK to read in its turn.
+ */
+async function readBody(body: ReadableStream<Uint8Array>, limit: number): Promise<{ chunks: Uint8Array[]; over: boolean }> {
+  const reader = body.getReader()
+  const chunks: Uint8Array[] = []
+  let received = 0
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) return { chunks, over: false }
+      chunks.push(value)
+      received += value.byteLength
+      if (received > limit) return { chunks, over: true }
+    }
+  } finally {
+    reader.releaseLock()
+  }
+}
+
+export function statelessMcp({ server, maxBodyBytes }: StatelessMcpOptions): (request: Request) => Promise<Response> {
+  async function sdk(request: Request, parsedBody?: unknown): Promise<Response> {
+    const mcp = server()
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: maxBodyBytes })
+    await mcp.connect(transport)
+    try {
+      // JSON mode: the answer is whole when it resolves. A parsed body is not read again (its size was checked).
+      return await transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody })
+    } finally {
+      await mcp.close()
+    }
+  }
+
+  let toolsList: Promise<string | null> | undefined
+  /** The SDK's tools/list result as JSON text, asked once; null (never the fast path) if its answer is not as expected. */
+  const cachedToolsList = () => (toolsList ??= (async () => {
+    const answer = await sdk(new Request('http://localhost/mcp', { method: 'POST', headers: { accept: ACCEPT, 'content-type': 'application/json' }, body: ASK_TOOLS }))
+    const text = await answer.text()
+    const tail = resultTail(0)
+    let headers = 0
+    answer.headers.forEach(() => void headers++)
+    const plain = answer.status === 200 && headers === 1 && answer.headers.get('content-type') === 'application/json'
+    return plain && text.startsWith(RESULT_HEAD) && text.endsWith(tail) ? text.slice(RESULT_HEAD.length, -tail.length) : null
+  })().catch(() => null))
+
+  return async (request) => {
+    // What the SDK checks before the body, in its order (406, 415, 413 by the declared length), and the protocol
+    // version it checks after: anything the fast path would not answer as it does is left to it, body unread.
+    const accept = request.headers.get('accept')
+    const version = request.headers.get('mcp-protocol-version')
+    if (request.method !== 'POST' || !accept?.includes('application/json') || !accept.includes('text/event-stream')
+      || !isJsonContentType(request.headers.get('content-type')) || Number(request.headers.get('content-length')) > maxBodyBytes
+      || (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) || request.body === null) {
+      return sdk(request)
+    }
+    const { chunks, over } = await readBody(request.body, maxBodyBytes)
+    const bytes = Buffer.concat(chunks)
+    let message: unknown
+    try {
+      if (over) throw new Error('over the limit')
+      message = JSON.parse(new TextDecoder().decode(bytes))
+    } catch {
+      // Too large, or not JSON: the SDK reads the same bytes and refuses them (413, 400) in its own words.
+      return sdk(new Request(request.url, { method: 'POST', headers: request.headers, body: bytes }))
+    }
+    if (plainToolsList(message)) {
+      const result = await cachedToolsList()
+      if (result !== null) return new Response(RESULT_HEAD + result + resultTail(message.id), { status: 200, headers: { 'Content-Type': 'application/json' } })
+    }
+    return sdk(request, message)
+  }
+}
