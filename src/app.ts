@@ -21,6 +21,7 @@ import { purchaseService } from './domain/purchases.ts'
 import { accessLinkService } from './domain/access-links.ts'
 import { statsService } from './domain/stats-service.ts'
 import { moderationService } from './domain/moderation.ts'
+import { webhookService } from './domain/webhooks.ts'
 import { ledgerAudit, type LedgerAudit } from './domain/ledger-audit.ts'
 import { paymentEngine } from './chain/x402/engine.ts'
 import { chainReader } from './chain/reader.ts'
@@ -47,6 +48,7 @@ import { accessRoutes } from './routes/access-links.ts'
 import { transactionRoutes } from './routes/transactions.ts'
 import { adminRoutes } from './routes/admin.ts'
 import { moderationRoutes } from './routes/moderation.ts'
+import { webhookRoutes } from './routes/webhooks.ts'
 import { leaderboardRoutes } from './routes/leaderboards.ts'
 import { docsRoutes } from './routes/docs.ts'
 import { pageRoutes } from './routes/pages.ts'
@@ -139,7 +141,7 @@ export async function startBackground(config: Config, services: Services & { led
   const stopThreads = () => Promise.all(Object.values(threads).map((thread) => thread.stop())).then(() => {})
   const leadership = await startLeadership((name) => records.lease(name), config.leaderPollS, log)
   const jobs = startJobs({
-    log, auth: services.auth, entries: services.entries, purchases: services.purchases, stats: services.stats, ledgerAudit: services.ledgerAudit, threads, leadership, snapshots, cluster: records.cluster,
+    log, auth: services.auth, entries: services.entries, purchases: services.purchases, webhooks: services.webhooks, stats: services.stats, ledgerAudit: services.ledgerAudit, threads, leadership, snapshots, cluster: records.cluster,
     statsRefreshS: config.statsRefreshS, rankingsRefreshS: config.rankingsRefreshS, reconcileS: config.reconcileS, ledgerCheckS: config.ledgerCheckS,
   })
   await jobs.ready // never rejects: a job's failure is logged and counted
@@ -212,6 +214,7 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     wallets,
     stats,
     moderation: moderationService({ records, changed: () => stats.takedownsChanged().catch(p.logError) }),
+    webhooks: webhookService({ records, network: p.config.network.name, allowPrivate: p.config.allowPrivateFetch, retries: p.config.webhookRetries, log: p.logWarn }),
     categories,
     transactions: transactionService({ records }),
     purchases,
@@ -240,6 +243,7 @@ export function buildApp(s: Services, logError: (error: unknown) => void, extra:
     .use(categoryRoutes(s))
     .use(adminRoutes(s))
     .use(moderationRoutes(s))
+    .use(webhookRoutes(s))
     .use(leaderboardRoutes(s))
     .use(accessRoutes(s))
     .use(transactionRoutes(s))

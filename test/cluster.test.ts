@@ -13,6 +13,7 @@ import { authHeaders, b64, call, createEntry, createFeed, newWallet, type InProc
 import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
 
 const PRICE = 10_000n
+const WEBHOOK_CERT = `${import.meta.dir}/helpers/webhook-test.cert.pem`
 if (!TEST_POSTGRES) console.log('cluster.test.ts: skipped: instances share a PostgreSQL database (TRELLIS_TEST_POSTGRES; the PostgreSQL pass runs it)')
 
 interface Health { instance: string; leader: boolean; jobs: Record<string, { last_run: number | null }> }
@@ -47,6 +48,7 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     }
     const env = {
       ...chain.env, TRELLIS_DATABASE_URL: databaseUrl, TRELLIS_PUBLIC_URL: balancer.url, TRELLIS_TRUST_PROXY: 'on', TRELLIS_RATE_LIMIT: 'on',
+      TRELLIS_TEST_ALLOW_PRIVATE_FETCH: '1', NODE_EXTRA_CA_CERTS: WEBHOOK_CERT, // webhooks to a receiver on this host
       TRELLIS_LEADER_POLL_S: '0.2', TRELLIS_GC_GRACE_S: '1', TRELLIS_STATS_REFRESH_S: '1', TRELLIS_RECONCILE_S: '1', TRELLIS_LOG: 'warn',
     }
     for (let i = 0; i < 3; i++) instances.push(await startTestServer(env))
@@ -300,6 +302,30 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     for (const server of instances) expect((await call(server.url, 'GET', `/v1/feeds/${target.id}`, { headers: asClient(someClient()) })).status).toBe(451)
     expect((await command(['reinstate', 'feed', target.id])).code).toBe(0)
     for (const server of instances) expect((await call(server.url, 'GET', `/v1/feeds/${target.id}`, { headers: asClient(someClient()) })).status).toBe(200)
+  })
+
+  test('14. a sale on A with three instances sending webhooks: its endpoint hears of it once', async () => {
+    const heard: string[] = []
+    const receiver = Bun.serve({
+      hostname: '127.0.0.1', port: 0, tls: { cert: Bun.file(WEBHOOK_CERT), key: Bun.file(`${import.meta.dir}/helpers/webhook-test.key.pem`) },
+      fetch: (request) => (heard.push(request.headers.get('webhook-id')!), new Response('ok')),
+    })
+    try {
+      const hook = await call(lb, 'POST', '/v1/webhooks', { wallet: creator, body: { url: `https://127.0.0.1:${receiver.port}/sales`, events: ['sale.recorded'] } })
+      expect(hook.status).toBe(201)
+      const entry = await paidEntry('told once')
+      const buyer = await chain.newFundedBuyer(1_000_000n)
+      expect((await pay(a(), entry, encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE })))).status).toBe(200)
+      const started = performance.now()
+      while (heard.length === 0) {
+        expect(performance.now() - started).toBeLessThan(10_000)
+        await Bun.sleep(50)
+      }
+      await Bun.sleep(3_000) // three more runs of every instance's sender
+      expect(heard).toHaveLength(1)
+    } finally {
+      receiver.stop(true)
+    }
   })
 
   // Last: it kills an instance.

@@ -15,7 +15,7 @@ const UNKNOWN = '00000000-0000-4000-8000-000000000000'
 let app: InProcessApp
 let doc: any
 beforeAll(async () => {
-  app = await startInProcess({ TRELLIS_ADMIN_KEY: ADMIN_KEY })
+  app = await startInProcess({ TRELLIS_ADMIN_KEY: ADMIN_KEY, TRELLIS_TEST_HOOKS: '1', TRELLIS_TEST_ALLOW_PRIVATE_FETCH: '1' }) // a webhook on loopback
   doc = (await call(app, 'GET', '/v1/openapi.json')).body
 })
 afterAll(() => app.dispose())
@@ -285,6 +285,25 @@ test('a walk over every operation gets only documented statuses and bodies that 
   await hit('get', '/v1/admin/takedowns', {})
   await hit('post', '/v1/admin/feeds/{feed_id}/reinstate', { feed_id: downFeed.id }, { headers: admin, body: { reason: 'walked' } })
   await hit('post', '/v1/admin/feeds/{feed_id}/reinstate', { feed_id: UNKNOWN }, { headers: admin })
+
+  // Webhooks
+  const hook = (await hit('post', '/v1/webhooks', {}, { wallet: owner, body: { url: 'https://127.0.0.1:9/sales', events: ['sale.recorded'] } })).body
+  await hit('post', '/v1/webhooks', {}, { wallet: owner, body: { url: 'http://127.0.0.1/' } })
+  await hit('post', '/v1/webhooks', {}, { wallet: owner, body: { url: 'https://user:pw@127.0.0.1/' } })
+  await hit('post', '/v1/webhooks', {}, { body: { url: 'https://127.0.0.1/' } })
+  for (let i = 0; i < 4; i++) await call(app, 'POST', '/v1/webhooks', { wallet: limited, body: { url: `https://127.0.0.1:9/${i}` } })
+  await call(app, 'POST', '/v1/webhooks', { wallet: limited, body: { url: 'https://127.0.0.1:9/4' } })
+  await hit('post', '/v1/webhooks', {}, { wallet: limited, body: { url: 'https://127.0.0.1:9/6' } })
+  await hit('get', '/v1/webhooks', {}, { wallet: owner })
+  await hit('get', '/v1/webhooks', {})
+  await hit('get', '/v1/webhooks/{webhook_id}/deliveries', { webhook_id: hook.id }, { wallet: owner })
+  await hit('get', '/v1/webhooks/{webhook_id}/deliveries', { webhook_id: hook.id }, { wallet: stranger })
+  await hit('get', '/v1/webhooks/{webhook_id}/deliveries?page_token=forged', { webhook_id: hook.id }, { wallet: owner })
+  await hit('get', '/v1/webhooks/{webhook_id}/deliveries', { webhook_id: UNKNOWN }, { wallet: owner })
+  await hit('delete', '/v1/webhooks/{webhook_id}', { webhook_id: hook.id }, { wallet: stranger })
+  await hit('delete', '/v1/webhooks/{webhook_id}', { webhook_id: hook.id }, { wallet: owner })
+  await hit('delete', '/v1/webhooks/{webhook_id}', { webhook_id: hook.id }, { wallet: owner })
+  await hit('delete', '/v1/webhooks/{webhook_id}', { webhook_id: 'nope' }, { wallet: owner })
 
   // Deletes last: the entry, then its feed, then a write to the deleted feed.
   await hit('delete', entry, { feed_id: feed.id, entry_id: free.id }, { wallet: stranger })

@@ -16,7 +16,7 @@ import { migratePostgres, requireCurrentPostgres } from '../src/store/postgres/m
 // The port's type rules: money is NUMERIC(78,0), flags smallint 0/1, every other SQLite INTEGER bigint.
 const MONEY = new Set(['feeds.total_revenue', 'entries.price', 'entries.total_revenue', 'payments.amount', 'transactions.amount', 'feed_days.revenue',
   'buyer_days.spent', 'address_totals.revenue', 'address_totals.spent', 'ledger_totals.revenue'])
-const FLAGS = new Set(['categories.is_active', 'feeds.is_active', 'entries.is_free', 'entries.is_active', 'entries.deactivated_with_feed', 'access_links.is_active', 'feeds.taken_down', 'entries.taken_down', 'takedowns.was_active'])
+const FLAGS = new Set(['categories.is_active', 'feeds.is_active', 'entries.is_free', 'entries.is_active', 'entries.deactivated_with_feed', 'access_links.is_active', 'feeds.taken_down', 'entries.taken_down', 'takedowns.was_active', 'webhook_endpoints.is_active'])
 const PG_TYPE_OF_SQLITE: Record<string, (column: string) => string> = {
   TEXT: () => 'text',
   BLOB: () => 'bytea',
@@ -190,11 +190,11 @@ describe('the schema after the migrations', () => {
 
   test('the same triggers, on the same tables and events', () => {
     expect(pg.triggers).toEqual(sqlite.triggers)
-    expect(pg.triggers.length).toBe(9)
+    expect(pg.triggers.length).toBe(11)
   })
 
   test('PostgreSQL\'s change feed: a write to any table but those no read is kept of notifies the other instances', () => {
-    const unkept = ['meta', 'nonces', 'payments', 'schema_migrations']
+    const unkept = ['meta', 'nonces', 'payments', 'schema_migrations', 'webhook_deliveries', 'webhook_endpoints']
     expect(pg.changeFeed).toEqual(Object.keys(sqlite.columns).filter((table) => !unkept.includes(table)).sort())
   })
 

@@ -40,10 +40,20 @@ export async function signedWrites(url: string, count: number, log: (line: strin
   const entryIds = await run('POST /v1/feeds/{id}/entries (for the deletes)', 201,
     each((i) => ({ key: keyOf(i), method: 'POST', path: `/v1/feeds/${feedIds[i]}/entries`, body: { content_base64: content, mime_type: 'text/plain', title: `doomed ${i}` } })))
   await run('PATCH /v1/feeds/{id}/entries/{entry_id}', 200, each((i) => ({ key: keyOf(i), method: 'PATCH', path: `/v1/feeds/${feedIds[i]}/entries/${entryIds[i]}`, body: { title: `edited ${i}`, tags: ['edited'] } })))
+  // Five endpoints per signer (the most a wallet may have), at a public address literal (no lookup): nothing is sold
+  // meanwhile, so nothing is sent to them; they are removed after.
+  const hookIds = await run('POST /v1/webhooks', 201, each((i) => ({ key: keyOf(i), method: 'POST', path: '/v1/webhooks', body: { url: `https://1.1.1.1/bench/${i}` } })))
+  await run('GET /v1/webhooks (signed)', 200, each((i) => ({ key: keyOf(i), method: 'GET', path: '/v1/webhooks' })))
+  await run('GET /v1/webhooks/{id}/deliveries (signed)', 200, each((i) => ({ key: keyOf(i), method: 'GET', path: `/v1/webhooks/${hookIds[i]}/deliveries` })))
+  await run('DELETE /v1/webhooks/{id}', 204, each((i) => ({ key: keyOf(i), method: 'DELETE', path: `/v1/webhooks/${hookIds[i]}` })))
+  const admin = { 'admin-api-key': ADMIN_KEY }
+  await run('POST /v1/admin/feeds/{id}/takedown (admin)', 201, each((i) => ({ method: 'POST', path: `/v1/admin/feeds/${feedIds[i]}/takedown`, headers: admin, body: { reason: `bench ${i}` } })))
+  await run('POST /v1/admin/feeds/{id}/reinstate (admin)', 200, each((i) => ({ method: 'POST', path: `/v1/admin/feeds/${feedIds[i]}/reinstate`, headers: admin })))
+  await run('POST /v1/admin/entries/{id}/takedown (admin)', 201, each((i) => ({ method: 'POST', path: `/v1/admin/entries/${entryIds[i]}/takedown`, headers: admin, body: { reason: `bench ${i}` } })))
+  await run('POST /v1/admin/entries/{id}/reinstate (admin)', 200, each((i) => ({ method: 'POST', path: `/v1/admin/entries/${entryIds[i]}/reinstate`, headers: admin })))
   await run('POST /v1/auth/session', 200, each((i) => ({ key: keyOf(i), method: 'POST', path: '/v1/auth/session' })))
   await run('DELETE /v1/feeds/{id}/entries/{entry_id}', 204, each((i) => ({ key: keyOf(i), method: 'DELETE', path: `/v1/feeds/${feedIds[i]}/entries/${entryIds[i]}` })))
   await run('DELETE /v1/feeds/{id}', 204, each((i) => ({ key: keyOf(i), method: 'DELETE', path: `/v1/feeds/${feedIds[i]}` })))
-  const admin = { 'admin-api-key': ADMIN_KEY }
   const categoryIds = await run('POST /v1/categories (admin)', 201, each((i) => ({ method: 'POST', path: '/v1/categories', headers: admin, body: { name: `Bench ${i}` } })))
   await run('PATCH /v1/categories/{id} (admin)', 200, each((i) => ({ method: 'PATCH', path: `/v1/categories/${categoryIds[i]}`, headers: admin, body: { description: `updated ${i}` } })))
   return results

@@ -1,6 +1,7 @@
 // Every route a client can reach that the first set of reads (measure-reads.ts) leaves out: the recent entries,
 // the cover image, free content, deep cursor pages, single records, operations and the unsigned write. The signed
 // writes are measured by measure-signed-writes.ts. docs/performance.md lists which measure covers each route.
+import { ADMIN_KEY } from './measure-signed-writes.ts'
 import type { Manifest } from './seed.ts'
 import type { ReadTarget } from './measure-reads.ts'
 
@@ -121,6 +122,7 @@ export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
     t('POST /mcp tools/list', '/mcp', 'other', 200, mcp({ jsonrpc: '2.0', id: 1, method: 'tools/list' })),
     t('POST /mcp tools/call search_feeds (category and tag)', '/mcp', 'other', 200,
       mcp({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_feeds', arguments: { category: m.category_id, tags: [m.tag] } } })),
+    t('GET /v1/admin/takedowns (admin)', '/v1/admin/takedowns', 'other', 200, { headers: { 'admin-api-key': ADMIN_KEY } }),
     t('GET /v1/auth/session, no session (401)', '/v1/auth/session', 'other', 401),
     t('DELETE /v1/auth/session', '/v1/auth/session', 'write', 204, { method: 'DELETE' }),
     t('POST /v1/auth/nonce', '/v1/auth/nonce', 'write', 200, {

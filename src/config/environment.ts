@@ -109,8 +109,10 @@ export function facilitatorUrlFrom(env: Environment, auth: FacilitatorAuth): str
 }
 
 export interface TestHookSettings {
-  /** TRELLIS_TEST_ALLOW_PRIVATE_FETCH: lets image_url fetch loopback/private addresses. Never set in production. */
+  /** TRELLIS_TEST_ALLOW_PRIVATE_FETCH: lets image_url and webhook endpoints reach loopback/private addresses. Never set in production. */
   allowPrivateFetch: boolean
+  /** TRELLIS_TEST_WEBHOOK_RETRY_S (seconds between attempts, comma-separated) and _GIVE_UP_S: a day of retries in seconds. */
+  webhookRetries: { afterS: number[]; giveUpS: number } | null
   /** TRELLIS_TEST_CLOCK_OFFSET_S: seconds added to the server clock. */
   clockOffsetS: number
   /** TRELLIS_TEST_CRASH_AFTER_SETTLE: die (SIGKILL) right after a settlement succeeds, before it is recorded. */
@@ -126,6 +128,9 @@ export function testHookSettings(env: Environment): TestHookSettings {
     allowPrivateFetch: hooks.allowed && env.TRELLIS_TEST_ALLOW_PRIVATE_FETCH === '1',
     clockOffsetS: hooks.allowed ? read(env, 'TRELLIS_TEST_CLOCK_OFFSET_S', signedInteger) : 0,
     crashAfterSettle: hooks.allowed && env.TRELLIS_TEST_CRASH_AFTER_SETTLE === '1',
+    webhookRetries: hooks.allowed && env.TRELLIS_TEST_WEBHOOK_RETRY_S
+      ? { afterS: env.TRELLIS_TEST_WEBHOOK_RETRY_S.split(',').map(Number), giveUpS: Number(env.TRELLIS_TEST_WEBHOOK_GIVE_UP_S ?? 86_400) }
+      : null,
     testHooks: hooks,
   }
 }

@@ -22,6 +22,7 @@ const COMPONENTS: Record<string, TSchema> = {
   TopBuyerItem: models.TopBuyerItem, TrendingItem: models.TrendingItem, TopFeedItem: models.TopFeedItem,
   CategoryStatsItem: models.CategoryStatsItem, RecentEntry: models.RecentEntry,
   Takedown: models.Takedown, TakeDown: models.TakeDown, Reinstate: models.Reinstate,
+  Webhook: models.Webhook, CreatedWebhook: models.CreatedWebhook, CreateWebhook: models.CreateWebhook, WebhookDelivery: models.WebhookDelivery,
 }
 export const modelsPlugin = new Elysia({ name: 'models' }).model(COMPONENTS)
 

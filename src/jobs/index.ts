@@ -8,6 +8,7 @@ import type { AuthService } from '../domain/auth.ts'
 import type { EntryService } from '../domain/entries.ts'
 import type { PurchaseService } from '../domain/purchases.ts'
 import type { StatsService } from '../domain/stats-service.ts'
+import type { WebhookService } from '../domain/webhooks.ts'
 import type { AuditReport, LedgerAudit } from '../domain/ledger-audit.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import type { LongReads } from './long-reads.ts'
@@ -40,7 +41,7 @@ function jobMetrics(state: Record<string, JobState>): string[] {
 }
 
 export interface JobServices {
-  log: Logger; auth: AuthService; entries: EntryService; purchases: PurchaseService; stats: StatsService; ledgerAudit: LedgerAudit
+  log: Logger; auth: AuthService; entries: EntryService; purchases: PurchaseService; stats: StatsService; ledgerAudit: LedgerAudit; webhooks: WebhookService
   /** Leaderboards and ranks are built on one thread, the ledger's SQL checks on another: neither waits for the other. */
   threads: { boards: LongReads; checks: LongReads }
   leadership: Leadership
@@ -130,6 +131,9 @@ export function startJobs(d: JobServices): Jobs {
     d.snapshots.built('ranks', result.ranksGeneration!, result.ranks!)
     d.log.debug('wallet ranks rebuilt', { ms: Math.round(result.ms * 10) / 10 })
   }, { once: true })
+
+  // Each second: a sale's webhook leaves about a second after the sale, never inside the paid request.
+  every('webhooks', 1, () => d.webhooks.deliverDue(), { once: true })
 
   d.leadership.onGained(() => void Promise.all(leaderRuns.map((run) => run())))
 

@@ -11,6 +11,7 @@ import type { PurchaseService } from '../domain/purchases.ts'
 import type { AccessLinkService } from '../domain/access-links.ts'
 import type { StatsService } from '../domain/stats-service.ts'
 import type { ModerationService } from '../domain/moderation.ts'
+import type { WebhookService } from '../domain/webhooks.ts'
 import type { ContentStore } from '../content/store.ts'
 import type { PageTokens } from './pagination.ts'
 import type { ReadMemo } from '../store/memo.ts'
@@ -29,6 +30,7 @@ export interface Services {
   accessLinks: AccessLinkService
   stats: StatsService
   moderation: ModerationService
+  webhooks: WebhookService
   accessTokens: AccessTokens
   content: ContentStore
   pages: PageTokens

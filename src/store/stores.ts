@@ -15,6 +15,7 @@ import { metaStore, type MetaStore } from './meta.ts'
 import { statsStore, type StatsStore } from './stats.ts'
 import { inventoryStore, type InventoryStore } from './inventory.ts'
 import { takedownStore, type TakedownStore } from './takedowns.ts'
+import { webhookStore, type WebhookStore } from './webhooks.ts'
 import type { Records as RecordsOf } from './records.ts'
 
 export interface Stores {
@@ -33,6 +34,7 @@ export interface Stores {
   stats: StatsStore
   inventory: InventoryStore
   takedowns: TakedownStore
+  webhooks: WebhookStore
 }
 
 export type Records = RecordsOf<Stores>
@@ -53,4 +55,5 @@ export const storesOn = (dialect: 'sqlite' | 'postgres') => (sql: Sql): Stores =
   stats: statsStore(sql),
   inventory: inventoryStore(sql),
   takedowns: takedownStore(sql),
+  webhooks: webhookStore(sql),
 })

@@ -13,6 +13,7 @@ import insertFirstTallies from './sqlite/010-insert-first-tallies.sql' with { ty
 import changeFeed from './sqlite/011-change-feed.sql' with { type: 'text' }
 import cluster from './sqlite/012-cluster.sql' with { type: 'text' }
 import takedowns from './sqlite/013-takedowns.sql' with { type: 'text' }
+import webhooks from './sqlite/014-webhooks.sql' with { type: 'text' }
 import pgInit from './postgres/001-init.sql' with { type: 'text' }
 import pgPayments from './postgres/002-payments.sql' with { type: 'text' }
 import pgAccessLinks from './postgres/003-access-links.sql' with { type: 'text' }
@@ -26,6 +27,7 @@ import pgInsertFirstTallies from './postgres/010-insert-first-tallies.sql' with 
 import pgChangeFeed from './postgres/011-change-feed.sql' with { type: 'text' }
 import pgCluster from './postgres/012-cluster.sql' with { type: 'text' }
 import pgTakedowns from './postgres/013-takedowns.sql' with { type: 'text' }
+import pgWebhooks from './postgres/014-webhooks.sql' with { type: 'text' }
 
 export interface Migration { version: number; name: string; sql: string }
 
@@ -33,7 +35,7 @@ export interface Migration { version: number; name: string; sql: string }
 const NAMES = [
   '001-init', '002-payments', '003-access-links', '004-settlement-proof', '005-tallies',
   '006-read-indexes', '007-images', '008-content-keys', '009-one-pending-purchase', '010-insert-first-tallies',
-  '011-change-feed', '012-cluster', '013-takedowns',
+  '011-change-feed', '012-cluster', '013-takedowns', '014-webhooks',
 ]
 
 /** One engine's steps, its SQL given in the order of NAMES. */
@@ -43,10 +45,10 @@ function steps(texts: string[]): Migration[] {
 }
 
 /** The embedded engine's (SQLite). */
-export const MIGRATIONS = steps([init, payments, accessLinks, settlementProof, tallies, readIndexes, images, contentKeys, onePendingPurchase, insertFirstTallies, changeFeed, cluster, takedowns])
+export const MIGRATIONS = steps([init, payments, accessLinks, settlementProof, tallies, readIndexes, images, contentKeys, onePendingPurchase, insertFirstTallies, changeFeed, cluster, takedowns, webhooks])
 
 export const POSTGRES_MIGRATIONS = steps([
-  pgInit, pgPayments, pgAccessLinks, pgSettlementProof, pgTallies, pgReadIndexes, pgImages, pgContentKeys, pgOnePendingPurchase, pgInsertFirstTallies, pgChangeFeed, pgCluster, pgTakedowns,
+  pgInit, pgPayments, pgAccessLinks, pgSettlementProof, pgTallies, pgReadIndexes, pgImages, pgContentKeys, pgOnePendingPurchase, pgInsertFirstTallies, pgChangeFeed, pgCluster, pgTakedowns, pgWebhooks,
 ])
 
 export const migrationsFor = (dialect: 'sqlite' | 'postgres'): Migration[] => (dialect === 'sqlite' ? MIGRATIONS : POSTGRES_MIGRATIONS)

@@ -1,0 +1,173 @@
+// Sale webhooks: a creator registers HTTPS endpoints (at most 5) and is told of each sale recorded in the ledger and
+// each paid entry whose early access ended. The events wait in an outbox the database writes with them (migration
+// 014), so a paid request spends no time on them and no crash loses one; the leader's job sends what is due, signed
+// the Standard Webhooks way, and retries with backoff for 24 hours. The delivery id (webhook-id) stays the same on
+// every attempt, and a delivery is sent by one sender at a time and never again once an answer 2xx was recorded.
+import { randomBytes } from 'node:crypto'
+import { Webhook as Signature } from 'standardwebhooks'
+import type { Records } from '../store/stores.ts'
+import type { AttemptOutcome, WebhookDeliveryRecord, WebhookEndpointRecord } from '../store/webhooks.ts'
+import { requestPublic, vettedAddresses, timeLimit, PublicFetchFailed } from '../lib/public-fetch.ts'
+import { WEBHOOK_EVENTS, type CreateWebhook } from '../models/webhook.ts'
+import { newId } from '../lib/ids.ts'
+import { nowSeconds } from '../lib/clock.ts'
+import { fail } from './errors.ts'
+import type { Signer } from './auth.ts'
+
+export const MAX_WEBHOOKS_PER_WALLET = 5
+
+/** Seconds after each failed attempt before the next (Standard Webhooks' schedule), the last repeated. */
+const RETRY_AFTER_S = [5, 300, 1_800, 7_200, 18_000, 36_000]
+/** A delivery with no 2xx this long after its event is given up. */
+const GIVE_UP_S = 86_400
+/** How long a sender holds a delivery it is sending: due again after this only if that sender died. */
+const CLAIM_S = 60
+const ATTEMPT_TIMEOUT_MS = 15_000
+/** Deliveries a run sends at once, and at most per run. */
+const PARALLEL = 8
+const PER_RUN = 200
+
+export interface WebhookDeps {
+  records: Records
+  network: string
+  allowPrivate: boolean
+  retries?: { afterS: number[]; giveUpS: number } | null
+  log: (msg: string, fields?: Record<string, unknown>) => void
+}
+
+const invalidUrl = (): never => fail('INVALID_WEBHOOK_URL', 'url must be an https URL of a public host', 'no loopback, private or link-local address, no user:password')
+
+/** An https URL whose host resolves to public addresses only (checked again at every attempt: DNS may change). */
+async function publicUrl(raw: string, allowPrivate: boolean): Promise<string> {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    return invalidUrl()
+  }
+  if (url.protocol !== 'https:' || url.username || url.password) invalidUrl()
+  try {
+    await vettedAddresses(url.hostname, allowPrivate, timeLimit(5_000).deadline)
+  } catch (error) {
+    if (error instanceof PublicFetchFailed) invalidUrl()
+    throw error
+  }
+  return url.href
+}
+
+/** The body of a delivery: `{type, timestamp, data}` as Standard Webhooks suggests. */
+async function payloadOf(d: WebhookDeps, delivery: WebhookDeliveryRecord): Promise<string> {
+  const read = d.records.read
+  const envelope = (data: Record<string, unknown>) => JSON.stringify({ type: delivery.event, timestamp: new Date(delivery.created_at * 1000).toISOString(), data })
+  if (delivery.event === 'sale.recorded') {
+    const sale = (await read.transactions.byId(delivery.subject_id))!
+    const entry = sale.entry_id ? await read.entries.byId(sale.entry_id) : undefined
+    return envelope({
+      transaction_id: `tx_${sale.id}`, transaction_hash: sale.transaction_hash, network: d.network, asset: sale.asset,
+      amount: sale.amount.toString(), payer: sale.payer, pay_to: sale.pay_to, entry_id: sale.entry_id, feed_id: entry?.feed_id ?? null,
+      entry_title: entry?.title ?? null, created_at: sale.created_at,
+    })
+  }
+  const entry = (await read.entries.byId(delivery.subject_id))!
+  return envelope({ entry_id: entry.id, feed_id: entry.feed_id, entry_title: entry.title, price: entry.price.toString(), expires_at: entry.expires_at })
+}
+
+export function webhookService(d: WebhookDeps) {
+  const read = d.records.read
+  const retryAfter = d.retries?.afterS ?? RETRY_AFTER_S
+  const giveUpS = d.retries?.giveUpS ?? GIVE_UP_S
+  /** Writes no read memo depends on: they leave its results in place. */
+  const unkept = { unkept: true }
+
+  async function owned(signer: Signer, id: string): Promise<WebhookEndpointRecord & { secret: string }> {
+    const endpoint = await read.webhooks.byId(id)
+    const wallet = endpoint ? await read.wallets.byAddress(signer.address) : undefined
+    if (!endpoint || !endpoint.is_active) return fail('WEBHOOK_NOT_FOUND', 'webhook not found')
+    if (endpoint.wallet_id !== wallet?.id) fail('UNAUTHORIZED', 'only the wallet that registered a webhook may do this')
+    return endpoint
+  }
+
+  /** One attempt at one claimed delivery, and what it leads to. */
+  async function attempt(delivery: WebhookDeliveryRecord, now: number): Promise<void> {
+    const endpoint = (await read.webhooks.byId(delivery.endpoint_id))!
+    const settle = (status: 'delivered' | 'failed' | 'cancelled', outcome: AttemptOutcome) => d.records.transact((tx) => tx.webhooks.finish(delivery.id, status, outcome, nowSeconds()), unkept)
+    if (!endpoint.is_active) return settle('cancelled', { status: null, error: 'the endpoint was removed' })
+    let payload = delivery.payload
+    if (payload === null) {
+      const built = await payloadOf(d, delivery)
+      payload = await d.records.transact((tx) => tx.webhooks.fixPayload(delivery.id, built), unkept)
+    }
+    const sentAt = new Date()
+    const signature = new Signature(endpoint.secret).sign(delivery.id, sentAt, payload)
+    let outcome: AttemptOutcome
+    try {
+      const response = await requestPublic(new URL(endpoint.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'Trellis-Webhooks', 'webhook-id': delivery.id, 'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)), 'webhook-signature': signature },
+        body: payload,
+      }, d.allowPrivate, ATTEMPT_TIMEOUT_MS)
+      await response.body?.cancel().catch(() => {})
+      outcome = { status: response.status, error: response.ok ? null : `answered ${response.status}` }
+    } catch (error) {
+      outcome = { status: null, error: String((error as Error).message).split('\n')[0]!.slice(0, 300) }
+    }
+    if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300) return settle('delivered', outcome)
+    const next = now + retryAfter[Math.min(delivery.attempts, retryAfter.length - 1)]!
+    if (next - delivery.created_at >= giveUpS) {
+      d.log('a webhook delivery was given up after a day of retries', { delivery: delivery.id, endpoint: endpoint.id, error: outcome.error })
+      return settle('failed', outcome)
+    }
+    await d.records.transact((tx) => tx.webhooks.retryAt(delivery.id, next, outcome), unkept)
+  }
+
+  return {
+    async register(signer: Signer, input: CreateWebhook): Promise<{ endpoint: WebhookEndpointRecord; secret: string }> {
+      const url = await publicUrl(input.url, d.allowPrivate)
+      const events = WEBHOOK_EVENTS.filter((event) => (input.events ?? WEBHOOK_EVENTS).includes(event))
+      const secret = `whsec_${randomBytes(32).toString('base64')}`
+      const id = newId()
+      const now = nowSeconds()
+      await d.records.transact(async (tx) => {
+        const walletId = await tx.wallets.ensure(newId(), signer.address, signer.network ?? d.network, now)
+        await tx.feeds.lockOwner(walletId) // two registrations at once do not both see room for one more
+        if ((await tx.webhooks.activeCountOf(walletId)) >= MAX_WEBHOOKS_PER_WALLET) fail('WEBHOOK_LIMIT_REACHED', `a wallet may register at most ${MAX_WEBHOOKS_PER_WALLET} webhooks`)
+        await tx.webhooks.insert({ id, wallet_id: walletId, url, description: input.description ?? null, events, secret, created_at: now })
+      })
+      const { secret: _, ...endpoint } = (await read.webhooks.byId(id))!
+      return { endpoint, secret }
+    },
+
+    async list(signer: Signer): Promise<WebhookEndpointRecord[]> {
+      const wallet = await read.wallets.byAddress(signer.address)
+      return wallet ? read.webhooks.activeOf(wallet.id) : []
+    },
+
+    async remove(signer: Signer, id: string): Promise<void> {
+      await owned(signer, id)
+      await d.records.transact((tx) => tx.webhooks.deactivate(id, nowSeconds()))
+    },
+
+    async deliveries(signer: Signer, id: string, before: [number, string] | undefined, limit: number): Promise<WebhookDeliveryRecord[]> {
+      await owned(signer, id)
+      return read.webhooks.deliveries(id, before, limit)
+    },
+
+    /** The job: sends what is due (claimed first, so no two senders send one delivery at once). How many were tried. */
+    async deliverDue(now = nowSeconds()): Promise<number> {
+      const due = await read.webhooks.due(now, PER_RUN)
+      let tried = 0
+      const queue = [...due]
+      const worker = async () => {
+        for (let delivery = queue.shift(); delivery; delivery = queue.shift()) {
+          if (!(await d.records.transact((tx) => tx.webhooks.claim(delivery!.id, now, now + CLAIM_S), unkept))) continue
+          tried++
+          await attempt(delivery, now)
+        }
+      }
+      await Promise.all(Array.from({ length: Math.min(PARALLEL, due.length) }, worker))
+      return tried
+    },
+  }
+}
+
+export type WebhookService = ReturnType<typeof webhookService>

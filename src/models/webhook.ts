@@ -1,0 +1,45 @@
+import { Type as t, type Static } from '@sinclair/typebox'
+import { Nullable, Text, UnixSeconds } from './common.ts'
+
+export const WEBHOOK_EVENTS = ['sale.recorded', 'entry.expired'] as const
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
+const Event = t.Union([t.Literal('sale.recorded'), t.Literal('entry.expired')])
+
+export const Webhook = t.Object({
+  id: t.String({ description: 'UUID' }),
+  url: t.String({ description: 'the HTTPS URL deliveries are POSTed to' }),
+  description: Nullable(t.String()),
+  events: t.Array(Event),
+  is_active: t.Boolean(),
+  created_at: UnixSeconds(),
+  updated_at: UnixSeconds(),
+}, { description: "A creator's webhook endpoint" })
+export type Webhook = Static<typeof Webhook>
+
+export const CreatedWebhook = t.Composite([Webhook, t.Object({
+  secret: t.String({ description: 'whsec_…: verifies the webhook-signature of every delivery (Standard Webhooks). Shown this once only.' }),
+})], { description: 'A webhook endpoint just registered, with its signing secret' })
+export type CreatedWebhook = Static<typeof CreatedWebhook>
+
+export const CreateWebhook = t.Object({
+  url: Text({ minLength: 9, maxLength: 2048, pattern: '^https://', description: 'https only; a public host (no loopback, private or link-local address)' }),
+  description: t.Optional(Nullable(Text({ maxLength: 500 }))),
+  events: t.Optional(t.Array(Event, { minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true, description: 'default: every event' })),
+})
+export type CreateWebhook = Static<typeof CreateWebhook>
+
+export const WebhookDelivery = t.Object({
+  id: t.String({ description: 'the webhook-id header of every attempt of this delivery' }),
+  event: Event,
+  status: t.Union([t.Literal('pending'), t.Literal('delivered'), t.Literal('failed'), t.Literal('cancelled')], {
+    description: 'pending (being retried), delivered (a 2xx came), failed (no 2xx within 24 h), cancelled (the endpoint was removed)',
+  }),
+  attempts: t.Integer(),
+  next_attempt_at: Nullable(UnixSeconds('when the next attempt is due, while pending')),
+  last_status: Nullable(t.Integer({ description: 'the HTTP status of the last attempt; null when none came' })),
+  last_error: Nullable(t.String({ description: 'why the last attempt failed' })),
+  payload: Nullable(t.String({ description: 'the body sent (fixed by the first attempt)' })),
+  created_at: UnixSeconds(),
+  finished_at: Nullable(UnixSeconds()),
+}, { description: 'One event for one endpoint, and how its delivery went' })
+export type WebhookDelivery = Static<typeof WebhookDelivery>

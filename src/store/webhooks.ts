@@ -1,0 +1,110 @@
+// Webhook endpoints and the outbox of their deliveries (migration 014: the triggers there write the outbox rows in
+// the transaction that records each event). A delivery's next_attempt_at is also its sender's claim on it.
+import { q, type Sql } from './query.ts'
+import { textListJson } from '../lib/text.ts'
+
+export interface WebhookEndpointRecord {
+  id: string
+  wallet_id: string
+  url: string
+  description: string | null
+  events: string[]
+  is_active: boolean
+  created_at: number
+  updated_at: number
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled'
+
+export interface WebhookDeliveryRecord {
+  id: string
+  endpoint_id: string
+  event: string
+  subject_id: string
+  payload: string | null
+  status: DeliveryStatus
+  attempts: number
+  next_attempt_at: number
+  last_status: number | null
+  last_error: string | null
+  created_at: number
+  finished_at: number | null
+}
+
+/** What an attempt came to: an HTTP status, or none (`error` says why). */
+export interface AttemptOutcome { status: number | null; error: string | null }
+
+export interface WebhookStore {
+  insert(row: Omit<WebhookEndpointRecord, 'is_active' | 'updated_at'> & { secret: string }): Promise<void>
+  activeCountOf(walletId: string): Promise<number>
+  activeOf(walletId: string): Promise<WebhookEndpointRecord[]>
+  /** The endpoint with its signing secret. */
+  byId(id: string): Promise<(WebhookEndpointRecord & { secret: string }) | undefined>
+  /** Deactivates it and cancels what it was still owed. False when it was not active. */
+  deactivate(id: string, now: number): Promise<boolean>
+  /** Pending deliveries due at `now`, the longest waiting first. */
+  due(now: number, limit: number): Promise<WebhookDeliveryRecord[]>
+  /** Takes a due delivery until `until` (one attempt more): false when another sender took it first. */
+  claim(id: string, now: number, until: number): Promise<boolean>
+  /** The body every attempt signs, fixed by the first; the one already fixed wins. */
+  fixPayload(id: string, payload: string): Promise<string>
+  finish(id: string, status: 'delivered' | 'failed' | 'cancelled', outcome: AttemptOutcome, now: number): Promise<void>
+  retryAt(id: string, at: number, outcome: AttemptOutcome): Promise<void>
+  /** An endpoint's deliveries, newest first, before the cursor [created_at, id]. */
+  deliveries(endpointId: string, before: [number, string] | undefined, limit: number): Promise<WebhookDeliveryRecord[]>
+}
+
+interface EndpointRow extends Omit<WebhookEndpointRecord, 'events' | 'is_active'> { events: string; is_active: number; secret: string }
+
+const endpointRecord = ({ secret: _, ...row }: EndpointRow): WebhookEndpointRecord => ({
+  ...row, events: JSON.parse(row.events) as string[], is_active: Number(row.is_active) === 1,
+  created_at: Number(row.created_at), updated_at: Number(row.updated_at),
+})
+
+const num = (value: number | null) => (value === null ? null : Number(value))
+const deliveryRecord = (row: WebhookDeliveryRecord): WebhookDeliveryRecord => ({
+  ...row, attempts: Number(row.attempts), next_attempt_at: Number(row.next_attempt_at), last_status: num(row.last_status),
+  created_at: Number(row.created_at), finished_at: num(row.finished_at),
+})
+
+const ENDPOINT = q`SELECT id, wallet_id, url, description, events, secret, is_active, created_at, updated_at FROM webhook_endpoints`
+const DELIVERY = q`SELECT id, endpoint_id, event, subject_id, payload, status, attempts, next_attempt_at, last_status, last_error, created_at, finished_at FROM webhook_deliveries`
+
+export function webhookStore(sql: Sql): WebhookStore {
+  return {
+    async insert(e) {
+      await sql.run(q`INSERT INTO webhook_endpoints (id, wallet_id, url, description, events, secret, created_at, updated_at)
+        VALUES (${e.id}, ${e.wallet_id}, ${e.url}, ${e.description}, ${textListJson(e.events)}, ${e.secret}, ${e.created_at}, ${e.created_at})`)
+    },
+    activeCountOf: async (walletId) => Number((await sql.get<{ n: number }>(q`SELECT COUNT(*) AS n FROM webhook_endpoints WHERE wallet_id = ${walletId} AND is_active = 1`))!.n),
+    activeOf: async (walletId) => (await sql.all<EndpointRow>(q`${ENDPOINT} WHERE wallet_id = ${walletId} AND is_active = 1 ORDER BY id`)).map(endpointRecord),
+    async byId(id) {
+      const row = await sql.get<EndpointRow>(q`${ENDPOINT} WHERE id = ${id}`)
+      return row ? { ...endpointRecord(row), secret: row.secret } : undefined
+    },
+    async deactivate(id, now) {
+      const changed = (await sql.run(q`UPDATE webhook_endpoints SET is_active = 0, updated_at = ${now} WHERE id = ${id} AND is_active = 1`)) === 1
+      if (changed) await sql.run(q`UPDATE webhook_deliveries SET status = 'cancelled', finished_at = ${now} WHERE endpoint_id = ${id} AND status = 'pending'`)
+      return changed
+    },
+    due: async (now, limit) => (await sql.all<WebhookDeliveryRecord>(q`${DELIVERY} WHERE status = 'pending' AND next_attempt_at <= ${now} ORDER BY next_attempt_at LIMIT ${limit}`)).map(deliveryRecord),
+    claim: async (id, now, until) => (await sql.run(q`UPDATE webhook_deliveries SET next_attempt_at = ${until}, attempts = attempts + 1
+      WHERE id = ${id} AND status = 'pending' AND next_attempt_at <= ${now}`)) === 1,
+    async fixPayload(id, payload) {
+      await sql.run(q`UPDATE webhook_deliveries SET payload = ${payload} WHERE id = ${id} AND payload IS NULL`)
+      return (await sql.get<{ payload: string }>(q`SELECT payload FROM webhook_deliveries WHERE id = ${id}`))!.payload
+    },
+    async finish(id, status, outcome, now) {
+      await sql.run(q`UPDATE webhook_deliveries SET status = ${status}, last_status = ${outcome.status}, last_error = ${outcome.error}, finished_at = ${now}
+        WHERE id = ${id} AND status = 'pending'`)
+    },
+    async retryAt(id, at, outcome) {
+      await sql.run(q`UPDATE webhook_deliveries SET next_attempt_at = ${at}, last_status = ${outcome.status}, last_error = ${outcome.error}
+        WHERE id = ${id} AND status = 'pending'`)
+    },
+    async deliveries(endpointId, before, limit) {
+      const after = before ? q`AND (created_at < ${before[0]} OR (created_at = ${before[0]} AND id < ${before[1]}))` : q``
+      return (await sql.all<WebhookDeliveryRecord>(q`${DELIVERY} WHERE endpoint_id = ${endpointId} ${after} ORDER BY created_at DESC, id DESC LIMIT ${limit}`)).map(deliveryRecord)
+    },
+  }
+}

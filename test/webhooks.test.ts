@@ -1,0 +1,216 @@
+// Sale webhooks on a real server and a real chain, delivered over HTTPS to a real receiver (127.0.0.1, trusted
+// through NODE_EXTRA_CA_CERTS; TRELLIS_TEST_ALLOW_PRIVATE_FETCH lets this server reach loopback, which a server
+// without it refuses, also tested). Every delivery is verified with the Standard Webhooks reference library.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Webhook } from 'standardwebhooks'
+import { startTestServer, type TestServer } from '../dev/server.ts'
+import { authHeaders, b64, call, createEntry, createFeed, expectError, newWallet, type Wallet } from '../dev/api.ts'
+import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
+
+const CERT = `${import.meta.dir}/helpers/webhook-test.cert.pem`
+const KEY = `${import.meta.dir}/helpers/webhook-test.key.pem`
+const PRICE = 25_000n
+
+interface Received { path: string; headers: Record<string, string>; body: string }
+
+/** An HTTPS receiver: each path answers as `answer` says, given how often this delivery id came before. */
+function receiver(answer: (path: string, seen: number) => number, port = 0) {
+  const received: Received[] = []
+  const server = Bun.serve({
+    hostname: '127.0.0.1', port, tls: { cert: Bun.file(CERT), key: Bun.file(KEY) },
+    async fetch(request) {
+      const path = new URL(request.url).pathname
+      const entry = { path, headers: Object.fromEntries(request.headers as unknown as Iterable<[string, string]>), body: await request.text() }
+      const seen = received.filter((r) => r.path === path && r.headers['webhook-id'] === entry.headers['webhook-id']).length
+      received.push(entry)
+      return new Response('ok', { status: answer(path, seen) })
+    },
+  })
+  return { received, url: (path: string) => `https://127.0.0.1:${server.port}${path}`, port: server.port, stop: () => server.stop(true) }
+}
+
+let chain: TestChain
+let server: TestServer
+let hooks: ReturnType<typeof receiver>
+let creator: Wallet
+let feed: { id: string }
+
+const env = () => ({ ...chain.env, TRELLIS_TEST_ALLOW_PRIVATE_FETCH: '1', NODE_EXTRA_CA_CERTS: CERT, TRELLIS_TEST_WEBHOOK_RETRY_S: '1', TRELLIS_TEST_WEBHOOK_GIVE_UP_S: '5' })
+
+beforeAll(async () => {
+  chain = await startChain()
+  server = await startTestServer(env())
+  hooks = receiver((path, seen) => (path === '/down' ? 503 : path === '/flaky' && seen < 2 ? 500 : 200))
+  creator = newWallet()
+  feed = await createFeed(server.url, creator, { name: 'sold with webhooks' })
+})
+afterAll(async () => {
+  hooks?.stop()
+  await server?.dispose()
+  await chain?.stop()
+})
+
+async function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const value = await check()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await Bun.sleep(100)
+  }
+}
+
+const register = (wallet: Wallet, body: Record<string, unknown>, target = server) => call(target.url, 'POST', '/v1/webhooks', { wallet, body })
+const deliveries = async (wallet: Wallet, id: string, query = '') => (await call(server.url, 'GET', `/v1/webhooks/${id}/deliveries${query}`, { wallet })).body
+const paidEntry = (title: string, body: Record<string, unknown> = {}) =>
+  createEntry(server.url, creator, feed.id, { content_base64: b64(`paid: ${title}`), title, is_free: false, price: { amount: String(PRICE), currency: 'USDC' }, ...body })
+async function buy(entry: { id: string }): Promise<{ buyer: Wallet; hash: string }> {
+  const buyer = await chain.newFundedBuyer(1_000_000n)
+  const paid = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE })) } })
+  expect(paid.status).toBe(200)
+  const settlement = JSON.parse(Buffer.from(paid.headers.get('x-payment-response')!, 'base64').toString())
+  return { buyer, hash: settlement.transaction }
+}
+const at = (path: string) => hooks.received.filter((r) => r.path === path)
+/** The delivery verified as a receiver verifies it (signature, and a timestamp within 5 minutes), parsed. */
+const verified = (secret: string, r: Received) => new Webhook(secret).verify(r.body, r.headers) as { type: string; timestamp: string; data: Record<string, unknown> }
+
+describe('registering', () => {
+  test('a secret shown once; listed without it; at most 5 per wallet; only its wallet removes one', async () => {
+    const wallet = newWallet()
+    const first = await register(wallet, { url: hooks.url('/listed'), description: 'my shop' })
+    expect(first.status).toBe(201)
+    expect(first.body).toMatchObject({ url: hooks.url('/listed'), description: 'my shop', events: ['sale.recorded', 'entry.expired'], is_active: true })
+    expect(first.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+    const listed = await call(server.url, 'GET', '/v1/webhooks', { wallet })
+    expect(listed.body.data).toHaveLength(1)
+    expect(listed.text).not.toContain('whsec_')
+    for (let i = 2; i <= 5; i++) expect((await register(wallet, { url: hooks.url(`/n${i}`), events: ['sale.recorded'] })).status).toBe(201)
+    expectError(await register(wallet, { url: hooks.url('/sixth') }), 403, 'WEBHOOK_LIMIT_REACHED')
+    expectError(await call(server.url, 'DELETE', `/v1/webhooks/${first.body.id}`, { wallet: newWallet() }), 403, 'UNAUTHORIZED')
+    expectError(await call(server.url, 'DELETE', `/v1/webhooks/${crypto.randomUUID()}`, { wallet }), 404, 'WEBHOOK_NOT_FOUND')
+    expectError(await call(server.url, 'GET', `/v1/webhooks/${first.body.id}/deliveries`, { wallet: newWallet() }), 403, 'UNAUTHORIZED')
+    expect((await call(server.url, 'DELETE', `/v1/webhooks/${first.body.id}`, { wallet })).status).toBe(204)
+    expect((await register(wallet, { url: hooks.url('/sixth') })).status).toBe(201) // room again
+    expect((await call(server.url, 'POST', '/v1/webhooks', { body: { url: hooks.url('/x') } })).status).toBe(401)
+    expect((await call(server.url, 'GET', '/v1/webhooks')).status).toBe(401)
+  })
+
+  test('bad URLs and events: http, user:password, junk, unknown events → 400', async () => {
+    const wallet = newWallet()
+    for (const url of ['http://example.com/hook', 'ftp://example.com', 'https://user:pw@example.com/', 'not a url', 'https://']) {
+      expect((await register(wallet, { url })).status).toBe(400)
+    }
+    for (const events of [[], ['sale.refunded'], ['sale.recorded', 'sale.recorded']]) expect((await register(wallet, { url: hooks.url('/e'), events })).status).toBe(400)
+    expect((await call(server.url, 'GET', '/v1/webhooks', { wallet })).body.data).toEqual([])
+  })
+
+  test('no private-network targets: a server without the test hook refuses loopback, private and link-local hosts', async () => {
+    const strict = await startTestServer()
+    try {
+      const wallet = newWallet()
+      for (const url of [hooks.url('/x'), 'https://localhost/', 'https://[::1]/', 'https://10.1.2.3/', 'https://169.254.169.254/latest', 'https://192.168.0.1/', 'https://0.0.0.0/']) {
+        expectError(await register(wallet, { url }, strict), 400, 'INVALID_WEBHOOK_URL')
+      }
+    } finally {
+      await strict.dispose()
+    }
+  })
+})
+
+describe('delivering', () => {
+  test('a sale: one signed delivery with the ledger row, to the endpoints that asked for sales, once', async () => {
+    const shop = await register(creator, { url: hooks.url('/ok'), events: ['sale.recorded'] })
+    const expiriesOnly = await register(creator, { url: hooks.url('/expiries'), events: ['entry.expired'] })
+    const entry = await paidEntry('sold once')
+    const { buyer, hash } = await buy(entry)
+    const [delivery] = await until('the sale webhook', () => at('/ok').length > 0 && at('/ok'))
+    const event = verified(shop.body.secret, delivery!)
+    const ledger = (await call(server.url, 'GET', `/v1/transactions?entry_id=${entry.id}`)).body.data
+    expect(event).toEqual({
+      type: 'sale.recorded', timestamp: expect.any(String),
+      data: {
+        transaction_id: ledger[0].id, transaction_hash: hash, network: 'base-sepolia', asset: ledger[0].asset, amount: String(PRICE),
+        payer: buyer.address, pay_to: creator.address, entry_id: entry.id, feed_id: feed.id, entry_title: 'sold once', created_at: ledger[0].created_at,
+      },
+    })
+    expect(() => new Webhook(expiriesOnly.body.secret).verify(delivery!.body, delivery!.headers)).toThrow()
+    await Bun.sleep(2_500) // a few more runs of the sender
+    expect(at('/ok')).toHaveLength(1)
+    expect(at('/expiries')).toHaveLength(0)
+    const log = await deliveries(creator, shop.body.id)
+    expect(log.data).toEqual([expect.objectContaining({ id: delivery!.headers['webhook-id'], event: 'sale.recorded', status: 'delivered', attempts: 1, last_status: 200, last_error: null, payload: delivery!.body, next_attempt_at: null })])
+  })
+
+  test('retried with the same id and bytes until a 2xx; given up after the day (here 5 s); the log tells each', async () => {
+    const flaky = await register(creator, { url: hooks.url('/flaky'), events: ['sale.recorded'] })
+    const down = await register(creator, { url: hooks.url('/down'), events: ['sale.recorded'] })
+    await buy(await paidEntry('retried'))
+    const attempts = await until('three attempts at /flaky', () => at('/flaky').length >= 3 && at('/flaky'))
+    expect(new Set(attempts.map((r) => r.headers['webhook-id'])).size).toBe(1)
+    expect(new Set(attempts.map((r) => r.body)).size).toBe(1)
+    for (const r of attempts) verified(flaky.body.secret, r)
+    await until('the flaky delivery recorded', async () => (await deliveries(creator, flaky.body.id)).data[0].status === 'delivered')
+    expect((await deliveries(creator, flaky.body.id)).data[0]).toMatchObject({ attempts: 3, last_status: 200 })
+    const failed = await until('the delivery to /down given up', async () => {
+      const [last] = (await deliveries(creator, down.body.id)).data
+      return last.status === 'failed' && last
+    })
+    expect(failed.attempts).toBeGreaterThanOrEqual(2)
+    expect(failed).toMatchObject({ last_status: 503, last_error: 'answered 503', next_attempt_at: null })
+    const sent = at('/down').length
+    await Bun.sleep(2_000)
+    expect(at('/down')).toHaveLength(sent)
+    expect(at('/flaky')).toHaveLength(3)
+  })
+
+  test('the log pages; removing an endpoint cancels what it was still owed', async () => {
+    const hook = await register(creator, { url: hooks.url('/down'), events: ['sale.recorded'] })
+    await buy(await paidEntry('cancelled'))
+    await until('a first failed attempt', async () => (await deliveries(creator, hook.body.id)).data[0]?.attempts >= 1)
+    expect((await call(server.url, 'DELETE', `/v1/webhooks/${hook.body.id}`, { wallet: creator })).status).toBe(204)
+    const shop = (await call(server.url, 'GET', '/v1/webhooks', { wallet: creator })).body.data.find((h: { url: string }) => h.url === hooks.url('/ok'))
+    const first = await deliveries(creator, shop.id, '?page_size=1')
+    expect(first.pagination.has_more).toBe(true)
+    const second = await deliveries(creator, shop.id, `?page_size=1&page_token=${first.pagination.next_page_token}`)
+    expect(second.data[0].id).not.toBe(first.data[0].id)
+    expectError(await call(server.url, 'GET', `/v1/webhooks/${shop.id}/deliveries?page_token=forged`, { wallet: creator }), 422, 'INVALID_PAGE_TOKEN')
+  })
+})
+
+describe('durable', () => {
+  test('a delivery owed when the server is killed is sent after the restart, once; an early access ending is told too', async () => {
+    const port = (() => {
+      const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+      const free = probe.port
+      probe.stop(true)
+      return free
+    })()
+    const late = receiver(() => 200, port)
+    late.stop() // nothing listens there: attempts fail until it is back
+    const wallet = creator
+    const hook = await register(wallet, { url: `https://127.0.0.1:${port}/late` })
+    const entry = await paidEntry('owed across a crash', { expires_at: Math.floor(Date.now() / 1000) + 3_600 })
+    await buy(entry)
+    await until('a failed attempt', async () => (await deliveries(wallet, hook.body.id)).data[0]?.attempts >= 1)
+    await server.kill()
+    const back = receiver(() => 200, port)
+    try {
+      // An hour later (the test clock), with a day to retry in: the expiry job ends the early access at start.
+      await server.restart({ ...env(), TRELLIS_TEST_WEBHOOK_GIVE_UP_S: '86400', TRELLIS_TEST_CLOCK_OFFSET_S: '3700' })
+      const got = await until('the sale and the expiry', () => back.received.length >= 2 && back.received)
+      const events = got.map((r) => verified(hook.body.secret, r))
+      expect(events.map((e) => e.type).sort()).toEqual(['entry.expired', 'sale.recorded'])
+      expect(events.find((e) => e.type === 'entry.expired')!.data).toEqual({ entry_id: entry.id, feed_id: feed.id, entry_title: 'owed across a crash', price: String(PRICE), expires_at: expect.any(Number) })
+      await Bun.sleep(2_500)
+      expect(back.received).toHaveLength(2)
+      expect(new Set(back.received.map((r) => r.headers['webhook-id'])).size).toBe(2)
+      // Signed an hour ahead, as the server's clock now is.
+      const headers = { ...(await authHeaders(server.url, wallet)), 'x-timestamp': String(Math.floor(Date.now() / 1000) + 3_700) }
+      const log = (await call(server.url, 'GET', `/v1/webhooks/${hook.body.id}/deliveries`, { headers })).body.data
+      expect(log.map((d: { status: string }) => d.status)).toEqual(['delivered', 'delivered'])
+    } finally {
+      back.stop()
+    }
+  })
+})
