@@ -56,12 +56,15 @@ function errorPage(s: Services, error: unknown): Response {
   return new Response(body, { status, headers: HEADERS })
 }
 
+const feedCard = (f: FeedRecord, ownerUsername: string | null): FeedCard =>
+  ({ ...f, owner_wallet: f.owner_wallet_address, owner_username: ownerUsername, total_revenue: f.total_revenue.toString() })
+
 async function feedCardsOf(s: Services, feeds: FeedRecord[]): Promise<FeedCard[]> {
   const owners = new Map<string, string | null>()
   for (const f of feeds) {
     if (!owners.has(f.owner_wallet_address)) owners.set(f.owner_wallet_address, (await s.wallets.byAddress(f.owner_wallet_address).catch(() => null))?.username ?? null)
   }
-  return feeds.map((f) => ({ ...f, owner_wallet: f.owner_wallet_address, owner_username: owners.get(f.owner_wallet_address) ?? null, total_revenue: f.total_revenue.toString() }))
+  return feeds.map((f) => feedCard(f, owners.get(f.owner_wallet_address) ?? null))
 }
 
 export function homePageOf(s: Services): Promise<Prepared> {
@@ -127,7 +130,7 @@ export const pageRoutes = (s: Services) => {
         const now = nowSeconds()
         staleFrom(now + 60) // the statistics' periods move on
         const stats = await s.stats.stats(wallet.id, now)
-        const feeds = (await s.feeds.list({ owner_id: wallet.id, is_active: true, min_entries: 0, limit: CREATOR_FEEDS })).map((f) => ({ ...f, owner_wallet: f.owner_wallet_address, owner_username: wallet.username, total_revenue: f.total_revenue.toString() }))
+        const feeds = (await s.feeds.list({ owner_id: wallet.id, is_active: true, min_entries: 0, limit: CREATOR_FEEDS })).map((f) => feedCard(f, wallet.username))
         return creatorPage({ network, wallet, stats, feeds, assetVersion: ASSET_VERSION })
       })))
     .get('/leaderboards', ({ query }) => answer(async () => {
