@@ -43,7 +43,9 @@ test('the explorer lists every operation and shows every request body, the 402 a
 
   // Every body: the example shows the fields of its schema (an empty body renders as nothing at all).
   const withBodies = operations.filter((op) => op.requestBody)
-  expect(withBodies.length).toBe(9) // nonce, feed create and update, entry create and update, wallet, access link, category create and update
+  // nonce, feed create and update, entry create and update, wallet, access link, category create and update, webhook,
+  // the four takedowns and reinstatements, the MCP message
+  expect(withBodies.length).toBe(15)
   for (const op of withBodies) {
     const block = await open(op)
     const example = await block.locator('.opblock-section-request-body .body-param__example, .opblock-section-request-body pre').first().innerText()

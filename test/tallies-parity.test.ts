@@ -172,7 +172,12 @@ async function market(records: Records<Tx>, era: 'current' | 'old') {
     await tx.feeds.update('f-2', { is_active: false }, T0 + 5 * DAY)
   })
   await records.transact(async (tx) => {
-    await tx.entries.reactivateAllIn('f-2', T0 + 6 * DAY)
+    if (era === 'current') await tx.entries.reactivateAllIn('f-2', T0 + 6 * DAY)
+    else {
+      // As before 013 (no taken_down yet).
+      await tx.sql.run(q`UPDATE entries SET is_active = 1, deactivated_with_feed = 0, updated_at = ${T0 + 6 * DAY} WHERE feed_id = 'f-2' AND deactivated_with_feed = 1`)
+      await tx.sql.run(q`UPDATE feeds SET total_entries = (SELECT COUNT(*) FROM entries WHERE feed_id = 'f-2' AND is_active = 1) WHERE id = 'f-2'`)
+    }
     await tx.feeds.update('f-2', { is_active: true }, T0 + 6 * DAY)
   })
 
