@@ -16,11 +16,13 @@ const MEMO_BODIES = 64
 
 export type SerialisedBoards = Partial<Record<BoardKey, string[]>>
 
+const QUOTED_UUID = /"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"/g
+
 /** The boards without the items of taken-down feeds: a feed's item is the only one naming its id. */
 function without(boards: SerialisedBoards, feedIds: ReadonlySet<string>): SerialisedBoards {
   if (feedIds.size === 0) return boards
-  const quoted = [...feedIds].map((id) => `"${id}"`)
-  return Object.fromEntries(Object.entries(boards).map(([key, items]) => [key, items.filter((item) => !quoted.some((id) => item.includes(id)))]))
+  const names = (item: string) => [...item.matchAll(QUOTED_UUID)].some((match) => feedIds.has(match[1]!))
+  return Object.fromEntries(Object.entries(boards).map(([key, items]) => [key, items.filter((item) => !names(item))]))
 }
 
 export function statsService(d: { records: Records; wallets: WalletService }) {
