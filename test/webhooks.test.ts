@@ -164,6 +164,37 @@ describe('delivering', () => {
     expect(at('/flaky')).toHaveLength(3)
   })
 
+  test('endpoints that never answer hold only their own slots: another seller is told at once', async () => {
+    // Accepts connections and says nothing (not even the TLS handshake): each attempt waits for its timeout.
+    const silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {}, open() {} } })
+    const stalled = newWallet()
+    const other = newWallet()
+    try {
+      const stalledFeed = await createFeed(server.url, stalled, { name: 'stalls its webhooks' })
+      for (let i = 0; i < 5; i++) expect((await register(stalled, { url: `https://127.0.0.1:${silent.port}/hang/${i}`, events: ['sale.recorded'] })).status).toBe(201)
+      const shop = await register(other, { url: hooks.url('/prompt'), events: ['sale.recorded'] })
+      const otherFeed = await createFeed(server.url, other, { name: 'told at once' })
+      // Ten deliveries to the silent endpoints come due first (two sales of five endpoints), then one to a live one.
+      for (let i = 0; i < 2; i++) {
+        const entry = await createEntry(server.url, stalled, stalledFeed.id, { content_base64: b64(`hang ${i}`), is_free: false, price: { amount: String(PRICE), currency: 'USDC' } })
+        const buyer = await chain.newFundedBuyer(1_000_000n)
+        const paid = await fetch(`${server.url}/v1/feeds/${stalledFeed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: stalled.address, value: PRICE })) } })
+        expect(paid.status).toBe(200)
+      }
+      await Bun.sleep(1_200) // the sender has started on the silent ones
+      const entry = await createEntry(server.url, other, otherFeed.id, { content_base64: b64('prompt'), is_free: false, price: { amount: String(PRICE), currency: 'USDC' } })
+      const buyer = await chain.newFundedBuyer(1_000_000n)
+      const paid = await fetch(`${server.url}/v1/feeds/${otherFeed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: other.address, value: PRICE })) } })
+      expect(paid.status).toBe(200)
+      const sold = performance.now()
+      const [told] = await until('the live endpoint told', () => at('/prompt').length > 0 && at('/prompt'), 8_000)
+      expect(performance.now() - sold).toBeLessThan(3_000) // an attempt at a silent endpoint lasts 10 s
+      verified(shop.body.secret, told!)
+    } finally {
+      silent.stop(true)
+    }
+  })
+
   test('the log pages; removing an endpoint cancels what it was still owed', async () => {
     const hook = await register(creator, { url: hooks.url('/down'), events: ['sale.recorded'] })
     await buy(await paidEntry('cancelled'))

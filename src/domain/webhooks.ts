@@ -22,9 +22,12 @@ const RETRY_AFTER_S = [5, 300, 1_800, 7_200, 18_000, 36_000]
 const GIVE_UP_S = 86_400
 /** How long a sender holds a delivery it is sending: due again after this only if that sender died. */
 const CLAIM_S = 60
-const ATTEMPT_TIMEOUT_MS = 15_000
-/** Deliveries a run sends at once, and at most per run. */
-const PARALLEL = 8
+const ATTEMPT_TIMEOUT_MS = 10_000
+/**
+ * Attempts in flight at most, one per endpoint: an endpoint that never answers holds its own slot for the timeout,
+ * never the sender, so the others' deliveries leave on time.
+ */
+const MAX_IN_FLIGHT = 64
 const PER_RUN = 200
 
 export interface WebhookDeps {
@@ -78,6 +81,8 @@ export function webhookService(d: WebhookDeps) {
   const giveUpS = d.retries?.giveUpS ?? GIVE_UP_S
   /** Writes no read memo depends on: they leave its results in place. */
   const unkept = { unkept: true }
+  /** Endpoints with an attempt in flight. */
+  const inFlight = new Set<string>()
 
   async function owned(signer: Signer, id: string): Promise<WebhookEndpointRecord & { secret: string }> {
     const endpoint = await read.webhooks.byId(id)
@@ -152,20 +157,24 @@ export function webhookService(d: WebhookDeps) {
       return read.webhooks.deliveries(id, before, limit)
     },
 
-    /** The job: sends what is due (claimed first, so no two senders send one delivery at once). How many were tried. */
+    /**
+     * The job: starts what is due, the oldest of each endpoint with no attempt in flight, each claimed first (so no
+     * two senders send one delivery at once), and returns without waiting for the answers. How many it started.
+     */
     async deliverDue(now = nowSeconds()): Promise<number> {
-      const due = await read.webhooks.due(now, PER_RUN)
-      let tried = 0
-      const queue = [...due]
-      const worker = async () => {
-        for (let delivery = queue.shift(); delivery; delivery = queue.shift()) {
-          if (!(await d.records.transact((tx) => tx.webhooks.claim(delivery!.id, now, now + CLAIM_S), unkept))) continue
-          tried++
-          await attempt(delivery, now)
-        }
+      if (inFlight.size >= MAX_IN_FLIGHT) return 0
+      let started = 0
+      for (const delivery of await read.webhooks.due(now, PER_RUN, [...inFlight])) {
+        if (inFlight.size >= MAX_IN_FLIGHT) break
+        if (inFlight.has(delivery.endpoint_id)) continue
+        if (!(await d.records.transact((tx) => tx.webhooks.claim(delivery.id, now, now + CLAIM_S), unkept))) continue
+        inFlight.add(delivery.endpoint_id)
+        started++
+        void attempt(delivery, now)
+          .catch((error: unknown) => d.log('a webhook attempt could not be recorded; it is due again once its claim lapses', { delivery: delivery.id, error: String(error) }))
+          .finally(() => inFlight.delete(delivery.endpoint_id))
       }
-      await Promise.all(Array.from({ length: Math.min(PARALLEL, due.length) }, worker))
-      return tried
+      return started
     },
   }
 }

@@ -1,6 +1,6 @@
 // Webhook endpoints and the outbox of their deliveries (migration 014: the triggers there write the outbox rows in
 // the transaction that records each event). A delivery's next_attempt_at is also its sender's claim on it.
-import { q, type Sql } from './query.ts'
+import { join, q, type Sql } from './query.ts'
 import { textListJson } from '../lib/text.ts'
 
 export interface WebhookEndpointRecord {
@@ -42,8 +42,8 @@ export interface WebhookStore {
   byId(id: string): Promise<(WebhookEndpointRecord & { secret: string }) | undefined>
   /** Deactivates it and cancels what it was still owed. False when it was not active. */
   deactivate(id: string, now: number): Promise<boolean>
-  /** Pending deliveries due at `now`, the longest waiting first. */
-  due(now: number, limit: number): Promise<WebhookDeliveryRecord[]>
+  /** Pending deliveries due at `now`, the longest waiting first, of endpoints not in `busy`. */
+  due(now: number, limit: number, busy: string[]): Promise<WebhookDeliveryRecord[]>
   /** Takes a due delivery until `until` (one attempt more): false when another sender took it first. */
   claim(id: string, now: number, until: number): Promise<boolean>
   /** The body every attempt signs, fixed by the first; the one already fixed wins. */
@@ -87,7 +87,8 @@ export function webhookStore(sql: Sql): WebhookStore {
       if (changed) await sql.run(q`UPDATE webhook_deliveries SET status = 'cancelled', finished_at = ${now} WHERE endpoint_id = ${id} AND status = 'pending'`)
       return changed
     },
-    due: async (now, limit) => (await sql.all<WebhookDeliveryRecord>(q`${DELIVERY} WHERE status = 'pending' AND next_attempt_at <= ${now} ORDER BY next_attempt_at LIMIT ${limit}`)).map(deliveryRecord),
+    due: async (now, limit, busy) => (await sql.all<WebhookDeliveryRecord>(q`${DELIVERY} WHERE status = 'pending' AND next_attempt_at <= ${now}
+      ${busy.length ? q`AND endpoint_id NOT IN (${join(busy.map((id) => q`${id}`), ', ')})` : q``} ORDER BY next_attempt_at LIMIT ${limit}`)).map(deliveryRecord),
     claim: async (id, now, until) => (await sql.run(q`UPDATE webhook_deliveries SET next_attempt_at = ${until}, attempts = attempts + 1
       WHERE id = ${id} AND status = 'pending' AND next_attempt_at <= ${now}`)) === 1,
     async fixPayload(id, payload) {
