@@ -240,6 +240,15 @@ describe('durable', () => {
       const headers = { ...(await authHeaders(server.url, wallet)), 'x-timestamp': String(Math.floor(Date.now() / 1000) + 3_700) }
       const log = (await call(server.url, 'GET', `/v1/webhooks/${hook.body.id}/deliveries`, { headers })).body.data
       expect(log.map((d: { status: string }) => d.status)).toEqual(['delivered', 'delivered'])
+      // A month on, the cleanup job (it runs at start) has removed them from the log.
+      const month = 3_700 + 31 * 86_400
+      await server.restart({ ...env(), TRELLIS_TEST_CLOCK_OFFSET_S: String(month) })
+      await until('the old deliveries forgotten', async () => {
+        const headers = { ...(await authHeaders(server.url, wallet)), 'x-timestamp': String(Math.floor(Date.now() / 1000) + month) }
+        const reply = await call(server.url, 'GET', `/v1/webhooks/${hook.body.id}/deliveries`, { headers })
+        expect(reply.status).toBe(200)
+        return reply.body.data.length === 0
+      })
     } finally {
       back.stop()
     }

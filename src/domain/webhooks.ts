@@ -29,6 +29,10 @@ const ATTEMPT_TIMEOUT_MS = 10_000
  */
 const MAX_IN_FLIGHT = 64
 const PER_RUN = 200
+/** How long the delivery log keeps a finished delivery. */
+export const LOG_KEPT_S = 30 * 86_400
+/** Rows a statement of the log's cleanup removes: the writer is never held long. */
+const FORGET_BATCH = 1_000
 
 export interface WebhookDeps {
   records: Records
@@ -155,6 +159,16 @@ export function webhookService(d: WebhookDeps) {
     async deliveries(signer: Signer, id: string, before: [number, string] | undefined, limit: number): Promise<WebhookDeliveryRecord[]> {
       await owned(signer, id)
       return read.webhooks.deliveries(id, before, limit)
+    },
+
+    /** The log's cleanup (a job): finished deliveries older than LOG_KEPT_S go, in batches. How many. */
+    async forgetOld(now = nowSeconds()): Promise<number> {
+      let removed = 0
+      for (;;) {
+        const batch = await d.records.transact((tx) => tx.webhooks.forget(now - LOG_KEPT_S, FORGET_BATCH), unkept)
+        removed += batch
+        if (batch < FORGET_BATCH) return removed
+      }
     },
 
     /**

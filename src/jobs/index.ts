@@ -134,6 +134,7 @@ export function startJobs(d: JobServices): Jobs {
 
   // Each second: a sale's webhook leaves about a second after the sale, never inside the paid request.
   every('webhooks', 1, () => d.webhooks.deliverDue(), { once: true })
+  every('webhook-log-cleanup', 3_600, () => d.webhooks.forgetOld(), { once: true })
 
   d.leadership.onGained(() => void Promise.all(leaderRuns.map((run) => run())))
 

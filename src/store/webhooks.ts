@@ -50,6 +50,8 @@ export interface WebhookStore {
   fixPayload(id: string, payload: string): Promise<string>
   finish(id: string, status: 'delivered' | 'failed' | 'cancelled', outcome: AttemptOutcome, now: number): Promise<void>
   retryAt(id: string, at: number, outcome: AttemptOutcome): Promise<void>
+  /** Removes up to `limit` deliveries that finished before `before`; how many. */
+  forget(before: number, limit: number): Promise<number>
   /** An endpoint's deliveries, newest first, before the cursor [created_at, id]. */
   deliveries(endpointId: string, before: [number, string] | undefined, limit: number): Promise<WebhookDeliveryRecord[]>
 }
@@ -103,6 +105,8 @@ export function webhookStore(sql: Sql): WebhookStore {
       await sql.run(q`UPDATE webhook_deliveries SET next_attempt_at = ${at}, last_status = ${outcome.status}, last_error = ${outcome.error}
         WHERE id = ${id} AND status = 'pending'`)
     },
+    forget: (before, limit) => sql.run(q`DELETE FROM webhook_deliveries WHERE id IN
+      (SELECT id FROM webhook_deliveries WHERE status <> 'pending' AND finished_at < ${before} LIMIT ${limit})`),
     async deliveries(endpointId, before, limit) {
       const after = before ? q`AND (created_at < ${before[0]} OR (created_at = ${before[0]} AND id < ${before[1]}))` : q``
       return (await sql.all<WebhookDeliveryRecord>(q`${DELIVERY} WHERE endpoint_id = ${endpointId} ${after} ORDER BY created_at DESC, id DESC LIMIT ${limit}`)).map(deliveryRecord)
