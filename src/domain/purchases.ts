@@ -57,6 +57,9 @@ const DECIDE_EVERY = 8
 // A settlement under way touches its row at least this often (its start, its signed transaction, then at most the
 // wait for its receipt): a pending row left longer by a live instance is no longer being settled there.
 const SETTLING_SLACK_S = 30
+// A row its settler wrote this recently is being settled, even when its heartbeat went unheard for a moment (a busy
+// host runs late by more than the heartbeat's 1.5 s; a fresh-clone CI run showed it): waited for all the same.
+const JUST_WRITTEN_S = 5
 
 export function purchaseService(d: Deps) {
   const inFlight = new Map<string, Promise<PayOutcome>>() // by authorization (payer, nonce)
@@ -70,10 +73,13 @@ export function purchaseService(d: Deps) {
   d.records.cluster?.hear('payments', () => waiting.forEach((wake) => wake()))
   /**
    * Pending, and being settled by another instance: one that lives (heard in the heartbeats) and touched the row
-   * recently. Waited for, and left alone by the reconciler; decided from the chain otherwise.
+   * recently, or that wrote it just now. Waited for, and left alone by the reconciler; decided from the chain otherwise.
    */
-  const settlingElsewhere = (row: PaymentRow) => row.settler !== null && row.settler !== d.records.instance
-    && nowSeconds() - row.updated_at < (d.waitS ?? 30) + SETTLING_SLACK_S && d.records.cluster?.alive(row.settler) === true
+  const settlingElsewhere = (row: PaymentRow) => {
+    if (row.settler === null || row.settler === d.records.instance || !d.records.cluster) return false
+    const age = nowSeconds() - row.updated_at
+    return age < JUST_WRITTEN_S || (age < (d.waitS ?? 30) + SETTLING_SLACK_S && d.records.cluster.alive(row.settler))
+  }
 
   /** Asks `check` until it answers, at each decided payment heard of or every POLL_MS; undefined once the wait is over. */
   async function awaitDecision<T>(check: (attempt: number) => Promise<T | undefined>): Promise<T | undefined> {
