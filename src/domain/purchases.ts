@@ -57,8 +57,9 @@ const DECIDE_EVERY = 8
 // A settlement under way touches its row at least this often (its start, its signed transaction, then at most the
 // wait for its receipt): a pending row left longer by a live instance is no longer being settled there.
 const SETTLING_SLACK_S = 30
-// A row its settler wrote this recently is being settled, even when its heartbeat went unheard for a moment (a busy
-// host runs late by more than the heartbeat's 1.5 s; a fresh-clone CI run showed it): waited for all the same.
+// A request meeting a row its settler wrote this recently waits for it, even when that instance's heartbeat went
+// unheard for a moment (a busy host runs late by more than the heartbeat's 1.5 s; a fresh-clone CI run showed it).
+// The reconciler does not: a row left by an instance that is gone (a restart) is decided at once.
 const JUST_WRITTEN_S = 5
 
 export function purchaseService(d: Deps) {
@@ -73,12 +74,13 @@ export function purchaseService(d: Deps) {
   d.records.cluster?.hear('payments', () => waiting.forEach((wake) => wake()))
   /**
    * Pending, and being settled by another instance: one that lives (heard in the heartbeats) and touched the row
-   * recently, or that wrote it just now. Waited for, and left alone by the reconciler; decided from the chain otherwise.
+   * recently (for a request: or that wrote it just now). Waited for, and left alone by the reconciler; decided from
+   * the chain otherwise.
    */
-  const settlingElsewhere = (row: PaymentRow) => {
+  const settlingElsewhere = (row: PaymentRow, request = true) => {
     if (row.settler === null || row.settler === d.records.instance || !d.records.cluster) return false
     const age = nowSeconds() - row.updated_at
-    return age < JUST_WRITTEN_S || (age < (d.waitS ?? 30) + SETTLING_SLACK_S && d.records.cluster.alive(row.settler))
+    return (request && age < JUST_WRITTEN_S) || (age < (d.waitS ?? 30) + SETTLING_SLACK_S && d.records.cluster.alive(row.settler))
   }
 
   /** Asks `check` until it answers, at each decided payment heard of or every POLL_MS; undefined once the wait is over. */
@@ -363,7 +365,7 @@ export function purchaseService(d: Deps) {
     async reconcilePending(): Promise<Record<Fate, number>> {
       const counts = { settled: 0, failed: 0, pending: 0 }
       for (const row of await read.payments.pending()) {
-        if (inFlight.has(`${row.payer_lc}:${row.nonce}`) || settlingElsewhere(row)) continue
+        if (inFlight.has(`${row.payer_lc}:${row.nonce}`) || settlingElsewhere(row, false)) continue
         counts[await decideSafely(row)]++
       }
       return counts
