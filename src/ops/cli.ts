@@ -13,6 +13,7 @@ import { migrateToPostgres, type Migrated } from './migrate-to-postgres.ts'
 import { CONTROL_SOCKET, runInServer } from './control.ts'
 import { runOperation } from './commands.ts'
 import { isUuid } from '../lib/ids.ts'
+import { TAKEDOWN_STATES } from '../domain/moderation.ts'
 
 /** A progress line on a terminal, rewritten in place; nothing when stderr is not one. */
 function terminalProgress(): Progress & { end(): void } {
@@ -60,7 +61,7 @@ function operationArgs(command: DataCommand, args: string[], out: string | undef
       return [kind!, id!.toLowerCase(), ...(flag ? [flag, reason!] : [])]
     }
     case 'takedowns':
-      need((args.length === 0 || (args[0] === '--state' && ['standing', 'reinstated', 'all'].includes(args[1]!))) && args.length <= 2, 'takedowns [--state standing|reinstated|all]')
+      need((args.length === 0 || (args[0] === '--state' && (TAKEDOWN_STATES as readonly string[]).includes(args[1]!))) && args.length <= 2, 'takedowns [--state standing|reinstated|all]')
       return args
     case 'migrate-to-postgres':
       need(args.every((arg) => arg === '--replace-nul'), 'migrate-to-postgres --data-dir <dir> --database-url <postgres://…> [--replace-nul]')

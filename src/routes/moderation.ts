@@ -2,11 +2,10 @@
 // it, and lists takedowns with their reasons. Behind admin-api-key; without TRELLIS_ADMIN_KEY the routes do not exist.
 import { Elysia, t } from 'elysia'
 import type { Services } from './services.ts'
-import type { TakedownKind, TakedownRecord, TakedownState } from '../domain/moderation.ts'
+import { TAKEDOWN_STATES, type TakedownKind, type TakedownRecord, type TakedownState } from '../domain/moderation.ts'
 import { Page, Reinstate, TakeDown, Takedown } from '../models/index.ts'
 import { errors } from '../edge/openapi.ts'
-import { jsonBody } from '../edge/body.ts'
-import { adminKeyGuard } from './admin.ts'
+import { adminBodyGuard, adminKeyGuard } from './admin.ts'
 import { page, pageQuery, pageSize } from './pagination.ts'
 import { uuid } from './params.ts'
 import { DomainError } from '../domain/errors.ts'
@@ -16,13 +15,12 @@ export const takedownBody = (r: TakedownRecord): Takedown => ({
   taken_down_at: r.taken_down_at, reinstated_at: r.reinstated_at, reinstate_reason: r.reinstate_reason,
 })
 
-const STATES: TakedownState[] = ['standing', 'reinstated', 'all']
 
 export const moderationRoutes = (s: Services) => {
   const key = s.config.adminKey
   if (!key) return new Elysia({ name: 'moderation-disabled' })
   const requireKey = adminKeyGuard(key)
-  const guarded = { parse: [(c: { request: Request }) => { requireKey(c) }, jsonBody()], transform: requireKey }
+  const guarded = adminBodyGuard(key)
   const security = [{ adminApiKey: [] }]
   const app = new Elysia({ prefix: '/v1/admin', tags: ['Admin'] })
   for (const kind of ['feed', 'entry'] as TakedownKind[]) {
@@ -50,7 +48,7 @@ export const moderationRoutes = (s: Services) => {
   }
   return app.get('/takedowns', async ({ query }) => {
     const state = (query.state ?? 'standing') as TakedownState
-    if (!STATES.includes(state)) throw new DomainError('INVALID_PARAMETER', 'invalid state', 'state must be standing, reinstated or all')
+    if (!TAKEDOWN_STATES.includes(state)) throw new DomainError('INVALID_PARAMETER', 'invalid state', 'state must be standing, reinstated or all')
     const limit = pageSize(query.page_size)
     const scope = `takedowns:${state}`
     const rows = await s.moderation.list(state, s.pages.decode<string>(scope, query.page_token), limit + 1)

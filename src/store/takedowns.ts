@@ -16,7 +16,8 @@ export interface TakedownRecord {
   reinstate_reason: string | null
 }
 
-export type TakedownState = 'standing' | 'reinstated' | 'all'
+export const TAKEDOWN_STATES = ['standing', 'reinstated', 'all'] as const
+export type TakedownState = (typeof TAKEDOWN_STATES)[number]
 
 export interface TakedownStore {
   standing(targetId: string): Promise<TakedownRecord | undefined>
