@@ -54,6 +54,10 @@ async function validXml(xml: string, schema: string): Promise<string[]> {
 /** The elements named `tag` (no nesting of the same name in these documents), as text. */
 const elements = (xml: string, tag: string) => [...xml.matchAll(new RegExp(`<${tag}\\b[^>]*?(?:/>|>[\\s\\S]*?</${tag}>)`, 'g'))].map((m) => m[0])
 
+/** What an XML parser hands a reader for an element's text: its character references resolved, once. */
+const xmlText = (element: string) =>
+  element.replace(/^<[^>]+>|<\/[^>]+>$/g, '').replace(/&(lt|gt|quot|#39|amp);/g, (_, name: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[name]!)
+
 describe('RSS 2.0 at feed.xml', () => {
   test('valid by the RSS 2.0 schema; free audio and video are enclosures with their length and type; the paid entry has its price and the paywall link, no enclosure', async () => {
     const answer = await get('feed.xml')
@@ -76,6 +80,22 @@ describe('RSS 2.0 at feed.xml', () => {
     // The hostile text is there, escaped, with the characters XML cannot hold dropped.
     expect(xml).toContain('&lt;b&gt;&quot;bold&quot;&lt;/b&gt; &amp; &#39;quotes&#39; ]]&gt;  done')
     expect(xml).not.toContain('\u0001')
+  })
+
+  test('RSS descriptions are HTML by convention: the creator\'s text reaches the reader as text, no markup of theirs is live', async () => {
+    const xml = await (await get('feed.xml')).text()
+    const channelDescription = elements(xml.slice(0, xml.indexOf('<item>')), 'description')
+    const itemDescription = elements(elements(xml, 'item').find((i) => i.includes(`urn:uuid:${text.id}`))!, 'description')
+    const shown = `<b>"bold"</b> & 'quotes' ]]>  done`
+    for (const [element] of [channelDescription, itemDescription]) {
+      const asHtml = xmlText(element!)
+      expect(asHtml).not.toContain('<b>')
+      // Read as HTML, it says exactly what the creator wrote.
+      expect(xmlText(`<x>${asHtml}</x>`)).toContain(shown)
+    }
+    // A paid entry's text keeps its paragraphs as HTML line breaks, the only markup in a description.
+    const bonus = xmlText(elements(elements(xml, 'item').find((i) => i.includes(`urn:uuid:${paid.id}`))!, 'description')[0]!)
+    expect(bonus).toBe(`Members only<br><br>Paid entry: 0.25 USDC on base-sepolia. Buy it at ${entryPage(paid)}`)
   })
 })
 

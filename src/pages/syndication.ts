@@ -2,7 +2,7 @@
 // Free audio and video are enclosures (with their length and type), so a podcast app plays them; a paid entry is
 // listed with its price and a link to its paywall page, never with its content or a link to its bytes.
 import type { EntryRecord, FeedRecord, WalletRecord } from '../models/records.ts'
-import { html } from './html.ts'
+import { escapeHtml, html } from './html.ts'
 import { mediaKind, usdc } from './format.ts'
 import { creatorName, entryTitle } from './names.ts'
 
@@ -49,6 +49,12 @@ function summary(f: SyndicationFacts, e: EntryRecord, free: boolean, entryPage: 
   return `${words}${words ? '\n\n' : ''}Paid entry: ${usdc(e.price)} on ${f.network}. Buy it at ${entryPage}`
 }
 
+/**
+ * RSS readers render `<description>` as HTML, while ours is plain text the creator wrote: escaped as HTML here (line
+ * breaks kept as <br>), then as XML by the template, so a reader shows `<b>` as the characters, never as markup.
+ */
+const rssDescription = (text: string) => escapeHtml(text).replace(/\r?\n/g, '<br>')
+
 const rfc822 = (seconds: number) => new Date(seconds * 1000).toUTCString()
 const rfc3339 = (seconds: number) => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z')
 const titled = (e: EntryRecord, free: boolean) => (free ? entryTitle(e) : `${entryTitle(e)} (${usdc(e.price)})`)
@@ -59,7 +65,7 @@ export function rssFeed(f: SyndicationFacts): string {
 <channel>
 <title>${f.feed.name}</title>
 <link>${at.feedPage}</link>
-<description>${f.feed.description ?? `Entries of ${f.feed.name}`}</description>
+<description>${rssDescription(f.feed.description ?? `Entries of ${f.feed.name}`)}</description>
 <atom:link href="${at.self('feed.xml')}" rel="self" type="application/rss+xml"/>
 <generator>Trellis</generator>
 <lastBuildDate>${rfc822(f.updatedAt)}</lastBuildDate>
@@ -70,7 +76,7 @@ ${f.entries.map(({ entry: e, free }) => html`<item>
 <link>${at.entryPage(e)}</link>
 <guid isPermaLink="false">urn:uuid:${e.id}</guid>
 <pubDate>${rfc822(e.created_at)}</pubDate>
-<description>${summary(f, e, free, at.entryPage(e))}</description>
+<description>${rssDescription(summary(f, e, free, at.entryPage(e)))}</description>
 ${e.tags.map((tag) => html`<category>${tag}</category>`)}
 ${enclosed(e, free) ? html`<enclosure url="${at.bytes(e)}" length="${e.size}" type="${baseType(e.mime_type)}"/>` : ''}
 </item>
