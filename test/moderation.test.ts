@@ -203,6 +203,35 @@ describe('an entry taken down', () => {
   })
 })
 
+describe('access links of content taken down', () => {
+  test('opening a link, making one, listing them and revoking one all answer 451 TAKEN_DOWN while the takedown stands', async () => {
+    const feed = await createFeed(server.url, creator, { name: 'linked' })
+    const entry = await createEntry(server.url, creator, feed.id, { content_base64: b64('linked words'), title: 'Linked', is_free: false, price: { amount: String(PRICE), currency: 'USDC' } })
+    const links = `/v1/feeds/${feed.id}/entries/${entry.id}/access-link`
+    const made = await call(server.url, 'POST', links, { wallet: creator })
+    expect(made.status).toBe(201)
+    const opened = () => call(server.url, 'GET', `/v1/access/${made.body.access_token}`)
+    expect((await opened()).text).toBe('linked words')
+
+    const refusedWhileDown = async () => {
+      expectError(await opened(), 451, 'TAKEN_DOWN')
+      expect((await call(server.url, 'HEAD', `/v1/access/${made.body.access_token}`)).status).toBe(451)
+      expectError(await call(server.url, 'POST', links, { wallet: creator }), 451, 'TAKEN_DOWN')
+      expectError(await call(server.url, 'GET', `${links}s`, { wallet: creator }), 451, 'TAKEN_DOWN')
+      expectError(await call(server.url, 'DELETE', `/v1/access-links/${made.body.id}`, { wallet: creator }), 451, 'TAKEN_DOWN')
+    }
+    for (const [kind, id] of [['entries', entry.id], ['feeds', feed.id]] as const) {
+      expect((await takeDown(kind, id)).status).toBe(201)
+      await refusedWhileDown()
+      expect((await reinstate(kind, id)).status).toBe(200)
+      // Back as it was: the link opens again and was neither used nor revoked meanwhile.
+      expect((await opened()).text).toBe('linked words')
+    }
+    const listed = await call(server.url, 'GET', `${links}s`, { wallet: creator })
+    expect(listed.body.data).toMatchObject([{ id: made.body.id, is_active: true, current_uses: 3 }])
+  })
+})
+
 describe('the command line', () => {
   test('trellis takedown, takedowns and reinstate act through the running server; usage errors exit 2', async () => {
     const feed = await createFeed(server.url, creator, { name: 'by command' })

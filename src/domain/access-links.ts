@@ -17,15 +17,22 @@ export function accessLinkService(d: { records: Records; entries: EntryService; 
   const links = d.records.read.accessLinks
   const isOwner = (signer: Signer, feed: FeedRecord) => signer.address.toLowerCase() === feed.owner_wallet_address.toLowerCase()
 
-  /** The entry, for its feed owner only; a missing feed or entry is ENTRY_NOT_FOUND (the seed's code here). */
-  async function ownedEntry(signer: Signer, feedId: string, entryId: string): Promise<{ feed: FeedRecord; entry: EntryRecord }> {
-    let found
+  /**
+   * The entry and its feed; a missing feed or entry is ENTRY_NOT_FOUND (the seed's code here). A taken-down one stays
+   * 451 TAKEN_DOWN, as every read of it does (domain/moderation.ts).
+   */
+  async function entryOrNotFound(feedId: string, entryId: string): Promise<{ feed: FeedRecord; entry: EntryRecord }> {
     try {
-      found = await d.entries.get(feedId, entryId)
+      return await d.entries.get(feedId, entryId)
     } catch (error) {
       if (error instanceof DomainError && error.code.endsWith('NOT_FOUND')) fail('ENTRY_NOT_FOUND', 'entry not found')
       throw error
     }
+  }
+
+  /** The entry, for its feed owner only. */
+  async function ownedEntry(signer: Signer, feedId: string, entryId: string): Promise<{ feed: FeedRecord; entry: EntryRecord }> {
+    const found = await entryOrNotFound(feedId, entryId)
     if (!isOwner(signer, found.feed)) fail('UNAUTHORIZED', 'only the owner of the entry may manage its access links')
     return found
   }
@@ -99,12 +106,7 @@ export function accessLinkService(d: { records: Records; entries: EntryService; 
      * request's client, whose open range session may go on when the link has no use left.
      */
     async admit(claims: AccessClaims, rangeClient: string | null = null): Promise<{ feed: FeedRecord; entry: EntryRecord; link: AccessLinkRecord | null }> {
-      let found
-      try {
-        found = await d.entries.get(claims.feedId, claims.entryId)
-      } catch {
-        return fail('ENTRY_NOT_FOUND', 'entry not found')
-      }
+      const found = await entryOrNotFound(claims.feedId, claims.entryId)
       if (!found.entry.is_active || !found.feed.is_active) fail('ENTRY_NOT_FOUND', 'entry is no longer available')
       if (claims.kind === 'receipt') return { ...found, link: null }
       const link = (claims.linkId && (await links.byId(claims.linkId))) || fail('INVALID_ACCESS_TOKEN', 'access token is invalid')

@@ -56,7 +56,7 @@ export const accessRoutes = (s: Services) => {
       return new Response(null, { status: 204 })
     }, {
       wallet: true,
-      response: { 204: NoBody('Revoked'), ...errors(403, 404) },
+      response: { 204: NoBody('Revoked'), ...errors(403, 404, 451) },
       detail: { summary: 'Revoke an access link (entry owner)' },
     })
     .get('/v1/access/:token', async ({ params, request }) => {
