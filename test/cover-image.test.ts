@@ -3,12 +3,13 @@
 // by CID, ranges, HEAD), and a feed whose cover changes must show the new one at once.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from '../dev/server.ts'
-import { call, createFeed, newWallet, type Wallet } from '../dev/api.ts'
+import { b64, call, createEntry, createFeed, expectError, newWallet, type Wallet } from '../dev/api.ts'
 
 let server: TestServer
 let owner: Wallet
 let feedId: string
 let cid: string
+const ADMIN = { 'admin-api-key': 'cover-image-admin-key-0123456789' }
 
 const png = (fill: number, size = 8192) => {
   const bytes = new Uint8Array(size).fill(fill)
@@ -19,7 +20,7 @@ const dataUri = (bytes: Uint8Array) => `data:image/png;base64,${Buffer.from(byte
 const first = png(1)
 
 beforeAll(async () => {
-  server = await startTestServer({})
+  server = await startTestServer({ TRELLIS_ADMIN_KEY: ADMIN['admin-api-key'] }) // with the admin routes
   owner = newWallet()
   const feed = await createFeed(server.url, owner, { name: 'covered', image_url: dataUri(first) })
   feedId = feed.id
@@ -38,8 +39,8 @@ const headersOf = (r: Response) => {
 }
 
 /** The answer of the hot path, once the image is held (the first requests load it), and of the Elysia route. */
-async function bothPaths(query: string, init: RequestInit = {}) {
-  const url = `${server.url}/v1/feeds/${feedId}/image${query}`
+async function bothPaths(query: string, init: RequestInit = {}, feed = feedId) {
+  const url = `${server.url}/v1/feeds/${feed}/image${query}`
   for (let i = 0; i < 3; i++) await (await fetch(url)).arrayBuffer()
   await Bun.sleep(50)
   const fast = await fetch(url, init)
@@ -96,5 +97,48 @@ describe('cover image', () => {
     const bare = await createFeed(server.url, owner, { name: 'no cover' })
     const none = await call(server.url, 'GET', `/v1/feeds/${bare.id}/image`)
     expect([none.status, none.body.code]).toEqual([404, 'NOT_FOUND'])
+  })
+})
+
+describe('a cover taken down', () => {
+  const admin = (action: string, kind: 'feeds' | 'entries', id: string) => call(server.url, 'POST', `/v1/admin/${kind}/${id}/${action}`, { headers: ADMIN, body: { reason: 'an unlawful image' } })
+  const attach = (wallet: Wallet, feed: string, body: Record<string, unknown>) => call(server.url, 'PATCH', `/v1/feeds/${feed}`, { wallet, body })
+
+  test("a taken-down feed's cover can be attached to no feed, by CID or by its bytes, nor is served under another feed; reinstated, it is again", async () => {
+    const picture = png(9)
+    const down = await createFeed(server.url, owner, { name: 'to be taken down', image_url: dataUri(picture) })
+    const other = newWallet()
+    const sharing = await createFeed(server.url, other, { name: 'shared the cover before' })
+    expect((await attach(other, sharing.id, { image_cid: down.image_cid })).status).toBe(200)
+    const bare = await createFeed(server.url, other, { name: 'wants the cover' })
+    expect((await bothPaths('', {}, sharing.id)).fast.status).toBe(200) // held on the hot path
+
+    expect((await admin('takedown', 'feeds', down.id)).status).toBe(201)
+    expectError(await call(server.url, 'GET', `/v1/feeds/${down.id}/image`), 451, 'TAKEN_DOWN')
+    const { fast, slow } = await bothPaths('', {}, sharing.id)
+    expect([fast.status, slow.status]).toEqual([451, 451])
+    expectError(await call(server.url, 'GET', `/v1/feeds/${sharing.id}/image?cid=${down.image_cid}`), 451, 'TAKEN_DOWN')
+    for (const image_url of [down.image_cid, dataUri(picture), b64(picture)]) {
+      expectError(await call(server.url, 'POST', '/v1/feeds', { wallet: other, body: { name: 'again', image_url } }), 451, 'TAKEN_DOWN')
+      expectError(await attach(other, bare.id, { image_url }), 451, 'TAKEN_DOWN')
+    }
+    expectError(await attach(other, bare.id, { image_cid: down.image_cid }), 451, 'TAKEN_DOWN')
+    expect((await call(server.url, 'GET', `/v1/feeds/${bare.id}`)).body.image_cid).toBeNull()
+
+    expect((await admin('reinstate', 'feeds', down.id)).status).toBe(200)
+    const back = await bothPaths('', {}, sharing.id)
+    expect([back.fast.status, back.slow.status]).toEqual([200, 200])
+    expect(back.fast.bytes).toEqual(picture)
+    expect((await attach(other, bare.id, { image_cid: down.image_cid })).body.image_cid).toBe(down.image_cid)
+  })
+
+  test("an image entry taken down cannot come back as a cover", async () => {
+    const picture = png(10)
+    const feed = await createFeed(server.url, owner, { name: 'pictures' })
+    const entry = await createEntry(server.url, owner, feed.id, { content_base64: b64(picture), mime_type: 'image/png' })
+    expect((await admin('takedown', 'entries', entry.id)).status).toBe(201)
+    expectError(await attach(owner, feed.id, { image_url: dataUri(picture) }), 451, 'TAKEN_DOWN')
+    expect((await admin('reinstate', 'entries', entry.id)).status).toBe(200)
+    expect((await attach(owner, feed.id, { image_url: dataUri(picture) })).body.image_cid).toBe(entry.cid)
   })
 })

@@ -85,7 +85,7 @@ export function feedService(d: Deps) {
     async knownCover(id: string): Promise<ImageRecord | null> {
       const feed = await read.feeds.byId(id)
       const cid = feed && !feed.taken_down ? feed.image_cid : null // a taken-down feed's: the route's 451
-      return cid ? read.images.byCid(cid) : null
+      return cid && !(await read.images.isTakenDown(cid)) ? read.images.byCid(cid) : null // a taken-down image's too
     },
     owned,
 

@@ -84,8 +84,17 @@ export async function ingestImage(imageUrl: string, content: ContentStore, recor
   return record(bytes, mimeType, content, records)
 }
 
+/**
+ * The operator's takedown follows the bytes: while it stands, the cover of a feed taken down (or an entry's image)
+ * becomes no other feed's cover, by its CID or by the same bytes sent again, and is served under none.
+ */
+export async function refuseTakenDown(cid: string, records: Records): Promise<void> {
+  if (await records.read.images.isTakenDown(cid)) fail('TAKEN_DOWN', 'this image was taken down by the operator of this server')
+}
+
 async function record(bytes: Uint8Array, mimeType: string, content: ContentStore, records: Records): Promise<string> {
   const { cid, size } = await content.put(bytes)
+  await refuseTakenDown(cid, records)
   await records.transact((tx) => tx.images.record({ cid, mime_type: mimeType, size, created_at: nowSeconds() }))
   return cid
 }
@@ -94,14 +103,16 @@ async function record(bytes: Uint8Array, mimeType: string, content: ContentStore
 export async function storedImage(text: string, records: Records, field = 'image_url'): Promise<string> {
   const cid = parseCid(text)?.toString() ?? fail('invalid_request', `${field} is not a valid CID`, field)
   if (!(await records.read.images.byCid(cid))) fail('invalid_request', `${field} names a CID that is not an image stored here`, field)
+  await refuseTakenDown(cid, records)
   return cid
 }
 
 /**
- * The image a feed's image_cid names. A cover set before images were recorded is checked once: it is served only
+ * The image a feed's image_cid names (451 while taken down). A cover set before images were recorded is checked once: it is served only
  * if it is an image and no entry's content (else a paid entry could be read as someone's cover).
  */
 export async function coverImage(cid: string, content: ContentStore, records: Records): Promise<ImageRecord | null> {
+  await refuseTakenDown(cid, records)
   const known = await records.read.images.byCid(cid)
   if (known) return known
   if ((await records.read.images.isEntryContent(cid)) || !(await content.has(cid))) return null
