@@ -4,16 +4,14 @@
 // the server, so "nothing was signed" and "the key never leaves the process" are checked on the wire.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 import { BASE_SEPOLIA_USDC, startChain, type Buyer, type TestChain } from '../dev/chain.ts'
 import { parseCommand } from '../src/command-line.ts'
 import { SpendingCaps } from '../src/mcp/spending.ts'
+import { data, httpClient as httpOf, openClients as clients, refusal, run, stdioClient as stdioOf } from './helpers/mcp-client.ts'
 
 const ROOT = join(import.meta.dir, '..')
 const PRICE = 10_000n // 0.01 USDC
@@ -29,7 +27,6 @@ let alpine: any // feed: Finance, tags weather + alps, a free text, a free JSON,
 let market: any // feed: Sports, tag finance, one expensive paid entry
 let empty: any // a feed with no entry: never listed
 const entries: Record<string, any> = {}
-const clients: Array<{ close(): Promise<void> }> = []
 
 /** Every request `trellis mcp` sent through the proxy: method, path, headers and body as text. */
 const wire: Array<{ method: string; path: string; headers: Record<string, string>; body: string }> = []
@@ -37,7 +34,6 @@ let proxy: ReturnType<typeof Bun.serve>
 
 beforeAll(async () => {
   chain = await startChain()
-  server = await startTestServer(chain.env)
   proxy = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
@@ -56,6 +52,9 @@ beforeAll(async () => {
       return new Response(answer.body, { status: answer.status, headers: out })
     },
   })
+  // The server's public URL is the proxy's: its sign-in messages name the host `trellis mcp` is pointed at (it
+  // signs no other), as behind any honest reverse proxy.
+  server = await startTestServer({ ...chain.env, TRELLIS_PUBLIC_URL: `http://127.0.0.1:${proxy.port}` })
   creator = newWallet()
   categories = (await call(server.url, 'GET', '/v1/categories?page_size=100')).body.data
   const finance = categories.find((c) => c.name === 'Finance')!
@@ -78,42 +77,8 @@ afterAll(async () => {
   await chain?.stop()
 })
 
-/** `trellis mcp --url <url>` spawned as an MCP host does, with only the environment given (and PATH, HOME). */
-async function stdioClient(env: Record<string, string> = {}, url = server.url) {
-  const transport = new StdioClientTransport({
-    command: process.execPath, args: ['src/main.ts', 'mcp', '--url', url], cwd: ROOT, stderr: 'pipe',
-    env: { PATH: process.env.PATH!, HOME: process.env.HOME!, ...env },
-  })
-  const stderr: string[] = []
-  transport.stderr!.on('data', (chunk) => stderr.push(String(chunk)))
-  const client = new Client({ name: 'trellis-test', version: '1.0.0' })
-  const errors: Error[] = [] // a line on stdout that is not an MCP message lands here
-  client.onerror = (error) => errors.push(error)
-  await client.connect(transport)
-  clients.push(client)
-  return { client, stderr, errors }
-}
-
-async function httpClient() {
-  const client = new Client({ name: 'trellis-test', version: '1.0.0' })
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)))
-  clients.push(client)
-  return client
-}
-
-const run = async (client: Client, name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult
-/** A tool's data; a tool error fails the test with its message. */
-async function data(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
-  const result = await run(client, name, args)
-  if (result.isError) throw new Error(`${name}: ${(result.content[0] as { text: string }).text}`)
-  return result.structuredContent
-}
-/** A tool error's message. */
-async function refusal(client: Client, name: string, args: Record<string, unknown> = {}): Promise<string> {
-  const result = await run(client, name, args)
-  expect(result.isError).toBe(true)
-  return (result.content[0] as { text: string }).text
-}
+const stdioClient = (env: Record<string, string> = {}, url = `http://127.0.0.1:${proxy.port}`) => stdioOf(url, env)
+const httpClient = () => httpOf(server.url)
 const names = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name).sort()
 const ids = (items: Array<{ id: string }>) => items.map((item) => item.id).sort()
 const ledger = async (entryId: string) => (await call(server.url, 'GET', `/v1/transactions?entry_id=${entryId}`)).body
@@ -211,7 +176,7 @@ describe('finding and reading (over /mcp)', () => {
     const price = await data(client, 'get_price', { feed_id: alpine.id, entry_id: entries.paid.id })
     expect(price).toMatchObject({
       is_free: false, amount: String(PRICE), amount_usdc: '0.010000', asset: BASE_SEPOLIA_USDC, asset_name: 'USDC', network: 'eip155:84532',
-      pay_to: creator.address, scheme: 'exact', resource: `${server.url}/v1/feeds/${alpine.id}/entries/${entries.paid.id}`,
+      pay_to: creator.address, scheme: 'exact', resource: `http://127.0.0.1:${proxy.port}/v1/feeds/${alpine.id}/entries/${entries.paid.id}`,
     })
     // The same requirement the API's 402 gives any client.
     const challenge = await fetch(`${server.url}/v1/feeds/${alpine.id}/entries/${entries.paid.id}`)

@@ -1,15 +1,19 @@
 // Buying one entry with the operator's wallet, over x402 with the official client (@x402/core's x402Client and the
-// exact EVM scheme of @x402/evm): the 402's requirement is chosen by the client, and the amount of THAT requirement
-// is held against the caps (spending.ts) in the hook that runs before the client signs; a refusal aborts there, so
-// nothing is signed. The key signs in this process; only the signed authorization is sent.
+// exact EVM scheme of @x402/evm): the 402's requirement is chosen by the client among those on the networks pinned
+// (networks.ts), and the amount of THAT requirement is held against the caps (spending.ts) in the hook that runs
+// before the client signs; a refusal aborts there, so nothing is signed. The key signs in this process; only the
+// signed authorization is sent, and once sent it counts as spent whatever the server answers, until it is settled
+// or the chain shows it expired unused.
 import { x402Client, x402HTTPClient } from '@x402/core/client'
+import type { PaymentRequirements } from '@x402/core/types'
 import { registerExactEvmScheme } from '@x402/evm/exact/client'
 import { apiError, ApiError, type TrellisApi } from './api.ts'
-import { signedHeaders, type OperatorWallet } from './wallet.ts'
-import type { Hold } from './spending.ts'
+import type { OperatorWallet } from './wallet.ts'
+import type { Hold, SentAuthorization } from './spending.ts'
 import { amountOf, challengeOf } from './challenge.ts'
+import { networkNamed } from './networks.ts'
 
-/** A refusal of the MCP process itself (a cap, the agent's own limit): nothing was signed, nothing sent. */
+/** A refusal of the MCP process itself (a cap, the agent's own limit, a network not pinned): nothing was signed. */
 export class Refused extends Error {}
 
 export interface Settlement { transaction: string; network: string; payer: string }
@@ -19,32 +23,56 @@ export type Bought =
   | { kind: 'owned'; entry: any }
   | { kind: 'paid'; entry: any; amount: bigint; settlement: Settlement }
 
+/** Why a requirement is not one to sign (null when it is). */
+async function outOfBounds(wallet: OperatorWallet, requirement: PaymentRequirements, maxPrice: bigint | undefined): Promise<string | null> {
+  const amount = amountOf(requirement)
+  const pinned = await wallet.networks.names()
+  const network = networkNamed(requirement.network)
+  if (network === null || !pinned.includes(network)) return `refused: the server asks for a payment on ${String(requirement.network)}, and this client pays only on ${pinned.join(', ')} (TRELLIS_MCP_NETWORKS); nothing was signed`
+  if (amount === null) return 'refused: the server asks for an amount that is not a whole number of units; nothing was signed'
+  if (maxPrice !== undefined && amount > maxPrice) return `refused: the entry costs ${amount} units, more than the max_price of ${maxPrice} given; nothing was signed`
+  return null
+}
+
+/** What was signed, as the chain will be asked about it; null when the payload is not an EIP-3009 authorization. */
+function sentAuthorization(payload: Record<string, unknown>, requirement: PaymentRequirements): SentAuthorization | null {
+  const auth = (payload as { authorization?: Record<string, unknown> }).authorization
+  const network = networkNamed(requirement.network)
+  const hex = (value: unknown, digits: number) => typeof value === 'string' && new RegExp(`^0x[0-9a-fA-F]{${digits}}$`).test(value)
+  if (!auth || !network || !hex(auth.from, 40) || !hex(auth.nonce, 64) || !hex(requirement.asset, 40)) return null
+  if (typeof auth.validBefore !== 'string' || !/^\d{1,30}$/.test(auth.validBefore)) return null
+  return { network, asset: requirement.asset as `0x${string}`, from: auth.from as `0x${string}`, nonce: auth.nonce as `0x${string}`, validBefore: BigInt(auth.validBefore) }
+}
+
 /**
  * Buys the entry, or reads it when the wallet may already. `maxPrice`: the agent's own limit for this purchase (it
  * read the price, and will not pay more should it change), checked with the caps.
  */
 export async function buyEntry(api: TrellisApi, wallet: OperatorWallet, path: string, maxPrice?: bigint): Promise<Bought> {
   // Signed first: the owner and past buyers read without paying (a settled payment is not a ticket to pay twice).
-  const signed = await api.send(path, { headers: await signedHeaders(api, wallet.account) })
+  const signed = await api.send(path, { headers: await wallet.signIn() })
   if (signed.status === 200) return { kind: 'owned', entry: await signed.json() }
   if (signed.status !== 402) throw await apiError(signed)
   const challenge = await challengeOf(signed)
+  const pinned = await wallet.networks.names()
+  await wallet.caps.reclaim(wallet.checkAuthorization)
 
   const client = new x402Client()
   registerExactEvmScheme(client, { signer: wallet.account })
   // The caps here are the operator's, in USDC units; the package's own cap ($1 a payment) would only stand in their
   // way. Its other control stays: only the networks' known USDC is paid, the asset the caps are counted in.
   client.setSpendControls({ maxAmountPerPayment: false })
-  const held: { hold: Hold | null; refusal: string | null } = { hold: null, refusal: null }
+  // Of several requirements, one on a pinned network is chosen (the hook below refuses any other all the same).
+  client.registerPolicy((_, requirements) => requirements.filter((one) => pinned.includes(networkNamed(one.network)!)))
+  const held: { hold: Hold | null; refusal: string | null; requirement: PaymentRequirements | null } = { hold: null, refusal: null, requirement: null }
   client.onBeforePaymentCreation(async ({ selectedRequirements }) => {
-    const amount = amountOf(selectedRequirements)
-    if (amount === null) held.refusal = 'refused: the server asks for an amount that is not a whole number of units; nothing was signed'
-    else if (maxPrice !== undefined && amount > maxPrice) held.refusal = `refused: the entry costs ${amount} units, more than the max_price of ${maxPrice} given; nothing was signed`
-    else {
-      const holding = wallet.caps.hold(amount)
+    held.refusal = await outOfBounds(wallet, selectedRequirements, maxPrice)
+    if (held.refusal === null) {
+      const holding = wallet.caps.hold(amountOf(selectedRequirements)!)
       if (holding.ok) held.hold = holding.hold
       else held.refusal = holding.reason
     }
+    held.requirement = selectedRequirements
     return held.refusal === null ? undefined : { abort: true, reason: held.refusal }
   })
 
@@ -55,12 +83,17 @@ export async function buyEntry(api: TrellisApi, wallet: OperatorWallet, path: st
   } catch (error) {
     held.hold?.release()
     if (held.refusal !== null) throw new Refused(held.refusal)
+    const offered = challenge.accepts.map((one) => String(one.network))
+    if (held.requirement === null && offered.every((one) => !pinned.includes(networkNamed(one)!))) {
+      throw new Refused(`refused: the server asks for a payment on ${offered.join(', ')}, and this client pays only on ${pinned.join(', ')} (TRELLIS_MCP_NETWORKS); nothing was signed`)
+    }
     throw new Error(`cannot pay this entry: ${(error as Error).message}`)
   }
   const hold = held.hold!
   // What was signed must be what was held (a scheme that signed another amount would escape the caps): not sent.
   const signedValue = (payment.payload as { authorization?: { value?: unknown } }).authorization?.value
-  if (typeof signedValue !== 'string' || !/^\d+$/.test(signedValue) || BigInt(signedValue) !== hold.amount) {
+  const authorization = sentAuthorization(payment.payload, held.requirement!)
+  if (typeof signedValue !== 'string' || !/^\d+$/.test(signedValue) || BigInt(signedValue) !== hold.amount || authorization === null) {
     hold.release()
     throw new Refused(`refused: the payment signed ${String(signedValue)} units, not the ${hold.amount} checked against the caps; it was not sent`)
   }
@@ -69,14 +102,18 @@ export async function buyEntry(api: TrellisApi, wallet: OperatorWallet, path: st
   try {
     paid = await api.send(path, { headers: http.encodePaymentSignatureHeader(payment) })
   } catch (error) {
-    hold.spend() // sent, and no answer: the server may have settled it, so it counts against the session cap
-    throw new Error(`the payment was sent but no answer came (${(error as Error).message}); it may have been charged, and is counted as spent`)
+    hold.sent(authorization)
+    throw new Error(`the payment was sent but no answer came (${(error as Error).message}); ${stillSpendable(authorization)}`)
   }
-  return settle(paid, hold, http)
+  return settle(paid, hold, http, authorization)
 }
 
-/** The answer to a paid request: the entry, or why not, with the hold spent or released as the answer says. */
-async function settle(paid: Response, hold: Hold, http: x402HTTPClient): Promise<Bought> {
+/** What the agent is told of an authorization that left this process and was not (known to be) settled. */
+const stillSpendable = (sent: SentAuthorization) =>
+  `the signed authorization left this process and can be settled by whoever holds it until ${new Date(Number(sent.validBefore) * 1000).toISOString()}, so it may still be charged: it counts against the session cap until the chain shows it expired unused`
+
+/** The answer to a paid request: the entry, or why not. A sent authorization is never given back on the server's word. */
+async function settle(paid: Response, hold: Hold, http: x402HTTPClient, sent: SentAuthorization): Promise<Bought> {
   if (paid.status === 200) {
     hold.spend()
     let settlement: Settlement
@@ -88,19 +125,14 @@ async function settle(paid: Response, hold: Hold, http: x402HTTPClient): Promise
     }
     return { kind: 'paid', entry: await paid.json(), amount: hold.amount, settlement }
   }
+  hold.sent(sent)
   const error = await apiError(paid.clone())
   if (paid.status === 402) {
-    hold.release()
     const reason = await paid.json().then((body: { error?: unknown }) => String(body.error ?? ''), () => '')
-    throw new ApiError(402, 'PAYMENT_REFUSED', `the server refused the payment${reason ? `: ${reason}` : ''}; nothing was charged`)
+    throw new ApiError(402, 'PAYMENT_REFUSED', `the server answered that it refused the payment${reason ? ` (${reason})` : ''}; ${stillSpendable(sent)}`)
   }
   if (paid.status === 503) {
-    hold.spend() // PAYMENT_PENDING: the charge may still land (the ledger records it if it does)
-    throw new ApiError(503, error.code, `${error.message}. The payment may still be charged: it is counted against the session cap; try again later to read the entry`)
+    throw new ApiError(503, error.code, `${error.message}. The payment is not settled yet and may still be charged; ${stillSpendable(sent)}. Try again later to read the entry`)
   }
-  // 502 PAYMENT_BACKEND_UNAVAILABLE and other refusals: nothing was charged. Any other failure may have come after a
-  // settlement: counted.
-  if (paid.status < 500 || paid.status === 502) hold.release()
-  else hold.spend()
-  throw error
+  throw new ApiError(error.status, error.code, `${error.message}; ${stillSpendable(sent)}`)
 }

@@ -15,7 +15,7 @@ const say = (line: string) => process.stderr.write(`trellis mcp: ${line}\n`)
 
 export async function runStdioMcp(options: McpOptions): Promise<void> {
   const api = trellisApi(options.url, (request) => fetch(request, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }))
-  const wallet = options.walletKey ? operatorWallet(options.walletKey, options.maxPerCall, options.maxPerSession) : null
+  const wallet = options.walletKey ? operatorWallet(options.walletKey, api, options) : null
   const server = createMcpServer({ api, wallet, remote: true })
   const transport = new StdioServerTransport()
   let closing = false

@@ -1,32 +1,33 @@
 // The operator's wallet inside the MCP process: a viem account made from the key, which signs here (sign-in messages
-// for the creator routes, and x402 payment authorizations) and is never sent anywhere; and the caps on its spending.
+// for the server at --url, and x402 payment authorizations on the networks pinned) and is never sent anywhere; the
+// caps on its spending; and the chain it asks when a sent authorization can be given back to the caps.
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
-import { SpendingCaps } from './spending.ts'
+import type { McpOptions } from '../config/mcp.ts'
 import type { TrellisApi } from './api.ts'
+import { authorizationCheck } from './authorizations.ts'
+import { PinnedNetworks } from './networks.ts'
+import { signedHeaders } from './sign-in.ts'
+import { SpendingCaps, type AuthorizationCheck } from './spending.ts'
 
 export interface OperatorWallet {
   account: PrivateKeyAccount
   caps: SpendingCaps
+  networks: PinnedNetworks
+  checkAuthorization: AuthorizationCheck
+  /** The signature headers of one request to the server at --url (sign-in.ts refuses any other server's message). */
+  signIn(): Promise<Record<string, string>>
 }
 
-export const operatorWallet = (key: `0x${string}`, maxPerCall: bigint, maxPerSession: bigint): OperatorWallet =>
-  ({ account: privateKeyToAccount(key), caps: new SpendingCaps(maxPerCall, maxPerSession) })
+type WalletOptions = Pick<McpOptions, 'maxPerCall' | 'maxPerSession' | 'networks' | 'rpcUrls'>
 
-/**
- * The wallet-signature headers of ONE request (a signed header set is single-use: its nonce is spent by the first
- * request that shows it): the server's sign-in message for this wallet, signed with personal_sign.
- */
-export async function signedHeaders(api: TrellisApi, account: PrivateKeyAccount): Promise<Record<string, string>> {
-  const nonce = await api.json<{ message: string }>('/v1/auth/nonce', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ wallet_address: account.address }),
-  })
-  const signature = await account.signMessage({ message: nonce.message })
+export function operatorWallet(key: `0x${string}`, api: TrellisApi, options: WalletOptions): OperatorWallet {
+  const account = privateKeyToAccount(key)
+  const networks = new PinnedNetworks(api, options.networks)
   return {
-    'x-wallet-address': account.address,
-    'x-signature': signature,
-    'x-message': nonce.message, // one line: sent as it is
-    'x-timestamp': String(Math.floor(Date.now() / 1000)),
+    account,
+    caps: new SpendingCaps(options.maxPerCall, options.maxPerSession),
+    networks,
+    checkAuthorization: authorizationCheck(options.rpcUrls),
+    signIn: () => signedHeaders(api, account, networks),
   }
 }

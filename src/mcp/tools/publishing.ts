@@ -4,7 +4,7 @@ import { z } from 'zod'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { usdcDecimal } from '../../lib/money.ts'
 import { segment } from '../api.ts'
-import { signedHeaders, type OperatorWallet } from '../wallet.ts'
+import type { OperatorWallet } from '../wallet.ts'
 import { answer, id, tags, units, type ToolContext } from './common.ts'
 
 const MIME_TYPES = ['text/plain', 'text/markdown', 'text/html', 'application/json', 'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/svg+xml',
@@ -13,7 +13,7 @@ const MIME_TYPES = ['text/plain', 'text/markdown', 'text/html', 'application/jso
 export function registerPublishingTools(server: McpServer, ctx: ToolContext & { wallet: OperatorWallet }): void {
   const { api, wallet } = ctx
   const post = async (path: string, body: unknown) =>
-    api.json(path, { method: 'POST', expect: 201, headers: { 'content-type': 'application/json', ...(await signedHeaders(api, wallet.account)) }, body: JSON.stringify(body) })
+    api.json(path, { method: 'POST', expect: 201, headers: { 'content-type': 'application/json', ...(await wallet.signIn()) }, body: JSON.stringify(body) })
 
   server.registerTool('create_feed', {
     title: 'Create a feed',

@@ -6,7 +6,6 @@ import { usdcDecimal } from '../../lib/money.ts'
 import { apiError, segment, withQuery } from '../api.ts'
 import { showContent } from '../content.ts'
 import { challengeOf, priceTerms } from '../challenge.ts'
-import { signedHeaders } from '../wallet.ts'
 import { answer, id, inputSchema, pageSize, pageToken, paged, tags, type ToolContext } from './common.ts'
 
 const READ_ONLY = { readOnlyHint: true, openWorldHint: true } as const
@@ -73,7 +72,7 @@ export function registerReadingTools(server: McpServer, ctx: ToolContext): void 
     let response = await api.send(path)
     // A paid entry: its owner, or a past buyer, reads it signed (one sign-in, no payment).
     if (response.status === 402 && ctx.wallet) {
-      const signed = await api.send(path, { headers: await signedHeaders(api, ctx.wallet.account) })
+      const signed = await api.send(path, { headers: await ctx.wallet.signIn() })
       if (signed.status === 200) {
         await response.body?.cancel()
         response = signed

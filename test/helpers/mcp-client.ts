@@ -1,0 +1,53 @@
+// The MCP SDK's own Client driving `trellis mcp` (stdio, spawned as an MCP host does) or /mcp (Streamable HTTP), and
+// the shapes of a tool's answer the tests read.
+import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { expect } from 'bun:test'
+
+const ROOT = join(import.meta.dir, '..', '..')
+
+/** Clients opened by a test file, to close in its afterAll. */
+export const openClients: Array<{ close(): Promise<void> }> = []
+
+/** `trellis mcp --url <url>` with only the environment given (and PATH, HOME). */
+export async function stdioClient(url: string, env: Record<string, string> = {}) {
+  const transport = new StdioClientTransport({
+    command: process.execPath, args: ['src/main.ts', 'mcp', '--url', url], cwd: ROOT, stderr: 'pipe',
+    env: { PATH: process.env.PATH!, HOME: process.env.HOME!, ...env },
+  })
+  const stderr: string[] = []
+  transport.stderr!.on('data', (chunk) => stderr.push(String(chunk)))
+  const client = new Client({ name: 'trellis-test', version: '1.0.0' })
+  const errors: Error[] = [] // a line on stdout that is not an MCP message lands here
+  client.onerror = (error) => errors.push(error)
+  await client.connect(transport)
+  openClients.push(client)
+  return { client, stderr, errors }
+}
+
+/** An MCP client of a server's /mcp. */
+export async function httpClient(serverUrl: string) {
+  const client = new Client({ name: 'trellis-test', version: '1.0.0' })
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${serverUrl}/mcp`)))
+  openClients.push(client)
+  return client
+}
+
+export const run = async (client: Client, name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult
+
+/** A tool's data; a tool error fails the test with its message. */
+export async function data(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
+  const result = await run(client, name, args)
+  if (result.isError) throw new Error(`${name}: ${(result.content[0] as { text: string }).text}`)
+  return result.structuredContent
+}
+
+/** A tool error's message. */
+export async function refusal(client: Client, name: string, args: Record<string, unknown> = {}): Promise<string> {
+  const result = await run(client, name, args)
+  expect(result.isError).toBe(true)
+  return (result.content[0] as { text: string }).text
+}
