@@ -206,13 +206,16 @@ export function purchaseService(d: Deps) {
     return { kind: 'pending', reason: REASONS.sentPending }
   }
 
-  /** After our settlement attempt: settled → this request is served; else the row's state says what happened. */
-  async function concludeFromChain(row: PaymentRow, refusal?: string): Promise<PayOutcome> {
+  /**
+   * After a settlement attempt that may have sent a transaction: settled → this request is served; failed → 402 with
+   * the chain's reason; otherwise 503 pending, whatever the settler said. A settler's refusal after sending (its
+   * receipt wait timed out, a facilitator's success:false) is no verdict: the transaction can still be mined.
+   */
+  async function concludeFromChain(row: PaymentRow): Promise<PayOutcome> {
     const fate = await decideSafely(row)
     const now = (await read.payments.byKey(row.payer_lc, row.nonce))!
     if (fate === 'settled') return paid(now)
     if (fate === 'failed') return { kind: 'refused', reason: now.error ?? REASONS.settlementFailed }
-    if (refusal) return { kind: 'refused', reason: refusal }
     return { kind: 'pending', reason: REASONS.notConfirmed }
   }
 
@@ -269,8 +272,12 @@ export function purchaseService(d: Deps) {
         // shared database that may be another instance's: once it is decided, this one starts over (and is served
         // free if that one bought the entry).
         const other = await read.payments.pendingPurchase(auth.from, entry.id)
-        if (startedOver || !other || !settlingElsewhere(other)) return { kind: 'pending', reason: REASONS.purchasePending }
-        const over = await settledElsewhere(() => read.payments.pendingPurchase(auth.from, entry.id))
+        if (startedOver || !other) return { kind: 'pending', reason: REASONS.purchasePending }
+        // Settled by nobody now (an earlier request here answered 503, or its instance is gone): the chain decides it
+        // at once, so a buyer whose first payment was mined since is served by the next try, free.
+        const over = settlingElsewhere(other)
+          ? await settledElsewhere(() => read.payments.pendingPurchase(auth.from, entry.id))
+          : (await decideSafely(other)) !== 'pending'
         return over ? settleOnce(payment, entry, requirements, tag, signer, true) : { kind: 'pending', reason: REASONS.purchasePending }
       }
       // The same authorization, sent to another instance at the same moment: its outcome (not served by it).
@@ -290,7 +297,7 @@ export function purchaseService(d: Deps) {
           await record(row, proof)
           return paid(await reread(auth))
         }
-        d.log('payment: the settler claimed a transaction that does not pay this entry', { payment: id, transaction: outcome.hash })
+        d.log(proof ? 'payment: the settler claimed a transaction that does not pay this entry' : 'payment: the settler claimed a transaction the chain does not show yet', { payment: id, transaction: outcome.hash })
       } catch (error) {
         d.log('payment: settlement not confirmed, left pending', { payment: id, cause: describeFailure(error) })
         return { kind: 'pending', reason: REASONS.notConfirmed }
@@ -303,8 +310,9 @@ export function purchaseService(d: Deps) {
       await d.records.transact((tx) => tx.payments.markFailed(id, reason, nowSeconds()))
       return outcome.kind === 'refused' ? refused(outcome.reason) : unavailable('the settlement could not be submitted', outcome.cause)
     }
-    if (outcome.kind === 'backend') d.log('payment: settlement interrupted, the chain decides', { payment: id, cause: outcome.cause })
-    return concludeFromChain(row, outcome.kind === 'refused' ? outcome.reason : undefined)
+    // Sent (or possibly sent): only the chain says whether it was taken, never the settler's answer.
+    d.log('payment: settlement not confirmed by the settler, the chain decides', { payment: id, ...(outcome.kind === 'refused' ? { reason: outcome.reason } : { cause: outcome.cause }) })
+    return concludeFromChain(row)
   }
 
   /**

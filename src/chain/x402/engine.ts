@@ -27,7 +27,10 @@ export type VerifyOutcome =
 export type SettleOutcome =
   /** The settler says it is done; `hash` is its claim, to be proven on chain. */
   | { kind: 'claimed'; hash: Hex }
-  /** Refused. `sent` is false only when no transaction can exist for this attempt (nothing was ever signed). */
+  /**
+   * Refused. `sent` is false only when no transaction can exist for this attempt (nothing was ever signed); when it
+   * is true the refusal is no verdict (a receipt wait that timed out, a facilitator's success:false): the chain decides.
+   */
   | { kind: 'refused'; reason: string; sent: boolean }
   /** The backend failed part-way: a transaction may exist. */
   | { kind: 'backend'; cause: string; sent: boolean }

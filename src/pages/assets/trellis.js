@@ -50,17 +50,41 @@ async function paymentHeader(provider, from, data) {
   return btoa(JSON.stringify({ x402Version: 1, scheme: 'exact', network: r.network, payload: { signature, authorization } }))
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+// Once the payment header has left the page, only the chain says whether it was taken: a 503 (or no answer) means it
+// may still be, so the page says so and asks again with the same header (never a new one: that could pay twice).
+const MAYBE_TAKEN = 'Your payment was sent and is being confirmed on chain: it may still be taken, so do not pay again.'
 
-/** Sends the payment to the URL that asked for it; a payment still settling is asked about again. */
+/** Waits `ms`, or until the person presses "Check again". */
+function pause(ms) {
+  const button = $('pay')
+  return new Promise((resolve) => {
+    const now = () => {
+      clearTimeout(timer)
+      button.onclick = null
+      button.disabled = true
+      resolve()
+    }
+    const timer = setTimeout(now, ms)
+    button.textContent = 'Check again'
+    button.onclick = now
+    button.disabled = false
+  })
+}
+
+/**
+ * Sends the payment to the URL that asked for it, asking again while it settles. `response` is null when it still
+ * does after a while; `waited` says a 503 was answered on the way.
+ */
 async function sendPayment(path, header) {
+  let waited = false
   for (let attempt = 0; attempt < 12; attempt++) {
     const response = await fetch(path, { headers: { 'X-PAYMENT': header, Accept: 'application/json, */*' } })
-    if (response.status !== 503) return response
-    say('The payment is being settled on chain…')
-    await sleep(Math.min(Number(response.headers.get('retry-after') ?? '5'), 15) * 1000)
+    if (response.status !== 503) return { response, waited }
+    waited = true
+    say(`${MAYBE_TAKEN} Checking again shortly…`, 'pending')
+    await pause(Math.min(Number(response.headers.get('retry-after') ?? '5'), 15) * 1000)
   }
-  throw new Error('the payment is still being settled: reload this page in a minute')
+  return { response: null, waited }
 }
 
 async function reasonOf(response) {
@@ -86,28 +110,66 @@ async function pay(data) {
   const provider = wallet()
   const button = $('pay')
   button.disabled = true
+  let header
   try {
     say('Connect your wallet…')
     const [from] = await provider.request({ method: 'eth_requestAccounts' })
     if (!from) throw new Error('the wallet shared no account')
     await onChain(provider, data.typedData.domain.chainId)
-    const header = await paymentHeader(provider, from, data)
-    say('Paying…')
-    const response = await sendPayment(new URL(data.requirement.resource).pathname, header)
-    if (!response.ok) {
-      say(`The payment was not taken: ${await reasonOf(response)}`, 'bad')
-      button.disabled = false
-      return
-    }
-    const transaction = transactionOf(response)
-    say(transaction ? `Paid. Transaction ${transaction}` : 'Paid.', 'good')
-    button.hidden = true
-    const url = data.sold === 'record' ? (await response.json()).content_url : URL.createObjectURL(await response.blob())
-    await showContent($('bought'), url, data.mimeType, data.title)
+    header = await paymentHeader(provider, from, data)
   } catch (error) {
     say(`Not paid: ${error?.message ?? error}`, 'bad')
     button.disabled = false
+    return
   }
+  say('Paying…')
+  await settle(data, header, false)
+}
+
+/**
+ * Sends the signed payment (again, when `sent` already) and shows the outcome. Once it was sent, the button never
+ * signs another payment: while the chain has not decided it checks again, and once the chain took it, it signs in.
+ */
+async function settle(data, header, sent) {
+  const button = $('pay')
+  button.disabled = true
+  let response
+  try {
+    const answer = await sendPayment(new URL(data.requirement.resource).pathname, header)
+    response = answer.response
+    sent ||= answer.waited
+  } catch (error) {
+    say(`No answer from the server (${error?.message ?? error}). ${MAYBE_TAKEN}`, 'pending')
+    response = null
+  }
+  if (!response) {
+    if (!$('status').classList.contains('pending')) say(MAYBE_TAKEN, 'pending')
+    return offer(button, 'Check again', () => settle(data, header, true))
+  }
+  if (!response.ok) {
+    const reason = await reasonOf(response)
+    // This payment was answered 503 before and the chain has taken it since. A settled payment header is no ticket
+    // to the content (it is public on chain): the payer signs in to read what was bought.
+    if (sent && response.status === 402 && reason.startsWith('payment_already_settled')) {
+      say('Paid: the chain confirmed your payment. Sign in with your wallet to read it.', 'good')
+      return offer(button, 'Sign in to read', () => signIn(button))
+    }
+    // The server answers 402 or 502 only when nothing was charged (or the chain refused it); the rest before paying.
+    say(`The payment was not taken: ${reason}`, 'bad')
+    return offer(button, button.dataset.payLabel, () => pay(data))
+  }
+  const transaction = transactionOf(response)
+  say(transaction ? `Paid. Transaction ${transaction}` : 'Paid.', 'good')
+  button.hidden = true
+  const url = data.sold === 'record' ? (await response.json()).content_url : URL.createObjectURL(await response.blob())
+  await showContent($('bought'), url, data.mimeType, data.title)
+}
+
+/** The paywall's one button, now doing `action` under `label`. */
+function offer(button, label, action) {
+  button.textContent = label
+  button.onclick = action
+  button.disabled = false
 }
 
 /** Puts the content at `url` into `place` the way its type is read: text as text, media in a player, the rest as a download. */
@@ -155,8 +217,9 @@ function startPaywall(data) {
     return
   }
   say('')
+  button.dataset.payLabel = button.textContent
   button.disabled = false
-  button.addEventListener('click', () => pay(data))
+  button.onclick = () => pay(data)
 }
 
 function startEntry() {
