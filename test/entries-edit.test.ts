@@ -98,23 +98,39 @@ describe('editing the price', () => {
     expect(ledger).toEqual(['10000', '25000'])
   }, 60_000)
 
-  test('paid → free: anyone reads it; free → paid is refused when it was published free (its bytes are public)', async () => {
+  test('paid → free: anyone reads it, and it stays free (409 ENTRY_CONTENT_PUBLIC): its bytes were public, and a receipt handed out meanwhile would open it', async () => {
     const entry = await paidEntry('10000')
     const freed = await edit(entry, { is_free: true })
     expect(freed.body).toMatchObject({ is_free: true, price: '0', expires_at: null })
     const read = await fetch(`${server.url}${entryPath(entry)}/content`)
     expect(read.status).toBe(200)
     expect(await read.text()).toBe('paid words')
-    // It was published paid: its content is sealed, so it may be sold again.
-    const again = await edit(entry, { is_free: false, price: { amount: '20000', currency: 'USDC' } })
-    expect(again.body).toMatchObject({ is_free: false, price: '20000', expires_at: null })
-    expect((await fetch(`${server.url}${entryPath(entry)}/content`)).status).toBe(402)
+    // Anyone reading it now gets a receipt (content_url, an hour long); were it sold again, that would still open it.
+    const receipt = (await call(server.url, 'GET', entryPath(entry))).body.content_url
+    expect(await (await fetch(receipt)).text()).toBe('paid words')
+    for (const body of [{ is_free: false, price: { amount: '20000', currency: 'USDC' } }, { price: { amount: '20000', currency: 'USDC' } }]) {
+      expectError(await edit(entry, body), 409, 'ENTRY_CONTENT_PUBLIC')
+    }
+    expectError(await edit(entry, { is_free: false, price: { amount: '20000', currency: 'USDC' }, expires_at: Math.floor(Date.now() / 1000) + 60 }), 409, 'ENTRY_CONTENT_PUBLIC')
+    expect((await call(server.url, 'GET', entryPath(entry))).body).toMatchObject({ is_free: true, price: '0', expires_at: null })
 
     const published = await createEntry(server.url, owner, feed.id, { title: 'Given away' })
     expectError(await edit(published, { is_free: false, price: { amount: '10000', currency: 'USDC' } }), 409, 'ENTRY_CONTENT_PUBLIC')
     expectError(await edit(published, { price: { amount: '10000', currency: 'USDC' } }), 409, 'ENTRY_CONTENT_PUBLIC')
     expectError(await edit(published, { expires_at: Math.floor(Date.now() / 1000) + 60 }), 400, 'INVALID_EXPIRES_AT')
     expect((await call(server.url, 'GET', entryPath(published))).body).toMatchObject({ is_free: true, price: '0' })
+  })
+
+  test('an entry whose early access ended is free for good: a new price or expiry answers 409 ENTRY_CONTENT_PUBLIC', async () => {
+    const ends = Math.floor(Date.now() / 1000) + 1
+    const entry = await paidEntry('10000', { expires_at: ends })
+    while (Math.floor(Date.now() / 1000) <= ends) await Bun.sleep(100)
+    expect(await (await fetch(`${server.url}${entryPath(entry)}/content`)).text()).toBe('paid words')
+    for (const body of [{ price: { amount: '20000', currency: 'USDC' } }, { is_free: false }, { is_free: false, price: { amount: '10000', currency: 'USDC' }, expires_at: ends + 3600 }]) {
+      expectError(await edit(entry, body), 409, 'ENTRY_CONTENT_PUBLIC')
+    }
+    expect((await call(server.url, 'GET', entryPath(entry))).body).toMatchObject({ is_free: true, price: '0' })
+    expect((await edit(entry, { title: 'Free now' })).body).toMatchObject({ title: 'Free now', is_free: true })
   })
 
   test('early access: a new expiry moves when the entry turns free; null keeps it paid until changed', async () => {

@@ -63,6 +63,7 @@ function accessWithoutPurchases(feed: FeedRecord, entry: EntryRecord, signer: Si
   return isOwner ? 'owner' : 'pay'
 }
 
+const contentPublic = (): never => fail('ENTRY_CONTENT_PUBLIC', 'this entry has been free, so its content is public: publish a new paid entry instead')
 const limitReached = (): never => fail('ENTRY_LIMIT_REACHED', `a feed may hold at most ${MAX_ENTRIES_PER_FEED} active entries`)
 const feedInactive = (): never => fail('FEED_INACTIVE', 'entries can only be added to an active feed')
 
@@ -120,9 +121,10 @@ export function entryService(d: Deps) {
     },
 
     /**
-     * Changes an entry's words and price; its content never changes. A paid entry may become free, and a free one
-     * paid only when its content is stored sealed (an entry published free has public bytes: a new entry is the way).
-     * Past buyers keep their access: purchases belong to the entry, whatever it costs now.
+     * Changes an entry's words and price; its content never changes. A paid entry may become free, never the other way:
+     * once free (published so, made so, or its early access over) its bytes were public, and the receipts handed out
+     * meanwhile (content_url, an hour long) would keep opening it; a new paid entry is the way. So "free now" is "was
+     * ever free", and no stored flag is needed. Past buyers keep their access: purchases belong to the entry.
      */
     async update(signer: Signer, feedId: string, entryId: string, changes: UpdateEntry): Promise<EntryRecord> {
       if (changes.content_base64 !== undefined || changes.mime_type !== undefined) fail('CONTENT_IMMUTABLE', "an entry's content cannot change: create a new entry")
@@ -137,18 +139,21 @@ export function entryService(d: Deps) {
       const paidNow = !isFreeNow(entry, now)
       const paid = changes.is_free === true ? false : changes.is_free === false || changes.price ? true : paidNow
       if (!paid && paidNow) Object.assign(patch, { is_free: true, price: 0n, expires_at: null })
-      if (paid) {
-        if (!paidNow && (await read.entries.contentKey(entry.id)) === null) {
-          fail('ENTRY_CONTENT_PUBLIC', 'this entry was published free, so its content is public: publish a new paid entry instead')
-        }
+      // Sold on: the price, its currency or its early access asked for (a paid entry's words alone leave them be).
+      const sold = paid && (changes.is_free !== undefined || changes.price !== undefined || changes.expires_at !== undefined)
+      if (sold) {
+        if (!paidNow) contentPublic()
         patch.is_free = false
-        patch.price = changes.price ? parsePrice(changes.price, d.network) : paidNow ? entry.price : fail('INVALID_PRICE', 'a paid entry needs price {amount, currency: "USDC"}')
-        // An early access that ended stays ended only if asked again: a free entry made paid is paid until changed.
-        patch.expires_at = changes.expires_at !== undefined ? changes.expires_at : paidNow ? entry.expires_at : null
-      } else if (changes.expires_at !== undefined && changes.expires_at !== null) {
+        patch.price = changes.price ? parsePrice(changes.price, d.network) : entry.price
+        patch.expires_at = changes.expires_at !== undefined ? changes.expires_at : entry.expires_at
+      } else if (!paid && changes.expires_at !== undefined && changes.expires_at !== null) {
         fail('INVALID_EXPIRES_AT', 'only a paid entry has early access: send is_free false and a price with it')
       }
-      await d.records.transact((tx) => tx.entries.update(entry.id, patch, now))
+      await d.records.transact(async (tx) => {
+        // Its early access may have ended since it was read (the clock turns it free, no write does): then it stays so.
+        if (sold && isFreeNow((await tx.entries.held(entry.id))!, nowSeconds())) contentPublic()
+        await tx.entries.update(entry.id, patch, now)
+      })
       return (await read.entries.byId(entry.id))!
     },
 

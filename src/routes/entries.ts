@@ -161,7 +161,7 @@ export const entryRoutes = (s: Services) => {
     }, {
       wallet: true, body: UpdateEntry,
       response: { 200: Entry, ...errors(403, 404, 409) },
-      detail: { summary: 'Edit an entry (feed owner)', description: 'Title, description, metadata, tags, price, is_free and expires_at; the content never changes (400 CONTENT_IMMUTABLE: create a new entry). A free entry becomes paid only if it was published paid (409 ENTRY_CONTENT_PUBLIC). Past buyers keep access; a payment signed for the old price is refused with the price it now costs.' },
+      detail: { summary: 'Edit an entry (feed owner)', description: 'Title, description, metadata, tags, price, is_free and expires_at; the content never changes (400 CONTENT_IMMUTABLE: create a new entry). A paid entry may become free, never the other way: a free one (published free, made free, or whose early access ended) answers 409 ENTRY_CONTENT_PUBLIC to a price, its bytes having been public. Past buyers keep access; a payment signed for the old price is refused with the price it now costs.' },
     })
     .delete('/:entry_id', async ({ params, signer }) => {
       const [feedId, entryId] = ids(params)
