@@ -11,7 +11,7 @@ import { b64, call, createEntry, createFeed, newWallet, type Wallet } from '../d
 import { BASE_SEPOLIA_USDC, startChain, type Buyer, type TestChain } from '../dev/chain.ts'
 import { parseCommand } from '../src/command-line.ts'
 import { SpendingCaps } from '../src/mcp/spending.ts'
-import { data, httpClient as httpOf, openClients as clients, refusal, run, stdioClient as stdioOf } from './helpers/mcp-client.ts'
+import { data, httpClient as httpOf, openClients as clients, refusal, run, stdioClient as stdioOf, unfenced } from './helpers/mcp-client.ts'
 
 const ROOT = join(import.meta.dir, '..')
 const PRICE = 10_000n // 0.01 USDC
@@ -160,9 +160,9 @@ describe('finding and reading (over /mcp)', () => {
 
     const text = await run(client, 'get_entry', { feed_id: alpine.id, entry_id: entries.text.id })
     expect(text.structuredContent).toMatchObject({ readable: true, entry: { id: entries.text.id, title: 'Today' }, content: { mime_type: 'text/plain', size_bytes: 19, shown: 'text' } })
-    expect(text.content[1]).toEqual({ type: 'text', text: 'Sunny above 2000 m.' })
+    expect(unfenced(text.content[1])).toBe('Sunny above 2000 m.')
     const json = await run(client, 'get_entry', { feed_id: alpine.id, entry_id: entries.json.id })
-    expect(json.content[1]).toEqual({ type: 'text', text: '{"temp":-3}' })
+    expect(unfenced(json.content[1])).toBe('{"temp":-3}')
     const png = await run(client, 'get_entry', { feed_id: alpine.id, entry_id: entries.png.id })
     expect(png.content[1]).toEqual({ type: 'image', data: PNG.toString('base64'), mimeType: 'image/png' })
 
@@ -238,7 +238,7 @@ describe('buying with the operator wallet (trellis mcp over stdio)', () => {
     expect(hash).toMatch(/^0x[0-9a-f]{64}$/)
     expect(result.purchase).toMatchObject({ paid: true, amount: String(PRICE), amount_usdc: '0.010000', payer: buyer.address })
     expect(result.session).toEqual({ spent: String(PRICE), left: '5000' })
-    expect(bought.content[1]).toEqual({ type: 'text', text: 'Storm on Friday.' })
+    expect(unfenced(bought.content[1])).toBe('Storm on Friday.')
 
     expect(await chain.balanceOf(buyer.address)).toBe(before.buyer - PRICE)
     expect(await chain.balanceOf(creator.address)).toBe(before.creator + PRICE)
@@ -334,7 +334,7 @@ describe("publishing with a creator's key", () => {
     expect(await (await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${free.id}/content`)).text()).toBe('# Hello\nfrom an agent')
     expect((await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${paid.id}`)).status).toBe(402)
     // The owner reads its own paid entry without paying.
-    expect((await run(client, 'get_entry', { feed_id: feed.id, entry_id: paid.id })).content[1]).toEqual({ type: 'text', text: 'paid words' })
+    expect(unfenced((await run(client, 'get_entry', { feed_id: feed.id, entry_id: paid.id })).content[1])).toBe('paid words')
 
     expect(await refusal(client, 'create_entry', { feed_id: feed.id, mime_type: 'text/plain', title: 'nothing' })).toBe('give the content as exactly one of text or content_base64')
     expect(await refusal(client, 'create_entry', { feed_id: alpine.id, mime_type: 'text/plain', text: 'not mine' })).toStartWith('Trellis answered 403')

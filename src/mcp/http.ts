@@ -4,6 +4,8 @@
 // changes on a keyless server, and the SDK rebuilds it from the zod schemas each time (the most costly request here):
 // its result is asked of the SDK once, and each later plain tools/list gets that text with its own id, the bytes,
 // status and headers the SDK gives. Anything else, or anything unlike the fast path expects, goes to the SDK whole.
+// A JSON-RPC batch is refused (MCP 2025-06-18 dropped them): one request is one message, so the rate limit, which
+// counts requests, counts every tool call, and no request can ask for a hundred answers at once.
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js'
@@ -21,6 +23,7 @@ const RESULT_HEAD = '{"result":'
 const resultTail = (id: string | number) => `,"jsonrpc":"2.0","id":${JSON.stringify(id)}}`
 const ACCEPT = 'application/json, text/event-stream'
 const ASK_TOOLS = '{"jsonrpc":"2.0","id":0,"method":"tools/list"}'
+const BATCH_REFUSED = JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not accepted here; send one message per request' }, id: null })
 
 /** The message is tools/list and nothing more (no cursor, no _meta, nothing the SDK might answer otherwise). */
 function plainToolsList(message: unknown): message is { id: string | number } {
@@ -99,6 +102,7 @@ export function statelessMcp({ server, maxBodyBytes }: StatelessMcpOptions): (re
       // Too large, or not JSON: the SDK reads the same bytes and refuses them (413, 400) in its own words.
       return sdk(new Request(request.url, { method: 'POST', headers: request.headers, body: bytes }))
     }
+    if (Array.isArray(message)) return new Response(BATCH_REFUSED, { status: 400, headers: { 'Content-Type': 'application/json' } })
     if (plainToolsList(message)) {
       const result = await cachedToolsList()
       if (result !== null) return new Response(RESULT_HEAD + result + resultTail(message.id), { status: 200, headers: { 'Content-Type': 'application/json' } })

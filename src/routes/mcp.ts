@@ -19,7 +19,7 @@ const JsonRpcMessage = t.Object({
   result: t.Optional(t.Unknown({ description: 'the method\'s result (tools/list: {tools}; tools/call: {content, structuredContent?, isError?})' })),
   error: t.Optional(JsonRpcError),
 }, { description: 'a JSON-RPC 2.0 response' })
-const JsonRpcAnswer = t.Union([JsonRpcMessage, t.Array(JsonRpcMessage)])
+const JsonRpcAnswer = JsonRpcMessage
 const JsonRpcRefusal = (description: string) => t.Object({ jsonrpc: t.Literal('2.0'), id: t.Union([t.String(), t.Number(), t.Null()]), error: JsonRpcError }, { description })
 
 const METHOD_NOT_ALLOWED = JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless, POST only (no SSE stream, no session)' }, id: null })
@@ -41,7 +41,7 @@ export const mcpRoutes = (app: () => { handle(request: Request): Promise<Respons
       response: {
         200: JsonRpcAnswer,
         202: NoBody('notifications only: accepted'),
-        400: JsonRpcRefusal('not JSON, or not a JSON-RPC message (-32700, -32600)'),
+        400: JsonRpcRefusal('not JSON, not a JSON-RPC message, or a batch (-32700, -32600): one message per request'),
         406: JsonRpcRefusal('Accept must list application/json and text/event-stream'),
         413: JsonRpcRefusal(`a body over ${MAX_BODY_BYTES} bytes`),
         415: JsonRpcRefusal('Content-Type must be application/json'),
@@ -55,7 +55,7 @@ export const mcpRoutes = (app: () => { handle(request: Request): Promise<Respons
           content: {
             'application/json': {
               schema: {
-                description: 'a JSON-RPC 2.0 message (or a batch): initialize, tools/list, tools/call {name, arguments}, …',
+                description: 'one JSON-RPC 2.0 message (batches are refused): initialize, tools/list, tools/call {name, arguments}, …',
                 type: 'object',
                 required: ['jsonrpc', 'method'],
                 properties: { jsonrpc: { type: 'string', enum: ['2.0'] }, id: { oneOf: [{ type: 'string' }, { type: 'integer' }] }, method: { type: 'string' }, params: { type: 'object' } },

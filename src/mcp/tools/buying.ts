@@ -30,7 +30,7 @@ export function registerBuyingTool(server: McpServer, ctx: ToolContext & { walle
       : { paid: false, reason: entry.is_free ? 'the entry is free: nothing was paid' : 'this wallet owns or already bought the entry: nothing was paid' }
     const session = { spent: wallet.caps.spent.toString(), left: wallet.caps.left.toString() }
     if (typeof entry.content_url !== 'string') return answer({ purchase, session, entry, readable: false })
-    const shown = await showContent(api, entry.content_url, entry.mime_type, entry.content_url)
+    const shown = await showContent(api, entry.content_url, entry.mime_type, entry.content_url, ctx.inline)
     return answer({ purchase, session, entry, readable: true, content: shown.about }, shown.blocks)
   })
 }

@@ -86,7 +86,7 @@ export function registerReadingTools(server: McpServer, ctx: ToolContext): void 
     const entry = await response.json()
     // A deleted entry keeps its record, without content_url.
     if (typeof entry.content_url !== 'string') return answer({ entry: withUsdc(entry), readable: false, reason: 'the entry is no longer available' })
-    const shown = await showContent(api, entry.content_url, entry.mime_type, entry.content_url)
+    const shown = await showContent(api, entry.content_url, entry.mime_type, entry.content_url, ctx.inline)
     return answer({ entry: withUsdc(entry), readable: true, content: shown.about }, shown.blocks)
   })
 
