@@ -164,36 +164,61 @@ describe('delivering', () => {
     expect(at('/flaky')).toHaveLength(3)
   })
 
-  test('endpoints that never answer hold only their own slots: another seller is told at once', async () => {
+  test('free wallets whose endpoints never answer delay no one: 26 wallets × 5 silent endpoints, 520 deliveries hanging, another seller told within 3 s', async () => {
     // Accepts connections and says nothing (not even the TLS handshake): each attempt waits for its timeout.
-    const silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {}, open() {} } })
-    const stalled = newWallet()
-    const other = newWallet()
+    let hanging = 0
+    const silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {}, open() { hanging++ }, close() { hanging-- } } })
+    // A server of its own, where a delivery is retried each second for a day: the silent ones are never given up.
+    const busy = await startTestServer({ ...env(), TRELLIS_TEST_WEBHOOK_GIVE_UP_S: '86400' })
     try {
-      const stalledFeed = await createFeed(server.url, stalled, { name: 'stalls its webhooks' })
-      for (let i = 0; i < 5; i++) expect((await register(stalled, { url: `https://127.0.0.1:${silent.port}/hang/${i}`, events: ['sale.recorded'] })).status).toBe(201)
-      const shop = await register(other, { url: hooks.url('/prompt'), events: ['sale.recorded'] })
-      const otherFeed = await createFeed(server.url, other, { name: 'told at once' })
-      // Ten deliveries to the silent endpoints come due first (two sales of five endpoints), then one to a live one.
-      for (let i = 0; i < 2; i++) {
-        const entry = await createEntry(server.url, stalled, stalledFeed.id, { content_base64: b64(`hang ${i}`), is_free: false, price: { amount: String(PRICE), currency: 'USDC' } })
+      // 26 new wallets (nothing paid to become one), each with 5 endpoints there and 4 entries sold: 520 deliveries.
+      const silentHooks: Array<{ wallet: Wallet; id: string }> = []
+      await Promise.all(Array.from({ length: 26 }, async (_, w) => {
+        const stalled = newWallet()
+        const stalledFeed = await createFeed(busy.url, stalled, { name: `stalls its webhooks ${w}` })
+        for (let i = 0; i < 5; i++) {
+          const hook = await register(stalled, { url: `https://127.0.0.1:${silent.port}/hang/${w}/${i}`, events: ['sale.recorded'] }, busy)
+          expect(hook.status).toBe(201)
+          silentHooks.push({ wallet: stalled, id: hook.body.id })
+        }
         const buyer = await chain.newFundedBuyer(1_000_000n)
-        const paid = await fetch(`${server.url}/v1/feeds/${stalledFeed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: stalled.address, value: PRICE })) } })
+        for (let i = 0; i < 4; i++) {
+          const entry = await createEntry(busy.url, stalled, stalledFeed.id, { content_base64: b64(`hang ${w} ${i}`), is_free: false, price: { amount: String(PRICE), currency: 'USDC' } })
+          const paid = await fetch(`${busy.url}/v1/feeds/${stalledFeed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: stalled.address, value: PRICE })) } })
+          expect(paid.status).toBe(200)
+        }
+      }))
+      const owed = async () => (await Promise.all(silentHooks.map(async (h) => (await call(busy.url, 'GET', `/v1/webhooks/${h.id}/deliveries`, { wallet: h.wallet })).body.data)))
+        .flat().filter((delivery: { status: string }) => delivery.status === 'pending').length
+      /** A seller with a live endpoint sells once, while `load` holds: how long until its endpoint is told. */
+      const honestSale = async (path: string, load: () => void) => {
+        const other = newWallet()
+        const shop = await register(other, { url: hooks.url(path), events: ['sale.recorded'] }, busy)
+        const otherFeed = await createFeed(busy.url, other, { name: 'told at once' })
+        const entry = await createEntry(busy.url, other, otherFeed.id, { content_base64: b64('prompt'), is_free: false, price: { amount: String(PRICE), currency: 'USDC' } })
+        const buyer = await chain.newFundedBuyer(1_000_000n)
+        const payment = encodePaymentHeader(await v1Payment(buyer, { to: other.address, value: PRICE }))
+        load()
+        const paid = await fetch(`${busy.url}/v1/feeds/${otherFeed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': payment } })
         expect(paid.status).toBe(200)
+        const sold = performance.now()
+        const [told] = await until(`the live endpoint ${path} told`, () => at(path).length > 0 && at(path), 20_000)
+        verified(shop.body.secret, told!)
+        return performance.now() - sold
       }
-      await Bun.sleep(1_200) // the sender has started on the silent ones
-      const entry = await createEntry(server.url, other, otherFeed.id, { content_base64: b64('prompt'), is_free: false, price: { amount: String(PRICE), currency: 'USDC' } })
-      const buyer = await chain.newFundedBuyer(1_000_000n)
-      const paid = await fetch(`${server.url}/v1/feeds/${otherFeed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: other.address, value: PRICE })) } })
-      expect(paid.status).toBe(200)
-      const sold = performance.now()
-      const [told] = await until('the live endpoint told', () => at('/prompt').length > 0 && at('/prompt'), 8_000)
-      expect(performance.now() - sold).toBeLessThan(3_000) // an attempt at a silent endpoint lasts 10 s
-      verified(shop.body.secret, told!)
+      await until('the sender at work on the silent endpoints', () => hanging >= 64)
+      // While their first attempts hang (none has failed yet: each waits out its 5 s)...
+      expect(await honestSale('/prompt', () => expect(hanging).toBeGreaterThanOrEqual(64))).toBeLessThan(3_000)
+      // ...and once each has failed and is tried again (the test's schedule: after 1 s), none delivered.
+      await Bun.sleep(6_000)
+      expect(await owed()).toBe(520)
+      expect(await honestSale('/prompt-later', () => expect(hanging).toBeGreaterThan(0))).toBeLessThan(3_000)
+      expect(await owed()).toBe(520)
     } finally {
+      await busy.dispose()
       silent.stop(true)
     }
-  })
+  }, 90_000)
 
   test('the log pages; removing an endpoint cancels what it was still owed', async () => {
     const hook = await register(creator, { url: hooks.url('/down'), events: ['sale.recorded'] })
@@ -206,6 +231,41 @@ describe('delivering', () => {
     const second = await deliveries(creator, shop.id, `?page_size=1&page_token=${first.pagination.next_page_token}`)
     expect(second.data[0].id).not.toBe(first.data[0].id)
     expectError(await call(server.url, 'GET', `/v1/webhooks/${shop.id}/deliveries?page_token=forged`, { wallet: creator }), 422, 'INVALID_PAGE_TOKEN')
+  })
+  test('the log says why an attempt failed and never how the server resolved the name; the server log has the detail', async () => {
+    const own = await startTestServer(env())
+    try {
+      const seller = newWallet()
+      const closed = (() => {
+        const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+        const port = probe.port
+        probe.stop(true)
+        return port
+      })()
+      const hook = await call(own.url, 'POST', '/v1/webhooks', { wallet: seller, body: { url: `https://localhost:${closed}/hook`, events: ['sale.recorded'] } })
+      expect(hook.status).toBe(201)
+      const sellerFeed = await createFeed(own.url, seller, { name: 'resolved elsewhere' })
+      const entry = await createEntry(own.url, seller, sellerFeed.id, { content_base64: b64('sold'), is_free: false, price: { amount: String(PRICE), currency: 'USDC' } })
+      const buyer = await chain.newFundedBuyer(1_000_000n)
+      const paid = await fetch(`${own.url}/v1/feeds/${sellerFeed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: seller.address, value: PRICE })) } })
+      expect(paid.status).toBe(200)
+      const logOf = async () => (await call(own.url, 'GET', `/v1/webhooks/${hook.body.id}/deliveries`, { wallet: seller })).body.data[0]
+      // Nothing listens there: the log says so, not at which address the server looked.
+      const refused = await until('an attempt that could not connect', async () => (await logOf())?.attempts >= 1 && logOf())
+      expect(refused.last_error).toStartWith('could not connect to the endpoint')
+      expect(JSON.stringify(refused)).not.toMatch(/127\.0\.0\.1|::1/)
+      // The name now leads to a loopback address a server refuses (as a name rebound after registration would).
+      const { TRELLIS_TEST_ALLOW_PRIVATE_FETCH: _, ...strict } = env()
+      await own.restart({ ...strict, TRELLIS_TEST_WEBHOOK_GIVE_UP_S: '86400' })
+      const vetted = await until('an attempt refused by the address check', async () => {
+        const last = await logOf()
+        return last?.last_error === "the endpoint's address is not public" && last
+      })
+      expect(JSON.stringify(vetted)).not.toMatch(/127\.0\.0\.1|::1/)
+      expect(own.logs.some((line) => line.includes('a webhook attempt failed') && /localhost → (127\.0\.0\.1|::1): not a public address/.test(line))).toBe(true)
+    } finally {
+      await own.dispose()
+    }
   })
 })
 

@@ -3,10 +3,13 @@
 // 014), so a paid request spends no time on them and no crash loses one; the leader's job sends what is due, signed
 // the Standard Webhooks way, and retries with backoff for 24 hours. The delivery id (webhook-id) stays the same on
 // every attempt, and a delivery is sent by one sender at a time and never again once an answer 2xx was recorded.
+// Endpoints that fail (wallets are free, so anyone may register many that never answer) delay no other endpoint: each
+// pass takes one delivery per endpoint, an endpoint whose attempt failed rests (its circuit open) as long as a
+// delivery would before its next try, and the attempts of failing endpoints have slots of their own.
 import { randomBytes } from 'node:crypto'
 import { Webhook as Signature } from 'standardwebhooks'
 import type { Records } from '../store/stores.ts'
-import type { AttemptOutcome, WebhookDeliveryRecord, WebhookEndpointRecord } from '../store/webhooks.ts'
+import type { AttemptOutcome, DueDelivery, WebhookDeliveryRecord, WebhookEndpointRecord } from '../store/webhooks.ts'
 import { requestPublic, vettedAddresses, timeLimit, PublicFetchFailed } from '../lib/public-fetch.ts'
 import { WEBHOOK_EVENTS, type CreateWebhook } from '../models/webhook.ts'
 import { newId } from '../lib/ids.ts'
@@ -22,13 +25,16 @@ const RETRY_AFTER_S = [5, 300, 1_800, 7_200, 18_000, 36_000]
 const GIVE_UP_S = 86_400
 /** How long a sender holds a delivery it is sending: due again after this only if that sender died. */
 const CLAIM_S = 60
-const ATTEMPT_TIMEOUT_MS = 10_000
+/** A receiver answers at once and does its work after (Standard Webhooks' advice): one that does not is failing. */
+export const ATTEMPT_TIMEOUT_S = 5
 /**
- * Attempts in flight at most, one per endpoint: an endpoint that never answers holds its own slot for the timeout,
- * never the sender, so the others' deliveries leave on time.
+ * Attempts in flight at most, one per endpoint, in two pools: endpoints in good standing (the last attempt got a 2xx,
+ * or there was none), and endpoints whose last attempt failed. A failing endpoint never holds a slot a good one
+ * waits for; an attempt still unanswered after SLOW_AFTER_MS counts among the failing ones' from then on (it goes on
+ * to its timeout), so an endpoint that never answers holds a good slot once, that long, and then rests.
  */
-const MAX_IN_FLIGHT = 64
-const PER_RUN = 200
+const IN_FLIGHT = { good: 256, failing: 32 }
+const SLOW_AFTER_MS = 2_000
 /** How long the delivery log keeps a finished delivery. */
 export const LOG_KEPT_S = 30 * 86_400
 /** Rows a statement of the log's cleanup removes: the writer is never held long. */
@@ -62,6 +68,19 @@ async function publicUrl(raw: string, allowPrivate: boolean): Promise<string> {
   return url.href
 }
 
+/** What the delivery log tells the endpoint's owner of a failed request: never an address the server resolved or tried. */
+function outwardReason(error: unknown): string {
+  if (!(error instanceof PublicFetchFailed)) return 'could not connect to the endpoint'
+  const code = error.code && /^[A-Za-z_]{1,40}$/.test(error.code) ? ` (${error.code})` : ''
+  return {
+    unresolved: "the endpoint's host name does not resolve",
+    'not-public': "the endpoint's address is not public",
+    'timed-out': `no answer within ${ATTEMPT_TIMEOUT_S} s`,
+    unreachable: `could not connect to the endpoint${code}`,
+    refused: 'the request was refused',
+  }[error.kind]
+}
+
 /** The body of a delivery: `{type, timestamp, data}` as Standard Webhooks suggests. */
 async function payloadOf(d: WebhookDeps, delivery: WebhookDeliveryRecord): Promise<string> {
   const read = d.records.read
@@ -85,8 +104,12 @@ export function webhookService(d: WebhookDeps) {
   const giveUpS = d.retries?.giveUpS ?? GIVE_UP_S
   /** Writes no read memo depends on: they leave its results in place. */
   const unkept = { unkept: true }
-  /** Endpoints with an attempt in flight. */
-  const inFlight = new Set<string>()
+  /** Endpoints with an attempt in flight: the pool it started in, and when. */
+  const inFlight = new Map<string, { pool: keyof typeof IN_FLIGHT; since: number }>()
+  const poolOf = (a: { pool: keyof typeof IN_FLIGHT; since: number }) => (a.pool === 'good' && performance.now() - a.since < SLOW_AFTER_MS ? 'good' : 'failing')
+  const held = (pool: keyof typeof IN_FLIGHT) => [...inFlight.values()].filter((a) => poolOf(a) === pool).length
+  /** When the sender last gave up what resting endpoints held past the day (once a minute is soon enough). */
+  let staleCheckedAt = 0
 
   async function owned(signer: Signer, id: string): Promise<WebhookEndpointRecord & { secret: string }> {
     const endpoint = await read.webhooks.byId(id)
@@ -97,10 +120,9 @@ export function webhookService(d: WebhookDeps) {
   }
 
   /** One attempt at one claimed delivery, and what it leads to. */
-  async function attempt(delivery: WebhookDeliveryRecord, now: number): Promise<void> {
+  async function attempt(delivery: DueDelivery, now: number): Promise<void> {
     const endpoint = (await read.webhooks.byId(delivery.endpoint_id))!
-    const settle = (status: 'delivered' | 'failed' | 'cancelled', outcome: AttemptOutcome) => d.records.transact((tx) => tx.webhooks.finish(delivery.id, status, outcome, nowSeconds()), unkept)
-    if (!endpoint.is_active) return settle('cancelled', { status: null, error: 'the endpoint was removed' })
+    if (!endpoint.is_active) return d.records.transact((tx) => tx.webhooks.finish(delivery.id, 'cancelled', { status: null, error: 'the endpoint was removed' }, nowSeconds()), unkept)
     let payload = delivery.payload
     if (payload === null) {
       const built = await payloadOf(d, delivery)
@@ -114,19 +136,31 @@ export function webhookService(d: WebhookDeps) {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'Trellis-Webhooks', 'webhook-id': delivery.id, 'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)), 'webhook-signature': signature },
         body: payload,
-      }, d.allowPrivate, ATTEMPT_TIMEOUT_MS)
+      }, d.allowPrivate, ATTEMPT_TIMEOUT_S * 1000)
       await response.body?.cancel().catch(() => {})
       outcome = { status: response.status, error: response.ok ? null : `answered ${response.status}` }
     } catch (error) {
-      outcome = { status: null, error: String((error as Error).message).split('\n')[0]!.slice(0, 300) }
+      outcome = { status: null, error: outwardReason(error) }
+      if (!(error instanceof PublicFetchFailed && error.kind === 'timed-out')) {
+        d.log('a webhook attempt failed', { delivery: delivery.id, endpoint: endpoint.id, error: String((error as Error).message).split('\n')[0]!.slice(0, 500) })
+      }
     }
-    if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300) return settle('delivered', outcome)
+    if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300) {
+      return d.records.transact(async (tx) => {
+        await tx.webhooks.finish(delivery.id, 'delivered', outcome, nowSeconds())
+        await tx.webhooks.endpointAnswered(endpoint.id)
+      }, unkept)
+    }
+    // The endpoint rests as long as this delivery would before its next try, longer at each failure in a row.
+    const restUntil = nowSeconds() + retryAfter[Math.min(delivery.endpoint_failures, retryAfter.length - 1)]!
     const next = now + retryAfter[Math.min(delivery.attempts, retryAfter.length - 1)]!
-    if (next - delivery.created_at >= giveUpS) {
-      d.log('a webhook delivery was given up after a day of retries', { delivery: delivery.id, endpoint: endpoint.id, error: outcome.error })
-      return settle('failed', outcome)
-    }
-    await d.records.transact((tx) => tx.webhooks.retryAt(delivery.id, next, outcome), unkept)
+    const givenUp = next - delivery.created_at >= giveUpS
+    if (givenUp) d.log('a webhook delivery was given up after a day of retries', { delivery: delivery.id, endpoint: endpoint.id, error: outcome.error })
+    await d.records.transact(async (tx) => {
+      if (givenUp) await tx.webhooks.finish(delivery.id, 'failed', outcome, nowSeconds())
+      else await tx.webhooks.retryAt(delivery.id, next, outcome)
+      await tx.webhooks.endpointFailed(endpoint.id, restUntil)
+    }, unkept)
   }
 
   return {
@@ -172,21 +206,29 @@ export function webhookService(d: WebhookDeps) {
     },
 
     /**
-     * The job: starts what is due, the oldest of each endpoint with no attempt in flight, each claimed first (so no
-     * two senders send one delivery at once), and returns without waiting for the answers. How many it started.
+     * The job: starts what is due, the oldest of each endpoint that has no attempt in flight and is not resting, each
+     * claimed first (so no two senders send one delivery at once), in the pool of its endpoint's standing, and returns
+     * without waiting for the answers. How many it started. First it gives up what a resting endpoint held past the day.
      */
     async deliverDue(now = nowSeconds()): Promise<number> {
-      if (inFlight.size >= MAX_IN_FLIGHT) return 0
+      if (now - staleCheckedAt >= 60) {
+        staleCheckedAt = now
+        const stale = await d.records.transact((tx) => tx.webhooks.giveUpOld(now - giveUpS, now), unkept)
+        if (stale > 0) d.log('webhook deliveries were given up after a day: their endpoints kept failing', { deliveries: stale })
+      }
       let started = 0
-      for (const delivery of await read.webhooks.due(now, PER_RUN, [...inFlight])) {
-        if (inFlight.size >= MAX_IN_FLIGHT) break
-        if (inFlight.has(delivery.endpoint_id)) continue
-        if (!(await d.records.transact((tx) => tx.webhooks.claim(delivery.id, now, now + CLAIM_S), unkept))) continue
-        inFlight.add(delivery.endpoint_id)
-        started++
-        void attempt(delivery, now)
-          .catch((error: unknown) => d.log('a webhook attempt could not be recorded; it is due again once its claim lapses', { delivery: delivery.id, error: String(error) }))
-          .finally(() => inFlight.delete(delivery.endpoint_id))
+      for (const pool of ['good', 'failing'] as const) {
+        const room = IN_FLIGHT[pool] - held(pool)
+        if (room <= 0) continue
+        for (const delivery of await read.webhooks.due(now, room, [...inFlight.keys()], pool === 'failing')) {
+          if (inFlight.has(delivery.endpoint_id)) continue
+          if (!(await d.records.transact((tx) => tx.webhooks.claim(delivery.id, now, now + CLAIM_S), unkept))) continue
+          inFlight.set(delivery.endpoint_id, { pool, since: performance.now() })
+          started++
+          void attempt(delivery, now)
+            .catch((error: unknown) => d.log('a webhook attempt could not be recorded; it is due again once its claim lapses', { delivery: delivery.id, error: String(error) }))
+            .finally(() => inFlight.delete(delivery.endpoint_id))
+        }
       }
       return started
     },

@@ -7,11 +7,22 @@ import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import ipaddr from 'ipaddr.js'
 
-/** Why a request was refused or failed: for the log only. The client gets one answer for every failure (no port probing). */
-export class PublicFetchFailed extends Error {}
+/** Which way a request failed: a kind names no address, so it may be told to whoever gave the URL. */
+export type FetchFailure = 'unresolved' | 'not-public' | 'timed-out' | 'unreachable' | 'refused'
 
-export const failFetch = (detail: string): never => {
-  throw new PublicFetchFailed(detail)
+/**
+ * Why a request was refused or failed. The message is the detail (the addresses the name resolved to and those
+ * tried), for the server's log only; `kind` (and `code`, the connection's error code, e.g. CERT_HAS_EXPIRED) is all
+ * that may go back to the one who gave the URL.
+ */
+export class PublicFetchFailed extends Error {
+  constructor(detail: string, readonly kind: FetchFailure = 'refused', readonly code?: string) {
+    super(detail)
+  }
+}
+
+export const failFetch = (detail: string, kind?: FetchFailure, code?: string): never => {
+  throw new PublicFetchFailed(detail, kind, code)
 }
 
 /** Globally routable unicast only: no loopback, private, link-local, ULA, multicast, reserved, or v4 inside v6. */
@@ -35,19 +46,19 @@ export async function vettedAddresses(hostname: string, allowPrivate: boolean, d
       addresses = (await Promise.race([lookup(bare, { all: true }), deadline])).map((a) => a.address)
     } catch (error) {
       if (error instanceof PublicFetchFailed) throw error
-      return failFetch(`${hostname} did not resolve: ${(error as Error).message}`)
+      return failFetch(`${hostname} did not resolve: ${(error as Error).message}`, 'unresolved')
     }
   }
-  if (addresses.length === 0) failFetch(`${hostname} has no address`)
+  if (addresses.length === 0) failFetch(`${hostname} has no address`, 'unresolved')
   const refused = allowPrivate ? undefined : addresses.find((address) => !isPublicAddress(address))
-  if (refused) failFetch(`${hostname} → ${refused}: not a public address`)
+  if (refused) failFetch(`${hostname} → ${refused}: not a public address`, 'not-public')
   return addresses
 }
 
 /** A signal aborted after `ms`, and a promise that rejects then (to race a lookup, which takes no signal). */
 export function timeLimit(ms: number): { signal: AbortSignal; deadline: Promise<never> } {
   const signal = AbortSignal.timeout(ms)
-  const deadline = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new PublicFetchFailed('timed out')), { once: true }))
+  const deadline = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new PublicFetchFailed('timed out', 'timed-out')), { once: true }))
   deadline.catch(() => {}) // it only matters while raced
   return { signal, deadline }
 }
@@ -73,15 +84,17 @@ function requestAt(url: URL, address: string, init: PublicRequest, signal: Abort
 /** The first answer from the addresses in turn (a name with an IPv6 address this host cannot reach still works). */
 export async function requestAny(url: URL, addresses: string[], signal: AbortSignal, init: PublicRequest = {}): Promise<Response> {
   const errors: string[] = []
+  let code: string | undefined
   for (const address of addresses) {
     try {
       return await requestAt(url, address, init, signal)
     } catch (error) {
-      if (signal.aborted) failFetch('timed out')
+      if (signal.aborted) failFetch('timed out', 'timed-out')
       errors.push(`${address}: ${(error as Error).message}`)
+      code = (error as { code?: unknown }).code === undefined ? code : String((error as { code?: unknown }).code)
     }
   }
-  return failFetch(`${url.host}: ${errors.join('; ')}`)
+  return failFetch(`${url.host}: ${errors.join('; ')}`, 'unreachable', code)
 }
 
 /**

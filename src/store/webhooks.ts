@@ -34,6 +34,9 @@ export interface WebhookDeliveryRecord {
 /** What an attempt came to: an HTTP status, or none (`error` says why). */
 export interface AttemptOutcome { status: number | null; error: string | null }
 
+/** A delivery due now, with its endpoint's failed attempts in a row (0: in good standing). */
+export interface DueDelivery extends WebhookDeliveryRecord { endpoint_failures: number }
+
 export interface WebhookStore {
   insert(row: Omit<WebhookEndpointRecord, 'is_active' | 'updated_at'> & { secret: string }): Promise<void>
   activeCountOf(walletId: string): Promise<number>
@@ -42,14 +45,23 @@ export interface WebhookStore {
   byId(id: string): Promise<(WebhookEndpointRecord & { secret: string }) | undefined>
   /** Deactivates it and cancels what it was still owed. False when it was not active. */
   deactivate(id: string, now: number): Promise<boolean>
-  /** Pending deliveries due at `now`, the longest waiting first, of endpoints not in `busy`. */
-  due(now: number, limit: number, busy: string[]): Promise<WebhookDeliveryRecord[]>
+  /**
+   * The oldest due delivery of each endpoint not in `busy` and not resting, of endpoints in good standing or of those
+   * whose last attempt failed (`failing`); the longest waiting first.
+   */
+  due(now: number, limit: number, busy: string[], failing: boolean): Promise<DueDelivery[]>
   /** Takes a due delivery until `until` (one attempt more): false when another sender took it first. */
   claim(id: string, now: number, until: number): Promise<boolean>
   /** The body every attempt signs, fixed by the first; the one already fixed wins. */
   fixPayload(id: string, payload: string): Promise<string>
   finish(id: string, status: 'delivered' | 'failed' | 'cancelled', outcome: AttemptOutcome, now: number): Promise<void>
   retryAt(id: string, at: number, outcome: AttemptOutcome): Promise<void>
+  /** A 2xx from the endpoint: in good standing again. */
+  endpointAnswered(id: string): Promise<void>
+  /** An attempt with no 2xx: one failure more, and none of its deliveries is attempted before `restUntil`. */
+  endpointFailed(id: string, restUntil: number): Promise<void>
+  /** Fails what is still pending and unclaimed though created before `before` (held back while its endpoint rested); how many. */
+  giveUpOld(before: number, now: number): Promise<number>
   /** Removes up to `limit` deliveries that finished before `before`; how many. */
   forget(before: number, limit: number): Promise<number>
   /** An endpoint's deliveries, newest first, before the cursor [created_at, id]. */
@@ -89,8 +101,16 @@ export function webhookStore(sql: Sql): WebhookStore {
       if (changed) await sql.run(q`UPDATE webhook_deliveries SET status = 'cancelled', finished_at = ${now} WHERE endpoint_id = ${id} AND status = 'pending'`)
       return changed
     },
-    due: async (now, limit, busy) => (await sql.all<WebhookDeliveryRecord>(q`${DELIVERY} WHERE status = 'pending' AND next_attempt_at <= ${now}
-      ${busy.length ? q`AND endpoint_id NOT IN (${join(busy.map((id) => q`${id}`), ', ')})` : q``} ORDER BY next_attempt_at LIMIT ${limit}`)).map(deliveryRecord),
+    // One per endpoint (its turn 1), so an endpoint's backlog never stands in front of another endpoint's delivery.
+    due: async (now, limit, busy, failing) => (await sql.all<DueDelivery>(q`SELECT * FROM (
+        SELECT d.id, d.endpoint_id, d.event, d.subject_id, d.payload, d.status, d.attempts, d.next_attempt_at, d.last_status, d.last_error,
+          d.created_at, d.finished_at, e.failures AS endpoint_failures,
+          ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS turn
+        FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        WHERE d.status = 'pending' AND d.next_attempt_at <= ${now} AND e.resting_until <= ${now} AND ${failing ? q`e.failures > 0` : q`e.failures = 0`}
+          ${busy.length ? q`AND d.endpoint_id NOT IN (${join(busy.map((id) => q`${id}`), ', ')})` : q``}
+      ) due WHERE turn = 1 ORDER BY next_attempt_at, id LIMIT ${limit}`))
+      .map(({ turn: _, ...row }: DueDelivery & { turn?: number }) => ({ ...deliveryRecord(row), endpoint_failures: Number(row.endpoint_failures) })),
     claim: async (id, now, until) => (await sql.run(q`UPDATE webhook_deliveries SET next_attempt_at = ${until}, attempts = attempts + 1
       WHERE id = ${id} AND status = 'pending' AND next_attempt_at <= ${now}`)) === 1,
     async fixPayload(id, payload) {
@@ -105,6 +125,15 @@ export function webhookStore(sql: Sql): WebhookStore {
       await sql.run(q`UPDATE webhook_deliveries SET next_attempt_at = ${at}, last_status = ${outcome.status}, last_error = ${outcome.error}
         WHERE id = ${id} AND status = 'pending'`)
     },
+    async endpointAnswered(id) {
+      await sql.run(q`UPDATE webhook_endpoints SET failures = 0, resting_until = 0 WHERE id = ${id} AND failures > 0`)
+    },
+    async endpointFailed(id, restUntil) {
+      await sql.run(q`UPDATE webhook_endpoints SET failures = failures + 1, resting_until = ${restUntil} WHERE id = ${id}`)
+    },
+    // A claimed one (next_attempt_at ahead) is its sender's to settle.
+    giveUpOld: (before, now) => sql.run(q`UPDATE webhook_deliveries SET status = 'failed', finished_at = ${now},
+      last_error = COALESCE(last_error, 'not attempted: the endpoint kept failing') WHERE status = 'pending' AND created_at < ${before} AND next_attempt_at <= ${now}`),
     forget: (before, limit) => sql.run(q`DELETE FROM webhook_deliveries WHERE id IN
       (SELECT id FROM webhook_deliveries WHERE status <> 'pending' AND finished_at < ${before} LIMIT ${limit})`),
     async deliveries(endpointId, before, limit) {

@@ -14,6 +14,7 @@ import changeFeed from './sqlite/011-change-feed.sql' with { type: 'text' }
 import cluster from './sqlite/012-cluster.sql' with { type: 'text' }
 import takedowns from './sqlite/013-takedowns.sql' with { type: 'text' }
 import webhooks from './sqlite/014-webhooks.sql' with { type: 'text' }
+import webhookStanding from './sqlite/015-webhook-standing.sql' with { type: 'text' }
 import pgInit from './postgres/001-init.sql' with { type: 'text' }
 import pgPayments from './postgres/002-payments.sql' with { type: 'text' }
 import pgAccessLinks from './postgres/003-access-links.sql' with { type: 'text' }
@@ -28,6 +29,7 @@ import pgChangeFeed from './postgres/011-change-feed.sql' with { type: 'text' }
 import pgCluster from './postgres/012-cluster.sql' with { type: 'text' }
 import pgTakedowns from './postgres/013-takedowns.sql' with { type: 'text' }
 import pgWebhooks from './postgres/014-webhooks.sql' with { type: 'text' }
+import pgWebhookStanding from './postgres/015-webhook-standing.sql' with { type: 'text' }
 
 export interface Migration { version: number; name: string; sql: string }
 
@@ -35,7 +37,7 @@ export interface Migration { version: number; name: string; sql: string }
 const NAMES = [
   '001-init', '002-payments', '003-access-links', '004-settlement-proof', '005-tallies',
   '006-read-indexes', '007-images', '008-content-keys', '009-one-pending-purchase', '010-insert-first-tallies',
-  '011-change-feed', '012-cluster', '013-takedowns', '014-webhooks',
+  '011-change-feed', '012-cluster', '013-takedowns', '014-webhooks', '015-webhook-standing',
 ]
 
 /** One engine's steps, its SQL given in the order of NAMES. */
@@ -45,10 +47,10 @@ function steps(texts: string[]): Migration[] {
 }
 
 /** The embedded engine's (SQLite). */
-export const MIGRATIONS = steps([init, payments, accessLinks, settlementProof, tallies, readIndexes, images, contentKeys, onePendingPurchase, insertFirstTallies, changeFeed, cluster, takedowns, webhooks])
+export const MIGRATIONS = steps([init, payments, accessLinks, settlementProof, tallies, readIndexes, images, contentKeys, onePendingPurchase, insertFirstTallies, changeFeed, cluster, takedowns, webhooks, webhookStanding])
 
 export const POSTGRES_MIGRATIONS = steps([
-  pgInit, pgPayments, pgAccessLinks, pgSettlementProof, pgTallies, pgReadIndexes, pgImages, pgContentKeys, pgOnePendingPurchase, pgInsertFirstTallies, pgChangeFeed, pgCluster, pgTakedowns, pgWebhooks,
+  pgInit, pgPayments, pgAccessLinks, pgSettlementProof, pgTallies, pgReadIndexes, pgImages, pgContentKeys, pgOnePendingPurchase, pgInsertFirstTallies, pgChangeFeed, pgCluster, pgTakedowns, pgWebhooks, pgWebhookStanding,
 ])
 
 export const migrationsFor = (dialect: 'sqlite' | 'postgres'): Migration[] => (dialect === 'sqlite' ? MIGRATIONS : POSTGRES_MIGRATIONS)
