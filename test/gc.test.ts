@@ -281,8 +281,11 @@ describe('the LevelDB space removing a block while an import writes it', () => {
 
 describe('which blocks imports hold', () => {
   test('an import holds its own blocks while it runs and a grace period after; a slow one holds nothing else', async () => {
-    const held = heldBlocks(100)
+    // The grace runs by a clock the test moves, not by how long the machine takes between two lines.
+    let now = 1_000_000
+    const held = heldBlocks(100, () => now)
     const [slowBlock, quickBlock, shared] = await Promise.all(['slow', 'quick', 'shared'].map(async (text) => CID.createV1(raw.code, await sha256.digest(new TextEncoder().encode(text)))))
+    const heldNow = () => [slowBlock, quickBlock, shared].map((cid) => held.isHeld(blockKey(cid!)))
     const slow = held.begin()
     slow.note(slowBlock!)
     slow.note(shared!)
@@ -290,13 +293,15 @@ describe('which blocks imports hold', () => {
     quick.note(quickBlock!)
     quick.note(shared!)
     quick.end()
-    expect([slowBlock, quickBlock, shared].map((cid) => held.isHeld(blockKey(cid!)))).toEqual([true, true, true])
-    await Bun.sleep(150)
+    expect(heldNow()).toEqual([true, true, true])
+    now += 100
+    expect(heldNow()).toEqual([true, true, true]) // the whole grace
+    now += 1
     // Past the grace: the ended import holds nothing; the running one still holds its own, the shared one too.
-    expect([slowBlock, quickBlock, shared].map((cid) => held.isHeld(blockKey(cid!)))).toEqual([true, false, true])
+    expect(heldNow()).toEqual([true, false, true])
     slow.end()
-    expect(held.isHeld(blockKey(slowBlock!))).toBe(true)
-    await Bun.sleep(150)
-    expect([slowBlock, quickBlock, shared].map((cid) => held.isHeld(blockKey(cid!)))).toEqual([false, false, false])
+    expect(heldNow()).toEqual([true, false, true])
+    now += 101
+    expect(heldNow()).toEqual([false, false, false])
   })
 })

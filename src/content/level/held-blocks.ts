@@ -9,13 +9,14 @@ const GRACE_MS = 60_000
 /**
  * The blocks imports hold: those an import under way has written, and for `graceMs` after it ends, the time its
  * caller takes to commit the record naming them. Each import holds only its own blocks, so a slow upload keeps
- * nothing but itself from being collected.
+ * nothing but itself from being collected. `now` is the clock the grace runs by (a test's own, so a pause of a loaded
+ * machine cannot end it early).
  */
-export function heldBlocks(graceMs = GRACE_MS) {
+export function heldBlocks(graceMs = GRACE_MS, now: () => number = Date.now) {
   const held = new Map<string, number>() // block → how many imports under way hold it
   const released = new Map<string, number>() // block → when the last import holding it ended; oldest first
   const prune = () => {
-    const before = Date.now() - graceMs
+    const before = now() - graceMs
     for (const [key, at] of released) {
       if (at >= before) break
       released.delete(key)
@@ -33,13 +34,13 @@ export function heldBlocks(graceMs = GRACE_MS) {
           held.set(key, (held.get(key) ?? 0) + 1)
         },
         end() {
-          const now = Date.now()
+          const endedAt = now()
           for (const key of keys) {
             const holders = held.get(key)! - 1
             if (holders === 0) held.delete(key)
             else held.set(key, holders)
             released.delete(key)
-            released.set(key, now)
+            released.set(key, endedAt)
           }
           keys.clear()
           prune()
@@ -49,7 +50,7 @@ export function heldBlocks(graceMs = GRACE_MS) {
     isHeld(key: string) {
       if (held.has(key)) return true
       const at = released.get(key)
-      return at !== undefined && at >= Date.now() - graceMs
+      return at !== undefined && at >= now() - graceMs
     },
   }
 }
