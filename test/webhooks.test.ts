@@ -40,7 +40,7 @@ const env = () => ({ ...chain.env, TRELLIS_TEST_ALLOW_PRIVATE_FETCH: '1', NODE_E
 beforeAll(async () => {
   chain = await startChain()
   server = await startTestServer(env())
-  hooks = receiver((path, seen) => (path === '/down' ? 503 : path === '/flaky' && seen < 2 ? 500 : 200))
+  hooks = receiver((path, seen) => (path === '/down' || path === '/rests' ? 503 : path === '/flaky' && seen < 2 ? 500 : 200))
   creator = newWallet()
   feed = await createFeed(server.url, creator, { name: 'sold with webhooks' })
 })
@@ -219,6 +219,34 @@ describe('delivering', () => {
       silent.stop(true)
     }
   }, 90_000)
+
+  test('an endpoint that keeps failing rests: none of its deliveries is tried meanwhile; what it held is given up after the day', async () => {
+    // Retries after 1 s, then 60 s: the endpoint's second failure in a row rests it past the day (here 5 s).
+    const resting = await startTestServer({ ...env(), TRELLIS_TEST_WEBHOOK_RETRY_S: '1,60' })
+    try {
+      const seller = newWallet()
+      const hook = await register(seller, { url: hooks.url('/rests'), events: ['sale.recorded'] }, resting)
+      const sellerFeed = await createFeed(resting.url, seller, { name: 'its endpoint is down' })
+      const buyer = await chain.newFundedBuyer(1_000_000n)
+      for (let i = 0; i < 3; i++) {
+        const entry = await createEntry(resting.url, seller, sellerFeed.id, { content_base64: b64(`rests ${i}`), is_free: false, price: { amount: String(PRICE), currency: 'USDC' } })
+        const paid = await fetch(`${resting.url}/v1/feeds/${sellerFeed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: seller.address, value: PRICE })) } })
+        expect(paid.status).toBe(200)
+      }
+      const log = async () => (await call(resting.url, 'GET', `/v1/webhooks/${hook.body.id}/deliveries`, { wallet: seller })).body.data as Array<{ status: string; attempts: number; last_error: string | null }>
+      const given = await until('the deliveries given up', async () => {
+        const all = await log()
+        return all.length === 3 && all.every((d) => d.status === 'failed') && all
+      }, 20_000)
+      // Two attempts failed in a row (a second apart), then none while it rested: a delivery was never tried.
+      expect(at('/rests')).toHaveLength(2)
+      expect(given.reduce((sum, d) => sum + d.attempts, 0)).toBe(2)
+      expect(given.filter((d) => d.attempts === 0).length).toBeGreaterThanOrEqual(1)
+      for (const d of given) expect(d.last_error).toBe(d.attempts === 0 ? 'not attempted: the endpoint kept failing' : 'answered 503')
+    } finally {
+      await resting.dispose()
+    }
+  })
 
   test('the log pages; removing an endpoint cancels what it was still owed', async () => {
     const hook = await register(creator, { url: hooks.url('/down'), events: ['sale.recorded'] })

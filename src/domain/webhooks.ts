@@ -108,7 +108,7 @@ export function webhookService(d: WebhookDeps) {
   const inFlight = new Map<string, { pool: keyof typeof IN_FLIGHT; since: number }>()
   const poolOf = (a: { pool: keyof typeof IN_FLIGHT; since: number }) => (a.pool === 'good' && performance.now() - a.since < SLOW_AFTER_MS ? 'good' : 'failing')
   const held = (pool: keyof typeof IN_FLIGHT) => [...inFlight.values()].filter((a) => poolOf(a) === pool).length
-  /** When the sender last gave up what resting endpoints held past the day (once a minute is soon enough). */
+  /** When the sender last gave up what resting endpoints held past the day (once a minute is soon enough, at most). */
   let staleCheckedAt = 0
 
   async function owned(signer: Signer, id: string): Promise<WebhookEndpointRecord & { secret: string }> {
@@ -211,7 +211,7 @@ export function webhookService(d: WebhookDeps) {
      * without waiting for the answers. How many it started. First it gives up what a resting endpoint held past the day.
      */
     async deliverDue(now = nowSeconds()): Promise<number> {
-      if (now - staleCheckedAt >= 60) {
+      if (now - staleCheckedAt >= Math.min(60, giveUpS)) {
         staleCheckedAt = now
         const stale = await d.records.transact((tx) => tx.webhooks.giveUpOld(now - giveUpS, now), unkept)
         if (stale > 0) d.log('webhook deliveries were given up after a day: their endpoints kept failing', { deliveries: stale })
