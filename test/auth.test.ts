@@ -304,6 +304,19 @@ describe('browser sessions', () => {
     expect((await call(server.url, 'GET', '/v1/auth/session')).status).toBe(401)
   })
 
+  test('sign-out ends the session itself: a kept copy of the cookie is no session after DELETE; another session of the wallet stays', async () => {
+    const wallet = newWallet()
+    const open = async () => cookiesOf(await call(server.url, 'POST', '/v1/auth/session', { wallet }))[0]!.split(';')[0]!
+    const [kept, other] = [await open(), await open()]
+    expect((await call(server.url, 'DELETE', '/v1/auth/session', { headers: { cookie: kept } })).status).toBe(204)
+    const replayed = await call(server.url, 'GET', '/v1/auth/session', { headers: { cookie: kept } })
+    expect([replayed.status, replayed.body.code]).toEqual([401, 'AUTH_REQUIRED'])
+    expect((await call(server.url, 'GET', '/v1/auth/session', { headers: { cookie: other } })).body.wallet_address).toBe(wallet.address)
+    // Signing out again with the ended cookie changes nothing; the other session is still live.
+    expect((await call(server.url, 'DELETE', '/v1/auth/session', { headers: { cookie: kept } })).status).toBe(204)
+    expect((await call(server.url, 'GET', '/v1/auth/session', { headers: { cookie: other } })).status).toBe(200)
+  })
+
   test('the session never stands in for a signature on a write, and a forged or foreign token is no session', async () => {
     const wallet = newWallet()
     const opened = await call(server.url, 'POST', '/v1/auth/session', { wallet })

@@ -271,7 +271,7 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     expect(await statusOf('settling-now')).toBe('pending')
   })
 
-  test('12. a browser session opened on A stands for its buyer on B and C (one server key): the paid bytes and the entry page', async () => {
+  test('12. a browser session opened on A stands for its buyer on B and C (one server key): the paid bytes and the entry page; signed out on A, on none', async () => {
     const entry = await paidEntry('session elsewhere')
     const buyer = await chain.newFundedBuyer(1_000_000n)
     expect((await pay(a(), entry, encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE })))).status).toBe(200)
@@ -283,6 +283,10 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     const page = await fetch(`${c().url}/feeds/${feed.id}/entries/${entry.id}`, { headers: { cookie, ...asClient(someClient()) } })
     expect(page.status).toBe(200)
     expect((await call(c().url, 'GET', '/v1/auth/session', { headers: { cookie, ...asClient(someClient()) } })).body.wallet_address).toBe(buyer.address)
+    // Signed out on A: a kept copy of the cookie opens nothing on B or C, at once.
+    expect((await call(a().url, 'DELETE', '/v1/auth/session', { headers: { cookie, ...asClient(someClient()) } })).status).toBe(204)
+    expect((await fetch(`${b().url}${contentPath(entry)}`, { headers: { cookie, ...asClient(someClient()) } })).status).toBe(402)
+    expect((await call(c().url, 'GET', '/v1/auth/session', { headers: { cookie, ...asClient(someClient()) } })).status).toBe(401)
   })
 
   test('13. a feed taken down by a command on the database leaves every instance\'s boards and reads at once; reinstated, it is back on all', async () => {

@@ -55,6 +55,12 @@ export function authService(deps: { records: Records; verify: SignatureVerifier;
     return issued && siweMessage(deps.place(), address, issued)
   }
 
+  /** A session token's session, unless it expired or was ended by sign-out. */
+  async function liveSession(token: string) {
+    const session = await deps.sessions.verify(token)
+    return session && !(await deps.records.read.endedSessions.isEnded(session.id)) ? session : null
+  }
+
   return {
     async issueNonce(walletAddress: string) {
       if (!isWalletAddress(walletAddress)) {
@@ -72,6 +78,9 @@ export function authService(deps: { records: Records; verify: SignatureVerifier;
 
     /** Forgets nonces that expired before `cutoff`: how many. */
     purgeNonces: (cutoff: number) => deps.records.single((tx) => tx.nonces.purgeExpiredBefore(cutoff), lazily),
+
+    /** Forgets ended sessions whose tokens expired before `cutoff` (they are refused by their expiry alone). */
+    purgeEndedSessions: (cutoff: number) => deps.records.single((tx) => tx.endedSessions.purgeExpiredBefore(cutoff), { unkept: true }),
 
     /** Returns null when no auth header at all was sent (the caller decides if that is allowed). */
     async authenticate(h: AuthHeaders): Promise<Signer | null> {
@@ -121,11 +130,17 @@ export function authService(deps: { records: Records; verify: SignatureVerifier;
 
     /** The signer a session token stands for, on reads; null when it is not a live session. */
     async sessionSigner(token: string): Promise<Signer | null> {
-      const session = await deps.sessions.verify(token)
+      const session = await liveSession(token)
       return session && { address: checksumAddress(session.address), network: null }
     },
 
-    session: (token: string) => deps.sessions.verify(token),
+    session: liveSession,
+
+    /** Sign-out: the token's session ends now, on every instance (they all read the records), not at its expiry. */
+    async endSession(token: string): Promise<void> {
+      const session = await deps.sessions.verify(token)
+      if (session) await deps.records.single((tx) => tx.endedSessions.end(session.id, session.expiresAt), { unkept: true })
+    },
   }
 }
 export type AuthService = ReturnType<typeof authService>

@@ -89,6 +89,7 @@ export function startJobs(d: JobServices): Jobs {
 
   const ready = Promise.all([
     every('nonce-cleanup', 600, () => d.auth.purgeNonces(nowSeconds() - 3600), { once: true }),
+    every('ended-session-cleanup', 3600, () => d.auth.purgeEndedSessions(nowSeconds() - 60), { once: true }),
     // An early access that ended while the server was down is over before the first request is answered.
     every('entry-expiry', 30, () => d.entries.endEarlyAccess(nowSeconds()), { once: true }),
   ]).then(() => {})

@@ -49,7 +49,11 @@ export const authRoutes = (s: Services) =>
       response: { 200: BrowserSession, ...errors(401) },
       detail: { summary: 'The browser session', description: 'Who the session cookie stands for; 401 without a live one.' },
     })
-    .delete('/session', () => new Response(null, { status: 204, headers: sessionCookies(s, null) }), {
-      response: { 204: NoBody('Signed out: the cookie is cleared') },
+    .delete('/session', async ({ request }) => {
+      const token = sessionCookie(request.headers)
+      if (token) await s.auth.endSession(token)
+      return new Response(null, { status: 204, headers: sessionCookies(s, null) })
+    }, {
+      response: { 204: NoBody('Signed out: the session ends on every instance (a kept copy of the cookie opens nothing), and the cookie is cleared') },
       detail: { summary: 'Close the browser session' },
     })

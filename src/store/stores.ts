@@ -16,6 +16,7 @@ import { statsStore, type StatsStore } from './stats.ts'
 import { inventoryStore, type InventoryStore } from './inventory.ts'
 import { takedownStore, type TakedownStore } from './takedowns.ts'
 import { webhookStore, type WebhookStore } from './webhooks.ts'
+import { endedSessionStore, type EndedSessionStore } from './ended-sessions.ts'
 import type { Records as RecordsOf } from './records.ts'
 
 export interface Stores {
@@ -35,6 +36,7 @@ export interface Stores {
   inventory: InventoryStore
   takedowns: TakedownStore
   webhooks: WebhookStore
+  endedSessions: EndedSessionStore
 }
 
 export type Records = RecordsOf<Stores>
@@ -56,4 +58,5 @@ export const storesOn = (dialect: 'sqlite' | 'postgres') => (sql: Sql): Stores =
   inventory: inventoryStore(sql),
   takedowns: takedownStore(sql),
   webhooks: webhookStore(sql),
+  endedSessions: endedSessionStore(sql),
 })

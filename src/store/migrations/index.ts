@@ -15,6 +15,7 @@ import cluster from './sqlite/012-cluster.sql' with { type: 'text' }
 import takedowns from './sqlite/013-takedowns.sql' with { type: 'text' }
 import webhooks from './sqlite/014-webhooks.sql' with { type: 'text' }
 import webhookStanding from './sqlite/015-webhook-standing.sql' with { type: 'text' }
+import endedSessions from './sqlite/016-ended-sessions.sql' with { type: 'text' }
 import pgInit from './postgres/001-init.sql' with { type: 'text' }
 import pgPayments from './postgres/002-payments.sql' with { type: 'text' }
 import pgAccessLinks from './postgres/003-access-links.sql' with { type: 'text' }
@@ -30,6 +31,7 @@ import pgCluster from './postgres/012-cluster.sql' with { type: 'text' }
 import pgTakedowns from './postgres/013-takedowns.sql' with { type: 'text' }
 import pgWebhooks from './postgres/014-webhooks.sql' with { type: 'text' }
 import pgWebhookStanding from './postgres/015-webhook-standing.sql' with { type: 'text' }
+import pgEndedSessions from './postgres/016-ended-sessions.sql' with { type: 'text' }
 
 export interface Migration { version: number; name: string; sql: string }
 
@@ -38,6 +40,7 @@ const NAMES = [
   '001-init', '002-payments', '003-access-links', '004-settlement-proof', '005-tallies',
   '006-read-indexes', '007-images', '008-content-keys', '009-one-pending-purchase', '010-insert-first-tallies',
   '011-change-feed', '012-cluster', '013-takedowns', '014-webhooks', '015-webhook-standing',
+  '016-ended-sessions',
 ]
 
 /** One engine's steps, its SQL given in the order of NAMES. */
@@ -47,10 +50,10 @@ function steps(texts: string[]): Migration[] {
 }
 
 /** The embedded engine's (SQLite). */
-export const MIGRATIONS = steps([init, payments, accessLinks, settlementProof, tallies, readIndexes, images, contentKeys, onePendingPurchase, insertFirstTallies, changeFeed, cluster, takedowns, webhooks, webhookStanding])
+export const MIGRATIONS = steps([init, payments, accessLinks, settlementProof, tallies, readIndexes, images, contentKeys, onePendingPurchase, insertFirstTallies, changeFeed, cluster, takedowns, webhooks, webhookStanding, endedSessions])
 
 export const POSTGRES_MIGRATIONS = steps([
-  pgInit, pgPayments, pgAccessLinks, pgSettlementProof, pgTallies, pgReadIndexes, pgImages, pgContentKeys, pgOnePendingPurchase, pgInsertFirstTallies, pgChangeFeed, pgCluster, pgTakedowns, pgWebhooks, pgWebhookStanding,
+  pgInit, pgPayments, pgAccessLinks, pgSettlementProof, pgTallies, pgReadIndexes, pgImages, pgContentKeys, pgOnePendingPurchase, pgInsertFirstTallies, pgChangeFeed, pgCluster, pgTakedowns, pgWebhooks, pgWebhookStanding, pgEndedSessions,
 ])
 
 export const migrationsFor = (dialect: 'sqlite' | 'postgres'): Migration[] => (dialect === 'sqlite' ? MIGRATIONS : POSTGRES_MIGRATIONS)

@@ -1,0 +1,6 @@
+-- Browser sessions ended by sign-out before their token's expiry (store/ended-sessions.ts); purged after it.
+CREATE TABLE ended_sessions (
+  id TEXT PRIMARY KEY,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX ended_sessions_expiry ON ended_sessions (expires_at);
