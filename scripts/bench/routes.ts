@@ -2,6 +2,7 @@
 // the cover image, free content, deep cursor pages, single records, operations and the unsigned write. The signed
 // writes are measured by measure-signed-writes.ts. docs/performance.md lists which measure covers each route.
 import { ADMIN_KEY } from './measure-signed-writes.ts'
+import { authHeaders, signer, signerKey } from './signing.ts'
 import type { Manifest } from './seed.ts'
 import type { ReadTarget } from './measure-reads.ts'
 
@@ -15,6 +16,8 @@ export interface Found {
   walletAddress: string
   /** The pages' asset version, as the landing page names it. */
   assetVersion: string
+  /** A live browser session's cookie (each read of it asks whether sign-out ended it). */
+  sessionCookie: string
 }
 
 /** A JSON-RPC message POSTed to /mcp as an MCP client sends it. */
@@ -61,7 +64,11 @@ export async function discover(url: string, m: Manifest): Promise<Found> {
   const landing = await (await fetch(`${url}/`)).text()
   const assetVersion = /\/assets\/trellis\.js\?v=(\w+)/.exec(landing)?.[1]
   if (!assetVersion) throw new Error('the landing page names no versioned script')
+  const opened = await fetch(`${url}/v1/auth/session`, { method: 'POST', headers: await authHeaders(url, signer(signerKey(900))) })
+  const sessionCookie = opened.headers.getSetCookie()[0]?.split(';')[0]
+  if (opened.status !== 200 || !sessionCookie) throw new Error(`no browser session: ${opened.status}`)
   return {
+    sessionCookie,
     assetVersion,
     deepFeeds, deepEntries, deepTransactions,
     recentPage2: recent.pagination.next_page_token,
@@ -124,6 +131,7 @@ export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
       mcp({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_feeds', arguments: { category: m.category_id, tags: [m.tag] } } })),
     t('GET /v1/admin/takedowns (admin)', '/v1/admin/takedowns', 'other', 200, { headers: { 'admin-api-key': ADMIN_KEY } }),
     t('GET /v1/auth/session, no session (401)', '/v1/auth/session', 'other', 401),
+    t('GET /v1/auth/session, a live session', '/v1/auth/session', 'other', 200, { headers: { cookie: f.sessionCookie } }),
     t('DELETE /v1/auth/session', '/v1/auth/session', 'write', 204, { method: 'DELETE' }),
     t('POST /v1/auth/nonce', '/v1/auth/nonce', 'write', 200, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ wallet_address: '0x000000000000000000000000000000000000bEEF' }),
