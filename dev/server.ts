@@ -1,6 +1,6 @@
 // Starts the real server (bun src/main.ts) as a child process on 127.0.0.1 with a temporary data directory, and
 // with TRELLIS_TEST_POSTGRES set, a PostgreSQL database of its own (test-database.ts).
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
@@ -22,6 +22,11 @@ export interface TestServer {
   stop(): Promise<number>
   /** SIGKILL, as a crash. */
   kill(): Promise<void>
+  /**
+   * Sets the running server's clock `offsetS` seconds ahead of the wall clock, and resolves once it has (a server
+   * started with TRELLIS_TEST_CLOCK_FILE: testClockFile()). A deadline is passed so, not raced.
+   */
+  moveClock(offsetS: number): Promise<void>
   /** Stop, then start again on the same data directory. */
   restart(env?: Record<string, string>): Promise<void>
   /** Stop and delete the data directory. */
@@ -36,6 +41,9 @@ export function allowingTestHooks(env: Record<string, string>): Record<string, s
 export function tempDir(prefix = 'trellis-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix))
 }
+
+/** A file for TRELLIS_TEST_CLOCK_FILE, for a server whose clock the test moves (TestServer.moveClock). */
+export const testClockFile = (): string => join(tempDir('trellis-clock-'), 'offset')
 
 async function spawnServer(dataDir: string, env: Record<string, string>, logs: string[], command: string[]): Promise<{ proc: Subprocess; url: string }> {
   const proc = Bun.spawn(command, {
@@ -117,6 +125,19 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     async kill() {
       current.proc.kill('SIGKILL')
       await current.proc.exited
+    },
+    async moveClock(offsetS) {
+      const file = currentEnv.TRELLIS_TEST_CLOCK_FILE
+      if (!file) throw new Error('moveClock: the server was started without TRELLIS_TEST_CLOCK_FILE')
+      writeFileSync(file, String(offsetS))
+      const from = logs.length
+      current.proc.kill('SIGUSR2')
+      const moved = (line: string) => line.includes('"test clock moved"') && line.includes(`"offset_s":${offsetS}`)
+      const started = performance.now()
+      while (!logs.slice(Math.min(from, logs.length - 1)).some(moved)) {
+        if (performance.now() - started > 10_000) throw new Error(`moveClock: the server did not say it moved its clock to ${offsetS} s`)
+        await Bun.sleep(5)
+      }
     },
     async restart(env) {
       if (current.proc.exitCode === null && !current.proc.killed) await server.stop()

@@ -18,6 +18,7 @@ import { memoryMetrics, metricsRoutes, paymentMetrics, requestMetrics } from './
 import { marketSize } from './domain/market-size.ts'
 import { logger, type Logger } from './log.ts'
 import { nowSeconds, setClockOffset } from './lib/clock.ts'
+import { followTestClock } from './test-hooks.ts'
 import { isStoreUnavailable } from './lib/unavailable.ts'
 import { VERSION } from './version.ts'
 import { redactUrl } from './chain/rpc.ts'
@@ -42,6 +43,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // first, and leaves no trellis.pid behind; once started, stop() closes them.
   await using failed = new AsyncDisposableStack()
   failed.defer(unlock)
+  // Followed from the start: a move signalled once the server listens must find the handler, not end the process.
+  const unfollowClock = config.clockFile ? followTestClock(config.clockFile, (offset) => log.warn('test clock moved', { offset_s: offset })) : () => {}
+  failed.defer(unfollowClock)
   // Only the holder walks the tree: a second server racing this one for the lock must not touch files it is writing.
   const tightened = tightenTree(config.dataDir)
   const records = await openDataRecords(config, { listen: true }) // refuses a database of a newer schema: the directory is not this binary's to hold
@@ -140,6 +144,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         await content.close()
         await records.close()
         unlock()
+        unfollowClock()
         log.announce('stopped')
       })()
       return stopping

@@ -102,9 +102,9 @@ describe('flags and commands', () => {
 
 describe('test hooks', () => {
   test('from source they act only with TRELLIS_TEST_HOOKS=1', () => {
-    const hooks = { TRELLIS_TEST_ALLOW_PRIVATE_FETCH: '1', TRELLIS_TEST_CLOCK_OFFSET_S: '600', TRELLIS_TEST_CRASH_AFTER_SETTLE: '1' }
-    expect(configFrom(hooks)).toMatchObject({ allowPrivateFetch: false, clockOffsetS: 0, crashAfterSettle: false, testHooks: { allowed: false, set: Object.keys(hooks) } })
-    expect(configFrom({ ...hooks, TRELLIS_TEST_HOOKS: '1' })).toMatchObject({ allowPrivateFetch: true, clockOffsetS: 600, crashAfterSettle: true, testHooks: { allowed: true } })
+    const hooks = { TRELLIS_TEST_ALLOW_PRIVATE_FETCH: '1', TRELLIS_TEST_CLOCK_OFFSET_S: '600', TRELLIS_TEST_CLOCK_FILE: '/tmp/clock', TRELLIS_TEST_CRASH_AFTER_SETTLE: '1' }
+    expect(configFrom(hooks)).toMatchObject({ allowPrivateFetch: false, clockOffsetS: 0, clockFile: null, crashAfterSettle: false, testHooks: { allowed: false, set: Object.keys(hooks) } })
+    expect(configFrom({ ...hooks, TRELLIS_TEST_HOOKS: '1' })).toMatchObject({ allowPrivateFetch: true, clockOffsetS: 600, clockFile: '/tmp/clock', crashAfterSettle: true, testHooks: { allowed: true } })
   })
 
   test('a server given a hook without the allow keeps its SSRF guard and says the hook is ignored', async () => {

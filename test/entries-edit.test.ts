@@ -2,7 +2,7 @@
 // real chain: a buyer keeps access after a price change, a payment signed for the old price is refused with the
 // price it now costs, and the next purchase pays the new one.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startTestServer, type TestServer } from '../dev/server.ts'
+import { startTestServer, testClockFile, type TestServer } from '../dev/server.ts'
 import { authHeaders, b64, call, createEntry, createFeed, expectError, newWallet, type Wallet } from '../dev/api.ts'
 import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
 
@@ -13,7 +13,7 @@ let feed: any
 
 beforeAll(async () => {
   chain = await startChain()
-  server = await startTestServer(chain.env)
+  server = await startTestServer({ ...chain.env, TRELLIS_TEST_CLOCK_FILE: testClockFile() })
   owner = newWallet()
   feed = await createFeed(server.url, owner, { name: 'editable' })
 })
@@ -122,15 +122,23 @@ describe('editing the price', () => {
   })
 
   test('an entry whose early access ended is free for good: a new price or expiry answers 409 ENTRY_CONTENT_PUBLIC', async () => {
-    const ends = Math.floor(Date.now() / 1000) + 1
+    // An hour of early access, ended by the server's clock moved on, not by a second the machine had to beat.
+    const ends = Math.floor(Date.now() / 1000) + 3600
     const entry = await paidEntry('10000', { expires_at: ends })
-    while (Math.floor(Date.now() / 1000) <= ends) await Bun.sleep(100)
-    expect(await (await fetch(`${server.url}${entryPath(entry)}/content`)).text()).toBe('paid words')
-    for (const body of [{ price: { amount: '20000', currency: 'USDC' } }, { is_free: false }, { is_free: false, price: { amount: '10000', currency: 'USDC' }, expires_at: ends + 3600 }]) {
-      expectError(await edit(entry, body), 409, 'ENTRY_CONTENT_PUBLIC')
+    await server.moveClock(3660)
+    // Signed as at the server's time (an x-timestamp of the wall clock is an hour old to it).
+    const editLater = async (body: unknown) =>
+      call(server.url, 'PATCH', entryPath(entry), { body, headers: { ...(await authHeaders(server.url, owner)), 'x-timestamp': String(Math.floor(Date.now() / 1000) + 3660) } })
+    try {
+      expect(await (await fetch(`${server.url}${entryPath(entry)}/content`)).text()).toBe('paid words')
+      for (const body of [{ price: { amount: '20000', currency: 'USDC' } }, { is_free: false }, { is_free: false, price: { amount: '10000', currency: 'USDC' }, expires_at: ends + 3600 }]) {
+        expectError(await editLater(body), 409, 'ENTRY_CONTENT_PUBLIC')
+      }
+      expect((await call(server.url, 'GET', entryPath(entry))).body).toMatchObject({ is_free: true, price: '0' })
+      expect((await editLater({ title: 'Free now' })).body).toMatchObject({ title: 'Free now', is_free: true })
+    } finally {
+      await server.moveClock(0)
     }
-    expect((await call(server.url, 'GET', entryPath(entry))).body).toMatchObject({ is_free: true, price: '0' })
-    expect((await edit(entry, { title: 'Free now' })).body).toMatchObject({ title: 'Free now', is_free: true })
   })
 
   test('early access: a new expiry moves when the entry turns free; null keeps it paid until changed', async () => {

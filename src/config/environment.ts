@@ -115,6 +115,8 @@ export interface TestHookSettings {
   webhookRetries: { afterS: number[]; giveUpS: number } | null
   /** TRELLIS_TEST_CLOCK_OFFSET_S: seconds added to the server clock. */
   clockOffsetS: number
+  /** TRELLIS_TEST_CLOCK_FILE: the file whose seconds become the offset on each SIGUSR2 (test-hooks.ts, followTestClock). */
+  clockFile: string | null
   /** TRELLIS_TEST_CRASH_AFTER_SETTLE: die (SIGKILL) right after a settlement succeeds, before it is recorded. */
   crashAfterSettle: boolean
   /** Which test hooks are set, and whether they take effect (see test-hooks.ts). */
@@ -127,6 +129,7 @@ export function testHookSettings(env: Environment): TestHookSettings {
   return {
     allowPrivateFetch: hooks.allowed && env.TRELLIS_TEST_ALLOW_PRIVATE_FETCH === '1',
     clockOffsetS: hooks.allowed ? read(env, 'TRELLIS_TEST_CLOCK_OFFSET_S', signedInteger) : 0,
+    clockFile: hooks.allowed ? env.TRELLIS_TEST_CLOCK_FILE || null : null,
     crashAfterSettle: hooks.allowed && env.TRELLIS_TEST_CRASH_AFTER_SETTLE === '1',
     webhookRetries: hooks.allowed && env.TRELLIS_TEST_WEBHOOK_RETRY_S
       ? { afterS: env.TRELLIS_TEST_WEBHOOK_RETRY_S.split(',').map(Number), giveUpS: Number(env.TRELLIS_TEST_WEBHOOK_GIVE_UP_S ?? 86_400) }
