@@ -2,7 +2,7 @@
 // with them the native addons) are loaded only by the commands that use them: --help and --version load neither.
 import { ConfigError, HELP, urlHost } from './config.ts'
 import { parseCommand } from './command-line.ts'
-import { versionLine } from './version.ts'
+import { BuildCommitError, versionLine } from './version.ts'
 import { setAddonDir } from './lib/native-addon.ts'
 import { join } from 'node:path'
 
@@ -18,7 +18,15 @@ async function main(): Promise<void> {
     throw error
   }
   if (command.kind === 'help') return void process.stdout.write(HELP)
-  if (command.kind === 'version') return void process.stdout.write(`${versionLine()}\n`)
+  if (command.kind === 'version') {
+    try {
+      return void process.stdout.write(`${versionLine()}\n`)
+    } catch (error) {
+      if (!(error instanceof BuildCommitError)) throw error
+      process.stderr.write(`trellis: ${error.message}\n`)
+      process.exit(2)
+    }
+  }
   if (command.kind === 'mcp') {
     // Before anything touches a data directory or an addon: this process only speaks HTTP to a server, and its
     // stdout carries MCP messages alone (everything it says goes to stderr).

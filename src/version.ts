@@ -1,5 +1,7 @@
 // What is running: the version, and which commit it was built from. scripts/build.ts bakes the commit and the build
-// date into the executable (Bun.build `define`); from source the commit is asked of git when the version is printed.
+// date into the executable (Bun.build `define`); from source the commit is found when the version is printed. Either
+// way TRELLIS_BUILD_COMMIT, when set, names the commit: a builder without `.git` (a source tarball, the Dockerfile's
+// build context) knows it and git cannot tell it.
 export const VERSION = '0.1.0'
 
 declare const TRELLIS_BUILD_COMMIT: string
@@ -24,8 +26,26 @@ export function gitCommit(dir: string): string | null {
   return git('status', '--porcelain', '--untracked-files=no') ? `${commit}-dirty` : commit
 }
 
+// A commit hash or a `git describe` name: it is printed inside `(commit …, …)` and in build logs, so nothing that
+// could break the line (spaces, parentheses, commas, control characters).
+const COMMIT_NAME = /^[0-9A-Za-z][0-9A-Za-z._+-]{0,63}$/
+
+/** Thrown for a TRELLIS_BUILD_COMMIT that cannot be printed as a commit. */
+export class BuildCommitError extends Error {}
+
+/** The commit a build or a run from source names: TRELLIS_BUILD_COMMIT when set (empty counts as unset), else git's
+ *  answer for `dir`, else null. */
+export function buildCommit(dir: string, env: Record<string, string | undefined> = process.env): string | null {
+  const named = env.TRELLIS_BUILD_COMMIT?.trim()
+  if (!named) return gitCommit(dir)
+  if (!COMMIT_NAME.test(named)) {
+    throw new BuildCommitError(`TRELLIS_BUILD_COMMIT must be a commit hash or name (letters, digits, . _ + -, at most 64), got ${JSON.stringify(named)}`)
+  }
+  return named
+}
+
 /** `trellis 0.1.0 (commit abc1234, built 2026-11-24)`; from source `(commit abc1234, from source)`. */
 export function versionLine(): string {
   if (BUILD) return `trellis ${VERSION} (commit ${BUILD.commit}, built ${BUILD.date})`
-  return `trellis ${VERSION} (commit ${gitCommit(import.meta.dir) ?? 'unknown'}, from source)`
+  return `trellis ${VERSION} (commit ${buildCommit(import.meta.dir) ?? 'unknown'}, from source)`
 }

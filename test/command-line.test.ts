@@ -3,6 +3,7 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { parseCommand } from '../src/command-line.ts'
+import { VERSION } from '../src/version.ts'
 import { configFrom } from '../src/config.ts'
 import { startTestServer } from '../dev/server.ts'
 import { call, newWallet } from '../dev/api.ts'
@@ -97,6 +98,24 @@ describe('flags and commands', () => {
     expect(version.stdout).toMatch(new RegExp(`^trellis \\d+\\.\\d+\\.\\d+ \\(commit ${commit}(-dirty)?, from source\\)\\n$`))
     expect(help.code).toBe(0)
     for (const text of ['--out <file.car>', '--dry-run', 'trellis version', 'TRELLIS_TEST_HOOKS']) expect(help.stdout).toContain(text)
+  })
+})
+
+describe('the commit a build names', () => {
+  test('TRELLIS_BUILD_COMMIT wins over git, and names the commit where there is no git to ask', async () => {
+    const noGit = { GIT_DIR: '/nonexistent', GIT_CEILING_DIRECTORIES: '/' } // as a source tarball: nothing for git to find
+    const [named, unnamed, overGit, blank, bad] = await Promise.all([
+      trellis(['version'], { ...noGit, TRELLIS_BUILD_COMMIT: 'a1b2c3d' }),
+      trellis(['version'], noGit),
+      trellis(['--version'], { TRELLIS_BUILD_COMMIT: 'v0.1.0-3-ga1b2c3d' }),
+      trellis(['version'], { ...noGit, TRELLIS_BUILD_COMMIT: ' ' }),
+      trellis(['version'], { TRELLIS_BUILD_COMMIT: 'a1b2c3d, built tomorrow' }),
+    ])
+    expect([named.code, named.stdout]).toEqual([0, `trellis ${VERSION} (commit a1b2c3d, from source)\n`])
+    expect([unnamed.code, unnamed.stdout]).toEqual([0, `trellis ${VERSION} (commit unknown, from source)\n`])
+    expect([overGit.code, overGit.stdout]).toEqual([0, `trellis ${VERSION} (commit v0.1.0-3-ga1b2c3d, from source)\n`])
+    expect(blank.stdout).toBe(`trellis ${VERSION} (commit unknown, from source)\n`) // empty, as an ARG given no value, is unset
+    expect([bad.code, bad.stdout, bad.stderr]).toEqual([2, '', 'trellis: TRELLIS_BUILD_COMMIT must be a commit hash or name (letters, digits, . _ + -, at most 64), got "a1b2c3d, built tomorrow"\n'])
   })
 })
 
