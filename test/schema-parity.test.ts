@@ -103,7 +103,7 @@ async function postgresSchema(sql: SQL): Promise<Schema> {
     JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace s ON s.oid = c.relnamespace JOIN pg_proc p ON p.oid = t.tgfoid
     WHERE s.nspname = 'public' AND NOT t.tgisinternal`
   const feeding = (t: { function: string }) => t.function === 'trellis_changed'
-  const announcing = (t: { function: string }) => t.function === 'trellis_payment_decided' || t.function === 'trellis_takedowns_changed'
+  const announcing = (t: { function: string }) => ['trellis_payment_decided', 'trellis_takedowns_changed', 'trellis_session_ended'].includes(t.function)
   schema.triggers = triggers.filter((t: { function: string }) => !feeding(t) && !announcing(t)).map((t: { name: string; sql: string }) => triggerOf(t.name, t.sql)).sort()
   schema.changeFeed = triggers.filter(feeding).map((t: { table: string }) => t.table).sort()
   // The cluster's own tables, kept apart as the change feed's triggers are.
@@ -198,8 +198,12 @@ describe('the schema after the migrations', () => {
     expect(pg.changeFeed).toEqual(Object.keys(sqlite.columns).filter((table) => !unkept.includes(table)).sort())
   })
 
-  test('PostgreSQL\'s cluster parts: snapshots, UNLOGGED rate windows leased by trellis_lease, the notices of a decided payment and of takedowns', async () => {
-    expect(pg.cluster).toEqual({ tables: ['rate_windows', 'snapshots'], indexes: ['rate_windows_reset'], triggers: ['payments_decided AFTER UPDATE OF status payments', 'takedowns_notice AFTER INSERT OR UPDATE takedowns'] })
+  test('PostgreSQL\'s cluster parts: snapshots, UNLOGGED rate windows leased by trellis_lease, the notices of a decided payment, of takedowns and of sign-outs', async () => {
+    expect(pg.cluster).toEqual({
+      tables: ['rate_windows', 'snapshots'],
+      indexes: ['rate_windows_reset'],
+      triggers: ['ended_sessions_notice AFTER INSERT ended_sessions', 'payments_decided AFTER UPDATE OF status payments', 'takedowns_notice AFTER INSERT OR UPDATE takedowns'],
+    })
     const [persistence] = await sql`SELECT relpersistence FROM pg_class WHERE relname = 'rate_windows'`
     expect(persistence.relpersistence).toBe('u')
     // Ten tokens of a window of 5: 5, then none, then none again; all of one window.

@@ -16,8 +16,10 @@ export interface Found {
   walletAddress: string
   /** The pages' asset version, as the landing page names it. */
   assetVersion: string
-  /** A live browser session's cookie (each read of it asks whether sign-out ended it). */
+  /** A live browser session's cookie, of the owner of `ownPaid`. */
   sessionCookie: string
+  /** The content path of a paid entry the session's wallet owns: read with the cookie, as a past buyer reads. */
+  ownPaid: string
 }
 
 /** A JSON-RPC message POSTed to /mcp as an MCP client sends it. */
@@ -64,11 +66,22 @@ export async function discover(url: string, m: Manifest): Promise<Found> {
   const landing = await (await fetch(`${url}/`)).text()
   const assetVersion = /\/assets\/trellis\.js\?v=(\w+)/.exec(landing)?.[1]
   if (!assetVersion) throw new Error('the landing page names no versioned script')
-  const opened = await fetch(`${url}/v1/auth/session`, { method: 'POST', headers: await authHeaders(url, signer(signerKey(900))) })
+  const reader = signer(signerKey(900))
+  const opened = await fetch(`${url}/v1/auth/session`, { method: 'POST', headers: await authHeaders(url, reader) })
   const sessionCookie = opened.headers.getSetCookie()[0]?.split(';')[0]
   if (opened.status !== 200 || !sessionCookie) throw new Error(`no browser session: ${opened.status}`)
+  const post = async (path: string, body: unknown) => {
+    const answer = await fetch(`${url}${path}`, { method: 'POST', headers: await authHeaders(url, reader), body: JSON.stringify(body) })
+    if (answer.status !== 201) throw new Error(`POST ${path} answered ${answer.status}: ${(await answer.text()).slice(0, 300)}`)
+    return (await answer.json()) as { id: string }
+  }
+  const feed = await post('/v1/feeds', { name: 'bench session reader' })
+  const paid = await post(`/v1/feeds/${feed.id}/entries`, {
+    content_base64: Buffer.alloc(1024, 'p').toString('base64'), mime_type: 'text/plain', is_free: false, price: { amount: '10000', currency: 'USDC' },
+  })
   return {
     sessionCookie,
+    ownPaid: `/v1/feeds/${feed.id}/entries/${paid.id}/content`,
     assetVersion,
     deepFeeds, deepEntries, deepTransactions,
     recentPage2: recent.pagination.next_page_token,
@@ -132,6 +145,7 @@ export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
     t('GET /v1/admin/takedowns (admin)', '/v1/admin/takedowns', 'other', 200, { headers: { 'admin-api-key': ADMIN_KEY } }),
     t('GET /v1/auth/session, no session (401)', '/v1/auth/session', 'other', 401),
     t('GET /v1/auth/session, a live session', '/v1/auth/session', 'other', 200, { headers: { cookie: f.sessionCookie } }),
+    t('GET paid content (1 KiB) with a session cookie', f.ownPaid, 'other', 200, { headers: { cookie: f.sessionCookie } }),
     t('DELETE /v1/auth/session', '/v1/auth/session', 'write', 204, { method: 'DELETE' }),
     t('POST /v1/auth/nonce', '/v1/auth/nonce', 'write', 200, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ wallet_address: '0x000000000000000000000000000000000000bEEF' }),

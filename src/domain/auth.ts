@@ -5,6 +5,7 @@ import { checksumAddress, isWalletAddress, type SignatureVerifier } from '../cha
 import { nowSeconds } from '../lib/clock.ts'
 import { fail } from './errors.ts'
 import type { SessionTokens } from './sessions.ts'
+import { liveSessions } from './live-sessions.ts'
 import { decodeMessage, lineMessage, readSignIn, siweMessage, type SignInPlace } from './sign-in-messages.ts'
 
 export const NONCE_TTL_S = 300
@@ -55,11 +56,9 @@ export function authService(deps: { records: Records; verify: SignatureVerifier;
     return issued && siweMessage(deps.place(), address, issued)
   }
 
+  const sessions = liveSessions(deps.sessions, deps.records)
   /** A session token's session, unless it expired or was ended by sign-out. */
-  async function liveSession(token: string) {
-    const session = await deps.sessions.verify(token)
-    return session && !(await deps.records.read.endedSessions.isEnded(session.id)) ? session : null
-  }
+  const liveSession = (token: string) => sessions.get(token)
 
   return {
     async issueNonce(walletAddress: string) {
@@ -136,11 +135,8 @@ export function authService(deps: { records: Records; verify: SignatureVerifier;
 
     session: liveSession,
 
-    /** Sign-out: the token's session ends now, on every instance (they all read the records), not at its expiry. */
-    async endSession(token: string): Promise<void> {
-      const session = await deps.sessions.verify(token)
-      if (session) await deps.records.single((tx) => tx.endedSessions.end(session.id, session.expiresAt), { unkept: true })
-    },
+    /** Sign-out: the token's session ends now, on every instance (live-sessions.ts), not at its expiry. */
+    endSession: (token: string) => sessions.end(token),
   }
 }
 export type AuthService = ReturnType<typeof authService>

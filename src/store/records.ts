@@ -92,7 +92,7 @@ export interface SnapshotShelf {
 }
 
 /** What instances sharing one database tell each other: a snapshot published (`kind:generation`), a payment decided (`payer:nonce`). */
-export type Topic = 'snapshots' | 'payments' | 'takedowns'
+export type Topic = 'snapshots' | 'payments' | 'takedowns' | 'sessions'
 
 /** Tokens of a rate-limit window, shared by every instance: `taken` by this lease, `granted` by all so far. */
 export interface RateLease { taken: number; granted: number; resetAt: number; resetIn: number }

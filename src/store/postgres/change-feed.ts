@@ -13,7 +13,7 @@ import type { SQL } from 'bun'
 import type { Changes, Topic } from '../records.ts'
 
 export const CHANGES_CHANNEL = 'trellis_changes'
-const TOPIC_CHANNELS: Record<Topic, string> = { snapshots: 'trellis_snapshots', payments: 'trellis_payments', takedowns: 'trellis_takedowns' }
+const TOPIC_CHANNELS: Record<Topic, string> = { snapshots: 'trellis_snapshots', payments: 'trellis_payments', takedowns: 'trellis_takedowns', sessions: 'trellis_sessions' }
 const HEARTBEAT_PREFIX = 'hb:'
 export const HEARTBEAT_MS = 500
 export const STALE_MS = 1_500
