@@ -21,6 +21,10 @@ export const TagList = (options: { error?: string } = {}) =>
 /** A nullable value, written `T | null`. */
 export const Nullable = <T extends TSchema>(schema: T, options: { description?: string; error?: string } = {}) => t.Union([schema, t.Null()], options)
 
+/** Items in a page of a listing: at most MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE when the caller does not say. */
+export const DEFAULT_PAGE_SIZE = 20
+export const MAX_PAGE_SIZE = 100
+
 export const Pagination = t.Object({
   page_size: t.Integer({ description: 'items in this page' }),
   next_page_token: t.Union([t.String(), t.Null()], { description: 'pass as page_token for the next page; null on the last' }),

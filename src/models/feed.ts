@@ -29,6 +29,9 @@ const ImageUrl = t.Optional(Nullable(Text({
   description: 'an http(s) URL, a data URI, base64, or the CID of an image already stored here; PNG, JPEG, GIF, WebP or SVG, at most 10 MB',
 })))
 
+/** The words a feed listing searches for in names and descriptions (GET /v1/feeds?search=). */
+export const FeedSearch = Text({ maxLength: 200, description: 'words the name or description holds (A-Z case-insensitive)' })
+
 // Validation failures of these two bodies are answered in shape B (x-error-shape, see edge/errors.ts).
 export const CreateFeed = t.Object({
   name: Text({ minLength: 1, maxLength: 255, error: 'name is required and must be 1-255 characters' }),

@@ -1,6 +1,6 @@
 // /v1/feeds: create, read, update, soft delete, list.
 import { Elysia, t } from 'elysia'
-import { CreateFeed, Feed, Page, Text, UpdateFeed } from '../models/index.ts'
+import { CreateFeed, Feed, FeedSearch, Page, Text, UpdateFeed } from '../models/index.ts'
 import type { FeedRecord } from '../models/records.ts'
 import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
@@ -83,7 +83,7 @@ export const feedRoutes = (s: Services) =>
         category: t.Optional(Text({ description: 'category id or name' })),
         owner_wallet_address: t.Optional(t.String({ description: 'owner address (as the SDK sends it)' })),
         tags: t.Optional(t.Union([t.String(), t.Array(t.String())], { description: 'comma-separated or repeated; feeds with any of them' })),
-        search: t.Optional(Text({ maxLength: 200, description: 'words the name or description holds (A-Z case-insensitive)' })),
+        search: t.Optional(FeedSearch),
         min_entries: t.Optional(t.String({ description: 'minimum active entries (default 1; 0 when owner_id or owner_wallet_address is given)' })),
         is_active: t.Optional(t.String({ description: 'true (default) or false' })),
         min_age: t.Optional(t.String({ description: 'created at least this many seconds ago' })),

@@ -3,12 +3,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { t } from 'elysia'
 import { DomainError } from '../domain/errors.ts'
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../models/common.ts'
 
-export const DEFAULT_PAGE_SIZE = 20
-export const MAX_PAGE_SIZE = 100
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE }
 
 export const pageQuery = {
-  page_size: t.Optional(t.String({ description: 'items per page, 1..100 (default 20)' })),
+  page_size: t.Optional(t.String({ description: `items per page, 1..${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})` })),
   page_token: t.Optional(t.String({ description: 'next_page_token of the previous page' })),
 }
 

@@ -7,6 +7,8 @@ import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/typ
 import type { TrellisApi } from '../api.ts'
 import type { OperatorWallet } from '../wallet.ts'
 import type { InlineLimits } from '../content.ts'
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, TagList } from '../../models/common.ts'
+import { listOf } from './model-fields.ts'
 
 export interface ToolContext {
   api: TrellisApi
@@ -25,9 +27,10 @@ export const id = (what: string) => z.string().regex(UUID, `${what} must be a UU
 export const address = (description: string) => z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address').describe(description)
 /** Money in USDC smallest units, as digits: never a float. */
 export const units = (description: string) => z.string().regex(/^\d{1,30}$/, 'must be digits: USDC smallest units (1000000 = 1 USDC)').describe(description)
-export const pageSize = z.number().int().min(1).max(100).optional().describe('items per page, 1-100 (default 20)')
+export const pageSize = z.number().int().min(1).max(MAX_PAGE_SIZE).optional().describe(`items per page, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`)
+// The API bounds no token (it refuses any it did not sign); this bound is the tool's own, past any token it signs.
 export const pageToken = z.string().max(2000).optional().describe('next_page_token of the previous page; omit for the first')
-export const tags = z.array(z.string().min(1).max(100)).max(20)
+export const tags = listOf(TagList())
 
 /**
  * A tool's input schema as the SDK makes it of a shape (its own objectFromShape, a zod mini object), made once: given

@@ -5,10 +5,16 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { usdcDecimal } from '../../lib/money.ts'
 import { segment } from '../api.ts'
 import type { OperatorWallet } from '../wallet.ts'
-import { answer, id, tags, units, type ToolContext } from './common.ts'
+import { answer, id, units, type ToolContext } from './common.ts'
+import { CreateFeed } from '../../models/feed.ts'
+import { CreateEntry, SUPPORTED_MIME_TYPES } from '../../models/entry.ts'
+import { listOf, textOf } from './model-fields.ts'
 
-const MIME_TYPES = ['text/plain', 'text/markdown', 'text/html', 'application/json', 'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/svg+xml',
-  'video/mp4', 'video/quicktime', 'video/webm', 'audio/mpeg', 'audio/wav', 'audio/ogg', 'application/pdf'] as const
+const feed = CreateFeed.properties
+const entry = CreateEntry.properties
+// The API takes an image as a data URI or base64 too (up to 10 MB); a tool takes a URL or a CID only, so a tool call
+// never carries an image's bytes.
+const IMAGE_REFERENCE_MAX = 4096
 
 export function registerPublishingTools(server: McpServer, ctx: ToolContext & { wallet: OperatorWallet }): void {
   const { api, wallet } = ctx
@@ -19,11 +25,11 @@ export function registerPublishingTools(server: McpServer, ctx: ToolContext & { 
     title: 'Create a feed',
     description: `Creates a feed owned by the operator's wallet (${wallet.account.address}); a wallet has at most 10 active feeds. Publish into it with create_entry. A feed shows in search_feeds once it has an entry.`,
     inputSchema: {
-      name: z.string().min(1).max(255).describe('1-255 characters'),
-      description: z.string().max(2000).optional(),
-      tags: tags.optional().describe('up to 20'),
+      name: textOf(feed.name).describe(`${feed.name.minLength}-${feed.name.maxLength} characters`),
+      description: textOf(feed.description).optional(),
+      tags: listOf(feed.tags).optional().describe(`up to ${feed.tags.maxItems}`),
       category_id: id('category id').optional().describe('a category id (see list_categories)'),
-      image_url: z.string().max(4096).optional().describe('a cover image: an http(s) URL, or the CID of an image stored here'),
+      image_url: z.string().max(IMAGE_REFERENCE_MAX).optional().describe('a cover image: an http(s) URL, or the CID of an image stored here'),
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   }, async (input) => answer({ feed: await post('/v1/feeds', input) }))
@@ -33,12 +39,12 @@ export function registerPublishingTools(server: McpServer, ctx: ToolContext & { 
     description: 'Publishes an entry in a feed of the operator\'s wallet: give its content as text (text/*, JSON, SVG) or as base64 (any supported type). With a price (USDC smallest units, e.g. "10000" = 0.01 USDC) the entry is paid and sold over x402; without one it is free. The content can never change after.',
     inputSchema: {
       feed_id: id('feed id'),
-      mime_type: z.enum(MIME_TYPES).describe('the content\'s type'),
+      mime_type: z.enum(SUPPORTED_MIME_TYPES).describe('the content\'s type'),
       text: z.string().optional().describe('the content as text (UTF-8); or give content_base64'),
       content_base64: z.string().optional().describe('the content in base64; or give text'),
-      title: z.string().max(500).optional(),
-      description: z.string().max(10_000).optional(),
-      tags: tags.optional().describe('up to 20'),
+      title: textOf(entry.title).optional(),
+      description: textOf(entry.description).optional(),
+      tags: listOf(entry.tags).optional().describe(`up to ${entry.tags.maxItems}`),
       price: units('the price in USDC smallest units: the entry is paid (omit, or "0", for a free entry)').optional(),
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

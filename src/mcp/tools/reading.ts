@@ -7,19 +7,24 @@ import { apiError, segment, withQuery } from '../api.ts'
 import { showContent } from '../content.ts'
 import { challengeOf, priceTerms } from '../challenge.ts'
 import { answer, id, inputSchema, pageSize, pageToken, paged, tags, type ToolContext } from './common.ts'
+import { CreateCategory } from '../../models/category.ts'
+import { FeedSearch } from '../../models/feed.ts'
+import { textOf } from './model-fields.ts'
 
 const READ_ONLY = { readOnlyHint: true, openWorldHint: true } as const
 
-// The input schemas, made once (a server is made per request on /mcp; a zod schema costs to build).
+// The input schemas, made once (a server is made per request on /mcp; a zod schema costs to build). Where the API
+// bounds a parameter, the bound is the model's; category and owner, which the API leaves unbounded, get the tool's own.
 const SEARCH_FEEDS = inputSchema({
-  text: z.string().min(1).max(200).optional().describe('words the name or description contains (case-insensitive for A-Z)'),
+  text: textOf(FeedSearch).min(1).optional().describe('words the name or description contains (case-insensitive for A-Z)'),
   category: z.string().min(1).max(255).optional().describe('a category id or name'),
   tags: tags.optional().describe('feeds with any of these tags'),
   owner: z.string().min(1).max(100).optional().describe("the owner's wallet address (0x…) or wallet id"),
   page_size: pageSize,
   page_token: pageToken,
 })
-const LIST_CATEGORIES = inputSchema({ text: z.string().min(1).max(100).optional().describe('part of the name'), page_size: pageSize, page_token: pageToken })
+// A part of a name is no longer than a name.
+const LIST_CATEGORIES = inputSchema({ text: textOf(CreateCategory.properties.name).optional().describe('part of the name'), page_size: pageSize, page_token: pageToken })
 const LIST_ENTRIES = inputSchema({
   feed_id: id('feed id'),
   is_free: z.boolean().optional().describe('only free (true) or only paid (false) entries'),
