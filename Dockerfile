@@ -8,6 +8,10 @@ WORKDIR /src
 COPY package.json package-lock.json .npmrc ./
 RUN npx --yes npm@11.19.1 ci
 COPY . .
+# The build context has no .git (.dockerignore), so the builder names the commit the binary reports, e.g.
+# docker build --build-arg TRELLIS_BUILD_COMMIT=$(git rev-parse --short=7 HEAD) -t trellis .   (else: commit unknown)
+# Declared after npm ci, so a new commit does not redo the install.
+ARG TRELLIS_BUILD_COMMIT
 RUN npm run build
 
 FROM debian:bookworm-slim

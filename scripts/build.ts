@@ -11,7 +11,7 @@
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import type { BunPlugin } from 'bun'
-import { gitCommit } from '../src/version.ts'
+import { BuildCommitError, buildCommit } from '../src/version.ts'
 
 const ROOT = resolve(import.meta.dir, '..')
 const args = process.argv.slice(2)
@@ -95,7 +95,17 @@ const embedAddons: BunPlugin = {
 // `trellis --version` names the commit and the day of the build (UTC; SOURCE_DATE_EPOCH for reproducible builds).
 // Defining these also leaves the test hooks out of the executable (src/test-hooks.ts).
 const buildDate = new Date(process.env.SOURCE_DATE_EPOCH ? Number(process.env.SOURCE_DATE_EPOCH) * 1000 : Date.now()).toISOString().slice(0, 10)
-const define = { TRELLIS_BUILD_COMMIT: JSON.stringify(gitCommit(ROOT) ?? 'unknown'), TRELLIS_BUILD_DATE: JSON.stringify(buildDate) }
+// The commit is TRELLIS_BUILD_COMMIT when the builder sets it (the Dockerfile's build argument: its context has no
+// .git), else git's; a binary's commit is fixed here, never read from its environment at run time.
+let commit: string | null
+try {
+  commit = buildCommit(ROOT)
+} catch (error) {
+  if (!(error instanceof BuildCommitError)) throw error
+  console.error(`build: ${error.message}`)
+  process.exit(2)
+}
+const define = { TRELLIS_BUILD_COMMIT: JSON.stringify(commit ?? 'unknown'), TRELLIS_BUILD_DATE: JSON.stringify(buildDate) }
 
 const started = performance.now()
 const result = await Bun.build({

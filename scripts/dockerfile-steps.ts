@@ -4,13 +4,27 @@
 // user when this runs as root, with no writable home or $TMPDIR (a read-only root filesystem), checked by its
 // HEALTHCHECK command; the data commands run in it as `docker exec` would run them.
 //
-//   npx bun scripts/dockerfile-steps.ts [--keep]     (exit 0 when every step passed)
+//   npx bun scripts/dockerfile-steps.ts [--keep] [--build-arg NAME=value]...     (exit 0 when every step passed)
+//
+// A --build-arg reaches the RUN steps after the build stage's ARG that declares it, as `docker build --build-arg`
+// does; one no ARG declares stops the run (docker would only warn, and the value would be silently unused).
 import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 
 const ROOT = resolve(import.meta.dir, '..')
-const keep = process.argv.includes('--keep')
+const argv = process.argv.slice(2)
+const keep = argv.includes('--keep')
+const buildArgs = new Map<string, string>()
+for (let i = 0; i < argv.length; i++) {
+  if (argv[i] !== '--build-arg') continue
+  const pair = argv[++i] ?? ''
+  if (!pair.includes('=')) {
+    console.error(`dockerfile: --build-arg needs NAME=value, got ${JSON.stringify(pair)}`)
+    process.exit(2)
+  }
+  buildArgs.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1))
+}
 
 interface Instruction { op: string; args: string }
 interface Stage { from: string; name: string | null; steps: Instruction[] }
@@ -53,8 +67,19 @@ if (!build || !runtime || stages.length !== 2) fail('expected two stages: build,
 const work = mkdtempSync(join(tmpdir(), 'trellis-dockerfile-'))
 const stageRoot = join(work, 'build-stage')
 let workdir = stageRoot
+// What RUN sees: this machine's environment without any name the Dockerfile takes as an argument (as in a fresh
+// image), plus the arguments declared so far.
+const declared = new Set(build!.steps.filter((step) => step.op === 'ARG').map((step) => step.args.split('=')[0]!))
+for (const name of buildArgs.keys()) if (!declared.has(name)) fail(`--build-arg ${name}: the build stage declares no ARG ${name}`)
+const runEnv: Record<string, string | undefined> = { ...process.env, CI: '1' }
+for (const name of declared) delete runEnv[name]
 for (const step of build!.steps) {
-  if (step.op === 'WORKDIR') {
+  if (step.op === 'ARG') {
+    const [name, fallback] = [step.args.split('=')[0]!, step.args.includes('=') ? step.args.slice(step.args.indexOf('=') + 1) : undefined]
+    const value = buildArgs.get(name) ?? fallback
+    if (value !== undefined) runEnv[name] = value
+    log(`ARG ${name}${value === undefined ? '' : `=${value}`}`)
+  } else if (step.op === 'WORKDIR') {
     workdir = join(stageRoot, step.args)
     mkdirSync(workdir, { recursive: true })
   } else if (step.op === 'COPY') {
@@ -62,7 +87,7 @@ for (const step of build!.steps) {
     copyFromContext(parts.slice(0, -1), workdir)
   } else if (step.op === 'RUN') {
     log(`RUN ${step.args}`)
-    const run = Bun.spawnSync(['sh', '-c', step.args], { cwd: workdir, stdout: 'inherit', stderr: 'inherit', env: { ...process.env, CI: '1' } })
+    const run = Bun.spawnSync(['sh', '-c', step.args], { cwd: workdir, stdout: 'inherit', stderr: 'inherit', env: runEnv })
     if (run.exitCode !== 0) fail(`RUN ${step.args} exited ${run.exitCode}`)
   } else fail(`unexpected ${step.op} in the build stage`)
 }
@@ -92,6 +117,9 @@ const image = join(work, 'image')
 const binary = join(image, 'trellis')
 mkdirSync(image, { recursive: true })
 cpSync(artifact, binary)
+const version = Bun.spawnSync([binary, '--version'], { cwd: image, env: { PATH: '/usr/bin:/bin' }, stdout: 'pipe', stderr: 'pipe' })
+if (version.exitCode !== 0) fail(`trellis --version exited ${version.exitCode}: ${version.stderr}`)
+log(`the image runs ${version.stdout.toString().trim()}`)
 const dataDir = join(image, 'data')
 mkdirSync(dataDir, { mode: 0o700 })
 const unprivileged = process.getuid?.() === 0 && Bun.spawnSync(['sh', '-c', 'command -v setpriv']).exitCode === 0

@@ -2,12 +2,16 @@
 // runtime stage's binary started as the container would be (unprivileged, read-only root, its HEALTHCHECK).
 import { expect, test } from 'bun:test'
 import { join } from 'node:path'
+import { VERSION } from '../src/version.ts'
 
 test('the Dockerfile builds, and its image starts unprivileged on a read-only root, healthy, and stops on SIGTERM', async () => {
-  const run = Bun.spawn([process.execPath, 'scripts/dockerfile-steps.ts'], { cwd: join(import.meta.dir, '..'), stdout: 'pipe', stderr: 'pipe' })
+  // The build context has no .git: the commit the image reports is the one the builder names as a build argument.
+  const commit = 'd0c4e12'
+  const run = Bun.spawn([process.execPath, 'scripts/dockerfile-steps.ts', '--build-arg', `TRELLIS_BUILD_COMMIT=${commit}`], { cwd: join(import.meta.dir, '..'), stdout: 'pipe', stderr: 'pipe' })
   const [out, err, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited])
   if (code !== 0) console.log(out.slice(-3000), err.slice(-3000))
   expect(code).toBe(0)
+  expect(out).toContain(`the image runs trellis ${VERSION} (commit ${commit}, built `)
   expect(out).toContain('HEALTHCHECK passed')
   expect(out).toContain('verify, gc and backup ran in the container against the live server')
   expect(out).toContain('SIGTERM: exited 0')
