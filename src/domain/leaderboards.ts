@@ -12,12 +12,11 @@
 // - Periods are rolling: 1d is the last 86,400 seconds.
 import type { MarketFeed, MarketWallet, Sales, StatsStore } from '../store/stats.ts'
 import { compareBig, floorDiv, PERIODS, type Period } from './tallies.ts'
-import type { BoardItem } from '../models/leaderboard.ts'
+import type { BoardItem, PeriodBoard, PlainBoard } from '../models/leaderboard.ts'
 
 export const BOARD_SIZE = 100
 
-export type PeriodBoard = 'most-popular' | 'top-revenue' | 'top-providers' | 'top-buyers'
-export type PlainBoard = 'trending' | 'top-feeds' | 'category-stats'
+export type { PeriodBoard, PlainBoard }
 export type BoardKey = `${PeriodBoard}:${Period}` | PlainBoard
 type ItemOf<K extends BoardKey> = K extends `${infer B extends PeriodBoard}:${string}` ? BoardItem<B> : K extends PlainBoard ? BoardItem<K> : never
 /** Every board's items, as the models document them. */

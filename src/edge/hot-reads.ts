@@ -3,7 +3,7 @@
 // this path; anything else (an unknown or invalid query, an id that fails) returns null and goes to Elysia, which
 // answers it, errors included, exactly as it always does.
 import type { Services } from '../routes/services.ts'
-import type { PeriodBoard, PlainBoard } from '../domain/leaderboards.ts'
+import { PAGED_BOARDS, PERIOD_BOARDS, WHOLE_BOARDS } from '../models/leaderboard.ts'
 import { PERIODS, type Period } from '../domain/tallies.ts'
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../routes/pagination.ts'
 import { heldFeedJson } from '../routes/feeds.ts'
@@ -22,8 +22,6 @@ import { isUuid } from '../lib/ids.ts'
 type Fast = (request: Request & { params: Record<string, string> }) => Answer | null
 
 const SIGNED_OR_PAYING = [...PAYMENT_HEADERS, 'x-wallet-address', 'x-signature', 'x-message', 'x-timestamp']
-const PERIOD_BOARDS: PeriodBoard[] = ['most-popular', 'top-revenue', 'top-providers', 'top-buyers']
-const PAGED_BOARDS: PlainBoard[] = ['trending', 'top-feeds']
 
 /**
  * A leaderboard route: the body answered to each query string, kept until the next snapshot is installed (clients
@@ -97,7 +95,7 @@ export function hotReads(s: Services): Record<string, Fast> {
       return length ? s.stats.plain(board, length) : null
     })
   }
-  routes['/v1/leaderboards/category-stats'] = boardRoute(s, [], () => s.stats.plain('category-stats', Number.MAX_SAFE_INTEGER))
+  for (const board of WHOLE_BOARDS) routes[`/v1/leaderboards/${board}`] = boardRoute(s, [], () => s.stats.plain(board, Number.MAX_SAFE_INTEGER))
   // Live, not a snapshot: its pages are kept until the database next changes (see recentEntriesJson).
   routes['/v1/leaderboards/recent-entries'] = (request) => {
     const q = request.url.indexOf('?')

@@ -32,13 +32,27 @@ export const CategoryStatsItem = t.Object({
 export const RecentEntry = t.Composite([t.Omit(Entry, ['content_url']), t.Object({ feed_name: S, feed_owner_id: S, owner_wallet: S, category_name: NS })])
 export type RecentEntry = Static<typeof RecentEntry>
 
-export const BOARD_ITEMS = {
-  'most-popular': MostPopularItem,
-  'top-revenue': TopRevenueItem,
-  'top-providers': TopProviderItem,
-  'top-buyers': TopBuyerItem,
-  trending: TrendingItem,
-  'top-feeds': TopFeedItem,
-  'category-stats': CategoryStatsItem,
-}
-export type BoardItem<K extends keyof typeof BOARD_ITEMS> = Static<(typeof BOARD_ITEMS)[K]>
+/**
+ * Every snapshot leaderboard (GET /v1/leaderboards/{name}), the one list the routes, the hot reads and the builder
+ * read: its items, and how it is ranked: over a period (?period=1d|7d|30d|all), paged without one, or whole
+ * (every item, no paging). recent-entries is not here: it is a live listing, not a ranking of a snapshot.
+ */
+export const BOARDS = {
+  'most-popular': { item: MostPopularItem, ranked: 'period', description: 'Active feeds by purchases in the period.' },
+  'top-revenue': { item: TopRevenueItem, ranked: 'period', description: 'Active feeds by revenue in the period.' },
+  'top-providers': { item: TopProviderItem, ranked: 'period', description: 'Creators by revenue from their active feeds in the period.' },
+  'top-buyers': { item: TopBuyerItem, ranked: 'period', description: 'Buyers by amount spent in the period.' },
+  trending: { item: TrendingItem, ranked: 'paged', description: 'Active feeds by revenue in the last 7 days.' },
+  'top-feeds': { item: TopFeedItem, ranked: 'paged', description: 'Active feeds by number of entries.' },
+  'category-stats': { item: CategoryStatsItem, ranked: 'whole', description: 'Every active category, over its active feeds.' },
+} as const
+export type BoardName = keyof typeof BOARDS
+type RankedBy<R extends string> = { [K in BoardName]: (typeof BOARDS)[K]['ranked'] extends R ? K : never }[BoardName]
+export type PeriodBoard = RankedBy<'period'>
+/** A board ranked without a period (paged or whole). */
+export type PlainBoard = RankedBy<'paged' | 'whole'>
+const boardsRanked = <R extends string>(ranked: R) => (Object.keys(BOARDS) as BoardName[]).filter((name) => BOARDS[name].ranked === ranked) as RankedBy<R>[]
+export const PERIOD_BOARDS = boardsRanked('period')
+export const PAGED_BOARDS = boardsRanked('paged')
+export const WHOLE_BOARDS = boardsRanked('whole')
+export type BoardItem<K extends BoardName> = Static<(typeof BOARDS)[K]['item']>

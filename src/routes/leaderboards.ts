@@ -1,10 +1,9 @@
 // /v1/leaderboards: eight public rankings, served from the last snapshot (recent-entries is live: its pages are
 // kept as JSON text until the database next changes, see recentEntriesJson).
-import { Elysia, t, type TSchema } from 'elysia'
+import { Elysia, t } from 'elysia'
 import type { Services } from './services.ts'
-import type { PeriodBoard, PlainBoard } from '../domain/leaderboards.ts'
 import { entryBody } from './entries.ts'
-import { BOARD_ITEMS, Page, RecentEntry } from '../models/index.ts'
+import { BOARDS, PAGED_BOARDS, PERIOD_BOARDS, WHOLE_BOARDS, Page, RecentEntry, type PeriodBoard, type PlainBoard } from '../models/index.ts'
 import { errors } from '../edge/openapi.ts'
 import { page, pageQuery, pageSize } from './pagination.ts'
 import { nowSeconds } from '../lib/clock.ts'
@@ -13,40 +12,26 @@ import type { RecentEntry as RecentRow } from '../store/stats.ts'
 
 const Period = t.Optional(t.String({ description: '1d, 7d, 30d or all (default)' }))
 
-const DESCRIPTIONS: Record<string, string> = {
-  'most-popular': 'Active feeds by purchases in the period.',
-  'top-revenue': 'Active feeds by revenue in the period.',
-  'top-providers': 'Creators by revenue from their active feeds in the period.',
-  'top-buyers': 'Buyers by amount spent in the period.',
-  trending: 'Active feeds by revenue in the last 7 days.',
-  'top-feeds': 'Active feeds by number of entries.',
-  'category-stats': 'Every active category, over its active feeds.',
-}
-
 export const leaderboardRoutes = (s: Services) => {
   const app = new Elysia({ prefix: '/v1/leaderboards', tags: ['Leaderboards'] })
-  const withPeriod = (board: PeriodBoard, item: TSchema) =>
+  const withPeriod = (board: PeriodBoard) =>
     app.get(`/${board}`, ({ query }) => {
       const period = s.stats.period(query.period)
       return jsonResponse(s.stats.byPeriod(board, period, pageSize(query.page_size)))
     }, {
       query: t.Object({ page_size: pageQuery.page_size, period: Period }),
-      response: { 200: t.Object({ data: t.Array(item), period: t.String({ description: 'the period of this board' }) }) },
-      detail: { summary: board, description: `${DESCRIPTIONS[board]} page_size 1..100 (default 20).` },
+      response: { 200: t.Object({ data: t.Array(BOARDS[board].item), period: t.String({ description: 'the period of this board' }) }) },
+      detail: { summary: board, description: `${BOARDS[board].description} page_size 1..100 (default 20).` },
     })
-  withPeriod('most-popular', BOARD_ITEMS['most-popular'])
-  withPeriod('top-revenue', BOARD_ITEMS['top-revenue'])
-  withPeriod('top-providers', BOARD_ITEMS['top-providers'])
-  withPeriod('top-buyers', BOARD_ITEMS['top-buyers'])
-  const plain = (board: PlainBoard, item: TSchema, paged: boolean) =>
+  for (const board of PERIOD_BOARDS) withPeriod(board)
+  const plain = (board: PlainBoard, paged: boolean) =>
     app.get(`/${board}`, ({ query }) => jsonResponse(s.stats.plain(board, paged ? pageSize((query as { page_size?: string }).page_size) : Number.MAX_SAFE_INTEGER)), {
       query: paged ? t.Object({ page_size: pageQuery.page_size }) : t.Object({}),
-      response: { 200: t.Object({ data: t.Array(item) }) },
-      detail: { summary: board, description: DESCRIPTIONS[board] },
+      response: { 200: t.Object({ data: t.Array(BOARDS[board].item) }) },
+      detail: { summary: board, description: BOARDS[board].description },
     })
-  plain('trending', BOARD_ITEMS.trending, true)
-  plain('top-feeds', BOARD_ITEMS['top-feeds'], true)
-  plain('category-stats', BOARD_ITEMS['category-stats'], false)
+  for (const board of PAGED_BOARDS) plain(board, true)
+  for (const board of WHOLE_BOARDS) plain(board, false)
   return app.get('/recent-entries', async ({ query }) => jsonResponse(await recentEntriesJson(s, pageSize(query.page_size), query.page_token)), {
     query: t.Object(pageQuery),
     response: { 200: Page(RecentEntry), ...errors(422) },

@@ -5,7 +5,7 @@ import { Elysia } from 'elysia'
 import type { Services } from './services.ts'
 import type { FeedRecord } from '../models/records.ts'
 import type { FeedCard } from '../pages/cards.ts'
-import { BOARD_ITEMS, type BoardItem } from '../models/leaderboard.ts'
+import type { BoardItem, BoardName } from '../models/leaderboard.ts'
 import { DomainError } from '../domain/errors.ts'
 import { isFreeNow } from '../domain/entries.ts'
 import { STATUS } from '../edge/errors.ts'
@@ -36,7 +36,7 @@ const HEADERS = withCors(PAGE_HEADERS)
 const ok = (body: string): Prepared => ({ body, init: { status: 200, headers: HEADERS } })
 
 /** Board items as the API serves them (its JSON text), for a page to show. */
-const items = <K extends keyof typeof BOARD_ITEMS>(_board: K, body: string): BoardItem<K>[] => JSON.parse(body).data
+const items = <K extends BoardName>(_board: K, body: string): BoardItem<K>[] => JSON.parse(body).data
 
 /** A page the memo keeps under `key` until the records (or, when the key names them, the leaderboards) change. */
 const kept = (s: Services, key: string, make: (staleFrom: (at: number) => void) => Promise<string>) =>
