@@ -1,0 +1,17 @@
+// What a purchase needs from the rest of the server; purchases.ts is handed it, and hands it to its parts.
+import type { Records } from '../../store/stores.ts'
+import type { NetworkInfo } from '../../config.ts'
+import type { PaymentEngine } from '../../chain/x402/engine.ts'
+
+export interface PurchaseDeps {
+  records: Records
+  engine: PaymentEngine
+  network: NetworkInfo
+  log: (msg: string, fields?: Record<string, unknown>) => void
+  /** Info-level lines: every settled payment is one (an operator's trail from sale to transaction). */
+  logInfo?: (msg: string, fields?: Record<string, unknown>) => void
+  /** Fault injection for tests: called between a successful settlement and its recording. */
+  afterSettle?: () => void
+  /** How long a request waits for another instance's settlement before it answers 503 pending (TRELLIS_CONFIRM_TIMEOUT_S). */
+  waitS?: number
+}

@@ -1,0 +1,136 @@
+// One attempt to settle one payment: its pending row is written first (the lock: only the request whose write made it
+// sends the authorization), then the settler is asked, and only the chain's answer moves the row out of 'pending'.
+import type { PaymentRow } from '../../store/payments.ts'
+import { isUniqueViolation } from '../../store/query.ts'
+import type { EntryRecord } from '../../models/records.ts'
+import { describeFailure } from '../../chain/rpc.ts'
+import type { PriceTag } from '../../chain/x402/requirements.ts'
+import { paymentRecord, type Authorization, type Payment } from '../../chain/x402/payload.ts'
+import { REASONS } from '../../chain/x402/reasons.ts'
+import { checksumAddress } from '../../chain/signatures.ts'
+import { newId } from '../../lib/ids.ts'
+import { nowSeconds } from '../../lib/clock.ts'
+import type { PurchaseDeps } from './deps.ts'
+import type { ChainFate } from './fate.ts'
+import type { OtherInstances } from './elsewhere.ts'
+import { alreadySettled, outcomeOf, paid, type PayOutcome } from './outcome.ts'
+
+export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherInstances) {
+  const chain = d.engine.chain
+  const read = d.records.read
+  const { decideSafely } = fate
+  const { settlingElsewhere, settledElsewhere } = elsewhere
+
+  const reread = async (auth: Authorization) => (await read.payments.byKey(auth.from, auth.nonce))!
+
+  /**
+   * After a settlement attempt that may have sent a transaction: settled → this request is served; failed → 402 with
+   * the chain's reason; otherwise 503 pending, whatever the settler said. A settler's refusal after sending (its
+   * receipt wait timed out, a facilitator's success:false) is no verdict: the transaction can still be mined.
+   */
+  async function concludeFromChain(row: PaymentRow): Promise<PayOutcome> {
+    const decided = await decideSafely(row)
+    const now = (await read.payments.byKey(row.payer_lc, row.nonce))!
+    if (decided === 'settled') return paid(now)
+    if (decided === 'failed') return { kind: 'refused', reason: now.error ?? REASONS.settlementFailed }
+    return { kind: 'pending', reason: REASONS.notConfirmed }
+  }
+
+  /** `startedOver`: a second go, after another payment of the purchase was decided (it waits no more). */
+  async function settleOnce(payment: Payment, entry: EntryRecord, requirements: unknown, tag: PriceTag, signer: string | null, startedOver = false): Promise<PayOutcome> {
+    const auth = payment.authorization
+    const refused = (reason: string): PayOutcome => ({ kind: 'refused', reason })
+    const unavailable = (what: string, cause: string): PayOutcome => {
+      d.log('payment backend unavailable', { what, cause, payer: auth.from.toLowerCase() })
+      return { kind: 'unavailable', reason: `payment_backend_unavailable: ${what}; nothing was charged, retry the same payment later` }
+    }
+
+    let row = await read.payments.byKey(auth.from, auth.nonce)
+    if (row?.status === 'settled') return alreadySettled(row, entry, signer)
+    if (row?.status === 'pending') {
+      // Left by an earlier attempt (a crash, a pending answer), or being settled by another instance: only the chain
+      // decides, and it is never sent twice.
+      await decideSafely(row)
+      row = await reread(auth)
+      if (row.status === 'pending' && settlingElsewhere(row) && await settledElsewhere(() => reread(auth))) row = await reread(auth)
+      if (row.status !== 'failed') return outcomeOf(row, entry, signer)
+    }
+
+    const [verified, head] = await Promise.all([d.engine.verify(payment, requirements), chain.head().catch((error: unknown) => error)])
+    if (verified.kind === 'backend') return unavailable('the payment could not be verified', verified.cause)
+    if (verified.kind === 'invalid') return refused(verified.reason)
+    const payer = checksumAddress(auth.from)
+    // The feed owner, and a wallet that already bought the entry, are served without being charged; their
+    // authorization (fresh, verified, never published) stays unused.
+    if (payer.toLowerCase() === tag.payTo.toLowerCase() || (await read.purchases.owns(payer, entry.id))) return { kind: 'paid', payer, transaction: null }
+    if (head instanceof Error || !head) return unavailable('the chain could not be read', describeFailure(head))
+    const submittedBlock = Number((head as { number: bigint }).number)
+
+    const now = nowSeconds()
+    const kept = paymentRecord(payment, requirements)
+    // The pending row is the lock: only the request whose write made (or re-opened) it settles; another that raced it
+    // (another instance, on a shared database) answers from the row.
+    const failed = row
+    // On an engine with concurrent writers, a re-opened failed row can meet another pending payment of the purchase
+    // at the unique index (its NOT EXISTS saw none): that too means another payment is settling.
+    const mine = await d.records.transact((tx) => failed
+      ? tx.payments.retryFailed(failed.id, entry.id, kept.payload, kept.requirements, submittedBlock, d.records.instance, now)
+      : tx.payments.insertPending({
+        id: newId(), payer_lc: auth.from.toLowerCase(), nonce: auth.nonce, entry_id: entry.id, pay_to: tag.payTo, amount: BigInt(tag.amount),
+        ...kept, valid_before: Number(auth.validBefore), submitted_block: submittedBlock, settler: d.records.instance, now,
+      })).catch((error: unknown) => {
+        if (isUniqueViolation(error)) return false
+        throw error
+      })
+    if (!mine) {
+      let now = await read.payments.byKey(auth.from, auth.nonce)
+      if (!now || now.status === 'failed') {
+        // No row of its own (or its failed one not re-opened): another payment of this purchase is being settled. On a
+        // shared database that may be another instance's: once it is decided, this one starts over (and is served
+        // free if that one bought the entry).
+        const other = await read.payments.pendingPurchase(auth.from, entry.id)
+        if (startedOver || !other) return { kind: 'pending', reason: REASONS.purchasePending }
+        // Settled by nobody now (an earlier request here answered 503, or its instance is gone): the chain decides it
+        // at once, so a buyer whose first payment was mined since is served by the next try, free.
+        const over = settlingElsewhere(other)
+          ? await settledElsewhere(() => read.payments.pendingPurchase(auth.from, entry.id))
+          : (await decideSafely(other)) !== 'pending'
+        return over ? settleOnce(payment, entry, requirements, tag, signer, true) : { kind: 'pending', reason: REASONS.purchasePending }
+      }
+      // The same authorization, sent to another instance at the same moment: its outcome (not served by it).
+      if (now.status === 'pending' && settlingElsewhere(now) && await settledElsewhere(() => reread(auth))) now = await reread(auth)
+      return outcomeOf(now, entry, signer)
+    }
+    row = await reread(auth)
+    const id = row.id
+
+    const outcome = await d.engine.settle(payment, requirements, (hash) => d.records.transact((tx) => tx.payments.recordSigned(id, hash, nowSeconds())).then(() => {}))
+    row = await reread(auth)
+    if (outcome.kind === 'claimed') {
+      d.afterSettle?.()
+      try {
+        const proof = await chain.prove(outcome.hash, fate.expectedOf(row))
+        if (proof?.kind === 'paid') {
+          await fate.record(row, proof)
+          return paid(await reread(auth))
+        }
+        d.log(proof ? 'payment: the settler claimed a transaction that does not pay this entry' : 'payment: the settler claimed a transaction the chain does not show yet', { payment: id, transaction: outcome.hash })
+      } catch (error) {
+        d.log('payment: settlement not confirmed, left pending', { payment: id, cause: describeFailure(error) })
+        return { kind: 'pending', reason: REASONS.notConfirmed }
+      }
+      return concludeFromChain(row)
+    }
+    if (!outcome.sent) {
+      // Nothing was signed, so nothing can land: the attempt is over and the same authorization may be sent again.
+      const reason = outcome.kind === 'refused' ? outcome.reason : REASONS.backendUnavailable
+      await d.records.transact((tx) => tx.payments.markFailed(id, reason, nowSeconds()))
+      return outcome.kind === 'refused' ? refused(outcome.reason) : unavailable('the settlement could not be submitted', outcome.cause)
+    }
+    // Sent (or possibly sent): only the chain says whether it was taken, never the settler's answer.
+    d.log('payment: settlement not confirmed by the settler, the chain decides', { payment: id, ...(outcome.kind === 'refused' ? { reason: outcome.reason } : { cause: outcome.cause }) })
+    return concludeFromChain(row)
+  }
+
+  return settleOnce
+}
