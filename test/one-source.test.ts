@@ -3,7 +3,9 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { startInProcess, type InProcessApp } from '../dev/in-process.ts'
 import { call } from '../dev/api.ts'
+import { join } from 'node:path'
 import { BOARDS, PAGED_BOARDS, PERIOD_BOARDS, WHOLE_BOARDS } from '../src/models/leaderboard.ts'
+import { CHAIN_ID_HEADER, SIGNED_HEADER_NAMES } from '../src/models/auth.ts'
 
 let app: InProcessApp
 let doc: any
@@ -30,5 +32,18 @@ test('the leaderboards served and documented are the models\' list, each with it
     expect({ board, fields: itemFields(board) }).toEqual({ board, fields: Object.keys(item.properties).sort() })
     const reply = await call(app, 'GET', `/v1/leaderboards/${board}`)
     expect({ board, status: reply.status, data: Array.isArray(reply.body.data) }).toEqual({ board, status: 200, data: true })
+  }
+})
+
+test('the wallet-auth headers documented, and sent by the pages, are the models\' list', async () => {
+  const schemes = Object.values<any>(doc.components.securitySchemes).filter((scheme) => scheme.name !== 'admin-api-key')
+  expect(schemes.map((scheme) => scheme.name)).toEqual(SIGNED_HEADER_NAMES)
+  const headerParameters = Object.values<any>(doc.paths).flatMap((operations) => Object.values<any>(operations)).flatMap((op) => op.parameters ?? []).filter((p: any) => p.in === 'header' && p.name.startsWith('x-'))
+  expect(headerParameters.length).toBeGreaterThan(0)
+  expect(new Set(headerParameters.map((p: any) => p.name))).toEqual(new Set([CHAIN_ID_HEADER]))
+  // The browser scripts cannot import the list: each names every header of it, as the object keys it sends.
+  for (const asset of ['explorer.js', 'trellis.js']) {
+    const script = await Bun.file(join(import.meta.dir, '..', 'src', 'pages', 'assets', asset)).text()
+    for (const name of SIGNED_HEADER_NAMES) expect({ asset, name, sent: script.includes(`'${name}': `) }).toEqual({ asset, name, sent: true })
   }
 })

@@ -4,6 +4,7 @@
 // answers it, errors included, exactly as it always does.
 import type { Services } from '../routes/services.ts'
 import { PAGED_BOARDS, PERIOD_BOARDS, WHOLE_BOARDS } from '../models/leaderboard.ts'
+import { SIGNED_HEADER_NAMES } from '../models/auth.ts'
 import { PERIODS, type Period } from '../domain/tallies.ts'
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../routes/pagination.ts'
 import { heldFeedJson } from '../routes/feeds.ts'
@@ -21,7 +22,7 @@ import { isUuid } from '../lib/ids.ts'
 /** An answer (see Answer), or null: Elysia answers. */
 type Fast = (request: Request & { params: Record<string, string> }) => Answer | null
 
-const SIGNED_OR_PAYING = [...PAYMENT_HEADERS, 'x-wallet-address', 'x-signature', 'x-message', 'x-timestamp']
+const SIGNED_OR_PAYING = [...PAYMENT_HEADERS, ...SIGNED_HEADER_NAMES]
 
 /**
  * A leaderboard route: the body answered to each query string, kept until the next snapshot is installed (clients

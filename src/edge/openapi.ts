@@ -57,7 +57,7 @@ const documentedError = (status: number, schema: object = { $ref: '#/components/
   content: { 'application/json': { schema } },
 })
 const RETRY_AFTER = { 'Retry-After': { description: 'seconds', schema: { type: 'integer' } } }
-const CHAIN_ID = { name: 'x-chain-id', in: 'header', required: false, description: 'the chain id the wallet signed on (optional)', schema: { type: 'string' } }
+const CHAIN_ID = { name: models.CHAIN_ID_HEADER, in: 'header', required: false, description: 'the chain id the wallet signed on (optional)', schema: { type: 'string' } }
 
 type Json = Record<string, any>
 type Operation = Json & { responses?: Json; requestBody?: Json; security?: Json[]; parameters?: Json[] }

@@ -6,6 +6,7 @@
 import { parseSiweMessage } from 'viem/siwe'
 import type { PrivateKeyAccount } from 'viem/accounts'
 import { readSignIn, siweMessage } from '../domain/sign-in-messages.ts'
+import { WALLET_AUTH_HEADERS as HEADER } from '../models/auth.ts'
 import type { TrellisApi } from './api.ts'
 import type { PinnedNetworks } from './networks.ts'
 
@@ -52,9 +53,9 @@ export async function signedHeaders(api: TrellisApi, account: PrivateKeyAccount,
   if (foreign !== null) throw new ForeignSignIn(`refused to sign in: ${foreign}; nothing was signed`)
   const message = answer.siwe_message as string
   return {
-    'x-wallet-address': account.address,
-    'x-signature': await account.signMessage({ message }),
-    'x-message': Buffer.from(message, 'utf8').toString('base64'), // it has newlines: base64, as the server reads it
-    'x-timestamp': String(now),
+    [HEADER.address]: account.address,
+    [HEADER.signature]: await account.signMessage({ message }),
+    [HEADER.message]: Buffer.from(message, 'utf8').toString('base64'), // it has newlines: base64, as the server reads it
+    [HEADER.timestamp]: String(now),
   }
 }

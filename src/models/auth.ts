@@ -1,5 +1,20 @@
 import { Type as t, type Static } from '@sinclair/typebox'
 
+/**
+ * The headers of a wallet-signed request, each once here for the guard, the OpenAPI document, the hot reads and the
+ * MCP client: the four a signature needs, sent together, and the chain the wallet signed on (optional).
+ */
+export const WALLET_AUTH_HEADERS = {
+  address: 'x-wallet-address',
+  signature: 'x-signature',
+  message: 'x-message',
+  timestamp: 'x-timestamp',
+} as const
+export const SIGNED_HEADER_NAMES = Object.values(WALLET_AUTH_HEADERS)
+export const CHAIN_ID_HEADER = 'x-chain-id'
+/** The four, as prose names them: "x-wallet-address, x-signature, x-message and x-timestamp". */
+export const SIGNED_HEADERS_TEXT = `${SIGNED_HEADER_NAMES.slice(0, -1).join(', ')} and ${SIGNED_HEADER_NAMES.at(-1)}`
+
 export const NonceRequest = t.Object({ wallet_address: t.String({ description: 'your 0x address' }) })
 
 export const Nonce = t.Object({

@@ -1,6 +1,6 @@
 // /v1/auth: nonces to sign, and browser sessions opened with one.
 import { Elysia } from 'elysia'
-import { BrowserSession, Nonce, NonceRequest } from '../models/index.ts'
+import { BrowserSession, Nonce, NonceRequest, SIGNED_HEADERS_TEXT } from '../models/index.ts'
 import type { Services } from './services.ts'
 import { jsonBody } from '../edge/body.ts'
 import { errors, NoBody } from '../edge/openapi.ts'
@@ -28,7 +28,7 @@ export const authRoutes = (s: Services) =>
       parse: jsonBody(),
       body: NonceRequest,
       response: { 200: Nonce },
-      detail: { summary: 'Get a nonce to sign', description: 'Single use, valid 5 minutes. Send the signed message back in the x-wallet-address, x-signature, x-message and x-timestamp headers.' },
+      detail: { summary: 'Get a nonce to sign', description: `Single use, valid 5 minutes. Send the signed message back in the ${SIGNED_HEADERS_TEXT} headers.` },
     })
     .post('/session', async ({ signer, request }) => {
       const session = await s.auth.openSession(signer, request.headers.get('sec-fetch-site'))

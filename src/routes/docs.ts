@@ -4,16 +4,17 @@ import bundlePath from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file
 import cssPath from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
 import explorerScript from '../pages/assets/explorer.js' with { type: 'text' }
 import { openApiDocument } from '../edge/openapi.ts'
+import { WALLET_AUTH_HEADERS as HEADER } from '../models/auth.ts'
 
 const ASSETS = '/v1/docs/assets'
 const TITLE = 'Trellis API'
 const DESCRIPTION = 'Content-feed marketplace: wallet-signed feeds and entries on private IPFS, paid entries over x402 (USDC).'
 
 const SECURITY_SCHEMES = {
-  walletAddress: { type: 'apiKey', in: 'header', name: 'x-wallet-address', description: 'Your 0x address.' },
-  walletSignature: { type: 'apiKey', in: 'header', name: 'x-signature', description: 'personal_sign of the message from POST /v1/auth/nonce.' },
-  walletMessage: { type: 'apiKey', in: 'header', name: 'x-message', description: 'That message (or its base64).' },
-  walletTimestamp: { type: 'apiKey', in: 'header', name: 'x-timestamp', description: 'Unix seconds, now.' },
+  walletAddress: { type: 'apiKey', in: 'header', name: HEADER.address, description: 'Your 0x address.' },
+  walletSignature: { type: 'apiKey', in: 'header', name: HEADER.signature, description: 'personal_sign of the message from POST /v1/auth/nonce.' },
+  walletMessage: { type: 'apiKey', in: 'header', name: HEADER.message, description: 'That message (or its base64).' },
+  walletTimestamp: { type: 'apiKey', in: 'header', name: HEADER.timestamp, description: 'Unix seconds, now.' },
   adminApiKey: { type: 'apiKey', in: 'header', name: 'admin-api-key', description: 'TRELLIS_ADMIN_KEY (category administration).' },
 }
 

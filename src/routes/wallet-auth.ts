@@ -7,6 +7,7 @@ import { DomainError } from '../domain/errors.ts'
 import { DEFAULT_BODY_LIMIT, readJson } from '../edge/body.ts'
 import { rssBeforeBody } from '../lib/memory-guard.ts'
 import { SESSION_COOKIE } from '../domain/sessions.ts'
+import { CHAIN_ID_HEADER, SIGNED_HEADERS_TEXT, WALLET_AUTH_HEADERS as HEADER } from '../models/auth.ts'
 
 const signers = new WeakMap<Request, Signer | null>()
 
@@ -30,16 +31,16 @@ async function authenticateOnce(auth: AuthService, request: Request, required: b
   if (signers.has(request)) return
   const h = request.headers
   let signer = await auth.authenticate({
-    address: h.get('x-wallet-address'),
-    signature: h.get('x-signature'),
-    message: h.get('x-message'),
-    timestamp: h.get('x-timestamp'),
-    chainId: h.get('x-chain-id'),
+    address: h.get(HEADER.address),
+    signature: h.get(HEADER.signature),
+    message: h.get(HEADER.message),
+    timestamp: h.get(HEADER.timestamp),
+    chainId: h.get(CHAIN_ID_HEADER),
   })
   // A browser session stands for its wallet on reads where signing is optional (an entry and its bytes).
   const session = !signer && !required && (request.method === 'GET' || request.method === 'HEAD') ? sessionCookie(h) : null
   if (session) signer = await auth.sessionSigner(session)
-  if (!signer && required) throw new DomainError('AUTH_REQUIRED', 'authentication required: sign a nonce from POST /v1/auth/nonce and send the x-wallet-address, x-signature, x-message and x-timestamp headers')
+  if (!signer && required) throw new DomainError('AUTH_REQUIRED', `authentication required: sign a nonce from POST /v1/auth/nonce and send the ${SIGNED_HEADERS_TEXT} headers`)
   signers.set(request, signer)
 }
 
