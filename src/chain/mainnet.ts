@@ -1,14 +1,14 @@
-// Refusals before a server settles real money with test settings: on Base mainnet, a facilitator that settles
-// testnets only would refuse every payment (or worse, a misconfigured one would claim them), and a test token's
-// "sales" would be recorded as mainnet revenue. Each refusal is one line naming what to set.
+// Refusals before a server settles real money with test settings: on a mainnet (as the network table marks it), a
+// facilitator that settles testnets only would refuse every payment (or worse, a misconfigured one would claim them),
+// and a test token's "sales" would be recorded as mainnet revenue. Each refusal is one line naming what to set.
 import { ConfigError, NETWORKS, type Config } from '../config.ts'
+import { TEST_NETWORKS, TEST_TOKENS } from '../config/networks.ts'
 import { cdpSigningKey, FacilitatorKeyError } from './facilitator-auth.ts'
 
 /** Facilitators that settle testnets only (x402.org's public one is the default). */
 const TESTNET_ONLY_FACILITATORS = new Set(['x402.org', 'www.x402.org'])
 
-/** Token contracts that only exist on test networks (Circle's test USDC on Base Sepolia and Ethereum Sepolia). */
-const TEST_TOKENS = new Set([NETWORKS['base-sepolia'].usdcAddress, '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238'].map((a) => a.toLowerCase()))
+const TEST_TOKEN_SET = new Set(TEST_TOKENS.map((a) => a.toLowerCase()))
 
 /** Throws a ConfigError when these settings cannot be used as they are (a bad CDP key; test settings on mainnet). */
 export function checkSettlementSettings(config: Config): void {
@@ -20,11 +20,12 @@ export function checkSettlementSettings(config: Config): void {
       throw error
     }
   }
-  if (config.network.name !== 'base') return
-  if (TEST_TOKENS.has(config.network.usdcAddress.toLowerCase())) {
-    throw new ConfigError(`TRELLIS_NETWORK=base is mainnet but TRELLIS_USDC_ADDRESS ${config.network.usdcAddress} is a testnet token: unset it (Base USDC is ${NETWORKS.base.usdcAddress}) or set TRELLIS_NETWORK=base-sepolia`)
+  const network = config.network
+  if (!network.mainnet) return
+  if (TEST_TOKEN_SET.has(network.usdcAddress.toLowerCase())) {
+    throw new ConfigError(`TRELLIS_NETWORK=${network.name} is mainnet but TRELLIS_USDC_ADDRESS ${network.usdcAddress} is a testnet token: unset it (${network.label} USDC is ${NETWORKS[network.name].usdcAddress}) or set TRELLIS_NETWORK=${TEST_NETWORKS.join(' or ')}`)
   }
   if (config.settlement === 'facilitator' && TESTNET_ONLY_FACILITATORS.has(new URL(config.facilitatorUrl).hostname)) {
-    throw new ConfigError(`TRELLIS_NETWORK=base is mainnet but the facilitator ${config.facilitatorUrl} settles testnets only: set TRELLIS_CDP_API_KEY_ID and TRELLIS_CDP_API_KEY_SECRET (Coinbase's facilitator), or TRELLIS_FACILITATOR_URL (with TRELLIS_FACILITATOR_BEARER if it wants a token) to a mainnet facilitator, or TRELLIS_SETTLEMENT=local with TRELLIS_RELAYER_KEY`)
+    throw new ConfigError(`TRELLIS_NETWORK=${network.name} is mainnet but the facilitator ${config.facilitatorUrl} settles testnets only: set TRELLIS_CDP_API_KEY_ID and TRELLIS_CDP_API_KEY_SECRET (Coinbase's facilitator), or TRELLIS_FACILITATOR_URL (with TRELLIS_FACILITATOR_BEARER if it wants a token) to a mainnet facilitator, or TRELLIS_SETTLEMENT=local with TRELLIS_RELAYER_KEY`)
   }
 }

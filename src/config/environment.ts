@@ -45,6 +45,9 @@ export function networkFrom(name: NetworkName, env: Environment): NetworkInfo {
   return {
     name,
     chainId: known.chainId,
+    caip2: known.caip2,
+    mainnet: known.mainnet,
+    label: known.label,
     rpcUrl: read(env, 'TRELLIS_RPC_URL', url) ?? known.rpcUrl,
     rpcConfigured: Boolean(env.TRELLIS_RPC_URL),
     usdcAddress: read(env, 'TRELLIS_USDC_ADDRESS', address(known.usdcAddress)),

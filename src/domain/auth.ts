@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import type { Records } from '../store/stores.ts'
 import { checksumAddress, isWalletAddress, type SignatureVerifier } from '../chain/signatures.ts'
 import { nowSeconds } from '../lib/clock.ts'
+import { chainOfId } from '../config/networks.ts'
 import { fail } from './errors.ts'
 import type { SessionTokens } from './sessions.ts'
 import { liveSessions } from './live-sessions.ts'
@@ -12,15 +13,6 @@ export const NONCE_TTL_S = 300
 const PAST_WINDOW_S = 300
 const FUTURE_WINDOW_S = 60
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
-
-export const CHAIN_NETWORKS: Record<string, string> = {
-  '8453': 'base',
-  '84532': 'base-sepolia',
-  '1': 'ethereum',
-  '11155111': 'ethereum-sepolia',
-  '137': 'polygon',
-  '80002': 'polygon-amoy',
-}
 
 export interface AuthHeaders {
   address?: string | null
@@ -117,7 +109,8 @@ export function authService(deps: { records: Records; verify: SignatureVerifier;
       if (!(await deps.records.single((tx) => tx.nonces.consume(nonce, address.toLowerCase(), nowSeconds()), lazily))) {
         fail('INVALID_NONCE', 'nonce was already used; request a new nonce')
       }
-      const network = h.chainId ? (CHAIN_NETWORKS[h.chainId.trim()] ?? null) : null
+      // The chain the wallet says it signed on, named by the network table (null for a chain not in it).
+      const network = h.chainId ? (chainOfId(h.chainId.trim())?.name ?? null) : null
       return { address, network }
     },
 
