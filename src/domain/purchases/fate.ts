@@ -23,7 +23,9 @@ const LEGACY_LOOKBACK_BLOCKS = 50_000
 export function chainFate(d: PurchaseDeps) {
   const chain = d.engine.chain
 
-  const expectedOf = (row: PaymentRow) => ({ token: d.network.usdcAddress, payer: row.payer_lc, payTo: row.pay_to, amount: BigInt(row.amount), nonce: row.nonce })
+  const expectedOf = (row: PaymentRow) => ({
+    token: d.network.usdcAddress, payer: row.payer_lc, payTo: row.pay_to, amount: BigInt(row.amount), nonce: row.nonce,
+  })
 
   /** One transaction: payment settled, ledger row, totals, payer wallet, entitlement. */
   async function record(row: PaymentRow, proof: Extract<Proof, { kind: 'paid' }>): Promise<void> {
@@ -37,11 +39,18 @@ export function chainFate(d: PurchaseDeps) {
       // The entry's and feed's rows before the ledger row's tallies lock the addresses' rows: creating an entry takes
       // them in that order too, so the two never wait on each other in a cycle (PostgreSQL would break it as a deadlock).
       await tx.purchases.addToTotals(row.entry_id, amount)
-      await tx.transactions.insert({ id: transactionId, piid: row.id, payer, pay_to: checksumAddress(row.pay_to), amount, asset: 'USDC', entry_id: row.entry_id, transaction_hash: proof.hash, created_at: now })
+      await tx.transactions.insert({
+        id: transactionId, piid: row.id, payer, pay_to: checksumAddress(row.pay_to), amount, asset: 'USDC', entry_id: row.entry_id,
+        transaction_hash: proof.hash, created_at: now,
+      })
       await tx.purchases.grant(walletId, row.entry_id, transactionId, now)
       return true
     })
-    if (recorded) d.logInfo?.('payment settled', { entry: row.entry_id, payer: checksumAddress(row.payer_lc), pay_to: checksumAddress(row.pay_to), amount: row.amount, transaction: proof.hash, payment: row.id })
+    if (!recorded) return
+    d.logInfo?.('payment settled', {
+      entry: row.entry_id, payer: checksumAddress(row.payer_lc), pay_to: checksumAddress(row.pay_to), amount: row.amount,
+      transaction: proof.hash, payment: row.id,
+    })
   }
 
   async function recordFailure(row: PaymentRow, reason: string): Promise<Fate> {

@@ -37,7 +37,9 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
   }
 
   /** `startedOver`: a second go, after another payment of the purchase was decided (it waits no more). */
-  async function settleOnce(payment: Payment, entry: EntryRecord, requirements: unknown, tag: PriceTag, signer: string | null, startedOver = false): Promise<PayOutcome> {
+  async function settleOnce(
+    payment: Payment, entry: EntryRecord, requirements: unknown, tag: PriceTag, signer: string | null, startedOver = false,
+  ): Promise<PayOutcome> {
     const auth = payment.authorization
     const refused = (reason: string): PayOutcome => ({ kind: 'refused', reason })
     const unavailable = (what: string, cause: string): PayOutcome => {
@@ -104,7 +106,8 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
     row = await reread(auth)
     const id = row.id
 
-    const outcome = await d.engine.settle(payment, requirements, (hash) => d.records.transact((tx) => tx.payments.recordSigned(id, hash, nowSeconds())).then(() => {}))
+    const recordSigned = (hash: `0x${string}`) => d.records.transact((tx) => tx.payments.recordSigned(id, hash, nowSeconds())).then(() => {})
+    const outcome = await d.engine.settle(payment, requirements, recordSigned)
     row = await reread(auth)
     if (outcome.kind === 'claimed') {
       d.afterSettle?.()
@@ -114,7 +117,8 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
           await fate.record(row, proof)
           return paid(await reread(auth))
         }
-        d.log(proof ? 'payment: the settler claimed a transaction that does not pay this entry' : 'payment: the settler claimed a transaction the chain does not show yet', { payment: id, transaction: outcome.hash })
+        const claim = proof ? 'a transaction that does not pay this entry' : 'a transaction the chain does not show yet'
+        d.log(`payment: the settler claimed ${claim}`, { payment: id, transaction: outcome.hash })
       } catch (error) {
         d.log('payment: settlement not confirmed, left pending', { payment: id, cause: describeFailure(error) })
         return { kind: 'pending', reason: REASONS.notConfirmed }
@@ -128,7 +132,8 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
       return outcome.kind === 'refused' ? refused(outcome.reason) : unavailable('the settlement could not be submitted', outcome.cause)
     }
     // Sent (or possibly sent): only the chain says whether it was taken, never the settler's answer.
-    d.log('payment: settlement not confirmed by the settler, the chain decides', { payment: id, ...(outcome.kind === 'refused' ? { reason: outcome.reason } : { cause: outcome.cause }) })
+    const said = outcome.kind === 'refused' ? { reason: outcome.reason } : { cause: outcome.cause }
+    d.log('payment: settlement not confirmed by the settler, the chain decides', { payment: id, ...said })
     return concludeFromChain(row)
   }
 
