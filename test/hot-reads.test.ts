@@ -3,12 +3,13 @@
 // the hot path declines. Also: CORS on both paths, invalid queries still answered by Elysia's errors, HEAD.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from '../dev/server.ts'
-import { call, createEntry, createFeed, newWallet } from '../dev/api.ts'
+import { b64, call, createEntry, createFeed, newWallet } from '../dev/api.ts'
 
 let server: TestServer
 let feedId: string
 let walletId: string
 let paidPaths: string[]
+let freeContent: { small: string; large: string; html: string }
 
 beforeAll(async () => {
   server = await startTestServer({ TRELLIS_STATS_REFRESH_S: '1', TRELLIS_RANKINGS_REFRESH_S: '1' })
@@ -17,6 +18,10 @@ beforeAll(async () => {
   for (let i = 0; i < 3; i++) await createEntry(server.url, owner, feed.id)
   const paid = await createEntry(server.url, owner, feed.id, { is_free: false, price: { amount: '2500' }, title: 'paid one' })
   paidPaths = [`/v1/feeds/${feed.id}/entries/${paid.id}`, `/v1/feeds/${feed.id}/entries/${paid.id}/content`]
+  const small = await createEntry(server.url, owner, feed.id, { content_base64: b64('Sunny above 2000 m.\n'), mime_type: 'text/plain' })
+  const large = await createEntry(server.url, owner, feed.id, { content_base64: b64(Buffer.alloc(100_000, 'w')), mime_type: 'text/plain' })
+  const html = await createEntry(server.url, owner, feed.id, { content_base64: b64('<p>hi</p>'), mime_type: 'text/html' })
+  freeContent = Object.fromEntries(Object.entries({ small, large, html }).map(([name, e]) => [name, `/v1/feeds/${feed.id}/entries/${e.id}/content`])) as typeof freeContent
   feedId = feed.id
   walletId = feed.owner_id
   for (let i = 0; i < 50; i++) {
@@ -74,6 +79,27 @@ describe('hot reads', () => {
     expect((await refused.json()).error).not.toBe('X-PAYMENT header is required')
     const partial = await fetch(`${server.url}${paidPaths[0]}`, { headers: { 'x-wallet-address': '0x0000000000000000000000000000000000000001' } })
     expect(partial.status).toBe(400)
+  })
+
+  test("a free entry's content: the same status, headers and bytes on both paths; conditional and partial requests answered as before", async () => {
+    const headersOf = (reply: Response) => [...reply.headers].filter(([name]) => name !== 'x-request-id' && name !== 'date').sort()
+    for (const path of Object.values(freeContent)) {
+      for (let i = 0; i < 3; i++) await (await fetch(`${server.url}${path}`)).arrayBuffer() // prepared by now
+      const fast = await fetch(`${server.url}${path}`)
+      const slow = await fetch(`${server.url}${path}?unrelated=1`)
+      expect([fast.status, slow.status], path).toEqual([200, 200])
+      expect(headersOf(fast), path).toEqual(headersOf(slow))
+      expect(Buffer.from(await fast.arrayBuffer()).equals(Buffer.from(await slow.arrayBuffer())), path).toBe(true)
+      const etag = fast.headers.get('etag')!
+      expect((await fetch(`${server.url}${path}`, { headers: { 'if-none-match': etag } })).status, path).toBe(304)
+      const part = await fetch(`${server.url}${path}`, { headers: { range: 'bytes=0-4' } })
+      expect([part.status, part.headers.get('content-range')?.startsWith('bytes 0-4/'), (await part.text()).length], path).toEqual([206, true, 5])
+      const head = await fetch(`${server.url}${path}`, { method: 'HEAD' })
+      expect([head.status, head.headers.get('content-length'), await head.text()], path).toEqual([200, fast.headers.get('content-length'), ''])
+    }
+    const small = await fetch(`${server.url}${freeContent.small}`)
+    expect([small.headers.get('content-type'), small.headers.get('cache-control'), await small.text()]).toEqual(['text/plain; charset=utf-8', 'public, max-age=300', 'Sunny above 2000 m.\n'])
+    expect((await fetch(`${server.url}${freeContent.html}`)).headers.get('content-security-policy')).toBe('sandbox')
   })
 
   test('an encoded query is left to Elysia, which decodes it', async () => {

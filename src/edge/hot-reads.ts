@@ -13,7 +13,9 @@ import { heldRecentEntriesJson } from '../routes/leaderboards.ts'
 import { coverImages } from '../routes/cover-images.ts'
 import { feedKey, heldPage, homeKey } from '../routes/pages.ts'
 import { sessionCookie } from '../routes/wallet-auth.ts'
-import type { Answer } from './request-wrapper.ts'
+import { withCors, type Answer, type Prepared } from './request-wrapper.ts'
+import { contentHeaders } from '../routes/serve-content.ts'
+import type { EntryRecord } from '../models/records.ts'
 import { entryGate } from '../routes/entry-gate.ts'
 import { PAYMENT_HEADERS, wantsPage } from '../chain/x402/resource-server.ts'
 import { isFreeNow } from '../domain/entries.ts'
@@ -23,6 +25,26 @@ import { isUuid } from '../lib/ids.ts'
 type Fast = (request: Request & { params: Record<string, string> }) => Answer | null
 
 const SIGNED_OR_PAYING = [...PAYMENT_HEADERS, ...SIGNED_HEADER_NAMES]
+const CONDITIONAL = ['range', 'if-range', 'if-none-match']
+/** What the hot route holds of an entry's URL: its 402 (and paywall page), or a free entry's bytes. */
+type HotEntry =
+  | { path: string; entry: EntryRecord; answer: Prepared; page: Prepared }
+  | { path: string; entry: EntryRecord; bytes: Prepared<Uint8Array<ArrayBuffer>> }
+
+/** A free entry's bytes up to this size are kept ready to serve from the hot route; larger ones stream from Elysia's. */
+const FREE_HELD_BYTES = 64 * 1024
+
+/** A free entry's content as Elysia's route answers it (routes/serve-content.ts), when it is small and stored plainly. */
+async function freeContent(s: Services, entry: EntryRecord): Promise<Prepared<Uint8Array<ArrayBuffer>> | null> {
+  const servable = await s.entries.servable(entry)
+  const size = servable.key ? null : await s.content.size(entry.cid)
+  if (size === null || size === 0 || size > FREE_HELD_BYTES) return null
+  const body = await s.content.body(entry.cid, size)
+  const bytes = body instanceof Blob ? new Uint8Array(await body.arrayBuffer()) : body
+  const headers = contentHeaders(entry, 'public, max-age=300')
+  headers['content-length'] = String(size)
+  return { body: bytes, init: { status: 200, headers: withCors(headers) } }
+}
 
 /**
  * A leaderboard route: the body answered to each query string, kept until the next snapshot is installed (clients
@@ -106,11 +128,11 @@ export function hotReads(s: Services): Record<string, Fast> {
     return query && length ? (heldRecentEntriesJson(s, length, token === '' ? undefined : token) ?? null) : null
   }
   // A paid entry asked for without payment or sign-in: the 402 challenge (its JSON and its content URL alike), or
-  // its paywall page for a browser.
+  // its paywall page for a browser; and a free entry's small content, its bytes as Elysia's route serves them.
   const gate = entryGate(s)
   const challenge = (suffix: string): Fast => {
-    /** The prepared 402 of a paid entry's URL, or null when Elysia answers (invalid or unknown ids, withdrawn, free). */
-    async function prepare(feedId: string, entryId: string) {
+    /** The prepared answer of an entry's URL, or null when Elysia answers (invalid or unknown ids, withdrawn, large). */
+    async function prepare(feedId: string, entryId: string): Promise<HotEntry | null> {
       // Only the canonical form of the URL (lower-case ids, nothing encoded): its path is the resource as is.
       if (!isUuid(feedId) || !isUuid(entryId) || feedId !== feedId.toLowerCase() || entryId !== entryId.toLowerCase()) return null
       try {
@@ -118,7 +140,9 @@ export function hotReads(s: Services): Record<string, Fast> {
         const path = `/v1/feeds/${feedId}/entries/${entryId}${suffix}`
         // The answer Elysia's route gives a caller who neither signs nor pays; only a 402 is answered here.
         const passed = gate(feed, entry, null, null, () => path)
-        return passed.kind === 'answered' ? { path, entry, answer: passed.answer, page: await gate.paywallAt(feed, entry, path) } : null
+        if (passed.kind === 'answered') return { path, entry, answer: passed.answer, page: await gate.paywallAt(feed, entry, path) }
+        const bytes = suffix === '/content' && passed.kind === 'serve' && isFreeNow(entry) ? await freeContent(s, entry) : null
+        return bytes && { path, entry, bytes }
       } catch {
         return null
       }
@@ -128,9 +152,12 @@ export function hotReads(s: Services): Record<string, Fast> {
     return (request) => {
       const { feed_id: feedId, entry_id: entryId } = request.params
       const key = `402${suffix}:${feedId}/${entryId}`
-      const hot = s.cached.peek<Awaited<ReturnType<typeof prepare>>>(key)
-      if (hot === undefined) void s.cached.get(key, () => prepare(feedId, entryId), () => 2_000)
-      if (!hot || !request.url.endsWith(hot.path) || isFreeNow(hot.entry) || SIGNED_OR_PAYING.some((h) => request.headers.has(h)) || sessionCookie(request.headers)) return null
+      const hot = s.cached.peek<HotEntry | null>(key)
+      if (hot === undefined) void s.cached.get(key, () => prepare(feedId, entryId), (held) => 2_000 + (held && 'bytes' in held ? held.bytes.body.byteLength : 0))
+      if (!hot || !request.url.endsWith(hot.path) || SIGNED_OR_PAYING.some((h) => request.headers.has(h)) || sessionCookie(request.headers)) return null
+      // Free bytes: whole, to a request that asks for nothing conditional or partial (those are Elysia's).
+      if ('bytes' in hot) return CONDITIONAL.some((h) => request.headers.has(h)) ? null : hot.bytes
+      if (isFreeNow(hot.entry)) return null
       return wantsPage(request.headers) ? hot.page : hot.answer
     }
   }
