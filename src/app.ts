@@ -197,6 +197,7 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
   const purchases = purchaseService({
     records, engine, network: p.config.network, log: p.logWarn, logInfo: p.logInfo, waitS: p.config.confirmTimeoutS,
     afterSettle: p.config.crashAfterSettle ? () => process.kill(process.pid, 'SIGKILL') : undefined,
+    beforePending: p.config.pauseBeforePendingMs ? () => Bun.sleep(p.config.pauseBeforePendingMs) : undefined,
   })
   const entries = entryService({ records, feeds, content: p.content, network: p.config.network.name, owns: purchases.owns })
   const tokens = accessTokens(p.secret)

@@ -122,6 +122,8 @@ export interface TestHookSettings {
   clockFile: string | null
   /** TRELLIS_TEST_CRASH_AFTER_SETTLE: die (SIGKILL) right after a settlement succeeds, before it is recorded. */
   crashAfterSettle: boolean
+  /** TRELLIS_TEST_PAUSE_BEFORE_PENDING_MS: a payment waits this long between its ownership check and its pending row. */
+  pauseBeforePendingMs: number
   /** Which test hooks are set, and whether they take effect (see test-hooks.ts). */
   testHooks: TestHooks
 }
@@ -134,6 +136,7 @@ export function testHookSettings(env: Environment): TestHookSettings {
     clockOffsetS: hooks.allowed ? read(env, 'TRELLIS_TEST_CLOCK_OFFSET_S', signedInteger) : 0,
     clockFile: hooks.allowed ? env.TRELLIS_TEST_CLOCK_FILE || null : null,
     crashAfterSettle: hooks.allowed && env.TRELLIS_TEST_CRASH_AFTER_SETTLE === '1',
+    pauseBeforePendingMs: hooks.allowed ? Number(env.TRELLIS_TEST_PAUSE_BEFORE_PENDING_MS ?? 0) || 0 : 0,
     webhookRetries: hooks.allowed && env.TRELLIS_TEST_WEBHOOK_RETRY_S
       ? { afterS: env.TRELLIS_TEST_WEBHOOK_RETRY_S.split(',').map(Number), giveUpS: Number(env.TRELLIS_TEST_WEBHOOK_GIVE_UP_S ?? 86_400) }
       : null,

@@ -12,6 +12,8 @@ export interface PurchaseDeps {
   logInfo?: (msg: string, fields?: Record<string, unknown>) => void
   /** Fault injection for tests: called between a successful settlement and its recording. */
   afterSettle?: () => void
+  /** Test hook: runs between a payment's ownership check and its pending row (a race with another instance). */
+  beforePending?: () => Promise<void>
   /** How long a request waits for another instance's settlement before it answers 503 pending (TRELLIS_CONFIRM_TIMEOUT_S). */
   waitS?: number
 }

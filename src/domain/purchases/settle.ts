@@ -15,6 +15,9 @@ import type { ChainFate } from './fate.ts'
 import type { OtherInstances } from './elsewhere.ts'
 import { alreadySettled, outcomeOf, paid, type PayOutcome } from './outcome.ts'
 
+/** Rolls back a pending row written for an entry its buyer turned out to own already. */
+class BoughtMeanwhile extends Error {}
+
 export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherInstances) {
   const chain = d.engine.chain
   const read = d.records.read
@@ -73,17 +76,27 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
     // The pending row is the lock: only the request whose write made (or re-opened) it settles; another that raced it
     // (another instance, on a shared database) answers from the row.
     const failed = row
+    await d.beforePending?.()
     // On an engine with concurrent writers, a re-opened failed row can meet another pending payment of the purchase
     // at the unique index (its NOT EXISTS saw none): that too means another payment is settling.
-    const mine = await d.records.transact((tx) => failed
-      ? tx.payments.retryFailed(failed.id, entry.id, kept.payload, kept.requirements, submittedBlock, d.records.instance, now)
-      : tx.payments.insertPending({
-        id: newId(), payer_lc: auth.from.toLowerCase(), nonce: auth.nonce, entry_id: entry.id, pay_to: tag.payTo, amount: BigInt(tag.amount),
-        ...kept, valid_before: Number(auth.validBefore), submitted_block: submittedBlock, settler: d.records.instance, now,
-      })).catch((error: unknown) => {
-        if (isUniqueViolation(error)) return false
-        throw error
-      })
+    const mine = await d.records.transact(async (tx) => {
+      const made = await (failed
+        ? tx.payments.retryFailed(failed.id, entry.id, kept.payload, kept.requirements, submittedBlock, d.records.instance, now)
+        : tx.payments.insertPending({
+          id: newId(), payer_lc: auth.from.toLowerCase(), nonce: auth.nonce, entry_id: entry.id, pay_to: tag.payTo, amount: BigInt(tag.amount),
+          ...kept, valid_before: Number(auth.validBefore), submitted_block: submittedBlock, settler: d.records.instance, now,
+        }))
+      // Another payment of this buyer may have bought the entry since the check above (settled on another instance
+      // between that read and this write). Asked after the write, in its transaction, the question sees it: the
+      // unique index of pending purchases made this write wait for that payment's commit, which grants the entry.
+      if (made && (await tx.purchases.owns(payer, entry.id))) throw new BoughtMeanwhile()
+      return made
+    }).catch((error: unknown) => {
+      if (error instanceof BoughtMeanwhile) return 'bought' as const
+      if (isUniqueViolation(error)) return false
+      throw error
+    })
+    if (mine === 'bought') return { kind: 'paid', payer, transaction: null }
     if (!mine) {
       let now = await read.payments.byKey(auth.from, auth.nonce)
       if (!now || now.status === 'failed') {
