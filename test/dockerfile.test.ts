@@ -3,8 +3,13 @@
 import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { VERSION } from '../src/version.ts'
+import { TEST_POSTGRES } from '../dev/test-database.ts'
 
-test('the Dockerfile builds, and its image starts unprivileged on a read-only root, healthy, and stops on SIGTERM', async () => {
+// The image's server runs on its embedded default and nothing here reads TRELLIS_TEST_POSTGRES: the steps (a full
+// `npm ci` and a build, about a minute) run once, in the embedded pass, not again in the PostgreSQL one.
+if (TEST_POSTGRES) console.log('dockerfile.test.ts: skipped: the image runs the embedded engine; the embedded pass runs it')
+
+test.skipIf(Boolean(TEST_POSTGRES))('the Dockerfile builds, and its image starts unprivileged on a read-only root, healthy, and stops on SIGTERM', async () => {
   // The build context has no .git: the commit the image reports is the one the builder names as a build argument.
   const commit = 'd0c4e12'
   const run = Bun.spawn([process.execPath, 'scripts/dockerfile-steps.ts', '--build-arg', `TRELLIS_BUILD_COMMIT=${commit}`], { cwd: join(import.meta.dir, '..'), stdout: 'pipe', stderr: 'pipe' })
