@@ -11,6 +11,7 @@ import { ownerOnlyFromNow, tightenTree } from './store/permissions.ts'
 import { loadServerSecret } from './store/secret.ts'
 import { buildApp, buildServices, openDataContent, openDataRecords, startBackground, type Background } from './app.ts'
 import { serve } from './edge/serve.ts'
+import { hotReads } from './routes/hot-reads.ts'
 import { controlSocket, CONTROL_SOCKET } from './ops/control.ts'
 import { runOperation } from './ops/commands.ts'
 import { operationRecord } from './ops/record.ts'
@@ -100,7 +101,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
   }) as never])
   // Counted in memory by one process, or shared by the instances on one database.
   const limiter = !config.rateLimit ? null : records.cluster ? sharedRateLimiter(records.cluster) : rateLimiter()
-  const server = listen(() => serve(app, services, { host: config.host, port: config.port, limiter, trustProxy: config.trustProxy, requests, log }), config)
+  const server = listen(() => serve(app, hotReads(services), {
+    host: config.host, port: config.port, limiter, trustProxy: config.trustProxy, requests, log,
+    listening: (clientAddress) => { services.clientAddress = clientAddress },
+  }), config)
   failed.defer(() => server.stop(true))
   // Backups, checks and CAR import/export asked for by `trellis <command>` while this server holds the data.
   const access = background.dataAccess

@@ -140,7 +140,7 @@ export function printTable(rows: Row[], baselineRps: number): string {
 // bare baseline (each engine's against its own rounds of the baseline, which swings from run to run); for writes,
 // requests per second; for the upload, its median time.
 
-/** Answered from the hot-read path (edge/hot-reads.ts) out of memory: feed, boards and wallet stats, 402, recent entries, cover. */
+/** Answered from the hot-read path (routes/hot-reads.ts) out of memory: feed, boards and wallet stats, 402, recent entries, cover. */
 export const CACHED_HOT_READS: ReadGroup[] = ['feed', 'board', 'challenge', 'recent', 'image']
 /** Listings through Elysia (page 1, filters, page 50, category and tags): one query per page when not in the read memo. */
 export const LIST_PAGES: ReadGroup[] = ['list', 'search']

@@ -4,9 +4,7 @@
 // not Elysia hooks: in a same-process A/B (wrk, 3 rounds) a cached read behind it ran at 62-63k req/s, and the same
 // work as global Elysia hooks (onRequest, onAfterResponse) at 41-58k.
 import type { Elysia } from 'elysia'
-import type { Services } from '../routes/services.ts'
-import { hotReads } from './hot-reads.ts'
-import { clientAddress, requestWrapper, type Route } from './request-wrapper.ts'
+import { clientAddress, requestWrapper, type Answer, type Route } from './request-wrapper.ts'
 import type { RateLimiter } from './rate-limit.ts'
 import type { RequestMetrics } from './metrics.ts'
 import type { Logger } from '../log.ts'
@@ -15,15 +13,23 @@ const MAX_BODY_BYTES = 64 * 1024 * 1024 // backstop; routes enforce their own, s
 /** Methods Bun's router dispatches on; anything else (and HEAD, which Bun answers from GET) goes to fetch. */
 const ROUTED = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
 
-export interface ServeOptions { host: string; port: number; limiter: RateLimiter | null; trustProxy: boolean; requests: RequestMetrics; log: Logger }
+export interface ServeOptions {
+  host: string; port: number; limiter: RateLimiter | null; trustProxy: boolean; requests: RequestMetrics; log: Logger
+  /** Told, once the server listens, how to find a request's client address (behind a trusted proxy or not). */
+  listening?: (clientAddress: (request: Request) => string) => void
+}
+
+/** A hot read: an answer from Bun's router (see Answer), or null: Elysia answers. */
+export type HotRead = (request: Request & { params: Record<string, string> }) => Answer | null
+/** The hot reads by route template (routes/hot-reads.ts): each must be a GET route of the app. */
+export type HotReads = Record<string, HotRead>
 
 type BunRoutes = Record<string, Record<string, (request: Request, server: Bun.Server<unknown>) => Response | Promise<Response>>>
 
-export function serve(app: Elysia<any, any, any, any, any, any, any>, services: Services, o: ServeOptions) {
+export function serve(app: Elysia<any, any, any, any, any, any, any>, hot: HotReads, o: ServeOptions) {
   // Compile Elysia's routes once, up front, so the first request does not pay for it.
   const handle = app.compile().fetch
   const wrap = requestWrapper({ limiter: o.limiter, requests: o.requests, log: o.log, trustProxy: o.trustProxy })
-  const hot = hotReads(services)
   const routes: BunRoutes = {}
   for (const { method, path } of app.routes) {
     if (!ROUTED.has(method)) continue
@@ -42,6 +48,6 @@ export function serve(app: Elysia<any, any, any, any, any, any, any>, services: 
     routes,
     fetch: wrap(handle),
   })
-  services.clientAddress = (request) => clientAddress(request, server.requestIP(request)?.address, o.trustProxy)
+  o.listening?.((request) => clientAddress(request, server.requestIP(request)?.address, o.trustProxy))
   return server
 }

@@ -29,7 +29,7 @@ export function feedJson(s: Services, rawId: string): Promise<string> {
   return s.cached.get(feedKey(id), async () => JSON.stringify(feedBody(await s.feeds.get(id))))
 }
 
-/** The same text when the memo holds it (the hot-read path answers from it, see edge/hot-reads.ts). */
+/** The same text when the memo holds it (the hot-read path answers from it, see routes/hot-reads.ts). */
 export const heldFeedJson = (s: Services, rawId: string): string | undefined => (isUuid(rawId) ? s.cached.peek<string>(feedKey(rawId.toLowerCase())) : undefined)
 
 const FEED_LIST_PARAMETERS = ['page_size', 'page_token', 'owner_id', 'category', 'owner_wallet_address', 'tags', 'search', 'min_entries', 'is_active', 'min_age', 'max_age'] as const

@@ -42,7 +42,7 @@ const items = <K extends BoardName>(_board: K, body: string): BoardItem<K>[] => 
 const kept = (s: Services, key: string, make: (staleFrom: (at: number) => void) => Promise<string>) =>
   s.cached.get<Prepared>(`page:${key}`, async (staleFrom) => ok(await make(staleFrom)), (p) => 2 * p.body.length)
 
-/** The memo's copy of a page, for the hot path (edge/hot-reads.ts); undefined until a request made it. */
+/** The memo's copy of a page, for the hot path (routes/hot-reads.ts); undefined until a request made it. */
 export const heldPage = (s: Services, key: string): Prepared | undefined => s.cached.peek<Prepared>(`page:${key}`)
 export const homeKey = (s: Services) => `/#${s.stats.boardsGeneration()}`
 export const feedKey = (feedId: string, token = '') => `feed:${feedId}?${token}`

@@ -43,7 +43,7 @@ export async function walletStatsJson(s: Services, walletId: string): Promise<st
   return held.text
 }
 
-/** The same text when it is current (the hot-read path answers from it, see edge/hot-reads.ts). */
+/** The same text when it is current (the hot-read path answers from it, see routes/hot-reads.ts). */
 export function heldWalletStatsJson(s: Services, walletId: string): string | undefined {
   const held = s.cached.peek<StatsHolder>(statsKey(walletId))
   return held && held.at === nowSeconds() && held.generation === s.stats.ranksGeneration() ? held.text : undefined

@@ -2,27 +2,25 @@
 // function makes it for both), so they cost little more than a bare Bun.serve. Only plain, valid requests take
 // this path; anything else (an unknown or invalid query, an id that fails) returns null and goes to Elysia, which
 // answers it, errors included, exactly as it always does.
-import type { Services } from '../routes/services.ts'
+import type { Services } from './services.ts'
 import { PAGED_BOARDS, PERIOD_BOARDS, WHOLE_BOARDS } from '../models/leaderboard.ts'
 import { SIGNED_HEADER_NAMES } from '../models/auth.ts'
 import { PERIODS, type Period } from '../domain/tallies.ts'
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../routes/pagination.ts'
-import { heldFeedJson } from '../routes/feeds.ts'
-import { heldWalletStatsJson } from '../routes/wallets.ts'
-import { heldRecentEntriesJson } from '../routes/leaderboards.ts'
-import { coverImages } from '../routes/cover-images.ts'
-import { feedKey, heldPage, homeKey } from '../routes/pages.ts'
-import { sessionCookie } from '../routes/wallet-auth.ts'
-import { withCors, type Answer, type Prepared } from './request-wrapper.ts'
-import { contentHeaders } from '../routes/serve-content.ts'
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination.ts'
+import { heldFeedJson } from './feeds.ts'
+import { heldWalletStatsJson } from './wallets.ts'
+import { heldRecentEntriesJson } from './leaderboards.ts'
+import { coverImages } from './cover-images.ts'
+import { feedKey, heldPage, homeKey } from './pages.ts'
+import { sessionCookie } from './wallet-auth.ts'
+import { withCors, type Prepared } from '../edge/request-wrapper.ts'
+import type { HotRead, HotReads } from '../edge/serve.ts'
+import { contentHeaders } from './serve-content.ts'
 import type { EntryRecord } from '../models/records.ts'
-import { entryGate } from '../routes/entry-gate.ts'
+import { entryGate } from './entry-gate.ts'
 import { PAYMENT_HEADERS, wantsPage } from '../chain/x402/resource-server.ts'
 import { isFreeNow } from '../domain/entries.ts'
 import { isUuid } from '../lib/ids.ts'
-
-/** An answer (see Answer), or null: Elysia answers. */
-type Fast = (request: Request & { params: Record<string, string> }) => Answer | null
 
 const SIGNED_OR_PAYING = [...PAYMENT_HEADERS, ...SIGNED_HEADER_NAMES]
 const CONDITIONAL = ['range', 'if-range', 'if-none-match']
@@ -50,7 +48,7 @@ async function freeContent(s: Services, entry: EntryRecord): Promise<Prepared<Ui
  * A leaderboard route: the body answered to each query string, kept until the next snapshot is installed (clients
  * repeat the same few queries; at most 1024 are kept), so a request costs one lookup. Null: Elysia answers.
  */
-function boardRoute(s: Services, allowed: string[], bodyFor: (query: Map<string, string>) => string | null): Fast {
+function boardRoute(s: Services, allowed: string[], bodyFor: (query: Map<string, string>) => string | null): HotRead {
   let generation = -1
   let bodies = new Map<string, string | null>()
   return (request) => {
@@ -103,8 +101,9 @@ function pageSizeOf(query: Map<string, string>): number | null {
   return n >= 1 && n <= MAX_PAGE_SIZE ? n : null
 }
 
-export function hotReads(s: Services): Record<string, Fast> {
-  const routes: Record<string, Fast> = {}
+/** The hot reads of the app's routes, by route template: the composition root hands them to serve() (edge/serve.ts). */
+export function hotReads(s: Services): HotReads {
+  const routes: HotReads = {}
   for (const board of PERIOD_BOARDS) {
     routes[`/v1/leaderboards/${board}`] = boardRoute(s, ['page_size', 'period'], (query) => {
       const length = pageSizeOf(query)
@@ -130,7 +129,7 @@ export function hotReads(s: Services): Record<string, Fast> {
   // A paid entry asked for without payment or sign-in: the 402 challenge (its JSON and its content URL alike), or
   // its paywall page for a browser; and a free entry's small content, its bytes as Elysia's route serves them.
   const gate = entryGate(s)
-  const challenge = (suffix: string): Fast => {
+  const challenge = (suffix: string): HotRead => {
     /** The prepared answer of an entry's URL, or null when Elysia answers (invalid or unknown ids, withdrawn, large). */
     async function prepare(feedId: string, entryId: string): Promise<HotEntry | null> {
       // Only the canonical form of the URL (lower-case ids, nothing encoded): its path is the resource as is.
