@@ -1,6 +1,7 @@
-// The records port on a real PostgreSQL (src/store/postgres/records.ts): commits and rollbacks per transaction, the
-// version per commit, a transaction PostgreSQL gives up to break a deadlock run again, lazy durability only where
-// asked, a snapshot that no commit lands in the middle of, and leases exclusive across two sets of records.
+// The records port on a real PostgreSQL (src/store/postgres/records.ts) beyond the records contract
+// (records/common.case.ts, run by records-contract-postgres.test.ts in the PostgreSQL pass): commits and rollbacks
+// per concurrent transaction, the version per commit, a transaction PostgreSQL gives up to break a deadlock run
+// again, and lazy durability only where asked.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { startPostgres, type Postgres } from '../dev/postgres.ts'
@@ -50,16 +51,6 @@ describe('transactions on PostgreSQL', () => {
     expect(seen).toEqual(Array.from({ length: 16 }, (_, i) => i + 1))
   })
 
-  test('a write of tables no read is kept of (unkept) commits without moving the version', async () => {
-    const records = open()
-    await records.single((tx) => tx.items.insert('unkept single'), { unkept: true })
-    await records.transact((tx) => tx.items.insert('unkept transact'), { unkept: true, durability: 'lazy' })
-    expect(records.changes.version()).toBe(0)
-    expect(await records.read.items.n('unkept transact')).toBe(0)
-    await records.single((tx) => tx.items.insert('kept'))
-    expect(records.changes.version()).toBe(1)
-  })
-
   test('a deadlock PostgreSQL breaks is run again: both transactions land, each once', async () => {
     const records = open()
     await records.transact(async (tx) => {
@@ -91,34 +82,4 @@ describe('transactions on PostgreSQL', () => {
     expect(await records.transact((tx) => tx.items.synchronousCommit())).toBe('on')
     expect(await records.read.items.synchronousCommit()).toBe('on')
   })
-
-  test('a snapshot sees one moment: a commit during it is not seen inside it', async () => {
-    const records = open()
-    await records.transact((tx) => tx.items.insert('s', 1))
-    let release!: () => void
-    const wait = new Promise<void>((resolve) => (release = resolve))
-    const inside = records.snapshot(async (view) => {
-      const before = await view.items.n('s')
-      await wait
-      return [before, await view.items.n('s')]
-    })
-    await Bun.sleep(50)
-    await records.transact((tx) => tx.items.add('s', 10))
-    release()
-    expect(await inside).toEqual([1, 1])
-    expect(await records.read.items.n('s')).toBe(11)
-  })
-})
-
-test('a lease is held by one set of records at a time, and free again once released', async () => {
-  const one = open(2)
-  const two = open(2)
-  const held = await one.lease('leader')
-  expect(held).not.toBeNull()
-  expect(await two.lease('leader')).toBeNull()
-  expect(await one.lease('another')).not.toBeNull()
-  await held!.release()
-  const taken = await two.lease('leader')
-  expect(taken).not.toBeNull()
-  await taken!.release()
 })

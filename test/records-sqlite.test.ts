@@ -1,12 +1,15 @@
-// The records port on SQLite (src/store/sqlite/records.ts) and the statements both engines run (src/store/query.ts):
-// group commit, the write gate that keeps reads from seeing a group's uncommitted rows, the I/O check of tests,
-// durability per commit, and the rendering of queries with fragments.
+// The records port on SQLite (src/store/sqlite/records.ts) beyond the records contract (records/common.case.ts, run
+// by records-contract-sqlite.test.ts), and the statements both engines run (src/store/query.ts): group commit, the
+// write gate that keeps reads from seeing a group's uncommitted rows, the I/O check of tests, durability per commit,
+// SQLite's errors as faults, and the rendering of queries with fragments.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { rmSync } from 'node:fs'
 import { join as joinPath } from 'node:path'
 import { tempDir } from '../dev/server.ts'
-import { isUniqueViolation, join, q, render, sqlText, type Sql } from '../src/store/query.ts'
+import { join, q, render, sqlText, type Sql } from '../src/store/query.ts'
+import { isUniqueViolation } from '../src/lib/store-faults.ts'
+import { sqliteFault } from '../src/store/sqlite/faults.ts'
 import { sqliteRecords } from '../src/store/sqlite/records.ts'
 
 const storesOn = (sql: Sql) => ({
@@ -43,13 +46,12 @@ describe('queries', () => {
     expect(render(q`SELECT 1 ${join([], ' AND ')}`, '?').text).toBe('SELECT 1 ')
   })
 
-  test('a unique violation is known by its code', async () => {
-    const { records } = open()
-    await records.transact((tx) => tx.items.insert('a'))
-    const error = await records.transact((tx) => tx.items.insert('a')).catch((e: unknown) => e)
-    expect(isUniqueViolation(error)).toBe(true)
-    expect(isUniqueViolation(new Error('UNIQUE constraint failed: items.id'))).toBe(false) // the text alone is not enough
-    expect(isUniqueViolation(Object.assign(new Error('duplicate key'), { errno: '23505' }))).toBe(true) // PostgreSQL
+  // A duplicate key from a transaction or a statement alone is a unique violation on both engines: the contract.
+  test('a unique violation is known by its code, never by its text', () => {
+    expect(isUniqueViolation(sqliteFault(new Error('UNIQUE constraint failed: items.id')))).toBe(false)
+    expect(isUniqueViolation(sqliteFault(Object.assign(new Error('constraint failed'), { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' })))).toBe(true)
+    expect(isUniqueViolation(sqliteFault(Object.assign(new Error('constraint failed'), { code: 'SQLITE_CONSTRAINT_UNIQUE' })))).toBe(true)
+    expect(isUniqueViolation(sqliteFault(Object.assign(new Error('constraint failed'), { code: 'SQLITE_CONSTRAINT_NOTNULL' })))).toBe(false)
   })
 })
 

@@ -1,0 +1,285 @@
+// The records contract: what every adapter of the records port (src/store/records.ts) promises, on the real stores of
+// a migrated schema. Each adapter's runner calls recordsContract with a way to open its records
+// (test/records-contract-*.test.ts), as Hono's runtimes run common.case.test.ts and a blockstore runs
+// interface-blockstore-tests; a third engine is done when its runner passes. What differs between adapters by design
+// is an option here, never a branch on the engine.
+import { afterEach, describe, expect, test } from 'bun:test'
+import { randomBytes } from 'node:crypto'
+import type { Records } from '../../src/store/stores.ts'
+import type { NewEntry } from '../../src/store/entries.ts'
+import { isUniqueViolation } from '../../src/lib/store-faults.ts'
+
+export interface RecordsContractOptions {
+  /** Names the adapter in the test names. */
+  name: string
+  /** Records on a migrated database; the contract closes each one it opened. */
+  open: () => Promise<Records>
+  /**
+   * Whether two openings reach one database, as instances of a cluster do (PostgreSQL): a lease is then held by one
+   * opening at a time. False where an opening is the only process (the embedded engine): every lease is granted.
+   */
+  sharedDatabase: boolean
+}
+
+const now = () => Math.floor(Date.now() / 1000)
+const unique = (what: string) => `${what}-${crypto.randomUUID()}`
+const anAddress = () => `0x${randomBytes(20).toString('hex')}`
+
+/** A wallet and a feed of its own, committed. */
+async function aFeed(records: Records): Promise<string> {
+  const feedId = unique('feed')
+  await records.transact(async (tx) => {
+    const owner = await tx.wallets.ensure(unique('wallet'), anAddress(), 'base-sepolia', now())
+    await tx.feeds.insert({ id: feedId, owner_id: owner, category_id: null, name: 'contract feed', description: null, image_cid: null, tags: [], now: now() })
+  })
+  return feedId
+}
+
+const anEntry = (feedId: string, more: Partial<NewEntry> = {}): NewEntry => ({
+  id: unique('entry'), feed_id: feedId, cid: 'bafkreicontract', size: 11, mime_type: 'text/plain', title: 'a title', description: null,
+  metadata: '{"k":1}', tags: ['one', 'two'], is_free: true, price: 0n, expires_at: null, now: now(), ...more,
+})
+
+const aNonce = () => ({ nonce: unique('nonce'), address_lc: anAddress(), message: 'sign in', expires_at: now() + 300 })
+
+export function recordsContract({ name, open: openRecords, sharedDatabase }: RecordsContractOptions): void {
+  describe(`the records contract: ${name}`, () => {
+    const opened: Records[] = []
+    const open = async () => {
+      const records = await openRecords()
+      opened.push(records)
+      return records
+    }
+    afterEach(async () => {
+      for (const records of opened.splice(0)) await records.close()
+    })
+
+    test('transact commits all of its writes, which read then sees; one that throws keeps none and rejects with its error', async () => {
+      const records = await open()
+      const kept = { address: anAddress(), feed: unique('feed'), key: unique('meta') }
+      const answer = await records.transact(async (tx) => {
+        const owner = await tx.wallets.ensure(unique('wallet'), kept.address, 'base-sepolia', now())
+        await tx.feeds.insert({ id: kept.feed, owner_id: owner, category_id: null, name: 'kept', description: null, image_cid: null, tags: ['t'], now: now() })
+        await tx.meta.set(kept.key, 'kept')
+        return (await tx.feeds.byId(kept.feed))?.name // a transaction reads its own writes
+      })
+      expect(answer).toBe('kept')
+      expect((await records.read.wallets.byAddress(kept.address))?.total_feeds).toBe(1)
+      expect(await records.read.meta.get(kept.key)).toBe('kept')
+
+      const lost = { address: anAddress(), feed: unique('feed'), key: unique('meta') }
+      const refusal = new Error('refused after three writes')
+      const thrown = await records.transact(async (tx) => {
+        const owner = await tx.wallets.ensure(unique('wallet'), lost.address, 'base-sepolia', now())
+        await tx.feeds.insert({ id: lost.feed, owner_id: owner, category_id: null, name: 'lost', description: null, image_cid: null, tags: [], now: now() })
+        await tx.meta.set(kept.key, 'overwritten')
+        throw refusal
+      }).catch((error: unknown) => error)
+      expect(thrown).toBe(refusal)
+      expect(await records.read.wallets.byAddress(lost.address)).toBeUndefined()
+      expect(await records.read.feeds.byId(lost.feed)).toBeUndefined()
+      expect(await records.read.meta.get(kept.key)).toBe('kept')
+    })
+
+    test('concurrent transactions each commit or roll back alone', async () => {
+      const records = await open()
+      const keys = Array.from({ length: 12 }, (_, i) => `${unique('concurrent')}-${i}`)
+      const results = await Promise.allSettled(keys.map((key, i) => records.transact(async (tx) => {
+        await tx.meta.set(key, String(i))
+        if (i % 4 === 1) throw new Error(`refused ${i}`)
+        return i
+      })))
+      expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual(
+        keys.map((_, i) => (i % 4 === 1 ? `refused ${i}` : i)))
+      expect(await Promise.all(keys.map((key) => records.read.meta.get(key)))).toEqual(keys.map((_, i) => (i % 4 === 1 ? null : String(i))))
+    })
+
+    test('single commits its work and answers what it read after its write', async () => {
+      const records = await open()
+      const key = unique('claim')
+      // meta.claim writes (unless there is a value) and then reads: the first claim wins, the second reads it back.
+      expect(await records.single((tx) => tx.meta.claim(key, 'first'))).toBe('first')
+      expect(await records.single((tx) => tx.meta.claim(key, 'second'))).toBe('first')
+      expect(await records.read.meta.get(key)).toBe('first')
+      const nonce = aNonce()
+      await records.single((tx) => tx.nonces.insert(nonce), { durability: 'lazy', unkept: true }) // lazy may commit fully; it commits
+      expect((await records.read.nonces.find(nonce.nonce))?.message).toBe('sign in')
+    })
+
+    test('a snapshot sees one moment: a commit made during it is not seen inside it, and is seen after', async () => {
+      const records = await open()
+      const key = unique('snapshot')
+      await records.transact((tx) => tx.meta.set(key, 'before'))
+      let write!: Promise<void>
+      const inside = await records.snapshot(async (view) => {
+        const first = await view.meta.get(key)
+        write = records.transact((tx) => tx.meta.set(key, 'after'))
+        // PostgreSQL commits it meanwhile; the embedded engine holds it until the snapshot ends. Neither shows it here.
+        await Promise.race([write, Bun.sleep(300)])
+        return [first, await view.meta.get(key)]
+      })
+      expect(inside).toEqual(['before', 'before'])
+      await write
+      expect(await records.read.meta.get(key)).toBe('after')
+      expect(await records.snapshot((view) => view.meta.get(key))).toBe('after')
+    })
+
+    test('changes: the version moves once per commit and the listeners are told; a rollback moves nothing', async () => {
+      const records = await open()
+      expect(records.changes.live()).toBe(true)
+      const start = records.changes.version()
+      const heard: number[] = []
+      const stop = records.changes.onChange(() => heard.push(records.changes.version()))
+      const key = unique('changes')
+      await records.transact((tx) => tx.meta.set(key, '1'))
+      expect(records.changes.version()).toBe(start + 1)
+      await records.single((tx) => tx.meta.set(key, '2'))
+      expect(records.changes.version()).toBe(start + 2)
+      await records.transact(async (tx) => {
+        await tx.meta.set(key, 'rolled back')
+        throw new Error('no')
+      }).catch(() => {})
+      expect(records.changes.version()).toBe(start + 2)
+      expect(heard).toEqual([start + 1, start + 2]) // told after the version moved
+      stop()
+      await records.transact((tx) => tx.meta.set(key, '3'))
+      expect(records.changes.version()).toBe(start + 3)
+      expect(heard).toEqual([start + 1, start + 2]) // no longer told
+    })
+
+    test('unkept writes (nonces) commit without moving the version', async () => {
+      const records = await open()
+      const heard: number[] = []
+      records.changes.onChange(() => heard.push(records.changes.version()))
+      const start = records.changes.version()
+      const [one, two, three, doomed] = [aNonce(), aNonce(), aNonce(), aNonce()]
+      await records.single((tx) => tx.nonces.insert(one), { durability: 'lazy', unkept: true })
+      await records.transact((tx) => tx.nonces.insert(two), { durability: 'lazy', unkept: true })
+      await records.read.nonces.insert(three) // outside a transaction: the statement commits alone
+      expect(await records.single((tx) => tx.nonces.consume(one.nonce, one.address_lc, now()), { unkept: true })).toBe(true)
+      expect(await records.single((tx) => tx.nonces.consume(one.nonce, one.address_lc, now()), { unkept: true })).toBe(false)
+      await records.transact(async (tx) => {
+        await tx.nonces.insert(doomed)
+        throw new Error('no')
+      }, { unkept: true }).catch(() => {})
+      expect(records.changes.version()).toBe(start)
+      expect(heard).toEqual([])
+      expect((await records.read.nonces.find(one.nonce))?.used_at).toBeNumber()
+      expect((await records.read.nonces.find(two.nonce))?.used_at).toBeNull()
+      expect(await records.read.nonces.find(three.nonce)).toBeDefined()
+      expect(await records.read.nonces.find(doomed.nonce)).toBeUndefined()
+      await records.single((tx) => tx.meta.set(unique('kept'), 'kept'))
+      expect(records.changes.version()).toBe(start + 1)
+    })
+
+    if (sharedDatabase) {
+      test('a lease is held by one opening at a time, and free again once released', async () => {
+        const [one, two] = [await open(), await open()]
+        const name = unique('lease')
+        const held = await one.lease(name)
+        expect(held).not.toBeNull()
+        expect(await two.lease(name)).toBeNull()
+        const other = await two.lease(unique('another lease'))
+        expect(other).not.toBeNull()
+        await other!.release()
+        await held!.release()
+        const taken = await two.lease(name)
+        expect(taken).not.toBeNull()
+        expect(await one.lease(name)).toBeNull()
+        await taken!.release()
+      })
+    } else {
+      test('a lease is always granted: one opening is the only process', async () => {
+        const records = await open()
+        const name = unique('lease')
+        const [first, second] = [await records.lease(name), await records.lease(name)]
+        expect(first).not.toBeNull()
+        expect(second).not.toBeNull()
+        await first!.release()
+        await second!.release()
+        expect(await records.lease(name)).not.toBeNull()
+      })
+    }
+
+    test('a duplicate key is a unique violation, from a transaction and from a statement alone', async () => {
+      const records = await open()
+      const feedId = await aFeed(records)
+      const key = unique('meta')
+      const duplicate = await records.transact(async (tx) => {
+        await tx.meta.set(key, 'lost with the transaction')
+        const owner = (await tx.feeds.byId(feedId))!.owner_id
+        await tx.feeds.insert({ id: feedId, owner_id: owner, category_id: null, name: 'again', description: null, image_cid: null, tags: [], now: now() })
+      }).catch((error: unknown) => error)
+      expect(isUniqueViolation(duplicate)).toBe(true)
+      expect(await records.read.meta.get(key)).toBeNull()
+      expect((await records.read.feeds.byId(feedId))?.name).toBe('contract feed')
+
+      const nonce = aNonce()
+      await records.read.nonces.insert(nonce)
+      const again = await records.read.nonces.insert(nonce).catch((error: unknown) => error)
+      expect(isUniqueViolation(again)).toBe(true)
+      expect(isUniqueViolation(new Error('refused'))).toBe(false)
+    })
+
+    test('a refused update inside a transaction answers false, and the transaction goes on to commit', async () => {
+      const records = await open()
+      const username = unique('name')
+      const [taker, other] = await records.transact(async (tx) => [
+        await tx.wallets.ensure(unique('wallet'), anAddress(), 'base-sepolia', now()),
+        await tx.wallets.ensure(unique('wallet'), anAddress(), 'base-sepolia', now()),
+      ])
+      expect(await records.transact((tx) => tx.wallets.update(taker!, { username }, now()))).toBe(true)
+      const key = unique('meta')
+      const outcome = await records.transact(async (tx) => {
+        const renamed = await tx.wallets.update(other!, { username: username.toUpperCase() }, now()) // taken, case-insensitively
+        await tx.meta.set(key, 'after the refusal')
+        return renamed
+      })
+      expect(outcome).toBe(false)
+      expect(await records.read.meta.get(key)).toBe('after the refusal')
+      expect((await records.read.wallets.byId(other!))?.username).toBeNull()
+    })
+
+    test('an entry takes one of its feed\'s slots: the entry as stored, else full, inactive or missing', async () => {
+      const records = await open()
+      const feedId = await aFeed(records)
+      const key = new Uint8Array(randomBytes(32))
+      const paid = anEntry(feedId, { is_free: false, price: 1_234_567n, expires_at: now() + 3600, content_key: key })
+      const stored = await records.single((tx) => tx.entries.add(paid, 2))
+      const { content_key: _, now: at, ...fields } = paid
+      expect(stored).toEqual({ ...fields, is_active: true, taken_down: false, total_purchases: 0, total_revenue: 0n, created_at: at, updated_at: at })
+      expect(Buffer.from((await records.read.entries.contentKey(paid.id))!).equals(Buffer.from(key))).toBe(true)
+      // Inside a transaction as well as alone.
+      const free = anEntry(feedId)
+      expect(await records.transact((tx) => tx.entries.add(free, 2))).toMatchObject({ id: free.id, is_free: true, price: 0n })
+      const third = anEntry(feedId)
+      expect(await records.single((tx) => tx.entries.add(third, 2))).toBe('full')
+      expect(await records.read.entries.byId(third.id)).toBeUndefined()
+      expect((await records.read.feeds.byId(feedId))?.total_entries).toBe(2)
+      expect((await records.read.entries.list({ feedId, limit: 10 })).map((e) => e.id).sort()).toEqual([paid.id, free.id].sort())
+
+      expect(await records.transact((tx) => tx.feeds.update(feedId, { is_active: false }, now()))).toBe(true)
+      const late = anEntry(feedId)
+      expect(await records.single((tx) => tx.entries.add(late, 10))).toBe('inactive')
+      expect(await records.read.entries.byId(late.id)).toBeUndefined()
+      const stray = anEntry(unique('no such feed'))
+      expect(await records.single((tx) => tx.entries.add(stray, 10))).toBe('missing')
+      expect(await records.read.entries.byId(stray.id)).toBeUndefined()
+      expect((await records.read.feeds.byId(feedId))?.total_entries).toBe(2)
+    })
+
+    test('the feed limit holds under concurrency: 20 adds at once into room for 5 store exactly 5', async () => {
+      // With a shared database, from two openings at once, as two instances would.
+      const openings = sharedDatabase ? [await open(), await open()] : [await open()]
+      const feedId = await aFeed(openings[0]!)
+      const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+        openings[i % openings.length]!.single((tx) => tx.entries.add(anEntry(feedId), 5))))
+      expect(outcomes.filter((outcome) => typeof outcome === 'object')).toHaveLength(5)
+      expect(outcomes.filter((outcome) => outcome === 'full')).toHaveLength(15)
+      for (const records of openings) {
+        expect((await records.read.feeds.byId(feedId))?.total_entries).toBe(5)
+        expect(await records.read.entries.list({ feedId, limit: 100 })).toHaveLength(5)
+      }
+    })
+  })
+}
