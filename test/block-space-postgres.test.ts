@@ -17,7 +17,7 @@ import { tempDir } from '../dev/server.ts'
 import { openPostgresBlockSpace } from '../src/content/postgres/block-space.ts'
 import { openLevelBlockSpace, type LevelBlockSpace } from '../src/content/level/block-space.ts'
 import { openContent, openPostgresContent } from '../src/content/open.ts'
-import { concatChunks } from '../src/content/helia.ts'
+import { concatChunks } from '../src/lib/chunks.ts'
 import type { BlockSpace } from '../src/content/store.ts'
 
 // The contract suite is written for mocha with aegir's chai. aegir itself is a whole toolchain (~400 packages): its

@@ -44,3 +44,7 @@ test('the graph is read: the composition root imports the routes, the serving an
 test('nothing in edge imports the routes: the hot reads are handed to serve()', () => {
   expect(importsFrom(inFolder('edge'), inFolder('routes'))).toEqual([])
 })
+
+test('the domain reaches content only through its port (content/store.ts), never an adapter or the Helia store itself', () => {
+  expect(importsFrom(inFolder('domain'), (target) => target.startsWith('content/') && target !== 'content/store.ts')).toEqual([])
+})

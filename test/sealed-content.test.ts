@@ -15,7 +15,7 @@ import { restoreTarget, startTestServer, tempDir, trellis, type TestServer } fro
 import { withRecords } from '../dev/records-sql.ts'
 import { authHeaders, b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 import { startChain, type Buyer, type TestChain } from '../dev/chain.ts'
-import { concatChunks } from '../src/content/helia.ts'
+import { concatChunks } from '../src/lib/chunks.ts'
 import { openContent } from '../src/content/open.ts'
 
 const SIGNAL = 'BUY: ETH-USD long, target 4200'

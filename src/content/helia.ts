@@ -18,6 +18,7 @@ import { newContentKey, opened, sealer } from './sealing.ts'
 import { collectGarbage } from './garbage.ts'
 import { linksOf, readBlock } from './blocks.ts'
 import { uploadSpool } from './spool.ts'
+import { concatChunks } from '../lib/chunks.ts'
 import type { BlockSpace, ContentStore, Hold } from './store.ts'
 
 // The options of `ipfs add --cid-version 1`, spelled out so the CID never drifts with library defaults.
@@ -49,18 +50,6 @@ async function* consume(pieces: Uint8Array[], seal?: (piece: Uint8Array) => Uint
 
 /** A large item is read whole this much at a time (a few of its 256 KiB chunks). */
 const READ_WINDOW_BYTES = 2 * 1024 * 1024
-
-/** The first `length` bytes of a stream, in one array. */
-export async function concatChunks(source: AsyncIterable<Uint8Array>, length: number): Promise<Uint8Array<ArrayBuffer>> {
-  const out = new Uint8Array(length)
-  let offset = 0
-  for await (const chunk of source) {
-    out.set(chunk.subarray(0, length - offset), offset)
-    offset += chunk.byteLength
-    if (offset >= length) break
-  }
-  return out
-}
 
 /** Large items served as files are kept in <cache dir>/content, up to this many bytes (then oldest first). */
 const FILE_CACHE_BYTES = 1024 * 1024 * 1024
@@ -161,6 +150,7 @@ export async function contentStore(parts: ContentParts): Promise<ContentStore> {
     },
     writer: () => spool.writer(),
     cachedBytes: () => cache.bytes,
+    cidOf: (text) => parseCid(text)?.toString() ?? null,
     async has(text) {
       const cid = parseCid(text)
       return cid !== null && (await space.has(cid))

@@ -6,6 +6,7 @@ import type { ContentKey } from './sealing.ts'
 import type { ContentWriter } from './spool.ts'
 
 export type { ArrivedContent, ContentWriter } from './spool.ts'
+export type { ContentKey } from './sealing.ts'
 
 export interface StoredContent {
   cid: string
@@ -33,6 +34,8 @@ export interface ContentStore {
   put(bytes: Uint8Array | Uint8Array[] | AsyncIterable<Uint8Array>, options?: PutOptions): Promise<StoredContent>
   /** A large upload's content, written to a file as it arrives, to be put() once its price is known (spool.ts). */
   writer(): ContentWriter
+  /** `text` as the CID this store names an item by (its canonical text), or null when it is no CID. */
+  cidOf(text: string): string | null
   has(cid: string): Promise<boolean>
   /** Bytes of small items held in memory (bounded; for /metrics). */
   cachedBytes(): number

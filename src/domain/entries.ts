@@ -2,7 +2,7 @@
 import type { Records } from '../store/stores.ts'
 import type { EntryRecord, FeedRecord } from '../models/records.ts'
 import type { ArrivedContent, ContentStore, ContentWriter } from '../content/store.ts'
-import type { ContentKey } from '../content/sealing.ts'
+import type { ContentKey } from '../content/store.ts'
 import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { MAX_AMOUNT } from '../lib/money.ts'

@@ -113,7 +113,7 @@ export function feedService(d: Deps) {
       if (changes.image_url !== undefined && changes.image_url !== null) {
         patch.image_cid = await ingestImage(changes.image_url, d.content, d.records, d.allowPrivateFetch, d.logFetch)
       } else if (changes.image_cid !== undefined) {
-        patch.image_cid = changes.image_cid === null ? null : await storedImage(changes.image_cid, d.records, 'image_cid')
+        patch.image_cid = changes.image_cid === null ? null : await storedImage(changes.image_cid, d.content, d.records, 'image_cid')
       }
       await d.records.transact(async (tx) => {
         const now = nowSeconds()

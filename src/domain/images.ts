@@ -4,7 +4,7 @@ import type { ContentStore } from '../content/store.ts'
 import type { Records } from '../store/stores.ts'
 import type { ImageRecord } from '../models/records.ts'
 import { nowSeconds } from '../lib/clock.ts'
-import { concatChunks, parseCid } from '../content/helia.ts'
+import { concatChunks } from '../lib/chunks.ts'
 import { fail } from './errors.ts'
 import { decodeStrictBase64 } from './base64.ts'
 import { fetchPublicImage, ImageFetchFailed, MAX_IMAGE_BYTES } from './image-fetch.ts'
@@ -73,8 +73,8 @@ export async function ingestImage(imageUrl: string, content: ContentStore, recor
     return record(image.bytes, image.mimeType, content, records)
   } else if (/^data:/i.test(text)) {
     bytes = decodeDataUri(text)
-  } else if (parseCid(text)) {
-    return storedImage(text, records)
+  } else if (content.cidOf(text)) {
+    return storedImage(text, content, records)
   } else {
     bytes = decodeStrictBase64(text) ?? invalid('must be an http(s) URL, a data URI, base64 image data or a CID')
   }
@@ -100,8 +100,8 @@ async function record(bytes: Uint8Array, mimeType: string, content: ContentStore
 }
 
 /** A CID given as a cover: only one stored as an image here (never an entry's content). */
-export async function storedImage(text: string, records: Records, field = 'image_url'): Promise<string> {
-  const cid = parseCid(text)?.toString() ?? fail('invalid_request', `${field} is not a valid CID`, field)
+export async function storedImage(text: string, content: ContentStore, records: Records, field = 'image_url'): Promise<string> {
+  const cid = content.cidOf(text) ?? fail('invalid_request', `${field} is not a valid CID`, field)
   if (!(await records.read.images.byCid(cid))) fail('invalid_request', `${field} names a CID that is not an image stored here`, field)
   await refuseTakenDown(cid, records)
   return cid
