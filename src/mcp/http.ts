@@ -1,6 +1,7 @@
 // MCP over Streamable HTTP, stateless, with JSON answers (/mcp): the MCP SDK's web-standard transport answers every
 // request, on a server and a transport of its own (the SDK refuses to reuse a stateless transport, and a server keeps
-// what a client's initialize told it), but one. A plain tools/list, the request asked most, has an answer that never
+// what a client's initialize told it), but two. A tools/call, once the checks the transport would make pass, is
+// answered by one shared server (shared-server.ts): the same answer, without a server's set-up per call. A plain tools/list, the request asked most, has an answer that never
 // changes on a keyless server, and the SDK rebuilds it from the zod schemas each time (the most costly request here):
 // its result is asked of the SDK once, and each later plain tools/list gets that text with its own id, the bytes,
 // status and headers the SDK gives. Anything else, or anything unlike the fast path expects, goes to the SDK whole.
@@ -9,11 +10,14 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js'
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
+import { isJSONRPCRequest, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
+import { sharedServer } from './shared-server.ts'
 
 export interface StatelessMcpOptions {
   /** A new server for one request: the same tools for every request (the cached tools/list is one of its answers). */
   server: () => McpServer
+  /** The server every tools/call goes to: the same one while nothing it was made of changes (its tools, as `server`'s). */
+  shared: () => McpServer
   /** A body past this is refused (413), as the SDK's `maxRequestBodySize`. */
   maxBodyBytes: number
 }
@@ -34,6 +38,7 @@ function plainToolsList(message: unknown): message is { id: string | number } {
     && (typeof id === 'string' || Number.isSafeInteger(id))
     && (params === undefined ? !('params' in message) : isEmptyObject(params))
 }
+const isToolCall = (message: unknown) => typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'tools/call'
 const isEmptyObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0
 
 /**
@@ -57,7 +62,7 @@ async function readBody(body: ReadableStream<Uint8Array>, limit: number): Promis
   }
 }
 
-export function statelessMcp({ server, maxBodyBytes }: StatelessMcpOptions): (request: Request) => Promise<Response> {
+export function statelessMcp({ server, shared, maxBodyBytes }: StatelessMcpOptions): (request: Request) => Promise<Response> {
   async function sdk(request: Request, parsedBody?: unknown): Promise<Response> {
     const mcp = server()
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: maxBodyBytes })
@@ -69,6 +74,8 @@ export function statelessMcp({ server, maxBodyBytes }: StatelessMcpOptions): (re
       await mcp.close()
     }
   }
+
+  const call = sharedServer(shared)
 
   let toolsList: Promise<string | null> | undefined
   /** The SDK's tools/list result as JSON text, asked once; null (never the fast path) if its answer is not as expected. */
@@ -106,6 +113,14 @@ export function statelessMcp({ server, maxBodyBytes }: StatelessMcpOptions): (re
     if (plainToolsList(message)) {
       const result = await cachedToolsList()
       if (result !== null) return new Response(RESULT_HEAD + result + resultTail(message.id), { status: 200, headers: { 'Content-Type': 'application/json' } })
+    }
+    if (isToolCall(message)) {
+      // What the SDK's transport hands its server: the message as its schema reads it, and the request's headers and URL.
+      const checked = JSONRPCMessageSchema.safeParse(message)
+      if (checked.success && isJSONRPCRequest(checked.data)) {
+        const answer = await call(checked.data, { requestInfo: { headers: Object.fromEntries(request.headers.entries()), url: new URL(request.url) } })
+        return new Response(JSON.stringify(answer), { status: 200, headers: { 'Content-Type': 'application/json' } })
+      }
     }
     return sdk(request, message)
   }

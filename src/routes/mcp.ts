@@ -1,6 +1,6 @@
 // /mcp: the MCP tools for AI agents over Streamable HTTP (the MCP SDK's web-standard transport), stateless: each POST
-// gets a server and a transport of its own, answered as JSON, but a plain tools/list, answered from the SDK's first
-// answer (src/mcp/http.ts). The tools reach the API through the app's own handler (no network hop, the same routes
+// gets a server and a transport of its own, answered as JSON, but a tools/call, answered by one shared server, and a
+// plain tools/list, answered from the SDK's first answer (src/mcp/http.ts). The tools reach the API through the app's own handler (no network hop, the same routes
 // and answers as any client's). This server holds no key: only the tools that need none are listed; buying and
 // publishing are `trellis mcp`'s, which holds the operator's wallet.
 import { Elysia, t } from 'elysia'
@@ -31,8 +31,12 @@ const DESCRIPTION = `The Model Context Protocol server of this marketplace, for 
 /** `app`: the whole application, whose handler answers the tools' requests (as the docs route reads its routes). */
 export const mcpRoutes = (app: () => { handle(request: Request): Promise<Response> }, publicUrl: () => string) => {
   const fetcher: Fetcher = (request) => app().handle(request)
+  const server = () => createMcpServer({ api: trellisApi(publicUrl(), fetcher), wallet: null, remote: false })
+  // The tools' API base is the public URL, known once the server listens: the shared server is made again if it changes.
+  let shared: { url: string; server: ReturnType<typeof server> } | null = null
   const answer = statelessMcp({
-    server: () => createMcpServer({ api: trellisApi(publicUrl(), fetcher), wallet: null, remote: false }),
+    server,
+    shared: () => (shared?.url === publicUrl() ? shared.server : (shared = { url: publicUrl(), server: server() }).server),
     maxBodyBytes: MAX_BODY_BYTES,
   })
   return new Elysia({ tags: ['MCP'] })
