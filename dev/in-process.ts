@@ -4,7 +4,6 @@
 // With TRELLIS_TEST_POSTGRES set, its records and content are in a PostgreSQL database of its own (test-database.ts).
 import { rmSync } from 'node:fs'
 import { configFrom } from '../src/config.ts'
-import { loadServerSecret } from '../src/store/secret.ts'
 import { buildApp, buildServices, openDataContent, openDataRecords } from '../src/app.ts'
 import { allowingTestHooks, tempDir } from './server.ts'
 import { testDatabase } from './test-database.ts'
@@ -34,7 +33,7 @@ async function open(dataDir: string, env: Record<string, string>) {
   const content = await openDataContent(config, records)
   const errors: unknown[] = []
   const services = await buildServices({
-    config, records, content, secret: await loadServerSecret(records, dataDir),
+    config, records, content, secret: await records.secret(),
     publicUrl: () => ORIGIN,
     health: () => ({}),
     logError: (error) => errors.push(error),

@@ -8,9 +8,8 @@ import type { Logger } from './log.ts'
 import { openRecords, recordsPlace } from './store/open.ts'
 import type { Records } from './store/stores.ts'
 import { readMemo } from './store/memo.ts'
-import { loadServerSecret } from './store/secret.ts'
 import type { ContentStore } from './content/store.ts'
-import { openContent, openPostgresContent } from './content/open.ts'
+import { openContent, openSharedContent } from './content/open.ts'
 import { authService } from './domain/auth.ts'
 import { feedService } from './domain/feeds.ts'
 import { entryService } from './domain/entries.ts'
@@ -69,15 +68,16 @@ export const openDataRecords = (config: Config, options: { listen?: boolean } = 
   openRecords(recordsPlace(config), 'migrate', { assertNoIo: checksTransactions(config), listen: options.listen })
 
 /**
- * The configured content store: LevelDB in the data directory, or the blocks table beside the records in PostgreSQL
- * (or an S3 bucket indexed there), on the records' own pool (TRELLIS_DB_POOL is the instance's connections, not each store's); `records` closes after it.
+ * The configured content store: LevelDB in the data directory, or a block space the records host (their database, or
+ * an S3 bucket indexed there); `records` closes after it.
  */
 export async function openDataContent(config: Config, records: Records | null): Promise<ContentStore> {
   try {
     if (config.content !== 'leveldb') {
-      const { poolOf } = await import('./store/postgres/open.ts')
-      const s3 = config.content === 'postgres' ? undefined : config.content
-      return await openPostgresContent(poolOf(records), { dataDir: config.dataDir, gcGraceSeconds: config.gcGraceS, s3 })
+      const spaces = records?.blockSpaces
+      if (!spaces) throw new Error('content beside the records needs records that host it (PostgreSQL), opened first')
+      const space = config.content === 'postgres' ? await spaces.inDatabase() : await spaces.inBucket(config.content)
+      return await openSharedContent(space, { dataDir: config.dataDir, gcGraceSeconds: config.gcGraceS })
     }
     return await openContent(config.dataDir)
   } catch (error) {
@@ -103,7 +103,7 @@ export const commandDataAccess = (config: Config, records: Records, content: Con
   copyTo: (path) => records.upkeep.copyTo(path),
   integrity: () => records.upkeep.integrity(),
   inconsistencies: () => records.snapshot((view) => view.audit.inconsistencies()),
-  secret: () => loadServerSecret(records, config.dataDir),
+  secret: () => records.secret(),
   lease: (name) => records.lease(name),
   moderation: moderationService({ records }),
 })
@@ -156,7 +156,7 @@ export async function startBackground(config: Config, services: Services & { led
       copyTo: async (path) => void (await inThread({ copyTo: path })),
       integrity: async () => (await inThread({ integrity: true })).integrity!,
       inconsistencies: async () => (await inThread({ checks: true })).problems!,
-      secret: () => loadServerSecret(records, config.dataDir),
+      secret: () => records.secret(),
       lease: (name) => records.lease(name),
       moderation: services.moderation,
     },

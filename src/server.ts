@@ -8,7 +8,6 @@ import { bindChain } from './store/chain-binding.ts'
 import { recordsName, recordsPlace } from './store/open.ts'
 import { lockDataDir } from './store/lock.ts'
 import { ownerOnlyFromNow, tightenTree } from './store/permissions.ts'
-import { loadServerSecret } from './store/secret.ts'
 import { buildApp, buildServices, openDataContent, openDataRecords, startBackground, type Background } from './app.ts'
 import { serve } from './edge/serve.ts'
 import { hotReads } from './routes/hot-reads.ts'
@@ -20,7 +19,7 @@ import { marketSize } from './domain/market-size.ts'
 import { logger, type Logger } from './log.ts'
 import { nowSeconds, setClockOffset } from './lib/clock.ts'
 import { followTestClock } from './test-hooks.ts'
-import { isStoreUnavailable } from './lib/unavailable.ts'
+import { isStoreUnavailable } from './lib/store-faults.ts'
 import { VERSION } from './version.ts'
 import { redactUrl } from './chain/rpc.ts'
 import { signatureBackend } from './chain/signatures.ts'
@@ -58,7 +57,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       previous: binding.previous, current: { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress },
     })
   }
-  const secret = await loadServerSecret(records, config.dataDir)
+  const secret = await records.secret()
   const content = await openDataContent(config, records)
   failed.defer(() => content.close())
 

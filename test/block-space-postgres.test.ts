@@ -1,4 +1,4 @@
-// The PostgreSQL block space (src/content/postgres/block-space.ts) on a throwaway cluster: the Blockstore contract
+// The PostgreSQL block space (src/store/postgres/blocks/table-space.ts) on a throwaway cluster: the Blockstore contract
 // (interface-blockstore-tests, also run against the LevelDB space), a put and a collection crossing on one row, the
 // grace a collection spares by, one row per multihash, listings in pages, and the content store over it.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, mock, test } from 'bun:test'
@@ -14,9 +14,9 @@ import * as raw from 'multiformats/codecs/raw'
 import { sha256 } from 'multiformats/hashes/sha2'
 import { startPostgres, type Postgres } from '../dev/postgres.ts'
 import { tempDir } from '../dev/server.ts'
-import { openPostgresBlockSpace } from '../src/content/postgres/block-space.ts'
+import { openPostgresBlockSpace } from '../src/store/postgres/blocks/table-space.ts'
 import { openLevelBlockSpace, type LevelBlockSpace } from '../src/content/level/block-space.ts'
-import { openContent, openPostgresContent } from '../src/content/open.ts'
+import { openContent, openSharedContent } from '../src/content/open.ts'
 import { concatChunks } from '../src/lib/chunks.ts'
 import type { BlockSpace } from '../src/content/store.ts'
 
@@ -241,7 +241,7 @@ describe('the content store on PostgreSQL', () => {
     scratch.push(dataDir, levelDir)
     const size = 50 * 1024 * 1024
     const content = random(size)
-    const store = await openPostgresContent(sql, { dataDir, gcGraceSeconds: 60 })
+    const store = await openSharedContent(await openPostgresBlockSpace(sql), { dataDir, gcGraceSeconds: 60 })
     const level = await openContent(levelDir)
     try {
       const stored = await store.put(content)
@@ -266,7 +266,7 @@ describe('the content store on PostgreSQL', () => {
     scratch.push(dataDir)
     // An hour's grace, which no pause of a loaded machine between the last put and the collection outlasts; the
     // first two puts are past it by their stamps moved two hours back, not by waiting.
-    const store = await openPostgresContent(sql, { dataDir, gcGraceSeconds: 3600 })
+    const store = await openSharedContent(await openPostgresBlockSpace(sql), { dataDir, gcGraceSeconds: 3600 })
     const progress = () => {}
     try {
       const named = await store.put(random(600_000)) // 3 leaves and a root

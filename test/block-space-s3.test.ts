@@ -1,4 +1,4 @@
-// The S3 block space (src/content/s3/block-space.ts) on s3rver with its index in PostgreSQL: the Blockstore contract
+// The S3 block space (src/store/postgres/blocks/bucket-space.ts) on s3rver with its index in PostgreSQL: the Blockstore contract
 // (interface-blockstore-tests), a put and a collection crossing on one block, the grace, and a server with
 // TRELLIS_CONTENT_URL=s3://… serving the largest entry the interface takes (50 MB of base64) whole and by Range,
 // collected by `trellis gc` after its grace only when no record names it. PostgreSQL: the suite's cluster, or one of its own, so both passes run it.
@@ -17,7 +17,7 @@ import { emptyDatabase, postgresForTest } from '../dev/test-database.ts'
 import { S3RVER_CREDENTIALS, startS3, type S3Server } from '../dev/s3.ts'
 import { startTestServer, tempDir, trellis, type TestServer } from '../dev/server.ts'
 import { b64, createEntry, createFeed, newWallet } from '../dev/api.ts'
-import { openS3BlockSpace } from '../src/content/s3/block-space.ts'
+import { openS3BlockSpace } from '../src/store/postgres/blocks/bucket-space.ts'
 import type { BlockSpace } from '../src/content/store.ts'
 
 chai.use(chaiAsPromised)

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { startPostgres, type Postgres } from '../dev/postgres.ts'
-import { isUniqueViolation, join, q } from '../src/store/query.ts'
+import { join, q } from '../src/store/query.ts'
+import { isUniqueViolation } from '../src/lib/store-faults.ts'
 import { postgresSql } from '../src/store/postgres/sql.ts'
 
 let postgres: Postgres

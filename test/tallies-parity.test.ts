@@ -17,7 +17,8 @@ import { sqliteRecords } from '../src/store/sqlite/records.ts'
 import { postgresRecords } from '../src/store/postgres/records.ts'
 import { postgresSql } from '../src/store/postgres/sql.ts'
 import { migratePostgres } from '../src/store/postgres/migrate.ts'
-import { storesOn, type Stores } from '../src/store/stores.ts'
+import { sharedStores, type Stores } from '../src/store/stores.ts'
+import { postgresStores } from '../src/store/postgres/stores.ts'
 import { q, type Sql } from '../src/store/query.ts'
 import type { Records } from '../src/store/records.ts'
 import type { NewPayment } from '../src/store/payments.ts'
@@ -28,7 +29,7 @@ const BIG = 123_456_789_012_345_678n // past 2^53: a float anywhere would show
 
 /** The stores, and the statements under them for what no store writes any more (rows of an older schema). */
 type Tx = Stores & { sql: Sql }
-const withSql = (dialect: 'sqlite' | 'postgres') => (sql: Sql): Tx => ({ ...storesOn(dialect)(sql), sql })
+const withSql = (storesOn: (sql: Sql) => Stores) => (sql: Sql): Tx => ({ ...storesOn(sql), sql })
 
 const address = (digit: string) => `0x${digit.repeat(4).toUpperCase()}${digit.repeat(36)}` // mixed case, as EIP-55 addresses are
 const A = address('a'), B = address('b'), C = address('c'), D = address('d'), X = address('e') // X pays without a wallet
@@ -209,13 +210,13 @@ async function freshDatabase(name: string): Promise<string> {
   return postgres.urlOf(name)
 }
 const sqliteOn = (db: Database): Records<Tx> => {
-  const records = sqliteRecords(db, withSql('sqlite'))
+  const records = sqliteRecords(db, withSql(sharedStores))
   closing.push(records)
   return records
 }
 const postgresOn = (url: string, max = 4): { sql: SQL; records: Records<Tx> } => {
   const sql = new SQL(url, { max })
-  const records = postgresRecords(sql, withSql('postgres'))
+  const records = postgresRecords(sql, withSql(postgresStores))
   closing.push(records)
   return { sql, records }
 }
@@ -263,7 +264,7 @@ describe('one market on both engines', () => {
         old.exec(m.sql)
         old.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)').run(m.version, m.name)
       }
-      const sqlite = sqliteRecords(old, withSql('sqlite'))
+      const sqlite = sqliteRecords(old, withSql(sharedStores))
       await market(sqlite, 'old')
       await sqlite.close()
       openDb(path).close() // migrated the rest of the way
@@ -321,7 +322,7 @@ describe('PostgreSQL under concurrency', () => {
     // No retries here (the records adapter would hide a deadlock by running the transaction again).
     await Promise.all(workers.map(async (client, w) => {
       for (let k = 0; k < 50; k++) {
-        await client.begin((tx) => sell(withSql('postgres')(postgresSql(tx)), saleOf(w, k))).catch((error: { errno?: string; message: string }) => {
+        await client.begin((tx) => sell(withSql(postgresStores)(postgresSql(tx)), saleOf(w, k))).catch((error: { errno?: string; message: string }) => {
           errors.push(`${error.errno}: ${error.message}`)
         })
       }

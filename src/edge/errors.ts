@@ -1,7 +1,7 @@
 // Error → status and body. Shape A {error, code, details?} everywhere; shape B for feed create/update validation.
 import { Elysia, ValidationError } from 'elysia'
 import { DomainError } from '../domain/errors.ts'
-import { isStoreUnavailable } from '../lib/unavailable.ts'
+import { isStoreUnavailable } from '../lib/store-faults.ts'
 import { holdsNul } from '../lib/text.ts'
 
 export const STATUS: Record<string, number> = {

@@ -8,7 +8,7 @@ export type NewEntry = Omit<EntryRecord, 'is_active' | 'taken_down' | 'total_pur
 
 export interface EntryStore {
   byId(id: string): Promise<EntryRecord | undefined>
-  /** byId, its row held until the transaction ends (PostgreSQL: FOR UPDATE; SQLite has one writer). */
+  /** byId, its row held until the transaction ends: no other writer changes it meanwhile. */
   held(id: string): Promise<EntryRecord | undefined>
   /** The key the entry's content is sealed under; null when it is stored in the clear. */
   contentKey(id: string): Promise<Uint8Array | null>
@@ -17,7 +17,7 @@ export interface EntryStore {
   /**
    * A new active entry, taking one of its feed's `max` slots in the statement that checks them, so concurrent adds
    * cannot overshoot the limit nor land in a feed deactivated meanwhile: the entry as stored, or why there was no
-   * slot. One statement on PostgreSQL (Records.single); on SQLite, three in the caller's transaction.
+   * slot. One statement where the engine can (PostgreSQL, for Records.single), else several in the caller's transaction.
    */
   add(entry: NewEntry, max: number): Promise<EntryRecord | SlotRefusal>
   /** False when it was not active; the feed's count goes down with it. */
@@ -68,46 +68,41 @@ export const entryRecord = (row: EntryRow): EntryRecord => ({
 export const ENTRY_COLUMNS = q`e.id, e.feed_id, e.cid, e.size, e.mime_type, e.title, e.description, e.metadata, e.tags, e.is_free,
   CAST(e.price AS TEXT) AS price, e.expires_at, e.is_active, e.taken_down, e.total_purchases, CAST(e.total_revenue AS TEXT) AS total_revenue,
   e.created_at, e.updated_at`
-const SELECT = q`SELECT ${ENTRY_COLUMNS} FROM entries e`
+export const ENTRY_SELECT = q`SELECT ${ENTRY_COLUMNS} FROM entries e`
 
 // A feed's total_entries is kept equal to its active entries in the same transaction as every change: by one for a
 // single entry, by a recount when a whole feed is (de)activated. The ledger audit checks it.
 const recount = (feedId: string) => q`UPDATE feeds SET total_entries = (SELECT COUNT(*) FROM entries WHERE feed_id = ${feedId} AND is_active = 1) WHERE id = ${feedId}`
 
-const takeSlot = (feedId: string, max: number) =>
+export const takeSlot = (feedId: string, max: number) =>
   q`UPDATE feeds SET total_entries = total_entries + 1 WHERE id = ${feedId} AND is_active = 1 AND total_entries < ${max}`
 
-const NEW_ENTRY_COLUMNS = q`(id, feed_id, cid, size, mime_type, title, description, metadata, tags, is_free, price, expires_at, content_key, created_at, updated_at)`
-const newEntryValues = (e: NewEntry) => q`${e.id}, ${e.feed_id}, ${e.cid}, ${e.size}, ${e.mime_type}, ${e.title}, ${e.description}, ${e.metadata},
+export const NEW_ENTRY_COLUMNS = q`(id, feed_id, cid, size, mime_type, title, description, metadata, tags, is_free, price, expires_at, content_key, created_at, updated_at)`
+export const newEntryValues = (e: NewEntry) => q`${e.id}, ${e.feed_id}, ${e.cid}, ${e.size}, ${e.mime_type}, ${e.title}, ${e.description}, ${e.metadata},
   ${textListJson(e.tags)}, ${e.is_free ? 1 : 0}, ${e.price}, ${e.expires_at}, ${e.content_key ?? null}, ${e.now}, ${e.now}`
 
-export function entryStore(sql: Sql, dialect: 'sqlite' | 'postgres'): EntryStore {
-  async function byId(id: string) {
-    const row = await sql.get<EntryRow>(q`${SELECT} WHERE e.id = ${id}`)
-    return row ? entryRecord(row) : undefined
-  }
+/** Why the feed had no slot, as it stands now. */
+export async function noSlot(sql: Sql, feedId: string): Promise<SlotRefusal> {
+  const feed = await sql.get<{ is_active: number }>(q`SELECT is_active FROM feeds WHERE id = ${feedId}`)
+  return !feed ? 'missing' : Number(feed.is_active) !== 1 ? 'inactive' : 'full'
+}
 
-  async function noSlot(feedId: string): Promise<SlotRefusal> {
-    const feed = await sql.get<{ is_active: number }>(q`SELECT is_active FROM feeds WHERE id = ${feedId}`)
-    return !feed ? 'missing' : Number(feed.is_active) !== 1 ? 'inactive' : 'full'
+export function entryStore(sql: Sql): EntryStore {
+  async function byId(id: string) {
+    const row = await sql.get<EntryRow>(q`${ENTRY_SELECT} WHERE e.id = ${id}`)
+    return row ? entryRecord(row) : undefined
   }
 
   return {
     byId,
-    async held(id) {
-      const row = await sql.get<EntryRow>(q`${SELECT} WHERE e.id = ${id}${dialect === 'postgres' ? q` FOR UPDATE` : q``}`)
-      return row ? entryRecord(row) : undefined
-    },
+    // One writer at a time (the embedded engine): reading in the transaction holds the row, and the slot is taken
+    // and the entry inserted as three statements of it. An engine with concurrent writers overrides both
+    // (store/postgres/stores.ts).
+    held: byId,
     contentKey: async (id) => (await sql.get<{ content_key: Uint8Array | null }>(q`SELECT content_key FROM entries WHERE id = ${id}`))?.content_key ?? null,
     freeExpired: (now) => sql.run(q`UPDATE entries SET is_free = 1, updated_at = ${now} WHERE is_free = 0 AND expires_at IS NOT NULL AND expires_at <= ${now}`),
     async add(e, max) {
-      if (dialect === 'postgres') {
-        // The slot is a CTE: no row from it, no insert, and the statement commits nothing.
-        const row = await sql.get<EntryRow>(q`WITH slot AS (${takeSlot(e.feed_id, max)} RETURNING id)
-          INSERT INTO entries AS e ${NEW_ENTRY_COLUMNS} SELECT ${newEntryValues(e)} FROM slot RETURNING ${ENTRY_COLUMNS}`)
-        return row ? entryRecord(row) : noSlot(e.feed_id)
-      }
-      if ((await sql.run(takeSlot(e.feed_id, max))) !== 1) return noSlot(e.feed_id)
+      if ((await sql.run(takeSlot(e.feed_id, max))) !== 1) return noSlot(sql, e.feed_id)
       await sql.run(q`INSERT INTO entries ${NEW_ENTRY_COLUMNS} VALUES (${newEntryValues(e)})`)
       return (await byId(e.id))!
     },
@@ -147,7 +142,7 @@ export function entryStore(sql: Sql, dialect: 'sqlite' | 'postgres'): EntryStore
       const where: Query[] = [q`e.feed_id = ${filter.feedId}`, q`e.is_active = 1`]
       if (filter.isFree !== undefined) where.push(q`e.is_free = ${filter.isFree ? 1 : 0}`)
       if (filter.beforeId) where.push(q`e.id < ${filter.beforeId}`)
-      const rows = await sql.all<EntryRow>(q`${SELECT} WHERE ${join(where, ' AND ')} ORDER BY e.id DESC LIMIT ${filter.limit}`)
+      const rows = await sql.all<EntryRow>(q`${ENTRY_SELECT} WHERE ${join(where, ' AND ')} ORDER BY e.id DESC LIMIT ${filter.limit}`)
       return rows.map(entryRecord)
     },
   }

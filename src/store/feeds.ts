@@ -22,7 +22,7 @@ export type NewFeed = { id: string; owner_id: string; category_id: string | null
 
 export interface FeedStore {
   byId(id: string): Promise<FeedRecord | undefined>
-  /** byId, its row held until the transaction ends (PostgreSQL: FOR UPDATE; SQLite has one writer). */
+  /** byId, its row held until the transaction ends: no other writer changes it meanwhile. */
   held(id: string): Promise<FeedRecord | undefined>
   list(filter: FeedFilter): Promise<FeedRecord[]>
   activeCountOf(ownerId: string): Promise<number>
@@ -31,38 +31,38 @@ export interface FeedStore {
   update(id: string, patch: FeedPatch, now: number): Promise<boolean>
   /**
    * Holds the owner's wallet row until the transaction ends, so two transactions counting the owner's feeds do not
-   * both see room for one more (PostgreSQL: SELECT … FOR UPDATE; SQLite has one writer and does nothing).
+   * both see room for one more (nothing to do where there is one writer at a time).
    */
   lockOwner(walletId: string): Promise<void>
 }
 
 /** A feeds row as the database returns it. */
-interface FeedRow extends Omit<FeedRecord, 'is_active' | 'taken_down' | 'tags' | 'total_revenue'> {
+export interface FeedRow extends Omit<FeedRecord, 'is_active' | 'taken_down' | 'tags' | 'total_revenue'> {
   is_active: number
   taken_down: number
   tags: string // JSON array
   total_revenue: string
 }
 
-const toRecord = (row: FeedRow): FeedRecord => ({
+export const feedRecord = (row: FeedRow): FeedRecord => ({
   ...row, is_active: Number(row.is_active) === 1, taken_down: Number(row.taken_down) === 1, tags: JSON.parse(row.tags) as string[], total_revenue: BigInt(row.total_revenue),
   total_entries: Number(row.total_entries), total_purchases: Number(row.total_purchases), created_at: Number(row.created_at), updated_at: Number(row.updated_at),
 })
 
-const SELECT = q`SELECT f.id, f.owner_id, w.address AS owner_wallet_address, f.category_id, f.name, f.description,
+export const FEED_SELECT = q`SELECT f.id, f.owner_id, w.address AS owner_wallet_address, f.category_id, f.name, f.description,
   f.image_cid, f.tags, f.is_active, f.taken_down, f.total_entries, f.total_purchases, CAST(f.total_revenue AS TEXT) AS total_revenue,
   f.created_at, f.updated_at FROM feeds f JOIN wallets w ON w.id = f.owner_id`
 
-export function feedStore(sql: Sql, dialect: 'sqlite' | 'postgres'): FeedStore {
+export function feedStore(sql: Sql): FeedStore {
+  async function byId(id: string) {
+    const row = await sql.get<FeedRow>(q`${FEED_SELECT} WHERE f.id = ${id}`)
+    return row ? feedRecord(row) : undefined
+  }
   return {
-    async byId(id) {
-      const row = await sql.get<FeedRow>(q`${SELECT} WHERE f.id = ${id}`)
-      return row ? toRecord(row) : undefined
-    },
-    async held(id) {
-      const row = await sql.get<FeedRow>(q`${SELECT} WHERE f.id = ${id}${dialect === 'postgres' ? q` FOR UPDATE OF f` : q``}`)
-      return row ? toRecord(row) : undefined
-    },
+    byId,
+    // One writer at a time (the embedded engine): a row read in a transaction is held by being read there. An engine
+    // with concurrent writers overrides these two (store/postgres/stores.ts).
+    held: byId,
     activeCountOf: async (ownerId) => Number((await sql.get<{ n: number }>(q`SELECT COUNT(*) AS n FROM feeds WHERE owner_id = ${ownerId} AND is_active = 1`))!.n),
     async insert(row) {
       await sql.run(q`INSERT INTO feeds (id, owner_id, category_id, name, description, image_cid, tags, created_at, updated_at)
@@ -76,11 +76,7 @@ export function feedStore(sql: Sql, dialect: 'sqlite' | 'postgres'): FeedStore {
       if (taken_down !== undefined) values.taken_down = taken_down ? 1 : 0
       return patchRow(sql, 'feeds', id, values, now)
     },
-    async lockOwner(walletId) {
-      // NO KEY: an owner's feed creations queue on it, while a purchase's reference to the wallet (FOR KEY SHARE)
-      // passes; FOR UPDATE would make those two a deadlock when the purchase holds the address rows first.
-      if (dialect === 'postgres') await sql.get(q`SELECT id FROM wallets WHERE id = ${walletId} FOR NO KEY UPDATE`)
-    },
+    async lockOwner() {},
     async list(filter) {
       // A taken-down feed is inactive, but not among the inactive ones either: it is in no listing at all.
       const where: Query[] = [q`f.total_entries >= ${filter.minEntries}`, q`f.taken_down = 0`]
@@ -96,8 +92,8 @@ export function feedStore(sql: Sql, dialect: 'sqlite' | 'postgres'): FeedStore {
       if (filter.createdBefore !== undefined) where.push(q`f.created_at <= ${filter.createdBefore}`)
       if (filter.createdAfter !== undefined) where.push(q`f.created_at >= ${filter.createdAfter}`)
       if (filter.beforeId) where.push(q`f.id < ${filter.beforeId}`)
-      const rows = await sql.all<FeedRow>(q`${SELECT} WHERE ${join(where, ' AND ')} ORDER BY f.id DESC LIMIT ${filter.limit}`)
-      return rows.map(toRecord)
+      const rows = await sql.all<FeedRow>(q`${FEED_SELECT} WHERE ${join(where, ' AND ')} ORDER BY f.id DESC LIMIT ${filter.limit}`)
+      return rows.map(feedRecord)
     },
   }
 }

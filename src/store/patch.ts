@@ -1,5 +1,6 @@
 // UPDATE <table> SET <values>, updated_at = now WHERE id = ?, for the stores whose rows are patched field by field.
-import { isUniqueViolation, join, q, sqlText, type Sql } from './query.ts'
+import { join, q, sqlText, type Sql } from './query.ts'
+import { isUniqueViolation } from '../lib/store-faults.ts'
 
 /**
  * False when a UNIQUE index refuses the new values: the database decides, so concurrent writers cannot both win.

@@ -76,9 +76,3 @@ export interface Sql {
   get<T>(query: Query): Promise<T | undefined>
   run(query: Query): Promise<number>
 }
-
-/** A unique index refused a row: SQLite's extended codes, PostgreSQL's SQLSTATE 23505 (never the message text). */
-export function isUniqueViolation(error: unknown): boolean {
-  const { code, errno } = (error ?? {}) as { code?: unknown; errno?: unknown }
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505' || errno === '23505'
-}

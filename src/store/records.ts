@@ -2,6 +2,8 @@
 // store/postgres/) builds the stores over its own connection and runs transactions its own way; the domain only
 // awaits.
 import type { Sql } from './query.ts'
+import type { BlockSpace } from '../lib/block-space.ts'
+import type { S3Place } from '../config/values.ts'
 
 /** The configured database cannot be used (unreachable, refused, missing): the process stops with exit 2. */
 export class DatabaseUnavailable extends Error {
@@ -144,8 +146,15 @@ export interface Upkeep {
   loadCopy(path: string, scratch: string, nul?: NulPolicy): Promise<{ rows: number; nul: Array<{ text: NulText; stored: string | 'drop' }> }>
 }
 
+/** Places for content blocks an engine hosts beside its records, for instances sharing them. */
+export interface BlockSpaces {
+  /** Blocks kept in the records' own database. */
+  inDatabase(): Promise<BlockSpace>
+  /** Blocks kept in an S3-compatible bucket, indexed in the records' database (which knows when each was written). */
+  inBucket(place: S3Place): Promise<BlockSpace>
+}
+
 export interface Records<Stores> {
-  readonly dialect: 'sqlite' | 'postgres'
   /** This opening's id: what /health calls the instance, and how its writes are named to the others on PostgreSQL. */
   readonly instance: string
   /** Stores outside any transaction (each statement commits alone). Writes here touch only unmemoized tables. */
@@ -171,6 +180,13 @@ export interface Records<Stores> {
   /** Null on the embedded engine: one process, which keeps all of this in memory. */
   readonly cluster: Cluster | null
   readonly upkeep: Upkeep
+  /**
+   * The server key for JWTs and page tokens (32 bytes), kept where the records are: beside an embedded database's
+   * file, inside a shared one (every instance signs alike). Made on first asking, the same ever after.
+   */
+  secret(): Promise<Uint8Array>
+  /** The places for content blocks this engine can host beside the records; null where it hosts none. */
+  readonly blockSpaces: BlockSpaces | null
   close(): Promise<void>
 }
 

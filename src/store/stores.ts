@@ -41,12 +41,16 @@ export interface Stores {
 
 export type Records = RecordsOf<Stores>
 
-export const storesOn = (dialect: 'sqlite' | 'postgres') => (sql: Sql): Stores => ({
+/**
+ * The stores as any SQL engine runs them, with one writer at a time. An adapter whose engine differs (concurrent
+ * writers, other statements) hands the domain these with its own overrides (store/postgres/stores.ts).
+ */
+export const sharedStores = (sql: Sql): Stores => ({
   wallets: walletStore(sql),
   nonces: nonceStore(sql),
   categories: categoryStore(sql),
-  feeds: feedStore(sql, dialect),
-  entries: entryStore(sql, dialect),
+  feeds: feedStore(sql),
+  entries: entryStore(sql),
   transactions: transactionStore(sql),
   payments: paymentStore(sql),
   purchases: purchaseStore(sql),

@@ -1,7 +1,7 @@
 // One attempt to settle one payment: its pending row is written first (the lock: only the request whose write made it
 // sends the authorization), then the settler is asked, and only the chain's answer moves the row out of 'pending'.
 import type { PaymentRow } from '../../store/payments.ts'
-import { isUniqueViolation } from '../../store/query.ts'
+import { isUniqueViolation } from '../../lib/store-faults.ts'
 import type { EntryRecord } from '../../models/records.ts'
 import { describeFailure } from '../../chain/rpc.ts'
 import type { PriceTag } from '../../chain/x402/requirements.ts'

@@ -4,7 +4,7 @@
 // tallies are tables of their own and are copied as they are: the receiving side's triggers stay off meanwhile
 // (each adapter sees to that), or every sale would be counted twice.
 import type { Database } from 'bun:sqlite'
-import { join, q, sqlText, type Query, type Sql } from './query.ts'
+import { join, q, sqlText, type Query, type Sql } from '../query.ts'
 
 export interface TableShape {
   name: string

@@ -5,7 +5,8 @@ import { SQL } from 'bun'
 import { randomUUID } from 'node:crypto'
 import type { OpenMode } from '../sqlite/database.ts'
 import { SchemaMismatch } from '../migrations/index.ts'
-import { storesOn, type Records } from '../stores.ts'
+import type { Records } from '../stores.ts'
+import { postgresStores } from './stores.ts'
 import { DatabaseUnavailable } from '../records.ts'
 import { migratePostgres, requireCurrentPostgres } from './migrate.ts'
 import { postgresRecords } from './records.ts'
@@ -44,18 +45,7 @@ export async function openPostgresRecords(url: string, mode: OpenMode, pool: num
     throw new DatabaseUnavailable(`cannot use PostgreSQL at ${where}: ${reasonOf(error)}`)
   }
   const leaseClient = () => new SQL(url, { max: 1, connectionTimeout: CONNECT_TIMEOUT_S, idleTimeout: 60, connection: connection(`${application} leases`) })
-  const records = postgresRecords(sql, storesOn('postgres'), { feed, instance, leaseClient })
-  pools.set(records, sql)
-  return records
-}
-
-const pools = new WeakMap<Records, SQL>()
-
-/** The pool records opened here run on, for the content store beside them to share (the records close it). */
-export function poolOf(records: Records | null): SQL {
-  const sql = records && pools.get(records)
-  if (!sql) throw new Error('content in PostgreSQL needs the records in PostgreSQL, opened first')
-  return sql
+  return postgresRecords(sql, postgresStores, { feed, instance, leaseClient })
 }
 
 /** What went wrong, in PostgreSQL's words where it gave some (they never hold the password). */

@@ -10,9 +10,11 @@ import { localChanges, type Lease, type Records, type StoresOn, type Upkeep, typ
 import { postgresSql } from './sql.ts'
 import { exportToSqlite, importFromSqlite } from './transfer.ts'
 import { checkIndexes } from './integrity.ts'
-import { unavailableOr } from './faults.ts'
+import { postgresFault } from './faults.ts'
 import type { ChangeFeed } from './change-feed.ts'
 import { postgresCluster, postgresSnapshots } from './cluster.ts'
+import { postgresBlockSpaces } from './blocks/spaces.ts'
+import { claimedSecret } from '../secret.ts'
 
 /** SQLSTATEs after which the whole transaction may simply run again. */
 const RETRIED = new Set(['40001', '40P01'])
@@ -51,7 +53,7 @@ export function postgresRecords<Stores>(
         if (!unkept) committed()
         return value
       } catch (error) {
-        if (attempt >= ATTEMPTS || !RETRIED.has(sqlState(error) as string)) throw unavailableOr(error)
+        if (attempt >= ATTEMPTS || !RETRIED.has(sqlState(error) as string)) throw postgresFault(error)
       }
     }
   }
@@ -72,7 +74,6 @@ export function postgresRecords<Stores>(
   }
 
   return {
-    dialect: 'postgres',
     instance,
     read: pooled,
     transact,
@@ -131,6 +132,8 @@ export function postgresRecords<Stores>(
       return lease
     },
     upkeep,
+    secret: () => claimedSecret(postgresSql(sql)),
+    blockSpaces: postgresBlockSpaces(sql),
     /** Leases still held are released first: a reserved connection would keep the pool from closing. */
     async close() {
       await Promise.all([...held].map((lease) => lease.release().catch(() => {})))

@@ -1,11 +1,11 @@
 // A PostgreSQL database's records to and from the backup format (a SQLite file with the embedded schema): what
 // `trellis backup` writes of a database in PostgreSQL, and what `trellis restore` and `migrate-to-postgres` load
-// into one. Moving rows is store/copy-rows.ts's; this file holds what each side needs around it: one snapshot to
+// into one. Moving rows is copy-rows.ts's; this file holds what each side needs around it: one snapshot to
 // read from, the receiving side's triggers off, one transaction to load in.
 import { Database } from 'bun:sqlite'
 import { copyFileSync, rmSync } from 'node:fs'
 import type { SQL } from 'bun'
-import { copyTable, tablesOf, type TableShape } from '../copy-rows.ts'
+import { copyTable, tablesOf, type TableShape } from './copy-rows.ts'
 import { OccupiedDatabase, UnloadableText, type NulPolicy, type NulText } from '../records.ts'
 import { openDb } from '../sqlite/database.ts'
 import { plainSqlite } from '../sqlite/statements.ts'

@@ -15,8 +15,9 @@ import { dirname } from 'node:path'
 import type { Sql } from '../query.ts'
 import { sqliteStatements } from './statements.ts'
 import { localChanges, type Durability, type Lease, type Records, type StoresOn, type Upkeep, type WriteOptions } from '../records.ts'
-import { storesOn, type Stores } from '../stores.ts'
+import { sharedStores, type Stores } from '../stores.ts'
 import { snapshotFiles } from './snapshot-files.ts'
+import { loadSecret } from './secret-file.ts'
 
 export interface SqliteRecordsOptions {
   /** Fail a transaction that is still running when the event loop turns (it awaited something besides its tx). */
@@ -24,12 +25,14 @@ export interface SqliteRecordsOptions {
 }
 
 /** The records of an embedded database: every store over this one connection. */
-export const embeddedRecords = (db: Database, options: SqliteRecordsOptions = {}): Records<Stores> => sqliteRecords(db, storesOn('sqlite'), options)
+export const embeddedRecords = (db: Database, options: SqliteRecordsOptions = {}): Records<Stores> => sqliteRecords(db, sharedStores, options)
 
 const GRANTED: Lease = { lost: new Promise<void>(() => {}), release: async () => {} }
 
 export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, options: SqliteRecordsOptions = {}): Records<Stores> {
   const run = sqliteStatements(db)
+  /** The data directory the database file is in: its snapshots and the server key are kept beside it. */
+  const directory = db.filename && db.filename !== ':memory:' ? dirname(db.filename) : null
 
   let gate: Promise<void> | null = null
   const pass = async () => {
@@ -157,7 +160,6 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
   }
 
   return {
-    dialect: 'sqlite',
     instance: randomUUID(),
     read: storesOn(gated),
     transact,
@@ -166,9 +168,14 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
     snapshot: (work) => between(() => inSnapshot(work)),
     changes,
     lease: async () => GRANTED,
-    snapshots: snapshotFiles(db.filename && db.filename !== ':memory:' ? dirname(db.filename) : null),
+    snapshots: snapshotFiles(directory),
     cluster: null,
     upkeep,
+    async secret() {
+      if (!directory) throw new Error('an in-memory database has no directory to keep the server key in')
+      return loadSecret(directory)
+    },
+    blockSpaces: null,
     async close() {
       await new Promise((resolve) => setImmediate(resolve)) // a group asked for in this turn is scheduled by now
       await groups

@@ -2,6 +2,7 @@
 // is kept by its template, so no SQL text is rendered or hashed on the way to it after its first time.
 import type { Database, Statement } from 'bun:sqlite'
 import { render, type Query, type Sql } from '../query.ts'
+import { sqliteFault } from './faults.ts'
 
 export interface SyncStatements {
   all<T>(query: Query): T[]
@@ -22,19 +23,19 @@ export function sqliteStatements(db: Database): SyncStatements {
     const { text, values } = render(query, '?')
     return { statement: db.query(text), values: values as never[] }
   }
+  /** `use` of the query's statement, its error as the fault it is (an INSERT … RETURNING is read with all or get). */
+  function using<R>(query: Query, use: (statement: Statement, values: never[]) => R): R {
+    const { statement: s, values } = statement(query)
+    try {
+      return use(s, values)
+    } catch (error) {
+      throw sqliteFault(error)
+    }
+  }
   return {
-    all: <T>(query: Query) => {
-      const { statement: s, values } = statement(query)
-      return s.all(...values) as T[]
-    },
-    get: <T>(query: Query) => {
-      const { statement: s, values } = statement(query)
-      return (s.get(...values) as T | null) ?? undefined
-    },
-    run: (query: Query) => {
-      const { statement: s, values } = statement(query)
-      return s.run(...values).changes
-    },
+    all: <T>(query: Query) => using(query, (s, values) => s.all(...values) as T[]),
+    get: <T>(query: Query) => using(query, (s, values) => (s.get(...values) as T | null) ?? undefined),
+    run: (query: Query) => using(query, (s, values) => s.run(...values).changes),
   }
 }
 

@@ -11,9 +11,9 @@ import type { InputPair, Pair } from 'interface-blockstore'
 import { NotFoundError } from 'interface-store'
 import type { CID } from 'multiformats/cid'
 import { base32upper } from 'multiformats/bases/base32'
-import type { BlockSpace, ListedBlock } from '../store.ts'
-import { joined, keyBytes, keyOf, listRows, plain, single, type Bytes } from '../multihash-rows.ts'
-import { reaching } from '../../store/postgres/faults.ts'
+import type { BlockSpace, ListedBlock } from '../../../lib/block-space.ts'
+import { joined, keyBytes, keyOf, listRows, plain, single, type Bytes } from './multihash-rows.ts'
+import { reaching } from '../faults.ts'
 
 type AbortOptions = { signal?: AbortSignal }
 /** Blocks a collection removes per transaction. */

@@ -5,8 +5,8 @@ import { CID } from 'multiformats/cid'
 import { base32upper } from 'multiformats/bases/base32'
 import * as raw from 'multiformats/codecs/raw'
 import { decode as decodeDigest } from 'multiformats/hashes/digest'
-import type { ListedBlock } from './store.ts'
-import { reaching } from '../store/postgres/faults.ts'
+import type { ListedBlock } from '../../../lib/block-space.ts'
+import { reaching } from '../faults.ts'
 
 export type Bytes = Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>
 

@@ -12,9 +12,9 @@ import type { SQL } from 'bun'
 import type { InputPair, Pair } from 'interface-blockstore'
 import { NotFoundError } from 'interface-store'
 import type { CID } from 'multiformats/cid'
-import type { BlockSpace, ListedBlock } from '../store.ts'
-import { joined, keyBytes, keyOf, listRows, plain, rowCid, single, type Bytes } from '../multihash-rows.ts'
-import { reaching } from '../../store/postgres/faults.ts'
+import type { BlockSpace, ListedBlock } from '../../../lib/block-space.ts'
+import { joined, keyBytes, keyOf, listRows, plain, rowCid, single, type Bytes } from './multihash-rows.ts'
+import { reaching } from '../faults.ts'
 
 type AbortOptions = { signal?: AbortSignal }
 /** Rows getAll reads at a time: these carry the blocks, up to 256 KiB each. */
