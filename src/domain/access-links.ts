@@ -11,6 +11,7 @@ import type { EntryService } from './entries.ts'
 import { rangeSessions } from './range-sessions.ts'
 
 export const DEFAULT_LINK_LIFETIME_S = 24 * 3600
+const UNKEPT = { unkept: true } as const
 
 
 export function accessLinkService(d: { records: Records; entries: EntryService; tokens: AccessTokens }) {
@@ -61,7 +62,9 @@ export function accessLinkService(d: { records: Records; entries: EntryService; 
     // One turn of the event loop first: a client that closed right after its request is seen gone by then.
     await new Promise((resolve) => setImmediate(resolve))
     const now = nowSeconds()
-    const outcome = await d.records.transact(async (tx) => (gone() ? 'gone' : (await tx.accessLinks.use(link.id, now)) ? 'counted' : 'refused'))
+    // Unkept: no read of access links is kept, so a use leaves the read memo as it was. Counted as a change, every
+    // open emptied the memo, and the next open read its entry and feed again, as did every other read of the market.
+    const outcome = await d.records.transact(async (tx) => (gone() ? 'gone' : (await tx.accessLinks.use(link.id, now)) ? 'counted' : 'refused'), UNKEPT)
     if (outcome === 'refused') refuseUnusable((await links.byId(link.id))!, now, true)
     return outcome === 'counted'
   }
