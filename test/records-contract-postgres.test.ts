@@ -21,5 +21,6 @@ describe.skipIf(!TEST_POSTGRES)('PostgreSQL', () => {
     name: 'PostgreSQL',
     open: () => openRecords({ engine: 'postgres', url: database.url, pool: 4 }, 'current'),
     sharedDatabase: true,
+  hostsBlocks: true,
   })
 })

@@ -19,4 +19,5 @@ recordsContract({
     return openRecords({ engine: 'sqlite', dataDir }, 'migrate', { assertNoIo: true })
   },
   sharedDatabase: false,
+  hostsBlocks: false,
 })

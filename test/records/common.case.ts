@@ -8,6 +8,9 @@ import { randomBytes } from 'node:crypto'
 import type { Records } from '../../src/store/stores.ts'
 import type { NewEntry } from '../../src/store/entries.ts'
 import { isUniqueViolation } from '../../src/lib/store-faults.ts'
+import { CID } from 'multiformats/cid'
+import * as raw from 'multiformats/codecs/raw'
+import { sha256 } from 'multiformats/hashes/sha2'
 
 export interface RecordsContractOptions {
   /** Names the adapter in the test names. */
@@ -19,6 +22,8 @@ export interface RecordsContractOptions {
    * opening at a time. False where an opening is the only process (the embedded engine): every lease is granted.
    */
   sharedDatabase: boolean
+  /** Whether the engine hosts content blocks beside its records (records.blockSpaces), for instances sharing them. */
+  hostsBlocks: boolean
 }
 
 const now = () => Math.floor(Date.now() / 1000)
@@ -42,7 +47,7 @@ const anEntry = (feedId: string, more: Partial<NewEntry> = {}): NewEntry => ({
 
 const aNonce = () => ({ nonce: unique('nonce'), address_lc: anAddress(), message: 'sign in', expires_at: now() + 300 })
 
-export function recordsContract({ name, open: openRecords, sharedDatabase }: RecordsContractOptions): void {
+export function recordsContract({ name, open: openRecords, sharedDatabase, hostsBlocks }: RecordsContractOptions): void {
   describe(`the records contract: ${name}`, () => {
     const opened: Records[] = []
     const open = async () => {
@@ -200,6 +205,27 @@ export function recordsContract({ name, open: openRecords, sharedDatabase }: Rec
         expect(await records.lease(name)).not.toBeNull()
       })
     }
+
+    test('the server key: 32 bytes, the same when asked again' + (sharedDatabase ? ', and the same for every opening of the database' : ''), async () => {
+      const records = await open()
+      const key = await records.secret()
+      expect(key.byteLength).toBe(32)
+      expect(Buffer.from(await records.secret()).equals(Buffer.from(key))).toBe(true)
+      if (sharedDatabase) expect(Buffer.from(await (await open()).secret()).equals(Buffer.from(key))).toBe(true)
+    })
+
+    test('a block space the records host keeps a block by its CID' + (hostsBlocks ? '' : ' (none here: content is kept apart)'), async () => {
+      const records = await open()
+      if (!hostsBlocks) return expect(records.blockSpaces).toBeNull()
+      const space = await records.blockSpaces!.inDatabase()
+      const bytes = new TextEncoder().encode(unique('block'))
+      const cid = CID.createV1(raw.code, await sha256.digest(bytes))
+      await space.put(cid, bytes)
+      expect(await space.has(cid)).toBe(true)
+      const chunks: Uint8Array[] = []
+      for await (const chunk of space.get(cid)) chunks.push(chunk)
+      expect(Buffer.concat(chunks).equals(Buffer.from(bytes))).toBe(true)
+    })
 
     test('a duplicate key is a unique violation, from a transaction and from a statement alone', async () => {
       const records = await open()
