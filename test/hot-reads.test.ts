@@ -10,6 +10,8 @@ let feedId: string
 let walletId: string
 let paidPaths: string[]
 let freeContent: { small: string; large: string; html: string }
+/** A cursor of the feed list (the feed after which the list goes on: none here, an empty page). */
+let listCursor: string
 
 beforeAll(async () => {
   server = await startTestServer({ TRELLIS_STATS_REFRESH_S: '1', TRELLIS_RANKINGS_REFRESH_S: '1' })
@@ -24,6 +26,9 @@ beforeAll(async () => {
   freeContent = Object.fromEntries(Object.entries({ small, large, html }).map(([name, e]) => [name, `/v1/feeds/${feed.id}/entries/${e.id}/content`])) as typeof freeContent
   feedId = feed.id
   walletId = feed.owner_id
+  // A second feed, empty (hidden from the market-wide list), then its owner's listing gives a cursor of the list.
+  await createFeed(server.url, owner, { name: 'empty' })
+  listCursor = (await call(server.url, 'GET', `/v1/feeds?owner_id=${walletId}&page_size=1`)).body.pagination.next_page_token
   for (let i = 0; i < 50; i++) {
     if ((await call(server.url, 'GET', '/v1/leaderboards/top-feeds')).body.data.length > 0) break
     await Bun.sleep(100)
@@ -39,6 +44,7 @@ const hot = () => [
   '/v1/leaderboards/most-popular', '/v1/leaderboards/top-revenue?period=7d', '/v1/leaderboards/top-providers?period=1d&page_size=5',
   '/v1/leaderboards/top-buyers?page_size=100&period=30d', '/v1/leaderboards/category-stats',
   `/v1/feeds/${feedId}`, `/v1/feeds/${feedId.toUpperCase()}`, `/v1/wallets/${walletId}/stats`,
+  '/v1/feeds', '/v1/feeds?page_size=100', '/v1/feeds?page_size=1&page_token=', `/v1/feeds?page_size=100&page_token=${listCursor}`,
 ]
 
 describe('hot reads', () => {
@@ -122,6 +128,9 @@ describe('hot reads', () => {
         expect(reply.status, query).toBe(400)
         expect(reply.body.code, query).toBe('INVALID_PARAMETER')
       }
+    }
+    for (const query of ['page_size=0', 'page_size=101', 'page_size=1e1', 'page_token=forged.token']) {
+      for (let i = 0; i < 2; i++) expect((await call(server.url, 'GET', `/v1/feeds?${query}`)).status, query).toBe(query.startsWith('page_token') ? 422 : 400)
     }
     expect((await call(server.url, 'GET', '/v1/feeds/not-a-uuid')).body.code).toBe('INVALID_PARAMETER')
     expect((await call(server.url, 'GET', `/v1/feeds/${crypto.randomUUID()}`)).status).toBe(404)

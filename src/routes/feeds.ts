@@ -33,6 +33,13 @@ export function feedJson(s: Services, rawId: string): Promise<string> {
 export const heldFeedJson = (s: Services, rawId: string): string | undefined => (isUuid(rawId) ? s.cached.peek<string>(feedKey(rawId.toLowerCase())) : undefined)
 
 const FEED_LIST_PARAMETERS = ['page_size', 'page_token', 'owner_id', 'category', 'owner_wallet_address', 'tags', 'search', 'min_entries', 'is_active', 'min_age', 'max_age'] as const
+const feedListKey = (query: Record<string, unknown>) => `feeds${queryKey(query, FEED_LIST_PARAMETERS)}`
+
+/**
+ * A page of GET /v1/feeds as the route last answered it, when the memo holds it: the hot-read path answers the
+ * market-wide list from it (routes/hot-reads.ts). The page is a function of its key, so the same text.
+ */
+export const heldFeedListJson = (s: Services, query: { page_size?: string; page_token?: string }): string | undefined => s.cached.peek<string>(feedListKey(query))
 
 const rejectBlankName = (name: string | undefined) => {
   if (typeof name === 'string' && name.trim() === '') fail('invalid_request', 'name must not be blank', 'name')
@@ -50,7 +57,7 @@ export const feedRoutes = (s: Services) =>
       response: { 201: Feed, ...errors(403, 451) },
       detail: { summary: 'Create a feed', description: 'The caller becomes the owner; the wallet record is created on first use. image_url may be an http(s) URL, a data URI, base64 or a CID already stored here; an image taken down (the cover of a feed, or an entry, taken down) answers 451 TAKEN_DOWN.' },
     })
-    .get('', async ({ query }) => jsonResponse(await s.cached.get(`feeds${queryKey(query, FEED_LIST_PARAMETERS)}`, async (staleFrom) => {
+    .get('', async ({ query }) => jsonResponse(await s.cached.get(feedListKey(query), async (staleFrom) => {
       // min_age and max_age are relative to now: such a page holds for the current second only.
       if (query.min_age !== undefined || query.max_age !== undefined) staleFrom(nowSeconds() + 1)
       const limit = pageSize(query.page_size)

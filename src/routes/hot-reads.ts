@@ -7,7 +7,7 @@ import { PAGED_BOARDS, PERIOD_BOARDS, WHOLE_BOARDS } from '../models/leaderboard
 import { SIGNED_HEADER_NAMES } from '../models/auth.ts'
 import { PERIODS, type Period } from '../domain/tallies.ts'
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination.ts'
-import { heldFeedJson } from './feeds.ts'
+import { heldFeedJson, heldFeedListJson } from './feeds.ts'
 import { heldWalletStatsJson } from './wallets.ts'
 import { heldRecentEntriesJson } from './leaderboards.ts'
 import { coverImages } from './cover-images.ts'
@@ -163,6 +163,12 @@ export function hotReads(s: Services): HotReads {
   routes['/v1/feeds/:feed_id/entries/:entry_id'] = challenge('')
   routes['/v1/feeds/:feed_id/entries/:entry_id/content'] = challenge('/content')
   routes['/v1/feeds/:feed_id/image'] = coverImages(s)
+  // The market-wide list, by page size and cursor only (any other filter is Elysia's), once the route has made the page.
+  routes['/v1/feeds'] = (request) => {
+    const q = request.url.indexOf('?')
+    const query = parse(q < 0 ? '' : request.url.slice(q + 1), ['page_size', 'page_token'])
+    return query ? (heldFeedListJson(s, Object.fromEntries(query)) ?? null) : null
+  }
   routes['/v1/feeds/:feed_id'] = (request) => (withoutQuery(request.url) ? (heldFeedJson(s, request.params.feed_id) ?? null) : null)
   // The landing and feed pages, once made (routes/pages.ts).
   routes['/'] = (request) => (withoutQuery(request.url) ? (heldPage(s, homeKey(s)) ?? null) : null)
