@@ -118,7 +118,9 @@ export function statelessMcp({ server, shared, maxBodyBytes }: StatelessMcpOptio
       // What the SDK's transport hands its server: the message as its schema reads it, and the request's headers and URL.
       const checked = JSONRPCMessageSchema.safeParse(message)
       if (checked.success && isJSONRPCRequest(checked.data)) {
-        const answer = await call(checked.data, { requestInfo: { headers: Object.fromEntries(request.headers.entries()), url: new URL(request.url) } })
+        const headers: Record<string, string> = {}
+        request.headers.forEach((value, name) => void (headers[name] = value))
+        const answer = await call(checked.data, { requestInfo: { headers, url: new URL(request.url) } })
         return new Response(JSON.stringify(answer), { status: 200, headers: { 'Content-Type': 'application/json' } })
       }
     }
