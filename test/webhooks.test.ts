@@ -6,6 +6,8 @@ import { Webhook } from 'standardwebhooks'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { authHeaders, b64, call, createEntry, createFeed, expectError, newWallet, type Wallet } from '../dev/api.ts'
 import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
+import { Value } from '@sinclair/typebox/value'
+import { WebhookPayload } from '../src/models/webhook.ts'
 
 const CERT = `${import.meta.dir}/helpers/webhook-test.cert.pem`
 const KEY = `${import.meta.dir}/helpers/webhook-test.key.pem`
@@ -72,8 +74,15 @@ async function buy(entry: { id: string }): Promise<{ buyer: Wallet; hash: string
   return { buyer, hash: settlement.transaction }
 }
 const at = (path: string) => hooks.received.filter((r) => r.path === path)
-/** The delivery verified as a receiver verifies it (signature, and a timestamp within 5 minutes), parsed. */
-const verified = (secret: string, r: Received) => new Webhook(secret).verify(r.body, r.headers) as { type: string; timestamp: string; data: Record<string, unknown> }
+/**
+ * The delivery verified as a receiver verifies it (signature, and a timestamp within 5 minutes), parsed; it is what
+ * the payload model (models/webhook.ts) says a delivery is, no field more or less.
+ */
+const verified = (secret: string, r: Received) => {
+  const event = new Webhook(secret).verify(r.body, r.headers)
+  expect([...Value.Errors(WebhookPayload, event)].map((error) => `${error.path}: ${error.message}`)).toEqual([])
+  return event as WebhookPayload & { data: Record<string, unknown> }
+}
 
 describe('registering', () => {
   test('a secret shown once; listed without it; at most 5 per wallet; only its wallet removes one', async () => {

@@ -3,14 +3,12 @@
 // activity so reinstatement gives back exactly what the owner had: owners cannot act on it meanwhile (feeds.ts,
 // entries.ts refuse with TAKEN_DOWN), and other writes skip a taken-down row (store/entries.ts).
 import type { Records } from '../store/stores.ts'
-import { TAKEDOWN_STATES, type TakedownKind, type TakedownRecord, type TakedownState } from '../store/takedowns.ts'
+import type { TakedownKind, TakedownState } from '../models/moderation.ts'
+import type { TakedownRecord } from '../models/records.ts'
 import type { EntryStanding } from '../store/entries.ts'
 import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { fail } from './errors.ts'
-
-export { TAKEDOWN_STATES }
-export type { TakedownKind, TakedownRecord, TakedownState }
 
 /** What a direct read of a taken-down feed or entry answers (451: Unavailable For Legal Reasons). */
 export const takenDown = (kind: TakedownKind): never => fail('TAKEN_DOWN', `this ${kind} was taken down by the operator of this server`)

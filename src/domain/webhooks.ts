@@ -9,9 +9,10 @@
 import { randomBytes } from 'node:crypto'
 import { Webhook as Signature } from 'standardwebhooks'
 import type { Records } from '../store/stores.ts'
-import type { AttemptOutcome, DueDelivery, WebhookDeliveryRecord, WebhookEndpointRecord } from '../store/webhooks.ts'
+import type { AttemptOutcome, DueDelivery } from '../store/webhooks.ts'
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../models/records.ts'
 import { requestPublic, vettedAddresses, timeLimit, PublicFetchFailed } from '../lib/public-fetch.ts'
-import { WEBHOOK_EVENTS, type CreateWebhook } from '../models/webhook.ts'
+import { WEBHOOK_EVENTS, type CreateWebhook, type WebhookPayload } from '../models/webhook.ts'
 import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { fail } from './errors.ts'
@@ -81,21 +82,26 @@ function outwardReason(error: unknown): string {
   }[error.kind]
 }
 
-/** The body of a delivery: `{type, timestamp, data}` as Standard Webhooks suggests. */
+/** The body of a delivery: `{type, timestamp, data}` as Standard Webhooks suggests (models/webhook.ts: WebhookPayload). */
 async function payloadOf(d: WebhookDeps, delivery: WebhookDeliveryRecord): Promise<string> {
   const read = d.records.read
-  const envelope = (data: Record<string, unknown>) => JSON.stringify({ type: delivery.event, timestamp: new Date(delivery.created_at * 1000).toISOString(), data })
+  const timestamp = new Date(delivery.created_at * 1000).toISOString()
+  let payload: WebhookPayload
   if (delivery.event === 'sale.recorded') {
     const sale = (await read.transactions.byId(delivery.subject_id))!
     const entry = sale.entry_id ? await read.entries.byId(sale.entry_id) : undefined
-    return envelope({
-      transaction_id: `tx_${sale.id}`, transaction_hash: sale.transaction_hash, network: d.network, asset: sale.asset,
-      amount: sale.amount.toString(), payer: sale.payer, pay_to: sale.pay_to, entry_id: sale.entry_id, feed_id: entry?.feed_id ?? null,
-      entry_title: entry?.title ?? null, created_at: sale.created_at,
-    })
+    payload = {
+      type: delivery.event, timestamp, data: {
+        transaction_id: `tx_${sale.id}`, transaction_hash: sale.transaction_hash, network: d.network, asset: sale.asset,
+        amount: sale.amount.toString(), payer: sale.payer, pay_to: sale.pay_to, entry_id: sale.entry_id, feed_id: entry?.feed_id ?? null,
+        entry_title: entry?.title ?? null, created_at: sale.created_at,
+      },
+    }
+  } else {
+    const entry = (await read.entries.byId(delivery.subject_id))!
+    payload = { type: delivery.event, timestamp, data: { entry_id: entry.id, feed_id: entry.feed_id, entry_title: entry.title, price: entry.price.toString(), expires_at: entry.expires_at } }
   }
-  const entry = (await read.entries.byId(delivery.subject_id))!
-  return envelope({ entry_id: entry.id, feed_id: entry.feed_id, entry_title: entry.title, price: entry.price.toString(), expires_at: entry.expires_at })
+  return JSON.stringify(payload)
 }
 
 export function webhookService(d: WebhookDeps) {

@@ -12,6 +12,11 @@ export const Takedown = t.Object({
   reinstate_reason: Nullable(t.String()),
 }, { description: 'An operator takedown: hidden everywhere, content refused with 451, ledger untouched; reinstated_at is set once restored' })
 export type Takedown = Static<typeof Takedown>
+export type TakedownKind = Takedown['kind']
+
+/** Which takedowns a listing asks for (GET /v1/admin/takedowns?state=, `trellis takedowns --state`). */
+export const TAKEDOWN_STATES = ['standing', 'reinstated', 'all'] as const
+export type TakedownState = (typeof TAKEDOWN_STATES)[number]
 
 const Reason = Text({ minLength: 1, maxLength: 1000, pattern: '\\S', description: 'why (1..1000 characters); kept with the takedown, shown to admins only' })
 

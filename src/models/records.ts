@@ -6,6 +6,8 @@ import type { Wallet } from './wallet.ts'
 import type { Category } from './category.ts'
 import type { AccessLink } from './access-link.ts'
 import type { Transaction } from './transaction.ts'
+import type { Takedown } from './moderation.ts'
+import type { Webhook, WebhookDelivery } from './webhook.ts'
 
 /** `taken_down`: by the operator (domain/moderation.ts); never on the wire. */
 export type FeedRecord = Omit<Feed, 'total_revenue'> & { total_revenue: bigint; taken_down: boolean }
@@ -23,3 +25,16 @@ export type AccessLinkRecord = Omit<AccessLink, 'access_token' | 'access_url' | 
 export type TransactionRecord = Omit<Transaction, 'amount'> & { amount: bigint }
 
 export interface ImageRecord { cid: string; mime_type: string; size: number; created_at: number }
+
+/**
+ * `target_id`: the feed or the entry taken down (on the wire, entry_id is set for an entry only). `was_active`: a
+ * feed's is_active then; an entry's: whether it was active, or would be once its feed is (deleted with it).
+ */
+export type TakedownRecord = Omit<Takedown, 'entry_id'> & { target_id: string; was_active: boolean }
+
+export type WebhookEndpointRecord = Webhook & { wallet_id: string }
+
+export type DeliveryStatus = WebhookDelivery['status']
+
+/** `subject_id`: the ledger row of a sale, the entry of an expiry. `next_attempt_at` is also its sender's claim on it. */
+export type WebhookDeliveryRecord = Omit<WebhookDelivery, 'next_attempt_at'> & { endpoint_id: string; subject_id: string; next_attempt_at: number }

@@ -1,5 +1,7 @@
 import { Type as t, type Static } from '@sinclair/typebox'
 import { Nullable, Text, UnixSeconds } from './common.ts'
+import { TransactionItem } from './transaction.ts'
+import { Entry } from './entry.ts'
 
 export const WEBHOOK_EVENTS = ['sale.recorded', 'entry.expired'] as const
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
@@ -43,3 +45,30 @@ export const WebhookDelivery = t.Object({
   finished_at: Nullable(UnixSeconds()),
 }, { description: 'One event for one endpoint, and how its delivery went' })
 export type WebhookDelivery = Static<typeof WebhookDelivery>
+
+const sale = TransactionItem.properties
+const entry = Entry.properties
+/** What a delivery's `timestamp` is: when the event was recorded, as JavaScript's toISOString writes it. */
+const Timestamp = t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$', description: 'when the event was recorded (ISO 8601, UTC)' })
+
+/** A sale recorded in the ledger (`type` sale.recorded): the ledger row, and the entry sold. */
+export const SaleRecordedData = t.Object({
+  transaction_id: sale.id, transaction_hash: sale.transaction_hash,
+  network: t.String({ description: 'the network the server settles on (base, base-sepolia, …)' }),
+  asset: sale.asset, amount: sale.amount, payer: sale.payer, pay_to: sale.pay_to, entry_id: sale.entry_id,
+  feed_id: Nullable(entry.feed_id), entry_title: entry.title, created_at: sale.created_at,
+}, { additionalProperties: false })
+export type SaleRecordedData = Static<typeof SaleRecordedData>
+
+/** A paid entry whose early access ended (`type` entry.expired): it is free from now on. */
+export const EntryExpiredData = t.Object({
+  entry_id: entry.id, feed_id: entry.feed_id, entry_title: entry.title, price: entry.price, expires_at: entry.expires_at,
+}, { additionalProperties: false })
+export type EntryExpiredData = Static<typeof EntryExpiredData>
+
+/** The body of every webhook delivery, the same bytes on each attempt (routes/webhooks.ts tells how it is signed). */
+export const WebhookPayload = t.Union([
+  t.Object({ type: t.Literal('sale.recorded'), timestamp: Timestamp, data: SaleRecordedData }, { additionalProperties: false }),
+  t.Object({ type: t.Literal('entry.expired'), timestamp: Timestamp, data: EntryExpiredData }, { additionalProperties: false }),
+], { description: 'A webhook delivery: {type, timestamp, data} as Standard Webhooks suggests' })
+export type WebhookPayload = Static<typeof WebhookPayload>

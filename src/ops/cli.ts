@@ -13,7 +13,7 @@ import { migrateToPostgres, type Migrated } from './migrate-to-postgres.ts'
 import { CONTROL_SOCKET, runInServer } from './control.ts'
 import { runOperation } from './commands.ts'
 import { isUuid } from '../lib/ids.ts'
-import { TAKEDOWN_STATES } from '../domain/moderation.ts'
+import { TAKEDOWN_STATES } from '../models/moderation.ts'
 
 /** A progress line on a terminal, rewritten in place; nothing when stderr is not one. */
 function terminalProgress(): Progress & { end(): void } {

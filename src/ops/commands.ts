@@ -1,6 +1,7 @@
 // The data operations by name, as the command line and the control socket call them.
 import { backup, fileChunks, verify, writeCar, type DataAccess, type Progress } from './data.ts'
-import type { TakedownKind, TakedownRecord, TakedownState } from '../domain/moderation.ts'
+import type { TakedownKind, TakedownState } from '../models/moderation.ts'
+import type { TakedownRecord } from '../models/records.ts'
 
 /** Every takedown in `state`, newest first. */
 async function listTakedowns(access: DataAccess, state: TakedownState): Promise<TakedownRecord[]> {

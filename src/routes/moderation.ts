@@ -2,8 +2,7 @@
 // it, and lists takedowns with their reasons. Behind admin-api-key; without TRELLIS_ADMIN_KEY the routes do not exist.
 import { Elysia, t } from 'elysia'
 import type { Services } from './services.ts'
-import { TAKEDOWN_STATES, type TakedownKind, type TakedownRecord, type TakedownState } from '../domain/moderation.ts'
-import { Page, Reinstate, TakeDown, Takedown } from '../models/index.ts'
+import { Page, Reinstate, TAKEDOWN_STATES, TakeDown, Takedown, type TakedownKind, type TakedownRecord, type TakedownState } from '../models/index.ts'
 import { errors } from '../edge/openapi.ts'
 import { adminBodyGuard, adminKeyGuard } from './admin.ts'
 import { page, pageQuery, pageSize } from './pagination.ts'

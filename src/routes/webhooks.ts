@@ -2,7 +2,7 @@
 // each endpoint's delivery log. Deliveries are signed the Standard Webhooks way with the secret shown at registration.
 import { Elysia, t } from 'elysia'
 import type { Services } from './services.ts'
-import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../store/webhooks.ts'
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../models/index.ts'
 import { walletAuth } from './wallet-auth.ts'
 import { uuid } from './params.ts'
 import { page, pageQuery, pageSize } from './pagination.ts'

@@ -1,23 +1,7 @@
 // The record of operator takedowns: one row per takedown, closed by its reinstatement. At most one stands per target.
 import { join, q, type Query, type Sql } from './query.ts'
-
-export type TakedownKind = 'feed' | 'entry'
-
-export interface TakedownRecord {
-  id: string
-  kind: TakedownKind
-  target_id: string
-  feed_id: string
-  reason: string
-  /** A feed: its is_active then. An entry: whether it was active, or would be once its feed is (deleted with it). */
-  was_active: boolean
-  taken_down_at: number
-  reinstated_at: number | null
-  reinstate_reason: string | null
-}
-
-export const TAKEDOWN_STATES = ['standing', 'reinstated', 'all'] as const
-export type TakedownState = (typeof TAKEDOWN_STATES)[number]
+import type { TakedownState } from '../models/moderation.ts'
+import type { TakedownRecord } from '../models/records.ts'
 
 export interface TakedownStore {
   standing(targetId: string): Promise<TakedownRecord | undefined>

@@ -2,34 +2,8 @@
 // the transaction that records each event). A delivery's next_attempt_at is also its sender's claim on it.
 import { join, q, type Sql } from './query.ts'
 import { textListJson } from '../lib/text.ts'
-
-export interface WebhookEndpointRecord {
-  id: string
-  wallet_id: string
-  url: string
-  description: string | null
-  events: string[]
-  is_active: boolean
-  created_at: number
-  updated_at: number
-}
-
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled'
-
-export interface WebhookDeliveryRecord {
-  id: string
-  endpoint_id: string
-  event: string
-  subject_id: string
-  payload: string | null
-  status: DeliveryStatus
-  attempts: number
-  next_attempt_at: number
-  last_status: number | null
-  last_error: string | null
-  created_at: number
-  finished_at: number | null
-}
+import type { WebhookEvent } from '../models/webhook.ts'
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../models/records.ts'
 
 /** What an attempt came to: an HTTP status, or none (`error` says why). */
 export interface AttemptOutcome { status: number | null; error: string | null }
@@ -71,7 +45,7 @@ export interface WebhookStore {
 interface EndpointRow extends Omit<WebhookEndpointRecord, 'events' | 'is_active'> { events: string; is_active: number; secret: string }
 
 const endpointRecord = ({ secret: _, ...row }: EndpointRow): WebhookEndpointRecord => ({
-  ...row, events: JSON.parse(row.events) as string[], is_active: Number(row.is_active) === 1,
+  ...row, events: JSON.parse(row.events) as WebhookEvent[], is_active: Number(row.is_active) === 1,
   created_at: Number(row.created_at), updated_at: Number(row.updated_at),
 })
 
