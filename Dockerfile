@@ -2,11 +2,13 @@
 # test/dockerfile.test.ts runs these steps without Docker (scripts/dockerfile-steps.ts).
 # Node 24 (an LTS line). The install runs on npm 11.19, which enforces package.json's allowScripts (.npmrc sets
 # strict-allow-scripts): only the scripts the product needs run, and an unreviewed one fails the build. The image's
-# own npm may predate allowScripts and would run every script, telemetry included.
+# own npm may predate allowScripts and would run every script, telemetry included. The build needs only what the
+# server runs (`dependencies`, Bun among them): no test tools. --omit=peer is repeated because a command-line --omit
+# replaces .npmrc's list instead of adding to it.
 FROM node:24-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json .npmrc ./
-RUN npx --yes npm@11.19.1 ci
+RUN npx --yes npm@11.19.1 ci --omit=dev --omit=peer
 COPY . .
 # The build context has no .git (.dockerignore), so the builder names the commit the binary reports, e.g.
 # docker build --build-arg TRELLIS_BUILD_COMMIT=$(git rev-parse --short=7 HEAD) -t trellis .   (else: commit unknown)
