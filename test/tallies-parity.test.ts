@@ -193,7 +193,7 @@ async function market(records: Records<Tx>, era: 'current' | 'old') {
     })
     await records.transact(async (tx) => {
       await tx.nonces.insert({ nonce: 'n-1', address_lc: C.toLowerCase(), message: 'sign', expires_at: T0 + 300 })
-      expect(await tx.nonces.consume('n-1', C.toLowerCase(), T0 + 1)).toBe(true)
+      expect(await tx.nonces.consume({ nonce: 'n-1', addressLc: C.toLowerCase(), message: 'sign', expiresAt: T0 + 300 }, T0 + 1)).toBe(true)
     }, { durability: 'lazy' })
   }
 }

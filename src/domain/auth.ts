@@ -12,6 +12,7 @@ import { decodeMessage, lineMessage, readSignIn, siweMessage, type SignInPlace }
 export const NONCE_TTL_S = 300
 const PAST_WINDOW_S = 300
 const FUTURE_WINDOW_S = 60
+const NOT_ISSUED = 'nonce is unknown, already used, or not issued for this wallet; request a new nonce'
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 
 export interface AuthHeaders {
@@ -41,12 +42,6 @@ function randomAlphanumeric(length: number): string {
 export function authService(deps: { records: Records; verify: SignatureVerifier; place: () => SignInPlace; sessions: SessionTokens }) {
   // Nonce writes need no fsync of their own (store/nonces.ts), and no read is kept of nonces: the memo keeps its reads.
   const lazily = { durability: 'lazy', unkept: true } as const
-  /** The message `record`'s nonce was issued as, in `form`, for `address` (the record keeps the line form). */
-  function issuedAs(record: { message: string }, form: 'line' | 'siwe', address: `0x${string}`): string | null {
-    if (form === 'line') return record.message
-    const issued = readSignIn(record.message)
-    return issued && siweMessage(deps.place(), address, issued)
-  }
 
   const sessions = liveSessions(deps.sessions, deps.records)
   /** A session token's session, unless it expired or was ended by sign-out. */
@@ -97,17 +92,21 @@ export function authService(deps: { records: Records; verify: SignatureVerifier;
       // The signed times bind on their own (whatever the nonce store still holds); then they must be the record's.
       if (signIn.expiresAt <= now) fail('NONCE_EXPIRED', 'nonce has expired')
       if (signIn.issuedAt > now + FUTURE_WINDOW_S) fail('INVALID_NONCE', 'the message was issued in the future; request a new nonce')
-      const { nonce } = signIn
-      const record = await deps.records.read.nonces.find(nonce)
-      if (!record || record.used_at !== null || record.address_lc !== address.toLowerCase() || issuedAs(record, signIn.form, address) !== message || record.expires_at !== signIn.expiresAt) {
-        fail('INVALID_NONCE', 'nonce is unknown, already used, or not issued for this wallet; request a new nonce')
-      }
-      if (record!.expires_at <= now) fail('NONCE_EXPIRED', 'nonce has expired')
+      // The message as issued (the record keeps the line form): a SIWE message must be exactly the one this server
+      // would write for this nonce and wallet, and its record the line of the same nonce and times.
+      const place = deps.place()
+      if (signIn.form === 'siwe' && siweMessage(place, address, signIn) !== message) fail('INVALID_NONCE', NOT_ISSUED)
+      const claim = { nonce: signIn.nonce, addressLc: address.toLowerCase(), message: signIn.form === 'line' ? message : lineMessage(place.host, signIn), expiresAt: signIn.expiresAt }
+      // The signature first (no statement), then one statement claims the nonce only if its record matches all of the
+      // above: a forged signature never uses a nonce up, and a refused claim alone reads the record, to say why.
       if (!(await deps.verify(address, message, h.signature as `0x${string}`))) {
         fail('INVALID_SIGNATURE', 'signature does not match the wallet address')
       }
-      if (!(await deps.records.single((tx) => tx.nonces.consume(nonce, address.toLowerCase(), nowSeconds()), lazily))) {
-        fail('INVALID_NONCE', 'nonce was already used; request a new nonce')
+      if (!(await deps.records.single((tx) => tx.nonces.consume(claim, nowSeconds()), lazily))) {
+        const record = await deps.records.read.nonces.find(signIn.nonce)
+        const issued = record && record.used_at === null && record.address_lc === claim.addressLc && record.message === claim.message && record.expires_at === claim.expiresAt
+        if (issued && record.expires_at <= nowSeconds()) fail('NONCE_EXPIRED', 'nonce has expired')
+        fail('INVALID_NONCE', NOT_ISSUED)
       }
       // The chain the wallet says it signed on, named by the network table (null for a chain not in it).
       const network = h.chainId ? (chainOfId(h.chainId.trim())?.name ?? null) : null

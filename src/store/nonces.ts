@@ -19,10 +19,15 @@ export interface NonceRow {
 export interface NonceStore {
   insert(row: Omit<NonceRow, 'used_at'>): Promise<void>
   find(nonce: string): Promise<NonceRow | undefined>
-  /** The atomic claim: of two requests with one signature, only one gets true. */
-  consume(nonce: string, addressLc: string, now: number): Promise<boolean>
+  /**
+   * The atomic claim: true when the nonce was issued as `claim` says (for that address, as that message, with that
+   * expiry), is unused and unexpired at `now`; it is then used. Of two requests with one signature, only one gets true.
+   */
+  consume(claim: NonceClaim, now: number): Promise<boolean>
   purgeExpiredBefore(cutoff: number): Promise<number>
 }
+
+export interface NonceClaim { nonce: string; addressLc: string; message: string; expiresAt: number }
 
 export function nonceStore(sql: Sql): NonceStore {
   return {
@@ -33,8 +38,9 @@ export function nonceStore(sql: Sql): NonceStore {
       const row = await sql.get<NonceRow>(q`SELECT nonce, address_lc, message, expires_at, used_at FROM nonces WHERE nonce = ${nonce}`)
       return row && { ...row, expires_at: Number(row.expires_at), used_at: row.used_at === null ? null : Number(row.used_at) }
     },
-    consume: async (nonce, addressLc, now) =>
-      (await sql.run(q`UPDATE nonces SET used_at = ${now} WHERE nonce = ${nonce} AND address_lc = ${addressLc} AND used_at IS NULL AND expires_at > ${now}`)) === 1,
+    consume: async ({ nonce, addressLc, message, expiresAt }, now) =>
+      (await sql.run(q`UPDATE nonces SET used_at = ${now} WHERE nonce = ${nonce} AND address_lc = ${addressLc} AND message = ${message}
+        AND expires_at = ${expiresAt} AND used_at IS NULL AND expires_at > ${now}`)) === 1,
     purgeExpiredBefore: (cutoff) => sql.run(q`DELETE FROM nonces WHERE expires_at < ${cutoff}`),
   }
 }

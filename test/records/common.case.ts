@@ -161,8 +161,14 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
       await records.single((tx) => tx.nonces.insert(one), { durability: 'lazy', unkept: true })
       await records.transact((tx) => tx.nonces.insert(two), { durability: 'lazy', unkept: true })
       await records.read.nonces.insert(three) // outside a transaction: the statement commits alone
-      expect(await records.single((tx) => tx.nonces.consume(one.nonce, one.address_lc, now()), { unkept: true })).toBe(true)
-      expect(await records.single((tx) => tx.nonces.consume(one.nonce, one.address_lc, now()), { unkept: true })).toBe(false)
+      const claim = { nonce: one.nonce, addressLc: one.address_lc, message: one.message, expiresAt: one.expires_at }
+      // A claim is granted only as the nonce was issued: its address, message and expiry; then once.
+      for (const wrong of [{ addressLc: anAddress() }, { message: 'sign in!' }, { expiresAt: one.expires_at + 1 }]) {
+        expect(await records.single((tx) => tx.nonces.consume({ ...claim, ...wrong }, now()), { unkept: true })).toBe(false)
+      }
+      expect(await records.single((tx) => tx.nonces.consume(claim, one.expires_at), { unkept: true })).toBe(false) // expired by then
+      expect(await records.single((tx) => tx.nonces.consume(claim, now()), { unkept: true })).toBe(true)
+      expect(await records.single((tx) => tx.nonces.consume(claim, now()), { unkept: true })).toBe(false)
       await records.transact(async (tx) => {
         await tx.nonces.insert(doomed)
         throw new Error('no')
