@@ -6,6 +6,8 @@ import { call } from '../dev/api.ts'
 import { join } from 'node:path'
 import { BOARDS, PAGED_BOARDS, PERIOD_BOARDS, WHOLE_BOARDS } from '../src/models/leaderboard.ts'
 import { CHAIN_ID_HEADER, SIGNED_HEADER_NAMES } from '../src/models/auth.ts'
+import * as models from '../src/models/index.ts'
+import { TypeGuard } from '@sinclair/typebox'
 
 let app: InProcessApp
 let doc: any
@@ -46,4 +48,11 @@ test('the wallet-auth headers documented, and sent by the pages, are the models\
     const script = await Bun.file(join(import.meta.dir, '..', 'src', 'pages', 'assets', asset)).text()
     for (const name of SIGNED_HEADER_NAMES) expect({ asset, name, sent: script.includes(`'${name}': `) }).toEqual({ asset, name, sent: true })
   }
+})
+
+test('the OpenAPI components are the models\' shapes, each by its name (ErrorBody as Error): no list kept beside them', () => {
+  const shapes = Object.entries(models).filter(([, schema]) => TypeGuard.IsObject(schema) || TypeGuard.IsUnion(schema)).map(([name]) => name.replace(/Body$/, ''))
+  expect(Object.keys(doc.components.schemas).sort()).toEqual(shapes.sort())
+  // Among them what no route answers: the body of a webhook delivery, one shape per event.
+  expect(doc.components.schemas.WebhookPayload.anyOf.map((shape: any) => shape.properties.type.const)).toEqual(['sale.recorded', 'entry.expired'])
 })

@@ -7,23 +7,14 @@ import { TypeGuard } from '@sinclair/typebox'
 import * as models from '../models/index.ts'
 import { STATUS } from './errors.ts'
 
-/** The models, registered by name: they become components.schemas, and routes that use them refer to them. */
-const COMPONENTS: Record<string, TSchema> = {
-  Error: models.ErrorBody, FieldError: models.FieldErrorBody, Pagination: models.Pagination,
-  Feed: models.Feed, CreateFeed: models.CreateFeed, UpdateFeed: models.UpdateFeed,
-  Entry: models.Entry, CreateEntry: models.CreateEntry, Price: models.Price,
-  Wallet: models.Wallet, UpdateWallet: models.UpdateWallet, WalletStats: models.WalletStats,
-  Category: models.Category, CreateCategory: models.CreateCategory, UpdateCategory: models.UpdateCategory,
-  Transaction: models.Transaction, TransactionItem: models.TransactionItem, TransactionList: models.TransactionList,
-  AccessLink: models.AccessLink, CreateAccessLink: models.CreateAccessLink,
-  Nonce: models.Nonce, NonceRequest: models.NonceRequest,
-  PaymentRequired: models.PaymentRequired, PaymentRequirement: models.PaymentRequirement,
-  MostPopularItem: models.MostPopularItem, TopRevenueItem: models.TopRevenueItem, TopProviderItem: models.TopProviderItem,
-  TopBuyerItem: models.TopBuyerItem, TrendingItem: models.TrendingItem, TopFeedItem: models.TopFeedItem,
-  CategoryStatsItem: models.CategoryStatsItem, RecentEntry: models.RecentEntry,
-  Takedown: models.Takedown, TakeDown: models.TakeDown, Reinstate: models.Reinstate,
-  Webhook: models.Webhook, CreatedWebhook: models.CreatedWebhook, CreateWebhook: models.CreateWebhook, WebhookDelivery: models.WebhookDelivery,
-}
+/**
+ * Every shape the models export (an object, or a choice of them), registered by its name (a `…Body` without the
+ * suffix: Error, FieldError): they become components.schemas, and routes that use them refer to them, so a model
+ * added to models/ is documented with no list to keep. A plain value (a query's text) stays inline where it is used.
+ */
+const COMPONENTS: Record<string, TSchema> = Object.fromEntries(Object.entries(models)
+  .filter((named): named is [string, TSchema] => TypeGuard.IsObject(named[1]) || TypeGuard.IsUnion(named[1]))
+  .map(([name, schema]) => [name.replace(/Body$/, ''), schema]))
 export const modelsPlugin = new Elysia({ name: 'models' }).model(COMPONENTS)
 
 /** `{status: Error}` for each status a route may answer with an error besides those every route shares. */
