@@ -20,6 +20,8 @@ export interface Found {
   sessionCookie: string
   /** The content path of a paid entry the session's wallet owns: read with the cookie, as a past buyer reads. */
   ownPaid: string
+  /** The path of an unlimited access link to a free 1 KiB entry: every open counts a use, durably. */
+  accessLink: string
 }
 
 /** A JSON-RPC message POSTed to /mcp as an MCP client sends it. */
@@ -79,8 +81,11 @@ export async function discover(url: string, m: Manifest): Promise<Found> {
   const paid = await post(`/v1/feeds/${feed.id}/entries`, {
     content_base64: Buffer.alloc(1024, 'p').toString('base64'), mime_type: 'text/plain', is_free: false, price: { amount: '10000', currency: 'USDC' },
   })
+  const free = await post(`/v1/feeds/${feed.id}/entries`, { content_base64: Buffer.alloc(1024, 'l').toString('base64'), mime_type: 'text/plain' })
+  const link = await post(`/v1/feeds/${feed.id}/entries/${free.id}/access-link`, {}) as unknown as { url: string }
   return {
     sessionCookie,
+    accessLink: new URL(link.url).pathname,
     ownPaid: `/v1/feeds/${feed.id}/entries/${paid.id}/content`,
     assetVersion,
     deepFeeds, deepEntries, deepTransactions,
@@ -105,9 +110,12 @@ export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
     // 16 connections, as the downloads measure: 50 × 37 MiB in flight is a test of the loopback, not of the route.
     { ...t('GET free entry content (37 MiB), 16 connections', `/v1/feeds/${m.big_entry.feed_id}/entries/${m.big_entry.entry_id}/content`, 'other'), connections: 16 },
     t('GET free entry (JSON)', free, 'other'),
+    t('GET /v1/feeds?page_size=100', '/v1/feeds?page_size=100', 'list'),
     t(`GET /v1/feeds page ${f.deepFeeds.page}`, `/v1/feeds?page_token=${token(f.deepFeeds.token)}`, 'list'),
     t(`GET /v1/feeds/{id}/entries page ${f.deepEntries.page}`, `/v1/feeds/${m.hot_feed_id}/entries?page_token=${token(f.deepEntries.token)}`, 'list'),
     t(`GET /v1/transactions page ${f.deepTransactions.page}`, `/v1/transactions?page_token=${token(f.deepTransactions.token)}`, 'list'),
+    // Each open counts a use of the link, durably, before its bytes are sent (a commit per open, grouped per turn).
+    t('GET /v1/access/{token} (counted open, 1 KiB)', f.accessLink, 'other'),
     t('GET /v1/transactions/{id}', `/v1/transactions/${f.transaction.id}`, 'other'),
     t('GET /v1/transactions/hash/{hash}', `/v1/transactions/hash/${f.transaction.hash}`, 'other'),
     t('GET /v1/wallets/{id}', `/v1/wallets/${m.top_seller_wallet_id}`, 'other'),
