@@ -12,9 +12,9 @@ import { STATUS } from './errors.ts'
  * suffix: Error, FieldError): they become components.schemas, and routes that use them refer to them, so a model
  * added to models/ is documented with no list to keep. A plain value (a query's text) stays inline where it is used.
  */
-const COMPONENTS: Record<string, TSchema> = Object.fromEntries(Object.entries(models)
-  .filter((named): named is [string, TSchema] => TypeGuard.IsObject(named[1]) || TypeGuard.IsUnion(named[1]))
-  .map(([name, schema]) => [name.replace(/Body$/, ''), schema]))
+const isShape = (value: unknown): value is TSchema => TypeGuard.IsObject(value) || TypeGuard.IsUnion(value)
+const COMPONENTS: Record<string, TSchema> = Object.fromEntries(Object.entries(models as Record<string, unknown>)
+  .flatMap(([name, value]) => (isShape(value) ? [[name.replace(/Body$/, ''), value]] : [])))
 export const modelsPlugin = new Elysia({ name: 'models' }).model(COMPONENTS)
 
 /** `{status: Error}` for each status a route may answer with an error besides those every route shares. */
