@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { configFrom, ConfigError, NETWORKS, type Config } from '../src/config.ts'
 import { CHAINS, NETWORK_NAMES, TEST_TOKENS } from '../src/config/networks.ts'
 import { checkSettlementSettings } from '../src/chain/mainnet.ts'
+import { networkNamed } from '../src/mcp/networks.ts'
 import { startInProcess, type InProcessApp } from '../dev/in-process.ts'
 import { authHeaders, call, newWallet } from '../dev/api.ts'
 
@@ -70,5 +71,12 @@ describe('x-chain-id names a new wallet\'s network from the table', () => {
   test('every chain of the table by its id; an unknown chain id, or an object key, leaves the server\'s network', async () => {
     for (const facts of Object.values(CHAINS)) expect({ chainId: facts.chainId, network: await networkOfNewWallet(` ${facts.chainId}`) }).toEqual({ chainId: facts.chainId, network: facts.name })
     for (const chainId of ['999', 'constructor', '__proto__', 'toString']) expect({ chainId, network: await networkOfNewWallet(chainId) }).toEqual({ chainId, network: 'base-sepolia' })
+  })
+})
+
+describe('trellis mcp names a payment\'s network by the table', () => {
+  test('each network settled on, by its name or its CAIP-2 id there; any other chain or spelling is none', () => {
+    for (const name of NETWORK_NAMES) expect({ name, named: networkNamed(name), caip2: networkNamed(CHAINS[name].caip2) }).toEqual({ name, named: name, caip2: name })
+    for (const other of ['eip155:1', 'eip155:08453', 'eip155:84532 ', 'solana:mainnet', 'Base', 8453, null]) expect({ other, named: networkNamed(other) }).toEqual({ other, named: null })
   })
 })

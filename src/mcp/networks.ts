@@ -4,12 +4,9 @@
 import { NETWORK_NAMES, NETWORKS, type NetworkName } from '../config/networks.ts'
 import type { TrellisApi } from './api.ts'
 
-/** Our name of a requirement's network, as x402 v2 (CAIP-2 `eip155:<chain id>`) or v1 (a name) writes it; else null. */
+/** Our name of a requirement's network, as x402 v2 (its CAIP-2 id in the network table) or v1 (a name) writes it; else null. */
 export function networkNamed(network: unknown): NetworkName | null {
-  if (typeof network !== 'string') return null
-  if ((NETWORK_NAMES as readonly string[]).includes(network)) return network as NetworkName
-  const caip = /^eip155:(\d{1,12})$/.exec(network)
-  return caip ? (NETWORK_NAMES.find((name) => NETWORKS[name].chainId === Number(caip[1])) ?? null) : null
+  return NETWORK_NAMES.find((name) => network === name || network === NETWORKS[name].caip2) ?? null
 }
 
 export class PinnedNetworks {
