@@ -134,6 +134,49 @@ describe('buying with the official clients', () => {
   })
 })
 
+describe('a browser session reads what its wallet may read', () => {
+  // The hot route answers a session's read of small paid bytes once it knows the session and the purchase
+  // (routes/hot-session-content.ts); the same URL with an unknown query parameter is always Elysia's. Both must agree.
+  const headersOf = (reply: Response) => {
+    const all: string[][] = []
+    reply.headers.forEach((value, name) => void (name !== 'x-request-id' && name !== 'date' && all.push([name, value])))
+    return all.sort()
+  }
+  const sessionOf = async (wallet: Wallet) => {
+    const opened = await fetch(`${server.url}/v1/auth/session`, { method: 'POST', headers: await authHeaders(server.url, wallet) })
+    expect(opened.status).toBe(200)
+    return opened.headers.getSetCookie()[0]!.split(';')[0]!
+  }
+  const bothPaths = async (url: string, cookie: string) => {
+    for (let i = 0; i < 3; i++) await (await fetch(url, { headers: { cookie } })).arrayBuffer() // known and prepared by now
+    await Bun.sleep(50)
+    const fast = await fetch(url, { headers: { cookie } })
+    const slow = await fetch(`${url}?unrelated=1`, { headers: { cookie } })
+    return { fast: { status: fast.status, headers: headersOf(fast), body: await fast.text() }, slow: { status: slow.status, headers: headersOf(slow), body: await slow.text() } }
+  }
+
+  test("the owner's and a past buyer's session get the bytes, the same on both paths; another wallet's and an ended one pay", async () => {
+    const text = 'paid words for session readers'
+    const entry = await paidEntry({ content_base64: b64(text), mime_type: 'text/plain' })
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    expect((await payWith(contentUrl(entry), encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE })))).status).toBe(200)
+    const readers = { owner: await sessionOf(creator), buyer: await sessionOf(buyer as never) }
+    for (const [who, cookie] of Object.entries(readers)) {
+      const { fast, slow } = await bothPaths(contentUrl(entry), cookie)
+      expect([fast.status, fast.body], who).toEqual([200, text])
+      expect(fast, who).toEqual(slow)
+      expect(fast.headers.find(([name]) => name === 'cache-control')?.[1], who).toBe('private, max-age=300')
+    }
+    const stranger = await bothPaths(contentUrl(entry), await sessionOf(newWallet()))
+    expect([stranger.fast.status, stranger.slow.status]).toEqual([402, 402])
+    // Signed out: the kept cookie opens nothing, on the hot path either.
+    expect((await fetch(`${server.url}/v1/auth/session`, { method: 'DELETE', headers: { cookie: readers.buyer } })).status).toBe(204)
+    const ended = await bothPaths(contentUrl(entry), readers.buyer)
+    expect([ended.fast.status, ended.slow.status]).toEqual([402, 402])
+    expect(await chain.balanceOf(buyer.address)).toBe(1_000_000n - PRICE)
+  })
+})
+
 describe('refused payments: 402 with a reason, nothing moves, nothing recorded', () => {
   const cases: [string, (buyer: any, entry: any) => Promise<string>, RegExp][] = [
     ['wrong amount', async (b) => encodePaymentHeader(await v1Payment(b, { to: creator.address, value: PRICE - 1n })), /authorization_value/],

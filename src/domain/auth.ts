@@ -127,6 +127,12 @@ export function authService(deps: { records: Records; verify: SignatureVerifier;
 
     session: liveSession,
 
+    /** sessionSigner's wallet without waiting (the hot route): its address, null, or undefined when only it can tell. */
+    sessionAddressNow(token: string): `0x${string}` | null | undefined {
+      const session = sessions.peek(token)
+      return session && session.address
+    },
+
     /** Sign-out: the token's session ends now, on every instance (live-sessions.ts), not at its expiry. */
     endSession: (token: string) => sessions.end(token),
   }

@@ -18,6 +18,7 @@ import type { HotRead, HotReads } from '../edge/serve.ts'
 import { contentHeaders } from './serve-content.ts'
 import type { EntryRecord } from '../models/records.ts'
 import { entryGate } from './entry-gate.ts'
+import { sessionContent } from './hot-session-content.ts'
 import { PAYMENT_HEADERS, wantsPage } from '../chain/x402/resource-server.ts'
 import { isFreeNow } from '../domain/entries.ts'
 import { isUuid } from '../lib/ids.ts'
@@ -26,7 +27,7 @@ const SIGNED_OR_PAYING = [...PAYMENT_HEADERS, ...SIGNED_HEADER_NAMES]
 const CONDITIONAL = ['range', 'if-range', 'if-none-match']
 /** What the hot route holds of an entry's URL: its 402 (and paywall page), or a free entry's bytes. */
 type HotEntry =
-  | { path: string; entry: EntryRecord; answer: Prepared; page: Prepared }
+  | { path: string; entry: EntryRecord; answer: Prepared; page: Prepared; ownerLc: string }
   | { path: string; entry: EntryRecord; bytes: Prepared<Uint8Array<ArrayBuffer>> }
 
 /** A free entry's bytes up to this size are kept ready to serve from the hot route; larger ones stream from Elysia's. */
@@ -129,6 +130,7 @@ export function hotReads(s: Services): HotReads {
   // A paid entry asked for without payment or sign-in: the 402 challenge (its JSON and its content URL alike), or
   // its paywall page for a browser; and a free entry's small content, its bytes as Elysia's route serves them.
   const gate = entryGate(s)
+  const sessionRead = sessionContent(s)
   const challenge = (suffix: string): HotRead => {
     /** The prepared answer of an entry's URL, or null when Elysia answers (invalid or unknown ids, withdrawn, large). */
     async function prepare(feedId: string, entryId: string): Promise<HotEntry | null> {
@@ -139,7 +141,9 @@ export function hotReads(s: Services): HotReads {
         const path = `/v1/feeds/${feedId}/entries/${entryId}${suffix}`
         // The answer Elysia's route gives a caller who neither signs nor pays; only a 402 is answered here.
         const passed = gate(feed, entry, null, null, () => path)
-        if (passed.kind === 'answered') return { path, entry, answer: passed.answer, page: await gate.paywallAt(feed, entry, path) }
+        if (passed.kind === 'answered') {
+          return { path, entry, answer: passed.answer, page: await gate.paywallAt(feed, entry, path), ownerLc: feed.owner_wallet_address.toLowerCase() }
+        }
         const bytes = suffix === '/content' && passed.kind === 'serve' && isFreeNow(entry) ? await freeContent(s, entry) : null
         return bytes && { path, entry, bytes }
       } catch {
@@ -153,10 +157,14 @@ export function hotReads(s: Services): HotReads {
       const key = `402${suffix}:${feedId}/${entryId}`
       const hot = s.cached.peek<HotEntry | null>(key)
       if (hot === undefined) void s.cached.get(key, () => prepare(feedId, entryId), (held) => 2_000 + (held && 'bytes' in held ? held.bytes.body.byteLength : 0))
-      if (!hot || !request.url.endsWith(hot.path) || SIGNED_OR_PAYING.some((h) => request.headers.has(h)) || sessionCookie(request.headers)) return null
-      // Free bytes: whole, to a request that asks for nothing conditional or partial (those are Elysia's).
-      if ('bytes' in hot) return CONDITIONAL.some((h) => request.headers.has(h)) ? null : hot.bytes
+      if (!hot || !request.url.endsWith(hot.path) || SIGNED_OR_PAYING.some((h) => request.headers.has(h))) return null
+      const session = sessionCookie(request.headers)
+      // Bytes: whole, to a request that asks for nothing conditional or partial (those are Elysia's).
+      const whole = !CONDITIONAL.some((h) => request.headers.has(h))
+      if ('bytes' in hot) return whole && !session ? hot.bytes : null
       if (isFreeNow(hot.entry)) return null
+      // A paid entry's bytes to its owner or a buyer signed in by a browser session (hot-session-content.ts).
+      if (session) return suffix === '/content' && whole ? sessionRead(session, hot.entry, hot.ownerLc) : null
       return wantsPage(request.headers) ? hot.page : hot.answer
     }
   }

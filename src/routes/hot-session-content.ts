@@ -1,0 +1,53 @@
+// A paid entry's small content read with a browser session (its owner, or a past buyer, in a browser), answered from
+// the hot route as Elysia's route answers it: the session known without verifying its token again (live-sessions),
+// whether the wallet bought the entry from the read memo (kept until the records next change, as every memoized read),
+// and the opened bytes and headers prepared once per entry. Whatever is not known yet is Elysia's this time, and is
+// looked up meanwhile for the next request.
+import type { Services } from './services.ts'
+import type { EntryRecord } from '../models/records.ts'
+import { withCors, type Prepared } from '../edge/request-wrapper.ts'
+import { contentHeaders } from './serve-content.ts'
+
+/** Paid bytes up to this size are kept opened for the hot route; larger ones stream from Elysia's. */
+const HELD_BYTES = 64 * 1024
+const PRIVATE = 'private, max-age=300'
+
+/** The entry's opened content as Elysia's route answers its owner or a buyer (routes/serve-content.ts), when small. */
+async function paidContent(s: Services, entry: EntryRecord): Promise<Prepared<Uint8Array<ArrayBuffer>> | null> {
+  const servable = await s.entries.servable(entry)
+  const size = await s.content.size(servable.cid)
+  if (size === null || size === 0 || size > HELD_BYTES) return null
+  const body = await s.content.body(servable.cid, size, undefined, servable.key)
+  const bytes = body instanceof Blob ? new Uint8Array(await body.arrayBuffer()) : body
+  const headers = contentHeaders(servable, PRIVATE)
+  headers['content-length'] = String(size)
+  return { body: bytes, init: { status: 200, headers: withCors(headers) } }
+}
+
+/** `compute`d into the memo for the next request; this one is Elysia's. */
+function later(s: Services, key: string, compute: () => Promise<unknown>, size: (value: never) => number): null {
+  void s.cached.get(key, compute, size as (value: unknown) => number).catch(() => {})
+  return null
+}
+
+/**
+ * The answer to `token`'s session reading `entry`'s bytes (a paid entry of the feed `ownerLc` owns), or null: Elysia
+ * answers (a session unknown, expired or ended; a wallet that must pay; content too large; not known yet).
+ */
+export function sessionContent(s: Services) {
+  return (token: string, entry: EntryRecord, ownerLc: string): Prepared<Uint8Array<ArrayBuffer>> | null => {
+    const address = s.auth.sessionAddressNow(token)
+    if (!address) return null
+    const wallet = address.toLowerCase()
+    if (wallet !== ownerLc) {
+      const key = `owns:${wallet}:${entry.id}`
+      const bought = s.cached.peek<boolean>(key)
+      if (bought === undefined) return later(s, key, () => s.purchases.owns(wallet, entry.id), () => 64)
+      if (!bought) return null
+    }
+    const key = `paid-bytes:${entry.id}`
+    const bytes = s.cached.peek<Prepared<Uint8Array<ArrayBuffer>> | null>(key)
+    if (bytes === undefined) return later(s, key, () => paidContent(s, entry), (held: Prepared<Uint8Array<ArrayBuffer>> | null) => 2_000 + (held?.body.byteLength ?? 0))
+    return bytes
+  }
+}
