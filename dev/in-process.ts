@@ -4,7 +4,8 @@
 // With TRELLIS_TEST_POSTGRES set, its records and content are in a PostgreSQL database of its own (test-database.ts).
 import { rmSync } from 'node:fs'
 import { configFrom } from '../src/config.ts'
-import { buildApp, buildServices, openDataContent, openDataRecords } from '../src/app.ts'
+import { buildApp, buildServices } from '../src/app.ts'
+import { openDataContent, openDataRecords } from '../src/ops/data-stores.ts'
 import { allowingTestHooks, tempDir } from './server.ts'
 import { testDatabase } from './test-database.ts'
 import type { InProcess } from './api.ts'

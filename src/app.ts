@@ -1,6 +1,6 @@
-// The composition root: a Trellis process is built here, once — the records (store/open.ts picks the engine), the
-// content store, the services, the long-reads threads and the jobs, and the Elysia app — for the server, the data
-// commands and verify-ledger. Below this file nothing opens a database or a store of its own.
+// The composition root: a Trellis process is built here, once — the services, the long-reads threads and the jobs,
+// and the Elysia app — over the records and the content store that ops/data-stores.ts opens for the server and the
+// data commands alike (and verify-ledger's records, opened here). Nothing else opens a database or a store of its own.
 import { waitForLease } from './store/records.ts'
 import { Elysia } from 'elysia'
 import type { Config } from './config.ts'
@@ -9,7 +9,6 @@ import { openRecords, recordsPlace } from './store/open.ts'
 import type { Records } from './store/stores.ts'
 import { readMemo } from './store/memo.ts'
 import type { ContentStore } from './content/store.ts'
-import { openContent, openSharedContent } from './content/open.ts'
 import { authService } from './domain/auth.ts'
 import { feedService } from './domain/feeds.ts'
 import { entryService } from './domain/entries.ts'
@@ -56,57 +55,6 @@ import { syndicationRoutes } from './routes/syndication.ts'
 import { mcpRoutes } from './routes/mcp.ts'
 import { modelsPlugin } from './edge/openapi.ts'
 import { VERSION } from './version.ts'
-
-/** Tests (and a source run with test hooks) fail a transaction that awaits anything but its statements (store/sqlite/records.ts). */
-const checksTransactions = (config: Config) => config.testHooks.allowed || process.env.NODE_ENV === 'test'
-
-/**
- * The configured records (the data directory's, or PostgreSQL's), migrated to this binary's schema (a newer one is
- * refused). `listen`: a server's, which hears other instances' commits on the same database.
- */
-export const openDataRecords = (config: Config, options: { listen?: boolean } = {}): Promise<Records> =>
-  openRecords(recordsPlace(config), 'migrate', { assertNoIo: checksTransactions(config), listen: options.listen })
-
-/**
- * The configured content store: LevelDB in the data directory, or a block space the records host (their database, or
- * an S3 bucket indexed there); `records` closes after it.
- */
-export async function openDataContent(config: Config, records: Records | null): Promise<ContentStore> {
-  try {
-    if (config.content !== 'leveldb') {
-      const spaces = records?.blockSpaces
-      if (!spaces) throw new Error('content beside the records needs records that host it (PostgreSQL), opened first')
-      const space = config.content === 'postgres' ? await spaces.inDatabase() : await spaces.inBucket(config.content)
-      return await openSharedContent(space, { dataDir: config.dataDir, gcGraceSeconds: config.gcGraceS })
-    }
-    return await openContent(config.dataDir)
-  } catch (error) {
-    throw new Error(`cannot open the content store: ${(error as Error).message}`)
-  }
-}
-
-/** `work` on the records and content `config` names, opened for a data command; both closed after, however it ends. */
-export async function withDataStores<T>(config: Config, work: (records: Records, content: ContentStore) => Promise<T>): Promise<T> {
-  await using opened = new AsyncDisposableStack()
-  const records = await openDataRecords(config)
-  opened.defer(() => records.close())
-  const content = await openDataContent(config, records)
-  opened.defer(() => content.close())
-  return await work(records, content)
-}
-
-/** The data commands' view of a data directory no server holds: they run here, on this thread. */
-export const commandDataAccess = (config: Config, records: Records, content: ContentStore): DataAccess => ({
-  dataDir: config.dataDir,
-  content,
-  cids: () => records.read.inventory.namedCids(),
-  copyTo: (path) => records.upkeep.copyTo(path),
-  integrity: () => records.upkeep.integrity(),
-  inconsistencies: () => records.snapshot((view) => view.audit.inconsistencies()),
-  secret: () => records.secret(),
-  lease: (name) => records.lease(name),
-  moderation: moderationService({ records }),
-})
 
 /** verify-ledger's records (at exactly this binary's schema, never migrated) and the ledger check over a chain reader of its own. */
 export async function openLedgerCheck(config: Config): Promise<{ records: Records; audit: LedgerAudit }> {

@@ -48,3 +48,10 @@ test('nothing in edge imports the routes: the hot reads are handed to serve()', 
 test('the domain reaches content only through its port (content/store.ts), never an adapter or the Helia store itself', () => {
   expect(importsFrom(inFolder('domain'), (target) => target.startsWith('content/') && target !== 'content/store.ts')).toEqual([])
 })
+
+test('ops and the composition root import each other in one direction only: nothing ops reaches imports app.ts or server.ts', () => {
+  const root = ['app.ts', 'server.ts']
+  const back = [...graph.keys()].filter(inFolder('ops')).flatMap((file) => [...reached(file)].filter((target) => root.includes(target)).map((target) => `${file} reaches ${target}`))
+  expect(back).toEqual([])
+  expect(graph.get('app.ts')).toContain('ops/data.ts') // the other direction, which stays
+})
