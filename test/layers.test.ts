@@ -55,3 +55,12 @@ test('ops and the composition root import each other in one direction only: noth
   expect(back).toEqual([])
   expect(graph.get('app.ts')).toContain('ops/data.ts') // the other direction, which stays
 })
+
+test('vocabulary lives in models: the store declares no record type and no word list of its own', async () => {
+  const declared: string[] = []
+  for (const file of new Glob('store/**/*.ts').scanSync(SRC)) {
+    const text = await Bun.file(join(SRC, file)).text()
+    for (const m of text.matchAll(/^export (?:interface|type) (\w+Record)\b|^export const ([A-Z][A-Z_]+) = \[/gm)) declared.push(`${file}: ${m[1] ?? m[2]}`)
+  }
+  expect(declared).toEqual([])
+})
