@@ -106,3 +106,29 @@ describe('/mcp tools/call on one shared server', () => {
     expect(count.made).toBe(2)
   })
 })
+
+describe('/mcp keeps a reading tool\'s result until the records change', () => {
+  const viaRoute = async (message: unknown) => {
+    const response = await app.handle(request(message))
+    return { status: response.status, type: response.headers.get('content-type'), text: await response.text() }
+  }
+  const boundaryOf = (text: string) => /untrusted content ([A-Za-z0-9_-]+)/.exec(text)?.[1]
+
+  test('the kept answer is the SDK\'s with each caller\'s own id; a write in the records makes it anew', async () => {
+    const search = (id: number | string) => callTool(id, 'search_feeds', { tags: ['weather'] })
+    const first = await viaRoute(search(1))
+    expect(unfenced(first)).toEqual(unfenced(await sdkAnswer(search(1))))
+    const again = await viaRoute(search('b'))
+    expect(JSON.parse(again.text).id).toBe('b')
+    // Kept: the same result (the fences' boundary too, drawn once), under its own id.
+    expect(again.text).toBe(first.text.replace(/"id":1}$/, '"id":"b"}'))
+    expect(boundaryOf(again.text)).toBe(boundaryOf(first.text))
+    // A new feed is a write: the next search is made again and finds it.
+    const owner = newWallet()
+    const feed = await createFeed(app, owner, { name: 'Coastal fog', tags: ['weather'] })
+    await createEntry(app, owner, feed.id) // a feed is listed once it holds an entry
+    const after = JSON.parse((await viaRoute(search(3))).text)
+    expect(after.result.structuredContent.feeds.map((f: { name: string }) => f.name)).toContain('Coastal fog')
+  })
+})
+

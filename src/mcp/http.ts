@@ -10,7 +10,8 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js'
-import { isJSONRPCRequest, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
+import { isJSONRPCRequest, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js'
+import { nowSeconds } from '../lib/clock.ts'
 import { sharedServer } from './shared-server.ts'
 
 export interface StatelessMcpOptions {
@@ -20,7 +21,20 @@ export interface StatelessMcpOptions {
   shared: () => McpServer
   /** A body past this is refused (413), as the SDK's `maxRequestBodySize`. */
   maxBodyBytes: number
+  /**
+   * Keeps a reading tool's result until the records next change (the read memo's `get`): `made` says from when it
+   * is stale by the clock (server seconds). Without it every call is made.
+   */
+  keep?: (key: string, make: (staleFrom: (at: number) => void) => Promise<string | null>, size: (text: string | null) => number) => Promise<string | null>
+  /** The tools whose result is a function of their arguments and the market (no wallet, no caller's headers). */
+  keptTools?: readonly string[]
 }
+
+/**
+ * How long a kept result may outlive the clock's part in it (an early access ending makes an entry free with no
+ * write until the expiry job runs): every write in the records drops it at once, the clock within a second.
+ */
+const KEPT_CLOCK_S = 1
 
 /** The SDK's own answer to a JSON-RPC message: `{"result":…,"jsonrpc":"2.0","id":…}` (its key order, checked below). */
 const RESULT_HEAD = '{"result":'
@@ -62,7 +76,13 @@ async function readBody(body: ReadableStream<Uint8Array>, limit: number): Promis
   }
 }
 
-export function statelessMcp({ server, shared, maxBodyBytes }: StatelessMcpOptions): (request: Request) => Promise<Response> {
+/** A tools/call as the key of its kept result: its tool and arguments, or null when it is not kept. */
+function keptKey(request: JSONRPCRequest, tools: readonly string[]): string | null {
+  const { name, arguments: args, ...rest } = (request.params ?? {}) as Record<string, unknown>
+  return typeof name === 'string' && tools.includes(name) && Object.keys(rest).length === 0 ? `mcp:${name}:${JSON.stringify(args ?? null)}` : null
+}
+
+export function statelessMcp({ server, shared, maxBodyBytes, keep, keptTools = [] }: StatelessMcpOptions): (request: Request) => Promise<Response> {
   async function sdk(request: Request, parsedBody?: unknown): Promise<Response> {
     const mcp = server()
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: maxBodyBytes })
@@ -120,7 +140,22 @@ export function statelessMcp({ server, shared, maxBodyBytes }: StatelessMcpOptio
       if (checked.success && isJSONRPCRequest(checked.data)) {
         const headers: Record<string, string> = {}
         request.headers.forEach((value, name) => void (headers[name] = value))
-        const answer = await call(checked.data, { requestInfo: { headers, url: new URL(request.url) } })
+        const extra = { requestInfo: { headers, url: new URL(request.url) } }
+        const key = keep && keptKey(checked.data, keptTools)
+        if (key) {
+          const asked: JSONRPCRequest = { ...checked.data, id: 0 }
+          // The result as the SDK wrote it for id 0, kept unless it is an error (a failure may pass); each caller gets
+          // it with its own id, the same bytes as the SDK's answer.
+          const result = await keep(key, async (staleFrom) => {
+            staleFrom(nowSeconds() + KEPT_CLOCK_S)
+            const text = JSON.stringify(await call(asked, extra))
+            const tail = resultTail(0)
+            const plain = text.startsWith(RESULT_HEAD) && text.endsWith(tail) && !text.includes('"isError":true')
+            return plain ? text.slice(RESULT_HEAD.length, -tail.length) : null
+          }, (text) => 64 + (text?.length ?? 0))
+          if (result !== null) return new Response(RESULT_HEAD + result + resultTail(checked.data.id), { status: 200, headers: { 'Content-Type': 'application/json' } })
+        }
+        const answer = await call(checked.data, extra)
         return new Response(JSON.stringify(answer), { status: 200, headers: { 'Content-Type': 'application/json' } })
       }
     }
