@@ -26,6 +26,8 @@ export interface StatelessMcpOptions {
    * is stale by the clock (server seconds). Without it every call is made.
    */
   keep?: (key: string, make: (staleFrom: (at: number) => void) => Promise<string | null>, size: (text: string | null) => number) => Promise<string | null>
+  /** What `keep` holds for a key now, without making it: undefined when nothing is held. */
+  peek?: (key: string) => string | null | undefined
   /** The tools whose result is a function of their arguments and the market (no wallet, no caller's headers). */
   keptTools?: readonly string[]
 }
@@ -82,7 +84,20 @@ function keptKey(request: JSONRPCRequest, tools: readonly string[]): string | nu
   return typeof name === 'string' && tools.includes(name) && Object.keys(rest).length === 0 ? `mcp:${name}:${JSON.stringify(args ?? null)}` : null
 }
 
-export function statelessMcp({ server, shared, maxBodyBytes, keep, keptTools = [] }: StatelessMcpOptions): (request: Request) => Promise<Response> {
+/**
+ * A tools/call of nothing but its name and arguments, with an id the SDK takes: its kept result's key. Such a message
+ * has passed the SDK's schema before whenever a result is kept under that key (the same arguments, as JSON text).
+ */
+function plainToolCall(message: unknown, tools: readonly string[]): { id: string | number; key: string } | null {
+  if (typeof message !== 'object' || message === null) return null
+  const { jsonrpc, id, method, params, ...rest } = message as Record<string, unknown>
+  if (jsonrpc !== '2.0' || method !== 'tools/call' || Object.keys(rest).length > 0) return null
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return null
+  const key = typeof params === 'object' && params !== null ? keptKey({ jsonrpc, id, method, params } as JSONRPCRequest, tools) : null
+  return key ? { id: id as string | number, key } : null
+}
+
+export function statelessMcp({ server, shared, maxBodyBytes, keep, peek, keptTools = [] }: StatelessMcpOptions): (request: Request) => Promise<Response> {
   async function sdk(request: Request, parsedBody?: unknown): Promise<Response> {
     const mcp = server()
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: maxBodyBytes })
@@ -134,6 +149,9 @@ export function statelessMcp({ server, shared, maxBodyBytes, keep, keptTools = [
       const result = await cachedToolsList()
       if (result !== null) return new Response(RESULT_HEAD + result + resultTail(message.id), { status: 200, headers: { 'Content-Type': 'application/json' } })
     }
+    const plain = peek && plainToolCall(message, keptTools)
+    const held = plain ? peek(plain.key) : undefined
+    if (plain && held) return new Response(RESULT_HEAD + held + resultTail(plain.id), { status: 200, headers: { 'Content-Type': 'application/json' } })
     if (isToolCall(message)) {
       // What the SDK's transport hands its server: the message as its schema reads it, and the request's headers and URL.
       const checked = JSONRPCMessageSchema.safeParse(message)

@@ -29,7 +29,7 @@ const onlyPost = { response: { 405: JsonRpcRefusal('this endpoint answers POST o
 const DESCRIPTION = `The Model Context Protocol server of this marketplace, for AI agents, over Streamable HTTP (stateless, JSON answers; send Accept: application/json, text/event-stream and Content-Type: application/json). Point an MCP client at this URL. Its tools: ${READING_TOOLS.join(', ')} (find feeds by words, category and tags; list categories and a feed's entries; read an entry, a free one's content inline; a paid entry's price and x402 requirements). It holds no wallet: buy_entry, list_purchases, create_feed and create_entry are offered by \`trellis mcp\` (stdio), run by the agent's operator with TRELLIS_MCP_WALLET_KEY.`
 
 /** `app`: the whole application, whose handler answers the tools' requests (as the docs route reads its routes). */
-export const mcpRoutes = (app: () => { handle(request: Request): Promise<Response> }, publicUrl: () => string, memo?: StatelessMcpOptions['keep']) => {
+export const mcpRoutes = (app: () => { handle(request: Request): Promise<Response> }, publicUrl: () => string, memo?: Pick<StatelessMcpOptions, 'keep' | 'peek'>) => {
   const fetcher: Fetcher = (request) => app().handle(request)
   const server = () => createMcpServer({ api: trellisApi(publicUrl(), fetcher), wallet: null, remote: false })
   // The tools' API base is the public URL, known once the server listens: the shared server is made again if it changes.
@@ -39,7 +39,7 @@ export const mcpRoutes = (app: () => { handle(request: Request): Promise<Respons
     shared: () => (shared?.url === publicUrl() ? shared.server : (shared = { url: publicUrl(), server: server() }).server),
     maxBodyBytes: MAX_BODY_BYTES,
     // This server holds no key: every tool it lists reads the market alone, and is kept until the records change.
-    keep: memo,
+    ...memo,
     keptTools: READING_TOOLS,
   })
   return new Elysia({ tags: ['MCP'] })
