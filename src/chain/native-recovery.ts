@@ -1,6 +1,6 @@
-// EIP-191 signature checks with libsecp256k1 (the `secp256k1` package's native addon): about 0.1 ms against viem's
-// 0.75 ms of JavaScript. Where the addon has no prebuilt binary for the platform, `nativeSignatureCheck` is null
-// and viem does the work.
+// EIP-191 signature checks with libsecp256k1 (the `secp256k1` package's native addon), several times faster than
+// viem's JavaScript. Where the addon has no prebuilt binary for the platform, `nativeSignatureCheck` is null and viem
+// does the work.
 import { hashMessage, hexToBytes, isHex, type Hex } from 'viem'
 import { publicKeyToAddress } from 'viem/utils'
 

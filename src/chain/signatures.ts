@@ -11,7 +11,7 @@ export type SignatureVerifier = (address: `0x${string}`, message: string, signat
 
 export function signatureVerifier(rpcUrl: string | null): SignatureVerifier {
   const client = rpcUrl ? createPublicClient({ transport: http(rpcUrl, { timeout: 10_000 }) }) : null
-  // EOA signatures are checked on a worker thread (key recovery is ~1 ms of CPU); a worker failure is "not valid".
+  // EOA signatures are checked on a worker thread (key recovery is CPU-bound); a worker failure is "not valid".
   const worker = workerClient<Omit<SignatureCheck, 'id'>, { id: number; valid: boolean }>('chain/signature-worker.ts')
   return async (address, message, signature) => {
     if ((await worker.request({ address, message, signature }).catch(() => ({ valid: false }))).valid) return true

@@ -45,7 +45,7 @@ export async function readJsonStreamingField(request: Request, limit: number, fi
   let streaming = false
   let streamedOnce = false
   let usable = true
-  let escape: string | null = null // after a backslash: what followed so far
+  let pendingEscape: string | null = null // after a backslash: what followed so far
   let syntaxError = false
 
   const keep = (chunk: Uint8Array, from: number, to: number) => {
@@ -64,19 +64,19 @@ export async function readJsonStreamingField(request: Request, limit: number, fi
     if (unfinished) emit(unfinished, false)
   }
   function escapeByte(byte: number) {
-    if (escape === '') {
-      if (byte === 0x75) escape = 'u'
+    if (pendingEscape === '') {
+      if (byte === 0x75) pendingEscape = 'u'
       else if (ESCAPED[byte] !== undefined) {
         emit(ESCAPED[byte]!, false)
-        escape = null
+        pendingEscape = null
       } else syntaxError = true
       return
     }
-    escape += String.fromCharCode(byte)
-    if (escape!.length < 5) return
-    if (!/^u[0-9a-fA-F]{4}$/.test(escape!)) syntaxError = true
-    else emit(String.fromCharCode(Number.parseInt(escape!.slice(1), 16)), false)
-    escape = null
+    pendingEscape += String.fromCharCode(byte)
+    if (pendingEscape!.length < 5) return
+    if (!/^u[0-9a-fA-F]{4}$/.test(pendingEscape!)) syntaxError = true
+    else emit(String.fromCharCode(Number.parseInt(pendingEscape!.slice(1), 16)), false)
+    pendingEscape = null
   }
 
   function scan(chunk: Uint8Array) {
@@ -84,7 +84,7 @@ export async function readJsonStreamingField(request: Request, limit: number, fi
     let i = 0
     while (i < chunk.length && !syntaxError) {
       if (streaming) {
-        if (escape !== null) {
+        if (pendingEscape !== null) {
           escapeByte(chunk[i++]!)
           continue
         }
@@ -96,7 +96,7 @@ export async function readJsonStreamingField(request: Request, limit: number, fi
         if (i === chunk.length) break
         if (chunk[i] === BACKSLASH) {
           endText()
-          escape = ''
+          pendingEscape = ''
           i++
           continue
         }

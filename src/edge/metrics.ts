@@ -56,7 +56,9 @@ export function requestMetrics() {
         if (s.total === 0) continue
         const labels = `method="${s.method}",route="${s.route}"`
         let cumulative = 0
-        BUCKETS.forEach((le, i) => lines.push(`trellis_http_request_duration_seconds_bucket{${labels},le="${le}"} ${(cumulative += s.inBucket[i]!)}`))
+        BUCKETS.forEach((le, i) => {
+          lines.push(`trellis_http_request_duration_seconds_bucket{${labels},le="${le}"} ${(cumulative += s.inBucket[i]!)}`)
+        })
         lines.push(`trellis_http_request_duration_seconds_bucket{${labels},le="+Inf"} ${s.total}`, `trellis_http_request_duration_seconds_sum{${labels}} ${s.sum}`, `trellis_http_request_duration_seconds_count{${labels}} ${s.total}`)
       }
       return lines.join('\n')
@@ -101,7 +103,8 @@ export function memoryMetrics(caches: { content: () => number; reads: () => numb
   return [
     '# HELP trellis_js_heap_bytes JavaScript heap, by kind (used: live objects and garbage not yet collected; total: reserved).', '# TYPE trellis_js_heap_bytes gauge',
     `trellis_js_heap_bytes{kind="used"} ${heapUsed}`, `trellis_js_heap_bytes{kind="total"} ${heapTotal}`,
-    '# HELP trellis_cache_bytes Bytes held by a bounded in-memory cache (content: small items; reads: read results, counted in characters).', '# TYPE trellis_cache_bytes gauge',
+    '# HELP trellis_cache_bytes Bytes held by a bounded in-memory cache (content: small items; ' +
+      'reads: read results, counted in characters).', '# TYPE trellis_cache_bytes gauge',
     `trellis_cache_bytes{cache="content"} ${caches.content()}`, `trellis_cache_bytes{cache="reads"} ${caches.reads()}`,
   ]
 }
@@ -140,7 +143,9 @@ export const metricsRoutes = (requests: RequestMetrics, startedAt: number, sourc
   }, {
     detail: {
       summary: 'Prometheus metrics',
-      description: 'Requests by route template, method and status; process_*; trellis_build_info; market gauges; payments by outcome; job runs and durations. With TRELLIS_METRICS_AUTH=admin, only with the admin-api-key header (else 401 ADMIN_KEY_REQUIRED).',
+      description: 'Requests by route template, method and status; process_*; trellis_build_info; market gauges; ' +
+        'payments by outcome; job runs and durations. With TRELLIS_METRICS_AUTH=admin, only with the ' +
+        'admin-api-key header (else 401 ADMIN_KEY_REQUIRED).',
     },
   })
 }

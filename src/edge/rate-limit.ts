@@ -26,7 +26,7 @@ export function ruleFor(method: string, path: string): Rule | null {
 /**
  * Who a limit counts against: an IPv4 address as it is; an IPv6 address by its /64, the block one subscriber
  * usually holds whole (each of its 2^64 addresses would otherwise have a budget of its own). Parsing an IPv6
- * address takes 1-3 µs, so the answer for recent addresses is remembered.
+ * address costs about as much as a cached read's own work, so the answer for recent addresses is remembered.
  */
 export function clientKeyer() {
   const remembered = new Map<string, string>()

@@ -81,14 +81,14 @@ function unusableHost(url: string, path: string): boolean {
 const invalidHost = () => errorResponse('INVALID_HOST', 'invalid Host header', 'the Host header must be a host name or address, with an optional port')
 
 // X-Request-Id ties an answer to its log lines, so it goes with them: handled whenever requests are logged (TRELLIS_LOG
-// info or debug, the default), skipped at warn and error. Measured on a cached read (same process, wrk, 3 rounds):
-// with request logs on it costs about 10% (26-31k vs 32-34k req/s); without them it would cost 20% (48-59k vs 50-64k).
+// info or debug, the default), skipped at warn and error. On a cached read it costs a small share of the throughput
+// when requests are logged anyway, and twice that share when they are not (docs/performance.md has the figures).
 // A caller's own id is kept when it is a plain token; anything else is replaced, so log lines stay parseable.
 const CALLER_ID = /^[\w.:@/+=-]{1,128}$/
 
 /**
- * Wraps a route. Built once per route, with no closure made per request: at ~80k requests/s, every allocation and
- * call on this path shows in throughput.
+ * Wraps a route. Built once per route, with no closure made per request: at the rate the hot reads are served, every
+ * allocation and call on this path shows in throughput.
  */
 export function requestWrapper(d: { limiter: RateLimiter | null; requests: RequestMetrics; log: Logger; trustProxy: boolean }) {
   const logRequests = d.log.enabled('info')

@@ -1,7 +1,7 @@
 // Holds a large streamed request's memory growth near a budget. Reading a 50 MB base64 body makes about three times
 // its size in short-lived garbage (the body's chunks, their text, the decoded pieces once imported) while what is
-// live stays a few MiB; left to its own pace the collector let RSS grow by 2.6-2.9 times the payload (measured on a
-// 37.5 MiB upload). When RSS passes the budget, a full collection (20-30 ms) brings it back.
+// live stays a few MiB; left to its own pace the collector let RSS grow to several times the payload. When RSS passes
+// the budget, a full collection (a short pause) brings it back.
 
 /** After a collection, the next one waits until RSS grows this much more, so a heap that cannot shrink costs few. */
 const STEP_BYTES = 16 * 1024 * 1024

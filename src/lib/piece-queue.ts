@@ -1,6 +1,6 @@
 // A queue of byte pieces between a producer that pushes synchronously and a consumer that iterates, with a bound on
 // what may wait: the producer awaits room() between pushes. (it-pushable kept every piece pushed reachable
-// until the end, as measured: 34 MiB held after 37.5 MiB pushed.)
+// until the end: nearly the whole upload held at once.)
 export function pieceQueue(aheadBytes: number) {
   const waiting: Uint8Array[] = []
   let waitingBytes = 0
