@@ -28,7 +28,8 @@ async function outOfBounds(wallet: OperatorWallet, requirement: PaymentRequireme
   const amount = amountOf(requirement)
   const pinned = await wallet.networks.names()
   const network = networkNamed(requirement.network)
-  if (network === null || !pinned.includes(network)) return `refused: the server asks for a payment on ${String(requirement.network)}, and this client pays only on ${pinned.join(', ')} (TRELLIS_MCP_NETWORKS); nothing was signed`
+  if (network === null || !pinned.includes(network)) return `refused: the server asks for a payment on ${String(requirement.network)}, and this client pays ` +
+    `only on ${pinned.join(', ')} (TRELLIS_MCP_NETWORKS); nothing was signed`
   if (amount === null) return 'refused: the server asks for an amount that is not a whole number of units; nothing was signed'
   if (maxPrice !== undefined && amount > maxPrice) return `refused: the entry costs ${amount} units, more than the max_price of ${maxPrice} given; nothing was signed`
   return null
@@ -77,7 +78,7 @@ export async function buyEntry(api: TrellisApi, wallet: OperatorWallet, path: st
   })
 
   const http = new x402HTTPClient(client)
-  let payment
+  let payment: Awaited<ReturnType<typeof http.createPaymentPayload>>
   try {
     payment = await http.createPaymentPayload(challenge)
   } catch (error) {
@@ -85,7 +86,8 @@ export async function buyEntry(api: TrellisApi, wallet: OperatorWallet, path: st
     if (held.refusal !== null) throw new Refused(held.refusal)
     const offered = challenge.accepts.map((one) => String(one.network))
     if (held.requirement === null && offered.every((one) => !pinned.includes(networkNamed(one)!))) {
-      throw new Refused(`refused: the server asks for a payment on ${offered.join(', ')}, and this client pays only on ${pinned.join(', ')} (TRELLIS_MCP_NETWORKS); nothing was signed`)
+      throw new Refused(`refused: the server asks for a payment on ${offered.join(', ')}, and this client pays only ` +
+        `on ${pinned.join(', ')} (TRELLIS_MCP_NETWORKS); nothing was signed`)
     }
     throw new Error(`cannot pay this entry: ${(error as Error).message}`)
   }
@@ -110,7 +112,9 @@ export async function buyEntry(api: TrellisApi, wallet: OperatorWallet, path: st
 
 /** What the agent is told of an authorization that left this process and was not (known to be) settled. */
 const stillSpendable = (sent: SentAuthorization) =>
-  `the signed authorization left this process and can be settled by whoever holds it until ${new Date(Number(sent.validBefore) * 1000).toISOString()}, so it may still be charged: it counts against the session cap until the chain shows it expired unused`
+  `the signed authorization left this process and can be settled by whoever holds it ` +
+    `until ${new Date(Number(sent.validBefore) * 1000).toISOString()}, so it may still be charged: ` +
+    `it counts against the session cap until the chain shows it expired unused`
 
 /** The answer to a paid request: the entry, or why not. A sent authorization is never given back on the server's word. */
 async function settle(paid: Response, hold: Hold, http: x402HTTPClient, sent: SentAuthorization): Promise<Bought> {
@@ -132,7 +136,8 @@ async function settle(paid: Response, hold: Hold, http: x402HTTPClient, sent: Se
     throw new ApiError(402, 'PAYMENT_REFUSED', `the server answered that it refused the payment${reason ? ` (${reason})` : ''}; ${stillSpendable(sent)}`)
   }
   if (paid.status === 503) {
-    throw new ApiError(503, error.code, `${error.message}. The payment is not settled yet and may still be charged; ${stillSpendable(sent)}. Try again later to read the entry`)
+    throw new ApiError(503, error.code, `${error.message}. The payment is not settled yet and may still be ` +
+      `charged; ${stillSpendable(sent)}. Try again later to read the entry`)
   }
   throw new ApiError(error.status, error.code, `${error.message}; ${stillSpendable(sent)}`)
 }

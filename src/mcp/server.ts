@@ -23,14 +23,18 @@ export interface McpServerOptions {
 export const READING_TOOLS = ['search_feeds', 'list_categories', 'list_entries', 'get_entry', 'get_price'] as const
 export const WALLET_TOOLS = ['buy_entry', 'list_purchases', 'create_feed', 'create_entry'] as const
 
-const INSTRUCTIONS = `Trellis is a marketplace of content feeds: creators publish entries (text, JSON, images, audio, video, PDF), free or paid in USDC over x402.
-Find feeds with search_feeds (words, category, tags), list a feed's entries with list_entries, read one with get_entry, and see what a paid entry costs with get_price.
+const INSTRUCTIONS = `Trellis is a marketplace of content feeds: creators publish entries (text, JSON, images, ` +
+  `audio, video, PDF), free or paid in USDC over x402.
+Find feeds with search_feeds (words, category, tags), list a feed's entries with list_entries, ` +
+  `read one with get_entry, and see what a paid entry costs with get_price.
 ${UNTRUSTED}`
 const WALLET_INSTRUCTIONS = `
-This server holds the operator's wallet: buy_entry pays for an entry (within the operator's caps, checked before anything is signed), list_purchases lists what it bought, create_feed and create_entry publish as it. Amounts are USDC smallest units as strings (1000000 = 1 USDC).`
+This server holds the operator's wallet: buy_entry pays for an entry (within the operator's ` +
+  `caps, checked before anything is signed), list_purchases lists what it bought, create_feed and ` +
+  `create_entry publish as it. Amounts are USDC smallest units as strings (1000000 = 1 USDC).`
 
-// One for every server: a server makes an Ajv of its own unless given one (about 40 µs, and /mcp makes a server per
-// request), only to check the answers to elicitations, which no tool here asks for. It holds no session's state.
+// One for every server: a server makes an Ajv of its own unless given one (a cost per server, and /mcp made a server
+// per request), only to check the answers to elicitations, which no tool here asks for. It holds no session's state.
 const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator()
 
 export function createMcpServer(options: McpServerOptions): McpServer {

@@ -1,5 +1,5 @@
-// One MCP server for every tools/call on /mcp, instead of a server and a Streamable HTTP transport per request (about
-// 100 µs of the SDK's set-up and tear-down around a tool that itself costs 20). A stateless request needs nothing a
+// One MCP server for every tools/call on /mcp, instead of a server and a Streamable HTTP transport per request (the
+// SDK's set-up and tear-down cost several times the tool they wrap). A stateless request needs nothing a
 // server keeps from one request to the next: its tools are the same for every client, and a tools/call never comes
 // after an initialize on the same server here (an initialize is the SDK transport's, on a server of its own), so a
 // shared server knows no client's capabilities, exactly as a fresh one would not. The SDK still answers the call:

@@ -20,7 +20,7 @@ export class ForeignSignIn extends Error {}
 export function foreignSignIn(message: unknown, base: string, address: string, chainIds: readonly number[], now: number): string | null {
   if (typeof message !== 'string') return 'the server gave no sign-in message'
   const issued = readSignIn(message)
-  if (!issued || issued.form !== 'siwe') return 'the server gave no Sign-In with Ethereum message'
+  if (issued?.form !== 'siwe') return 'the server gave no Sign-In with Ethereum message'
   const siwe = parseSiweMessage(message)
   const server = new URL(base)
   if (siwe.domain !== server.host) return `the message signs in to ${JSON.stringify(siwe.domain)}, not ${server.host} (the server at --url)`

@@ -79,14 +79,17 @@ export class SpendingCaps {
   hold(amount: bigint): Holding {
     if (amount < 0n) return { ok: false, reason: `refused: the amount ${amount} is negative; nothing was signed` }
     if (amount > this.maxPerCall) {
-      return { ok: false, reason: `refused: this purchase costs ${usdc(amount)}, over the per-call cap of ${usdc(this.maxPerCall)} set by ${MCP_VARIABLES.maxPerCall}; nothing was signed` }
+      return { ok: false, reason: `refused: this purchase costs ${usdc(amount)}, over the per-call cap ` +
+        `of ${usdc(this.maxPerCall)} set by ${MCP_VARIABLES.maxPerCall}; nothing was signed` }
     }
     if (this.#spent + this.#held + amount > this.maxPerSession) {
       const inFlight = this.#held > 0n ? `, and ${usdc(this.#held)} held by purchases in progress` : ''
       const unsettled = this.#outstanding.size > 0 ? ` (${this.#outstanding.size} of them sent and not settled, counted until the chain shows them expired unused)` : ''
       return {
         ok: false,
-        reason: `refused: this purchase costs ${usdc(amount)}; with ${usdc(this.#spent)} already spent in this session${unsettled}${inFlight}, it would exceed the per-session cap of ${usdc(this.maxPerSession)} set by ${MCP_VARIABLES.maxPerSession}; nothing was signed`,
+        reason: `refused: this purchase costs ${usdc(amount)}; with ${usdc(this.#spent)} already spent in this ` +
+          `session${unsettled}${inFlight}, it would exceed the per-session cap ` +
+          `of ${usdc(this.maxPerSession)} set by ${MCP_VARIABLES.maxPerSession}; nothing was signed`,
       }
     }
     this.#held += amount

@@ -1,7 +1,6 @@
 // The agent's purchases: buy_entry (only with the operator's wallet: it pays) and list_purchases (the public ledger
 // filtered by payer; offered by `trellis mcp`, which the server's rate limits see, never over /mcp, whose in-process
 // calls would pass round the ledger's own limit).
-import { z } from 'zod'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { usdcDecimal } from '../../lib/money.ts'
 import { withQuery } from '../api.ts'
@@ -12,10 +11,15 @@ import { entryPath } from './reading.ts'
 
 export function registerBuyingTool(server: McpServer, ctx: ToolContext & { wallet: NonNullable<ToolContext['wallet']> }): void {
   const { api, wallet } = ctx
-  const caps = `at most ${usdcDecimal(wallet.caps.maxPerCall)} USDC a purchase and ${usdcDecimal(wallet.caps.maxPerSession)} USDC in this session`
+  const caps = `at most ${usdcDecimal(wallet.caps.maxPerCall)} USDC a purchase ` +
+    `and ${usdcDecimal(wallet.caps.maxPerSession)} USDC in this session`
   server.registerTool('buy_entry', {
     title: 'Buy an entry',
-    description: `Pays for a paid entry with the operator's wallet (${wallet.account.address}) over x402, in USDC, and returns its content as get_entry does, with the settlement (transaction hash). The operator allows ${caps}: a purchase over a cap is refused before anything is signed. An entry this wallet owns or already bought is read without paying. Check the price first with get_price; max_price refuses to pay more should it have changed.`,
+    description: `Pays for a paid entry with the operator's wallet (${wallet.account.address}) over x402, in ` +
+      `USDC, and returns its content as get_entry does, with the settlement (transaction hash). The ` +
+      `operator allows ${caps}: a purchase over a cap is refused before anything is signed. An entry ` +
+      `this wallet owns or already bought is read without paying. Check the price first with ` +
+      `get_price; max_price refuses to pay more should it have changed.`,
     inputSchema: {
       feed_id: id('feed id'),
       entry_id: id('entry id'),
@@ -40,7 +44,9 @@ export function registerPurchasesTool(server: McpServer, ctx: ToolContext): void
   const payer = address(wallet ? `the buyer's address (default: this wallet, ${wallet.account.address})` : "the buyer's address")
   server.registerTool('list_purchases', {
     title: 'List purchases',
-    description: `What a wallet bought on this marketplace, newest first, from the public ledger: each purchase's entry_id, amount (USDC smallest units), the address paid, the on-chain transaction hash and time.${wallet ? " Without wallet_address, this agent's own wallet." : ''}`,
+    description: `What a wallet bought on this marketplace, newest first, from the public ledger: each ` +
+      `purchase's entry_id, amount (USDC smallest units), the address paid, the on-chain transaction ` +
+      `hash and time.${wallet ? " Without wallet_address, this agent's own wallet." : ''}`,
     inputSchema: { wallet_address: wallet ? payer.optional() : payer, page_size: pageSize, page_token: pageToken },
     annotations: { readOnlyHint: true, openWorldHint: true },
   }, async (input: { wallet_address?: string; page_size?: number; page_token?: string }) => {

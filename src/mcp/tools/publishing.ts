@@ -23,7 +23,9 @@ export function registerPublishingTools(server: McpServer, ctx: ToolContext & { 
 
   server.registerTool('create_feed', {
     title: 'Create a feed',
-    description: `Creates a feed owned by the operator's wallet (${wallet.account.address}); a wallet has at most 10 active feeds. Publish into it with create_entry. A feed shows in search_feeds once it has an entry.`,
+    description: `Creates a feed owned by the operator's wallet (${wallet.account.address}); a wallet has at ` +
+      `most 10 active feeds. Publish into it with create_entry. A feed shows in search_feeds once it ` +
+      `has an entry.`,
     inputSchema: {
       name: textOf(feed.name).describe(`${feed.name.minLength}-${feed.name.maxLength} characters`),
       description: textOf(feed.description).optional(),
@@ -36,7 +38,10 @@ export function registerPublishingTools(server: McpServer, ctx: ToolContext & { 
 
   server.registerTool('create_entry', {
     title: 'Publish an entry',
-    description: 'Publishes an entry in a feed of the operator\'s wallet: give its content as text (text/*, JSON, SVG) or as base64 (any supported type). With a price (USDC smallest units, e.g. "10000" = 0.01 USDC) the entry is paid and sold over x402; without one it is free. The content can never change after.',
+    description: 'Publishes an entry in a feed of the operator\'s wallet: give its content as text (text/*, ' +
+      'JSON, SVG) or as base64 (any supported type). With a price (USDC smallest units, e.g. "10000" = ' +
+      '0.01 USDC) the entry is paid and sold over x402; without one it is free. The content can never ' +
+      'change after.',
     inputSchema: {
       feed_id: id('feed id'),
       mime_type: z.enum(SUPPORTED_MIME_TYPES).describe('the content\'s type'),

@@ -43,7 +43,10 @@ export function registerReadingTools(server: McpServer, ctx: ToolContext): void 
 
   server.registerTool('search_feeds', {
     title: 'Search feeds',
-    description: 'Find active feeds (with at least one entry) on this Trellis marketplace, newest first: by words in their name or description, by category (id or name: see list_categories), by tags (any of them), by owner. Each feed has its id, name, description, tags, category_id and counts; list its entries with list_entries.',
+    description: 'Find active feeds (with at least one entry) on this Trellis marketplace, newest first: by ' +
+      'words in their name or description, by category (id or name: see list_categories), by tags (any ' +
+      'of them), by owner. Each feed has its id, name, description, tags, category_id and counts; list ' +
+      'its entries with list_entries.',
     inputSchema: SEARCH_FEEDS,
     annotations: READ_ONLY,
   }, async (input) => paged('feeds', await api.json(withQuery('/v1/feeds', {
@@ -59,7 +62,9 @@ export function registerReadingTools(server: McpServer, ctx: ToolContext): void 
 
   server.registerTool('list_entries', {
     title: 'List the entries of a feed',
-    description: "A feed's active entries, newest first: id, title, description, tags, mime_type, is_free, and price (USDC smallest units as a string; price_usdc in decimal USDC). Read one with get_entry; a paid one's payment terms with get_price.",
+    description: "A feed's active entries, newest first: id, title, description, tags, mime_type, is_free, and " +
+      "price (USDC smallest units as a string; price_usdc in decimal USDC). Read one with get_entry; a " +
+      "paid one's payment terms with get_price.",
     inputSchema: LIST_ENTRIES,
     annotations: READ_ONLY,
   }, async (input) => {
@@ -97,7 +102,10 @@ export function registerReadingTools(server: McpServer, ctx: ToolContext): void 
 
   server.registerTool('get_price', {
     title: 'Get the price and x402 terms of an entry',
-    description: "What reading an entry costs: for a paid entry, the x402 payment requirement its 402 answer gives (amount in USDC smallest units as a string, and in decimal USDC; the token's address, the network, the address paid, the resource URL to pay at, and every requirement as sent); for a free entry, amount \"0\". Nothing is paid.",
+    description: "What reading an entry costs: for a paid entry, the x402 payment requirement its 402 answer " +
+      "gives (amount in USDC smallest units as a string, and in decimal USDC; the token's address, the " +
+      "network, the address paid, the resource URL to pay at, and every requirement as sent); for a " +
+      "free entry, amount \"0\". Nothing is paid.",
     inputSchema: ONE_ENTRY,
     annotations: READ_ONLY,
   }, async ({ feed_id, entry_id }) => {
