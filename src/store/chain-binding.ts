@@ -24,7 +24,9 @@ export async function recordedChain(meta: MetaStore): Promise<ChainBinding | nul
 export async function chainMismatch(meta: MetaStore, where: string, current: ChainBinding): Promise<string | null> {
   const recorded = await recordedChain(meta)
   if (!recorded || same(recorded, current)) return null
-  return `${where} holds a ledger of ${describe(recorded)} but this start is for ${describe(current)}: start it with the settings it was made with, or set TRELLIS_ALLOW_CHAIN_CHANGE=1 to rebind it to the new chain (its ledger then holds sales of both)`
+  return `${where} holds a ledger of ${describe(recorded)} but this start is for ${describe(current)}: ` +
+    `start it with the settings it was made with, or set TRELLIS_ALLOW_CHAIN_CHANGE=1 to rebind it ` +
+    `to the new chain (its ledger then holds sales of both)`
 }
 
 /**

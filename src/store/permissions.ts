@@ -1,6 +1,6 @@
 // The data directory holds the server key, the ledger and unpublished content: readable by its owner only, also
 // when it existed before (created by hand, restored, or by an older version) with looser modes.
-import { chmodSync, lstatSync, readdirSync } from 'node:fs'
+import { chmodSync, lstatSync, readdirSync, type Stats } from 'node:fs'
 import { join } from 'node:path'
 
 /** Files the process creates from now on are 0600 and directories 0700 (SQLite and LevelDB create theirs with 0644). */
@@ -12,7 +12,7 @@ export function ownerOnlyFromNow(): void {
 export function tightenTree(dir: string): number {
   let changed = 0
   const visit = (path: string) => {
-    let stat
+    let stat: Stats
     try {
       stat = lstatSync(path)
     } catch (error) {

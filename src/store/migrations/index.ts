@@ -67,7 +67,9 @@ export class SchemaMismatch extends Error {}
 /** Why this binary must not open a database at `version`, or null when it may (older ones are migrated). */
 export function newerSchema(version: number, what: string): string | null {
   return version > SCHEMA_VERSION
-    ? `${what} has schema version ${version}, newer than this Trellis knows (${SCHEMA_VERSION}): it was written by a newer Trellis; run that version or newer (a downgrade needs a backup taken before the upgrade)`
+    ? `${what} has schema version ${version}, newer than this Trellis knows (${SCHEMA_VERSION}): it ` +
+      `was written by a newer Trellis; run that version or newer (a downgrade needs a backup taken ` +
+      `before the upgrade)`
     : null
 }
 
