@@ -7,7 +7,7 @@ import { setAddonDir } from './lib/native-addon.ts'
 import { join } from 'node:path'
 
 async function main(): Promise<void> {
-  let command
+  let command: ReturnType<typeof parseCommand>
   try {
     command = parseCommand(process.argv.slice(2), process.env)
   } catch (error) {
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     process.exit(await loaded.verifyLedger(command.config))
   }
 
-  let server
+  let server: Awaited<ReturnType<typeof import('./server.ts').startServer>>
   try {
     const { startServer } = await import('./server.ts') // loads the native addons: their failure is one line too
     server = await startServer(command.config)

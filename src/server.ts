@@ -126,7 +126,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // Before the start line: whoever waits for that line has seen the warning.
   if (isWildcardHost(config.host) && !config.publicUrl) {
     // Links handed out (access_url, content_url, the x402 resource) would name localhost, useless to other machines.
-    log.warn('listening on all interfaces without a public URL: access links and payment requirements will name localhost; set TRELLIS_PUBLIC_URL (--public-url)', { public_url: publicUrl })
+    log.warn('listening on all interfaces without a public URL: access links and payment requirements will ' +
+      'name localhost; set TRELLIS_PUBLIC_URL (--public-url)', { public_url: publicUrl })
   }
   log.announce('listening', {
     url, public_url: publicUrl, docs: `${publicUrl}/v1/docs`, data_dir: config.dataDir, network: config.network.name, chain_id: config.network.chainId,

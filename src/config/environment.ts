@@ -66,8 +66,10 @@ export type ContentPlace = 'leveldb' | 'postgres' | S3Place
 export function contentFrom(asked: ContentPlace | null, databaseUrl: string | null): ContentPlace {
   const place = asked ?? (databaseUrl ? 'postgres' : 'leveldb')
   if (place === 'postgres' && !databaseUrl) throw new ConfigError('content in postgres means the records\' PostgreSQL: set --database-url (TRELLIS_DATABASE_URL) too')
-  if (typeof place === 'object' && !databaseUrl) throw new ConfigError('content in S3 is indexed in the records\' PostgreSQL (so a collection never races an upload): set --database-url (TRELLIS_DATABASE_URL) too')
-  if (place === 'leveldb' && databaseUrl) throw new ConfigError('content in leveldb is refused with records in PostgreSQL (content must live where the records are): leave --content-url (TRELLIS_CONTENT_URL) unset, or set postgres')
+  if (typeof place === 'object' && !databaseUrl) throw new ConfigError('content in S3 is indexed in the records\' PostgreSQL (so a collection never races an upload): ' +
+    'set --database-url (TRELLIS_DATABASE_URL) too')
+  if (place === 'leveldb' && databaseUrl) throw new ConfigError('content in leveldb is refused with records in PostgreSQL (content must live where the records ' +
+    'are): leave --content-url (TRELLIS_CONTENT_URL) unset, or set postgres')
   return place
 }
 

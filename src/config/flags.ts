@@ -23,7 +23,9 @@ export const FLAGS = {
   /** null: the embedded database (<data-dir>/trellis.db). */
   databaseUrl: { flag: 'database-url', value: '<url>', variable: 'TRELLIS_DATABASE_URL', read: postgresUrl, help: 'records (and by default content) in PostgreSQL ≥ 15 (default: embedded in the data dir)' },
   /** null: the default for where the records are (environment.ts, contentFrom). */
-  contentUrl: { flag: 'content-url', value: '<where>', variable: 'TRELLIS_CONTENT_URL', read: contentPlace, help: 'content blocks: leveldb (in the data dir) | postgres (the records\' database; the default with a database URL) | s3://bucket/prefix?endpoint=…&region=… (an S3-compatible bucket, indexed in the records\' database)' },
+  contentUrl: { flag: 'content-url', value: '<where>', variable: 'TRELLIS_CONTENT_URL', read: contentPlace, help: 'content blocks: leveldb (in the data dir) | postgres (the records\' database; the default with ' +
+    'a database URL) | s3://bucket/prefix?endpoint=…&region=… (an S3-compatible bucket, indexed in ' +
+    'the records\' database)' },
   network: { flag: 'network', value: '<name>', variable: 'TRELLIS_NETWORK', read: oneOf(NETWORK_NAMES, 'base-sepolia'), help: 'base | base-sepolia (default base-sepolia)' },
 } satisfies Record<string, Flag<unknown>>
 

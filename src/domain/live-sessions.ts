@@ -25,7 +25,7 @@ export function liveSessions(tokens: SessionTokens, records: Records) {
     if (known) return known
     const learning: Promise<void> = records.read.endedSessions.standing(nowSeconds())
       .then((rows) => {
-        rows.forEach((row) => remember(row.id, row.expires_at))
+        for (const row of rows) remember(row.id, row.expires_at)
         learned = learning
       })
       .catch((error: unknown) => {

@@ -6,7 +6,7 @@ import type { Records } from '../store/stores.ts'
 import type { WalletService } from './wallets.ts'
 import { ranksFrom, walletStats, type Ranks } from './wallet-stats.ts'
 import { PERIODS, type Period } from './tallies.ts'
-import { type BoardKey, type PeriodBoard, type PlainBoard } from './leaderboards.ts'
+import type { BoardKey, PeriodBoard, PlainBoard } from './leaderboards.ts'
 import { fail } from './errors.ts'
 import { nowSeconds } from '../lib/clock.ts'
 

@@ -120,7 +120,7 @@ export function webhookService(d: WebhookDeps) {
   async function owned(signer: Signer, id: string): Promise<WebhookEndpointRecord & { secret: string }> {
     const endpoint = await read.webhooks.byId(id)
     const wallet = endpoint ? await read.wallets.byAddress(signer.address) : undefined
-    if (!endpoint || !endpoint.is_active) return fail('WEBHOOK_NOT_FOUND', 'webhook not found')
+    if (!endpoint?.is_active) return fail('WEBHOOK_NOT_FOUND', 'webhook not found')
     if (endpoint.wallet_id !== wallet?.id) fail('UNAUTHORIZED', 'only the wallet that registered a webhook may do this')
     return endpoint
   }

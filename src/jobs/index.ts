@@ -143,10 +143,12 @@ export function startJobs(d: JobServices): Jobs {
     ready,
     status: () => Object.fromEntries(Object.entries(state).map(([k, v]) => [k, { last_run: v.lastRun, last_error: v.lastError }])),
     metrics: () => [...jobMetrics(state), ...(audit === null ? [] : [
-      '# HELP trellis_ledger_problems Rules broken at the last check of the ledger against the chain (0 = the ledger equals the chain).',
+      '# HELP trellis_ledger_problems Rules broken at the last check of the ledger against the chain ' +
+        '(0 = the ledger equals the chain).',
       '# TYPE trellis_ledger_problems gauge',
       `trellis_ledger_problems ${audit.report.problems.length}`,
-      '# HELP trellis_ledger_unreadable 1 when the last check could not read the chain (RPC down): rows went unchecked, nothing was found wrong.',
+      '# HELP trellis_ledger_unreadable 1 when the last check could not read the chain (RPC down): ' +
+        'rows went unchecked, nothing was found wrong.',
       '# TYPE trellis_ledger_unreadable gauge',
       `trellis_ledger_unreadable ${audit.report.unreadable ? 1 : 0}`,
       '# HELP trellis_ledger_proven_total Ledger rows proven by their on-chain transfer since start.',

@@ -19,8 +19,12 @@ export const NonceRequest = t.Object({ wallet_address: t.String({ description: '
 
 export const Nonce = t.Object({
   nonce: t.String(),
-  message: t.String({ description: 'one line naming this server, the issue time, the nonce and the expiry: sign it with personal_sign and send it in x-message. The signed headers are good for one authenticated request, to any route, until that expiry' }),
-  siwe_message: t.String({ description: 'the same sign-in as an EIP-4361 (Sign-In with Ethereum) message, which wallets show as a sign-in request: sign it instead of message and send its base64 in x-message (it has newlines). Either form signs in once' }),
+  message: t.String({ description: 'one line naming this server, the issue time, the nonce and the expiry: sign it with ' +
+    'personal_sign and send it in x-message. The signed headers are good for one authenticated ' +
+    'request, to any route, until that expiry' }),
+  siwe_message: t.String({ description: 'the same sign-in as an EIP-4361 (Sign-In with Ethereum) message, which wallets show as a ' +
+    'sign-in request: sign it instead of message and send its base64 in x-message (it has newlines). ' +
+    'Either form signs in once' }),
   wallet_address: t.String(),
   expires_at: t.Integer({ description: 'Unix seconds' }),
   expiresAt: t.Integer({ description: 'Unix milliseconds (as the hosted service sends)' }),

@@ -54,7 +54,7 @@ export async function runInServer(path: string, command: string, args: string[],
   let buffered = ''
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
     buffered += decoder.decode(chunk, { stream: true })
-    let newline
+    let newline: number
     while ((newline = buffered.indexOf('\n')) >= 0) {
       const line = JSON.parse(buffered.slice(0, newline)) as { progress?: { what: string; done: number; total?: number }; result?: unknown; error?: string }
       buffered = buffered.slice(newline + 1)

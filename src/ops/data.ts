@@ -215,14 +215,15 @@ export async function restoreIntoDatabase(backupDir: string, target: RestoreTarg
   const newer = newerSchema(Math.max(manifest.schema_version ?? 0, await schemaOf(join(backupDir, 'trellis.db'))), `the backup ${backupDir}`)
   if (newer) throw new Error(newer)
   progress('database', 0)
-  let loaded
+  let loaded: Awaited<ReturnType<typeof target.records.upkeep.loadCopy>>
   try {
     loaded = await target.records.upkeep.loadCopy(join(backupDir, 'trellis.db'), target.scratch, nulPolicy(options.replaceNul ?? false))
   } catch (error) {
     if (error instanceof OccupiedDatabase) throw new Error(`${target.name} is not empty (${error.message}): restore into an empty database`)
     if (error instanceof UnloadableText) {
       throw options.refusal?.(error) ?? unloadable(error, `the backup ${backupDir}`,
-        'Run the restore again with --replace-nul to store each NUL as U+FFFD (�), or restore the backup into a data directory, change those values there, and move it with migrate-to-postgres.')
+        'Run the restore again with --replace-nul to store each NUL as U+FFFD (�), or restore the ' +
+          'backup into a data directory, change those values there, and move it with migrate-to-postgres.')
     }
     throw error
   }

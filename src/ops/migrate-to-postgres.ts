@@ -33,7 +33,8 @@ export async function migrateToPostgres(config: Config, progress: Progress, opti
     const restored = await restoreIntoDatabase(join(scratch, 'backup'), { name: await recordsName(recordsPlace(config)), records, content, scratch: join(scratch, 'schema.db') }, progress, {
       replaceNul: options.replaceNul,
       refusal: (error) => unloadable(error, `the data directory ${config.dataDir}`,
-        `Run migrate-to-postgres again with --replace-nul to store each NUL as U+FFFD (�) in PostgreSQL (${config.dataDir} keeps them as they are), or change those values first.`),
+        `Run migrate-to-postgres again with --replace-nul to store each NUL as U+FFFD (�) in PostgreSQL ` +
+          `(${config.dataDir} keeps them as they are), or change those values first.`),
     })
     const changed = restored.changed_text ? { changed_text: restored.changed_text } : {}
     return { moved: manifest.counts, ...changed, verify: await verify(commandDataAccess(config, records, content), progress) }

@@ -75,6 +75,10 @@ export const accessRoutes = (s: Services) => {
       return served ? answer : new Response(null, { status: 499 })
     }, {
       response: { ...contentResponses("The entry's bytes, inline"), ...errors(403, 404, 410) },
-      detail: { summary: 'Open an access link', description: "Serves the entry's bytes inline (browser-usable). A full 200 answer to a GET counts one use; a range session (a client's 206 answers, while they come at most 30 minutes apart and add up to at most 3 copies of the entry) counts one use, at its first range. HEAD, 304, 416, refusals and requests whose client left before the answer count none; a use is counted, durably, before the bytes are sent. Expired, exhausted or revoked links answer 410; tampered or foreign tokens 403." },
+      detail: { summary: 'Open an access link', description: "Serves the entry's bytes inline (browser-usable). A full 200 answer to a GET counts one use; a " +
+        "range session (a client's 206 answers, while they come at most 30 minutes apart and add up to " +
+        "at most 3 copies of the entry) counts one use, at its first range. HEAD, 304, 416, refusals and " +
+        "requests whose client left before the answer count none; a use is counted, durably, before the " +
+        "bytes are sent. Expired, exhausted or revoked links answer 410; tampered or foreign tokens 403." },
     })
 }

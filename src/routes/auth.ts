@@ -37,7 +37,10 @@ export const authRoutes = (s: Services) =>
     }, {
       wallet: true,
       response: { 200: BrowserSession, ...errors(403) },
-      detail: { summary: 'Open a browser session', description: 'Signed like any protected route (the pages sign siwe_message). Sets an HttpOnly cookie that stands for the wallet for one day on reads of entries and their bytes (so an owner or past buyer can read them in pages); every write still needs its own signature. Refused to a page of another site.' },
+      detail: { summary: 'Open a browser session', description: 'Signed like any protected route (the pages sign siwe_message). Sets an HttpOnly cookie that ' +
+        'stands for the wallet for one day on reads of entries and their bytes (so an owner or past ' +
+        'buyer can read them in pages); every write still needs its own signature. Refused to a page of ' +
+        'another site.' },
     })
     .get('/session', async ({ request }) => {
       const token = sessionCookie(request.headers)

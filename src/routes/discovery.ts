@@ -60,7 +60,8 @@ export const discoveryRoutes = (s: Services) => {
         offset: t.Optional(t.String({ description: 'items to skip' })),
       }),
       response: { 200: DiscoveryList, ...errors(400) },
-      detail: { summary: 'Paid resources for sale (x402 discovery)', description: "The x402 discovery list: each paid entry on sale now, with its payment requirement. The x402 package's useFacilitator({ url: <this server> }).list() reads it." },
+      detail: { summary: 'Paid resources for sale (x402 discovery)', description: "The x402 discovery list: each paid entry on sale now, with its payment requirement. The x402 " +
+        "package's useFacilitator({ url: <this server> }).list() reads it." },
     })
     .get('/.well-known/x402', () => jsonResponse(JSON.stringify({
       x402Version: 1,

@@ -28,7 +28,8 @@ const PAGE = `<!doctype html>
   <link rel="stylesheet" href="${ASSETS}/swagger-ui.css">
 </head>
 <body>
-  <div id="wallet-bar" class="wallet-bar" hidden><button type="button" id="connect-wallet" hidden>Connect wallet to sign requests</button> <span id="wallet-status"></span></div>
+  <div id="wallet-bar" class="wallet-bar" hidden><button type="button" id="connect-wallet" ` +
+  `hidden>Connect wallet to sign requests</button> <span id="wallet-status"></span></div>
   <div id="swagger-ui"></div>
   <script src="${ASSETS}/swagger-ui-bundle.js"></script>
   <script src="${ASSETS}/explorer.js"></script>
@@ -36,7 +37,8 @@ const PAGE = `<!doctype html>
 </html>`
 
 /** Our script and Swagger UI's only; Swagger UI sets styles inline and shows data: images. */
-const EXPLORER_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+const EXPLORER_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+  "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 const asset = (path: string, type: string) => () =>
   new Response(Bun.file(path), { headers: { 'content-type': type, 'cache-control': 'public, max-age=86400' } })

@@ -72,7 +72,7 @@ const entryBodyReader = (s: Services): BodyReader => async (request, limit, { si
   const push = (text: string) => ((pushed += text.length), decoder.push(text))
   const ready = writer && guard ? () => (guard(pushed), writer.ready()) : undefined
   let content: Base64Content | null = null
-  let read
+  let read: Awaited<ReturnType<typeof readJsonStreamingField>>
   try {
     read = await readJsonStreamingField(request, limit, 'content_base64', { push, end: () => void (content = decoder.end()), ready })
   } catch (error) {
@@ -139,7 +139,9 @@ export const entryRoutes = (s: Services) => {
     }, {
       walletOptional: true,
       response: { 200: withHeaders(Entry, PaidHeaders) as typeof Entry, 402: withHeaders(PaymentRequired, PaymentRequiredHeaders), ...errors(404, 502, 503) },
-      detail: { summary: 'Get an entry', description: 'Free entries: anyone. Paid entries: the owner, a buyer (signed), or a request that pays (x402); otherwise 402 with the payment requirements. The answer carries content_url, a signed link to the bytes valid one hour.' },
+      detail: { summary: 'Get an entry', description: 'Free entries: anyone. Paid entries: the owner, a buyer (signed), or a request that pays ' +
+        '(x402); otherwise 402 with the payment requirements. The answer carries content_url, a signed ' +
+        'link to the bytes valid one hour.' },
     })
     .get('/:entry_id/content', async ({ params, signer, request }) => {
       const [feedId, entryId] = ids(params)
@@ -161,7 +163,11 @@ export const entryRoutes = (s: Services) => {
     }, {
       wallet: true, body: UpdateEntry,
       response: { 200: Entry, ...errors(403, 404, 409) },
-      detail: { summary: 'Edit an entry (feed owner)', description: 'Title, description, metadata, tags, price, is_free and expires_at; the content never changes (400 CONTENT_IMMUTABLE: create a new entry). A paid entry may become free, never the other way: a free one (published free, made free, or whose early access ended) answers 409 ENTRY_CONTENT_PUBLIC to a price, its bytes having been public. Past buyers keep access; a payment signed for the old price is refused with the price it now costs.' },
+      detail: { summary: 'Edit an entry (feed owner)', description: 'Title, description, metadata, tags, price, is_free and expires_at; the content never changes ' +
+        '(400 CONTENT_IMMUTABLE: create a new entry). A paid entry may become free, never the other way: ' +
+        'a free one (published free, made free, or whose early access ended) answers 409 ' +
+        'ENTRY_CONTENT_PUBLIC to a price, its bytes having been public. Past buyers keep access; a ' +
+        'payment signed for the old price is refused with the price it now costs.' },
     })
     .delete('/:entry_id', async ({ params, signer }) => {
       const [feedId, entryId] = ids(params)

@@ -55,7 +55,9 @@ export const feedRoutes = (s: Services) =>
     }, {
       wallet: { bodyLimit: IMAGE_BODY_LIMIT }, body: CreateFeed,
       response: { 201: Feed, ...errors(403, 451) },
-      detail: { summary: 'Create a feed', description: 'The caller becomes the owner; the wallet record is created on first use. image_url may be an http(s) URL, a data URI, base64 or a CID already stored here; an image taken down (the cover of a feed, or an entry, taken down) answers 451 TAKEN_DOWN.' },
+      detail: { summary: 'Create a feed', description: 'The caller becomes the owner; the wallet record is created on first use. image_url may be an ' +
+        'http(s) URL, a data URI, base64 or a CID already stored here; an image taken down (the cover of ' +
+        'a feed, or an entry, taken down) answers 451 TAKEN_DOWN.' },
     })
     .get('', async ({ query }) => jsonResponse(await s.cached.get(feedListKey(query), async (staleFrom) => {
       // min_age and max_age are relative to now: such a page holds for the current second only.
@@ -111,7 +113,10 @@ export const feedRoutes = (s: Services) =>
       response: { ...contentResponses('The image'), ...errors(404) },
       detail: {
         summary: 'Get a feed\'s cover image',
-        description: 'The stored image (PNG, JPEG, GIF, WebP or SVG) with its type, ETag = CID, ranges and conditional requests; nosniff, and SVG sandboxed. 404 NOT_FOUND when the feed has none; 451 TAKEN_DOWN while the feed is taken down, or the image is (as the cover of a feed, or an entry, taken down).',
+        description: 'The stored image (PNG, JPEG, GIF, WebP or SVG) with its type, ETag = CID, ranges and ' +
+          'conditional requests; nosniff, and SVG sandboxed. 404 NOT_FOUND when the feed has none; 451 ' +
+          'TAKEN_DOWN while the feed is taken down, or the image is (as the cover of a feed, or an entry, ' +
+          'taken down).',
       },
     })
     .patch('/:feed_id', async ({ params, body, signer }) => {

@@ -35,8 +35,10 @@ export const moderationRoutes = (s: Services) => {
       response: { 201: Takedown, ...errors(404, 409) },
       detail: {
         summary: `Take down a ${kind} (admin)`, security,
-        description: `Hides the ${kind} everywhere (listings, leaderboards, pages, feeds for readers, discovery)${kind === 'feed' ? ' with its entries' : ''}; ` +
-          `a direct read of it, and its content, answers 451 TAKEN_DOWN, its owner included. Sales stay in the ledger. 409 ALREADY_TAKEN_DOWN when it is.`,
+        description: (`Hides the ${kind} everywhere (listings, leaderboards, pages, feeds for readers, ` +
+          `discovery)${kind === 'feed' ? ' with its entries' : ''}; `) +
+          (`a direct read of it, and its content, answers 451 TAKEN_DOWN, its owner included. Sales stay ` +
+            `in the ledger. 409 ALREADY_TAKEN_DOWN when it is.`),
       },
     })
     app.post(`${path}/reinstate`, async ({ params, body }) => takedownBody(await s.moderation.reinstate(kind, target(params), body?.reason ?? null)), {

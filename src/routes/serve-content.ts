@@ -59,7 +59,7 @@ export function contentHeaders(entry: Pick<EntryRecord, 'cid' | 'mime_type'>, ca
 
 /** Whether an If-None-Match header names this ETag (or is *). */
 export const matchesEtag = (ifNoneMatch: string | null, etag: string): boolean =>
-  ifNoneMatch !== null && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')
+  ifNoneMatch?.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*') ?? false
 
 /** Serves an item's content: a sealed one (a paid entry's) is opened with its key, its CID (the ETag) stays the stored one's. */
 export async function serveContent(content: ContentStore, entry: ServableContent, request: Request, cacheControl = 'private, max-age=300'): Promise<Response> {

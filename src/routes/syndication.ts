@@ -53,7 +53,9 @@ export const syndicationRoutes = (s: Services) => {
       return unchanged(request, d) ? new Response(null, { status: 304, headers }) : new Response(d.body, { headers })
     }, {
       response: { 200: t.String({ format: 'binary', 'x-media-type': FORMATS[format].split(';')[0], description: `The feed as ${DESCRIPTIONS[format]}: its 50 newest entries` }), 304: NoBody('not modified (If-None-Match or If-Modified-Since)'), ...errors(400, 404) },
-      detail: { summary: `The feed as ${DESCRIPTIONS[format]}`, description: 'For feed readers and podcast apps: free audio and video as enclosures (length and type); a paid entry with its price and a link to its paywall page, never its content. Answers 304 to a reader that has this version.' },
+      detail: { summary: `The feed as ${DESCRIPTIONS[format]}`, description: 'For feed readers and podcast apps: free audio and video as enclosures (length and type); a ' +
+        'paid entry with its price and a link to its paywall page, never its content. Answers 304 to a ' +
+        'reader that has this version.' },
     })
   }
   return app

@@ -36,7 +36,8 @@ export const transactionRoutes = (s: Services) =>
         entry_id: t.Optional(t.String({ description: 'entry id' })),
       }),
       response: { 200: TransactionList, ...errors(422) },
-      detail: { summary: 'List transactions', description: 'Newest first; filters combine. 100 requests per hour per client; total_count is exact (with two or more filters it may be up to 60 s old).' },
+      detail: { summary: 'List transactions', description: 'Newest first; filters combine. 100 requests per hour per client; total_count is exact (with ' +
+        'two or more filters it may be up to 60 s old).' },
     })
     .get('/hash/:hash', async ({ params }) => full(await s.transactions.byHash(params.hash)), {
       response: { 200: Transaction, ...errors(404) },

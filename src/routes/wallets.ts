@@ -61,7 +61,8 @@ export const walletRoutes = (s: Services) =>
     })
     .get('/:wallet_id/stats', async ({ params }) => jsonResponse(await walletStatsJson(s, params.wallet_id)), {
       response: { 200: WalletStats, ...errors(404) },
-      detail: { summary: 'Wallet statistics', description: 'Public aggregates, refreshed periodically (TRELLIS_STATS_REFRESH_S); ranks are refreshed on their own period (TRELLIS_RANKINGS_REFRESH_S).' },
+      detail: { summary: 'Wallet statistics', description: 'Public aggregates, refreshed periodically (TRELLIS_STATS_REFRESH_S); ranks are refreshed on ' +
+        'their own period (TRELLIS_RANKINGS_REFRESH_S).' },
     })
     .use(walletAuth(s.auth))
     .patch('/:wallet_id', async ({ params, body, signer }) => walletBody(await s.wallets.update(signer, params.wallet_id, body ?? {})), {

@@ -14,7 +14,11 @@ const webhookBody = ({ wallet_id: _, ...e }: WebhookEndpointRecord): Webhook => 
 const deliveryBody = ({ endpoint_id: _, subject_id: __, ...d }: WebhookDeliveryRecord): WebhookDelivery =>
   ({ ...d, next_attempt_at: d.status === 'pending' ? d.next_attempt_at : null }) as WebhookDelivery
 
-const SIGNING = 'Each delivery is a POST of JSON {type, timestamp, data} with the Standard Webhooks headers webhook-id (the same on every attempt of one delivery: deduplicate by it), webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>" under the secret>). Any 2xx answer delivers it; otherwise it is retried after 5 s, 5 min, 30 min, 2 h, 5 h and then every 10 h, for 24 hours.'
+const SIGNING = 'Each delivery is a POST of JSON {type, timestamp, data} with the Standard Webhooks headers ' +
+  'webhook-id (the same on every attempt of one delivery: deduplicate by it), webhook-timestamp ' +
+  'and webhook-signature (v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>" under the secret>). ' +
+  'Any 2xx answer delivers it; otherwise it is retried after 5 s, 5 min, 30 min, 2 h, 5 h and then ' +
+  'every 10 h, for 24 hours.'
 
 export const webhookRoutes = (s: Services) =>
   new Elysia({ prefix: '/v1/webhooks', tags: ['Webhooks'] })
@@ -28,7 +32,11 @@ export const webhookRoutes = (s: Services) =>
       response: { 201: CreatedWebhook, ...errors(403) },
       detail: {
         summary: 'Register a webhook endpoint',
-        description: `Tells the signing wallet's endpoint of each sale of its entries recorded in the ledger (sale.recorded: entry, feed, amount, payer, transaction hash) and of each paid entry of its whose early access ended (entry.expired). At most 5 per wallet (403 WEBHOOK_LIMIT_REACHED). The url must be https and its host public (400 INVALID_WEBHOOK_URL). The secret is in this answer only. ${SIGNING}`,
+        description: `Tells the signing wallet's endpoint of each sale of its entries recorded in the ledger ` +
+          `(sale.recorded: entry, feed, amount, payer, transaction hash) and of each paid entry of its ` +
+          `whose early access ended (entry.expired). At most 5 per wallet (403 WEBHOOK_LIMIT_REACHED). The ` +
+          `url must be https and its host public (400 INVALID_WEBHOOK_URL). The secret is in this answer ` +
+          `only. ${SIGNING}`,
       },
     })
     .get('', async ({ signer }) => ({ data: (await s.webhooks.list(signer)).map(webhookBody) }), {

@@ -20,7 +20,9 @@ export function otherInstances(d: PurchaseDeps, fate: ChainFate) {
   const waitS = d.waitS ?? 30
   const waitMs = waitS * 1000
   const waiting = new Set<() => void>()
-  d.records.cluster?.hear('payments', () => waiting.forEach((wake) => wake()))
+  d.records.cluster?.hear('payments', () => {
+    for (const wake of waiting) wake()
+  })
 
   /**
    * Pending, and being settled by another instance: one that lives (heard in the heartbeats) and touched the row
