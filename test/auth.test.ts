@@ -33,7 +33,8 @@ describe('POST /v1/auth/nonce', () => {
     expect(reply.body.nonce).toMatch(/^[A-Za-z0-9]{32}$/)
     expect(reply.body.message).not.toContain('\n')
     const expiry = new Date(reply.body.expires_at * 1000).toISOString()
-    expect(reply.body.message).toMatch(new RegExp(`^Sign in to Trellis \\(127\\.0\\.0\\.1:\\d+\\) at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z with nonce: ${reply.body.nonce}, valid until ${expiry}$`))
+    expect(reply.body.message).toMatch(new RegExp(`^Sign in to Trellis \\(127\\.0\\.0\\.1:\\d+\\) at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z with ` +
+      `nonce: ${reply.body.nonce}, valid until ${expiry}$`))
     expect(reply.body.wallet_address).toBe(wallet.address)
     const now = Math.floor(Date.now() / 1000)
     expect(reply.body.expires_at).toBeGreaterThanOrEqual(now + 295)
@@ -287,7 +288,8 @@ describe('Sign-In with Ethereum (EIP-4361)', () => {
 describe('browser sessions', () => {
   const cookiesOf = (reply: { headers: Headers }) => reply.headers.getSetCookie()
 
-  test('a signed POST /v1/auth/session sets an HttpOnly SameSite=Lax cookie that GET /v1/auth/session reads; DELETE clears it', async () => {
+  test('a signed POST /v1/auth/session sets an HttpOnly SameSite=Lax cookie that GET /v1/auth/session ' +
+    'reads; DELETE clears it', async () => {
     const wallet = newWallet()
     const opened = await call(server.url, 'POST', '/v1/auth/session', { wallet })
     expect(opened.status).toBe(200)
@@ -304,7 +306,8 @@ describe('browser sessions', () => {
     expect((await call(server.url, 'GET', '/v1/auth/session')).status).toBe(401)
   })
 
-  test('sign-out ends the session itself: a kept copy of the cookie is no session after DELETE; another session of the wallet stays', async () => {
+  test('sign-out ends the session itself: a kept copy of the cookie is no session after DELETE; ' +
+    'another session of the wallet stays', async () => {
     const wallet = newWallet()
     const open = async () => cookiesOf(await call(server.url, 'POST', '/v1/auth/session', { wallet }))[0]!.split(';')[0]!
     const [kept, other] = [await open(), await open()]

@@ -165,7 +165,10 @@ describe('backup and restore', () => {
     const restoredDir = join(dir('trellis-restored-'), 'data')
     expect((await trellis(['restore', target], restoredDir)).code).toBe(0)
     const restoreMs = performance.now() - started
-    console.log(`backup of ${made.json.counts.entries} entries (${made.json.counts.blocks} blocks, ${(made.json.files['content.car'].bytes / 1024).toFixed(0)} KiB CAR): ${backupMs.toFixed(0)} ms; restore: ${restoreMs.toFixed(0)} ms (each including a bun start of ~300 ms)`)
+    console.log(`backup of ${made.json.counts.entries} entries (${made.json.counts.blocks} ` +
+      `blocks, ${(made.json.files['content.car'].bytes / 1024).toFixed(0)} KiB ` +
+      `CAR): ${backupMs.toFixed(0)} ms; restore: ${restoreMs.toFixed(0)} ms (each including a bun ` +
+      `start of ~300 ms)`)
     expect(made.json.counts.entries).toBeGreaterThanOrEqual(1000)
   }, 120_000)
 })

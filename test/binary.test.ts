@@ -1,7 +1,7 @@
 // The release artifact: dist/trellis (npm run build) is one executable that runs with no node_modules anywhere:
 // SQLite, the LevelDB addon of the content store, the SQL migrations and the Swagger UI files are all inside it.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startTestServer, tempDir, type TestServer } from '../dev/server.ts'
 import { listeningUrl, waitForLine } from '../dev/lines.ts'
@@ -71,7 +71,8 @@ describe('dist/trellis', () => {
     expect(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(join(ROOT, 'node_modules'))).toBe(-1)
   })
 
-  test('--help exits 0 with the usage; --version prints the version, commit and build date (neither loads an addon or needs $TMPDIR)', () => {
+  test('--help exits 0 with the usage; --version prints the version, commit and build date (neither ' +
+    'loads an addon or needs $TMPDIR)', () => {
     writeFileSync(join(dir, 'not-a-dir'), '')
     const help = Bun.spawnSync([binary, '--help'], { cwd: dir, env: isolatedEnv(dir) })
     expect(help.exitCode).toBe(0)
@@ -82,11 +83,13 @@ describe('dist/trellis', () => {
       const version = Bun.spawnSync([binary, ...args], { cwd: dir, env: isolatedEnv(dir) })
       expect(version.exitCode).toBe(0)
       // Built today or yesterday (UTC): the binary may be from a build shortly before midnight.
-      expect(version.stdout.toString()).toMatch(new RegExp(`^trellis ${VERSION.replaceAll('.', '\\.')} \\(commit ${commit}(-dirty)?, built (${[0, 1].map((days) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10)).join('|')})\\)\n$`))
+      expect(version.stdout.toString()).toMatch(new RegExp(`^trellis ${VERSION.replaceAll('.', '\\.')} \\(commit ${commit}(-dirty)?, built ` +
+        `(${[0, 1].map((days) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10)).join('|')})\\)\n$`))
     }
   })
 
-  test('has no test hooks: TRELLIS_TEST_ALLOW_PRIVATE_FETCH with TRELLIS_TEST_HOOKS=1 leaves the SSRF guard on, and it says so', async () => {
+  test('has no test hooks: TRELLIS_TEST_ALLOW_PRIVATE_FETCH with TRELLIS_TEST_HOOKS=1 leaves the SSRF ' +
+    'guard on, and it says so', async () => {
     const image = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]), { headers: { 'content-type': 'image/png' } }) })
     const hooked = await startTestServer({ TMPDIR: join(dir, 'tmp'), TRELLIS_TEST_HOOKS: '1', TRELLIS_TEST_ALLOW_PRIVATE_FETCH: '1', TRELLIS_TEST_CLOCK_OFFSET_S: '600' }, { command: [binary], dataDir: join(dir, 'hooked-data') })
     try {

@@ -171,7 +171,8 @@ describe('the PostgreSQL block space', () => {
     expect(await space.has(cid)).toBe(true)
   })
 
-  test('a collection removes what was written before its cutoff and spares the rest; a dry run counts the same, removing nothing', async () => {
+  test('a collection removes what was written before its cutoff and spares the rest; a dry run counts ' +
+    'the same, removing nothing', async () => {
     const old = await Promise.all(['old 1', 'old 22', 'old 333'].map(blockOf))
     for (const { cid, bytes } of old) await space.put(cid, bytes)
     clock = 3_000_000

@@ -93,7 +93,8 @@ describe('the S3 block space', () => {
     expect(await bucket.file(`own/${space.keyOf(cid)}`).text()).toBe('named')
   })
 
-  test('a collection removes what was written before its cutoff (index row and object) and spares the rest; a dry run removes nothing', async () => {
+  test('a collection removes what was written before its cutoff (index row and object) and spares the ' +
+    'rest; a dry run removes nothing', async () => {
     const old = await Promise.all(['old 1', 'old 22', 'old 333'].map(blockOf))
     for (const { cid, bytes } of old) await space.put(cid, bytes)
     clock = 3_000_000
@@ -142,7 +143,8 @@ describe('the S3 block space', () => {
 })
 
 describe('a server with content in S3', () => {
-  test('an entry of 50 MB in base64 (37 MiB): whole and by Range, on a second instance too; gc spares it, and an orphan within the grace, and takes the orphan after', async () => {
+  test('an entry of 50 MB in base64 (37 MiB): whole and by Range, on a second instance too; gc spares ' +
+    'it, and an orphan within the grace, and takes the orphan after', async () => {
     const { url, sql } = await database()
     const env = { TRELLIS_DATABASE_URL: url, ...s3.env('served') }
     const a = await startTestServer(env)

@@ -31,7 +31,10 @@ test('a base-sepolia data directory refuses a start on base, and on another toke
   await server.stop()
 
   const mainnet = await refusal(server, MAINNET)
-  expect(mainnet).toContain(`trellis: ${recordsNamed(server)} holds a ledger of base-sepolia (chain 84532, token 0x036CbD53842c5426634e7929541eC2318f3dCF7e) but this start is for base (chain 8453, token 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913): start it with the settings it was made with, or set TRELLIS_ALLOW_CHAIN_CHANGE=1`)
+  expect(mainnet).toContain(`trellis: ${recordsNamed(server)} holds a ledger of base-sepolia (chain 84532, token ` +
+    `0x036CbD53842c5426634e7929541eC2318f3dCF7e) but this start is for base (chain 8453, token ` +
+    `0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913): start it with the settings it was made with, or ` +
+    `set TRELLIS_ALLOW_CHAIN_CHANGE=1`)
   expect(await refusal(server, OTHER_TOKEN)).toContain('but this start is for base-sepolia (chain 84532, token 0x1111111111111111111111111111111111111111)')
 
   const ledger = await trellis(['verify-ledger'], server.dataDir, MAINNET)

@@ -170,7 +170,8 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     expect(await msUntilB('third name')).toBeLessThan(250)
   })
 
-  test('7. one rate limit over the three: 150 requests in turn, exactly 100 served, then 429; a burst of 300 from another client, at most 100', async () => {
+  test('7. one rate limit over the three: 150 requests in turn, exactly 100 served, then 429; a burst ' +
+    'of 300 from another client, at most 100', async () => {
     const statuses: number[] = []
     let retryAfter: string | null = null
     for (let i = 0; i < 150; i++) {
@@ -216,7 +217,8 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     expect(logs.filter((line) => /nonce too low|replacement transaction underpriced|already known/i.test(line))).toEqual([])
   })
 
-  test('10. 5 MB written on A is read with Range on B and C; gc keeps it, spares a block no record names within the grace, and collects it after', async () => {
+  test('10. 5 MB written on A is read with Range on B and C; gc keeps it, spares a block no record ' +
+    'names within the grace, and collects it after', async () => {
     const bytes = randomBytes(5 * 1024 * 1024)
     const entry = await createEntry(a().url, creator, feed.id, { content_base64: b64(bytes), mime_type: 'application/pdf', title: 'five megabytes' })
     for (const server of [b(), c()]) {
@@ -271,7 +273,8 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     expect(await statusOf('settling-now')).toBe('pending')
   })
 
-  test('12. a browser session opened on A stands for its buyer on B and C (one server key): the paid bytes and the entry page; signed out on A, on none', async () => {
+  test('12. a browser session opened on A stands for its buyer on B and C (one server key): the paid ' +
+    'bytes and the entry page; signed out on A, on none', async () => {
     const entry = await paidEntry('session elsewhere')
     const buyer = await chain.newFundedBuyer(1_000_000n)
     expect((await pay(a(), entry, encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE })))).status).toBe(200)
@@ -296,7 +299,8 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     }
   })
 
-  test('13. a feed taken down by a command on the database leaves every instance\'s boards and reads at once; reinstated, it is back on all', async () => {
+  test('13. a feed taken down by a command on the database leaves every instance\'s boards and reads ' +
+    'at once; reinstated, it is back on all', async () => {
     const target = await createFeed(lb, creator, { name: 'taken down across the cluster' })
     await createEntry(lb, creator, target.id, { content_base64: b64('words') })
     const board = async (server: TestServer) => ((await (await fetch(`${server.url}/v1/leaderboards/top-feeds?page_size=100`, { headers: asClient(someClient()) })).json()) as { data: { id: string }[] }).data.map((f) => f.id)

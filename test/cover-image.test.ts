@@ -104,7 +104,8 @@ describe('a cover taken down', () => {
   const admin = (action: string, kind: 'feeds' | 'entries', id: string) => call(server.url, 'POST', `/v1/admin/${kind}/${id}/${action}`, { headers: ADMIN, body: { reason: 'an unlawful image' } })
   const attach = (wallet: Wallet, feed: string, body: Record<string, unknown>) => call(server.url, 'PATCH', `/v1/feeds/${feed}`, { wallet, body })
 
-  test("a taken-down feed's cover can be attached to no feed, by CID or by its bytes, nor is served under another feed; reinstated, it is again", async () => {
+  test("a taken-down feed's cover can be attached to no feed, by CID or by its bytes, nor is served " +
+    "under another feed; reinstated, it is again", async () => {
     const picture = png(9)
     const down = await createFeed(server.url, owner, { name: 'to be taken down', image_url: dataUri(picture) })
     const other = newWallet()

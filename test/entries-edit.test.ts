@@ -71,7 +71,8 @@ describe('editing the words', () => {
 })
 
 describe('editing the price', () => {
-  test('a buyer keeps access after a price change; a payment signed for the old price is refused with the new one; the next buyer pays the new price', async () => {
+  test('a buyer keeps access after a price change; a payment signed for the old price is refused with ' +
+    'the new one; the next buyer pays the new price', async () => {
     const entry = await paidEntry('10000')
     const first = await chain.newFundedBuyer(1_000_000n)
     expect((await pay(first, entry, 10_000n)).status).toBe(200)
@@ -98,7 +99,8 @@ describe('editing the price', () => {
     expect(ledger).toEqual(['10000', '25000'])
   }, 60_000)
 
-  test('paid → free: anyone reads it, and it stays free (409 ENTRY_CONTENT_PUBLIC): its bytes were public, and a receipt handed out meanwhile would open it', async () => {
+  test('paid → free: anyone reads it, and it stays free (409 ENTRY_CONTENT_PUBLIC): its bytes were ' +
+    'public, and a receipt handed out meanwhile would open it', async () => {
     const entry = await paidEntry('10000')
     const freed = await edit(entry, { is_free: true })
     expect(freed.body).toMatchObject({ is_free: true, price: '0', expires_at: null })

@@ -126,7 +126,8 @@ describe('validation of create entry', () => {
     }
   })
 
-  test('content_base64 as any JSON encoder may write it: escaped slashes, \\u escapes, the field twice (the last wins), sent in small pieces', async () => {
+  test('content_base64 as any JSON encoder may write it: escaped slashes, \\u escapes, the field twice ' +
+    '(the last wins), sent in small pieces', async () => {
     const bytes = new Uint8Array(Array.from({ length: 3000 }, (_, i) => (i * 7919) % 256)) // base64 with many '/' and '+'
     const text = Buffer.from(bytes).toString('base64')
     expect(text).toContain('/')

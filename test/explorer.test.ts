@@ -48,16 +48,16 @@ test('the explorer lists every operation and shows every request body, the 402 a
   expect(withBodies.length).toBe(15)
   for (const op of withBodies) {
     const block = await open(op)
-    const example = await block.locator('.opblock-section-request-body .body-param__example, .opblock-section-request-body pre').first().innerText()
+    const example = await block.locator('.opblock-section-request-body .body-param__example, .opblock-section-request-body pre').first().textContent() ?? ''
     expect({ op: op.operationId, hasFields: /"\w+":/.test(example) }).toEqual({ op: op.operationId, hasFields: true })
   }
 
   // The paid entry's 402: the x402 body and the payment-required header.
   const entry = await open(doc.paths['/v1/feeds/{feed_id}/entries/{entry_id}']!.get!)
   const paymentRow = entry.locator('tr.response[data-code="402"]')
-  await expect(paymentRow.innerText()).resolves.toContain('x402Version')
-  await expect(paymentRow.innerText()).resolves.toContain('payment-required')
-  await expect(entry.locator('tr.response[data-code="404"]').innerText()).resolves.toContain('ENTRY_NOT_FOUND')
+  await expect(paymentRow.textContent()).resolves.toContain('x402Version')
+  await expect(paymentRow.textContent()).resolves.toContain('payment-required')
+  await expect(entry.locator('tr.response[data-code="404"]').textContent()).resolves.toContain('ENTRY_NOT_FOUND')
 
   const shots = tempDir('trellis-explorer-')
   const shot = join(shots, 'explorer.png')

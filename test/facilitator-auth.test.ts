@@ -119,7 +119,8 @@ describe('Base mainnet refuses test settings at start', () => {
 
   test('the default (testnet-only) facilitator without credentials: one line saying what to set', async () => {
     const message = await startFails({})
-    expect(message).toContain('trellis: TRELLIS_NETWORK=base is mainnet but the facilitator https://x402.org/facilitator settles testnets only: set TRELLIS_CDP_API_KEY_ID and TRELLIS_CDP_API_KEY_SECRET')
+    expect(message).toContain('trellis: TRELLIS_NETWORK=base is mainnet but the facilitator https://x402.org/facilitator ' +
+      'settles testnets only: set TRELLIS_CDP_API_KEY_ID and TRELLIS_CDP_API_KEY_SECRET')
   })
 
   test('a testnet token address: one line naming TRELLIS_USDC_ADDRESS', async () => {

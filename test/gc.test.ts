@@ -86,7 +86,8 @@ async function halfUpload(url: string, owner: Wallet, feedId: string, content: U
 }
 
 describe('trellis gc', () => {
-  test('an abandoned upload leaves no orphan; those of an unused CAR are spared while fresh, then collected; every named item stays whole', async () => {
+  test('an abandoned upload leaves no orphan; those of an unused CAR are spared while fresh, then ' +
+    'collected; every named item stays whole', async () => {
     const server = await start()
     const owner = newWallet()
     const png = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), random(300)])

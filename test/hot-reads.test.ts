@@ -87,7 +87,8 @@ describe('hot reads', () => {
     expect(partial.status).toBe(400)
   })
 
-  test("a free entry's content: the same status, headers and bytes on both paths; conditional and partial requests answered as before", async () => {
+  test("a free entry's content: the same status, headers and bytes on both paths; conditional and " +
+    "partial requests answered as before", async () => {
     const headersOf = (reply: Response) => {
       const all: string[][] = []
       reply.headers.forEach((value, name) => void (name !== 'x-request-id' && name !== 'date' && all.push([name, value])))

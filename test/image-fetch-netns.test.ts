@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { call, createFeed, newWallet, type InProcess } from '../dev/api.ts'
-import { forEachLine, waitForLine } from '../dev/lines.ts'
+import { waitForLine } from '../dev/lines.ts'
 import { netnsUnavailable, openNetns, type Netns } from './helpers/netns.ts'
 import { PUBLIC_PNG, TEST_CERT_PATH } from './helpers/rebinding-world.ts'
 

@@ -50,7 +50,8 @@ test('a feed with 998 entries, 2 + 2 creates at once: it ends with exactly 1000,
   expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}`)).body.total_entries).toBe(1000)
 })
 
-test('an entry created while its feed is deleted: either refused (409 FEED_INACTIVE) or counted, never an active entry in an inactive feed', async () => {
+test('an entry created while its feed is deleted: either refused (409 FEED_INACTIVE) or counted, ' +
+  'never an active entry in an inactive feed', async () => {
   const owner = newWallet()
   for (let round = 0; round < 5; round++) {
     const feed = await createFeed(server.url, owner, { name: `short-lived ${round}` })

@@ -491,7 +491,9 @@ describe('leaderboards with a period', () => {
         expect(want.length).toBeGreaterThan(0)
         // First the order with the figures that decide it (readable on failure), then every field with its JSON type.
         const summary = (items: any[]) => items.map((i) =>
-          `${label(i.feed_id ?? i.user_id)} purchases=${i.total_purchases} amount=${i.total_revenue ?? i.total_spent} created=${i.created_at ?? i.feed_created_at ?? i.joined_at}`)
+          `${label(i.feed_id ?? i.user_id)} purchases=${i.total_purchases} ` +
+            `amount=${i.total_revenue ?? i.total_spent} ` +
+            `created=${i.created_at ?? i.feed_created_at ?? i.joined_at}`)
         expect(summary(reply.body.data)).toEqual(summary(want))
         expect(reply.body.data).toEqual(want)
       })

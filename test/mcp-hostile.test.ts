@@ -146,7 +146,10 @@ describe("a hostile marketplace cannot use the operator's key elsewhere (finding
     const address = privateKeyToAccount(generatePrivateKey()).address
     const siwe = (fields: Partial<Record<string, string>> = {}) => {
       const f = { domain: host, address, uri: front.url, chain: '84532', issued: new Date(now * 1000).toISOString(), expires: new Date((now + 300) * 1000).toISOString(), extra: '', ...fields }
-      return `${f.domain} wants you to sign in with your Ethereum account:\n${f.address}\n\nSign in to Trellis with this wallet.\n\nURI: ${f.uri}\nVersion: 1\nChain ID: ${f.chain}\nNonce: ${'a'.repeat(32)}\nIssued At: ${f.issued}\nExpiration Time: ${f.expires}${f.extra}`
+      return `${f.domain} wants you to sign in with your Ethereum account:\n${f.address}\n\nSign in to ` +
+        `Trellis with this wallet.\n\nURI: ${f.uri}\nVersion: 1\nChain ` +
+        `ID: ${f.chain}\nNonce: ${'a'.repeat(32)}\nIssued At: ${f.issued}\nExpiration ` +
+        `Time: ${f.expires}${f.extra}`
     }
     expect(foreignSignIn(siwe(), front.url, address, [84532], now)).toBeNull()
     expect(foreignSignIn(siwe({ chain: '8453' }), front.url, address, [84532], now)).toContain('chain 8453')
@@ -155,13 +158,15 @@ describe("a hostile marketplace cannot use the operator's key elsewhere (finding
     expect(foreignSignIn(siwe({ expires: new Date((now + 86_400) * 1000).toISOString() }), front.url, address, [84532], now)).toContain('valid for more than')
     expect(foreignSignIn(siwe({ issued: new Date((now - 3600) * 1000).toISOString() }), front.url, address, [84532], now)).toContain('not issued now')
     expect(foreignSignIn(siwe({ extra: '\nResources:\n- https://other.example/admin' }), front.url, address, [84532], now)).toContain('says more')
-    const line = `Sign in to Trellis (${host}) at ${new Date(now * 1000).toISOString()} with nonce: ${'a'.repeat(32)}, valid until ${new Date((now + 300) * 1000).toISOString()}`
+    const line = `Sign in to Trellis (${host}) at ${new Date(now * 1000).toISOString()} with ` +
+      `nonce: ${'a'.repeat(32)}, valid until ${new Date((now + 300) * 1000).toISOString()}`
     expect(foreignSignIn(line, front.url, address, [84532], now)).toContain('no Sign-In with Ethereum message')
   })
 })
 
 describe('a sent authorization stays spent until the chain shows it expired unused (finding 2)', () => {
-  test('five authorizations kept by the server fill the session cap: the sixth purchase is refused before signing, and settling the five costs no more than the cap', async () => {
+  test('five authorizations kept by the server fill the session cap: the sixth purchase is refused ' +
+    'before signing, and settling the five costs no more than the cap', async () => {
     const buyer = await chain.newFundedBuyer(1_000_000n)
     const before = await chain.balanceOf(buyer.address)
     front.behaviour.keepPayments = true

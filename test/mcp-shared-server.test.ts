@@ -11,8 +11,8 @@ import { statelessMcp } from '../src/mcp/http.ts'
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000'
 let app: InProcessApp
-let feeds: Array<{ id: string; name: string }> = []
-let entryOf: Record<string, string> = {}
+const feeds: Array<{ id: string; name: string }> = []
+const entryOf: Record<string, string> = {}
 
 const server = () => createMcpServer({ api: trellisApi(app.url, (request) => app.handle(request)), wallet: null, remote: false })
 const request = (message: unknown) => new Request(`${app.url}/mcp`, {

@@ -151,7 +151,8 @@ describe('finding and reading (over /mcp)', () => {
     expect((await data(client, 'list_categories', { text: 'spo' })).categories.map((c: any) => c.name)).toEqual(['Sports'])
   })
 
-  test('list_entries and get_entry: free text and JSON inline, a small PNG as an image; a paid one gives its price, not its content', async () => {
+  test('list_entries and get_entry: free text and JSON inline, a small PNG as an image; a paid one ' +
+    'gives its price, not its content', async () => {
     const client = await httpClient()
     const listed = await data(client, 'list_entries', { feed_id: alpine.id })
     expect(ids(listed.entries)).toEqual(ids([entries.text, entries.json, entries.png, entries.paid, entries.paid2]))
@@ -261,9 +262,12 @@ describe('buying with the operator wallet (trellis mcp over stdio)', () => {
   test('over the per-call cap, over the per-session cap, over max_price: refused, nothing signed, nothing charged', async () => {
     const balance = await chain.balanceOf(buyer.address)
     expect(await refusal(agent.client, 'buy_entry', { feed_id: market.id, entry_id: entries.dear.id }))
-      .toBe('refused: this purchase costs 200000 (0.200000 USDC), over the per-call cap of 100000 (0.100000 USDC) set by TRELLIS_MCP_MAX_PER_CALL; nothing was signed')
+      .toBe('refused: this purchase costs 200000 (0.200000 USDC), over the per-call cap of 100000 (0.100000 ' +
+        'USDC) set by TRELLIS_MCP_MAX_PER_CALL; nothing was signed')
     expect(await refusal(agent.client, 'buy_entry', { feed_id: alpine.id, entry_id: entries.paid2.id }))
-      .toBe('refused: this purchase costs 10000 (0.010000 USDC); with 10000 (0.010000 USDC) already spent in this session, it would exceed the per-session cap of 15000 (0.015000 USDC) set by TRELLIS_MCP_MAX_PER_SESSION; nothing was signed')
+      .toBe('refused: this purchase costs 10000 (0.010000 USDC); with 10000 (0.010000 USDC) already spent ' +
+        'in this session, it would exceed the per-session cap of 15000 (0.015000 USDC) set by ' +
+        'TRELLIS_MCP_MAX_PER_SESSION; nothing was signed')
     expect(await refusal(agent.client, 'buy_entry', { feed_id: alpine.id, entry_id: entries.paid2.id, max_price: '9999' }))
       .toBe('refused: the entry costs 10000 units, more than the max_price of 9999 given; nothing was signed')
     for (const entry of [entries.dear, entries.paid2]) {
@@ -319,7 +323,8 @@ describe('the caps hold what purchases in progress will spend', () => {
 })
 
 describe("publishing with a creator's key", () => {
-  test('create_feed and create_entry (free and paid) publish as the wallet; the API shows them; the owner reads its paid entry free', async () => {
+  test('create_feed and create_entry (free and paid) publish as the wallet; the API shows them; the ' +
+    'owner reads its paid entry free', async () => {
     const key = generatePrivateKey()
     const owner = privateKeyToAccount(key)
     const { client } = await stdioClient({ TRELLIS_MCP_WALLET_KEY: key })

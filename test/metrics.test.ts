@@ -1,7 +1,6 @@
 // GET /metrics: every series described, its costly counts kept for a while, rate limited like any route, and
 // behind the admin key when asked to be.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { join } from 'node:path'
 import { rmSync } from 'node:fs'
 import { startTestServer, tempDir, type TestServer } from '../dev/server.ts'
 import { call, createEntry, createFeed, expectError, newWallet } from '../dev/api.ts'

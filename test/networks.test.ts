@@ -32,7 +32,9 @@ describe('the mainnet refusals follow the table\'s mark', () => {
         continue
       }
       expect(byDefault).toStartWith(`TRELLIS_NETWORK=${name} is mainnet but the facilitator https://x402.org/facilitator settles testnets only`)
-      expect(testToken).toBe(`TRELLIS_NETWORK=${name} is mainnet but TRELLIS_USDC_ADDRESS ${TEST_TOKENS[0]} is a testnet token: unset it (${network.label} USDC is ${network.usdcAddress}) or set TRELLIS_NETWORK=base-sepolia`)
+      expect(testToken).toBe(`TRELLIS_NETWORK=${name} is mainnet but TRELLIS_USDC_ADDRESS ${TEST_TOKENS[0]} is a testnet ` +
+        `token: unset it (${network.label} USDC is ${network.usdcAddress}) or set ` +
+        `TRELLIS_NETWORK=base-sepolia`)
     }
   })
 

@@ -32,7 +32,8 @@ test('an older database with three payments of one purchase pending: all stay pe
   const path = join(server.dataDir, 'trellis.db')
   // What a Trellis before 009 leaves: no slot column, no index, three pending payments of one purchase and a failed one.
   const old = new Database(path)
-  old.exec(`DROP INDEX payments_one_pending_purchase; ALTER TABLE payments DROP COLUMN pending_slot; DELETE FROM schema_migrations WHERE version = 9`)
+  old.exec(`DROP INDEX payments_one_pending_purchase; ALTER TABLE payments DROP COLUMN pending_slot; ` +
+    `DELETE FROM schema_migrations WHERE version = 9`)
   const insert = old.query(`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements, valid_before,
     status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 1000, 1, '{}', '{}', ?, ?, ?, ?)`)
   for (const [n, status, at] of [[3, 'pending', 30], [1, 'pending', 10], [2, 'pending', 20], [4, 'failed', 5]] as const) {

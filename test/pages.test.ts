@@ -19,7 +19,12 @@ const HOSTILE = {
   tag: `</script><script>alert("tag")</script>`,
 }
 // Hills at dawn, as the feed's cover.
-const COVER = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 320 180"><defs><linearGradient id="sky" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#f9c784"/><stop offset="1" stop-color="#fde9c9"/></linearGradient></defs><rect width="320" height="180" fill="url(#sky)"/><circle cx="230" cy="95" r="26" fill="#f4a259"/><path d="M0 120 Q80 70 160 115 T320 100 V180 H0Z" fill="#74a57f"/><path d="M0 150 Q100 110 200 145 T320 140 V180 H0Z" fill="#2d6a4f"/></svg>`
+const COVER = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 320 180"><defs><linearGradient id="sky" ` +
+  `x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#f9c784"/><stop offset="1" ` +
+  `stop-color="#fde9c9"/></linearGradient></defs><rect width="320" height="180" ` +
+  `fill="url(#sky)"/><circle cx="230" cy="95" r="26" fill="#f4a259"/><path d="M0 120 Q80 70 160 ` +
+  `115 T320 100 V180 H0Z" fill="#74a57f"/><path d="M0 150 Q100 110 200 145 T320 140 V180 H0Z" ` +
+  `fill="#2d6a4f"/></svg>`
 const SHOTS = process.env.TRELLIS_SCREENSHOTS // a folder to keep the pages' screenshots in
 
 let chain: TestChain
@@ -67,7 +72,8 @@ const shoot = async (page: Page, name: string) => {
 }
 
 describe('a person with a browser and a wallet', () => {
-  test('opens /, goes to a feed, buys a paid entry through the paywall and sees it; the creator is paid once, the ledger has one row', async () => {
+  test('opens /, goes to a feed, buys a paid entry through the paywall and sees it; the creator is ' +
+    'paid once, the ledger has one row', async () => {
     const buyer = await chain.newFundedBuyer(1_000_000n)
     const before = { buyer: await chain.balanceOf(buyer.address), creator: await chain.balanceOf(creator.address) }
     const { page, problems } = await watchedPage()
@@ -220,7 +226,8 @@ describe('stored text cannot run in a page', () => {
 })
 
 describe('API clients see no change', () => {
-  test('without a browser’s Accept and User-Agent a paid entry answers the same JSON 402; a browser gets the page with the same PAYMENT-REQUIRED', async () => {
+  test('without a browser’s Accept and User-Agent a paid entry answers the same JSON 402; a browser ' +
+    'gets the page with the same PAYMENT-REQUIRED', async () => {
     const url = `${server.url}/v1/feeds/${feed.id}/entries/${paid.id}`
     for (let round = 0; round < 2; round++) { // the second round is answered from the hot path
       const api = await fetch(url, { headers: { 'content-type': 'application/json' } })
@@ -247,7 +254,8 @@ describe('signing in from the pages', () => {
     await page.locator('#signed-in').waitFor({ timeout: 20_000 })
   }
 
-  test('a past buyer and the owner sign in and read the paid entry on its page; a stranger signed in still gets the paywall; signing out ends it', async () => {
+  test('a past buyer and the owner sign in and read the paid entry on its page; a stranger signed in ' +
+    'still gets the paywall; signing out ends it', async () => {
     const buyer = await chain.newFundedBuyer(1_000_000n)
     const bought = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${paid.id}`, { headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE })) } })
     expect(bought.status).toBe(200)

@@ -12,7 +12,7 @@ import { registerExactEvmScheme as registerClientScheme } from '@x402/evm/exact/
 import { toClientEvmSigner } from '@x402/evm'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { authHeaders, b64, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
-import { BASE_SEPOLIA_CHAIN_ID, devKey, encodePaymentHeader, startChain, usdcAbi, v1Payment, type Buyer, type TestChain } from '../dev/chain.ts'
+import { BASE_SEPOLIA_CHAIN_ID, devKey, encodePaymentHeader, startChain, usdcAbi, v1Payment, type TestChain } from '../dev/chain.ts'
 import { injectWallet, launchChromium } from '../dev/browser.ts'
 import { honest, startFacilitator } from './helpers/facilitator.ts'
 import { expectBooksBalanced, ledgerRows } from './helpers/ledger.ts'
@@ -181,7 +181,8 @@ describe('a settlement whose receipt misses TRELLIS_CONFIRM_TIMEOUT_S', () => {
     await expectSoldOnce(m)
   }, 60_000)
 
-  test('the paywall in Chromium: says the payment may still be taken (never "not taken"), then that it was, and the buyer reads it', async () => {
+  test('the paywall in Chromium: says the payment may still be taken (never "not taken"), then that it ' +
+    'was, and the buyer reads it', async () => {
     const m = await market(server)
     browser = await launchChromium()
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })

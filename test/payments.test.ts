@@ -9,7 +9,7 @@ import { registerExactEvmScheme as registerClientScheme } from '@x402/evm/exact/
 import { toClientEvmSigner } from '@x402/evm'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { authHeaders, b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
-import { encodePaymentHeader, signTransferAuthorization, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
+import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
 import { startFacilitator } from './helpers/facilitator.ts'
 
 const PRICE = 10_000n // 0.01 USDC
@@ -274,7 +274,8 @@ describe('exactly once', () => {
     expect(await chain.balanceOf(buyer.address)).toBe(1_000_000n - PRICE)
   })
 
-  test('chain unreachable: 502 PAYMENT_BACKEND_UNAVAILABLE, logged, nothing recorded; once it is back the same payment goes through', async () => {
+  test('chain unreachable: 502 PAYMENT_BACKEND_UNAVAILABLE, logged, nothing recorded; once it is back ' +
+    'the same payment goes through', async () => {
     const entry = await paidEntry()
     const buyer = await chain.newFundedBuyer(1_000_000n)
     await chain.restart() // persist state (the funded buyer) before the outage

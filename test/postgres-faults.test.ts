@@ -50,7 +50,7 @@ async function answerOf(request: Promise<Response>): Promise<Answer> {
 /** A signed entry creation in two requests (the nonce, then the entry), as a client does it; both answers. */
 async function createSigned(url: string, wallet: Wallet, feedId: string, text: string): Promise<{ nonce: Answer; entry?: Answer; id?: string }> {
   const nonceReply = await fetch(`${url}/v1/auth/nonce`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ wallet_address: wallet.address }) }).catch(() => null)
-  if (!nonceReply || nonceReply.status !== 200) return { nonce: await answerOf(nonceReply ? Promise.resolve(nonceReply) : Promise.reject(new Error('refused'))) }
+  if (nonceReply?.status !== 200) return { nonce: await answerOf(nonceReply ? Promise.resolve(nonceReply) : Promise.reject(new Error('refused'))) }
   const { message } = await nonceReply.json() as { message: string }
   const headers = {
     'content-type': 'application/json', 'x-wallet-address': wallet.address, 'x-signature': await wallet.signMessage({ message }),
@@ -191,7 +191,8 @@ describe('a purchase whose recording transaction is killed', () => {
 })
 
 describe('PostgreSQL crashed', () => {
-  test('signatures made before the crash are refused after it, used or not (the nonces are gone, never reusable); every record and its blocks stay', async () => {
+  test('signatures made before the crash are refused after it, used or not (the nonces are gone, never ' +
+    'reusable); every record and its blocks stay', async () => {
     const databaseUrl = await emptyDatabase(postgres.adminUrl)
     const server = await serverOnOwnDatabase({ TRELLIS_DATABASE_URL: databaseUrl, TRELLIS_LOG: 'error' })
     const owner = newWallet()
@@ -223,7 +224,8 @@ describe('PostgreSQL crashed', () => {
 })
 
 describe('connections', () => {
-  test('records and content share one pool: TRELLIS_DB_POOL bounds the server\'s connections (its change feed, its leader lease and its long-reads threads open theirs, named apart)', async () => {
+  test('records and content share one pool: TRELLIS_DB_POOL bounds the server\'s connections (its ' +
+    'change feed, its leader lease and its long-reads threads open theirs, named apart)', async () => {
     const pool = 2
     const url = await emptyDatabase(postgres.adminUrl)
     const server = await startTestServer({ TRELLIS_DATABASE_URL: url, TRELLIS_DB_POOL: String(pool), TRELLIS_LOG: 'error', TRELLIS_RATE_LIMIT: 'off' })
@@ -237,7 +239,9 @@ describe('connections', () => {
     let watching = true
     const watcher = (async () => {
       while (watching) {
-        const [{ n }] = await admin.unsafe(`SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND application_name NOT IN ('trellis long reads', 'trellis changes', 'trellis leases')`, [database])
+        const [{ n }] = await admin.unsafe(`SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client ` +
+          `backend' AND application_name NOT IN ('trellis long reads', 'trellis changes', 'trellis ` +
+          `leases')`, [database])
         most = Math.max(most, n)
         await Bun.sleep(5)
       }
@@ -249,8 +253,10 @@ describe('connections', () => {
     }))
     watching = false
     await watcher
-    const [{ listeners, changes, leases }] = await admin.unsafe(`SELECT COUNT(*) FILTER (WHERE application_name = 'trellis changes' AND query LIKE 'LISTEN%')::int AS listeners,
-      COUNT(*) FILTER (WHERE application_name = 'trellis changes')::int AS changes, COUNT(*) FILTER (WHERE application_name = 'trellis leases')::int AS leases
+    const [{ listeners, changes, leases }] = await admin.unsafe(`SELECT COUNT(*) FILTER (WHERE application_name = 'trellis changes' AND query LIKE ` +
+      `'LISTEN%')::int AS listeners,
+      COUNT(*) FILTER (WHERE application_name = 'trellis changes')::int AS changes, COUNT(*) ` +
+      `FILTER (WHERE application_name = 'trellis leases')::int AS leases
       FROM pg_stat_activity WHERE datname = $1`, [database])
     await admin.close()
     // The pool is used to the full, and no further (two pools, records' and content's, would show twice as many).

@@ -57,7 +57,8 @@ async function seed(server: TestServer) {
       const at = 1_700_000_000 + i * 86_400
       const hash = `0x${String(i + 1).padStart(64, '0')}`
       await db.run(`INSERT INTO wallets (id, address, address_lc, network, created_at, updated_at) VALUES (?, ?, ?, 'base-sepolia', ?, ?)`, [`w${i}`, payer, payer, at, at])
-      await db.run(`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements, valid_before, status, transaction_hash, created_at, updated_at)
+      await db.run(`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, ` +
+        `requirements, valid_before, status, transaction_hash, created_at, updated_at)
         VALUES (?, ?, ?, ?, ?, 2500000, 2, '{}', '{}', ?, 'settled', ?, ?, ?)`, [`p${i}`, payer, hash, paid.id, owner.address, at + 600, hash, at, at])
       await db.run(`UPDATE entries SET total_purchases = total_purchases + 1, total_revenue = total_revenue + 2500000 WHERE id = ?`, [paid.id])
       await db.run(`UPDATE feeds SET total_purchases = total_purchases + 1, total_revenue = total_revenue + 2500000 WHERE id = ?`, [feed.id])
@@ -187,7 +188,8 @@ describe('text an older Trellis stored with NUL (U+0000), which PostgreSQL canno
     return { feed, entries, content, tagged }
   }
 
-  test('migrate-to-postgres carries a media type over as it is served, and leaves out the lookup row of a tag no request can ask for', async () => {
+  test('migrate-to-postgres carries a media type over as it is served, and leaves out the lookup row ' +
+    'of a tag no request can ask for', async () => {
     const embedded = await startTestServer({}, { embedded: true })
     servers.push(embedded)
     const owner = newWallet()
@@ -218,7 +220,8 @@ describe('text an older Trellis stored with NUL (U+0000), which PostgreSQL canno
     expect([...moved.json.changed_text].sort()).toEqual([
       `entries.mime_type of the entries row id "${html.id}": stored as "application/octet-stream", the type it is served as`,
       `entries.mime_type of the entries row id "${plain.id}": stored as "text/plain", the type it is served as`,
-      `feed_tags.tag_lc of the feed_tags row tag_lc "a\\u0000b", feed_id "${feed.id}": not copied (a tag with NUL cannot be asked for; the feed keeps it)`,
+      `feed_tags.tag_lc of the feed_tags row tag_lc "a\\u0000b", feed_id "${feed.id}": not copied (a ` +
+        `tag with NUL cannot be asked for; the feed keeps it)`,
     ].sort())
 
     const onPostgres = await startTestServer({ TRELLIS_DATABASE_URL: url })
@@ -233,7 +236,8 @@ describe('text an older Trellis stored with NUL (U+0000), which PostgreSQL canno
     expectError(await call(onPostgres.url, 'GET', `/v1/feeds?tags=${encodeURIComponent('a\u0000b')}`), 400, 'INVALID_PARAMETER')
   }, 120_000)
 
-  test('any other such text refuses the move, naming each value, before anything is loaded; --replace-nul stores U+FFFD for each NUL', async () => {
+  test('any other such text refuses the move, naming each value, before anything is loaded; ' +
+    '--replace-nul stores U+FFFD for each NUL', async () => {
     const embedded = await startTestServer({}, { embedded: true })
     servers.push(embedded)
     const owner = newWallet()
@@ -250,8 +254,10 @@ describe('text an older Trellis stored with NUL (U+0000), which PostgreSQL canno
     const url = await emptyDatabase(postgres.adminUrl)
     const refused = await trellis(['migrate-to-postgres', '--database-url', url], embedded.dataDir)
     expect(refused.code).toBe(1)
-    expect(refused.stderr).toBe(`trellis migrate-to-postgres: the data directory ${embedded.dataDir} holds 2 text values with a NUL character (U+0000), which PostgreSQL cannot store: `
-      + `feeds.name of the feeds row id "${feed.id}"; entries.title of the entries row id "${entry.id}". Nothing was loaded. Run migrate-to-postgres again with --replace-nul `
+    expect(refused.stderr).toBe((`trellis migrate-to-postgres: the data directory ${embedded.dataDir} holds 2 text values with a ` +
+      `NUL character (U+0000), which PostgreSQL cannot store: `)
+      + (`feeds.name of the feeds row id "${feed.id}"; entries.title of the entries row id ` +
+        `"${entry.id}". Nothing was loaded. Run migrate-to-postgres again with --replace-nul `)
       + `to store each NUL as U+FFFD (�) in PostgreSQL (${embedded.dataDir} keeps them as they are), or change those values first.\n`)
     const target = new SQL(url, { max: 1 })
     try {
@@ -262,7 +268,9 @@ describe('text an older Trellis stored with NUL (U+0000), which PostgreSQL canno
     // A backup of it, restored into PostgreSQL: the same refusal, in a restore's words.
     const restoreRefused = await trellis(['restore', backupDir, '--database-url', await emptyDatabase(postgres.adminUrl)], dir('trellis-nulrestore-'))
     expect(restoreRefused.code).toBe(1)
-    expect(restoreRefused.stderr).toContain(`trellis restore: the backup ${backupDir} holds 2 text values with a NUL character (U+0000), which PostgreSQL cannot store: feeds.name of the feeds row id "${feed.id}"; entries.title of the entries row id "${entry.id}"`)
+    expect(restoreRefused.stderr).toContain(`trellis restore: the backup ${backupDir} holds 2 text values with a NUL character (U+0000), ` +
+      `which PostgreSQL cannot store: feeds.name of the feeds row id "${feed.id}"; entries.title of ` +
+      `the entries row id "${entry.id}"`)
     expect(restoreRefused.stderr).toContain('Run the restore again with --replace-nul')
     expect((await trellis(['restore', backupDir, '--replace-nul'], dir('trellis-nulrestore-'))).stderr).toContain('--replace-nul is for a restore into PostgreSQL')
 
@@ -300,7 +308,8 @@ describe('a database that cannot be used at start', () => {
     const port = closedPort()
     const { stderr, code } = await start(`postgres://trellis:s3cret-pw@127.0.0.1:${port}/market`)
     expect(code).toBe(2)
-    expect(stderr).toBe(`trellis: cannot use PostgreSQL at postgres://trellis@127.0.0.1:${port}/market: connection refused (is PostgreSQL running, and listening there?)\n`)
+    expect(stderr).toBe(`trellis: cannot use PostgreSQL at postgres://trellis@127.0.0.1:${port}/market: connection ` +
+      `refused (is PostgreSQL running, and listening there?)\n`)
   })
 
   test('a database a newer Trellis migrated: refused, naming it once', async () => {

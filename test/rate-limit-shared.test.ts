@@ -39,7 +39,8 @@ test('150 requests in turn over three instances: exactly 100 admitted, then 429 
   expect(statements).toBeLessThan(60) // a statement per lease, not per request
 })
 
-test('a burst of 300 at once over three instances: exactly 100 admitted; a flood after it costs at most one statement per instance, then none', async () => {
+test('a burst of 300 at once over three instances: exactly 100 admitted; a flood after it costs at ' +
+  'most one statement per instance, then none', async () => {
   const three = [sharedRateLimiter(counting), sharedRateLimiter(counting), sharedRateLimiter(counting)]
   const burst = await Promise.all(Array.from({ length: 300 }, (_, i) => admitted(three[i % 3]!.check('GET', '/v1/feeds', '198.51.100.2'))))
   expect(burst.filter(Boolean).length).toBe(100)

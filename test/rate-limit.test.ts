@@ -87,7 +87,7 @@ test('a flood of more distinct clients than the table holds neither lifts a reac
 })
 
 test('the table drops the oldest windows first, and a client at its limit only when every window is', () => {
-  let t = 0
+  const t = 0
   const limiter = rateLimiter(() => t, 3)
   const hit = (ip: string) => limiter.check('POST', '/v1/feeds', ip).headers['ratelimit-remaining']
   for (let i = 0; i < 100; i++) hit('192.0.2.1') // at its limit

@@ -3,7 +3,6 @@
 // moves past them.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { join } from 'node:path'
 import { rmSync } from 'node:fs'
 import { readMemo } from '../src/store/memo.ts'
 import { openRecords } from '../src/store/open.ts'

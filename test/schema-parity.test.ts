@@ -42,9 +42,9 @@ interface Schema {
 const CLUSTER_TABLES = ['rate_windows', 'snapshots']
 
 /** A condition as either engine prints it, without casts, brackets, spacing or case: `status='pending'`. */
-const condition = (text: string | null) => text && text.replace(/::[a-z ]+/g, '').replace(/[()\s]/g, '').toLowerCase()
+const condition = (text: string | null) => text?.replace(/::[a-z ]+/g, '').replace(/[()\s]/g, '').toLowerCase() ?? null
 /** A default as either engine prints it: `'[]'::text` is `'[]'`. */
-const defaultValue = (text: string | null) => text && text.replace(/::[a-z ]+(\(\d+(,\d+)?\))?$/, '')
+const defaultValue = (text: string | null) => text?.replace(/::[a-z ]+(\(\d+(,\d+)?\))?$/, '') ?? null
 /** `feeds_activity AFTER INSERT ON feeds` from either engine's CREATE TRIGGER text. */
 const triggerOf = (name: string, sql: string) => `${name} ${/\b(AFTER|BEFORE) (INSERT OR UPDATE|INSERT|DELETE|UPDATE OF \w+|UPDATE) ON (?:public\.)?(\w+)/i.exec(sql)!.slice(1).join(' ')}`
 const sorted = <T>(xs: T[]) => [...xs].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1))
@@ -198,7 +198,8 @@ describe('the schema after the migrations', () => {
     expect(pg.changeFeed).toEqual(Object.keys(sqlite.columns).filter((table) => !unkept.includes(table)).sort())
   })
 
-  test('PostgreSQL\'s cluster parts: snapshots, UNLOGGED rate windows leased by trellis_lease, the notices of a decided payment, of takedowns and of sign-outs', async () => {
+  test('PostgreSQL\'s cluster parts: snapshots, UNLOGGED rate windows leased by trellis_lease, the ' +
+    'notices of a decided payment, of takedowns and of sign-outs', async () => {
     expect(pg.cluster).toEqual({
       tables: ['rate_windows', 'snapshots'],
       indexes: ['rate_windows_reset'],
@@ -247,7 +248,8 @@ describe('migrating PostgreSQL', () => {
     await requireCurrentPostgres(instances[2]!, 'race')
   })
 
-  test('a database a newer Trellis migrated is refused, naming its version; so is one not yet migrated, where it must be current', async () => {
+  test('a database a newer Trellis migrated is refused, naming its version; so is one not yet ' +
+    'migrated, where it must be current', async () => {
     const sql = await freshDatabase('future')
     const empty = await requireCurrentPostgres(sql, 'postgres://host/future').catch((error: Error) => error)
     expect(empty).toBeInstanceOf(SchemaMismatch)
@@ -259,7 +261,8 @@ describe('migrating PostgreSQL', () => {
     for (const attempt of [migratePostgres, requireCurrentPostgres]) {
       const refused = await attempt(sql, 'postgres://host/future').then(() => null, (error: Error) => error)
       expect(refused).toBeInstanceOf(SchemaMismatch)
-      expect(refused!.message).toStartWith(`the database postgres://host/future has schema version ${future}, newer than this Trellis knows (${SCHEMA_VERSION}): it was written by a newer Trellis`)
+      expect(refused!.message).toStartWith(`the database postgres://host/future has schema version ${future}, newer than this Trellis ` +
+        `knows (${SCHEMA_VERSION}): it was written by a newer Trellis`)
     }
     // The refusal released the migration lock (asked on a session of its own: a session's own locks are granted again).
     const other = new SQL(postgres.urlOf('future'), { max: 1 })

@@ -43,7 +43,8 @@ const databaseName = (server: TestServer) =>
 test('a database migrated by a newer Trellis: the server refuses to start, in one line; verify-ledger too', async () => {
   await migrateToTheFuture(server)
   const refused = await server.restart().then(() => 'started', (error: Error) => error.message)
-  expect(refused).toContain(`trellis: the database ${databaseName(server)} has schema version ${FUTURE}, newer than this Trellis knows (${MIGRATIONS.length}): it was written by a newer Trellis`)
+  expect(refused).toContain(`trellis: the database ${databaseName(server)} has schema version ${FUTURE}, newer than this ` +
+    `Trellis knows (${MIGRATIONS.length}): it was written by a newer Trellis`)
   expect(existsSync(join(server.dataDir, 'trellis.pid'))).toBe(false) // nothing held
 
   const ledger = await trellis(['verify-ledger'], server.dataDir)

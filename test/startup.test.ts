@@ -76,7 +76,8 @@ describe('one process per data directory', () => {
         expect(winners).toHaveLength(1)
         const loser = outcomes.find((o) => !o.url)!
         // Refused by the lock, before it opened the database or the content store.
-        expect([loser.code, loser.stderr]).toEqual([1, `trellis: the data directory ${dataDir} is in use by another trellis process${loser.stderr.includes('(pid') ? ` (pid ${both[outcomes.indexOf(winners[0]!)]!.proc.pid})` : ''}\n`])
+        expect([loser.code, loser.stderr]).toEqual([1, `trellis: the data directory ${dataDir} is in use by another trellis ` +
+          `process${loser.stderr.includes('(pid') ? ` (pid ${both[outcomes.indexOf(winners[0]!)]!.proc.pid})` : ''}\n`])
         expect((await fetch(`${winners[0]!.url}/health`)).status).toBe(200)
       } finally {
         for (const s of both) s.proc.kill('SIGTERM')

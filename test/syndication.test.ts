@@ -59,7 +59,8 @@ const xmlText = (element: string) =>
   element.replace(/^<[^>]+>|<\/[^>]+>$/g, '').replace(/&(lt|gt|quot|#39|amp);/g, (_, name: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[name]!)
 
 describe('RSS 2.0 at feed.xml', () => {
-  test('valid by the RSS 2.0 schema; free audio and video are enclosures with their length and type; the paid entry has its price and the paywall link, no enclosure', async () => {
+  test('valid by the RSS 2.0 schema; free audio and video are enclosures with their length and type; ' +
+    'the paid entry has its price and the paywall link, no enclosure', async () => {
     const answer = await get('feed.xml')
     expect(answer.status).toBe(200)
     expect(answer.headers.get('content-type')).toBe('application/rss+xml; charset=utf-8')

@@ -254,7 +254,8 @@ describe('one market on both engines', () => {
   })
 
   for (const version of [4, 5]) {
-    test(`written at schema ${version}, then migrated: the same rows (${version === 4 ? "005's backfill" : "005's own triggers"})`, async () => {
+    test(`written at schema ${version}, then migrated: the same rows ` +
+      `(${version === 4 ? "005's backfill" : "005's own triggers"})`, async () => {
       const path = join(dir, `old-${version}.db`)
       const old = new Database(path, { create: true, strict: true })
       old.exec('PRAGMA journal_mode = WAL')
@@ -291,7 +292,8 @@ describe('one market on both engines', () => {
 })
 
 describe('PostgreSQL under concurrency', () => {
-  test('8 connections × 50 purchases between two addresses, both ways at once: no deadlock, and the same tallies as one writer gives', async () => {
+  test('8 connections × 50 purchases between two addresses, both ways at once: no deadlock, and the ' +
+    'same tallies as one writer gives', async () => {
     const path = join(dir, 'race.db')
     const sqlite = sqliteOn(openDb(path))
     const url = await freshDatabase('race')

@@ -24,7 +24,8 @@ beforeAll(async () => {
   postgres = await postgresForTest()
   admin = new SQL(postgres.adminUrl, { max: 1 })
   const [{ icu }] = await admin`SELECT EXISTS (SELECT 1 FROM pg_collation WHERE collprovider = 'i') AS icu`
-  if (!icu) throw new Error('this PostgreSQL was built without ICU: no database with a non-bytewise default collation can be made here (the machine has only the C locales)')
+  if (!icu) throw new Error('this PostgreSQL was built without ICU: no database with a non-bytewise default collation can ' +
+    'be made here (the machine has only the C locales)')
   icuDatabase = `text_icu_${process.pid}_${crypto.randomUUID().replaceAll('-', '').slice(0, 8)}`
   await admin.unsafe(`CREATE DATABASE "${icuDatabase}" TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US'`)
   embedded = await startTestServer({ TRELLIS_ADMIN_KEY: ADMIN_KEY }, { embedded: true })
@@ -214,7 +215,10 @@ function stringInputs(doc: any): Input[] {
   const schemas = doc.components?.schemas ?? {}
   const walk = (schema: any, at: string, operation: string, found: Set<string>): void => {
     if (!schema) return
-    if (schema.$ref) return walk(schemas[schema.$ref.split('/').pop()], at, operation, found)
+    if (schema.$ref) {
+      walk(schemas[schema.$ref.split('/').pop()], at, operation, found)
+      return
+    }
     const types = [schema.type ?? []].flat()
     const combined = ['anyOf', 'oneOf', 'allOf'].some((k) => schema[k])
     if (types.includes('string') || (types.length === 0 && !combined && !schema.properties)) found.add(at)

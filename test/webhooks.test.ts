@@ -173,7 +173,8 @@ describe('delivering', () => {
     expect(at('/flaky')).toHaveLength(3)
   })
 
-  test('free wallets whose endpoints never answer delay no one: 26 wallets × 5 silent endpoints, 520 deliveries hanging, another seller told within 3 s', async () => {
+  test('free wallets whose endpoints never answer delay no one: 26 wallets × 5 silent endpoints, 520 ' +
+    'deliveries hanging, another seller told within 3 s', async () => {
     // Accepts connections and says nothing (not even the TLS handshake): each attempt waits for its timeout.
     let hanging = 0
     const silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {}, open() { hanging++ }, close() { hanging-- } } })
@@ -229,7 +230,8 @@ describe('delivering', () => {
     }
   }, 90_000)
 
-  test('an endpoint that keeps failing rests: none of its deliveries is tried meanwhile; what it held is given up after the day', async () => {
+  test('an endpoint that keeps failing rests: none of its deliveries is tried meanwhile; what it held ' +
+    'is given up after the day', async () => {
     // Retries after 1 s, then 60 s: the endpoint's second failure in a row rests it past the day (here 5 s).
     const resting = await startTestServer({ ...env(), TRELLIS_TEST_WEBHOOK_RETRY_S: '1,60' })
     try {

@@ -58,7 +58,8 @@ describe('readPayment', () => {
     expect(requirementsFor(payment, SEPOLIA, tag)).toEqual({ requirements: v1Body().accepts[0] })
   })
 
-  test('a v2 PAYMENT-SIGNATURE made by @x402/fetch from our own 402: held to the requirement it accepted, CAIP-2 network included', async () => {
+  test('a v2 PAYMENT-SIGNATURE made by @x402/fetch from our own 402: held to the requirement it ' +
+    'accepted, CAIP-2 network included', async () => {
     const buyer = privateKeyToAccount(generatePrivateKey())
     const client = new x402Client()
     registerExactEvmScheme(client, { signer: toClientEvmSigner(buyer as never) })
