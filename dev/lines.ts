@@ -9,7 +9,7 @@ export async function forEachLine(stream: ReadableStream<Uint8Array>, onLine: (l
     const { done, value } = await reader.read().catch(() => ({ done: true as const, value: undefined }))
     if (done) break
     buffered += decoder.decode(value, { stream: true })
-    let newline
+    let newline: number
     while ((newline = buffered.indexOf('\n')) >= 0) {
       onLine(buffered.slice(0, newline))
       buffered = buffered.slice(newline + 1)

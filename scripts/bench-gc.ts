@@ -54,7 +54,8 @@ try {
 
   console.log(`baseline: listing ${listed} keys alone: ${baselineMs.toFixed(0)} ms`)
   for (const [name, run] of [['gc --dry-run', dry], ['gc', real]] as const) {
-    console.log(`${name}: ${run.ms.toFixed(0)} ms = ${(run.ms / baselineMs).toFixed(1)} x baseline; longest event-loop wait ${run.wait.toFixed(0)} ms; ${JSON.stringify(run.result)}`)
+    console.log(`${name}: ${run.ms.toFixed(0)} ms = ${(run.ms / baselineMs).toFixed(1)} x baseline; longest ` +
+      `event-loop wait ${run.wait.toFixed(0)} ms; ${JSON.stringify(run.result)}`)
   }
 } finally {
   rmSync(dir, { recursive: true, force: true })

@@ -94,7 +94,8 @@ try {
   console.log(`runs: ${runs} (anvil automine, loopback)`)
   console.log(`free GET (baseline)          median ${fmt(base)}`)
   console.log(`paid GET (402 → paid 200)    median ${fmt(median(paidTimes))}  (${(median(paidTimes) / base).toFixed(1)}× baseline)`)
-  console.log(`paid GET, seller with 5 webhooks median ${fmt(median(hookedTimes))}  (${(median(hookedTimes) / median(paidTimes)).toFixed(2)}× the paid GET without)`)
+  console.log(`paid GET, seller with 5 webhooks median ${fmt(median(hookedTimes))}  ` +
+    `(${(median(hookedTimes) / median(paidTimes)).toFixed(2)}× the paid GET without)`)
   console.log(`5 webhooks delivered after the 200 median ${fmt(median(deliveredAfter))} (the sender runs each second)`)
   console.log(`verify alone                 median ${fmt(median(verifyTimes))}`)
   console.log(`settle alone                 median ${fmt(median(settleTimes))}`)

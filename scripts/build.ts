@@ -79,7 +79,8 @@ const embedAddons: BunPlugin = {
         // The addon is embedded as a plain file and loaded by lib/native-addon.ts from a directory it chooses (Bun
         // would extract a required .node file to $TMPDIR, which may be read-only).
         const load = addon.path
-          ? `require(${JSON.stringify(LOADER)}).loadEmbeddedAddon(${JSON.stringify(addon.packageName)}, require(${JSON.stringify(`${EMBEDDED}${addon.packageName}`)}).default)`
+          ? `require(${JSON.stringify(LOADER)}).loadEmbeddedAddon(${JSON.stringify(addon.packageName)}, ` +
+            `require(${JSON.stringify(`${EMBEDDED}${addon.packageName}`)}).default)`
           : `(() => { throw new Error('no prebuilt ${addon.packageName} addon for this platform') })()`
         return { contents: source.replace(LOOKUP, load), loader: 'js' }
       })
@@ -160,4 +161,7 @@ if (version.exitCode !== 0 || !version.stdout.toString().startsWith('trellis '))
 
 const mb = (statSync(outfile).size / 1024 / 1024).toFixed(1)
 const ms = Math.round(performance.now() - started)
-console.log(`build: ${relative(process.cwd(), outfile) || outfile} (${mb} MiB, ${bytecode ? 'bytecode' : 'no bytecode'}, ${minify ? 'minified' : 'not minified'}, addons ${ADDONS.map((a) => (a.path ? relative(ROOT, a.path) : `${a.packageName}: none`)).join(', ')}) in ${ms} ms — ${version.stdout.toString().trim()}`)
+console.log(`build: ${relative(process.cwd(), outfile) || outfile} (${mb} ` +
+  `MiB, ${bytecode ? 'bytecode' : 'no bytecode'}, ${minify ? 'minified' : 'not minified'}, ` +
+  `addons ${ADDONS.map((a) => (a.path ? relative(ROOT, a.path) : `${a.packageName}: none`)).join(', ')}) ` +
+  `in ${ms} ms — ${version.stdout.toString().trim()}`)

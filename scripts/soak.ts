@@ -178,7 +178,11 @@ while (performance.now() < endAt) {
     samples.push({ t_s: Math.round((now - started) / 1000), ...resident(), ...(await memory()), requests: sent })
     if (now - lastPrint >= 30_000 || samples.length % 3 === 1) {
       const last = samples.at(-1)!
-      console.log(`soak: t=${String(last.t_s).padStart(5)} s  rss=${last.rss_mib.toFixed(1)} MiB (anon ${last.anon_mib.toFixed(1)}, files ${last.file_mib.toFixed(1)})  heap=${last.heap_mib.toFixed(1)} MiB  caches=${last.caches_mib.toFixed(1)} MiB  requests=${sent}  shed=${shed}  feeds=${writers.length}  active=${activeEntries()}  statuses=${JSON.stringify(statuses)}`)
+      console.log(`soak: t=${String(last.t_s).padStart(5)} s  rss=${last.rss_mib.toFixed(1)} MiB ` +
+        `(anon ${last.anon_mib.toFixed(1)}, files ${last.file_mib.toFixed(1)})  ` +
+        `heap=${last.heap_mib.toFixed(1)} MiB  caches=${last.caches_mib.toFixed(1)} MiB  ` +
+        `requests=${sent}  shed=${shed}  feeds=${writers.length}  active=${activeEntries()}  ` +
+        `statuses=${JSON.stringify(statuses)}`)
     }
     lastPrint = now
   }

@@ -62,7 +62,8 @@ try {
   }
   for (const [source, rounds] of results) {
     const ratios = rounds.map((r) => r.link.rps / r.bare.rps)
-    console.log(`${source}: access-link open / bare = ${ratios.map((r) => r.toFixed(3)).join(', ')}; link p99 ${rounds.map((r) => r.link.p99_ms?.toFixed(1)).join(', ')} ms`)
+    console.log(`${source}: access-link open / bare = ${ratios.map((r) => r.toFixed(3)).join(', ')}; link ` +
+      `p99 ${rounds.map((r) => r.link.p99_ms?.toFixed(1)).join(', ')} ms`)
   }
 } finally {
   for (const s of servers) await s.server.dispose()

@@ -150,6 +150,10 @@ if (import.meta.main) {
   const p = projection(JSON.parse(await Bun.file(file).text()) as ResultsFile, machines ? Number(machines) : undefined)
   console.log(`${p.machines} instances on ${p.machines} machines of ${p.cores} cores, PostgreSQL on one more of ${p.cores}:`)
   for (const r of p.rows) {
-    console.log(`${r.measure.padEnd(50)} measured ${r.measured_rps.toFixed(0).padStart(6)} req/s  Trellis ${r.trellis_us.toFixed(0).padStart(5)} µs  PostgreSQL ${r.postgres_us.toFixed(0).padStart(5)} µs  stmts ${r.statements === null ? '  ?' : r.statements.toFixed(2)}  → ${r.projected_rps.toFixed(0).padStart(7)} req/s (${r.bound})`)
+    console.log(`${r.measure.padEnd(50)} measured ${r.measured_rps.toFixed(0).padStart(6)} req/s  ` +
+      `Trellis ${r.trellis_us.toFixed(0).padStart(5)} µs  ` +
+      `PostgreSQL ${r.postgres_us.toFixed(0).padStart(5)} µs  ` +
+      `stmts ${r.statements === null ? '  ?' : r.statements.toFixed(2)}  ` +
+      `→ ${r.projected_rps.toFixed(0).padStart(7)} req/s (${r.bound})`)
   }
 }

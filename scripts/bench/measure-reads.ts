@@ -91,7 +91,10 @@ export async function measureReads(baselineUrl: string, url: string, targets: Re
     const middle = pairs.find((p) => p.ratio === median(pairs.map((q) => q.ratio)))!
     const toSameBody = median(pairs.map((p) => p.ratioToSameBody))
     const p99 = Math.max(...pairs.map((p) => p.result.p99_ms ?? Infinity))
-    log(`bench: ${target.name.padEnd(44)} ${String(first.status).padEnd(4)} ${middle.result.rps.toFixed(0).padStart(7)} req/s  bare ${middle.baseline.rps.toFixed(0).padStart(6)}  ratio ${middle.ratio.toFixed(2)} (${pairs.map((p) => p.ratio.toFixed(2)).join(' ')}), to its body served bare ${toSameBody.toFixed(2)}  p99 ≤ ${p99.toFixed(1)} ms`)
+    log(`bench: ${target.name.padEnd(44)} ${String(first.status).padEnd(4)} ${middle.result.rps.toFixed(0).padStart(7)} ` +
+      `req/s  bare ${middle.baseline.rps.toFixed(0).padStart(6)}  ratio ${middle.ratio.toFixed(2)} ` +
+      `(${pairs.map((p) => p.ratio.toFixed(2)).join(' ')}), to its body served ` +
+      `bare ${toSameBody.toFixed(2)}  p99 ≤ ${p99.toFixed(1)} ms`)
     results.push({ target, probe: first, ...middle, ratioToSameBody: toSameBody, pairs })
   }
   return results

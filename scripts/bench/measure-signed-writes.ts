@@ -24,7 +24,8 @@ export async function signedWrites(url: string, count: number, log: (line: strin
   const results: WriteResult[] = []
   const run = async (name: string, expect: number, requests: LoadRequest[]) => {
     const { ids, ...result } = await load(url, requests)
-    log(`bench: ${name.padEnd(44)} ${result.rps.toFixed(0).padStart(6)} req/s ${JSON.stringify(result.statuses)}${result.first_error ? ` first error: ${result.first_error}` : ''}`)
+    log(`bench: ${name.padEnd(44)} ${result.rps.toFixed(0).padStart(6)} ` +
+      `req/s ${JSON.stringify(result.statuses)}${result.first_error ? ` first error: ${result.first_error}` : ''}`)
     results.push({ name, expect, ...result })
     return ids
   }

@@ -61,7 +61,8 @@ export async function openCluster(adminUrl: string | null, log: (line: string) =
       async statements(name: string) {
         try {
           await admin.unsafe('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
-          const [row] = await admin.unsafe('SELECT COALESCE(sum(calls), 0)::bigint AS calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1', [name])
+          const [row] = await admin.unsafe('SELECT COALESCE(sum(calls), 0)::bigint AS calls FROM pg_stat_statements s JOIN pg_database d ' +
+            'ON d.oid = s.dbid WHERE d.datname = $1', [name])
           return Number(row.calls)
         } catch {
           return null // not in shared_preload_libraries (a given cluster)

@@ -34,7 +34,7 @@ export type Rng = ReturnType<typeof rng>
 export function zipf(n: number, s: number, r: Rng): () => number {
   const cdf = new Float64Array(n)
   let sum = 0
-  for (let k = 0; k < n; k++) cdf[k] = sum += 1 / Math.pow(k + 1, s)
+  for (let k = 0; k < n; k++) cdf[k] = sum += 1 / (k + 1) ** s
   return () => {
     const x = r.next() * sum
     let lo = 0
@@ -54,7 +54,7 @@ export function zipf(n: number, s: number, r: Rng): () => number {
  */
 export function spread(total: number, n: number, cap: number, s: number, r: Rng): number[] {
   if (total < n || total > n * cap) throw new Error(`cannot spread ${total} over ${n} buckets of 1..${cap}`)
-  const weights = Array.from({ length: n }, (_, k) => 1 / Math.pow(k + 1, s))
+  const weights = Array.from({ length: n }, (_, k) => 1 / (k + 1) ** s)
   const sum = weights.reduce((a, b) => a + b, 0)
   const counts = weights.map((w) => Math.min(cap, Math.max(1, Math.round((w / sum) * total))))
   let diff = total - counts.reduce((a, b) => a + b, 0)

@@ -54,7 +54,9 @@ export function readRow(r: ReadResult): Row {
     (goal.rps === undefined || r.result.rps >= goal.rps) && (goal.p99 === undefined || p99 <= goal.p99)
   return {
     measure: r.target.name,
-    value: `${r.result.rps >= 1000 ? `${(r.result.rps / 1000).toFixed(1)}k` : r.result.rps.toFixed(0)} req/s, p99 ${ms(p99)} ms, ${Number.isFinite(r.ratioToSameBody) ? r.ratioToSameBody.toFixed(2) : 'n/a'} of body bare`,
+    value: `${r.result.rps >= 1000 ? `${(r.result.rps / 1000).toFixed(1)}k` : r.result.rps.toFixed(0)} ` +
+      `req/s, p99 ${ms(p99)} ` +
+      `ms, ${Number.isFinite(r.ratioToSameBody) ? r.ratioToSameBody.toFixed(2) : 'n/a'} of body bare`,
     ratio: r.ratio.toFixed(2),
     target: `${targetText(goal)}${r.target.expect !== 200 ? `, ${r.target.expect}` : ''}`,
     pass,
@@ -130,7 +132,8 @@ export function printTable(rows: Row[], baselineRps: number): string {
     line(['measure', 'value', 'ratio', 'target', 'result']),
     line(['-'.repeat(46), '-'.repeat(40), '-'.repeat(8), '-'.repeat(24), '------']),
     ...rows.map((r) => line([r.measure, r.value, r.ratio, r.target, r.pass ? 'PASS' : `FAIL${r.note ? ` (${r.note})` : ''}`])),
-    `${Number.isFinite(baselineRps) ? `bare Bun.serve baseline: ${baselineRps.toFixed(0)} req/s (mean of the runs); ` : ''}${rows.filter((r) => r.pass).length}/${rows.length} targets met`,
+    `${Number.isFinite(baselineRps) ? `bare Bun.serve baseline: ${baselineRps.toFixed(0)} req/s (mean of the runs); ` : ''}${rows.filter((r) => r.pass).length}/${rows.length} ` +
+      `targets met`,
   ]
   return out.join('\n')
 }
@@ -291,9 +294,12 @@ export function printResources(embedded: ResourceFigures, postgres: ResourceFigu
       return line([name, cpu(e?.server?.cpu_s), cpu(p?.server?.cpu_s), cpu(p?.postgres?.cpu_s)])
     }),
     line(['total (the main server\'s life, and refresh)', cpu(embedded.server_cpu_s), cpu(postgres.server_cpu_s), cpu(postgres.postgres_cpu_s)]),
-    `memory, peaks sampled every second: Trellis RSS ${mb(embedded.peak.server_rss_bytes)} (embedded), ${mb(postgres.peak.server_rss_bytes)} (on PostgreSQL); ` +
+    (`memory, peaks sampled every second: Trellis RSS ${mb(embedded.peak.server_rss_bytes)} ` +
+      `(embedded), ${mb(postgres.peak.server_rss_bytes)} (on PostgreSQL); `) +
       (postgres.postgres_cpu_s === null
         ? 'PostgreSQL: not on this machine, not measured'
-        : `PostgreSQL (up to ${postgres.peak.postgres_processes} processes) Pss ${postgres.peak.postgres_pss_bytes === null ? 'not readable' : mb(postgres.peak.postgres_pss_bytes)}, RSS summed ${mb(postgres.peak.postgres_rss_bytes)} (counts shared buffers once per process)`),
+        : `PostgreSQL (up to ${postgres.peak.postgres_processes} processes) ` +
+          `Pss ${postgres.peak.postgres_pss_bytes === null ? 'not readable' : mb(postgres.peak.postgres_pss_bytes)}, ` +
+          `RSS summed ${mb(postgres.peak.postgres_rss_bytes)} (counts shared buffers once per process)`),
   ].join('\n')
 }

@@ -52,7 +52,9 @@ const MAIN_ENV: Record<string, string> = { TRELLIS_STATS_REFRESH_S: '3600', TREL
 
 function options() {
   const args = process.argv.slice(2)
-  const usage = 'Usage: npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json] [--only name,name] [--memo-off] [--postgres | --database-url <admin postgres:// URL>] [--instances N [--balancer nginx|bun]]'
+  const usage = 'Usage: npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json] [--only ' +
+    'name,name] [--memo-off] [--postgres | --database-url <admin postgres:// URL>] [--instances N ' +
+    '[--balancer nginx|bun]]'
   const opts = { small: false, seconds: 3, out: 'bench-results.json', only: [] as string[], postgres: false, databaseUrl: null as string | null, memoOff: false, instances: 1, balancer: 'nginx' as 'nginx' | 'bun' }
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--small') opts.small = true
@@ -136,7 +138,8 @@ async function startInstances(engine: Engine, env: Record<string, string>) {
       servers.push(await startTrellis(BINARY, dataDir, { ...env, TRELLIS_PUBLIC_URL: publicUrl }, PROBE))
     }
     const balancer = await startBalancer(balancerPort, servers.map((server) => server.url))
-    log(`bench: ${opts.balancer === 'nginx' ? 'nginx (docs/examples/nginx.conf)' : 'dev/balancer.ts'} at ${balancer.url} in front of ${servers.map((server) => server.url).join(', ')}`)
+    log(`bench: ${opts.balancer === 'nginx' ? 'nginx (docs/examples/nginx.conf)' : 'dev/balancer.ts'} ` +
+      `at ${balancer.url} in front of ${servers.map((server) => server.url).join(', ')}`)
     const healths = await Promise.all(servers.map((server) => fetch(`${server.url}/health`).then((r) => r.json() as Promise<{ leader: boolean }>)))
     const leader = servers[healths.findIndex((h) => h.leader)] ?? servers[0]!
     return {
@@ -161,7 +164,8 @@ async function measureEngine(engine: Engine, m: Manifest, baselineUrl: string, s
   const say = engine.name === 'embedded' ? log : (line: string) => log(line.replace(/^bench: /, `bench [${label}]: `))
   let pid: number | null = null
   const resources = resourceLog(() => pid, engine.postmaster)
-  say(`bench: starting dist/trellis on ${engine.dataDir}${engine.name === 'postgres' ? ' (caches only) with TRELLIS_DATABASE_URL' : ''}${behind ? `, ${engine.instances} behind the balancer (CPU and memory figures: the first instance's)` : ''}`)
+  say(`bench: starting dist/trellis ` +
+    `on ${engine.dataDir}${engine.name === 'postgres' ? ' (caches only) with TRELLIS_DATABASE_URL' : ''}${behind ? `, ${engine.instances} behind the balancer (CPU and memory figures: the first instance's)` : ''}`)
   const env = { ...MAIN_ENV, ...engine.env }
   const server = await (behind ? startInstances(engine, env) : startTrellis(BINARY, engine.dataDir, env, PROBE).then((one) => ({ ...one, leaderUrl: one.url, pids: [one.pid] }))).catch((error) => {
     resources.stop()
@@ -189,7 +193,9 @@ async function measureEngine(engine: Engine, m: Manifest, baselineUrl: string, s
   await warmUp(server.url, targets, 5)
   const rssAfterWarmUp = memory(server.pid).rss
   resources.mark('warm-up')
-  say(`bench: RSS after warm-up ${(rssAfterWarmUp / 1048576).toFixed(0)} MiB; wrk -t2 -c50 -d${opts.seconds}s per run, ${PAIRS} rounds (baseline, route, its body served bare) per route, median ratios`)
+  say(`bench: RSS after warm-up ${(rssAfterWarmUp / 1048576).toFixed(0)} MiB; wrk -t2 -c50 ` +
+    `-d${opts.seconds}s per run, ${PAIRS} rounds (baseline, route, its body served bare) per route, ` +
+    `median ratios`)
   // One route at a time, so each route's CPU (the server's and the cluster's) is known: which reads reach the database.
   const reads: Awaited<ReturnType<typeof measureReads>> = []
   /** Statements per request answered, by measure (the projection in docs/scale-out.md reads them). */
@@ -219,14 +225,16 @@ async function measureEngine(engine: Engine, m: Manifest, baselineUrl: string, s
       posts = await signedPosts(server.url, postCount, () => resources.mark('signed POST: feeds and nonces (before the clock)'))
     })
     posts = posts!
-    say(`bench: ${posts.rps.toFixed(0)} req/s ${JSON.stringify(posts.statuses)}${posts.first_error ? ` first error: ${posts.first_error}` : ''}`)
+    say(`bench: ${posts.rps.toFixed(0)} ` +
+      `req/s ${JSON.stringify(posts.statuses)}${posts.first_error ? ` first error: ${posts.first_error}` : ''}`)
     resources.mark('signed POST entry')
   }
   let up: Awaited<ReturnType<typeof upload>> | null = null
   if (posts && selected('upload')) {
     say('bench: largest allowed upload')
     up = await upload(server.url, server.pid, posts.feed_ids[0]!, scratch)
-    say(`bench: upload ${up.payload_bytes} B: ${up.status} in ${up.ms.toFixed(0)} ms (floor ${up.floor_ms.toFixed(0)} ms); 50 MiB: ${up.over_limit?.status}`)
+    say(`bench: upload ${up.payload_bytes} B: ${up.status} in ${up.ms.toFixed(0)} ms ` +
+      `(floor ${up.floor_ms.toFixed(0)} ms); 50 MiB: ${up.over_limit?.status}`)
     resources.mark('upload')
   }
   let writes: Awaited<ReturnType<typeof signedWrites>> = []
@@ -315,10 +323,14 @@ try {
     // the upload spool only (and could not read the embedded records or blocks by mistake).
     const pgDir = freshCopy(seeded.dir)
     cleanups.push(() => rmSync(pgDir, { recursive: true, force: true }))
-    log(`bench: PostgreSQL ${cluster.version} at ${cluster.shown}${cluster.postmaster === null ? ' (not on this machine: no CPU or memory figures for it)' : ` (postmaster pid ${cluster.postmaster})`}; database ${database.name}`)
+    log(`bench: PostgreSQL ${cluster.version} ` +
+      `at ${cluster.shown}${cluster.postmaster === null ? ' (not on this machine: no CPU or memory figures for it)' : ` (postmaster pid ${cluster.postmaster})`}; ` +
+      `database ${database.name}`)
     log(`bench: dist/trellis migrate-to-postgres of the seeded market`)
     const migrate = await migrateToPostgres(BINARY, pgDir, database.url, cluster.postmaster)
-    log(`bench: migrate-to-postgres exit ${migrate.exit_code} in ${(migrate.ms / 1000).toFixed(1)} s; moved ${JSON.stringify(migrate.moved)}; verify ${migrate.verify ? (migrate.verify.ok ? 'clean' : 'NOT clean') : 'did not run'}`)
+    log(`bench: migrate-to-postgres exit ${migrate.exit_code} in ${(migrate.ms / 1000).toFixed(1)} s; ` +
+      `moved ${JSON.stringify(migrate.moved)}; ` +
+      `verify ${migrate.verify ? (migrate.verify.ok ? 'clean' : 'NOT clean') : 'did not run'}`)
     if (!migrate.moved) throw new Error(`migrate-to-postgres failed (exit ${migrate.exit_code}):\n${migrate.stderr}`)
     if (!migrate.clean) log(`bench: migrate-to-postgres: ${JSON.stringify(migrate.verify).slice(0, 2000)}\n${migrate.stderr}`)
     for (const moved of ['trellis.db', 'trellis.db-wal', 'trellis.db-shm', 'blocks', 'datastore', 'secret.key']) rmSync(join(pgDir, moved), { recursive: true, force: true })
@@ -327,7 +339,8 @@ try {
     // The N-instance run gets the same market, untouched by the one-instance run's writes (categories it created would
     // lengthen category-stats, and would be created again): a copy made now.
     const copies = opts.instances > 1 ? [await cluster.createDatabase(database.name), await cluster.createDatabase(database.name)] : null
-    if (copies) log(`bench: databases ${copies.map((c) => c.name).join(', ')}: copies of the migrated market, for 1 and ${opts.instances} instances behind the balancer`)
+    if (copies) log(`bench: databases ${copies.map((c) => c.name).join(', ')}: copies of the migrated market, for 1 ` +
+      `and ${opts.instances} instances behind the balancer`)
     const env = { TRELLIS_DATABASE_URL: database.url }
     const statements = () => cluster.statements(database.name)
     const run = await measureEngine({ name: 'postgres', instances: 1, dataDir: pgDir, env, refreshEnv: env, postmaster: cluster.postmaster, statements }, m, baseline.url, scratch)
@@ -353,7 +366,8 @@ try {
   console.log(`\n${printTable(embedded.rows, baselineMean)}`)
   let comparison = null
   if (postgres) {
-    console.log(`\nPostgreSQL ${postgres.cluster.version} (records and content), the same measures against the same targets:\n\n${printTable(postgres.run.rows, baselineMean)}`)
+    console.log(`\nPostgreSQL ${postgres.cluster.version} (records and content), the same measures against the ` +
+      `same targets:\n\n${printTable(postgres.run.rows, baselineMean)}`)
     comparison = compareEngines(embedded, postgres.run, postgres.migrate, opts.memoOff)
     console.log(`\nPostgreSQL beside embedded (issue 21 targets):\n\n${printComparison(comparison)}`)
     console.log(`\n${printResources(embedded.resources, postgres.run.resources, postgres.migrate)}`)

@@ -244,7 +244,8 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
     phases_ms: phases,
   }
   writeFileSync(join(dataDir, 'bench-manifest.json'), JSON.stringify(manifest, null, 2) + '\n')
-  log(`seed: done in ${(manifest.seed_ms / 1000).toFixed(1)} s (${n.wallets} wallets, ${n.feeds} feeds, ${n.entries} entries, ${n.transactions} transactions, ${purchaseCount} purchases)`)
+  log(`seed: done in ${(manifest.seed_ms / 1000).toFixed(1)} s (${n.wallets} wallets, ${n.feeds} ` +
+    `feeds, ${n.entries} entries, ${n.transactions} transactions, ${purchaseCount} purchases)`)
   return manifest
 }
 

@@ -25,7 +25,8 @@ function options() {
     if (args[i] === '--database-url') opts.databaseUrl = args[++i] ?? null
     else if (args[i] === '--rounds') opts.rounds = Number(args[++i])
     else if (args[i] === '--count') opts.count = Number(args[++i])
-    else throw new Error(`unknown argument ${args[i]}; usage: npx bun scripts/bench/signed-post-pinned.ts [--database-url <admin URL>] [--rounds N] [--count N]`)
+    else throw new Error(`unknown argument ${args[i]}; usage: npx bun scripts/bench/signed-post-pinned.ts ` +
+      `[--database-url <admin URL>] [--rounds N] [--count N]`)
   }
   return opts
 }

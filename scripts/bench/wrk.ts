@@ -32,7 +32,9 @@ export function ensureDebianPackage(command: string, pkg: string, log: (line: st
     result = run(['apt-get', 'install', '-y', pkg])
   }
   if (result.exitCode !== 0 || !has(command)) {
-    throw new Error(`could not install ${pkg} (${[...sudo, 'apt-get', 'install', '-y', pkg].join(' ')} exited ${result.exitCode}):\n${result.stderr.toString().trim().slice(-800)}\nInstall it yourself (Debian package "${pkg}") and run again.`)
+    throw new Error(`could not install ${pkg} (${[...sudo, 'apt-get', 'install', '-y', pkg].join(' ')} ` +
+      `exited ${result.exitCode}):\n${result.stderr.toString().trim().slice(-800)}\nInstall it ` +
+      `yourself (Debian package "${pkg}") and run again.`)
   }
 }
 
