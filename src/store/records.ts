@@ -190,5 +190,8 @@ export interface Records<Stores> {
   close(): Promise<void>
 }
 
-/** Builds a set of stores over one way of running statements (a connection, or a transaction on it). */
-export type StoresOn<Stores> = (sql: Sql) => Stores
+/**
+ * Builds a set of stores over one way of running statements: a transaction, or (`alone`) a pool where each statement
+ * commits by itself, as `single`'s and `read`'s do.
+ */
+export type StoresOn<Stores> = (sql: Sql, alone?: boolean) => Stores

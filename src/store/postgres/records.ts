@@ -64,7 +64,7 @@ export function postgresRecords<Stores>(
       return work(storesOn(postgresSql(tx)))
     }) as Promise<T>, options)
 
-  const pooled = storesOn(postgresSql(sql))
+  const pooled = storesOn(postgresSql(sql), true)
 
   const upkeep: Upkeep = {
     schemaVersion: async () => Number((await sql.unsafe('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations'))[0].v),
