@@ -3,7 +3,10 @@
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
 
 /** An app that answers requests in this process, addressed as `url`. */
-export interface InProcess { url: string; handle(request: Request): Promise<Response> }
+export interface InProcess {
+  url: string
+  handle(request: Request): Promise<Response>
+}
 export type Target = string | InProcess
 
 function send(target: Target, path: string, init: RequestInit): Promise<Response> {
@@ -64,7 +67,8 @@ export async function call<T = any>(
 
 /** Asserts an error answer: its status and shape-A code. */
 export function expectError(reply: Reply, status: number, code: string): void {
-  if (reply.status !== status || reply.body?.code !== code) throw new Error(`expected ${status} ${code}, got ${reply.status} ${reply.text.slice(0, 300)}`)
+  if (reply.status !== status || reply.body?.code !== code)
+    throw new Error(`expected ${status} ${code}, got ${reply.status} ${reply.text.slice(0, 300)}`)
   if (typeof reply.body.error !== 'string') throw new Error(`error body without an error message: ${reply.text}`)
 }
 
@@ -78,7 +82,10 @@ export async function createFeed(url: Target, wallet: Wallet, body: Record<strin
 }
 
 export async function createEntry(url: Target, wallet: Wallet, feedId: string, body: Record<string, unknown> = {}) {
-  const reply = await call(url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet, body: { content_base64: b64('hello'), mime_type: 'text/plain', ...body } })
+  const reply = await call(url, 'POST', `/v1/feeds/${feedId}/entries`, {
+    wallet,
+    body: { content_base64: b64('hello'), mime_type: 'text/plain', ...body },
+  })
   if (reply.status !== 201) throw new Error(`create entry: ${reply.status} ${reply.text}`)
   return reply.body
 }

@@ -2,7 +2,10 @@
 // instance in turn, with X-Forwarded-For carrying the client's address (a client's own X-Forwarded-For is kept as
 // it is: this balancer stands at the edge of a test network, whose clients name themselves so). Instances are asked
 // by `targets()` at each request, so a test can kill one and take it out. Bodies stream both ways.
-export interface Balancer { url: string; stop(): void }
+export interface Balancer {
+  url: string
+  stop(): void
+}
 
 const HOP_BY_HOP = ['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer']
 

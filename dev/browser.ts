@@ -6,15 +6,26 @@ import type { LocalAccount } from 'viem'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 // As the machine's notes say: without the background-networking flags Chromium keeps dialling out at start.
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 export function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: run scripts/ensure-packages.sh (npm test does) or set CHROMIUM_PATH`)
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium not found at ${CHROMIUM}: run scripts/ensure-packages.sh (npm test does) or set CHROMIUM_PATH`)
   return chromium.launch({ executablePath: CHROMIUM, args: FLAGS })
 }
 
 /** What the test wallet was asked, in order (method names). */
-export interface WalletLog { calls: string[] }
+export interface WalletLog {
+  calls: string[]
+}
 
 /**
  * window.ethereum for `account`, answering as a wallet extension would: accounts, chain, chain switches it agrees
@@ -55,7 +66,8 @@ export async function injectWallet(page: Page, account: LocalAccount, chainId: n
       isTrellisTestWallet: true,
       async request({ method, params }: { method: string; params?: unknown[] }) {
         const answer = JSON.parse(await call(method, JSON.stringify(params ?? [])))
-        if (answer && typeof answer === 'object' && 'error' in answer) throw Object.assign(new Error(answer.error.message), { code: answer.error.code })
+        if (answer && typeof answer === 'object' && 'error' in answer)
+          throw Object.assign(new Error(answer.error.message), { code: answer.error.code })
         return answer
       },
     }

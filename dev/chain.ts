@@ -69,8 +69,22 @@ export const usdcAbi = parseAbi([
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
 ])
 
-const multicallCall = { name: 'calls', type: 'tuple[]', components: [{ name: 'target', type: 'address' }, { name: 'callData', type: 'bytes' }] } as const
-const multicallResult = { name: 'returnData', type: 'tuple[]', components: [{ name: 'success', type: 'bool' }, { name: 'returnData', type: 'bytes' }] } as const
+const multicallCall = {
+  name: 'calls',
+  type: 'tuple[]',
+  components: [
+    { name: 'target', type: 'address' },
+    { name: 'callData', type: 'bytes' },
+  ],
+} as const
+const multicallResult = {
+  name: 'returnData',
+  type: 'tuple[]',
+  components: [
+    { name: 'success', type: 'bool' },
+    { name: 'returnData', type: 'bytes' },
+  ],
+} as const
 /** Declared `view` (on chain they are payable) so that viem's readContract types them; selectors are the same. */
 export const multicall3Abi = [
   {
@@ -84,7 +98,17 @@ export const multicall3Abi = [
     type: 'function',
     name: 'aggregate3',
     stateMutability: 'view',
-    inputs: [{ name: 'calls', type: 'tuple[]', components: [{ name: 'target', type: 'address' }, { name: 'allowFailure', type: 'bool' }, { name: 'callData', type: 'bytes' }] }],
+    inputs: [
+      {
+        name: 'calls',
+        type: 'tuple[]',
+        components: [
+          { name: 'target', type: 'address' },
+          { name: 'allowFailure', type: 'bool' },
+          { name: 'callData', type: 'bytes' },
+        ],
+      },
+    ],
     outputs: [multicallResult],
   },
 ] as const
@@ -176,7 +200,9 @@ export function anvilBinary(): string {
   const override = process.env.ANVIL_PATH
   if (override) return override
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(`the anvil npm package in devDependencies is for linux-x64 only (this is ${process.platform}-${process.arch}); set ANVIL_PATH`)
+    throw new Error(
+      `the anvil npm package in devDependencies is for linux-x64 only (this is ${process.platform}-${process.arch}); set ANVIL_PATH`,
+    )
   }
   const pkg = createRequire(join(ROOT, 'package.json')).resolve('@foundry-rs/anvil-linux-amd64/package.json')
   const bin = join(dirname(pkg), 'bin', 'anvil')
@@ -240,11 +266,15 @@ export async function startChain(options: StartChainOptions = {}) {
   const spawnAnvil = async (): Promise<void> => {
     const args = [
       bin,
-      '--host', '127.0.0.1',
-      '--port', String(port), // 0 the first time: anvil picks a free port and prints it
-      '--chain-id', String(chainId),
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port), // 0 the first time: anvil picks a free port and prints it
+      '--chain-id',
+      String(chainId),
       // --state loads the file if it exists and dumps to it on a graceful exit: restart() keeps the chain.
-      '--state', statePath,
+      '--state',
+      statePath,
       ...(options.blockTime ? ['--block-time', String(options.blockTime)] : []),
     ]
     const cmd = SETPRIV ? [SETPRIV, '--pdeathsig', 'KILL', '--', ...args] : args
@@ -257,7 +287,11 @@ export async function startChain(options: StartChainOptions = {}) {
     }
     // Drain stderr so anvil never blocks on a full pipe; keep it for error messages.
     forEachLine(child.stderr, remember('stderr: '))
-    const listening = waitForLine(child.stdout, (line) => /^Listening on 127\.0\.0\.1:(\d+)/.exec(line)?.[1], { timeoutMs: 15_000, onLine: remember(''), what: 'anvil' })
+    const listening = waitForLine(child.stdout, (line) => /^Listening on 127\.0\.0\.1:(\d+)/.exec(line)?.[1], {
+      timeoutMs: 15_000,
+      onLine: remember(''),
+      what: 'anvil',
+    })
       .then(Number)
       .catch(async (error) => {
         throw new Error(`${error.message} (exit ${child.exitCode}):\n${logs.slice(-40).join('\n')}`)

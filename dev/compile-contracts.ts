@@ -34,7 +34,9 @@ export interface ContractArtifact {
 }
 
 export function sourceSha256(name: ContractName): string {
-  return createHash('sha256').update(readFileSync(join(CONTRACTS_DIR, `${name}.sol`))).digest('hex')
+  return createHash('sha256')
+    .update(readFileSync(join(CONTRACTS_DIR, `${name}.sol`)))
+    .digest('hex')
 }
 
 export function compileContracts(): Record<ContractName, ContractArtifact> {

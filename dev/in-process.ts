@@ -34,7 +34,10 @@ async function open(dataDir: string, env: Record<string, string>) {
   const content = await openDataContent(config, records)
   const errors: unknown[] = []
   const services = await buildServices({
-    config, records, content, secret: await records.secret(),
+    config,
+    records,
+    content,
+    secret: await records.secret(),
     publicUrl: () => ORIGIN,
     health: () => ({}),
     logError: (error) => errors.push(error),
@@ -62,14 +65,19 @@ export async function startInProcess(env: Record<string, string> = {}): Promise<
     if (!opened) throw new Error('the in-process app is stopped')
     const response = await opened.app.handle(request)
     // An unhandled error is a 500 the test should see as a failure, with its cause.
-    if (opened.errors.length) throw new Error(`unhandled error in the app: ${String((opened.errors[0] as Error)?.stack ?? opened.errors[0])}`)
+    if (opened.errors.length)
+      throw new Error(`unhandled error in the app: ${String((opened.errors[0] as Error)?.stack ?? opened.errors[0])}`)
     return response
   }
   return {
     url: ORIGIN,
     dataDir,
     recordsEnv,
-    routes: opened.app.routes.map((route) => ({ method: route.method, path: route.path, hidden: Boolean((route.hooks as { detail?: { hide?: boolean } })?.detail?.hide) })),
+    routes: opened.app.routes.map((route) => ({
+      method: route.method,
+      path: route.path,
+      hidden: Boolean((route.hooks as { detail?: { hide?: boolean } })?.detail?.hide),
+    })),
     handle,
     fetch: (path, init) => handle(new Request(`${ORIGIN}${path}`, init)),
     async stop() {

@@ -22,7 +22,11 @@ export async function forEachLine(stream: ReadableStream<Uint8Array>, onLine: (l
  * Resolves with the first value `match` finds in a line of `stream`; rejects when the stream ends first or after
  * `timeoutMs`. Lines keep flowing to `onLine` afterwards.
  */
-export function waitForLine<T>(stream: ReadableStream<Uint8Array>, match: (line: string) => T | undefined, options: { timeoutMs: number; onLine?: (line: string) => void; what: string }): Promise<T> {
+export function waitForLine<T>(
+  stream: ReadableStream<Uint8Array>,
+  match: (line: string) => T | undefined,
+  options: { timeoutMs: number; onLine?: (line: string) => void; what: string },
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let found = false
     const timer = setTimeout(() => reject(new Error(`${options.what} did not start in ${options.timeoutMs / 1000} s`)), options.timeoutMs)

@@ -23,10 +23,14 @@ export interface Postgres {
 export function postgresBin(): string {
   if (process.env.PG_BIN) return process.env.PG_BIN
   const root = '/usr/lib/postgresql'
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a)) : []
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+        .sort((a, b) => Number(b) - Number(a))
+    : []
   if (versions.length > 0) return join(root, versions[0]!, 'bin')
   const found = Bun.which('initdb')
-  if (!found) throw new Error('no PostgreSQL server here: install Debian\'s postgresql (npm test\'s pretest does) or set PG_BIN')
+  if (!found) throw new Error("no PostgreSQL server here: install Debian's postgresql (npm test's pretest does) or set PG_BIN")
   return join(found, '..')
 }
 
@@ -48,19 +52,24 @@ export async function startPostgres(wanted: { settings?: string[]; port?: number
   const asRoot = process.getuid?.() === 0
   const owner = asRoot ? Bun.spawnSync(['id', '-u', 'postgres']).stdout.toString().trim() : ''
   if (asRoot) {
-    if (!owner) throw new Error('running as root, and there is no postgres user to run the server as (Debian\'s postgresql package makes one)')
+    if (!owner)
+      throw new Error("running as root, and there is no postgres user to run the server as (Debian's postgresql package makes one)")
     chownSync(dir, Number(owner), Number(Bun.spawnSync(['id', '-g', 'postgres']).stdout.toString().trim()))
   }
   chmodSync(dir, 0o700)
   const as = (command: string[]) => (asRoot ? ['runuser', '-u', 'postgres', '--', ...command] : command)
   const run = (command: string[]) => {
     const result = Bun.spawnSync(as(command), { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, LC_ALL: 'C.UTF-8' } })
-    if (result.exitCode !== 0) throw new Error(`${command.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.toString()}${result.stdout.toString()}`)
+    if (result.exitCode !== 0)
+      throw new Error(`${command.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.toString()}${result.stdout.toString()}`)
   }
   const data = join(dir, 'data')
   run([join(bin, 'initdb'), '-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'])
   const port = wanted.port ?? freePort()
-  const options = [`-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c max_connections=200`, ...settings.map((s) => `-c ${s}`)].join(' ')
+  const options = [
+    `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c max_connections=200`,
+    ...settings.map((s) => `-c ${s}`),
+  ].join(' ')
   const start = () => run([join(bin, 'pg_ctl'), '-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start'])
   start()
   const urlOf = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`

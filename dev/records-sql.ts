@@ -28,7 +28,8 @@ export function recordsSql(server: RecordsOf, options: { readonly?: boolean } = 
   const url = server.recordsEnv?.TRELLIS_DATABASE_URL
   if (url) {
     const sql = new SQL(url, { max: 1 })
-    const rows = async (text: string, values: unknown[] = []) => (await sql.unsafe(numbered(text), values)) as unknown[] & { count: number | null }
+    const rows = async (text: string, values: unknown[] = []) =>
+      (await sql.unsafe(numbered(text), values)) as unknown[] & { count: number | null }
     return {
       engine: 'postgres',
       run: async (text, values) => (await rows(text, values)).count ?? 0,
@@ -48,7 +49,11 @@ export function recordsSql(server: RecordsOf, options: { readonly?: boolean } = 
 }
 
 /** `work` on the server's records, closed after. */
-export async function withRecords<T>(server: RecordsOf, work: (db: RecordsSql) => Promise<T>, options: { readonly?: boolean } = {}): Promise<T> {
+export async function withRecords<T>(
+  server: RecordsOf,
+  work: (db: RecordsSql) => Promise<T>,
+  options: { readonly?: boolean } = {},
+): Promise<T> {
   const db = recordsSql(server, options)
   try {
     return await work(db)

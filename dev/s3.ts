@@ -25,7 +25,10 @@ export async function startS3(): Promise<S3Server> {
   return {
     endpoint,
     bucket,
-    env: (prefix = 'blocks') => ({ ...S3RVER_CREDENTIALS, TRELLIS_CONTENT_URL: `s3://${bucket}/${prefix}?endpoint=${encodeURIComponent(endpoint)}&region=us-east-1` }),
+    env: (prefix = 'blocks') => ({
+      ...S3RVER_CREDENTIALS,
+      TRELLIS_CONTENT_URL: `s3://${bucket}/${prefix}?endpoint=${encodeURIComponent(endpoint)}&region=us-east-1`,
+    }),
     async stop() {
       await server.close()
       rmSync(directory, { recursive: true, force: true })
@@ -35,7 +38,11 @@ export async function startS3(): Promise<S3Server> {
 
 if (import.meta.main) {
   const s3 = await startS3()
-  console.log(`S3 (s3rver) at ${s3.endpoint}, bucket ${s3.bucket}; for a server: ${Object.entries(s3.env()).map(([k, v]) => `${k}='${v}'`).join(' ')}`)
+  console.log(
+    `S3 (s3rver) at ${s3.endpoint}, bucket ${s3.bucket}; for a server: ${Object.entries(s3.env())
+      .map(([k, v]) => `${k}='${v}'`)
+      .join(' ')}`,
+  )
   process.on('SIGTERM', async () => {
     await s3.stop()
     process.exit(0)

@@ -45,10 +45,23 @@ export function tempDir(prefix = 'trellis-test-'): string {
 /** A file for TRELLIS_TEST_CLOCK_FILE, for a server whose clock the test moves (TestServer.moveClock). */
 export const testClockFile = (): string => join(tempDir('trellis-clock-'), 'offset')
 
-async function spawnServer(dataDir: string, env: Record<string, string>, logs: string[], command: string[]): Promise<{ proc: Subprocess; url: string }> {
+async function spawnServer(
+  dataDir: string,
+  env: Record<string, string>,
+  logs: string[],
+  command: string[],
+): Promise<{ proc: Subprocess; url: string }> {
   const proc = Bun.spawn(command, {
     cwd: ROOT,
-    env: { ...process.env, TRELLIS_DATA_DIR: dataDir, TRELLIS_PORT: '0', TRELLIS_HOST: '127.0.0.1', TRELLIS_LOG: 'info', TRELLIS_RATE_LIMIT: 'off', ...allowingTestHooks(env) },
+    env: {
+      ...process.env,
+      TRELLIS_DATA_DIR: dataDir,
+      TRELLIS_PORT: '0',
+      TRELLIS_HOST: '127.0.0.1',
+      TRELLIS_LOG: 'info',
+      TRELLIS_RATE_LIMIT: 'off',
+      ...allowingTestHooks(env),
+    },
     stdout: 'pipe',
     stderr: 'pipe',
   })
@@ -88,7 +101,10 @@ export async function restoreTarget(dataDir: string): Promise<string> {
 }
 
 /** `embedded`: records in the data directory even when the suite runs on PostgreSQL (a test of the embedded engine itself). */
-export async function startTestServer(env: Record<string, string> = {}, options: { command?: string[]; dataDir?: string; embedded?: boolean } = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: { command?: string[]; dataDir?: string; embedded?: boolean } = {},
+): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir()
   const command = options.command ?? [process.execPath, 'src/main.ts']
   const logs: string[] = []
@@ -96,7 +112,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   unclaimed.delete(dataDir)
   const database = claimed ?? (options.embedded || env.TRELLIS_DATABASE_URL || databases.has(dataDir) ? null : await testDatabase())
   const url = database?.url ?? (options.embedded ? undefined : env.TRELLIS_DATABASE_URL)
-  const recordsEnv: Record<string, string> = url ? { TRELLIS_DATABASE_URL: url } : databases.get(dataDir) ?? {}
+  const recordsEnv: Record<string, string> = url ? { TRELLIS_DATABASE_URL: url } : (databases.get(dataDir) ?? {})
   if (database) databases.set(dataDir, recordsEnv)
   env = { ...recordsEnv, ...env }
   let current: Awaited<ReturnType<typeof spawnServer>>
@@ -162,7 +178,23 @@ export async function startTestServer(env: Record<string, string> = {}, options:
 
 /** `bun src/main.ts <args> --data-dir <dataDir>`, as an operator runs a command: its exit code, output and JSON result. */
 export async function trellis(args: string[], dataDir: string, env: Record<string, string> = {}) {
-  const run = Bun.spawn([process.execPath, 'src/main.ts', ...args, '--data-dir', dataDir], { cwd: ROOT, env: { ...process.env, ...databases.get(dataDir), ...env }, stdout: 'pipe', stderr: 'pipe' })
+  const run = Bun.spawn([process.execPath, 'src/main.ts', ...args, '--data-dir', dataDir], {
+    cwd: ROOT,
+    env: { ...process.env, ...databases.get(dataDir), ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   const [stdout, stderr, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited])
-  return { code, stdout, stderr, json: (() => { try { return JSON.parse(stdout) } catch { return null } })() }
+  return {
+    code,
+    stdout,
+    stderr,
+    json: (() => {
+      try {
+        return JSON.parse(stdout)
+      } catch {
+        return null
+      }
+    })(),
+  }
 }

@@ -20,7 +20,10 @@ const admin = () => new SQL(TEST_POSTGRES!, { max: 1 })
 // The template is named after the migrations it holds: a run after a change of schema makes a new one, a run after
 // none reuses it.
 const templateName = () =>
-  `trellis_template_${createHash('sha256').update([...POSTGRES_MIGRATIONS.map((m) => m.sql), 'amcheck'].join('\n')).digest('hex').slice(0, 16)}`
+  `trellis_template_${createHash('sha256')
+    .update([...POSTGRES_MIGRATIONS.map((m) => m.sql), 'amcheck'].join('\n'))
+    .digest('hex')
+    .slice(0, 16)}`
 
 let template: Promise<string> | null = null
 

@@ -19,7 +19,9 @@ try {
   let content = await openContent(dir)
   const cids: string[] = []
   for (let i = 0; i < count; i += 1000) {
-    const batch = Array.from({ length: Math.min(1000, count - i) }, (_, j) => content.put(new TextEncoder().encode(`item ${i + j} ${'x'.repeat(500)}`)))
+    const batch = Array.from({ length: Math.min(1000, count - i) }, (_, j) =>
+      content.put(new TextEncoder().encode(`item ${i + j} ${'x'.repeat(500)}`)),
+    )
     cids.push(...(await Promise.all(batch)).map((stored) => stored.cid))
   }
   await content.close()
@@ -53,9 +55,14 @@ try {
   await content.close()
 
   console.log(`baseline: listing ${listed} keys alone: ${baselineMs.toFixed(0)} ms`)
-  for (const [name, run] of [['gc --dry-run', dry], ['gc', real]] as const) {
-    console.log(`${name}: ${run.ms.toFixed(0)} ms = ${(run.ms / baselineMs).toFixed(1)} x baseline; longest ` +
-      `event-loop wait ${run.wait.toFixed(0)} ms; ${JSON.stringify(run.result)}`)
+  for (const [name, run] of [
+    ['gc --dry-run', dry],
+    ['gc', real],
+  ] as const) {
+    console.log(
+      `${name}: ${run.ms.toFixed(0)} ms = ${(run.ms / baselineMs).toFixed(1)} x baseline; longest ` +
+        `event-loop wait ${run.wait.toFixed(0)} ms; ${JSON.stringify(run.result)}`,
+    )
   }
 } finally {
   rmSync(dir, { recursive: true, force: true })

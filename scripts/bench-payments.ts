@@ -23,7 +23,9 @@ const chain = await startChain()
 const server = await startTestServer({ ...chain.env, TRELLIS_TEST_ALLOW_PRIVATE_FETCH: '1', NODE_EXTRA_CA_CERTS: CERT })
 const heard: number[] = []
 const receiver = Bun.serve({
-  hostname: '127.0.0.1', port: 0, tls: { cert: Bun.file(CERT), key: Bun.file(`${import.meta.dir}/../test/helpers/webhook-test.key.pem`) },
+  hostname: '127.0.0.1',
+  port: 0,
+  tls: { cert: Bun.file(CERT), key: Bun.file(`${import.meta.dir}/../test/helpers/webhook-test.key.pem`) },
   fetch: () => (heard.push(performance.now()), new Response('ok')),
 })
 try {
@@ -32,7 +34,10 @@ try {
   const hooked = newWallet()
   const hookedFeed = await createFeed(server.url, hooked)
   for (let i = 0; i < 5; i++) {
-    const registered = await call(server.url, 'POST', '/v1/webhooks', { wallet: hooked, body: { url: `https://127.0.0.1:${receiver.port}/sales/${i}`, events: ['sale.recorded'] } })
+    const registered = await call(server.url, 'POST', '/v1/webhooks', {
+      wallet: hooked,
+      body: { url: `https://127.0.0.1:${receiver.port}/sales/${i}`, events: ['sale.recorded'] },
+    })
     if (registered.status !== 201) throw new Error(`webhook registration: ${registered.status} ${registered.text}`)
   }
   const free = await createEntry(server.url, creator, feed.id, { content_base64: b64('x'.repeat(64)) })
@@ -40,7 +45,11 @@ try {
 
   /** A paid GET of a new entry of `owner`'s feed: the 402, then the paid retry; its time, and when its 200 came. */
   async function buy(owner: typeof creator, feedId: string): Promise<{ ms: number; at: number }> {
-    const entry = await createEntry(server.url, owner, feedId, { content_base64: b64('y'.repeat(64)), is_free: false, price: { amount: String(PRICE) } })
+    const entry = await createEntry(server.url, owner, feedId, {
+      content_base64: b64('y'.repeat(64)),
+      is_free: false,
+      price: { amount: String(PRICE) },
+    })
     const url = `${server.url}/v1/feeds/${feedId}/entries/${entry.id}/content`
     const t = performance.now()
     const challenge = await fetch(url)
@@ -73,13 +82,27 @@ try {
   // verify and settle alone, with the same engine the server uses in local mode (another relayer account).
   const account = privateKeyToAccount(chain.relayer.privateKey)
   const wallet = createWalletClient({ account, chain: chain.chain, transport: http(chain.rpcUrl) }).extend(publicActions)
-  const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer: toFacilitatorEvmSigner({ ...wallet, address: account.address } as never), networks: 'eip155:84532' })
+  const facilitator = registerExactEvmScheme(new x402Facilitator(), {
+    signer: toFacilitatorEvmSigner({ ...wallet, address: account.address } as never),
+    networks: 'eip155:84532',
+  })
   const verifyTimes: number[] = []
   const settleTimes: number[] = []
   for (let i = 0; i < runs; i++) {
     const payTo = newWallet().address
     const payment = await v1Payment(buyer, { to: payTo, value: PRICE })
-    const requirements = { scheme: 'exact', network: 'base-sepolia', maxAmountRequired: String(PRICE), resource: 'http://127.0.0.1/x', description: '', mimeType: 'text/plain', payTo, maxTimeoutSeconds: 300, asset: chain.usdc, extra: { name: 'USDC', version: '2' } }
+    const requirements = {
+      scheme: 'exact',
+      network: 'base-sepolia',
+      maxAmountRequired: String(PRICE),
+      resource: 'http://127.0.0.1/x',
+      description: '',
+      mimeType: 'text/plain',
+      payTo,
+      maxTimeoutSeconds: 300,
+      asset: chain.usdc,
+      extra: { name: 'USDC', version: '2' },
+    }
     let t = performance.now()
     const verified = await facilitator.verify(payment as never, requirements as never)
     verifyTimes.push(performance.now() - t)
@@ -94,8 +117,10 @@ try {
   console.log(`runs: ${runs} (anvil automine, loopback)`)
   console.log(`free GET (baseline)          median ${fmt(base)}`)
   console.log(`paid GET (402 → paid 200)    median ${fmt(median(paidTimes))}  (${(median(paidTimes) / base).toFixed(1)}× baseline)`)
-  console.log(`paid GET, seller with 5 webhooks median ${fmt(median(hookedTimes))}  ` +
-    `(${(median(hookedTimes) / median(paidTimes)).toFixed(2)}× the paid GET without)`)
+  console.log(
+    `paid GET, seller with 5 webhooks median ${fmt(median(hookedTimes))}  ` +
+      `(${(median(hookedTimes) / median(paidTimes)).toFixed(2)}× the paid GET without)`,
+  )
   console.log(`5 webhooks delivered after the 200 median ${fmt(median(deliveredAfter))} (the sender runs each second)`)
   console.log(`verify alone                 median ${fmt(median(verifyTimes))}`)
   console.log(`settle alone                 median ${fmt(median(settleTimes))}`)

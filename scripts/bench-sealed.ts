@@ -49,10 +49,18 @@ try {
   }
   const floors: number[] = []
   const upload = async (paid: boolean) => {
-    const text = JSON.stringify({ content_base64: b64(randomBytes()), mime_type: 'video/mp4', ...(paid ? { is_free: false, price: { amount: '1000' } } : {}) })
+    const text = JSON.stringify({
+      content_base64: b64(randomBytes()),
+      mime_type: 'video/mp4',
+      ...(paid ? { is_free: false, price: { amount: '1000' } } : {}),
+    })
     floors.push(floor(text))
     const begun = performance.now()
-    const reply = await fetch(`${server.url}/v1/feeds/${feed.id}/entries`, { method: 'POST', headers: { 'content-type': 'application/json', ...(await authHeaders(server.url, owner)) }, body: text })
+    const reply = await fetch(`${server.url}/v1/feeds/${feed.id}/entries`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(await authHeaders(server.url, owner)) },
+      body: text,
+    })
     if (reply.status !== 201) throw new Error(`upload: ${reply.status} ${await reply.text()}`)
     return { ms: performance.now() - begun, entry: (await reply.json()) as { id: string; cid: string } }
   }

@@ -16,11 +16,17 @@ try {
   const db = new Database(databaseFile(dataDir))
   const id = (i: number) => `e${String(i).padStart(6, '0')}`
   db.transaction(() => {
-    db.run(`INSERT INTO wallets (id, address, address_lc, network, created_at, updated_at) VALUES ('w', '0x0', '0x0', 'base-sepolia', 0, 0)`)
-    const endpoint = db.prepare(`INSERT INTO webhook_endpoints (id, wallet_id, url, events, secret, created_at, updated_at) ` +
-      `VALUES (?, 'w', 'https://x.example', '[]', 's', 0, 0)`)
-    const delivery = db.prepare(`INSERT INTO webhook_deliveries (id, endpoint_id, event, subject_id, status, next_attempt_at, ` +
-      `created_at) VALUES (?, ?, 'sale.recorded', 's', 'pending', ?, 0)`)
+    db.run(
+      `INSERT INTO wallets (id, address, address_lc, network, created_at, updated_at) VALUES ('w', '0x0', '0x0', 'base-sepolia', 0, 0)`,
+    )
+    const endpoint = db.prepare(
+      `INSERT INTO webhook_endpoints (id, wallet_id, url, events, secret, created_at, updated_at) ` +
+        `VALUES (?, 'w', 'https://x.example', '[]', 's', 0, 0)`,
+    )
+    const delivery = db.prepare(
+      `INSERT INTO webhook_deliveries (id, endpoint_id, event, subject_id, status, next_attempt_at, ` +
+        `created_at) VALUES (?, ?, 'sale.recorded', 's', 'pending', ?, 0)`,
+    )
     let n = 0
     for (let i = 0; i < endpoints; i++) endpoint.run(id(i))
     for (let i = 0; i < backlogged; i++) for (let j = 0; j < backlog; j++) delivery.run(`d${n++}`, id(i), j)

@@ -40,7 +40,9 @@ function prebuiltAddon(packageName: string): string | null {
     return platform === process.platform && archs.split('+').includes(process.arch)
   })
   if (!dir) return null
-  const musl = process.platform === 'linux' && !(process.report?.getReport() as { header?: { glibcVersionRuntime?: string } })?.header?.glibcVersionRuntime
+  const musl =
+    process.platform === 'linux' &&
+    !(process.report?.getReport() as { header?: { glibcVersionRuntime?: string } })?.header?.glibcVersionRuntime
   // Files are <name>[.<tag>…].node; tags name the libc (glibc, musl) or the ARM version (armv7, armv8).
   const candidates = readdirSync(join(prebuilds, dir)).filter((name) => {
     if (!name.endsWith('.node')) return false
@@ -50,7 +52,8 @@ function prebuiltAddon(packageName: string): string | null {
     if (process.arch === 'arm64') return tags.every((t) => t === 'armv8' || libc(t))
     return tags.every(libc)
   })
-  if (candidates.length !== 1) throw new Error(`cannot pick one ${packageName} addon in ${join(prebuilds, dir)}: ${candidates.join(', ') || 'none'}`)
+  if (candidates.length !== 1)
+    throw new Error(`cannot pick one ${packageName} addon in ${join(prebuilds, dir)}: ${candidates.join(', ') || 'none'}`)
   return join(prebuilds, dir, candidates[0]!)
 }
 
@@ -85,7 +88,10 @@ const embedAddons: BunPlugin = {
         return { contents: source.replace(LOOKUP, load), loader: 'js' }
       })
     }
-    build.onResolve({ filter: new RegExp(`^${EMBEDDED}`) }, ({ path }) => ({ path: path.slice(EMBEDDED.length), namespace: 'embedded-addon' }))
+    build.onResolve({ filter: new RegExp(`^${EMBEDDED}`) }, ({ path }) => ({
+      path: path.slice(EMBEDDED.length),
+      namespace: 'embedded-addon',
+    }))
     build.onLoad({ filter: /.*/, namespace: 'embedded-addon' }, ({ path }) => {
       const addon = ADDONS.find((a) => a.packageName === path)!
       return { contents: `import file from ${JSON.stringify(addon.path)} with { type: 'file' }\nexport default file\n`, loader: 'js' }
@@ -95,7 +101,9 @@ const embedAddons: BunPlugin = {
 
 // `trellis --version` names the commit and the day of the build (UTC; SOURCE_DATE_EPOCH for reproducible builds).
 // Defining these also leaves the test hooks out of the executable (src/test-hooks.ts).
-const buildDate = new Date(process.env.SOURCE_DATE_EPOCH ? Number(process.env.SOURCE_DATE_EPOCH) * 1000 : Date.now()).toISOString().slice(0, 10)
+const buildDate = new Date(process.env.SOURCE_DATE_EPOCH ? Number(process.env.SOURCE_DATE_EPOCH) * 1000 : Date.now())
+  .toISOString()
+  .slice(0, 10)
 // The commit is TRELLIS_BUILD_COMMIT when the builder sets it (the Dockerfile's build argument: its context has no
 // .git), else git's; a binary's commit is fixed here, never read from its environment at run time.
 let commit: string | null
@@ -142,8 +150,11 @@ if (!result.success) {
 const meta = (typeof result.metafile === 'string' ? JSON.parse(result.metafile) : result.metafile) as { inputs: Record<string, unknown> }
 const inputs = Object.keys(meta.inputs).map((p) => resolve(p)) // relative to the working directory
 const problems: string[] = []
-if (inputs.some((p) => /[\\/]node-gyp-build[\\/]/.test(p))) problems.push('node-gyp-build is still bundled (the addon would be searched for at run time)')
-for (const addon of ADDONS) if (addon.path && !inputs.includes(addon.path)) problems.push(`the ${addon.packageName} addon ${relative(ROOT, addon.path)} is not embedded`)
+if (inputs.some((p) => /[\\/]node-gyp-build[\\/]/.test(p)))
+  problems.push('node-gyp-build is still bundled (the addon would be searched for at run time)')
+for (const addon of ADDONS)
+  if (addon.path && !inputs.includes(addon.path))
+    problems.push(`the ${addon.packageName} addon ${relative(ROOT, addon.path)} is not embedded`)
 if (problems.length) {
   console.error(`build: ${problems.join('; ')}`)
   process.exit(1)
@@ -161,7 +172,9 @@ if (version.exitCode !== 0 || !version.stdout.toString().startsWith('trellis '))
 
 const mb = (statSync(outfile).size / 1024 / 1024).toFixed(1)
 const ms = Math.round(performance.now() - started)
-console.log(`build: ${relative(process.cwd(), outfile) || outfile} (${mb} ` +
-  `MiB, ${bytecode ? 'bytecode' : 'no bytecode'}, ${minify ? 'minified' : 'not minified'}, ` +
-  `addons ${ADDONS.map((a) => (a.path ? relative(ROOT, a.path) : `${a.packageName}: none`)).join(', ')}) ` +
-  `in ${ms} ms — ${version.stdout.toString().trim()}`)
+console.log(
+  `build: ${relative(process.cwd(), outfile) || outfile} (${mb} ` +
+    `MiB, ${bytecode ? 'bytecode' : 'no bytecode'}, ${minify ? 'minified' : 'not minified'}, ` +
+    `addons ${ADDONS.map((a) => (a.path ? relative(ROOT, a.path) : `${a.packageName}: none`)).join(', ')}) ` +
+    `in ${ms} ms — ${version.stdout.toString().trim()}`,
+)

@@ -23,7 +23,8 @@ for (let i = 0; i < args.length; i++) {
   else usage(`unknown argument ${arg}`)
 }
 if (!/^https?:\/\//.test(target)) usage('the entry URL is required (printed by scripts/publish.ts)')
-if (!/^0x[0-9a-fA-F]{64}$/.test(key)) usage('--key must be 0x followed by 64 hex characters (a buyer key printed by scripts/chain.ts --buyers 1)')
+if (!/^0x[0-9a-fA-F]{64}$/.test(key))
+  usage('--key must be 0x followed by 64 hex characters (a buyer key printed by scripts/chain.ts --buyers 1)')
 
 const buyer = privateKeyToAccount(key as `0x${string}`)
 const client = new x402Client()
@@ -45,4 +46,8 @@ const entry = JSON.parse(text) as { title: string | null; price: string; content
 console.log(`entry "${entry.title ?? ''}" (${entry.price} units)`)
 const content = await fetch(entry.content_url)
 const bytes = new Uint8Array(await content.arrayBuffer())
-console.log(entry.mime_type.startsWith('text/') ? `content: ${new TextDecoder().decode(bytes)}` : `content: ${bytes.length} bytes of ${entry.mime_type}`)
+console.log(
+  entry.mime_type.startsWith('text/')
+    ? `content: ${new TextDecoder().decode(bytes)}`
+    : `content: ${bytes.length} bytes of ${entry.mime_type}`,
+)

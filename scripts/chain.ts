@@ -63,11 +63,14 @@ console.log(`anvil: ${chain.rpcUrl} (chain id ${chain.chainId}), USDC ${chain.us
 console.log('\n# point a Trellis server at this chain:')
 for (const [key, value] of Object.entries(chain.env)) console.log(`export ${key}=${value}`)
 console.log('\n# or start one on it, in another terminal:')
-console.log(`${Object.entries(chain.env).map(([key, value]) => `${key}=${value}`).join(' ')} npm start`)
+console.log(
+  `${Object.entries(chain.env)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(' ')} npm start`,
+)
 if (funds.length) console.log(`\n# funded: ${funds.map(([a, n]) => `${a} (${Number(n) / 1e6} USDC)`).join(', ')}`)
 if (wallets.length) {
   console.log('\n# buyers (100 USDC each):')
   for (const w of wallets) console.log(`${w.address} ${w.privateKey}`)
 }
 console.log('\nCtrl-C to stop.')
-

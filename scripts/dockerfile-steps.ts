@@ -26,11 +26,22 @@ for (let i = 0; i < argv.length; i++) {
   buildArgs.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1))
 }
 
-interface Instruction { op: string; args: string }
-interface Stage { from: string; name: string | null; steps: Instruction[] }
+interface Instruction {
+  op: string
+  args: string
+}
+interface Stage {
+  from: string
+  name: string | null
+  steps: Instruction[]
+}
 
 function parse(text: string): Stage[] {
-  const lines = text.replace(/\\\n/g, ' ').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'))
+  const lines = text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'))
   const stages: Stage[] = []
   for (const line of lines) {
     const [op, ...rest] = line.split(/\s+/)
@@ -43,7 +54,10 @@ function parse(text: string): Stage[] {
   return stages
 }
 
-const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim().replace(/\/$/, '')).filter(Boolean)
+const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+  .split('\n')
+  .map((l) => l.trim().replace(/\/$/, ''))
+  .filter(Boolean)
 const log = (line: string) => console.log(`dockerfile: ${line}`)
 const fail = (line: string): never => {
   console.error(`dockerfile: FAILED: ${line}`)
@@ -129,7 +143,14 @@ if (unprivileged) {
   chownSync(dataDir, 65534, 65534)
 }
 writeFileSync(join(image, 'not-a-dir'), '') // home and $TMPDIR below a file: nothing else is writable
-const containerEnv = { PATH: '/usr/bin:/bin', HOME: join(image, 'not-a-dir', 'home'), TMPDIR: join(image, 'not-a-dir', 'tmp'), ...env, TRELLIS_DATA_DIR: dataDir, TRELLIS_PORT: '0' }
+const containerEnv = {
+  PATH: '/usr/bin:/bin',
+  HOME: join(image, 'not-a-dir', 'home'),
+  TMPDIR: join(image, 'not-a-dir', 'tmp'),
+  ...env,
+  TRELLIS_DATA_DIR: dataDir,
+  TRELLIS_PORT: '0',
+}
 const as = (command: string[]) => (unprivileged ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', ...command] : command)
 const path = (p: string) => (p === entrypoint[0] || p === healthcheck[0] ? binary : p)
 
@@ -151,7 +172,12 @@ if (!port) {
   fail(`the server did not start:\n${output}${await new Response(server.stderr).text()}`)
 }
 log(`listening on port ${port}`)
-const health = Bun.spawnSync(as(healthcheck.map(path)), { cwd: image, env: { ...containerEnv, TRELLIS_PORT: port }, stdout: 'pipe', stderr: 'pipe' })
+const health = Bun.spawnSync(as(healthcheck.map(path)), {
+  cwd: image,
+  env: { ...containerEnv, TRELLIS_PORT: port },
+  stdout: 'pipe',
+  stderr: 'pipe',
+})
 if (health.exitCode !== 0) fail(`HEALTHCHECK exited ${health.exitCode}: ${health.stderr}`)
 log('HEALTHCHECK passed')
 // `docker exec <container> trellis <command>`: the same binary, same user and environment, served by the live server.
@@ -168,7 +194,12 @@ server.kill(stopSignal as NodeJS.Signals)
 const code = await server.exited
 if (code !== 0) fail(`after ${stopSignal} the server exited ${code}`)
 log(`${stopSignal}: exited 0`)
-const unhealthy = Bun.spawnSync(as(healthcheck.map(path)), { cwd: image, env: { ...containerEnv, TRELLIS_PORT: port }, stdout: 'pipe', stderr: 'pipe' })
+const unhealthy = Bun.spawnSync(as(healthcheck.map(path)), {
+  cwd: image,
+  env: { ...containerEnv, TRELLIS_PORT: port },
+  stdout: 'pipe',
+  stderr: 'pipe',
+})
 if (unhealthy.exitCode === 0) fail('HEALTHCHECK passed with the server stopped')
 log('HEALTHCHECK fails once the server is stopped')
 if (!keep) rmSync(work, { recursive: true, force: true })

@@ -35,11 +35,20 @@ const fail = (what: string, reply: { status: number; text: string }): never => {
   console.error(`publish: ${what} answered ${reply.status}: ${reply.text}`)
   process.exit(1)
 }
-const feed = await call(url, 'POST', '/v1/feeds', { wallet: creator, body: { name: 'Quickstart feed', description: 'made by scripts/publish.ts', tags: ['quickstart'] } })
+const feed = await call(url, 'POST', '/v1/feeds', {
+  wallet: creator,
+  body: { name: 'Quickstart feed', description: 'made by scripts/publish.ts', tags: ['quickstart'] },
+})
 if (feed.status !== 201) fail('POST /v1/feeds', feed)
 const entry = await call(url, 'POST', `/v1/feeds/${feed.body.id}/entries`, {
   wallet: creator,
-  body: { content_base64: b64(text), mime_type: 'text/plain', title: 'A paid note', is_free: false, price: { amount: price, currency: 'USDC' } },
+  body: {
+    content_base64: b64(text),
+    mime_type: 'text/plain',
+    title: 'A paid note',
+    is_free: false,
+    price: { amount: price, currency: 'USDC' },
+  },
 })
 if (entry.status !== 201) fail(`POST /v1/feeds/${feed.body.id}/entries`, entry)
 

@@ -12,7 +12,10 @@ const postgres = await startPostgres()
 process.stderr.write(`with-postgres: a throwaway cluster at ${postgres.adminUrl}\n`)
 let code = 1
 try {
-  const child = Bun.spawn(command, { stdio: ['inherit', 'inherit', 'inherit'], env: { ...process.env, TRELLIS_TEST_POSTGRES: postgres.adminUrl } })
+  const child = Bun.spawn(command, {
+    stdio: ['inherit', 'inherit', 'inherit'],
+    env: { ...process.env, TRELLIS_TEST_POSTGRES: postgres.adminUrl },
+  })
   const forward = (signal: NodeJS.Signals) => () => child.kill(signal)
   process.on('SIGINT', forward('SIGINT'))
   process.on('SIGTERM', forward('SIGTERM'))

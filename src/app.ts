@@ -59,7 +59,9 @@ import { VERSION } from './version.ts'
 /** verify-ledger's records (at exactly this binary's schema, never migrated) and the ledger check over a chain reader of its own. */
 export async function openLedgerCheck(config: Config): Promise<{ records: Records; audit: LedgerAudit }> {
   const records = await openRecords(recordsPlace(config), 'current')
-  const chain = chainReader(watchedHttp(config.network.rpcUrl, 20_000), config.network.usdcAddress, { logWindow: BigInt(config.logWindowBlocks) })
+  const chain = chainReader(watchedHttp(config.network.rpcUrl, 20_000), config.network.usdcAddress, {
+    logWindow: BigInt(config.logWindowBlocks),
+  })
   return { records, audit: ledgerAudit({ records, chain, token: config.network.usdcAddress }) }
 }
 
@@ -80,17 +82,40 @@ export interface Background {
  * The server's threads and jobs. The leaderboards and ranks last published are served from the first request; the
  * leader's jobs rebuild and publish them on a thread. Resolves once the jobs that only write records (nonce cleanup, expiry) ran once.
  */
-export async function startBackground(config: Config, services: Services & { ledgerAudit: LedgerAudit }, records: Records, content: ContentStore, log: Logger): Promise<Background> {
+export async function startBackground(
+  config: Config,
+  services: Services & { ledgerAudit: LedgerAudit },
+  records: Records,
+  content: ContentStore,
+  log: Logger,
+): Promise<Background> {
   const snapshots = await followSnapshots(records, services.stats, log)
   // Another instance (or a command on the database) took a feed down or reinstated one.
-  const unhearTakedowns = records.cluster?.hear('takedowns', () => void services.stats.takedownsChanged().catch((error: unknown) => log.warn('could not read the takedowns', { error: String(error) })))
+  const unhearTakedowns = records.cluster?.hear(
+    'takedowns',
+    () =>
+      void services.stats.takedownsChanged().catch((error: unknown) => log.warn('could not read the takedowns', { error: String(error) })),
+  )
   const place = { ...recordsPlace({ ...config, dbPool: LONG_READ_CONNECTIONS }), application: 'trellis long reads' }
   const threads = { boards: longReads(place), checks: longReads(place), operations: longReads(place) }
   const stopThreads = () => Promise.all(Object.values(threads).map((thread) => thread.stop())).then(() => {})
   const leadership = await startLeadership((name) => records.lease(name), config.leaderPollS, log)
   const jobs = startJobs({
-    log, auth: services.auth, entries: services.entries, purchases: services.purchases, webhooks: services.webhooks, stats: services.stats, ledgerAudit: services.ledgerAudit, threads, leadership, snapshots, cluster: records.cluster,
-    statsRefreshS: config.statsRefreshS, rankingsRefreshS: config.rankingsRefreshS, reconcileS: config.reconcileS, ledgerCheckS: config.ledgerCheckS,
+    log,
+    auth: services.auth,
+    entries: services.entries,
+    purchases: services.purchases,
+    webhooks: services.webhooks,
+    stats: services.stats,
+    ledgerAudit: services.ledgerAudit,
+    threads,
+    leadership,
+    snapshots,
+    cluster: records.cluster,
+    statsRefreshS: config.statsRefreshS,
+    rankingsRefreshS: config.rankingsRefreshS,
+    reconcileS: config.reconcileS,
+    ledgerCheckS: config.ledgerCheckS,
   })
   await jobs.ready // never rejects: a job's failure is logged and counted
   const inThread = (what: Parameters<typeof threads.operations.run>[0]) => threads.operations.run(what, nowSeconds())
@@ -139,11 +164,25 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     place: () => ({ host: new URL(p.publicUrl()).host, uri: p.publicUrl(), chainId: p.config.network.chainId }),
     sessions: sessionTokens(p.secret),
   })
-  const feeds = feedService({ records, content: p.content, defaultNetwork: p.config.network.name, allowPrivateFetch: p.config.allowPrivateFetch, logFetch: p.logWarn })
+  const feeds = feedService({
+    records,
+    content: p.content,
+    defaultNetwork: p.config.network.name,
+    allowPrivateFetch: p.config.allowPrivateFetch,
+    logFetch: p.logWarn,
+  })
   // Instances sharing a database take turns with the relayer account (local settlement).
-  const engine = paymentEngine(p.config, records.cluster ? (name) => waitForLease((lease) => records.lease(lease), name, RELAYER_WAIT_MS) : null)
+  const engine = paymentEngine(
+    p.config,
+    records.cluster ? (name) => waitForLease((lease) => records.lease(lease), name, RELAYER_WAIT_MS) : null,
+  )
   const purchases = purchaseService({
-    records, engine, network: p.config.network, log: p.logWarn, logInfo: p.logInfo, waitS: p.config.confirmTimeoutS,
+    records,
+    engine,
+    network: p.config.network,
+    log: p.logWarn,
+    logInfo: p.logInfo,
+    waitS: p.config.confirmTimeoutS,
     afterSettle: p.config.crashAfterSettle ? () => process.kill(process.pid, 'SIGKILL') : undefined,
     beforePending: p.config.pauseBeforePendingMs ? () => Bun.sleep(p.config.pauseBeforePendingMs) : undefined,
   })
@@ -163,7 +202,13 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     wallets,
     stats,
     moderation: moderationService({ records, changed: () => stats.takedownsChanged().catch(p.logError) }),
-    webhooks: webhookService({ records, network: p.config.network.name, allowPrivate: p.config.allowPrivateFetch, retries: p.config.webhookRetries, log: p.logWarn }),
+    webhooks: webhookService({
+      records,
+      network: p.config.network.name,
+      allowPrivate: p.config.allowPrivateFetch,
+      retries: p.config.webhookRetries,
+      log: p.logWarn,
+    }),
     categories,
     transactions: transactionService({ records }),
     purchases,

@@ -49,10 +49,17 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
   const name = named ? argv[0]! : 'serve'
   const syntax = COMMANDS[name]
   if (!syntax) throw new ConfigError(`unknown command "${name}" (see trellis --help)`)
-  const types: Record<string, 'string' | 'boolean'> = { ...(syntax.bare ? {} : Object.fromEntries([...VARIABLES.keys()].map((flag) => [flag, 'string'] as const))), ...syntax.own }
+  const types: Record<string, 'string' | 'boolean'> = {
+    ...(syntax.bare ? {} : Object.fromEntries([...VARIABLES.keys()].map((flag) => [flag, 'string'] as const))),
+    ...syntax.own,
+  }
   const { tokens } = parseArgs({
     args: named ? argv.slice(1) : argv,
-    options: { ...Object.fromEntries(Object.entries(types).map(([option, type]) => [option, { type }])), help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
+    options: {
+      ...Object.fromEntries(Object.entries(types).map(([option, type]) => [option, { type }])),
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
     strict: false, // unknown options and missing values come back as tokens: the messages below name them as typed
     allowPositionals: true,
     tokens: true,
@@ -81,7 +88,8 @@ export function parseCommand(argv: string[], env: Record<string, string | undefi
       continue
     }
     // `--data-dir --port 1` is a missing value, not a directory named --port (a value may follow `=`).
-    if (token.value === undefined || (!token.inlineValue && token.value.startsWith('-'))) throw new ConfigError(`${token.rawName} needs a value`)
+    if (token.value === undefined || (!token.inlineValue && token.value.startsWith('-')))
+      throw new ConfigError(`${token.rawName} needs a value`)
     if (token.name === 'out') out = token.value
     else if (token.name === 'url') {
       values[MCP_VARIABLES.url] = token.value

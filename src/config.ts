@@ -2,7 +2,20 @@
 // config/flags.ts (the variables that have a flag, and the help), config/environment.ts (those that have none),
 // config/networks.ts (the chains), config/values.ts (how a variable's text is read and refused).
 import { FLAGS, type FlagValues } from './config/flags.ts'
-import { contentFrom, facilitatorAuthFrom, facilitatorUrlFrom, metricsAuthFrom, networkFrom, SETTINGS, settlementFrom, testHookSettings, type ContentPlace, type FacilitatorAuth, type SettingValues, type TestHookSettings } from './config/environment.ts'
+import {
+  contentFrom,
+  facilitatorAuthFrom,
+  facilitatorUrlFrom,
+  metricsAuthFrom,
+  networkFrom,
+  SETTINGS,
+  settlementFrom,
+  testHookSettings,
+  type ContentPlace,
+  type FacilitatorAuth,
+  type SettingValues,
+  type TestHookSettings,
+} from './config/environment.ts'
 import type { NetworkInfo } from './config/networks.ts'
 import { read, readAll, type Environment } from './config/values.ts'
 

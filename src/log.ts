@@ -12,7 +12,10 @@ export function logger(level: LogLevel) {
   const write = (lvl: LogLevel, msg: string, fields: Record<string, unknown> = {}, always = false) => {
     if (RANK[lvl] < min && !always) return
     const requestId = requestContext.getStore()
-    process.stdout.write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...(requestId ? { request_id: requestId } : {}), ...fields }) + '\n')
+    process.stdout.write(
+      JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...(requestId ? { request_id: requestId } : {}), ...fields }) +
+        '\n',
+    )
   }
   return {
     /** Whether lines of this level are written (skip building them otherwise). */

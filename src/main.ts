@@ -39,7 +39,10 @@ async function main(): Promise<void> {
     // The server on this host and port, as a container's HEALTHCHECK sees it from inside.
     const { host, port } = command.config
     const target = urlHost(host, host === '::' ? '[::1]' : '127.0.0.1') // the loopback of the wildcard's family
-    const ok = await fetch(`http://${target}:${port}/health`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.status === 200, () => false)
+    const ok = await fetch(`http://${target}:${port}/health`, { signal: AbortSignal.timeout(5_000) }).then(
+      (r) => r.status === 200,
+      () => false,
+    )
     if (!ok) process.stderr.write(`trellis: no healthy server at http://${target}:${port}/health\n`)
     process.exit(ok ? 0 : 1)
   }
@@ -67,7 +70,10 @@ async function main(): Promise<void> {
     process.exit((error as { exitCode?: number }).exitCode ?? 1)
   }
   const shutdown = () => {
-    server.stop().then(() => process.exit(0), () => process.exit(1))
+    server.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    )
   }
   // Every signal, not only the first: a supervisor that signals the whole group also reaches npm, which forwards its
   // own (and Ctrl-C reaches both), and a repeat must not kill the server halfway through its clean stop.

@@ -45,17 +45,27 @@ export async function startServer(config: Config): Promise<RunningServer> {
   await using failed = new AsyncDisposableStack()
   failed.defer(unlock)
   // Followed from the start: a move signalled once the server listens must find the handler, not end the process.
-  const unfollowClock = config.clockFile ? followTestClock(config.clockFile, (offset) => log.warn('test clock moved', { offset_s: offset })) : () => {}
+  const unfollowClock = config.clockFile
+    ? followTestClock(config.clockFile, (offset) => log.warn('test clock moved', { offset_s: offset }))
+    : () => {}
   failed.defer(unfollowClock)
   // Only the holder walks the tree: a second server racing this one for the lock must not touch files it is writing.
   const tightened = tightenTree(config.dataDir)
   const records = await openDataRecords(config, { listen: true }) // refuses a database of a newer schema: the directory is not this binary's to hold
   failed.defer(() => records.close())
   const where = await recordsName(recordsPlace(config))
-  const binding = await records.transact((tx) => bindChain(tx.meta, where, { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress }, config.allowChainChange))
+  const binding = await records.transact((tx) =>
+    bindChain(
+      tx.meta,
+      where,
+      { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress },
+      config.allowChainChange,
+    ),
+  )
   if (binding.kind === 'rebound') {
     log.warn('data directory rebound to another chain (TRELLIS_ALLOW_CHAIN_CHANGE=1): its ledger now holds sales of both', {
-      previous: binding.previous, current: { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress },
+      previous: binding.previous,
+      current: { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress },
     })
   }
   const secret = await records.secret()
@@ -78,9 +88,18 @@ export async function startServer(config: Config): Promise<RunningServer> {
     unreported = 0
   }
   const services = await buildServices({
-    config, records, content, secret,
+    config,
+    records,
+    content,
+    secret,
     publicUrl: () => publicUrl,
-    health: () => ({ version: VERSION, uptime_s: nowSeconds() - startedAt, instance: records.instance, leader: background?.leadership.isLeader() ?? false, jobs: background?.jobs.status() ?? {} }),
+    health: () => ({
+      version: VERSION,
+      uptime_s: nowSeconds() - startedAt,
+      instance: records.instance,
+      leader: background?.leadership.isLeader() ?? false,
+      jobs: background?.jobs.status() ?? {},
+    }),
     logError,
     logWarn: (msg, fields) => log.warn(msg, fields),
     logInfo: (msg, fields) => log.info(msg, fields),
@@ -90,21 +109,36 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const jobs = background.jobs
   const requests = requestMetrics()
   const operationRuns = operationRecord(log)
-  const app = buildApp(services, logError, [metricsRoutes(requests, startedAt, {
-    gauges: marketSize(records.read),
-    build: { version: VERSION, network: config.network.name },
-    more: () => [
-      ...paymentMetrics(services.purchases.outcomes()), ...jobs.metrics(), ...operationRuns.metrics(),
-      ...memoryMetrics({ content: () => content.cachedBytes(), reads: () => services.cached.stats().chars }),
-    ],
-    adminKey: config.metricsAuth === 'admin' ? config.adminKey : null,
-  }) as never])
+  const app = buildApp(services, logError, [
+    metricsRoutes(requests, startedAt, {
+      gauges: marketSize(records.read),
+      build: { version: VERSION, network: config.network.name },
+      more: () => [
+        ...paymentMetrics(services.purchases.outcomes()),
+        ...jobs.metrics(),
+        ...operationRuns.metrics(),
+        ...memoryMetrics({ content: () => content.cachedBytes(), reads: () => services.cached.stats().chars }),
+      ],
+      adminKey: config.metricsAuth === 'admin' ? config.adminKey : null,
+    }) as never,
+  ])
   // Counted in memory by one process, or shared by the instances on one database.
   const limiter = !config.rateLimit ? null : records.cluster ? sharedRateLimiter(records.cluster) : rateLimiter()
-  const server = listen(() => serve(app, hotReads(services), {
-    host: config.host, port: config.port, limiter, trustProxy: config.trustProxy, requests, log,
-    listening: (clientAddress) => { services.clientAddress = clientAddress },
-  }), config)
+  const server = listen(
+    () =>
+      serve(app, hotReads(services), {
+        host: config.host,
+        port: config.port,
+        limiter,
+        trustProxy: config.trustProxy,
+        requests,
+        log,
+        listening: (clientAddress) => {
+          services.clientAddress = clientAddress
+        },
+      }),
+    config,
+  )
   failed.defer(() => server.stop(true))
   // Backups, checks and CAR import/export asked for by `trellis <command>` while this server holds the data.
   const access = background.dataAccess
@@ -126,13 +160,26 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // Before the start line: whoever waits for that line has seen the warning.
   if (isWildcardHost(config.host) && !config.publicUrl) {
     // Links handed out (access_url, content_url, the x402 resource) would name localhost, useless to other machines.
-    log.warn('listening on all interfaces without a public URL: access links and payment requirements will ' +
-      'name localhost; set TRELLIS_PUBLIC_URL (--public-url)', { public_url: publicUrl })
+    log.warn(
+      'listening on all interfaces without a public URL: access links and payment requirements will ' +
+        'name localhost; set TRELLIS_PUBLIC_URL (--public-url)',
+      { public_url: publicUrl },
+    )
   }
   log.announce('listening', {
-    url, public_url: publicUrl, docs: `${publicUrl}/v1/docs`, data_dir: config.dataDir, network: config.network.name, chain_id: config.network.chainId,
-    settlement: config.settlement, token: config.network.usdcAddress, rpc: redactUrl(config.network.rpcUrl), signatures: signatureBackend,
-    ...(config.settlement === 'facilitator' ? { facilitator: redactUrl(config.facilitatorUrl), facilitator_auth: config.facilitatorAuth.kind } : {}),
+    url,
+    public_url: publicUrl,
+    docs: `${publicUrl}/v1/docs`,
+    data_dir: config.dataDir,
+    network: config.network.name,
+    chain_id: config.network.chainId,
+    settlement: config.settlement,
+    token: config.network.usdcAddress,
+    rpc: redactUrl(config.network.rpcUrl),
+    signatures: signatureBackend,
+    ...(config.settlement === 'facilitator'
+      ? { facilitator: redactUrl(config.facilitatorUrl), facilitator_auth: config.facilitatorAuth.kind }
+      : {}),
   })
   if (tightened) log.warn('data directory permissions tightened to owner-only', { data_dir: config.dataDir, changed: tightened })
 
@@ -163,11 +210,16 @@ function listen<T>(serve: () => T, { host, port }: Pick<Config, 'host' | 'port'>
     return serve()
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    const reason = code === 'EADDRINUSE' ? 'the port is in use'
-      : code === 'EADDRNOTAVAIL' ? 'no interface of this machine has that address'
-      : code === 'EACCES' ? 'permission denied (a port below 1024 needs privileges)'
-      : code === 'ENOTFOUND' || code === 'EAI_NONAME' ? 'the host name does not resolve'
-      : `${(error as Error).message}`
+    const reason =
+      code === 'EADDRINUSE'
+        ? 'the port is in use'
+        : code === 'EADDRNOTAVAIL'
+          ? 'no interface of this machine has that address'
+          : code === 'EACCES'
+            ? 'permission denied (a port below 1024 needs privileges)'
+            : code === 'ENOTFOUND' || code === 'EAI_NONAME'
+              ? 'the host name does not resolve'
+              : `${(error as Error).message}`
     throw new Error(`cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${reason}`)
   }
 }

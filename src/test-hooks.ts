@@ -2,7 +2,15 @@
 // off, so none may work by accident: the executable has none (scripts/build.ts defines TRELLIS_BUILD_COMMIT, and the
 // check below then drops them), and from source they need TRELLIS_TEST_HOOKS=1 as well. The server warns at start
 // about every hook set, whether it is active or ignored.
-export const TEST_HOOKS = ['TRELLIS_TEST_ALLOW_PRIVATE_FETCH', 'TRELLIS_TEST_CLOCK_OFFSET_S', 'TRELLIS_TEST_CLOCK_FILE', 'TRELLIS_TEST_CRASH_AFTER_SETTLE', 'TRELLIS_TEST_PAUSE_BEFORE_PENDING_MS', 'TRELLIS_TEST_WEBHOOK_RETRY_S', 'TRELLIS_TEST_WEBHOOK_GIVE_UP_S'] as const
+export const TEST_HOOKS = [
+  'TRELLIS_TEST_ALLOW_PRIVATE_FETCH',
+  'TRELLIS_TEST_CLOCK_OFFSET_S',
+  'TRELLIS_TEST_CLOCK_FILE',
+  'TRELLIS_TEST_CRASH_AFTER_SETTLE',
+  'TRELLIS_TEST_PAUSE_BEFORE_PENDING_MS',
+  'TRELLIS_TEST_WEBHOOK_RETRY_S',
+  'TRELLIS_TEST_WEBHOOK_GIVE_UP_S',
+] as const
 
 import { readFileSync } from 'node:fs'
 import { setClockOffset } from './lib/clock.ts'
@@ -24,7 +32,6 @@ export function testHooks(env: Record<string, string | undefined>): TestHooks {
   if (env.TRELLIS_TEST_HOOKS !== '1') return { allowed: false, set, ignoredBecause: 'test hooks need TRELLIS_TEST_HOOKS=1' }
   return { allowed: true, set, ignoredBecause: null }
 }
-
 
 /**
  * TRELLIS_TEST_CLOCK_FILE: on each SIGUSR2 the server's clock offset becomes the seconds the file holds, so a test

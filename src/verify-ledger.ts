@@ -36,7 +36,11 @@ export async function verifyLedger(config: Config): Promise<number> {
   const { records, audit } = check
   try {
     // Checked against another chain, every row would read as a mismatch.
-    const mismatch = await chainMismatch(records.read.meta, await recordsName(recordsPlace(config)), { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress })
+    const mismatch = await chainMismatch(records.read.meta, await recordsName(recordsPlace(config)), {
+      network: config.network.name,
+      chain_id: config.network.chainId,
+      token: config.network.usdcAddress,
+    })
     if (mismatch) {
       process.stderr.write(`trellis: ${mismatch}\n`)
       return EXIT.unusable

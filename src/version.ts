@@ -39,7 +39,9 @@ export function buildCommit(dir: string, env: Record<string, string | undefined>
   const named = env.TRELLIS_BUILD_COMMIT?.trim()
   if (!named) return gitCommit(dir)
   if (!COMMIT_NAME.test(named)) {
-    throw new BuildCommitError(`TRELLIS_BUILD_COMMIT must be a commit hash or name (letters, digits, . _ + -, at most 64), got ${JSON.stringify(named)}`)
+    throw new BuildCommitError(
+      `TRELLIS_BUILD_COMMIT must be a commit hash or name (letters, digits, . _ + -, at most 64), got ${JSON.stringify(named)}`,
+    )
   }
   return named
 }

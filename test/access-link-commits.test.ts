@@ -17,7 +17,10 @@ beforeAll(async () => {
 afterAll(() => server.dispose())
 
 async function linkTo(entry: any, maxUses: number) {
-  const reply = await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries/${entry.id}/access-link`, { wallet: owner, body: { max_uses: maxUses } })
+  const reply = await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries/${entry.id}/access-link`, {
+    wallet: owner,
+    body: { max_uses: maxUses },
+  })
   expect(reply.status).toBe(201)
   return reply.body
 }
@@ -28,10 +31,11 @@ async function usesOf(entry: any, link: any): Promise<number> {
 }
 
 /** One open: 'served' only when the whole body arrived. */
-const openOnce = (url: string, body: string) => fetch(url).then(
-  async (r) => (r.status === 200 ? ((await r.text()) === body ? 'served' : 'short') : `${r.status} ${(await r.json()).code}`),
-  () => 'lost',
-)
+const openOnce = (url: string, body: string) =>
+  fetch(url).then(
+    async (r) => (r.status === 200 ? ((await r.text()) === body ? 'served' : 'short') : `${r.status} ${(await r.json()).code}`),
+    () => 'lost',
+  )
 
 test('200 concurrent opens of a max_uses 50 link: exactly 50 served with the bytes, 150 refused ACCESS_LINK_EXHAUSTED', async () => {
   const entry = await createEntry(server.url, owner, feed.id, { content_base64: b64('fifty of them') })

@@ -36,7 +36,8 @@ function raw(link: any, request: string, opts: { closeRightAway?: boolean; ms?: 
     let got = ''
     const socket = connect(port, '127.0.0.1', () => {
       const bytes = request.replaceAll('<path>', pathname)
-      if (opts.closeRightAway) socket.end(bytes) // the request, then the end of the connection
+      if (opts.closeRightAway)
+        socket.end(bytes) // the request, then the end of the connection
       else socket.write(bytes)
     })
     socket.on('data', (d) => (got += d.toString('latin1')))
@@ -68,7 +69,11 @@ describe('use counting', () => {
     expectError(third, 410, 'ACCESS_LINK_EXHAUSTED')
     // The refusal is the same whatever the request would have been.
     expect((await open(link, { method: 'HEAD' })).status).toBe(410)
-    expectError(await call(server.url, 'GET', new URL(link.url).pathname, { headers: { range: 'bytes=0-1' } }), 410, 'ACCESS_LINK_EXHAUSTED')
+    expectError(
+      await call(server.url, 'GET', new URL(link.url).pathname, { headers: { range: 'bytes=0-1' } }),
+      410,
+      'ACCESS_LINK_EXHAUSTED',
+    )
     expect(await usesOf(entry, link)).toBe(2)
   })
 
@@ -84,7 +89,9 @@ describe('use counting', () => {
       expect(new Uint8Array(await part.arrayBuffer())).toEqual(bytes.subarray(start, start + step))
     }
     // Seeking back, and concurrent ranges as players fire them, are in the same session.
-    const again = await Promise.all([0, 500_000, 1_500_000].map((s) => open(link, { headers: { ...player, range: `bytes=${s}-${s + step - 1}` } }).then((r) => r.status)))
+    const again = await Promise.all(
+      [0, 500_000, 1_500_000].map((s) => open(link, { headers: { ...player, range: `bytes=${s}-${s + step - 1}` } }).then((r) => r.status)),
+    )
     expect(again).toEqual([206, 206, 206])
     expect(await usesOf(video, link)).toBe(1)
 
@@ -100,7 +107,11 @@ describe('use counting', () => {
     const more = await open(link, { headers: { ...player, range: 'bytes=0-99' } })
     expect(more.status).toBe(206)
     await more.arrayBuffer()
-    expectError(await call(server.url, 'GET', new URL(link.url).pathname, { headers: { 'user-agent': 'latecomer/1.0', range: 'bytes=0-99' } }), 410, 'ACCESS_LINK_EXHAUSTED')
+    expectError(
+      await call(server.url, 'GET', new URL(link.url).pathname, { headers: { 'user-agent': 'latecomer/1.0', range: 'bytes=0-99' } }),
+      410,
+      'ACCESS_LINK_EXHAUSTED',
+    )
     expect(await usesOf(video, link)).toBe(3)
   })
 
@@ -113,7 +124,11 @@ describe('use counting', () => {
       expect(whole.status).toBe(206)
       expect((await whole.text()).length).toBe(1000)
     }
-    expectError(await call(server.url, 'GET', new URL(link.url).pathname, { headers: { ...client, range: 'bytes=0-' } }), 410, 'ACCESS_LINK_EXHAUSTED')
+    expectError(
+      await call(server.url, 'GET', new URL(link.url).pathname, { headers: { ...client, range: 'bytes=0-' } }),
+      410,
+      'ACCESS_LINK_EXHAUSTED',
+    )
     expect(await usesOf(entry, link)).toBe(1)
   })
 

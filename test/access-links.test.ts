@@ -13,7 +13,12 @@ beforeAll(async () => {
   app = await startInProcess()
   owner = newWallet()
   feed = await createFeed(app, owner, { name: 'links' })
-  paid = await createEntry(app, owner, feed.id, { content_base64: b64('members only'), title: 'Paid', is_free: false, price: { amount: '5000' } })
+  paid = await createEntry(app, owner, feed.id, {
+    content_base64: b64('members only'),
+    title: 'Paid',
+    is_free: false,
+    price: { amount: '5000' },
+  })
 })
 afterAll(() => app.dispose())
 
@@ -27,9 +32,19 @@ describe('create', () => {
     const link = reply.body
     const now = Math.floor(Date.now() / 1000)
     expect(link).toEqual({
-      id: expect.any(String), entry_id: paid.id, feed_id: feed.id, access_token: expect.any(String),
-      access_url: `${app.url}/v1/access/${link.access_token}`, url: link.access_url,
-      expires_at: expect.any(Number), max_uses: null, current_uses: 0, description: null, created_at: expect.any(Number), is_active: true, last_used_at: null,
+      id: expect.any(String),
+      entry_id: paid.id,
+      feed_id: feed.id,
+      access_token: expect.any(String),
+      access_url: `${app.url}/v1/access/${link.access_token}`,
+      url: link.access_url,
+      expires_at: expect.any(Number),
+      max_uses: null,
+      current_uses: 0,
+      description: null,
+      created_at: expect.any(Number),
+      is_active: true,
+      last_used_at: null,
     })
     expect(Math.abs(link.expires_at - (now + 86400))).toBeLessThan(10)
     expect(link.access_token.split('.')).toHaveLength(3)
@@ -45,7 +60,10 @@ describe('create', () => {
   test('with expires_at, max_uses and description; free entries too', async () => {
     const free = await createEntry(app, owner, feed.id, { content_base64: b64('free bytes') })
     const expires = Math.floor(Date.now() / 1000) + 600
-    const reply = await call(app, 'POST', linkPath(free), { wallet: owner, body: { expires_at: expires, max_uses: 3, description: 'for the newsletter' } })
+    const reply = await call(app, 'POST', linkPath(free), {
+      wallet: owner,
+      body: { expires_at: expires, max_uses: 3, description: 'for the newsletter' },
+    })
     expect(reply.status).toBe(201)
     expect(reply.body).toMatchObject({ expires_at: expires, max_uses: 3, description: 'for the newsletter', current_uses: 0 })
     expect(await (await open(reply.body.url)).text()).toBe('free bytes')
@@ -61,7 +79,10 @@ describe('create', () => {
     const stranger = await call(app, 'POST', linkPath(), { wallet: newWallet() })
     expect(stranger.status).toBe(403)
     expect(stranger.body.code).toBe('UNAUTHORIZED')
-    for (const path of [`/v1/feeds/${feed.id}/entries/01900000-0000-7000-8000-000000000000/access-link`, `/v1/feeds/01900000-0000-7000-8000-000000000000/entries/${paid.id}/access-link`]) {
+    for (const path of [
+      `/v1/feeds/${feed.id}/entries/01900000-0000-7000-8000-000000000000/access-link`,
+      `/v1/feeds/01900000-0000-7000-8000-000000000000/entries/${paid.id}/access-link`,
+    ]) {
       const missing = await call(app, 'POST', path, { wallet: owner })
       expect(missing.status).toBe(404)
       expect(missing.body.code).toBe('ENTRY_NOT_FOUND')
@@ -75,16 +96,22 @@ describe('create', () => {
 describe('use counting', () => {
   test('max_uses 5 and 200 concurrent opens: exactly 5 succeed, the rest 410 ACCESS_LINK_EXHAUSTED', async () => {
     const link = (await call(app, 'POST', linkPath(), { wallet: owner, body: { max_uses: 5 } })).body
-    const replies = await Promise.all(Array.from({ length: 200 }, async () => {
-      const r = await open(link.url)
-      return { status: r.status, text: await r.text() }
-    }))
+    const replies = await Promise.all(
+      Array.from({ length: 200 }, async () => {
+        const r = await open(link.url)
+        return { status: r.status, text: await r.text() }
+      }),
+    )
     expect(replies.filter((r) => r.status === 200).map((r) => r.text)).toEqual(Array(5).fill('members only'))
     const refusals = replies.filter((r) => r.status === 410)
     expect(refusals).toHaveLength(195)
     expect(JSON.parse(refusals[0].text)).toMatchObject({ code: 'ACCESS_LINK_EXHAUSTED', error: expect.any(String) })
     const listed = await call(app, 'GET', `/v1/feeds/${feed.id}/entries/${paid.id}/access-links`, { wallet: owner })
-    expect(listed.body.data.find((l: any) => l.id === link.id)).toMatchObject({ current_uses: 5, max_uses: 5, last_used_at: expect.any(Number) })
+    expect(listed.body.data.find((l: any) => l.id === link.id)).toMatchObject({
+      current_uses: 5,
+      max_uses: 5,
+      last_used_at: expect.any(Number),
+    })
   })
 
   test('receipt URLs (content_url) are not counted and not listed', async () => {
@@ -97,7 +124,8 @@ describe('use counting', () => {
   test('expired → 410 ACCESS_LINK_EXPIRED; revoked → 410 ACCESS_LINK_REVOKED; deleted entry → 404; other tokens → 403', async () => {
     // An hour's life, then the test clock an hour and a minute on: however slow the machine, the link is made
     // before it expires, and opened after.
-    const expiring = (await call(app, 'POST', linkPath(), { wallet: owner, body: { expires_at: Math.floor(Date.now() / 1000) + 3600 } })).body
+    const expiring = (await call(app, 'POST', linkPath(), { wallet: owner, body: { expires_at: Math.floor(Date.now() / 1000) + 3600 } }))
+      .body
     expect((await open(expiring.url)).status).toBe(200)
     setClockOffset(3660)
     try {
@@ -130,8 +158,15 @@ describe('use counting', () => {
       const foreignOwner = newWallet()
       const foreignFeed = await createFeed(other, foreignOwner)
       const foreignEntry = await createEntry(other, foreignOwner, foreignFeed.id)
-      const foreign = (await call(other, 'POST', `/v1/feeds/${foreignFeed.id}/entries/${foreignEntry.id}/access-link`, { wallet: foreignOwner })).body
-      for (const token of [foreign.access_token, `${h}.${p}.AAAA`, 'not-a-jwt', `${h}.${Buffer.from('{"knd":"link"}').toString('base64url')}.x`]) {
+      const foreign = (
+        await call(other, 'POST', `/v1/feeds/${foreignFeed.id}/entries/${foreignEntry.id}/access-link`, { wallet: foreignOwner })
+      ).body
+      for (const token of [
+        foreign.access_token,
+        `${h}.${p}.AAAA`,
+        'not-a-jwt',
+        `${h}.${Buffer.from('{"knd":"link"}').toString('base64url')}.x`,
+      ]) {
         const reply = await call(app, 'GET', `/v1/access/${token}`)
         expect(reply.status).toBe(403)
         expect(reply.body.code).toBe('INVALID_ACCESS_TOKEN')
@@ -157,7 +192,12 @@ describe('use counting', () => {
     const first = await call(app, 'GET', `/v1/feeds/${feed.id}/entries/${paid.id}/access-links?page_size=2`, { wallet: owner })
     expect(first.body.data).toHaveLength(2)
     expect(first.body.pagination.has_more).toBe(true)
-    const next = await call(app, 'GET', `/v1/feeds/${feed.id}/entries/${paid.id}/access-links?page_size=2&page_token=${first.body.pagination.next_page_token}`, { wallet: owner })
+    const next = await call(
+      app,
+      'GET',
+      `/v1/feeds/${feed.id}/entries/${paid.id}/access-links?page_size=2&page_token=${first.body.pagination.next_page_token}`,
+      { wallet: owner },
+    )
     expect(next.status).toBe(200)
     expect(next.body.data[0].id < first.body.data[1].id).toBe(true)
   })

@@ -10,8 +10,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.dispose())
 
-const nonceFor = async (address: string) =>
-  (await call(server.url, 'POST', '/v1/auth/nonce', { body: { wallet_address: address } })).body
+const nonceFor = async (address: string) => (await call(server.url, 'POST', '/v1/auth/nonce', { body: { wallet_address: address } })).body
 
 /** Headers claiming `address`, with `message` signed by `signer` (which may be someone else). */
 const signedHeaders = async (address: string, signer: ReturnType<typeof newWallet>, message: string) => ({
@@ -33,8 +32,12 @@ describe('POST /v1/auth/nonce', () => {
     expect(reply.body.nonce).toMatch(/^[A-Za-z0-9]{32}$/)
     expect(reply.body.message).not.toContain('\n')
     const expiry = new Date(reply.body.expires_at * 1000).toISOString()
-    expect(reply.body.message).toMatch(new RegExp(`^Sign in to Trellis \\(127\\.0\\.0\\.1:\\d+\\) at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z with ` +
-      `nonce: ${reply.body.nonce}, valid until ${expiry}$`))
+    expect(reply.body.message).toMatch(
+      new RegExp(
+        `^Sign in to Trellis \\(127\\.0\\.0\\.1:\\d+\\) at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z with ` +
+          `nonce: ${reply.body.nonce}, valid until ${expiry}$`,
+      ),
+    )
     expect(reply.body.wallet_address).toBe(wallet.address)
     const now = Math.floor(Date.now() / 1000)
     expect(reply.body.expires_at).toBeGreaterThanOrEqual(now + 295)
@@ -79,7 +82,11 @@ describe('the signature guard', () => {
       expect(reply.status).toBe(400)
       expect(reply.body.code).toBe('INVALID_AUTH_HEADERS')
     }
-    for (const [name, value] of [['x-wallet-address', '0x12'], ['x-signature', 'zz'], ['x-timestamp', 'yesterday']]) {
+    for (const [name, value] of [
+      ['x-wallet-address', '0x12'],
+      ['x-signature', 'zz'],
+      ['x-timestamp', 'yesterday'],
+    ]) {
       const reply = await protectedCall({ ...good, [name]: value })
       expect(reply.status).toBe(400)
       expect(reply.body.code).toBe('INVALID_AUTH_HEADERS')
@@ -205,7 +212,12 @@ describe('the signature guard', () => {
     const [earlyHeaders, lateHeaders] = [await authHeaders(server.url, early), await authHeaders(server.url, late)]
     // As if the store kept (or was restored with) a later expiry than the one the wallet signed.
     await server.stop()
-    await withRecords(server, (db) => db.run('UPDATE nonces SET expires_at = expires_at + 3600 WHERE address_lc IN (?, ?)', [early.address.toLowerCase(), late.address.toLowerCase()]))
+    await withRecords(server, (db) =>
+      db.run('UPDATE nonces SET expires_at = expires_at + 3600 WHERE address_lc IN (?, ?)', [
+        early.address.toLowerCase(),
+        late.address.toLowerCase(),
+      ]),
+    )
     await server.restart({})
     const mismatched = await protectedCall(earlyHeaders)
     expect(mismatched.status).toBe(401)
@@ -213,7 +225,10 @@ describe('the signature guard', () => {
     // A record whose message (signed as stored) says it was issued an hour from now: refused all the same.
     const future = newWallet()
     const { nonce, message } = await nonceFor(future.address)
-    const fromTheFuture = message.replace(/ at \S+ with /, ` at ${new Date(Date.now() + 3600_000).toISOString().replace(/\.\d+Z$/, '.000Z')} with `)
+    const fromTheFuture = message.replace(
+      / at \S+ with /,
+      ` at ${new Date(Date.now() + 3600_000).toISOString().replace(/\.\d+Z$/, '.000Z')} with `,
+    )
     await server.stop()
     await withRecords(server, (db) => db.run('UPDATE nonces SET message = ? WHERE nonce = ?', [fromTheFuture, nonce]))
     await server.restart({})
@@ -233,9 +248,14 @@ describe('the signature guard', () => {
 
   test('a public route ignores missing auth, an optional-auth route rejects bad auth', async () => {
     expect((await call(server.url, 'GET', '/v1/categories')).status).toBe(200)
-    const bad = await call(server.url, 'GET', '/v1/feeds/01900000-0000-7000-8000-000000000000/entries/01900000-0000-7000-8000-000000000000', {
-      headers: { 'x-wallet-address': newWallet().address },
-    })
+    const bad = await call(
+      server.url,
+      'GET',
+      '/v1/feeds/01900000-0000-7000-8000-000000000000/entries/01900000-0000-7000-8000-000000000000',
+      {
+        headers: { 'x-wallet-address': newWallet().address },
+      },
+    )
     expect(bad.status).toBe(400)
     expect(bad.body.code).toBe('INVALID_AUTH_HEADERS')
   })
@@ -245,15 +265,27 @@ describe('Sign-In with Ethereum (EIP-4361)', () => {
   const siweHeaders = async (wallet: ReturnType<typeof newWallet>, edit: (message: string) => string = (m) => m) => {
     const nonce = await nonceFor(wallet.address)
     const message = edit(nonce.siwe_message)
-    return { nonce, headers: { ...(await signedHeaders(wallet.address, wallet, message)), 'x-message': Buffer.from(message).toString('base64') } }
+    return {
+      nonce,
+      headers: { ...(await signedHeaders(wallet.address, wallet, message)), 'x-message': Buffer.from(message).toString('base64') },
+    }
   }
 
   test('the nonce also comes as an EIP-4361 message bound to this server, the wallet, the chain and the same nonce and times', async () => {
     const wallet = newWallet()
     const nonce = await nonceFor(wallet.address)
     const parsed = parseSiweMessage(nonce.siwe_message)
-    expect(validateSiweMessage({ message: parsed, address: wallet.address, domain: new URL(server.url).host, nonce: nonce.nonce })).toBe(true)
-    expect(parsed).toMatchObject({ domain: new URL(server.url).host, address: wallet.address, uri: server.url, chainId: 84532, version: '1', nonce: nonce.nonce })
+    expect(validateSiweMessage({ message: parsed, address: wallet.address, domain: new URL(server.url).host, nonce: nonce.nonce })).toBe(
+      true,
+    )
+    expect(parsed).toMatchObject({
+      domain: new URL(server.url).host,
+      address: wallet.address,
+      uri: server.url,
+      chainId: 84532,
+      version: '1',
+      nonce: nonce.nonce,
+    })
     expect(parsed.expirationTime!.getTime()).toBe(nonce.expires_at * 1000)
     expect(nonce.siwe_message.split('\n')[0]).toBe(`${new URL(server.url).host} wants you to sign in with your Ethereum account:`)
   })
@@ -288,37 +320,41 @@ describe('Sign-In with Ethereum (EIP-4361)', () => {
 describe('browser sessions', () => {
   const cookiesOf = (reply: { headers: Headers }) => reply.headers.getSetCookie()
 
-  test('a signed POST /v1/auth/session sets an HttpOnly SameSite=Lax cookie that GET /v1/auth/session ' +
-    'reads; DELETE clears it', async () => {
-    const wallet = newWallet()
-    const opened = await call(server.url, 'POST', '/v1/auth/session', { wallet })
-    expect(opened.status).toBe(200)
-    expect(opened.body.wallet_address).toBe(wallet.address)
-    const [session, hint] = cookiesOf(opened)
-    expect(session).toMatch(/^trellis_session=[\w-]+\.[\w-]+\.[\w-]+; Path=\/; Max-Age=86400; HttpOnly; SameSite=Lax$/)
-    expect(hint).toBe(`trellis_wallet=${wallet.address}; Path=/; Max-Age=86400; SameSite=Lax`)
-    const cookie = session!.split(';')[0]!
-    const read = await call(server.url, 'GET', '/v1/auth/session', { headers: { cookie } })
-    expect(read.body).toEqual({ wallet_address: wallet.address, expires_at: opened.body.expires_at })
-    const closed = await call(server.url, 'DELETE', '/v1/auth/session', { headers: { cookie } })
-    expect(closed.status).toBe(204)
-    expect(cookiesOf(closed)[0]).toMatch(/^trellis_session=; Path=\/; Max-Age=0; HttpOnly; SameSite=Lax$/)
-    expect((await call(server.url, 'GET', '/v1/auth/session')).status).toBe(401)
-  })
+  test(
+    'a signed POST /v1/auth/session sets an HttpOnly SameSite=Lax cookie that GET /v1/auth/session ' + 'reads; DELETE clears it',
+    async () => {
+      const wallet = newWallet()
+      const opened = await call(server.url, 'POST', '/v1/auth/session', { wallet })
+      expect(opened.status).toBe(200)
+      expect(opened.body.wallet_address).toBe(wallet.address)
+      const [session, hint] = cookiesOf(opened)
+      expect(session).toMatch(/^trellis_session=[\w-]+\.[\w-]+\.[\w-]+; Path=\/; Max-Age=86400; HttpOnly; SameSite=Lax$/)
+      expect(hint).toBe(`trellis_wallet=${wallet.address}; Path=/; Max-Age=86400; SameSite=Lax`)
+      const cookie = session!.split(';')[0]!
+      const read = await call(server.url, 'GET', '/v1/auth/session', { headers: { cookie } })
+      expect(read.body).toEqual({ wallet_address: wallet.address, expires_at: opened.body.expires_at })
+      const closed = await call(server.url, 'DELETE', '/v1/auth/session', { headers: { cookie } })
+      expect(closed.status).toBe(204)
+      expect(cookiesOf(closed)[0]).toMatch(/^trellis_session=; Path=\/; Max-Age=0; HttpOnly; SameSite=Lax$/)
+      expect((await call(server.url, 'GET', '/v1/auth/session')).status).toBe(401)
+    },
+  )
 
-  test('sign-out ends the session itself: a kept copy of the cookie is no session after DELETE; ' +
-    'another session of the wallet stays', async () => {
-    const wallet = newWallet()
-    const open = async () => cookiesOf(await call(server.url, 'POST', '/v1/auth/session', { wallet }))[0]!.split(';')[0]!
-    const [kept, other] = [await open(), await open()]
-    expect((await call(server.url, 'DELETE', '/v1/auth/session', { headers: { cookie: kept } })).status).toBe(204)
-    const replayed = await call(server.url, 'GET', '/v1/auth/session', { headers: { cookie: kept } })
-    expect([replayed.status, replayed.body.code]).toEqual([401, 'AUTH_REQUIRED'])
-    expect((await call(server.url, 'GET', '/v1/auth/session', { headers: { cookie: other } })).body.wallet_address).toBe(wallet.address)
-    // Signing out again with the ended cookie changes nothing; the other session is still live.
-    expect((await call(server.url, 'DELETE', '/v1/auth/session', { headers: { cookie: kept } })).status).toBe(204)
-    expect((await call(server.url, 'GET', '/v1/auth/session', { headers: { cookie: other } })).status).toBe(200)
-  })
+  test(
+    'sign-out ends the session itself: a kept copy of the cookie is no session after DELETE; ' + 'another session of the wallet stays',
+    async () => {
+      const wallet = newWallet()
+      const open = async () => cookiesOf(await call(server.url, 'POST', '/v1/auth/session', { wallet }))[0]!.split(';')[0]!
+      const [kept, other] = [await open(), await open()]
+      expect((await call(server.url, 'DELETE', '/v1/auth/session', { headers: { cookie: kept } })).status).toBe(204)
+      const replayed = await call(server.url, 'GET', '/v1/auth/session', { headers: { cookie: kept } })
+      expect([replayed.status, replayed.body.code]).toEqual([401, 'AUTH_REQUIRED'])
+      expect((await call(server.url, 'GET', '/v1/auth/session', { headers: { cookie: other } })).body.wallet_address).toBe(wallet.address)
+      // Signing out again with the ended cookie changes nothing; the other session is still live.
+      expect((await call(server.url, 'DELETE', '/v1/auth/session', { headers: { cookie: kept } })).status).toBe(204)
+      expect((await call(server.url, 'GET', '/v1/auth/session', { headers: { cookie: other } })).status).toBe(200)
+    },
+  )
 
   test('the session never stands in for a signature on a write, and a forged or foreign token is no session', async () => {
     const wallet = newWallet()

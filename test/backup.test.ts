@@ -30,30 +30,43 @@ const dir = (prefix: string) => {
 async function snapshotOf(url: string, feedId: string) {
   const feed = (await call(url, 'GET', `/v1/feeds/${feedId}`)).body
   const entries: Array<Record<string, any>> = []
-  for (let token = ''; ;) {
+  for (let token = ''; ; ) {
     const page = (await call(url, 'GET', `/v1/feeds/${feedId}/entries?page_size=100${token ? `&page_token=${token}` : ''}`)).body
     entries.push(...page.data)
     if (!page.pagination.has_more) break
     token = page.pagination.next_page_token
   }
   const bytes: Record<string, string> = {}
-  for (const e of entries.filter((e) => e.is_free)) bytes[e.id] = Buffer.from(await (await fetch(`${url}/v1/feeds/${feedId}/entries/${e.id}/content`)).arrayBuffer()).toString('base64')
+  for (const e of entries.filter((e) => e.is_free))
+    bytes[e.id] = Buffer.from(await (await fetch(`${url}/v1/feeds/${feedId}/entries/${e.id}/content`)).arrayBuffer()).toString('base64')
   return { feed, entries, bytes }
 }
 
 describe('backup and restore', () => {
   test('a backup made while the server serves and writes restores into a server that answers the same', async () => {
     const owner = newWallet()
-    const feed = await createFeed(server.url, owner, { name: 'kept', image_url: `data:image/png;base64,${b64(Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(40, 1)]))}` })
+    const feed = await createFeed(server.url, owner, {
+      name: 'kept',
+      image_url: `data:image/png;base64,${b64(Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(40, 1)]))}`,
+    })
     const big = crypto.getRandomValues(new Uint8Array(3 * 1024 * 1024 + 17)) // a multi-block item
     await createEntry(server.url, owner, feed.id, { content_base64: b64(big), mime_type: 'video/mp4' })
     for (let i = 0; i < 5; i++) await createEntry(server.url, owner, feed.id, { content_base64: b64(`note ${i}`), mime_type: 'text/plain' })
-    await createEntry(server.url, owner, feed.id, { content_base64: b64('paid'), mime_type: 'text/plain', is_free: false, price: { amount: '1000' } })
+    await createEntry(server.url, owner, feed.id, {
+      content_base64: b64('paid'),
+      mime_type: 'text/plain',
+      is_free: false,
+      price: { amount: '1000' },
+    })
 
     // Writes keep coming while the backup runs: the backup is one consistent moment of them.
     let writing = true
     const writer = (async () => {
-      for (let i = 0; writing; i++) await createEntry(server.url, owner, feed.id, { content_base64: b64(crypto.getRandomValues(new Uint8Array(50_000 + i))), mime_type: 'application/pdf' })
+      for (let i = 0; writing; i++)
+        await createEntry(server.url, owner, feed.id, {
+          content_base64: b64(crypto.getRandomValues(new Uint8Array(50_000 + i))),
+          mime_type: 'application/pdf',
+        })
     })()
     await Bun.sleep(100)
     const target = join(dir('trellis-backup-'), 'backup')
@@ -84,7 +97,9 @@ describe('backup and restore', () => {
         expect(e).toEqual(liveById.get(e.id)!)
         expect(after.bytes[e.id]).toBe(live.bytes[e.id])
       }
-      expect(Buffer.from(after.bytes[after.entries.find((e) => e.mime_type === 'video/mp4')!.id]!, 'base64').equals(Buffer.from(big))).toBe(true)
+      expect(Buffer.from(after.bytes[after.entries.find((e) => e.mime_type === 'video/mp4')!.id]!, 'base64').equals(Buffer.from(big))).toBe(
+        true,
+      )
       // The cover, the key (page tokens, content URLs) and the paid entry's 402 came along.
       expect((await fetch(`${other.url}/v1/feeds/${feed.id}/image`)).status).toBe(200)
       const page = (await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries?page_size=1`)).body.pagination.next_page_token
@@ -105,7 +120,8 @@ describe('backup and restore', () => {
       const found: string[] = []
       const visit = (path: string) => {
         const stat = lstatSync(path)
-        if ((stat.mode & 0o777) !== (stat.isDirectory() ? 0o700 : 0o600)) found.push(`${path.slice(root.length)} ${(stat.mode & 0o777).toString(8)}`)
+        if ((stat.mode & 0o777) !== (stat.isDirectory() ? 0o700 : 0o600))
+          found.push(`${path.slice(root.length)} ${(stat.mode & 0o777).toString(8)}`)
         if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name))
       }
       visit(root)
@@ -113,7 +129,10 @@ describe('backup and restore', () => {
     }
     const owner = newWallet()
     const feed = await createFeed(server.url, owner, { name: 'private' })
-    await createEntry(server.url, owner, feed.id, { content_base64: b64(crypto.getRandomValues(new Uint8Array(400_000))), mime_type: 'application/pdf' })
+    await createEntry(server.url, owner, feed.id, {
+      content_base64: b64(crypto.getRandomValues(new Uint8Array(400_000))),
+      mime_type: 'application/pdf',
+    })
     const target = join(dir('trellis-backup-'), 'backup')
     expect((await trellis(['backup', target], server.dataDir)).code).toBe(0)
     expect(loose(target)).toEqual([])
@@ -122,7 +141,10 @@ describe('backup and restore', () => {
     expect(loose(restoredDir)).toEqual([])
     // On a stopped server's data the commands open the stores themselves: LevelDB writes new files (an item the
     // restored records do not name goes in, and gc removes it again).
-    const later = await createEntry(server.url, owner, feed.id, { content_base64: b64(crypto.getRandomValues(new Uint8Array(400_000))), mime_type: 'application/pdf' })
+    const later = await createEntry(server.url, owner, feed.id, {
+      content_base64: b64(crypto.getRandomValues(new Uint8Array(400_000))),
+      mime_type: 'application/pdf',
+    })
     const car = join(dir('trellis-car-'), 'items.car')
     expect((await trellis(['export-car', later.cid, '--out', car], server.dataDir)).code).toBe(0)
     expect((await trellis(['import-car', car], restoredDir)).code).toBe(0)
@@ -154,7 +176,11 @@ describe('backup and restore', () => {
     const owner = newWallet()
     const feed = await createFeed(server.url, owner, { name: 'a thousand' })
     for (let i = 0; i < 1000; i += 50) {
-      await Promise.all(Array.from({ length: 50 }, (_, j) => createEntry(server.url, owner, feed.id, { content_base64: b64(`entry ${i + j} ${'x'.repeat(200)}`), mime_type: 'text/plain' })))
+      await Promise.all(
+        Array.from({ length: 50 }, (_, j) =>
+          createEntry(server.url, owner, feed.id, { content_base64: b64(`entry ${i + j} ${'x'.repeat(200)}`), mime_type: 'text/plain' }),
+        ),
+      )
     }
     const target = join(dir('trellis-backup-'), 'b')
     let started = performance.now()
@@ -165,16 +191,18 @@ describe('backup and restore', () => {
     const restoredDir = join(dir('trellis-restored-'), 'data')
     expect((await trellis(['restore', target], restoredDir)).code).toBe(0)
     const restoreMs = performance.now() - started
-    console.log(`backup of ${made.json.counts.entries} entries (${made.json.counts.blocks} ` +
-      `blocks, ${(made.json.files['content.car'].bytes / 1024).toFixed(0)} KiB ` +
-      `CAR): ${backupMs.toFixed(0)} ms; restore: ${restoreMs.toFixed(0)} ms (each including a bun ` +
-      `start of ~300 ms)`)
+    console.log(
+      `backup of ${made.json.counts.entries} entries (${made.json.counts.blocks} ` +
+        `blocks, ${(made.json.files['content.car'].bytes / 1024).toFixed(0)} KiB ` +
+        `CAR): ${backupMs.toFixed(0)} ms; restore: ${restoreMs.toFixed(0)} ms (each including a bun ` +
+        `start of ~300 ms)`,
+    )
     expect(made.json.counts.entries).toBeGreaterThanOrEqual(1000)
   }, 120_000)
 })
 
 describe('verify', () => {
-  test('a block that no longer hashes to its CID is found, on a stopped server\'s data directory', async () => {
+  test("a block that no longer hashes to its CID is found, on a stopped server's data directory", async () => {
     const other = await startTestServer()
     const owner = newWallet()
     const feed = await createFeed(other.url, owner)
@@ -185,7 +213,9 @@ describe('verify', () => {
     const damaged = new TextEncoder().encode('something else')
     if (other.recordsEnv.TRELLIS_DATABASE_URL) {
       // Its content is in PostgreSQL's blocks table, a row per block by multihash.
-      await withRecords(other, (db) => db.run('UPDATE blocks SET bytes = ?, size = ? WHERE mh = ?', [damaged, damaged.byteLength, CID.parse(entry.cid).multihash.bytes]))
+      await withRecords(other, (db) =>
+        db.run('UPDATE blocks SET bytes = ?, size = ? WHERE mh = ?', [damaged, damaged.byteLength, CID.parse(entry.cid).multihash.bytes]),
+      )
     } else {
       const blocks = new LevelBlockstore(join(other.dataDir, 'blocks'))
       await blocks.open()
@@ -220,7 +250,14 @@ describe('CAR files', () => {
       expect((await trellis(['export-car', entry.cid, '--out', again], other.dataDir)).code).toBe(0)
       expect(readFileSync(again).equals(readFileSync(car))).toBe(true)
       // The same bytes uploaded there give the same CID, found already stored.
-      expect((await createEntry(other.url, owner, (await createFeed(other.url, owner)).id, { content_base64: b64(bytes), mime_type: 'application/pdf' })).cid).toBe(entry.cid)
+      expect(
+        (
+          await createEntry(other.url, owner, (await createFeed(other.url, owner)).id, {
+            content_base64: b64(bytes),
+            mime_type: 'application/pdf',
+          })
+        ).cid,
+      ).toBe(entry.cid)
     } finally {
       await other.dispose()
     }

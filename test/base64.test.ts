@@ -35,7 +35,8 @@ describe('decodeStrictBase64', () => {
     expect(Buffer.from(decodeStrictBase64(text)!).equals(Buffer.from(bytes))).toBe(true)
     expect(Buffer.from(decodeStrictBase64(text.replace(/=+$/, ''))!).equals(Buffer.from(bytes))).toBe(true)
     const middle = text.length >> 1
-    for (const c of [' ', '-', '_', '=', '\n', 'é']) expect(decodeStrictBase64(text.slice(0, middle) + c + text.slice(middle + 1)), JSON.stringify(c)).toBeNull()
+    for (const c of [' ', '-', '_', '=', '\n', 'é'])
+      expect(decodeStrictBase64(text.slice(0, middle) + c + text.slice(middle + 1)), JSON.stringify(c)).toBeNull()
     const last = text.replace(/=+$/, '').length - 1 // the character that holds the stray bits
     expect(decodeStrictBase64(text.slice(0, last) + 'B' + text.slice(last + 1))).toBeNull()
   })

@@ -63,7 +63,12 @@ afterAll(async () => {
 })
 
 /** A minimal environment: nothing that could point the binary back at this repository, and no usable $TMPDIR. */
-const isolatedEnv = (home: string, extra: Record<string, string> = {}) => ({ PATH: '/usr/bin:/bin', HOME: home, TMPDIR: join(home, 'not-a-dir', 'tmp'), ...extra })
+const isolatedEnv = (home: string, extra: Record<string, string> = {}) => ({
+  PATH: '/usr/bin:/bin',
+  HOME: home,
+  TMPDIR: join(home, 'not-a-dir', 'tmp'),
+  ...extra,
+})
 
 describe('dist/trellis', () => {
   test('names no path of this repository (nothing is looked up in node_modules at run time)', async () => {
@@ -71,43 +76,76 @@ describe('dist/trellis', () => {
     expect(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(join(ROOT, 'node_modules'))).toBe(-1)
   })
 
-  test('--help exits 0 with the usage; --version prints the version, commit and build date (neither ' +
-    'loads an addon or needs $TMPDIR)', () => {
-    writeFileSync(join(dir, 'not-a-dir'), '')
-    const help = Bun.spawnSync([binary, '--help'], { cwd: dir, env: isolatedEnv(dir) })
-    expect(help.exitCode).toBe(0)
-    expect(help.stdout.toString()).toContain('Usage: trellis')
-    expect(help.stdout.toString()).toContain('--data-dir')
-    const commit = Bun.spawnSync(['git', 'rev-parse', '--short=7', 'HEAD'], { cwd: ROOT }).stdout.toString().trim()
-    for (const args of [['--version'], ['version'], ['-v']]) {
-      const version = Bun.spawnSync([binary, ...args], { cwd: dir, env: isolatedEnv(dir) })
-      expect(version.exitCode).toBe(0)
-      // Built today or yesterday (UTC): the binary may be from a build shortly before midnight.
-      expect(version.stdout.toString()).toMatch(new RegExp(`^trellis ${VERSION.replaceAll('.', '\\.')} \\(commit ${commit}(-dirty)?, built ` +
-        `(${[0, 1].map((days) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10)).join('|')})\\)\n$`))
-    }
-  })
+  test(
+    '--help exits 0 with the usage; --version prints the version, commit and build date (neither ' + 'loads an addon or needs $TMPDIR)',
+    () => {
+      writeFileSync(join(dir, 'not-a-dir'), '')
+      const help = Bun.spawnSync([binary, '--help'], { cwd: dir, env: isolatedEnv(dir) })
+      expect(help.exitCode).toBe(0)
+      expect(help.stdout.toString()).toContain('Usage: trellis')
+      expect(help.stdout.toString()).toContain('--data-dir')
+      const commit = Bun.spawnSync(['git', 'rev-parse', '--short=7', 'HEAD'], { cwd: ROOT }).stdout.toString().trim()
+      for (const args of [['--version'], ['version'], ['-v']]) {
+        const version = Bun.spawnSync([binary, ...args], { cwd: dir, env: isolatedEnv(dir) })
+        expect(version.exitCode).toBe(0)
+        // Built today or yesterday (UTC): the binary may be from a build shortly before midnight.
+        expect(version.stdout.toString()).toMatch(
+          new RegExp(
+            `^trellis ${VERSION.replaceAll('.', '\\.')} \\(commit ${commit}(-dirty)?, built ` +
+              `(${[0, 1].map((days) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10)).join('|')})\\)\n$`,
+          ),
+        )
+      }
+    },
+  )
 
-  test('has no test hooks: TRELLIS_TEST_ALLOW_PRIVATE_FETCH with TRELLIS_TEST_HOOKS=1 leaves the SSRF ' +
-    'guard on, and it says so', async () => {
-    const image = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]), { headers: { 'content-type': 'image/png' } }) })
-    const hooked = await startTestServer({ TMPDIR: join(dir, 'tmp'), TRELLIS_TEST_HOOKS: '1', TRELLIS_TEST_ALLOW_PRIVATE_FETCH: '1', TRELLIS_TEST_CLOCK_OFFSET_S: '600' }, { command: [binary], dataDir: join(dir, 'hooked-data') })
-    try {
-      const reply = await call(hooked.url, 'POST', '/v1/feeds', { wallet: newWallet(), body: { name: 'ssrf', image_url: `http://127.0.0.1:${image.port}/cover.png` } })
-      expect(reply.status).toBe(400)
-      expect(reply.body).toMatchObject({ details: { field: 'image_url' } })
-      const warning = hooked.logs.map((line) => JSON.parse(line)).find((line) => line.msg?.startsWith('test hooks'))
-      expect(warning).toMatchObject({ level: 'warn', msg: 'test hooks ignored: the executable has no test hooks', hooks: ['TRELLIS_TEST_ALLOW_PRIVATE_FETCH', 'TRELLIS_TEST_CLOCK_OFFSET_S'] })
-    } finally {
-      image.stop(true)
-      await hooked.dispose()
-    }
-  })
+  test(
+    'has no test hooks: TRELLIS_TEST_ALLOW_PRIVATE_FETCH with TRELLIS_TEST_HOOKS=1 leaves the SSRF ' + 'guard on, and it says so',
+    async () => {
+      const image = Bun.serve({
+        port: 0,
+        hostname: '127.0.0.1',
+        fetch: () =>
+          new Response(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]), {
+            headers: { 'content-type': 'image/png' },
+          }),
+      })
+      const hooked = await startTestServer(
+        { TMPDIR: join(dir, 'tmp'), TRELLIS_TEST_HOOKS: '1', TRELLIS_TEST_ALLOW_PRIVATE_FETCH: '1', TRELLIS_TEST_CLOCK_OFFSET_S: '600' },
+        { command: [binary], dataDir: join(dir, 'hooked-data') },
+      )
+      try {
+        const reply = await call(hooked.url, 'POST', '/v1/feeds', {
+          wallet: newWallet(),
+          body: { name: 'ssrf', image_url: `http://127.0.0.1:${image.port}/cover.png` },
+        })
+        expect(reply.status).toBe(400)
+        expect(reply.body).toMatchObject({ details: { field: 'image_url' } })
+        const warning = hooked.logs.map((line) => JSON.parse(line)).find((line) => line.msg?.startsWith('test hooks'))
+        expect(warning).toMatchObject({
+          level: 'warn',
+          msg: 'test hooks ignored: the executable has no test hooks',
+          hooks: ['TRELLIS_TEST_ALLOW_PRIVATE_FETCH', 'TRELLIS_TEST_CLOCK_OFFSET_S'],
+        })
+      } finally {
+        image.stop(true)
+        await hooked.dispose()
+      }
+    },
+  )
 
   test('holds its data directory with flock: a second start is refused even when trellis.pid is gone', () => {
     rmSync(join(server.dataDir, 'trellis.pid'))
-    const second = Bun.spawnSync([binary], { cwd: dir, env: isolatedEnv(dir, { TRELLIS_DATA_DIR: server.dataDir, TRELLIS_PORT: '0', TRELLIS_HOST: '127.0.0.1' }), stdout: 'pipe', stderr: 'pipe' })
-    expect([second.exitCode, second.stderr.toString()]).toEqual([1, `trellis: the data directory ${server.dataDir} is in use by another trellis process\n`])
+    const second = Bun.spawnSync([binary], {
+      cwd: dir,
+      env: isolatedEnv(dir, { TRELLIS_DATA_DIR: server.dataDir, TRELLIS_PORT: '0', TRELLIS_HOST: '127.0.0.1' }),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    expect([second.exitCode, second.stderr.toString()]).toEqual([
+      1,
+      `trellis: the data directory ${server.dataDir} is in use by another trellis process\n`,
+    ])
     writeFileSync(join(server.dataDir, 'trellis.pid'), `${server.pid}\n`) // for the commands below
   })
 
@@ -120,10 +158,19 @@ describe('dist/trellis', () => {
       // A .env here must not switch the network or the port: configuration is the flags and the environment.
       writeFileSync(join(home, '.env'), 'TRELLIS_NETWORK=base\nTRELLIS_PORT=1\n')
       const started = performance.now()
-      const proc = Bun.spawn(['./trellis'], { cwd: home, env: isolatedEnv(home, { TRELLIS_PORT: '0', TRELLIS_HOST: '127.0.0.1' }), stdout: 'pipe', stderr: 'pipe' })
+      const proc = Bun.spawn(['./trellis'], {
+        cwd: home,
+        env: isolatedEnv(home, { TRELLIS_PORT: '0', TRELLIS_HOST: '127.0.0.1' }),
+        stdout: 'pipe',
+        stderr: 'pipe',
+      })
       try {
         let startLine = ''
-        const url = await waitForLine(proc.stdout, listeningUrl, { timeoutMs: 20_000, what: 'trellis', onLine: (line) => (startLine ||= listeningUrl(line) ? line : '') })
+        const url = await waitForLine(proc.stdout, listeningUrl, {
+          timeoutMs: 20_000,
+          what: 'trellis',
+          onLine: (line) => (startLine ||= listeningUrl(line) ? line : ''),
+        })
         // Signer keys are recovered by the embedded libsecp256k1, not the 7× slower JavaScript fallback.
         expect(JSON.parse(startLine)).toMatchObject({ signatures: 'libsecp256k1', network: 'base-sepolia' })
         const health = await fetch(`${url}/health`)
@@ -133,7 +180,9 @@ describe('dist/trellis', () => {
         expect(existsSync(join(home, 'trellis-data', 'blocks'))).toBe(true)
         if (process.platform === 'linux') {
           // The content store is open, so the LevelDB addon is loaded: it must come out of the binary.
-          const mapped = readFileSync(`/proc/${proc.pid}/maps`, 'utf8').split('\n').map((line) => line.split(/\s+/)[5] ?? '')
+          const mapped = readFileSync(`/proc/${proc.pid}/maps`, 'utf8')
+            .split('\n')
+            .map((line) => line.split(/\s+/)[5] ?? '')
           expect(mapped.filter((path) => path.includes('node_modules'))).toEqual([])
           // Both addons (LevelDB, libsecp256k1) come from the data directory's cache, written there once.
           const addons = new Set(mapped.filter((path) => path.endsWith('.node')))
@@ -151,7 +200,12 @@ describe('dist/trellis', () => {
   test('with no writable place for its addons it stops with one clear line, not a stack', () => {
     const blocked = join(dir, 'not-a-dir') // every directory below a regular file is impossible, even for root
     writeFileSync(blocked, '')
-    const run = Bun.spawnSync([binary], { cwd: dir, env: isolatedEnv(dir, { HOME: blocked, TRELLIS_DATA_DIR: join(blocked, 'data'), TRELLIS_PORT: '0' }), stdout: 'pipe', stderr: 'pipe' })
+    const run = Bun.spawnSync([binary], {
+      cwd: dir,
+      env: isolatedEnv(dir, { HOME: blocked, TRELLIS_DATA_DIR: join(blocked, 'data'), TRELLIS_PORT: '0' }),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     expect(run.exitCode).toBe(1)
     const stderr = run.stderr.toString()
     expect(stderr).toMatch(/^trellis: cannot load the [\w-]+ addon: no writable directory to put it in; tried .+\n$/)
@@ -251,11 +305,18 @@ describe('dist/trellis sells a paid entry', () => {
   test('x402 settlement works from the binary (anvil, local settlement)', async () => {
     const { startChain, v1Payment, encodePaymentHeader } = await import('../dev/chain.ts')
     const chain = await startChain()
-    const paid = await startTestServer({ ...chain.env, TMPDIR: join(dir, 'tmp'), TRELLIS_STATS_REFRESH_S: '1' }, { command: [binary], dataDir: join(dir, 'paid-data') })
+    const paid = await startTestServer(
+      { ...chain.env, TMPDIR: join(dir, 'tmp'), TRELLIS_STATS_REFRESH_S: '1' },
+      { command: [binary], dataDir: join(dir, 'paid-data') },
+    )
     try {
       const owner = newWallet()
       const feed = await createFeed(paid.url, owner)
-      const entry = await createEntry(paid.url, owner, feed.id, { content_base64: b64('paid via the binary'), is_free: false, price: { amount: '1234' } })
+      const entry = await createEntry(paid.url, owner, feed.id, {
+        content_base64: b64('paid via the binary'),
+        is_free: false,
+        price: { amount: '1234' },
+      })
       const buyer = await chain.newFundedBuyer(10_000n)
       const header = encodePaymentHeader(await v1Payment(buyer, { to: owner.address, value: 1234n }))
       const reply = await fetch(`${paid.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': header } })

@@ -135,7 +135,8 @@ describe('the PostgreSQL block space', () => {
     try {
       // The collection's statement, held open: the put must wait for its row.
       await collector`BEGIN`
-      const deleted = await collector`DELETE FROM blocks WHERE mh = ANY(${sql.array([cid.multihash.bytes], 'BYTEA')}) AND stored_at < ${1_500_000} RETURNING size`
+      const deleted =
+        await collector`DELETE FROM blocks WHERE mh = ANY(${sql.array([cid.multihash.bytes], 'BYTEA')}) AND stored_at < ${1_500_000} RETURNING size`
       expect(deleted.length).toBe(1)
       let put = false
       const putting = Promise.resolve(space.put(cid, bytes)).then(() => (put = true))
@@ -171,26 +172,28 @@ describe('the PostgreSQL block space', () => {
     expect(await space.has(cid)).toBe(true)
   })
 
-  test('a collection removes what was written before its cutoff and spares the rest; a dry run counts ' +
-    'the same, removing nothing', async () => {
-    const old = await Promise.all(['old 1', 'old 22', 'old 333'].map(blockOf))
-    for (const { cid, bytes } of old) await space.put(cid, bytes)
-    clock = 3_000_000
-    const fresh = await Promise.all(['fresh 1', 'fresh 22'].map(blockOf))
-    for (const { cid, bytes } of fresh) await space.put(cid, bytes)
-    const keys = [...old, ...fresh].map(({ cid }) => space.keyOf(cid))
-    const missing = space.keyOf((await blockOf('never stored')).cid)
+  test(
+    'a collection removes what was written before its cutoff and spares the rest; a dry run counts ' + 'the same, removing nothing',
+    async () => {
+      const old = await Promise.all(['old 1', 'old 22', 'old 333'].map(blockOf))
+      for (const { cid, bytes } of old) await space.put(cid, bytes)
+      clock = 3_000_000
+      const fresh = await Promise.all(['fresh 1', 'fresh 22'].map(blockOf))
+      for (const { cid, bytes } of fresh) await space.put(cid, bytes)
+      const keys = [...old, ...fresh].map(({ cid }) => space.keyOf(cid))
+      const missing = space.keyOf((await blockOf('never stored')).cid)
 
-    const counted = await space.removeUnreferenced([...keys, missing], 2_000_000, { dryRun: true })
-    expect(counted).toEqual({ removed: 3, bytes: 5 + 6 + 7 })
-    expect(await rows(sql)).toBe(5)
-    expect(await space.removeUnreferenced([...keys, missing], 2_000_000)).toEqual(counted)
-    for (const { cid } of old) expect(await space.has(cid)).toBe(false)
-    for (const { cid } of fresh) expect(await space.has(cid)).toBe(true)
-    // The cutoff is a time, never left out: this space has no holds to spare by instead.
-    expect(space.holds).toBeUndefined()
-    await expect(space.removeUnreferenced(keys, null)).rejects.toThrow('PostgreSQL knows when each block was written')
-  })
+      const counted = await space.removeUnreferenced([...keys, missing], 2_000_000, { dryRun: true })
+      expect(counted).toEqual({ removed: 3, bytes: 5 + 6 + 7 })
+      expect(await rows(sql)).toBe(5)
+      expect(await space.removeUnreferenced([...keys, missing], 2_000_000)).toEqual(counted)
+      for (const { cid } of old) expect(await space.has(cid)).toBe(false)
+      for (const { cid } of fresh) expect(await space.has(cid)).toBe(true)
+      // The cutoff is a time, never left out: this space has no holds to spare by instead.
+      expect(space.holds).toBeUndefined()
+      await expect(space.removeUnreferenced(keys, null)).rejects.toThrow('PostgreSQL knows when each block was written')
+    },
+  )
 
   test('the CIDv0 and CIDv1 of the same bytes are one block', async () => {
     const bytes = new TextEncoder().encode('one block, two names')
@@ -211,7 +214,8 @@ describe('the PostgreSQL block space', () => {
 
   test('list() and getAll() read a store larger than a page, each block once', async () => {
     const blocks = await Promise.all(Array.from({ length: 2_345 }, (_, i) => blockOf(`block ${i}`)))
-    for (let at = 0; at < blocks.length; at += 200) await Promise.all(blocks.slice(at, at + 200).map(({ cid, bytes }) => space.put(cid, bytes)))
+    for (let at = 0; at < blocks.length; at += 200)
+      await Promise.all(blocks.slice(at, at + 200).map(({ cid, bytes }) => space.put(cid, bytes)))
     const listed = new Set<string>()
     for await (const block of space.list()) {
       listed.add(block.key)

@@ -42,7 +42,13 @@ async function database(max = 10): Promise<{ url: string; sql: SQL }> {
 beforeAll(async () => {
   postgres = await postgresForTest()
   s3 = await startS3()
-  bucket = new S3Client({ endpoint: s3.endpoint, bucket: s3.bucket, accessKeyId: S3RVER_CREDENTIALS.S3_ACCESS_KEY_ID, secretAccessKey: S3RVER_CREDENTIALS.S3_SECRET_ACCESS_KEY, region: 'us-east-1' })
+  bucket = new S3Client({
+    endpoint: s3.endpoint,
+    bucket: s3.bucket,
+    accessKeyId: S3RVER_CREDENTIALS.S3_ACCESS_KEY_ID,
+    secretAccessKey: S3RVER_CREDENTIALS.S3_SECRET_ACCESS_KEY,
+    region: 'us-east-1',
+  })
 })
 afterAll(async () => {
   for (const server of servers) await server.dispose()
@@ -93,22 +99,24 @@ describe('the S3 block space', () => {
     expect(await bucket.file(`own/${space.keyOf(cid)}`).text()).toBe('named')
   })
 
-  test('a collection removes what was written before its cutoff (index row and object) and spares the ' +
-    'rest; a dry run removes nothing', async () => {
-    const old = await Promise.all(['old 1', 'old 22', 'old 333'].map(blockOf))
-    for (const { cid, bytes } of old) await space.put(cid, bytes)
-    clock = 3_000_000
-    const fresh = await Promise.all(['fresh 1', 'fresh 22'].map(blockOf))
-    for (const { cid, bytes } of fresh) await space.put(cid, bytes)
-    const keys = [...old, ...fresh].map(({ cid }) => space.keyOf(cid))
-    const counted = await space.removeUnreferenced(keys, 2_000_000, { dryRun: true })
-    expect(counted).toEqual({ removed: 3, bytes: 5 + 6 + 7 })
-    for (const { cid } of old) expect(await space.has(cid)).toBe(true)
-    expect(await space.removeUnreferenced(keys, 2_000_000)).toEqual(counted)
-    for (const { cid } of old) expect(await space.has(cid)).toBe(false)
-    for (const { cid } of fresh) expect(await space.has(cid)).toBe(true)
-    await expect(space.removeUnreferenced(keys, null)).rejects.toThrow('the S3 index knows when each block was written')
-  })
+  test(
+    'a collection removes what was written before its cutoff (index row and object) and spares the ' + 'rest; a dry run removes nothing',
+    async () => {
+      const old = await Promise.all(['old 1', 'old 22', 'old 333'].map(blockOf))
+      for (const { cid, bytes } of old) await space.put(cid, bytes)
+      clock = 3_000_000
+      const fresh = await Promise.all(['fresh 1', 'fresh 22'].map(blockOf))
+      for (const { cid, bytes } of fresh) await space.put(cid, bytes)
+      const keys = [...old, ...fresh].map(({ cid }) => space.keyOf(cid))
+      const counted = await space.removeUnreferenced(keys, 2_000_000, { dryRun: true })
+      expect(counted).toEqual({ removed: 3, bytes: 5 + 6 + 7 })
+      for (const { cid } of old) expect(await space.has(cid)).toBe(true)
+      expect(await space.removeUnreferenced(keys, 2_000_000)).toEqual(counted)
+      for (const { cid } of old) expect(await space.has(cid)).toBe(false)
+      for (const { cid } of fresh) expect(await space.has(cid)).toBe(true)
+      await expect(space.removeUnreferenced(keys, null)).rejects.toThrow('the S3 index knows when each block was written')
+    },
+  )
 
   test('a put that meets a collection deleting its block waits for it, then writes the block again', async () => {
     const { cid, bytes } = await blockOf('deleted under a put')
@@ -118,7 +126,9 @@ describe('the S3 block space', () => {
     try {
       // The collection's transaction, held open after its delete of row and object: the put must wait for the row.
       await collector`BEGIN`
-      expect((await collector`DELETE FROM block_index WHERE mh = ${cid.multihash.bytes} AND stored_at < ${1_500_000} RETURNING size`).length).toBe(1)
+      expect(
+        (await collector`DELETE FROM block_index WHERE mh = ${cid.multihash.bytes} AND stored_at < ${1_500_000} RETURNING size`).length,
+      ).toBe(1)
       await bucket.delete(`own/${space.keyOf(cid)}`)
       let put = false
       const putting = Promise.resolve(space.put(cid, bytes)).then(() => (put = true))
@@ -143,51 +153,61 @@ describe('the S3 block space', () => {
 })
 
 describe('a server with content in S3', () => {
-  test('an entry of 50 MB in base64 (37 MiB): whole and by Range, on a second instance too; gc spares ' +
-    'it, and an orphan within the grace, and takes the orphan after', async () => {
-    const { url, sql } = await database()
-    const env = { TRELLIS_DATABASE_URL: url, ...s3.env('served') }
-    const a = await startTestServer(env)
-    const b = await startTestServer(env)
-    servers.push(a, b)
-    const owner = newWallet()
-    const feed = await createFeed(a.url, owner, { name: 'big media' })
-    const bytes = randomBytes(37 * 1024 * 1024 + 123) // the interface's limit is 50 MB of base64
-    const entry = await createEntry(a.url, owner, feed.id, { content_base64: b64(bytes), mime_type: 'video/mp4', title: 'fifty megabytes' })
-    expect(Number((await sql`SELECT count(*) AS n FROM block_index`)[0].n)).toBeGreaterThan(140) // 256 KiB blocks
-    expect(await sql`SELECT to_regclass('blocks') IS NULL AS none`).toEqual([{ none: true }]) // not in the database
-    const content = `/v1/feeds/${feed.id}/entries/${entry.id}/content`
-    const ranged = await fetch(`${b.url}${content}`, { headers: { range: 'bytes=21000000-28999999' } })
-    expect(ranged.status).toBe(206)
-    expect(ranged.headers.get('content-range')).toBe(`bytes 21000000-28999999/${bytes.length}`)
-    expect(Buffer.compare(Buffer.from(await ranged.arrayBuffer()), bytes.subarray(21_000_000, 29_000_000))).toBe(0)
-    const whole = await fetch(`${b.url}${content}`)
-    expect(Buffer.compare(Buffer.from(await whole.arrayBuffer()), bytes)).toBe(0)
+  test(
+    'an entry of 50 MB in base64 (37 MiB): whole and by Range, on a second instance too; gc spares ' +
+      'it, and an orphan within the grace, and takes the orphan after',
+    async () => {
+      const { url, sql } = await database()
+      const env = { TRELLIS_DATABASE_URL: url, ...s3.env('served') }
+      const a = await startTestServer(env)
+      const b = await startTestServer(env)
+      servers.push(a, b)
+      const owner = newWallet()
+      const feed = await createFeed(a.url, owner, { name: 'big media' })
+      const bytes = randomBytes(37 * 1024 * 1024 + 123) // the interface's limit is 50 MB of base64
+      const entry = await createEntry(a.url, owner, feed.id, {
+        content_base64: b64(bytes),
+        mime_type: 'video/mp4',
+        title: 'fifty megabytes',
+      })
+      expect(Number((await sql`SELECT count(*) AS n FROM block_index`)[0].n)).toBeGreaterThan(140) // 256 KiB blocks
+      expect(await sql`SELECT to_regclass('blocks') IS NULL AS none`).toEqual([{ none: true }]) // not in the database
+      const content = `/v1/feeds/${feed.id}/entries/${entry.id}/content`
+      const ranged = await fetch(`${b.url}${content}`, { headers: { range: 'bytes=21000000-28999999' } })
+      expect(ranged.status).toBe(206)
+      expect(ranged.headers.get('content-range')).toBe(`bytes 21000000-28999999/${bytes.length}`)
+      expect(Buffer.compare(Buffer.from(await ranged.arrayBuffer()), bytes.subarray(21_000_000, 29_000_000))).toBe(0)
+      const whole = await fetch(`${b.url}${content}`)
+      expect(Buffer.compare(Buffer.from(await whole.arrayBuffer()), bytes)).toBe(0)
 
-    // An orphan: a block written straight to the bucket and index, which no record names.
-    const orphan = await blockOf('nobody names me')
-    const space = await openS3BlockSpace(sql, { client: bucket, prefix: 'served/' })
-    await space.put(orphan.cid, orphan.bytes)
-    // An hour's grace, which no pause of a loaded machine between the put and the gc outlasts; the hour is then
-    // passed by stamping every block two hours earlier, not by waiting for it (the entry's too: kept for its name).
-    const command = tempDir('trellis-s3-gc-')
-    const gc = () => trellis(['gc', '--database-url', url], command, { TRELLIS_GC_GRACE_S: '3600', ...s3.env('served') })
-    const fresh = await gc()
-    expect(fresh.code, fresh.stderr).toBe(0)
-    expect(fresh.json).toMatchObject({ spared: 1, removed: 0 })
-    expect(await space.has(orphan.cid)).toBe(true)
-    await sql`UPDATE block_index SET stored_at = stored_at - ${2 * 3_600_000}`
-    const collected = await gc()
-    expect(collected.code, collected.stderr).toBe(0)
-    expect(collected.json).toMatchObject({ spared: 0, removed: 1, dry_run: false })
-    expect(await space.has(orphan.cid)).toBe(false)
-    const again = await fetch(`${a.url}${content}`, { headers: { range: 'bytes=0-99' } })
-    expect(Buffer.compare(Buffer.from(await again.arrayBuffer()), bytes.subarray(0, 100))).toBe(0)
-  })
+      // An orphan: a block written straight to the bucket and index, which no record names.
+      const orphan = await blockOf('nobody names me')
+      const space = await openS3BlockSpace(sql, { client: bucket, prefix: 'served/' })
+      await space.put(orphan.cid, orphan.bytes)
+      // An hour's grace, which no pause of a loaded machine between the put and the gc outlasts; the hour is then
+      // passed by stamping every block two hours earlier, not by waiting for it (the entry's too: kept for its name).
+      const command = tempDir('trellis-s3-gc-')
+      const gc = () => trellis(['gc', '--database-url', url], command, { TRELLIS_GC_GRACE_S: '3600', ...s3.env('served') })
+      const fresh = await gc()
+      expect(fresh.code, fresh.stderr).toBe(0)
+      expect(fresh.json).toMatchObject({ spared: 1, removed: 0 })
+      expect(await space.has(orphan.cid)).toBe(true)
+      await sql`UPDATE block_index SET stored_at = stored_at - ${2 * 3_600_000}`
+      const collected = await gc()
+      expect(collected.code, collected.stderr).toBe(0)
+      expect(collected.json).toMatchObject({ spared: 0, removed: 1, dry_run: false })
+      expect(await space.has(orphan.cid)).toBe(false)
+      const again = await fetch(`${a.url}${content}`, { headers: { range: 'bytes=0-99' } })
+      expect(Buffer.compare(Buffer.from(await again.arrayBuffer()), bytes.subarray(0, 100))).toBe(0)
+    },
+  )
 
   test('a bucket that cannot be reached stops the start with one line naming it', async () => {
     const { url } = await database()
-    const refused = await trellis(['verify', '--database-url', url], tempDir('trellis-s3-bad-'), { ...S3RVER_CREDENTIALS, TRELLIS_CONTENT_URL: 's3://trellis/x?endpoint=http%3A%2F%2F127.0.0.1%3A9&region=us-east-1' })
+    const refused = await trellis(['verify', '--database-url', url], tempDir('trellis-s3-bad-'), {
+      ...S3RVER_CREDENTIALS,
+      TRELLIS_CONTENT_URL: 's3://trellis/x?endpoint=http%3A%2F%2F127.0.0.1%3A9&region=us-east-1',
+    })
     expect(refused.code).not.toBe(0)
     expect(refused.stderr).toContain('the S3 bucket at s3://trellis/x')
   })

@@ -19,10 +19,20 @@ afterAll(async () => {
 
 /** The records as the server names them: its data directory, or its PostgreSQL database (without a password). */
 const recordsNamed = (server: TestServer) =>
-  server.recordsEnv.TRELLIS_DATABASE_URL ? `the database ${shownPostgresUrl(server.recordsEnv.TRELLIS_DATABASE_URL)}` : `the data directory ${server.dataDir}`
-const refusal = (server: TestServer, env: Record<string, string>) => server.restart(env).then(() => 'started', (error: Error) => error.message)
+  server.recordsEnv.TRELLIS_DATABASE_URL
+    ? `the database ${shownPostgresUrl(server.recordsEnv.TRELLIS_DATABASE_URL)}`
+    : `the data directory ${server.dataDir}`
+const refusal = (server: TestServer, env: Record<string, string>) =>
+  server.restart(env).then(
+    () => 'started',
+    (error: Error) => error.message,
+  )
 const recorded = async (server: TestServer) =>
-  JSON.parse((await withRecords(server, (db) => db.get<{ value: string }>(`SELECT value FROM meta WHERE key = 'chain_binding'`), { readonly: true }))!.value)
+  JSON.parse(
+    (await withRecords(server, (db) => db.get<{ value: string }>(`SELECT value FROM meta WHERE key = 'chain_binding'`), {
+      readonly: true,
+    }))!.value,
+  )
 
 test('a base-sepolia data directory refuses a start on base, and on another token; verify-ledger too', async () => {
   const server = await startTestServer(SEPOLIA)
@@ -31,11 +41,15 @@ test('a base-sepolia data directory refuses a start on base, and on another toke
   await server.stop()
 
   const mainnet = await refusal(server, MAINNET)
-  expect(mainnet).toContain(`trellis: ${recordsNamed(server)} holds a ledger of base-sepolia (chain 84532, token ` +
-    `0x036CbD53842c5426634e7929541eC2318f3dCF7e) but this start is for base (chain 8453, token ` +
-    `0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913): start it with the settings it was made with, or ` +
-    `set TRELLIS_ALLOW_CHAIN_CHANGE=1`)
-  expect(await refusal(server, OTHER_TOKEN)).toContain('but this start is for base-sepolia (chain 84532, token 0x1111111111111111111111111111111111111111)')
+  expect(mainnet).toContain(
+    `trellis: ${recordsNamed(server)} holds a ledger of base-sepolia (chain 84532, token ` +
+      `0x036CbD53842c5426634e7929541eC2318f3dCF7e) but this start is for base (chain 8453, token ` +
+      `0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913): start it with the settings it was made with, or ` +
+      `set TRELLIS_ALLOW_CHAIN_CHANGE=1`,
+  )
+  expect(await refusal(server, OTHER_TOKEN)).toContain(
+    'but this start is for base-sepolia (chain 84532, token 0x1111111111111111111111111111111111111111)',
+  )
 
   const ledger = await trellis(['verify-ledger'], server.dataDir, MAINNET)
   expect(ledger.code).toBe(2)
@@ -51,7 +65,11 @@ test('TRELLIS_ALLOW_CHAIN_CHANGE=1 rebinds it, with a warning naming both; then 
   servers.push(server)
   await server.restart({ ...MAINNET, TRELLIS_ALLOW_CHAIN_CHANGE: '1' })
   const warning = server.logs.map((line) => JSON.parse(line)).find((line) => line.msg?.startsWith('data directory rebound'))
-  expect(warning).toMatchObject({ level: 'warn', previous: { network: 'base-sepolia', chain_id: 84532 }, current: { network: 'base', chain_id: 8453 } })
+  expect(warning).toMatchObject({
+    level: 'warn',
+    previous: { network: 'base-sepolia', chain_id: 84532 },
+    current: { network: 'base', chain_id: 8453 },
+  })
   expect(await recorded(server)).toEqual({ network: 'base', chain_id: 8453, token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' })
   await server.restart(MAINNET) // bound to base now: no override needed
   expect(await refusal(server, SEPOLIA)).toContain('holds a ledger of base (chain 8453')

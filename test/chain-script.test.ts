@@ -32,9 +32,11 @@ const alive = (pid: number) => {
 
 /** The anvil process among the descendants of `root`. */
 function anvilUnder(root: number): number | undefined {
-  const pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number)
+  const pids = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
   const family = new Set([root])
-  for (let grew = true; grew;) {
+  for (let grew = true; grew; ) {
     grew = false
     for (const pid of pids) {
       const s = stat(pid)
@@ -44,12 +46,18 @@ function anvilUnder(root: number): number | undefined {
       }
     }
   }
-  return [...family].find((pid) => pid !== root && existsSync(`/proc/${pid}/cmdline`) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!.endsWith('/anvil'))
+  return [...family].find(
+    (pid) =>
+      pid !== root && existsSync(`/proc/${pid}/cmdline`) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!.endsWith('/anvil'),
+  )
 }
 
 async function startScript(command: string[]): Promise<{ rpcUrl: string }> {
   started = Bun.spawn(command, { cwd: ROOT, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
-  const rpcUrl = await waitForLine(started.stdout, (line) => /^anvil: (http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1], { timeoutMs: 60_000, what: 'scripts/chain.ts' })
+  const rpcUrl = await waitForLine(started.stdout, (line) => /^anvil: (http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1], {
+    timeoutMs: 60_000,
+    what: 'scripts/chain.ts',
+  })
   anvil = anvilUnder(started.pid)
   expect(anvil).toBeNumber()
   return { rpcUrl }
@@ -58,7 +66,14 @@ async function startScript(command: string[]): Promise<{ rpcUrl: string }> {
 async function expectGone(pid: number, rpcUrl: string) {
   for (let i = 0; i < 100 && alive(pid); i++) await Bun.sleep(100)
   expect(alive(pid)).toBe(false)
-  const answer = await fetch(rpcUrl, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}', headers: { 'content-type': 'application/json' } }).then(() => 'answered', () => 'refused')
+  const answer = await fetch(rpcUrl, {
+    method: 'POST',
+    body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}',
+    headers: { 'content-type': 'application/json' },
+  }).then(
+    () => 'answered',
+    () => 'refused',
+  )
   expect(answer).toBe('refused')
 }
 

@@ -5,7 +5,15 @@ import { readFileSync } from 'node:fs'
 import { x402Facilitator } from '@x402/core/facilitator'
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
-import { BaseError, ContractFunctionRevertedError, domainSeparator, encodeFunctionData, parseEventLogs, parseSignature, type Hex } from 'viem'
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  domainSeparator,
+  encodeFunctionData,
+  parseEventLogs,
+  parseSignature,
+  type Hex,
+} from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { CONTRACT_NAMES, artifactPath, compileContracts } from '../dev/compile-contracts.ts'
 import {
@@ -128,7 +136,12 @@ describe('anvil chain', () => {
     expect(BigInt(results[0]!.returnData)).toBe(7n)
     expect(
       await revertReason(() =>
-        chain.publicClient.readContract({ address: MULTICALL3_ADDRESS, abi: multicall3Abi, functionName: 'tryAggregate', args: [true, calls] }),
+        chain.publicClient.readContract({
+          address: MULTICALL3_ADDRESS,
+          abi: multicall3Abi,
+          functionName: 'tryAggregate',
+          args: [true, calls],
+        }),
       ),
     ).toContain('Multicall3: call failed')
     // viem's own multicall action uses aggregate3 at the chain's multicall3 address.
@@ -279,8 +292,16 @@ describe('ERC-1271 contract signers', () => {
       },
     })
     const requirements = {
-      scheme: 'exact', network: 'base-sepolia', maxAmountRequired: '40', resource: 'http://127.0.0.1/x', description: '',
-      mimeType: 'text/plain', payTo: seller, maxTimeoutSeconds: 300, asset: chain.usdc, extra: { name: 'USDC', version: '2' },
+      scheme: 'exact',
+      network: 'base-sepolia',
+      maxAmountRequired: '40',
+      resource: 'http://127.0.0.1/x',
+      description: '',
+      mimeType: 'text/plain',
+      payTo: seller,
+      maxTimeoutSeconds: 300,
+      asset: chain.usdc,
+      extra: { name: 'USDC', version: '2' },
     }
     expect((await facilitator.verify(payment(refusing) as any, requirements as any)).invalidReason).toBe('invalid_exact_evm_signature')
     expect(await facilitator.settle(payment(approving) as any, requirements as any)).toMatchObject({ success: true, payer: approving })
@@ -309,12 +330,21 @@ describe('@x402 facilitator on the local chain', () => {
     const requirements = v1Requirements(seller, 10_000n)
     const payment = await v1Payment(buyer, { to: seller, value: 10_000n })
 
-    expect(await facilitator.verify(payment as any, requirements as any)).toEqual({ isValid: true, invalidReason: undefined, payer: buyer.address })
+    expect(await facilitator.verify(payment as any, requirements as any)).toEqual({
+      isValid: true,
+      invalidReason: undefined,
+      payer: buyer.address,
+    })
 
     const started = performance.now()
     const settled = await facilitator.settle(payment as any, requirements as any)
     const settleMs = Math.round(performance.now() - started)
-    expect(settled as object).toEqual({ success: true, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/), network: 'base-sepolia', payer: buyer.address })
+    expect(settled as object).toEqual({
+      success: true,
+      transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      network: 'base-sepolia',
+      payer: buyer.address,
+    })
     expect(await chain.balanceOf(seller)).toBe(10_000n)
     expect(await chain.authorizationState(buyer.address, payment.payload.authorization.nonce)).toBe(true)
     const receipt = await chain.publicClient.getTransactionReceipt({ hash: settled.transaction as Hex })
@@ -354,7 +384,9 @@ describe('@x402 facilitator on the local chain', () => {
     expect(await reason(await v1Payment(buyer, { to: seller, value: 9_999n }))).toBe('invalid_exact_evm_authorization_value')
     expect(await reason(await v1Payment(buyer, { to: seller, value: 10_001n }))).toBe('invalid_exact_evm_authorization_value')
     expect(await reason(await v1Payment(buyer, { to: chain.relayer.address, value: 10_000n }))).toBe('invalid_exact_evm_recipient_mismatch')
-    expect(await reason(await v1Payment(buyer, { to: seller, value: 10_000n, domain: { name: 'USD Coin' } }))).toBe('invalid_exact_evm_signature')
+    expect(await reason(await v1Payment(buyer, { to: seller, value: 10_000n, domain: { name: 'USD Coin' } }))).toBe(
+      'invalid_exact_evm_signature',
+    )
     const now = BigInt(Math.floor(Date.now() / 1000))
     expect(await reason(await v1Payment(buyer, { to: seller, value: 10_000n, validBefore: now + 5n }))).toBe(
       'invalid_exact_evm_payload_authorization_valid_before',
@@ -364,9 +396,9 @@ describe('@x402 facilitator on the local chain', () => {
       'invalid_exact_evm_network_mismatch',
     )
     // An unregistered (CAIP-2) network in v1 requirements: the facilitator throws rather than answering.
-    await expect(verify(await v1Payment(buyer, { to: seller, value: 10_000n }), { ...requirements, network: 'eip155:84532' })).rejects.toThrow(
-      /No facilitator registered/,
-    )
+    await expect(
+      verify(await v1Payment(buyer, { to: seller, value: 10_000n }), { ...requirements, network: 'eip155:84532' }),
+    ).rejects.toThrow(/No facilitator registered/)
   })
 
   test('v2 exact (network eip155:84532) verifies and settles too', async () => {
@@ -384,7 +416,11 @@ describe('@x402 facilitator on the local chain', () => {
     }
     const payload = await signTransferAuthorization(buyer, { to: seller, value: 20_000n, validAfter: 0n })
     const payment = { x402Version: 2, resource: { url: 'http://127.0.0.1/x', description: '', mimeType: 'text/plain' }, accepted, payload }
-    expect(await facilitator.verify(payment as any, accepted as any)).toEqual({ isValid: true, invalidReason: undefined, payer: buyer.address })
+    expect(await facilitator.verify(payment as any, accepted as any)).toEqual({
+      isValid: true,
+      invalidReason: undefined,
+      payer: buyer.address,
+    })
     const settled = await facilitator.settle(payment as any, accepted as any)
     expect(settled).toMatchObject({ success: true, network: 'eip155:84532', payer: buyer.address })
     expect(await chain.balanceOf(seller)).toBe(20_000n)

@@ -49,14 +49,14 @@ async function msUntilBSays(name: string, limitMs: number): Promise<number> {
 }
 
 describe('instances on one database', () => {
-  test('a write on A shows in B\'s cached read within 250 ms', async () => {
+  test("a write on A shows in B's cached read within 250 ms", async () => {
     for (let i = 0; i < 3; i++) expect(await nameOn(b)).toBe('first') // read, and kept in B's memo
     await rename('second')
     expect(await msUntilBSays('second', 1_000)).toBeLessThan(250)
     expect(await nameOn(a)).toBe('second') // A: read-your-writes
   })
 
-  test('B\'s listening connection killed: B\'s reads stay fresh, and its feed resumes by itself', async () => {
+  test("B's listening connection killed: B's reads stay fresh, and its feed resumes by itself", async () => {
     expect(await nameOn(b)).toBe('second')
     const database = new URL(a.recordsEnv.TRELLIS_DATABASE_URL!).pathname.slice(1)
     const killed = await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ${database} AND query LIKE 'LISTEN%'`
@@ -70,7 +70,7 @@ describe('instances on one database', () => {
     expect(await msUntilBSays('heard again', 1_000)).toBeLessThan(250)
   })
 
-  test('a write by another client of the database (a data command, psql) counts as another instance\'s', async () => {
+  test("a write by another client of the database (a data command, psql) counts as another instance's", async () => {
     expect(await nameOn(b)).toBe('heard again')
     const database = new SQL(a.recordsEnv.TRELLIS_DATABASE_URL!, { max: 1 })
     await database`UPDATE feeds SET name = 'by hand' WHERE id = ${feedId}`

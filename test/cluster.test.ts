@@ -14,9 +14,14 @@ import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../d
 
 const PRICE = 10_000n
 const WEBHOOK_CERT = `${import.meta.dir}/helpers/webhook-test.cert.pem`
-if (!TEST_POSTGRES) console.log('cluster.test.ts: skipped: instances share a PostgreSQL database (TRELLIS_TEST_POSTGRES; the PostgreSQL pass runs it)')
+if (!TEST_POSTGRES)
+  console.log('cluster.test.ts: skipped: instances share a PostgreSQL database (TRELLIS_TEST_POSTGRES; the PostgreSQL pass runs it)')
 
-interface Health { instance: string; leader: boolean; jobs: Record<string, { last_run: number | null }> }
+interface Health {
+  instance: string
+  leader: boolean
+  jobs: Record<string, { last_run: number | null }>
+}
 
 describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
   let chain: TestChain
@@ -47,9 +52,17 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
       },
     }
     const env = {
-      ...chain.env, TRELLIS_DATABASE_URL: databaseUrl, TRELLIS_PUBLIC_URL: balancer.url, TRELLIS_TRUST_PROXY: 'on', TRELLIS_RATE_LIMIT: 'on',
-      TRELLIS_TEST_ALLOW_PRIVATE_FETCH: '1', NODE_EXTRA_CA_CERTS: WEBHOOK_CERT, // webhooks to a receiver on this host
-      TRELLIS_LEADER_POLL_S: '0.2', TRELLIS_STATS_REFRESH_S: '1', TRELLIS_RECONCILE_S: '1', TRELLIS_LOG: 'warn',
+      ...chain.env,
+      TRELLIS_DATABASE_URL: databaseUrl,
+      TRELLIS_PUBLIC_URL: balancer.url,
+      TRELLIS_TRUST_PROXY: 'on',
+      TRELLIS_RATE_LIMIT: 'on',
+      TRELLIS_TEST_ALLOW_PRIVATE_FETCH: '1',
+      NODE_EXTRA_CA_CERTS: WEBHOOK_CERT, // webhooks to a receiver on this host
+      TRELLIS_LEADER_POLL_S: '0.2',
+      TRELLIS_STATS_REFRESH_S: '1',
+      TRELLIS_RECONCILE_S: '1',
+      TRELLIS_LOG: 'warn',
     }
     for (let i = 0; i < 3; i++) instances.push(await startTestServer({ ...env, TRELLIS_TEST_CLOCK_FILE: testClockFile() })) // a clock each
     creator = newWallet()
@@ -68,20 +81,41 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
   })
 
   const [a, b, c] = [0, 1, 2].map((i) => () => instances[i]!)
-  const paidEntry = (title: string) => createEntry(lb, creator, feed.id, { content_base64: b64(`secret of ${title}`), title, is_free: false, price: { amount: String(PRICE), currency: 'USDC' } })
+  const paidEntry = (title: string) =>
+    createEntry(lb, creator, feed.id, {
+      content_base64: b64(`secret of ${title}`),
+      title,
+      is_free: false,
+      price: { amount: String(PRICE), currency: 'USDC' },
+    })
   const contentPath = (entry: { id: string }) => `/v1/feeds/${feed.id}/entries/${entry.id}/content`
-  const pay = (server: TestServer, entry: { id: string }, header: string) => fetch(`${server.url}${contentPath(entry)}`, { headers: { 'x-payment': header, ...asClient(someClient()) } })
-  const ledgerOf = async (entry: { id: string }) => (await call(lb, 'GET', `/v1/transactions?entry_id=${entry.id}`)).body.transactions as Array<{ amount: string }>
+  const pay = (server: TestServer, entry: { id: string }, header: string) =>
+    fetch(`${server.url}${contentPath(entry)}`, { headers: { 'x-payment': header, ...asClient(someClient()) } })
+  const ledgerOf = async (entry: { id: string }) =>
+    (await call(lb, 'GET', `/v1/transactions?entry_id=${entry.id}`)).body.transactions as Array<{ amount: string }>
 
   test('1. a nonce minted on A signs a write on B, once: C refuses it; 30 uses of one signature at once, one succeeds', async () => {
     const wallet = newWallet()
     const headers = await authHeaders(a().url, wallet)
-    expect((await call(b().url, 'POST', '/v1/feeds', { headers: { ...headers, ...asClient(someClient()) }, body: { name: 'signed on A, sent to B' } })).status).toBe(201)
-    const again = await call(c().url, 'POST', '/v1/feeds', { headers: { ...headers, ...asClient(someClient()) }, body: { name: 'replayed on C' } })
+    expect(
+      (
+        await call(b().url, 'POST', '/v1/feeds', {
+          headers: { ...headers, ...asClient(someClient()) },
+          body: { name: 'signed on A, sent to B' },
+        })
+      ).status,
+    ).toBe(201)
+    const again = await call(c().url, 'POST', '/v1/feeds', {
+      headers: { ...headers, ...asClient(someClient()) },
+      body: { name: 'replayed on C' },
+    })
     expect([again.status, again.body.code]).toEqual([401, 'INVALID_NONCE'])
     const once = await authHeaders(lb, wallet)
-    const racing = await Promise.all(Array.from({ length: 30 }, (_, i) =>
-      call(instances[i % 3]!.url, 'POST', '/v1/feeds', { headers: { ...once, ...asClient(someClient()) }, body: { name: `race ${i}` } })))
+    const racing = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        call(instances[i % 3]!.url, 'POST', '/v1/feeds', { headers: { ...once, ...asClient(someClient()) }, body: { name: `race ${i}` } }),
+      ),
+    )
     expect(racing.filter((r) => r.status === 201).length).toBe(1)
     expect(racing.filter((r) => r.status !== 201).every((r) => r.status === 401 && r.body.code === 'INVALID_NONCE')).toBe(true)
   })
@@ -104,7 +138,9 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     const twice = await paidEntry('two authorizations')
     const second = await chain.newFundedBuyer(1_000_000n)
     const start = await chain.balanceOf(second.address)
-    const headers = await Promise.all([0, 1].map(async () => encodePaymentHeader(await v1Payment(second, { to: creator.address, value: PRICE }))))
+    const headers = await Promise.all(
+      [0, 1].map(async () => encodePaymentHeader(await v1Payment(second, { to: creator.address, value: PRICE }))),
+    )
     // The second waits for the first (on another instance), then is served without being charged.
     const both = await Promise.all([pay(a(), twice, headers[0]!), pay(b(), twice, headers[1]!)])
     expect(both.map((r) => r.status)).toEqual([200, 200])
@@ -114,11 +150,19 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
 
   test('3. an access link of max_uses 5 opened 150 times at once over the three: exactly 5 served', async () => {
     const entry = await createEntry(lb, creator, feed.id, { content_base64: b64('five times'), title: 'linked' })
-    const link = (await call(lb, 'POST', `/v1/feeds/${feed.id}/entries/${entry.id}/access-link`, { wallet: creator, body: { max_uses: 5 } })).body
+    const link = (
+      await call(lb, 'POST', `/v1/feeds/${feed.id}/entries/${entry.id}/access-link`, { wallet: creator, body: { max_uses: 5 } })
+    ).body
     expect(new URL(link.url).origin).toBe(balancer.url)
-    const opens = await Promise.all(Array.from({ length: 150 }, () => fetch(link.url, { headers: asClient(someClient()) }).then(async (r) => ({ status: r.status, body: await r.text() }))))
+    const opens = await Promise.all(
+      Array.from({ length: 150 }, () =>
+        fetch(link.url, { headers: asClient(someClient()) }).then(async (r) => ({ status: r.status, body: await r.text() })),
+      ),
+    )
     expect(opens.filter((o) => o.status === 200).length).toBe(5)
-    expect(opens.filter((o) => o.status !== 200).every((o) => o.status === 410 || JSON.parse(o.body).code === 'ACCESS_LINK_EXHAUSTED')).toBe(true)
+    expect(
+      opens.filter((o) => o.status !== 200).every((o) => o.status === 410 || JSON.parse(o.body).code === 'ACCESS_LINK_EXHAUSTED'),
+    ).toBe(true)
     const listed = await call(lb, 'GET', `/v1/feeds/${feed.id}/entries/${entry.id}/access-links?page_size=100`, { wallet: creator })
     expect(listed.body.data.find((l: { id: string }) => l.id === link.id).current_uses).toBe(5)
   })
@@ -126,7 +170,11 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
   test('4. the limits under concurrent creates on A and B: 10 feeds, 1000 entries', async () => {
     const owner = newWallet()
     for (let i = 0; i < 8; i++) await createFeed(lb, owner, { name: `feed ${i}` })
-    const creates = await Promise.all(Array.from({ length: 6 }, (_, i) => call(instances[i % 2]!.url, 'POST', '/v1/feeds', { wallet: owner, headers: asClient(someClient()), body: { name: `racing ${i}` } })))
+    const creates = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        call(instances[i % 2]!.url, 'POST', '/v1/feeds', { wallet: owner, headers: asClient(someClient()), body: { name: `racing ${i}` } }),
+      ),
+    )
     expect(creates.filter((r) => r.status === 201).length).toBe(2)
     expect(creates.filter((r) => r.status === 403 && r.body.code === 'FEED_LIMIT_REACHED').length).toBe(4)
 
@@ -135,19 +183,28 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     // is what is raced below).
     const first = await createEntry(lb, creator, full.id, { content_base64: b64('seeded'), mime_type: 'text/plain' })
     await database.begin(async (tx) => {
-      await tx.unsafe(`INSERT INTO entries (id, feed_id, cid, size, mime_type, title, tags, is_free, price, created_at, updated_at)
-        SELECT 'seeded-' || n, $1, $2, $3, 'text/plain', 'seeded ' || n, '[]', 1, 0, 1, 1 FROM generate_series(1, 997) n`, [full.id, first.cid, 'seeded'.length])
+      await tx.unsafe(
+        `INSERT INTO entries (id, feed_id, cid, size, mime_type, title, tags, is_free, price, created_at, updated_at)
+        SELECT 'seeded-' || n, $1, $2, $3, 'text/plain', 'seeded ' || n, '[]', 1, 0, 1, 1 FROM generate_series(1, 997) n`,
+        [full.id, first.cid, 'seeded'.length],
+      )
       await tx.unsafe('UPDATE feeds SET total_entries = total_entries + 997 WHERE id = $1', [full.id])
     })
-    const entries = await Promise.all(Array.from({ length: 4 }, (_, i) => call(instances[i % 2]!.url, 'POST', `/v1/feeds/${full.id}/entries`, {
-      wallet: creator, headers: asClient(someClient()), body: { content_base64: b64(`late ${i}`), mime_type: 'text/plain' },
-    })))
+    const entries = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        call(instances[i % 2]!.url, 'POST', `/v1/feeds/${full.id}/entries`, {
+          wallet: creator,
+          headers: asClient(someClient()),
+          body: { content_base64: b64(`late ${i}`), mime_type: 'text/plain' },
+        }),
+      ),
+    )
     expect(entries.filter((r) => r.status === 201).length).toBe(2)
     expect(entries.filter((r) => r.status !== 201).every((r) => r.status === 403 && r.body.code === 'ENTRY_LIMIT_REACHED')).toBe(true)
     expect((await call(lb, 'GET', `/v1/feeds/${full.id}`)).body.total_entries).toBe(1000)
   })
 
-  test('6. a write on A shows in B\'s cached read within 250 ms, also after B\'s listening connection is killed', async () => {
+  test("6. a write on A shows in B's cached read within 250 ms, also after B's listening connection is killed", async () => {
     const owner = newWallet()
     const mine = await createFeed(a().url, owner, { name: 'first name' })
     const nameOnB = async () => (await call(b().url, 'GET', `/v1/feeds/${mine.id}`, { headers: asClient(someClient()) })).body.name
@@ -156,12 +213,16 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
       while ((await nameOnB()) !== name && performance.now() - started < 3_000) await Bun.sleep(5)
       return performance.now() - started
     }
-    const rename = async (name: string) => expect((await call(a().url, 'PATCH', `/v1/feeds/${mine.id}`, { wallet: owner, headers: asClient(someClient()), body: { name } })).status).toBe(200)
+    const rename = async (name: string) =>
+      expect(
+        (await call(a().url, 'PATCH', `/v1/feeds/${mine.id}`, { wallet: owner, headers: asClient(someClient()), body: { name } })).status,
+      ).toBe(200)
     for (let i = 0; i < 3; i++) expect(await nameOnB()).toBe('first name')
     await rename('second name')
     expect(await msUntilB('second name')).toBeLessThan(250)
 
-    const [{ pid }] = await database`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'trellis changes' AND query LIKE 'LISTEN%'
+    const [{ pid }] =
+      await database`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'trellis changes' AND query LIKE 'LISTEN%'
       AND backend_start = (SELECT max(backend_start) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'trellis changes' AND query LIKE 'LISTEN%')`
     await database`SELECT pg_terminate_backend(${pid}::int)`
     await Bun.sleep(2_000) // listening again by now, whichever instance it was
@@ -170,30 +231,39 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     expect(await msUntilB('third name')).toBeLessThan(250)
   })
 
-  test('7. one rate limit over the three: 150 requests in turn, exactly 100 served, then 429; a burst ' +
-    'of 300 from another client, at most 100', async () => {
-    const statuses: number[] = []
-    let retryAfter: string | null = null
-    for (let i = 0; i < 150; i++) {
-      const reply = await fetch(`${balancer.url}/v1/categories`, { headers: asClient('198.51.100.7') })
-      statuses.push(reply.status)
-      if (reply.status === 429) retryAfter = reply.headers.get('retry-after')
-      await reply.arrayBuffer()
-    }
-    expect(statuses.filter((s) => s === 200).length).toBe(100)
-    expect(statuses.at(-1)).toBe(429)
-    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1)
-    // Straight to the instances in turn, naming the client as the balancer would: 300 requests through a balancer in
-    // this process would wait for connections its own requests hold (Bun opens at most 256 at once).
-    const burst = await Promise.all(Array.from({ length: 300 }, (_, i) =>
-      fetch(`${instances[i % 3]!.url}/v1/categories`, { headers: asClient('198.51.100.8') }).then(async (r) => (await r.arrayBuffer(), r.status))))
-    expect(burst.filter((s) => s === 200).length).toBeLessThanOrEqual(100)
-    expect(burst.filter((s) => s === 200).length).toBeGreaterThanOrEqual(90) // tokens left on an instance are few
-    expect(burst.every((s) => s === 200 || s === 429)).toBe(true)
-  })
+  test(
+    '7. one rate limit over the three: 150 requests in turn, exactly 100 served, then 429; a burst ' +
+      'of 300 from another client, at most 100',
+    async () => {
+      const statuses: number[] = []
+      let retryAfter: string | null = null
+      for (let i = 0; i < 150; i++) {
+        const reply = await fetch(`${balancer.url}/v1/categories`, { headers: asClient('198.51.100.7') })
+        statuses.push(reply.status)
+        if (reply.status === 429) retryAfter = reply.headers.get('retry-after')
+        await reply.arrayBuffer()
+      }
+      expect(statuses.filter((s) => s === 200).length).toBe(100)
+      expect(statuses.at(-1)).toBe(429)
+      expect(Number(retryAfter)).toBeGreaterThanOrEqual(1)
+      // Straight to the instances in turn, naming the client as the balancer would: 300 requests through a balancer in
+      // this process would wait for connections its own requests hold (Bun opens at most 256 at once).
+      const burst = await Promise.all(
+        Array.from({ length: 300 }, (_, i) =>
+          fetch(`${instances[i % 3]!.url}/v1/categories`, { headers: asClient('198.51.100.8') }).then(
+            async (r) => (await r.arrayBuffer(), r.status),
+          ),
+        ),
+      )
+      expect(burst.filter((s) => s === 200).length).toBeLessThanOrEqual(100)
+      expect(burst.filter((s) => s === 200).length).toBeGreaterThanOrEqual(90) // tokens left on an instance are few
+      expect(burst.every((s) => s === 200 || s === 429)).toBe(true)
+    },
+  )
 
   test('8. after a rebuild, the leaderboards are byte-identical on A, B and C', async () => {
-    const board = (server: TestServer, name: string) => fetch(`${server.url}/v1/leaderboards/${name}`, { headers: asClient(someClient()) }).then((r) => r.text())
+    const board = (server: TestServer, name: string) =>
+      fetch(`${server.url}/v1/leaderboards/${name}`, { headers: asClient(someClient()) }).then((r) => r.text())
     const boards = ['top-feeds', 'most-popular', 'top-revenue', 'top-buyers', 'category-stats']
     const started = performance.now()
     for (;;) {
@@ -208,7 +278,9 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
   test('9. local settlement, six buyers at once through A and B: six settled, no relayer nonce clash', async () => {
     const entry = await paidEntry('six buyers')
     const buyers = await Promise.all(Array.from({ length: 6 }, () => chain.newFundedBuyer(1_000_000n)))
-    const headers = await Promise.all(buyers.map(async (buyer) => encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE }))))
+    const headers = await Promise.all(
+      buyers.map(async (buyer) => encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE }))),
+    )
     const answers = await Promise.all(headers.map((header, i) => pay(instances[i % 2]!, entry, header)))
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200])
     expect(await ledgerOf(entry)).toHaveLength(6)
@@ -217,46 +289,58 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     expect(logs.filter((line) => /nonce too low|replacement transaction underpriced|already known/i.test(line))).toEqual([])
   })
 
-  test('10. 5 MB written on A is read with Range on B and C; gc keeps it, spares a block no record ' +
-    'names within the grace, and collects it after', async () => {
-    const bytes = randomBytes(5 * 1024 * 1024)
-    const entry = await createEntry(a().url, creator, feed.id, { content_base64: b64(bytes), mime_type: 'application/pdf', title: 'five megabytes' })
-    for (const server of [b(), c()]) {
-      const reply = await fetch(`${server.url}${contentPath(entry)}`, { headers: { range: 'bytes=1000000-1999999', ...asClient(someClient()) } })
-      expect(reply.status).toBe(206)
-      expect(reply.headers.get('content-range')).toBe(`bytes 1000000-1999999/${bytes.length}`)
-      expect(Buffer.compare(Buffer.from(await reply.arrayBuffer()), bytes.subarray(1_000_000, 2_000_000))).toBe(0)
-    }
-    // What an import cut short leaves: a block no record names.
-    const orphan = randomBytes(1000)
-    const multihash = Buffer.concat([Buffer.from([0x12, 0x20]), createHash('sha256').update(orphan).digest()])
-    await database`INSERT INTO blocks (mh, bytes, size, stored_at) VALUES (${multihash}, ${orphan}, ${orphan.length}, ${Date.now()})`
-    const collected = async () => (await database`SELECT count(*)::int AS n FROM blocks WHERE mh = ${multihash}`)[0].n === 0
-    // An hour's grace, which no pause of a loaded machine between the write and the gc outlasts; the hour is then
-    // passed by stamping every block two hours earlier, not by waiting for it (the named ones too: kept for their names).
-    const command = tempDir('trellis-cluster-gc-')
-    const gc = () => trellis(['gc', '--database-url', databaseUrl], command, { TRELLIS_GC_GRACE_S: '3600' })
-    const fresh = await gc()
-    expect(fresh.code, fresh.stderr).toBe(0)
-    expect(fresh.json.removed).toBe(0)
-    expect(await collected()).toBe(false) // within the grace
-    await database`UPDATE blocks SET stored_at = stored_at - ${2 * 3_600_000}`
-    const late = await gc()
-    expect(late.code, late.stderr).toBe(0)
-    expect(late.json.spared).toBe(0)
-    expect(late.json.removed).toBeGreaterThanOrEqual(1)
-    expect(await collected()).toBe(true)
-    const whole = await fetch(`${c().url}${contentPath(entry)}`, { headers: asClient(someClient()) })
-    expect(Buffer.compare(Buffer.from(await whole.arrayBuffer()), bytes)).toBe(0)
-  })
+  test(
+    '10. 5 MB written on A is read with Range on B and C; gc keeps it, spares a block no record ' +
+      'names within the grace, and collects it after',
+    async () => {
+      const bytes = randomBytes(5 * 1024 * 1024)
+      const entry = await createEntry(a().url, creator, feed.id, {
+        content_base64: b64(bytes),
+        mime_type: 'application/pdf',
+        title: 'five megabytes',
+      })
+      for (const server of [b(), c()]) {
+        const reply = await fetch(`${server.url}${contentPath(entry)}`, {
+          headers: { range: 'bytes=1000000-1999999', ...asClient(someClient()) },
+        })
+        expect(reply.status).toBe(206)
+        expect(reply.headers.get('content-range')).toBe(`bytes 1000000-1999999/${bytes.length}`)
+        expect(Buffer.compare(Buffer.from(await reply.arrayBuffer()), bytes.subarray(1_000_000, 2_000_000))).toBe(0)
+      }
+      // What an import cut short leaves: a block no record names.
+      const orphan = randomBytes(1000)
+      const multihash = Buffer.concat([Buffer.from([0x12, 0x20]), createHash('sha256').update(orphan).digest()])
+      await database`INSERT INTO blocks (mh, bytes, size, stored_at) VALUES (${multihash}, ${orphan}, ${orphan.length}, ${Date.now()})`
+      const collected = async () => (await database`SELECT count(*)::int AS n FROM blocks WHERE mh = ${multihash}`)[0].n === 0
+      // An hour's grace, which no pause of a loaded machine between the write and the gc outlasts; the hour is then
+      // passed by stamping every block two hours earlier, not by waiting for it (the named ones too: kept for their names).
+      const command = tempDir('trellis-cluster-gc-')
+      const gc = () => trellis(['gc', '--database-url', databaseUrl], command, { TRELLIS_GC_GRACE_S: '3600' })
+      const fresh = await gc()
+      expect(fresh.code, fresh.stderr).toBe(0)
+      expect(fresh.json.removed).toBe(0)
+      expect(await collected()).toBe(false) // within the grace
+      await database`UPDATE blocks SET stored_at = stored_at - ${2 * 3_600_000}`
+      const late = await gc()
+      expect(late.code, late.stderr).toBe(0)
+      expect(late.json.spared).toBe(0)
+      expect(late.json.removed).toBeGreaterThanOrEqual(1)
+      expect(await collected()).toBe(true)
+      const whole = await fetch(`${c().url}${contentPath(entry)}`, { headers: asClient(someClient()) })
+      expect(Buffer.compare(Buffer.from(await whole.arrayBuffer()), bytes)).toBe(0)
+    },
+  )
 
-  test('11. the leader\'s reconciler leaves a payment a live instance is settling, and decides one that instance left', async () => {
+  test("11. the leader's reconciler leaves a payment a live instance is settling, and decides one that instance left", async () => {
     const entry = await paidEntry('left pending')
     const said = await Promise.all(instances.map(health))
     const follower = said.find((h) => !h.leader)!.instance
     const now = Math.floor(Date.now() / 1000)
     // Two authorizations past their validBefore by chain time, never used: the chain says failed, once anyone asks.
-    const row = (id: string, touched: number) => database`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements,
+    const row = (
+      id: string,
+      touched: number,
+    ) => database`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements,
       valid_before, status, created_at, updated_at, settler, submitted_block)
       VALUES (${id}, ${`0x${randomBytes(20).toString('hex')}`}, ${`0x${randomBytes(32).toString('hex')}`}, ${entry.id}, ${creator.address.toLowerCase()}, ${PRICE.toString()}, 1, '{}', '{}',
         ${now - 3600}, 'pending', ${touched}, ${touched}, ${follower}, 1)`
@@ -273,64 +357,85 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     expect(await statusOf('settling-now')).toBe('pending')
   })
 
-  test('12. a browser session opened on A stands for its buyer on B and C (one server key): the paid ' +
-    'bytes and the entry page; signed out on A, on none', async () => {
-    const entry = await paidEntry('session elsewhere')
-    const buyer = await chain.newFundedBuyer(1_000_000n)
-    expect((await pay(a(), entry, encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE })))).status).toBe(200)
-    const opened = await call(a().url, 'POST', '/v1/auth/session', { wallet: buyer, headers: asClient(someClient()) })
-    expect(opened.status).toBe(200)
-    const cookie = opened.headers.getSetCookie()[0]!.split(';')[0]!
-    const bytes = await fetch(`${b().url}${contentPath(entry)}`, { headers: { cookie, ...asClient(someClient()) } })
-    expect([bytes.status, await bytes.text()]).toEqual([200, 'secret of session elsewhere'])
-    const page = await fetch(`${c().url}/feeds/${feed.id}/entries/${entry.id}`, { headers: { cookie, ...asClient(someClient()) } })
-    expect(page.status).toBe(200)
-    expect((await call(c().url, 'GET', '/v1/auth/session', { headers: { cookie, ...asClient(someClient()) } })).body.wallet_address).toBe(buyer.address)
-    // Signed out on A: a kept copy of the cookie opens nothing on A at once, nor on B or C once A's notice is heard.
-    expect((await call(a().url, 'DELETE', '/v1/auth/session', { headers: { cookie, ...asClient(someClient()) } })).status).toBe(204)
-    const signedOut = performance.now()
-    expect((await call(a().url, 'GET', '/v1/auth/session', { headers: { cookie, ...asClient(someClient()) } })).status).toBe(401)
-    const refusedElsewhere = async () =>
-      (await fetch(`${b().url}${contentPath(entry)}`, { headers: { cookie, ...asClient(someClient()) } })).status === 402
-      && (await call(c().url, 'GET', '/v1/auth/session', { headers: { cookie, ...asClient(someClient()) } })).status === 401
-    while (!(await refusedElsewhere())) {
-      expect(performance.now() - signedOut).toBeLessThan(1_000) // a notice, heard in milliseconds
-      await Bun.sleep(10)
-    }
-  })
+  test(
+    '12. a browser session opened on A stands for its buyer on B and C (one server key): the paid ' +
+      'bytes and the entry page; signed out on A, on none',
+    async () => {
+      const entry = await paidEntry('session elsewhere')
+      const buyer = await chain.newFundedBuyer(1_000_000n)
+      expect((await pay(a(), entry, encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE })))).status).toBe(200)
+      const opened = await call(a().url, 'POST', '/v1/auth/session', { wallet: buyer, headers: asClient(someClient()) })
+      expect(opened.status).toBe(200)
+      const cookie = opened.headers.getSetCookie()[0]!.split(';')[0]!
+      const bytes = await fetch(`${b().url}${contentPath(entry)}`, { headers: { cookie, ...asClient(someClient()) } })
+      expect([bytes.status, await bytes.text()]).toEqual([200, 'secret of session elsewhere'])
+      const page = await fetch(`${c().url}/feeds/${feed.id}/entries/${entry.id}`, { headers: { cookie, ...asClient(someClient()) } })
+      expect(page.status).toBe(200)
+      expect((await call(c().url, 'GET', '/v1/auth/session', { headers: { cookie, ...asClient(someClient()) } })).body.wallet_address).toBe(
+        buyer.address,
+      )
+      // Signed out on A: a kept copy of the cookie opens nothing on A at once, nor on B or C once A's notice is heard.
+      expect((await call(a().url, 'DELETE', '/v1/auth/session', { headers: { cookie, ...asClient(someClient()) } })).status).toBe(204)
+      const signedOut = performance.now()
+      expect((await call(a().url, 'GET', '/v1/auth/session', { headers: { cookie, ...asClient(someClient()) } })).status).toBe(401)
+      const refusedElsewhere = async () =>
+        (await fetch(`${b().url}${contentPath(entry)}`, { headers: { cookie, ...asClient(someClient()) } })).status === 402 &&
+        (await call(c().url, 'GET', '/v1/auth/session', { headers: { cookie, ...asClient(someClient()) } })).status === 401
+      while (!(await refusedElsewhere())) {
+        expect(performance.now() - signedOut).toBeLessThan(1_000) // a notice, heard in milliseconds
+        await Bun.sleep(10)
+      }
+    },
+  )
 
-  test('13. a feed taken down by a command on the database leaves every instance\'s boards and reads ' +
-    'at once; reinstated, it is back on all', async () => {
-    const target = await createFeed(lb, creator, { name: 'taken down across the cluster' })
-    await createEntry(lb, creator, target.id, { content_base64: b64('words') })
-    const board = async (server: TestServer) => ((await (await fetch(`${server.url}/v1/leaderboards/top-feeds?page_size=100`, { headers: asClient(someClient()) })).json()) as { data: { id: string }[] }).data.map((f) => f.id)
-    const everywhere = async (listed: boolean) => (await Promise.all(instances.map(board))).every((ids) => ids.includes(target.id) === listed)
-    const started = performance.now()
-    while (!(await everywhere(true))) {
-      expect(performance.now() - started).toBeLessThan(10_000)
-      await Bun.sleep(100)
-    }
-    const command = (args: string[]) => trellis(args, tempDir(), { TRELLIS_DATABASE_URL: databaseUrl })
-    const down = await command(['takedown', 'feed', target.id, '--reason', 'abuse report'])
-    expect([down.code, down.stderr]).toEqual([0, expect.stringContaining('done')])
-    const heard = performance.now()
-    while (!(await everywhere(false))) {
-      expect(performance.now() - heard).toBeLessThan(1_000) // a notice, not the next build
-      await Bun.sleep(20)
-    }
-    for (const server of instances) expect((await call(server.url, 'GET', `/v1/feeds/${target.id}`, { headers: asClient(someClient()) })).status).toBe(451)
-    expect((await command(['reinstate', 'feed', target.id])).code).toBe(0)
-    for (const server of instances) expect((await call(server.url, 'GET', `/v1/feeds/${target.id}`, { headers: asClient(someClient()) })).status).toBe(200)
-  })
+  test(
+    "13. a feed taken down by a command on the database leaves every instance's boards and reads " +
+      'at once; reinstated, it is back on all',
+    async () => {
+      const target = await createFeed(lb, creator, { name: 'taken down across the cluster' })
+      await createEntry(lb, creator, target.id, { content_base64: b64('words') })
+      const board = async (server: TestServer) =>
+        (
+          (await (await fetch(`${server.url}/v1/leaderboards/top-feeds?page_size=100`, { headers: asClient(someClient()) })).json()) as {
+            data: { id: string }[]
+          }
+        ).data.map((f) => f.id)
+      const everywhere = async (listed: boolean) =>
+        (await Promise.all(instances.map(board))).every((ids) => ids.includes(target.id) === listed)
+      const started = performance.now()
+      while (!(await everywhere(true))) {
+        expect(performance.now() - started).toBeLessThan(10_000)
+        await Bun.sleep(100)
+      }
+      const command = (args: string[]) => trellis(args, tempDir(), { TRELLIS_DATABASE_URL: databaseUrl })
+      const down = await command(['takedown', 'feed', target.id, '--reason', 'abuse report'])
+      expect([down.code, down.stderr]).toEqual([0, expect.stringContaining('done')])
+      const heard = performance.now()
+      while (!(await everywhere(false))) {
+        expect(performance.now() - heard).toBeLessThan(1_000) // a notice, not the next build
+        await Bun.sleep(20)
+      }
+      for (const server of instances)
+        expect((await call(server.url, 'GET', `/v1/feeds/${target.id}`, { headers: asClient(someClient()) })).status).toBe(451)
+      expect((await command(['reinstate', 'feed', target.id])).code).toBe(0)
+      for (const server of instances)
+        expect((await call(server.url, 'GET', `/v1/feeds/${target.id}`, { headers: asClient(someClient()) })).status).toBe(200)
+    },
+  )
 
   test('14. a sale on A with three instances sending webhooks: its endpoint hears of it once', async () => {
     const heard: string[] = []
     const receiver = Bun.serve({
-      hostname: '127.0.0.1', port: 0, tls: { cert: Bun.file(WEBHOOK_CERT), key: Bun.file(`${import.meta.dir}/helpers/webhook-test.key.pem`) },
+      hostname: '127.0.0.1',
+      port: 0,
+      tls: { cert: Bun.file(WEBHOOK_CERT), key: Bun.file(`${import.meta.dir}/helpers/webhook-test.key.pem`) },
       fetch: (request) => (heard.push(request.headers.get('webhook-id')!), new Response('ok')),
     })
     try {
-      const hook = await call(lb, 'POST', '/v1/webhooks', { wallet: creator, body: { url: `https://127.0.0.1:${receiver.port}/sales`, events: ['sale.recorded'] } })
+      const hook = await call(lb, 'POST', '/v1/webhooks', {
+        wallet: creator,
+        body: { url: `https://127.0.0.1:${receiver.port}/sales`, events: ['sale.recorded'] },
+      })
       expect(hook.status).toBe(201)
       const entry = await paidEntry('told once')
       const buyer = await chain.newFundedBuyer(1_000_000n)
@@ -349,7 +454,13 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
 
   // Last: it kills an instance.
   test('5. the leader killed: another leads within 2 s, and its expiry job ends an early access that ran out meanwhile', async () => {
-    const early = await createEntry(lb, creator, feed.id, { content_base64: b64('early'), title: 'early access', is_free: false, price: { amount: String(PRICE) }, expires_at: Math.floor(Date.now() / 1000) + 3600 })
+    const early = await createEntry(lb, creator, feed.id, {
+      content_base64: b64('early'),
+      title: 'early access',
+      is_free: false,
+      price: { amount: String(PRICE) },
+      expires_at: Math.floor(Date.now() / 1000) + 3600,
+    })
     const freeInDatabase = async () => (await database`SELECT is_free FROM entries WHERE id = ${early.id}`)[0].is_free === 1
     const leader = instances[(await Promise.all(instances.map(health))).findIndex((h) => h.leader)]!
     const others = instances.filter((server) => server !== leader)

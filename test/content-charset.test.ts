@@ -21,7 +21,11 @@ async function stored(mime_type: string, content: string | Uint8Array = TEXT) {
 }
 
 test('text/* without a charset: charset=utf-8 on GET, HEAD, ranges and access links; the bytes unchanged', async () => {
-  for (const [mime, served] of [['text/plain', 'text/plain; charset=utf-8'], ['text/markdown', 'text/markdown; charset=utf-8'], ['Text/Plain; format=flowed', 'Text/Plain; format=flowed; charset=utf-8']]) {
+  for (const [mime, served] of [
+    ['text/plain', 'text/plain; charset=utf-8'],
+    ['text/markdown', 'text/markdown; charset=utf-8'],
+    ['Text/Plain; format=flowed', 'Text/Plain; format=flowed; charset=utf-8'],
+  ]) {
     const url = await stored(mime)
     const got = await fetch(url)
     expect(got.headers.get('content-type')).toBe(served)
@@ -33,7 +37,10 @@ test('text/* without a charset: charset=utf-8 on GET, HEAD, ranges and access li
     expect(range.headers.get('content-type')).toBe(served)
     await range.arrayBuffer()
     const [feed, , entryId] = url.split('/v1/feeds/')[1].split('/')
-    const link = await call(server.url, 'POST', `/v1/feeds/${feed}/entries/${entryId}/access-link`, { headers: await authHeaders(server.url, owner), body: {} })
+    const link = await call(server.url, 'POST', `/v1/feeds/${feed}/entries/${entryId}/access-link`, {
+      headers: await authHeaders(server.url, owner),
+      body: {},
+    })
     const opened = await fetch(link.body.access_url)
     expect(opened.headers.get('content-type')).toBe(served)
     expect(await opened.text()).toBe(TEXT)
@@ -58,7 +65,12 @@ test('a large text entry, served from the file cache, gets it too', async () => 
 })
 
 test('a charset the creator gave is kept; non-text types are left as they are', async () => {
-  for (const [mime, served] of [['text/plain; charset=iso-8859-1', 'text/plain; charset=iso-8859-1'], ['text/plain;CHARSET="UTF-16"', 'text/plain;CHARSET="UTF-16"'], ['application/json', 'application/json'], ['image/png', 'image/png']]) {
+  for (const [mime, served] of [
+    ['text/plain; charset=iso-8859-1', 'text/plain; charset=iso-8859-1'],
+    ['text/plain;CHARSET="UTF-16"', 'text/plain;CHARSET="UTF-16"'],
+    ['application/json', 'application/json'],
+    ['image/png', 'image/png'],
+  ]) {
     const got = await fetch(await stored(mime, mime === 'image/png' ? new Uint8Array([137, 80, 78, 71]) : TEXT))
     expect(got.headers.get('content-type')).toBe(served)
     await got.arrayBuffer()

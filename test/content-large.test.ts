@@ -66,7 +66,9 @@ describe('large uploads, written to a file while they arrive', () => {
     const fresh = new Uint8Array(SIZE)
     for (let offset = 0; offset < SIZE; offset += 65_536) crypto.getRandomValues(fresh.subarray(offset, Math.min(SIZE, offset + 65_536)))
     let streamed: any
-    const growth = await rssGrowthDuring(async () => (streamed = await createEntry(server.url, owner, feedId, { content_base64: b64(fresh), mime_type: 'video/mp4' })))
+    const growth = await rssGrowthDuring(
+      async () => (streamed = await createEntry(server.url, owner, feedId, { content_base64: b64(fresh), mime_type: 'video/mp4' })),
+    )
     console.log(`37 MiB upload: RSS +${(growth / 2 ** 20).toFixed(0)} MiB (${(growth / SIZE).toFixed(2)} x the payload)`)
     expect(growth).toBeLessThan(2 * SIZE)
 
@@ -78,7 +80,11 @@ describe('large uploads, written to a file while they arrive', () => {
         controller.close()
       },
     })
-    const whole = await fetch(`${server.url}/v1/feeds/${feedId}/entries`, { method: 'POST', headers: { 'content-type': 'application/json', ...(await authHeaders(server.url, owner)) }, body })
+    const whole = await fetch(`${server.url}/v1/feeds/${feedId}/entries`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(await authHeaders(server.url, owner)) },
+      body,
+    })
     expect(whole.status).toBe(201)
     expect(((await whole.json()) as any).cid).toBe(streamed.cid) // (the bytes of a streamed upload are checked below)
   })
@@ -86,8 +92,15 @@ describe('large uploads, written to a file while they arrive', () => {
   test('a client that goes away halfway: no entry, no hang; the same upload then succeeds', async () => {
     const count = await entriesOf(feedId)
     const body = JSON.stringify({ content_base64: b64(bytes), mime_type: 'video/mp4' })
-    const headers = { host: '127.0.0.1', 'content-type': 'application/json', 'content-length': String(body.length), ...(await authHeaders(server.url, owner)) }
-    const request = `POST /v1/feeds/${feedId}/entries HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`
+    const headers = {
+      host: '127.0.0.1',
+      'content-type': 'application/json',
+      'content-length': String(body.length),
+      ...(await authHeaders(server.url, owner)),
+    }
+    const request = `POST /v1/feeds/${feedId}/entries HTTP/1.1\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('')}\r\n`
     await new Promise<void>((resolve, reject) => {
       const socket = connect(Number(new URL(server.url).port), '127.0.0.1', () => {
         socket.write(request)
@@ -104,17 +117,55 @@ describe('large uploads, written to a file while they arrive', () => {
     expect(await entriesOf(feedId)).toBe(count + 1)
   })
 
-  test('bad content found at the end, or a feed that is not the signer\'s: the documented errors, no entry', async () => {
+  test("bad content found at the end, or a feed that is not the signer's: the documented errors, no entry", async () => {
     const count = await entriesOf(feedId)
     const five = b64(bytes.subarray(0, 5 * 1024 * 1024))
-    expectError(await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet: owner, body: { content_base64: `${five.slice(0, -4)}A!==`, mime_type: 'video/mp4' } }), 400, 'INVALID_BASE64')
-    expectError(await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet: owner, body: { content_base64: five, mime_type: 'application/x-unknown' } }), 400, 'UNSUPPORTED_MIME_TYPE')
-    expectError(await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet: newWallet(), body: { content_base64: five, mime_type: 'video/mp4' } }), 403, 'UNAUTHORIZED')
+    expectError(
+      await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, {
+        wallet: owner,
+        body: { content_base64: `${five.slice(0, -4)}A!==`, mime_type: 'video/mp4' },
+      }),
+      400,
+      'INVALID_BASE64',
+    )
+    expectError(
+      await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, {
+        wallet: owner,
+        body: { content_base64: five, mime_type: 'application/x-unknown' },
+      }),
+      400,
+      'UNSUPPORTED_MIME_TYPE',
+    )
+    expectError(
+      await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, {
+        wallet: newWallet(),
+        body: { content_base64: five, mime_type: 'video/mp4' },
+      }),
+      403,
+      'UNAUTHORIZED',
+    )
     // Refused by the schema after the content arrived whole, and by the rules on price and expiry.
-    const refused = await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet: owner, body: { content_base64: five, mime_type: 'video/mp4', title: 7 } })
+    const refused = await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, {
+      wallet: owner,
+      body: { content_base64: five, mime_type: 'video/mp4', title: 7 },
+    })
     expect(refused.status).toBe(400)
-    expectError(await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet: owner, body: { content_base64: five, mime_type: 'video/mp4', is_free: false, price: { amount: '1.5' } } }), 400, 'INVALID_PRICE')
-    expectError(await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet: owner, body: { content_base64: five, mime_type: 'video/mp4', expires_at: 1 } }), 400, 'INVALID_EXPIRES_AT')
+    expectError(
+      await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, {
+        wallet: owner,
+        body: { content_base64: five, mime_type: 'video/mp4', is_free: false, price: { amount: '1.5' } },
+      }),
+      400,
+      'INVALID_PRICE',
+    )
+    expectError(
+      await call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, {
+        wallet: owner,
+        body: { content_base64: five, mime_type: 'video/mp4', expires_at: 1 },
+      }),
+      400,
+      'INVALID_EXPIRES_AT',
+    )
     expect(await entriesOf(feedId)).toBe(count)
     await expectNothingLeft()
   })
@@ -158,21 +209,24 @@ describe('a 37 MB entry', () => {
     let peak = before
     const sampler = setInterval(() => (peak = Math.max(peak, rss(server.pid))), 20)
     try {
-      const sizes = await Promise.all(Array.from({ length: 16 }, async () => {
-        const response = await fetch(url())
-        expect(response.headers.get('content-length')).toBe(String(SIZE))
-        let n = 0
-        for await (const chunk of response.body! as unknown as AsyncIterable<Uint8Array>) n += chunk.byteLength // read slowly enough to overlap, keep nothing
-        return n
-      }))
+      const sizes = await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          const response = await fetch(url())
+          expect(response.headers.get('content-length')).toBe(String(SIZE))
+          let n = 0
+          for await (const chunk of response.body! as unknown as AsyncIterable<Uint8Array>) n += chunk.byteLength // read slowly enough to overlap, keep nothing
+          return n
+        }),
+      )
       expect(sizes).toEqual(Array(16).fill(SIZE))
     } finally {
       clearInterval(sampler)
     }
     const growth = peak - before
-    console.log(`16 × ${(SIZE / 2 ** 20).toFixed(0)} MiB downloads: RSS ${(before / 2 ** 20).toFixed(0)} → peak ${(peak / 2 ** 20).toFixed(0)} MiB (+${(growth / 2 ** 20).toFixed(0)} MiB; 16 copies would be ${(16 * SIZE / 2 ** 20).toFixed(0)} MiB)`)
+    console.log(
+      `16 × ${(SIZE / 2 ** 20).toFixed(0)} MiB downloads: RSS ${(before / 2 ** 20).toFixed(0)} → peak ${(peak / 2 ** 20).toFixed(0)} MiB (+${(growth / 2 ** 20).toFixed(0)} MiB; 16 copies would be ${((16 * SIZE) / 2 ** 20).toFixed(0)} MiB)`,
+    )
     expect(growth).toBeLessThan(256 * 1024 * 1024)
     expect(readdirSync(join(server.dataDir, 'cache', 'content'))).toEqual([cid]) // written once, by the first request
   })
 })
-

@@ -34,7 +34,9 @@ afterAll(async () => {
 const VARYING = new Set(['date', 'x-request-id'])
 const headersOf = (r: Response) => {
   const out: Record<string, string> = {}
-  r.headers.forEach((value, name) => { if (!VARYING.has(name)) out[name] = value })
+  r.headers.forEach((value, name) => {
+    if (!VARYING.has(name)) out[name] = value
+  })
   return out
 }
 
@@ -45,7 +47,10 @@ async function bothPaths(query: string, init: RequestInit = {}, feed = feedId) {
   await Bun.sleep(50)
   const fast = await fetch(url, init)
   const slow = await fetch(`${url}${query ? '&' : '?'}unrelated=1`, init)
-  return { fast: { status: fast.status, headers: headersOf(fast), bytes: new Uint8Array(await fast.arrayBuffer()) }, slow: { status: slow.status, headers: headersOf(slow), bytes: new Uint8Array(await slow.arrayBuffer()) } }
+  return {
+    fast: { status: fast.status, headers: headersOf(fast), bytes: new Uint8Array(await fast.arrayBuffer()) },
+    slow: { status: slow.status, headers: headersOf(slow), bytes: new Uint8Array(await slow.arrayBuffer()) },
+  }
 }
 
 describe('cover image', () => {
@@ -54,9 +59,16 @@ describe('cover image', () => {
     expect(fast).toEqual(slow)
     expect(fast.status).toBe(200)
     expect(fast.bytes).toEqual(first)
-    expect(fast.headers).toMatchObject({ etag: `"${cid}"`, 'content-type': 'image/png', 'cache-control': 'public, max-age=60', 'content-length': '8192', 'access-control-allow-origin': '*' })
+    expect(fast.headers).toMatchObject({
+      etag: `"${cid}"`,
+      'content-type': 'image/png',
+      'cache-control': 'public, max-age=60',
+      'content-length': '8192',
+      'access-control-allow-origin': '*',
+    })
     // Held bytes are answered again and again whole.
-    for (let i = 0; i < 5; i++) expect(new Uint8Array(await (await fetch(`${server.url}/v1/feeds/${feedId}/image`)).arrayBuffer())).toEqual(first)
+    for (let i = 0; i < 5; i++)
+      expect(new Uint8Array(await (await fetch(`${server.url}/v1/feeds/${feedId}/image`)).arrayBuffer())).toEqual(first)
   })
 
   test('asked for by its CID: immutable on both paths', async () => {
@@ -101,39 +113,44 @@ describe('cover image', () => {
 })
 
 describe('a cover taken down', () => {
-  const admin = (action: string, kind: 'feeds' | 'entries', id: string) => call(server.url, 'POST', `/v1/admin/${kind}/${id}/${action}`, { headers: ADMIN, body: { reason: 'an unlawful image' } })
-  const attach = (wallet: Wallet, feed: string, body: Record<string, unknown>) => call(server.url, 'PATCH', `/v1/feeds/${feed}`, { wallet, body })
+  const admin = (action: string, kind: 'feeds' | 'entries', id: string) =>
+    call(server.url, 'POST', `/v1/admin/${kind}/${id}/${action}`, { headers: ADMIN, body: { reason: 'an unlawful image' } })
+  const attach = (wallet: Wallet, feed: string, body: Record<string, unknown>) =>
+    call(server.url, 'PATCH', `/v1/feeds/${feed}`, { wallet, body })
 
-  test("a taken-down feed's cover can be attached to no feed, by CID or by its bytes, nor is served " +
-    "under another feed; reinstated, it is again", async () => {
-    const picture = png(9)
-    const down = await createFeed(server.url, owner, { name: 'to be taken down', image_url: dataUri(picture) })
-    const other = newWallet()
-    const sharing = await createFeed(server.url, other, { name: 'shared the cover before' })
-    expect((await attach(other, sharing.id, { image_cid: down.image_cid })).status).toBe(200)
-    const bare = await createFeed(server.url, other, { name: 'wants the cover' })
-    expect((await bothPaths('', {}, sharing.id)).fast.status).toBe(200) // held on the hot path
+  test(
+    "a taken-down feed's cover can be attached to no feed, by CID or by its bytes, nor is served " +
+      'under another feed; reinstated, it is again',
+    async () => {
+      const picture = png(9)
+      const down = await createFeed(server.url, owner, { name: 'to be taken down', image_url: dataUri(picture) })
+      const other = newWallet()
+      const sharing = await createFeed(server.url, other, { name: 'shared the cover before' })
+      expect((await attach(other, sharing.id, { image_cid: down.image_cid })).status).toBe(200)
+      const bare = await createFeed(server.url, other, { name: 'wants the cover' })
+      expect((await bothPaths('', {}, sharing.id)).fast.status).toBe(200) // held on the hot path
 
-    expect((await admin('takedown', 'feeds', down.id)).status).toBe(201)
-    expectError(await call(server.url, 'GET', `/v1/feeds/${down.id}/image`), 451, 'TAKEN_DOWN')
-    const { fast, slow } = await bothPaths('', {}, sharing.id)
-    expect([fast.status, slow.status]).toEqual([451, 451])
-    expectError(await call(server.url, 'GET', `/v1/feeds/${sharing.id}/image?cid=${down.image_cid}`), 451, 'TAKEN_DOWN')
-    for (const image_url of [down.image_cid, dataUri(picture), b64(picture)]) {
-      expectError(await call(server.url, 'POST', '/v1/feeds', { wallet: other, body: { name: 'again', image_url } }), 451, 'TAKEN_DOWN')
-      expectError(await attach(other, bare.id, { image_url }), 451, 'TAKEN_DOWN')
-    }
-    expectError(await attach(other, bare.id, { image_cid: down.image_cid }), 451, 'TAKEN_DOWN')
-    expect((await call(server.url, 'GET', `/v1/feeds/${bare.id}`)).body.image_cid).toBeNull()
+      expect((await admin('takedown', 'feeds', down.id)).status).toBe(201)
+      expectError(await call(server.url, 'GET', `/v1/feeds/${down.id}/image`), 451, 'TAKEN_DOWN')
+      const { fast, slow } = await bothPaths('', {}, sharing.id)
+      expect([fast.status, slow.status]).toEqual([451, 451])
+      expectError(await call(server.url, 'GET', `/v1/feeds/${sharing.id}/image?cid=${down.image_cid}`), 451, 'TAKEN_DOWN')
+      for (const image_url of [down.image_cid, dataUri(picture), b64(picture)]) {
+        expectError(await call(server.url, 'POST', '/v1/feeds', { wallet: other, body: { name: 'again', image_url } }), 451, 'TAKEN_DOWN')
+        expectError(await attach(other, bare.id, { image_url }), 451, 'TAKEN_DOWN')
+      }
+      expectError(await attach(other, bare.id, { image_cid: down.image_cid }), 451, 'TAKEN_DOWN')
+      expect((await call(server.url, 'GET', `/v1/feeds/${bare.id}`)).body.image_cid).toBeNull()
 
-    expect((await admin('reinstate', 'feeds', down.id)).status).toBe(200)
-    const back = await bothPaths('', {}, sharing.id)
-    expect([back.fast.status, back.slow.status]).toEqual([200, 200])
-    expect(back.fast.bytes).toEqual(picture)
-    expect((await attach(other, bare.id, { image_cid: down.image_cid })).body.image_cid).toBe(down.image_cid)
-  })
+      expect((await admin('reinstate', 'feeds', down.id)).status).toBe(200)
+      const back = await bothPaths('', {}, sharing.id)
+      expect([back.fast.status, back.slow.status]).toEqual([200, 200])
+      expect(back.fast.bytes).toEqual(picture)
+      expect((await attach(other, bare.id, { image_cid: down.image_cid })).body.image_cid).toBe(down.image_cid)
+    },
+  )
 
-  test("an image entry taken down cannot come back as a cover", async () => {
+  test('an image entry taken down cannot come back as a cover', async () => {
     const picture = png(10)
     const feed = await createFeed(server.url, owner, { name: 'pictures' })
     const entry = await createEntry(server.url, owner, feed.id, { content_base64: b64(picture), mime_type: 'image/png' })

@@ -22,7 +22,14 @@ beforeAll(async () => {
   owner = newWallet()
   feed = await createFeed(server.url, owner, { name: 'For agents', tags: ['data'] })
   const paid = (n: number, extra: Record<string, unknown> = {}) =>
-    createEntry(server.url, owner, feed.id, { content_base64: b64(`{"n":${n}}`), mime_type: 'application/json', title: `Dataset ${n}`, is_free: false, price: { amount: String(10_000 * n), currency: 'USDC' }, ...extra })
+    createEntry(server.url, owner, feed.id, {
+      content_base64: b64(`{"n":${n}}`),
+      mime_type: 'application/json',
+      title: `Dataset ${n}`,
+      is_free: false,
+      price: { amount: String(10_000 * n), currency: 'USDC' },
+      ...extra,
+    })
   for (let n = 1; n <= 3; n++) selling.push(await paid(n))
   await createEntry(server.url, owner, feed.id, { title: 'Free sample' })
   const withdrawn = await paid(9)
@@ -37,23 +44,36 @@ afterAll(async () => {
 test('/.well-known/x402 names the network, the token and the discovery list', async () => {
   const known = (await call(server.url, 'GET', '/.well-known/x402')).body
   expect(known).toEqual({
-    x402Version: 1, name: 'Trellis', network: 'base-sepolia',
+    x402Version: 1,
+    name: 'Trellis',
+    network: 'base-sepolia',
     asset: { address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', symbol: 'USDC', decimals: 6 },
-    discovery: `${server.url}/discovery/resources`, openapi: `${server.url}/v1/openapi.json`,
+    discovery: `${server.url}/discovery/resources`,
+    openapi: `${server.url}/v1/openapi.json`,
   })
 })
 
 test("the x402 package's discovery client lists exactly what is for sale, each with the requirement its 402 gives", async () => {
   const listed = await useFacilitator({ url: server.url as `${string}://${string}` }).list()
   // The package's schema holds lastUpdated as a Date (its client hands on the JSON as it came: an ISO string).
-  for (const item of listed.items) expect(new Date(item.lastUpdated as unknown as string).toISOString()).toBe(item.lastUpdated as unknown as string)
-  const parsed = ListDiscoveryResourcesResponseSchema.parse({ ...listed, items: listed.items.map((i) => ({ ...i, lastUpdated: new Date(i.lastUpdated) })) })
+  for (const item of listed.items)
+    expect(new Date(item.lastUpdated as unknown as string).toISOString()).toBe(item.lastUpdated as unknown as string)
+  const parsed = ListDiscoveryResourcesResponseSchema.parse({
+    ...listed,
+    items: listed.items.map((i) => ({ ...i, lastUpdated: new Date(i.lastUpdated) })),
+  })
   expect(parsed.pagination).toEqual({ limit: 20, offset: 0, total: 3 })
   expect(parsed.items.map((i) => i.resource)).toEqual(selling.map((e) => `${server.url}/v1/feeds/${feed.id}/entries/${e.id}`))
   for (const [i, item] of parsed.items.entries()) {
     const challenge = await (await fetch(item.resource)).json()
     expect(item.accepts).toEqual(challenge.accepts)
-    expect(item.metadata).toMatchObject({ feed_id: feed.id, feed_name: 'For agents', entry_id: selling[i].id, title: selling[i].title, mime_type: 'application/json' })
+    expect(item.metadata).toMatchObject({
+      feed_id: feed.id,
+      feed_name: 'For agents',
+      entry_id: selling[i].id,
+      title: selling[i].title,
+      mime_type: 'application/json',
+    })
   }
 })
 
@@ -64,20 +84,34 @@ test('pages by limit and offset; a bad limit or offset is a 400', async () => {
   expect([...first.items, ...second.items].map((i: any) => i.metadata.entry_id)).toEqual(selling.map((e) => e.id))
   expect(second.pagination).toEqual({ limit: 2, offset: 2, total: 3 })
   expect((await page('type=mcp')).body.items).toEqual([])
-  for (const bad of ['limit=0', 'limit=101', 'limit=x', 'offset=-1', 'offset=2000000']) expectError(await page(bad), 400, 'INVALID_PARAMETER')
+  for (const bad of ['limit=0', 'limit=101', 'limit=x', 'offset=-1', 'offset=2000000'])
+    expectError(await page(bad), 400, 'INVALID_PARAMETER')
 })
 
 test('an agent pays a listed resource as listed; a price change shows at once', async () => {
   const item = (await call(server.url, 'GET', '/discovery/resources?limit=1')).body.items[0]
   const buyer = await chain.newFundedBuyer(1_000_000n)
-  const pay = wrapFetchWithPayment(fetch, createWalletClient({ account: buyer, chain: chain.chain, transport: http(chain.rpcUrl) }) as never)
+  const pay = wrapFetchWithPayment(
+    fetch,
+    createWalletClient({ account: buyer, chain: chain.chain, transport: http(chain.rpcUrl) }) as never,
+  )
   const bought = await pay(item.resource)
   expect(bought.status).toBe(200)
   expect((await bought.json()).content_url).toStartWith(`${server.url}/v1/access/`)
 
-  expect((await call(server.url, 'PATCH', `/v1/feeds/${feed.id}/entries/${item.metadata.entry_id}`, { wallet: owner, body: { price: { amount: '15000', currency: 'USDC' } } })).status).toBe(200)
+  expect(
+    (
+      await call(server.url, 'PATCH', `/v1/feeds/${feed.id}/entries/${item.metadata.entry_id}`, {
+        wallet: owner,
+        body: { price: { amount: '15000', currency: 'USDC' } },
+      })
+    ).status,
+  ).toBe(200)
   const again = (await call(server.url, 'GET', '/discovery/resources?limit=1')).body.items[0]
   expect(again.accepts[0].maxAmountRequired).toBe('15000')
-  expect((await call(server.url, 'PATCH', `/v1/feeds/${feed.id}/entries/${item.metadata.entry_id}`, { wallet: owner, body: { is_free: true } })).status).toBe(200)
+  expect(
+    (await call(server.url, 'PATCH', `/v1/feeds/${feed.id}/entries/${item.metadata.entry_id}`, { wallet: owner, body: { is_free: true } }))
+      .status,
+  ).toBe(200)
   expect((await call(server.url, 'GET', '/discovery/resources')).body.pagination.total).toBe(2)
 }, 60_000)

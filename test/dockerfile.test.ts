@@ -9,17 +9,25 @@ import { TEST_POSTGRES } from '../dev/test-database.ts'
 // `npm ci` and a build, about a minute) run once, in the embedded pass, not again in the PostgreSQL one.
 if (TEST_POSTGRES) console.log('dockerfile.test.ts: skipped: the image runs the embedded engine; the embedded pass runs it')
 
-test.skipIf(Boolean(TEST_POSTGRES))('the Dockerfile builds, and its image starts unprivileged on a read-only root, healthy, and stops on SIGTERM', async () => {
-  // The build context has no .git: the commit the image reports is the one the builder names as a build argument.
-  const commit = 'd0c4e12'
-  const run = Bun.spawn([process.execPath, 'scripts/dockerfile-steps.ts', '--build-arg', `TRELLIS_BUILD_COMMIT=${commit}`], { cwd: join(import.meta.dir, '..'), stdout: 'pipe', stderr: 'pipe' })
-  const [out, err, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited])
-  if (code !== 0) console.log(out.slice(-3000), err.slice(-3000))
-  expect(code).toBe(0)
-  expect(out).toContain(`the image runs trellis ${VERSION} (commit ${commit}, built `)
-  expect(out).toContain('HEALTHCHECK passed')
-  expect(out).toContain('verify, gc and backup ran in the container against the live server')
-  expect(out).toContain('SIGTERM: exited 0')
-  expect(out).toContain('HEALTHCHECK fails once the server is stopped')
-  expect(out).toContain('every step passed')
-}, 300_000)
+test.skipIf(Boolean(TEST_POSTGRES))(
+  'the Dockerfile builds, and its image starts unprivileged on a read-only root, healthy, and stops on SIGTERM',
+  async () => {
+    // The build context has no .git: the commit the image reports is the one the builder names as a build argument.
+    const commit = 'd0c4e12'
+    const run = Bun.spawn([process.execPath, 'scripts/dockerfile-steps.ts', '--build-arg', `TRELLIS_BUILD_COMMIT=${commit}`], {
+      cwd: join(import.meta.dir, '..'),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const [out, err, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited])
+    if (code !== 0) console.log(out.slice(-3000), err.slice(-3000))
+    expect(code).toBe(0)
+    expect(out).toContain(`the image runs trellis ${VERSION} (commit ${commit}, built `)
+    expect(out).toContain('HEALTHCHECK passed')
+    expect(out).toContain('verify, gc and backup ran in the container against the live server')
+    expect(out).toContain('SIGTERM: exited 0')
+    expect(out).toContain('HEALTHCHECK fails once the server is stopped')
+    expect(out).toContain('every step passed')
+  },
+  300_000,
+)

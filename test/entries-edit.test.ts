@@ -23,21 +23,42 @@ afterAll(async () => {
 })
 
 const entryPath = (entry: { id: string }) => `/v1/feeds/${feed.id}/entries/${entry.id}`
-const edit = (entry: { id: string }, body: unknown, wallet: Wallet | null = owner) => call(server.url, 'PATCH', entryPath(entry), { body, ...(wallet ? { wallet } : {}) })
+const edit = (entry: { id: string }, body: unknown, wallet: Wallet | null = owner) =>
+  call(server.url, 'PATCH', entryPath(entry), { body, ...(wallet ? { wallet } : {}) })
 const paidEntry = (amount: string, extra: Record<string, unknown> = {}) =>
-  createEntry(server.url, owner, feed.id, { content_base64: b64('paid words'), title: 'Paid', is_free: false, price: { amount, currency: 'USDC' }, ...extra })
+  createEntry(server.url, owner, feed.id, {
+    content_base64: b64('paid words'),
+    title: 'Paid',
+    is_free: false,
+    price: { amount, currency: 'USDC' },
+    ...extra,
+  })
 const pay = async (buyer: Awaited<ReturnType<TestChain['newFundedBuyer']>>, entry: { id: string }, value: bigint) =>
-  fetch(`${server.url}${entryPath(entry)}/content`, { headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: owner.address, value })) } })
+  fetch(`${server.url}${entryPath(entry)}/content`, {
+    headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: owner.address, value })) },
+  })
 
 describe('editing the words', () => {
   test('the owner changes title, description, metadata and tags; the answer and every later read show them', async () => {
     const entry = await createEntry(server.url, owner, feed.id, { title: 'Draft', description: 'old', tags: ['a'] })
     const edited = await edit(entry, { title: 'Final', description: null, metadata: '{"v":2}', tags: ['b', 'c'] })
     expect(edited.status).toBe(200)
-    expect(edited.body).toMatchObject({ id: entry.id, title: 'Final', description: null, metadata: '{"v":2}', tags: ['b', 'c'], cid: entry.cid, mime_type: 'text/plain', is_free: true, price: '0' })
+    expect(edited.body).toMatchObject({
+      id: entry.id,
+      title: 'Final',
+      description: null,
+      metadata: '{"v":2}',
+      tags: ['b', 'c'],
+      cid: entry.cid,
+      mime_type: 'text/plain',
+      is_free: true,
+      price: '0',
+    })
     expect(edited.body.updated_at).toBeGreaterThanOrEqual(entry.updated_at)
     expect((await call(server.url, 'GET', entryPath(entry))).body).toMatchObject({ title: 'Final', tags: ['b', 'c'] })
-    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries`)).body.data.find((e: any) => e.id === entry.id)).toMatchObject({ title: 'Final' })
+    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries`)).body.data.find((e: any) => e.id === entry.id)).toMatchObject({
+      title: 'Final',
+    })
     expect(await (await fetch(`${server.url}/feeds/${feed.id}`)).text()).toContain('>Final</a>')
   })
 
@@ -87,7 +108,9 @@ describe('editing the price', () => {
 
     const refused = await fetch(`${server.url}${entryPath(entry)}/content`, { headers: { 'x-payment': signedForOld } })
     expect(refused.status).toBe(402)
-    expect((await refused.json()).error).toBe('invalid_exact_evm_payload_authorization_value: the price is 25000 (smallest unit) now; ask for the 402 again')
+    expect((await refused.json()).error).toBe(
+      'invalid_exact_evm_payload_authorization_value: the price is 25000 (smallest unit) now; ask for the 402 again',
+    )
     const before = await chain.balanceOf(late.address)
     expect((await pay(late, entry, 25_000n)).status).toBe(200)
     expect(await chain.balanceOf(late.address)).toBe(before - 25_000n)
@@ -99,29 +122,39 @@ describe('editing the price', () => {
     expect(ledger).toEqual(['10000', '25000'])
   }, 60_000)
 
-  test('paid → free: anyone reads it, and it stays free (409 ENTRY_CONTENT_PUBLIC): its bytes were ' +
-    'public, and a receipt handed out meanwhile would open it', async () => {
-    const entry = await paidEntry('10000')
-    const freed = await edit(entry, { is_free: true })
-    expect(freed.body).toMatchObject({ is_free: true, price: '0', expires_at: null })
-    const read = await fetch(`${server.url}${entryPath(entry)}/content`)
-    expect(read.status).toBe(200)
-    expect(await read.text()).toBe('paid words')
-    // Anyone reading it now gets a receipt (content_url, an hour long); were it sold again, that would still open it.
-    const receipt = (await call(server.url, 'GET', entryPath(entry))).body.content_url
-    expect(await (await fetch(receipt)).text()).toBe('paid words')
-    for (const body of [{ is_free: false, price: { amount: '20000', currency: 'USDC' } }, { price: { amount: '20000', currency: 'USDC' } }]) {
-      expectError(await edit(entry, body), 409, 'ENTRY_CONTENT_PUBLIC')
-    }
-    expectError(await edit(entry, { is_free: false, price: { amount: '20000', currency: 'USDC' }, expires_at: Math.floor(Date.now() / 1000) + 60 }), 409, 'ENTRY_CONTENT_PUBLIC')
-    expect((await call(server.url, 'GET', entryPath(entry))).body).toMatchObject({ is_free: true, price: '0', expires_at: null })
+  test(
+    'paid → free: anyone reads it, and it stays free (409 ENTRY_CONTENT_PUBLIC): its bytes were ' +
+      'public, and a receipt handed out meanwhile would open it',
+    async () => {
+      const entry = await paidEntry('10000')
+      const freed = await edit(entry, { is_free: true })
+      expect(freed.body).toMatchObject({ is_free: true, price: '0', expires_at: null })
+      const read = await fetch(`${server.url}${entryPath(entry)}/content`)
+      expect(read.status).toBe(200)
+      expect(await read.text()).toBe('paid words')
+      // Anyone reading it now gets a receipt (content_url, an hour long); were it sold again, that would still open it.
+      const receipt = (await call(server.url, 'GET', entryPath(entry))).body.content_url
+      expect(await (await fetch(receipt)).text()).toBe('paid words')
+      for (const body of [
+        { is_free: false, price: { amount: '20000', currency: 'USDC' } },
+        { price: { amount: '20000', currency: 'USDC' } },
+      ]) {
+        expectError(await edit(entry, body), 409, 'ENTRY_CONTENT_PUBLIC')
+      }
+      expectError(
+        await edit(entry, { is_free: false, price: { amount: '20000', currency: 'USDC' }, expires_at: Math.floor(Date.now() / 1000) + 60 }),
+        409,
+        'ENTRY_CONTENT_PUBLIC',
+      )
+      expect((await call(server.url, 'GET', entryPath(entry))).body).toMatchObject({ is_free: true, price: '0', expires_at: null })
 
-    const published = await createEntry(server.url, owner, feed.id, { title: 'Given away' })
-    expectError(await edit(published, { is_free: false, price: { amount: '10000', currency: 'USDC' } }), 409, 'ENTRY_CONTENT_PUBLIC')
-    expectError(await edit(published, { price: { amount: '10000', currency: 'USDC' } }), 409, 'ENTRY_CONTENT_PUBLIC')
-    expectError(await edit(published, { expires_at: Math.floor(Date.now() / 1000) + 60 }), 400, 'INVALID_EXPIRES_AT')
-    expect((await call(server.url, 'GET', entryPath(published))).body).toMatchObject({ is_free: true, price: '0' })
-  })
+      const published = await createEntry(server.url, owner, feed.id, { title: 'Given away' })
+      expectError(await edit(published, { is_free: false, price: { amount: '10000', currency: 'USDC' } }), 409, 'ENTRY_CONTENT_PUBLIC')
+      expectError(await edit(published, { price: { amount: '10000', currency: 'USDC' } }), 409, 'ENTRY_CONTENT_PUBLIC')
+      expectError(await edit(published, { expires_at: Math.floor(Date.now() / 1000) + 60 }), 400, 'INVALID_EXPIRES_AT')
+      expect((await call(server.url, 'GET', entryPath(published))).body).toMatchObject({ is_free: true, price: '0' })
+    },
+  )
 
   test('an entry whose early access ended is free for good: a new price or expiry answers 409 ENTRY_CONTENT_PUBLIC', async () => {
     // An hour of early access, ended by the server's clock moved on, not by a second the machine had to beat.
@@ -130,10 +163,17 @@ describe('editing the price', () => {
     await server.moveClock(3660)
     // Signed as at the server's time (an x-timestamp of the wall clock is an hour old to it).
     const editLater = async (body: unknown) =>
-      call(server.url, 'PATCH', entryPath(entry), { body, headers: { ...(await authHeaders(server.url, owner)), 'x-timestamp': String(Math.floor(Date.now() / 1000) + 3660) } })
+      call(server.url, 'PATCH', entryPath(entry), {
+        body,
+        headers: { ...(await authHeaders(server.url, owner)), 'x-timestamp': String(Math.floor(Date.now() / 1000) + 3660) },
+      })
     try {
       expect(await (await fetch(`${server.url}${entryPath(entry)}/content`)).text()).toBe('paid words')
-      for (const body of [{ price: { amount: '20000', currency: 'USDC' } }, { is_free: false }, { is_free: false, price: { amount: '10000', currency: 'USDC' }, expires_at: ends + 3600 }]) {
+      for (const body of [
+        { price: { amount: '20000', currency: 'USDC' } },
+        { is_free: false },
+        { is_free: false, price: { amount: '10000', currency: 'USDC' }, expires_at: ends + 3600 },
+      ]) {
         expectError(await editLater(body), 409, 'ENTRY_CONTENT_PUBLIC')
       }
       expect((await call(server.url, 'GET', entryPath(entry))).body).toMatchObject({ is_free: true, price: '0' })

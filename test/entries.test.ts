@@ -66,7 +66,10 @@ describe('create and read every supported MIME type', () => {
     const hello = await createEntry(server.url, owner, feed.id, { content_base64: b64('hello world\n') })
     expect(hello.cid).toBe('bafkreifjjcie6lypi6ny7amxnfftagclbuxndqonfipmb64f2km2devei4')
     // 1 MiB of zeros: four 256 KiB raw leaves under one dag-pb node.
-    const zeros = await createEntry(server.url, owner, feed.id, { content_base64: b64(new Uint8Array(1024 * 1024)), mime_type: 'application/pdf' })
+    const zeros = await createEntry(server.url, owner, feed.id, {
+      content_base64: b64(new Uint8Array(1024 * 1024)),
+      mime_type: 'application/pdf',
+    })
     expect(zeros.cid).toBe('bafybeiggzq4ryi7hscq5hzvzcnk4urnxt3asp37dhgvnjilf7exskximla')
     // The same bytes in another entry give the same CID.
     const again = await createEntry(server.url, owner, feed.id, { content_base64: b64('hello world\n'), mime_type: 'text/markdown' })
@@ -78,12 +81,32 @@ describe('create and read every supported MIME type', () => {
     const expires = Math.floor(Date.now() / 1000) + 3600
     const reply = await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, {
       wallet: owner,
-      body: { content_base64: b64('x'), mime_type: 'text/plain', title: 'T', description: 'D', metadata: '{"k":1}', tags: ['q', 'p'], is_free: true, expires_at: expires },
+      body: {
+        content_base64: b64('x'),
+        mime_type: 'text/plain',
+        title: 'T',
+        description: 'D',
+        metadata: '{"k":1}',
+        tags: ['q', 'p'],
+        is_free: true,
+        expires_at: expires,
+      },
     })
     expect(reply.status).toBe(201)
     expect(reply.body).toMatchObject({
-      feed_id: feed.id, mime_type: 'text/plain', title: 'T', description: 'D', metadata: '{"k":1}', tags: ['q', 'p'],
-      is_free: true, is_active: true, total_purchases: 0, total_revenue: '0', price: '0', asset: 'USDC', expires_at: expires,
+      feed_id: feed.id,
+      mime_type: 'text/plain',
+      title: 'T',
+      description: 'D',
+      metadata: '{"k":1}',
+      tags: ['q', 'p'],
+      is_free: true,
+      is_active: true,
+      total_purchases: 0,
+      total_revenue: '0',
+      price: '0',
+      asset: 'USDC',
+      expires_at: expires,
     })
     expect(reply.body.created_at).toBe(reply.body.updated_at)
     const got = await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries/${reply.body.id}`)
@@ -94,7 +117,8 @@ describe('create and read every supported MIME type', () => {
 })
 
 describe('validation of create entry', () => {
-  const post = (body: unknown, wallet = owner, feedId = feed.id) => call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet, body })
+  const post = (body: unknown, wallet = owner, feedId = feed.id) =>
+    call(server.url, 'POST', `/v1/feeds/${feedId}/entries`, { wallet, body })
 
   test('each rule answers its code', async () => {
     const cases: [Record<string, unknown>, number, string][] = [
@@ -106,66 +130,100 @@ describe('validation of create entry', () => {
       [{ content_base64: 'aGVsbG8-', mime_type: 'text/plain' }, 400, 'INVALID_BASE64'],
       [{ content_base64: '', mime_type: 'text/plain' }, 400, 'INVALID_BASE64'],
       [{ content_base64: 'aGVsbG8', mime_type: 'text/plain', is_free: false }, 400, 'INVALID_PRICE'],
-      [{ content_base64: 'aGVsbG8', mime_type: 'text/plain', is_free: false, price: { amount: '0', currency: 'USDC' } }, 400, 'INVALID_PRICE'],
-      [{ content_base64: 'aGVsbG8', mime_type: 'text/plain', is_free: false, price: { amount: '1.5', currency: 'USDC' } }, 400, 'INVALID_PRICE'],
-      [{ content_base64: 'aGVsbG8', mime_type: 'text/plain', is_free: false, price: { amount: '-5', currency: 'USDC' } }, 400, 'INVALID_PRICE'],
-      [{ content_base64: 'aGVsbG8', mime_type: 'text/plain', is_free: false, price: { amount: '100', currency: 'ETH' } }, 400, 'INVALID_PRICE'],
-      [{ content_base64: 'aGVsbG8', mime_type: 'text/plain', is_free: false, price: { amount: '100', currency: 'USDC', network: 'base' } }, 400, 'INVALID_PRICE'],
+      [
+        { content_base64: 'aGVsbG8', mime_type: 'text/plain', is_free: false, price: { amount: '0', currency: 'USDC' } },
+        400,
+        'INVALID_PRICE',
+      ],
+      [
+        { content_base64: 'aGVsbG8', mime_type: 'text/plain', is_free: false, price: { amount: '1.5', currency: 'USDC' } },
+        400,
+        'INVALID_PRICE',
+      ],
+      [
+        { content_base64: 'aGVsbG8', mime_type: 'text/plain', is_free: false, price: { amount: '-5', currency: 'USDC' } },
+        400,
+        'INVALID_PRICE',
+      ],
+      [
+        { content_base64: 'aGVsbG8', mime_type: 'text/plain', is_free: false, price: { amount: '100', currency: 'ETH' } },
+        400,
+        'INVALID_PRICE',
+      ],
+      [
+        { content_base64: 'aGVsbG8', mime_type: 'text/plain', is_free: false, price: { amount: '100', currency: 'USDC', network: 'base' } },
+        400,
+        'INVALID_PRICE',
+      ],
       [{ content_base64: 'aGVsbG8', mime_type: 'text/plain', is_free: false, price: { amount: 1.5 } }, 400, 'INVALID_PRICE'],
       [{ content_base64: 'aGVsbG8', mime_type: 'text/plain', expires_at: 1000 }, 400, 'INVALID_EXPIRES_AT'],
       [{ content_base64: 'aGVsbG8', mime_type: 'text/plain', expires_at: 'soon' }, 400, 'INVALID_EXPIRES_AT'],
       [{ content_base64: 'aGVsbG8', mime_type: 'text/plain', title: 'x'.repeat(501) }, 400, 'INVALID_PARAMETER'],
       [{ content_base64: 'aGVsbG8', mime_type: 'text/plain', metadata: 'x'.repeat(10_001) }, 400, 'INVALID_PARAMETER'],
-      [{ content_base64: 'aGVsbG8', mime_type: 'text/plain', tags: Array.from({ length: 21 }, (_, i) => `${i}`) }, 400, 'INVALID_PARAMETER'],
+      [
+        { content_base64: 'aGVsbG8', mime_type: 'text/plain', tags: Array.from({ length: 21 }, (_, i) => `${i}`) },
+        400,
+        'INVALID_PARAMETER',
+      ],
       [{ content_base64: 'aGVsbG8', mime_type: 'text/plain', is_free: 'yes' }, 400, 'INVALID_PARAMETER'],
     ]
     for (const [body, status, code] of cases) {
       const reply = await post(body)
-      if (reply.status !== status || reply.body.code !== code) throw new Error(`${JSON.stringify(body).slice(0, 120)} → ${reply.status} ${reply.text}`)
+      if (reply.status !== status || reply.body.code !== code)
+        throw new Error(`${JSON.stringify(body).slice(0, 120)} → ${reply.status} ${reply.text}`)
       expect(typeof reply.body.error).toBe('string')
     }
   })
 
-  test('content_base64 as any JSON encoder may write it: escaped slashes, \\u escapes, the field twice ' +
-    '(the last wins), sent in small pieces', async () => {
-    const bytes = new Uint8Array(Array.from({ length: 3000 }, (_, i) => (i * 7919) % 256)) // base64 with many '/' and '+'
-    const text = Buffer.from(bytes).toString('base64')
-    expect(text).toContain('/')
-    const escaped = text.replaceAll('/', '\\/').replace('A', '\\u0041')
-    const bodies = [
-      `{"mime_type":"application/pdf","content_base64":"${escaped}"}`,
-      `{"content_base64":"aGVsbG8=","mime_type":"application/pdf","content_base64":"${text}"}`,
-      `{"content\\u005fbase64":"${text}","mime_type":"application/pdf"}`,
-    ]
-    for (const rawBody of bodies) {
-      const reply = await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, { wallet: owner, rawBody })
-      expect(reply.status, rawBody.slice(0, 80)).toBe(201)
-      const content = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${reply.body.id}/content`)
-      expect(Buffer.from(await content.arrayBuffer()).equals(Buffer.from(bytes))).toBe(true)
-    }
-    // A body that arrives in pieces cut inside escapes and quanta, over a stream (no Content-Length).
-    const encoded = new TextEncoder().encode(bodies[0]!)
-    const stream = new ReadableStream<Uint8Array>({
-      start(controller) {
-        for (let at = 0; at < encoded.length; at += 7) controller.enqueue(encoded.slice(at, at + 7))
-        controller.close()
-      },
-    })
-    const headers = { ...(await authHeaders(server.url, owner)), 'content-type': 'application/json' }
-    const streamed = await fetch(`${server.url}/v1/feeds/${feed.id}/entries`, { method: 'POST', headers, body: stream })
-    expect(streamed.status).toBe(201)
-    const entry = (await streamed.json()) as { cid: string }
-    const first = await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries?page_size=5`)
-    expect(first.body.data.filter((e: { cid: string }) => e.cid === entry.cid).length).toBe(4) // same bytes, same CID
-    // A raw line break inside the string is not JSON; an unknown escape neither.
-    for (const rawBody of [`{"mime_type":"text/plain","content_base64":"aGVs\nbG8="}`, `{"mime_type":"text/plain","content_base64":"aGVs\\qbG8="}`]) {
-      const reply = await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, { wallet: owner, rawBody })
-      expect([reply.status, reply.body.code]).toEqual([400, 'INVALID_JSON'])
-    }
-  })
+  test(
+    'content_base64 as any JSON encoder may write it: escaped slashes, \\u escapes, the field twice ' +
+      '(the last wins), sent in small pieces',
+    async () => {
+      const bytes = new Uint8Array(Array.from({ length: 3000 }, (_, i) => (i * 7919) % 256)) // base64 with many '/' and '+'
+      const text = Buffer.from(bytes).toString('base64')
+      expect(text).toContain('/')
+      const escaped = text.replaceAll('/', '\\/').replace('A', '\\u0041')
+      const bodies = [
+        `{"mime_type":"application/pdf","content_base64":"${escaped}"}`,
+        `{"content_base64":"aGVsbG8=","mime_type":"application/pdf","content_base64":"${text}"}`,
+        `{"content\\u005fbase64":"${text}","mime_type":"application/pdf"}`,
+      ]
+      for (const rawBody of bodies) {
+        const reply = await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, { wallet: owner, rawBody })
+        expect(reply.status, rawBody.slice(0, 80)).toBe(201)
+        const content = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${reply.body.id}/content`)
+        expect(Buffer.from(await content.arrayBuffer()).equals(Buffer.from(bytes))).toBe(true)
+      }
+      // A body that arrives in pieces cut inside escapes and quanta, over a stream (no Content-Length).
+      const encoded = new TextEncoder().encode(bodies[0]!)
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let at = 0; at < encoded.length; at += 7) controller.enqueue(encoded.slice(at, at + 7))
+          controller.close()
+        },
+      })
+      const headers = { ...(await authHeaders(server.url, owner)), 'content-type': 'application/json' }
+      const streamed = await fetch(`${server.url}/v1/feeds/${feed.id}/entries`, { method: 'POST', headers, body: stream })
+      expect(streamed.status).toBe(201)
+      const entry = (await streamed.json()) as { cid: string }
+      const first = await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries?page_size=5`)
+      expect(first.body.data.filter((e: { cid: string }) => e.cid === entry.cid).length).toBe(4) // same bytes, same CID
+      // A raw line break inside the string is not JSON; an unknown escape neither.
+      for (const rawBody of [
+        `{"mime_type":"text/plain","content_base64":"aGVs\nbG8="}`,
+        `{"mime_type":"text/plain","content_base64":"aGVs\\qbG8="}`,
+      ]) {
+        const reply = await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, { wallet: owner, rawBody })
+        expect([reply.status, reply.body.code]).toEqual([400, 'INVALID_JSON'])
+      }
+    },
+  )
 
   test('ownership and existence: 401, 403, 404, 400', async () => {
-    expect((await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, { body: { content_base64: 'aGVsbG8', mime_type: 'text/plain' } })).status).toBe(401)
+    expect(
+      (await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, { body: { content_base64: 'aGVsbG8', mime_type: 'text/plain' } }))
+        .status,
+    ).toBe(401)
     const stranger = await post({ content_base64: 'aGVsbG8', mime_type: 'text/plain' }, newWallet())
     expect(stranger.status).toBe(403)
     expect(stranger.body.code).toBe('UNAUTHORIZED')
@@ -193,12 +251,19 @@ describe('validation of create entry', () => {
         controller.enqueue(chunk)
       },
     })
-    const reply = await fetch(`${server.url}/v1/feeds/${feed.id}/entries`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit)
+    const reply = await fetch(`${server.url}/v1/feeds/${feed.id}/entries`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit)
     expect(reply.status).toBe(413)
     expect((await reply.json()).code).toBe('PAYLOAD_TOO_LARGE')
     // A declared Content-Length over the limit is refused up front.
     const declared = await fetch(`${server.url}/v1/feeds/${feed.id}/entries`, {
-      method: 'POST', headers: { ...(await authHeaders(server.url, owner)), 'content-type': 'application/json' }, body: 'x'.repeat(limit + 300 * 1024),
+      method: 'POST',
+      headers: { ...(await authHeaders(server.url, owner)), 'content-type': 'application/json' },
+      body: 'x'.repeat(limit + 300 * 1024),
     })
     expect(declared.status).toBe(413)
     // The server still works.
@@ -208,12 +273,20 @@ describe('validation of create entry', () => {
   test('content of exactly 50 MB of base64 text is accepted (and over it is 413)', async () => {
     const limit = 50 * 1024 * 1024
     const bytes = new Uint8Array((limit / 4) * 3) // base64 length = limit exactly
-    const ok = await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, { wallet: owner, body: { content_base64: b64(bytes), mime_type: 'video/mp4' } })
+    const ok = await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, {
+      wallet: owner,
+      body: { content_base64: b64(bytes), mime_type: 'video/mp4' },
+    })
     expect(ok.status).toBe(201)
-    const over = await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, { wallet: owner, body: { content_base64: b64(new Uint8Array(bytes.byteLength + 3)), mime_type: 'video/mp4' } })
+    const over = await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, {
+      wallet: owner,
+      body: { content_base64: b64(new Uint8Array(bytes.byteLength + 3)), mime_type: 'video/mp4' },
+    })
     expect(over.status).toBe(413)
     expect(over.body.code).toBe('PAYLOAD_TOO_LARGE')
-    const ranged = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${ok.body.id}/content`, { headers: { range: `bytes=${bytes.byteLength - 10}-` } })
+    const ranged = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${ok.body.id}/content`, {
+      headers: { range: `bytes=${bytes.byteLength - 10}-` },
+    })
     expect(ranged.status).toBe(206)
     expect((await bytesOf(ranged)).byteLength).toBe(10)
   }, 120_000)
@@ -260,9 +333,12 @@ describe('mime_type is a whole media type, stored exactly as sent', () => {
       expect(reply.body.details).not.toMatch(/[\r\n]/)
     }
     expect((await post(target.id, 'application/octet-stream')).body.details).toBe('application/octet-stream is not a supported type')
-    expect((await post(target.id, 'text/plain\r\nX-Injected: 1')).body.details).toBe('mime_type must be a media type of at most 100 printable ASCII characters')
+    expect((await post(target.id, 'text/plain\r\nX-Injected: 1')).body.details).toBe(
+      'mime_type must be a media type of at most 100 printable ASCII characters',
+    )
     // Not a string at all: still the mime_type code.
-    for (const mime of [42, null, ['text/plain'], { type: 'text/plain' }]) expectError(await post(target.id, mime), 400, 'UNSUPPORTED_MIME_TYPE')
+    for (const mime of [42, null, ['text/plain'], { type: 'text/plain' }])
+      expectError(await post(target.id, mime), 400, 'UNSUPPORTED_MIME_TYPE')
     const after = await call(server.url, 'GET', `/v1/feeds/${target.id}`)
     expect(after.body.total_entries).toBe(0)
     expect((await call(server.url, 'GET', `/v1/feeds/${target.id}/entries`)).body.data).toEqual([])
@@ -294,7 +370,11 @@ describe('mime_type is a whole media type, stored exactly as sent', () => {
     }
     expect((await call(server.url, 'GET', `/v1/feeds/${target.id}`)).body.total_entries).toBe(accepted.length)
     // A paid entry with parameters: the 402 challenge names the type as stored.
-    const paid = await createEntry(server.url, owner, target.id, { mime_type: 'text/plain; charset=utf-8', is_free: false, price: { amount: '10' } })
+    const paid = await createEntry(server.url, owner, target.id, {
+      mime_type: 'text/plain; charset=utf-8',
+      is_free: false,
+      price: { amount: '10' },
+    })
     const challenge = await call(server.url, 'GET', `/v1/feeds/${target.id}/entries/${paid.id}/content`)
     expect(challenge.status).toBe(402)
     expect(challenge.body.accepts[0].mimeType).toBe('text/plain; charset=utf-8')
@@ -324,7 +404,11 @@ describe('rows stored before mime_type was checked', () => {
     await legacy.stop()
     await withRecords(legacy, async (db) => {
       // PostgreSQL's text holds no NUL character: no row there can have stored one.
-      if (db.engine === 'postgres') rows.splice(rows.findIndex(([, value]) => value.includes('\u0000')), 1)
+      if (db.engine === 'postgres')
+        rows.splice(
+          rows.findIndex(([, value]) => value.includes('\u0000')),
+          1,
+        )
       for (const [id, value] of rows) await db.run('UPDATE entries SET mime_type = ? WHERE id = ?', [value, id])
       await db.run('UPDATE entries SET mime_type = ? WHERE id = ?', ['text/plain\r\nX-Injected: 1', paid.id])
     })
@@ -345,7 +429,9 @@ describe('rows stored before mime_type was checked', () => {
       }
     }
     // The owner reads the paid one; everyone else gets a 402, not a 500.
-    const asOwner = await fetch(`${legacy.url}/v1/feeds/${target.id}/entries/${paid.id}/content`, { headers: await authHeaders(legacy.url, owner) })
+    const asOwner = await fetch(`${legacy.url}/v1/feeds/${target.id}/entries/${paid.id}/content`, {
+      headers: await authHeaders(legacy.url, owner),
+    })
     expect(asOwner.status).toBe(200)
     expect(asOwner.headers.get('content-type')).toBe('application/octet-stream')
     expect((await call(legacy.url, 'GET', `/v1/feeds/${target.id}/entries/${paid.id}/content`)).status).toBe(402)
@@ -355,7 +441,10 @@ describe('rows stored before mime_type was checked', () => {
 describe('paid entries (before payments): owner only, others get the x402 challenge', () => {
   test('402 with a valid v1 body and the v2 header; owner reads; price is kept exactly', async () => {
     const paid = await createEntry(server.url, owner, feed.id, {
-      content_base64: b64('secret'), title: 'Paid', is_free: false, price: { amount: '1500000', currency: 'USDC' },
+      content_base64: b64('secret'),
+      title: 'Paid',
+      is_free: false,
+      price: { amount: '1500000', currency: 'USDC' },
     })
     expect(paid).toMatchObject({ is_free: false, price: '1500000', asset: 'USDC' })
     for (const path of [`/v1/feeds/${feed.id}/entries/${paid.id}`, `/v1/feeds/${feed.id}/entries/${paid.id}/content`]) {
@@ -365,13 +454,24 @@ describe('paid entries (before payments): owner only, others get the x402 challe
       expect(typeof reply.body.error).toBe('string')
       expect(reply.body.accepts).toHaveLength(1)
       expect(reply.body.accepts[0]).toEqual({
-        scheme: 'exact', network: 'base-sepolia', maxAmountRequired: '1500000', resource: `${server.url}${path}`,
-        description: 'Paid', mimeType: path.endsWith('/content') ? 'text/plain' : 'application/json', payTo: owner.address,
-        maxTimeoutSeconds: expect.any(Number), asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', extra: { name: 'USDC', version: '2' },
+        scheme: 'exact',
+        network: 'base-sepolia',
+        maxAmountRequired: '1500000',
+        resource: `${server.url}${path}`,
+        description: 'Paid',
+        mimeType: path.endsWith('/content') ? 'text/plain' : 'application/json',
+        payTo: owner.address,
+        maxTimeoutSeconds: expect.any(Number),
+        asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+        extra: { name: 'USDC', version: '2' },
       })
       expect(reply.body.accepts[0].maxTimeoutSeconds).toBeGreaterThanOrEqual(60)
       const v2 = JSON.parse(Buffer.from(reply.headers.get('payment-required')!, 'base64').toString())
-      expect(v2).toMatchObject({ x402Version: 2, resource: { url: `${server.url}${path}` }, accepts: [{ scheme: 'exact', network: 'eip155:84532', amount: '1500000', payTo: owner.address }] })
+      expect(v2).toMatchObject({
+        x402Version: 2,
+        resource: { url: `${server.url}${path}` },
+        accepts: [{ scheme: 'exact', network: 'eip155:84532', amount: '1500000', payTo: owner.address }],
+      })
     }
     const asOwner = await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries/${paid.id}/content`, { wallet: owner })
     expect(asOwner.status).toBe(200)
@@ -382,7 +482,10 @@ describe('paid entries (before payments): owner only, others get the x402 challe
     // A stranger's signature does not make them entitled.
     expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries/${paid.id}/content`, { wallet: newWallet() })).status).toBe(402)
     // Numbers are accepted as an integer amount; big amounts stay exact.
-    const big = await createEntry(server.url, owner, feed.id, { is_free: false, price: { amount: '9007199254740993123', currency: 'USDC' } })
+    const big = await createEntry(server.url, owner, feed.id, {
+      is_free: false,
+      price: { amount: '9007199254740993123', currency: 'USDC' },
+    })
     expect(big.price).toBe('9007199254740993123')
     const numeric = await createEntry(server.url, owner, feed.id, { is_free: false, price: { amount: 250000 } })
     expect(numeric.price).toBe('250000')
@@ -391,7 +494,11 @@ describe('paid entries (before payments): owner only, others get the x402 challe
   test('a paid entry whose expires_at has passed is free', async () => {
     // An hour of early access, passed by the server's clock moved on, not by waiting: however slow the machine, the
     // entry is made and read paid before it ends, and read free after.
-    const early = await createEntry(server.url, owner, feed.id, { is_free: false, price: { amount: '100' }, expires_at: Math.floor(Date.now() / 1000) + 3600 })
+    const early = await createEntry(server.url, owner, feed.id, {
+      is_free: false,
+      price: { amount: '100' },
+      expires_at: Math.floor(Date.now() / 1000) + 3600,
+    })
     expect(early.is_free).toBe(false)
     expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries/${early.id}/content`)).status).toBe(402)
     await server.moveClock(3660)
@@ -412,7 +519,13 @@ describe('ranges, conditional requests, missing things', () => {
     const bytes = MIME_SAMPLES['audio/mpeg']
     const entry = await createEntry(server.url, owner, feed.id, { content_base64: b64(bytes), mime_type: 'audio/mpeg' })
     const url = `${server.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`
-    const cases: [string, number, number][] = [['bytes=0-99', 0, 99], ['bytes=262100-262200', 262100, 262200], ['bytes=599990-', 599990, 599999], ['bytes=-5', 599995, 599999], ['bytes=10-9999999', 10, 599999]]
+    const cases: [string, number, number][] = [
+      ['bytes=0-99', 0, 99],
+      ['bytes=262100-262200', 262100, 262200],
+      ['bytes=599990-', 599990, 599999],
+      ['bytes=-5', 599995, 599999],
+      ['bytes=10-9999999', 10, 599999],
+    ]
     for (const [range, start, end] of cases) {
       const reply = await fetch(url, { headers: { range } })
       expect(reply.status).toBe(206)
@@ -446,7 +559,9 @@ describe('ranges, conditional requests, missing things', () => {
     const { content_url } = (await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries/${entry.id}`)).body
     const token: string = content_url.split('/v1/access/')[1]
     const [h, p, sig] = token.split('.')
-    const tamperedPayload = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), eid: '01900000-0000-7000-8000-000000000000' })).toString('base64url')
+    const tamperedPayload = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), eid: '01900000-0000-7000-8000-000000000000' }),
+    ).toString('base64url')
     for (const bad of [`${h}.${tamperedPayload}.${sig}`, 'garbage', `${h}.${p}.${sig.slice(0, -2)}AA`]) {
       const reply = await call(server.url, 'GET', `/v1/access/${bad}`)
       expect(reply.status).toBe(403)
@@ -472,15 +587,23 @@ describe('list and delete', () => {
 
     const first = await call(server.url, 'GET', `/v1/feeds/${listFeed.id}/entries?page_size=3`)
     expect(first.body.pagination.has_more).toBe(true)
-    const second = await call(server.url, 'GET', `/v1/feeds/${listFeed.id}/entries?page_size=3&page_token=${first.body.pagination.next_page_token}`)
+    const second = await call(
+      server.url,
+      'GET',
+      `/v1/feeds/${listFeed.id}/entries?page_size=3&page_token=${first.body.pagination.next_page_token}`,
+    )
     expect(second.body.data.length).toBe(2)
     expect(second.body.pagination).toEqual({ page_size: 2, next_page_token: null, has_more: false })
     // A token of this feed's listing is foreign to another feed's listing.
-    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries?page_token=${first.body.pagination.next_page_token}`)).status).toBe(422)
+    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries?page_token=${first.body.pagination.next_page_token}`)).status).toBe(
+      422,
+    )
 
     expect((await call(server.url, 'DELETE', `/v1/feeds/${listFeed.id}/entries/${made[0].id}`)).status).toBe(401)
     expect((await call(server.url, 'DELETE', `/v1/feeds/${listFeed.id}/entries/${made[0].id}`, { wallet: newWallet() })).status).toBe(403)
-    expect((await call(server.url, 'DELETE', `/v1/feeds/${listFeed.id}/entries/01900000-0000-7000-8000-000000000000`, { wallet: owner })).status).toBe(404)
+    expect(
+      (await call(server.url, 'DELETE', `/v1/feeds/${listFeed.id}/entries/01900000-0000-7000-8000-000000000000`, { wallet: owner })).status,
+    ).toBe(404)
     const del = await call(server.url, 'DELETE', `/v1/feeds/${listFeed.id}/entries/${made[0].id}`, { wallet: owner })
     expect(del.status).toBe(204)
     const after = await call(server.url, 'GET', `/v1/feeds/${listFeed.id}/entries`)
@@ -498,12 +621,21 @@ describe('list and delete', () => {
     const headers = await Promise.all(Array.from({ length: 1000 }, () => authHeaders(server.url, owner)))
     let created = 0
     for (let i = 0; i < headers.length; i += 50) {
-      const replies = await Promise.all(headers.slice(i, i + 50).map((h, j) =>
-        call(server.url, 'POST', `/v1/feeds/${full.id}/entries`, { headers: h, body: { content_base64: b64(`entry ${i + j}`), mime_type: 'text/plain' } })))
+      const replies = await Promise.all(
+        headers.slice(i, i + 50).map((h, j) =>
+          call(server.url, 'POST', `/v1/feeds/${full.id}/entries`, {
+            headers: h,
+            body: { content_base64: b64(`entry ${i + j}`), mime_type: 'text/plain' },
+          }),
+        ),
+      )
       created += replies.filter((r) => r.status === 201).length
     }
     expect(created).toBe(1000)
-    const over = await call(server.url, 'POST', `/v1/feeds/${full.id}/entries`, { wallet: owner, body: { content_base64: 'aGVsbG8', mime_type: 'text/plain' } })
+    const over = await call(server.url, 'POST', `/v1/feeds/${full.id}/entries`, {
+      wallet: owner,
+      body: { content_base64: 'aGVsbG8', mime_type: 'text/plain' },
+    })
     expect(over.status).toBe(403)
     expect(over.body.code).toBe('ENTRY_LIMIT_REACHED')
     expect((await call(server.url, 'GET', `/v1/feeds/${full.id}`)).body.total_entries).toBe(1000)

@@ -22,12 +22,16 @@ afterAll(async () => {
 })
 
 test('the explorer lists every operation and shows every request body, the 402 answer and the errors', async () => {
-  const doc = await (await fetch(`${server.url}/v1/openapi.json`)).json() as { paths: Record<string, Record<string, { operationId: string; tags?: string[]; requestBody?: object }>> }
+  const doc = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { operationId: string; tags?: string[]; requestBody?: object }>>
+  }
   const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } })
   const problems: string[] = []
   page.on('requestfailed', (request) => problems.push(`failed: ${request.url()}`))
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-  page.on('request', (request) => { if (!request.url().startsWith(server.url)) problems.push(`left the server: ${request.url()}`) })
+  page.on('request', (request) => {
+    if (!request.url().startsWith(server.url)) problems.push(`left the server: ${request.url()}`)
+  })
   await page.goto(`${server.url}/v1/docs`)
   await page.waitForSelector('.opblock', { timeout: 20_000 })
 
@@ -48,7 +52,11 @@ test('the explorer lists every operation and shows every request body, the 402 a
   expect(withBodies.length).toBe(15)
   for (const op of withBodies) {
     const block = await open(op)
-    const example = await block.locator('.opblock-section-request-body .body-param__example, .opblock-section-request-body pre').first().textContent() ?? ''
+    const example =
+      (await block
+        .locator('.opblock-section-request-body .body-param__example, .opblock-section-request-body pre')
+        .first()
+        .textContent()) ?? ''
     expect({ op: op.operationId, hasFields: /"\w+":/.test(example) }).toEqual({ op: op.operationId, hasFields: true })
   }
 
@@ -70,12 +78,16 @@ test('the explorer lists every operation and shows every request body, the 402 a
 
 test('with a browser wallet connected, "Try it out" signs the request: the feed it creates is the wallet’s', async () => {
   const account = newWallet()
-  const doc = await (await fetch(`${server.url}/v1/openapi.json`)).json() as { paths: Record<string, Record<string, { operationId: string; tags?: string[] }>> }
+  const doc = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { operationId: string; tags?: string[] }>>
+  }
   const create = doc.paths['/v1/feeds']!.post!
   const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } })
   const problems: string[] = []
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-  page.on('console', (message) => { if (message.type() === 'error') problems.push(`console: ${message.text()}`) })
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`)
+  })
   const wallet = await injectWallet(page, account, BASE_SEPOLIA_CHAIN_ID)
   const docs = await page.goto(`${server.url}/v1/docs`)
   expect(docs!.headers()['content-security-policy']).toContain("script-src 'self'")

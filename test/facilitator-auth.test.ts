@@ -24,7 +24,13 @@ afterAll(async () => {
 /** A facilitator demanding `requires`, and a server in facilitator mode pointed at it with `credentials`. */
 async function setUp(requires: FacilitatorCredentials, credentials: Record<string, string>, basePath?: string) {
   const facilitator = startFacilitator(chain, devKey(5), { requires, basePath })
-  const server = await startTestServer({ ...chain.env, TRELLIS_SETTLEMENT: 'facilitator', TRELLIS_RELAYER_KEY: '', TRELLIS_FACILITATOR_URL: facilitator.url, ...credentials })
+  const server = await startTestServer({
+    ...chain.env,
+    TRELLIS_SETTLEMENT: 'facilitator',
+    TRELLIS_RELAYER_KEY: '',
+    TRELLIS_FACILITATOR_URL: facilitator.url,
+    ...credentials,
+  })
   return { facilitator, server }
 }
 
@@ -32,7 +38,11 @@ async function setUp(requires: FacilitatorCredentials, credentials: Record<strin
 async function buy(server: TestServer) {
   const owner = newWallet()
   const feed = await createFeed(server.url, owner)
-  const entry = await createEntry(server.url, owner, feed.id, { content_base64: b64('mainnet-ready'), is_free: false, price: { amount: String(PRICE) } })
+  const entry = await createEntry(server.url, owner, feed.id, {
+    content_base64: b64('mainnet-ready'),
+    is_free: false,
+    price: { amount: String(PRICE) },
+  })
   const buyer = await chain.newFundedBuyer(1_000_000n)
   const reply = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`, {
     headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: owner.address, value: PRICE })) },
@@ -51,7 +61,13 @@ describe('a facilitator that wants a bearer token', () => {
       expect(await chain.balanceOf(refused.owner.address)).toBe(0n)
       expect(facilitator.refused).toContain('/verify: no bearer token')
 
-      await server.restart({ ...chain.env, TRELLIS_SETTLEMENT: 'facilitator', TRELLIS_RELAYER_KEY: '', TRELLIS_FACILITATOR_URL: facilitator.url, TRELLIS_FACILITATOR_BEARER: 'fac-token-123' })
+      await server.restart({
+        ...chain.env,
+        TRELLIS_SETTLEMENT: 'facilitator',
+        TRELLIS_RELAYER_KEY: '',
+        TRELLIS_FACILITATOR_URL: facilitator.url,
+        TRELLIS_FACILITATOR_BEARER: 'fac-token-123',
+      })
       const paid = await buy(server)
       expect(paid.status).toBe(200)
       expect(paid.body).toBe('mainnet-ready')
@@ -66,11 +82,14 @@ describe('a facilitator that wants a bearer token', () => {
 })
 
 describe('a CDP API key pair signing each call', () => {
-  test('ES256 (PEM, pasted with \\n escapes as in CDP\'s key file): each call carries its own JWT; a purchase settles', async () => {
+  test("ES256 (PEM, pasted with \\n escapes as in CDP's key file): each call carries its own JWT; a purchase settles", async () => {
     const key = await generateKeyPair('ES256', { extractable: true })
     const secret = (await exportPKCS8(key.privateKey)).replace(/\n/g, '\\n')
-    const { facilitator, server } = await setUp({ cdp: { keyId: 'organizations/test/apiKeys/es256', publicKey: key.publicKey } },
-      { TRELLIS_CDP_API_KEY_ID: 'organizations/test/apiKeys/es256', TRELLIS_CDP_API_KEY_SECRET: secret }, CDP_PATH)
+    const { facilitator, server } = await setUp(
+      { cdp: { keyId: 'organizations/test/apiKeys/es256', publicKey: key.publicKey } },
+      { TRELLIS_CDP_API_KEY_ID: 'organizations/test/apiKeys/es256', TRELLIS_CDP_API_KEY_SECRET: secret },
+      CDP_PATH,
+    )
     try {
       const paid = await buy(server)
       expect(facilitator.refused).toEqual([])
@@ -87,11 +106,22 @@ describe('a CDP API key pair signing each call', () => {
     const key = await generateKeyPair('EdDSA', { extractable: true })
     const jwk = await exportJWK(key.privateKey)
     const secret = Buffer.concat([Buffer.from(jwk.d!, 'base64url'), Buffer.from(jwk.x!, 'base64url')]).toString('base64')
-    const { facilitator, server } = await setUp({ cdp: { keyId: 'ed-key', publicKey: key.publicKey } }, { TRELLIS_CDP_API_KEY_ID: 'ed-key', TRELLIS_CDP_API_KEY_SECRET: secret }, CDP_PATH)
+    const { facilitator, server } = await setUp(
+      { cdp: { keyId: 'ed-key', publicKey: key.publicKey } },
+      { TRELLIS_CDP_API_KEY_ID: 'ed-key', TRELLIS_CDP_API_KEY_SECRET: secret },
+      CDP_PATH,
+    )
     try {
       expect((await buy(server)).status).toBe(200)
       const stranger = await generateKeyPair('ES256', { extractable: true })
-      await server.restart({ ...chain.env, TRELLIS_SETTLEMENT: 'facilitator', TRELLIS_RELAYER_KEY: '', TRELLIS_FACILITATOR_URL: facilitator.url, TRELLIS_CDP_API_KEY_ID: 'ed-key', TRELLIS_CDP_API_KEY_SECRET: await exportPKCS8(stranger.privateKey) })
+      await server.restart({
+        ...chain.env,
+        TRELLIS_SETTLEMENT: 'facilitator',
+        TRELLIS_RELAYER_KEY: '',
+        TRELLIS_FACILITATOR_URL: facilitator.url,
+        TRELLIS_CDP_API_KEY_ID: 'ed-key',
+        TRELLIS_CDP_API_KEY_SECRET: await exportPKCS8(stranger.privateKey),
+      })
       const refused = await buy(server)
       expect(refused.status).toBe(502)
       expect(refused.rows).toHaveLength(0)
@@ -108,10 +138,13 @@ describe('Base mainnet refuses test settings at start', () => {
   const startFails = async (env: Record<string, string>) => {
     const dataDir = tempDir()
     try {
-      return await startTestServer({ TRELLIS_NETWORK: 'base', TRELLIS_RPC_URL: DEAD_RPC, ...env }, { dataDir }).then(async (server) => {
-        await server.dispose()
-        return 'started'
-      }, (error: Error) => error.message)
+      return await startTestServer({ TRELLIS_NETWORK: 'base', TRELLIS_RPC_URL: DEAD_RPC, ...env }, { dataDir }).then(
+        async (server) => {
+          await server.dispose()
+          return 'started'
+        },
+        (error: Error) => error.message,
+      )
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
     }
@@ -119,22 +152,37 @@ describe('Base mainnet refuses test settings at start', () => {
 
   test('the default (testnet-only) facilitator without credentials: one line saying what to set', async () => {
     const message = await startFails({})
-    expect(message).toContain('trellis: TRELLIS_NETWORK=base is mainnet but the facilitator https://x402.org/facilitator ' +
-      'settles testnets only: set TRELLIS_CDP_API_KEY_ID and TRELLIS_CDP_API_KEY_SECRET')
+    expect(message).toContain(
+      'trellis: TRELLIS_NETWORK=base is mainnet but the facilitator https://x402.org/facilitator ' +
+        'settles testnets only: set TRELLIS_CDP_API_KEY_ID and TRELLIS_CDP_API_KEY_SECRET',
+    )
   })
 
   test('a testnet token address: one line naming TRELLIS_USDC_ADDRESS', async () => {
-    const message = await startFails({ TRELLIS_SETTLEMENT: 'local', TRELLIS_RELAYER_KEY: chain.relayer.privateKey, TRELLIS_USDC_ADDRESS: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' })
-    expect(message).toContain('trellis: TRELLIS_NETWORK=base is mainnet but TRELLIS_USDC_ADDRESS 0x036CbD53842c5426634e7929541eC2318f3dCF7e is a testnet token')
+    const message = await startFails({
+      TRELLIS_SETTLEMENT: 'local',
+      TRELLIS_RELAYER_KEY: chain.relayer.privateKey,
+      TRELLIS_USDC_ADDRESS: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+    })
+    expect(message).toContain(
+      'trellis: TRELLIS_NETWORK=base is mainnet but TRELLIS_USDC_ADDRESS 0x036CbD53842c5426634e7929541eC2318f3dCF7e is a testnet token',
+    )
   })
 
   test('a CDP secret that is no key: refused, naming it', async () => {
-    expect(await startFails({ TRELLIS_CDP_API_KEY_ID: 'k', TRELLIS_CDP_API_KEY_SECRET: 'not-a-key' })).toContain('trellis: TRELLIS_CDP_API_KEY_SECRET is neither a PEM EC key nor a base64 Ed25519 key')
+    expect(await startFails({ TRELLIS_CDP_API_KEY_ID: 'k', TRELLIS_CDP_API_KEY_SECRET: 'not-a-key' })).toContain(
+      'trellis: TRELLIS_CDP_API_KEY_SECRET is neither a PEM EC key nor a base64 Ed25519 key',
+    )
   })
 
-  test('with a CDP key it starts, on Coinbase\'s facilitator', async () => {
+  test("with a CDP key it starts, on Coinbase's facilitator", async () => {
     const key = await generateKeyPair('ES256', { extractable: true })
-    const server = await startTestServer({ TRELLIS_NETWORK: 'base', TRELLIS_RPC_URL: DEAD_RPC, TRELLIS_CDP_API_KEY_ID: 'k', TRELLIS_CDP_API_KEY_SECRET: await exportPKCS8(key.privateKey) })
+    const server = await startTestServer({
+      TRELLIS_NETWORK: 'base',
+      TRELLIS_RPC_URL: DEAD_RPC,
+      TRELLIS_CDP_API_KEY_ID: 'k',
+      TRELLIS_CDP_API_KEY_SECRET: await exportPKCS8(key.privateKey),
+    })
     try {
       const start = JSON.parse(server.logs.find((line) => line.includes('"msg":"listening"'))!)
       expect(start).toMatchObject({ network: 'base', chain_id: 8453, facilitator: 'https://api.cdp.coinbase.com', facilitator_auth: 'cdp' })

@@ -41,14 +41,28 @@ describe('POST /v1/feeds', () => {
     const feed = reply.body
     expect(feed.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/)
     expect(feed).toMatchObject({
-      name: 'Market notes', description: 'Daily', tags: ['b', 'a', 'c'], category_id: tech, owner_wallet_address: wallet.address,
-      is_active: true, total_entries: 0, total_purchases: 0, total_revenue: '0', image_cid: null,
+      name: 'Market notes',
+      description: 'Daily',
+      tags: ['b', 'a', 'c'],
+      category_id: tech,
+      owner_wallet_address: wallet.address,
+      is_active: true,
+      total_entries: 0,
+      total_purchases: 0,
+      total_revenue: '0',
+      image_cid: null,
     })
     expect(feed.created_at).toBe(feed.updated_at)
     expect(Math.abs(feed.created_at - Date.now() / 1000)).toBeLessThan(10)
     const owner = await call(server, 'GET', `/v1/wallets/${feed.owner_id}`)
     expect(owner.status).toBe(200)
-    expect(owner.body).toMatchObject({ id: feed.owner_id, address: wallet.address, wallet_address: wallet.address, network: 'base-sepolia', wallet_address_network: 'base-sepolia' })
+    expect(owner.body).toMatchObject({
+      id: feed.owner_id,
+      address: wallet.address,
+      wallet_address: wallet.address,
+      network: 'base-sepolia',
+      wallet_address_network: 'base-sepolia',
+    })
     expect((await call(server, 'GET', `/v1/feeds/${feed.id}`)).body).toEqual(feed)
   })
 
@@ -73,7 +87,9 @@ describe('POST /v1/feeds', () => {
       expect(typeof reply.body.message).toBe('string')
       expect(reply.body.details.field).toBe(field)
     }
-    expect((await call(server, 'POST', '/v1/feeds', { wallet, body: { name: 'x'.repeat(255), description: 'd'.repeat(2000) } })).status).toBe(201)
+    expect(
+      (await call(server, 'POST', '/v1/feeds', { wallet, body: { name: 'x'.repeat(255), description: 'd'.repeat(2000) } })).status,
+    ).toBe(201)
   })
 
   test('no auth → 401 even with an invalid body; bad JSON with auth → 400 INVALID_JSON', async () => {
@@ -95,7 +111,13 @@ describe('POST /v1/feeds', () => {
     const fromBase64 = await createFeed(server, wallet, { image_url: b64(PNG) })
     const fromCid = await createFeed(server, wallet, { image_url: fromUrl.image_cid })
     for (const feed of [fromRedirect, fromData, fromBase64, fromCid]) expect(feed.image_cid).toBe(fromUrl.image_cid)
-    for (const image_url of [`${host}/missing`, `${host}/huge`, 'ftp://example.com/x.png', '%%%not-base64%%%', 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy']) {
+    for (const image_url of [
+      `${host}/missing`,
+      `${host}/huge`,
+      'ftp://example.com/x.png',
+      '%%%not-base64%%%',
+      'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy',
+    ]) {
       const reply = await call(server, 'POST', '/v1/feeds', { wallet, body: { name: 'img', image_url } })
       expect(reply.status).toBe(400)
       expect(reply.body.error).toBe('invalid_request')
@@ -103,13 +125,23 @@ describe('POST /v1/feeds', () => {
     }
   })
 
-  test('only images are covers: bytes that are no image, an entry\'s content or an unknown CID are refused', async () => {
+  test("only images are covers: bytes that are no image, an entry's content or an unknown CID are refused", async () => {
     const wallet = newWallet()
     const feed = await createFeed(server, wallet)
     const paidPng = Buffer.concat([PNG, globalThis.crypto.getRandomValues(new Uint8Array(64))]) // never uploaded as a cover
-    const paid = await createEntry(server, wallet, feed.id, { content_base64: b64(paidPng), mime_type: 'image/png', is_free: false, price: { amount: '1000' } })
+    const paid = await createEntry(server, wallet, feed.id, {
+      content_base64: b64(paidPng),
+      mime_type: 'image/png',
+      is_free: false,
+      price: { amount: '1000' },
+    })
     const text = await createEntry(server, wallet, feed.id, { content_base64: b64('just text'), mime_type: 'text/plain' })
-    for (const image_url of [`data:image/png;base64,${b64('not a png')}`, b64('<html><script>alert(1)</script></html>'), paid.cid, text.cid]) {
+    for (const image_url of [
+      `data:image/png;base64,${b64('not a png')}`,
+      b64('<html><script>alert(1)</script></html>'),
+      paid.cid,
+      text.cid,
+    ]) {
       const reply = await call(server, 'POST', '/v1/feeds', { wallet, body: { name: 'img', image_url } })
       expect(reply.status, image_url).toBe(400)
       expect(reply.body.details.field).toBe('image_url')
@@ -120,7 +152,10 @@ describe('POST /v1/feeds', () => {
       expect(reply.body.details.field).toBe('image_cid')
     }
     const svg = '<?xml version="1.0"?>\n<!-- a cover -->\n<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
-    const withSvg = await call(server, 'PATCH', `/v1/feeds/${feed.id}`, { wallet, body: { image_url: `data:image/svg+xml;base64,${b64(svg)}` } })
+    const withSvg = await call(server, 'PATCH', `/v1/feeds/${feed.id}`, {
+      wallet,
+      body: { image_url: `data:image/svg+xml;base64,${b64(svg)}` },
+    })
     expect(withSvg.status).toBe(200)
     const other = await createFeed(server, newWallet(), { image_url: withSvg.body.image_cid }) // a stored image, by CID
     expect(other.image_cid).toBe(withSvg.body.image_cid)
@@ -140,7 +175,9 @@ describe('POST /v1/feeds', () => {
     expect(Buffer.compare(new Uint8Array(await reply.arrayBuffer()), PNG)).toBe(0)
     expect((await server.fetch(url, { headers: { 'if-none-match': `"${feed.image_cid}"` } })).status).toBe(304)
     expect((await server.fetch(`${url}?cid=${feed.image_cid}`)).headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
-    expect((await server.fetch(`${url}?cid=bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy`)).headers.get('cache-control')).toBe('public, max-age=60')
+    expect(
+      (await server.fetch(`${url}?cid=bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy`)).headers.get('cache-control'),
+    ).toBe('public, max-age=60')
 
     const svg = '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
     expect((await call(server, 'PATCH', `/v1/feeds/${feed.id}`, { wallet, body: { image_url: b64(svg) } })).status).toBe(200)
@@ -155,13 +192,18 @@ describe('POST /v1/feeds', () => {
     expectError(await call(server, 'GET', '/v1/feeds/nope/image'), 400, 'INVALID_PARAMETER')
   })
 
-  test('a cover set before images were recorded: served if it is an image, never if it is an entry\'s content', async () => {
+  test("a cover set before images were recorded: served if it is an image, never if it is an entry's content", async () => {
     const wallet = newWallet()
     const cover = Buffer.concat([PNG, globalThis.crypto.getRandomValues(new Uint8Array(32))])
     const legacy = await createFeed(server, wallet, { image_url: b64(cover) })
     const thief = await createFeed(server, wallet, { name: 'points at paid content' })
     const paidBytes = Buffer.concat([PNG, globalThis.crypto.getRandomValues(new Uint8Array(32))])
-    const paid = await createEntry(server, wallet, thief.id, { content_base64: b64(paidBytes), mime_type: 'image/png', is_free: false, price: { amount: '1000' } })
+    const paid = await createEntry(server, wallet, thief.id, {
+      content_base64: b64(paidBytes),
+      mime_type: 'image/png',
+      is_free: false,
+      price: { amount: '1000' },
+    })
     // As a database from before migration 007 could hold: image_cid set, no images row (then, image_cid took any stored CID).
     await server.stop()
     await withRecords(server, async (db) => {
@@ -181,17 +223,26 @@ describe('POST /v1/feeds', () => {
     const wallet = newWallet()
     const big = new Uint8Array(9 * 1024 * 1024).fill(7)
     big.set(PNG) // a PNG signature: only images are taken
-    const ok = await call(server, 'POST', '/v1/feeds', { wallet, body: { name: 'big cover', image_url: `data:image/png;base64,${b64(big)}` } })
+    const ok = await call(server, 'POST', '/v1/feeds', {
+      wallet,
+      body: { name: 'big cover', image_url: `data:image/png;base64,${b64(big)}` },
+    })
     expect(ok.status).toBe(201)
     expect(ok.body.image_cid).toMatch(/^baf/)
-    const tooBig = await call(server, 'POST', '/v1/feeds', { wallet, body: { name: 'huge cover', image_url: b64(new Uint8Array(10 * 1024 * 1024 + 1)) } })
+    const tooBig = await call(server, 'POST', '/v1/feeds', {
+      wallet,
+      body: { name: 'huge cover', image_url: b64(new Uint8Array(10 * 1024 * 1024 + 1)) },
+    })
     expect(tooBig.status).toBe(400)
     expect(tooBig.body.details.field).toBe('image_url')
   })
 
   test('an image host that never answers is given up after 10 s', async () => {
     const started = Date.now()
-    const reply = await call(server, 'POST', '/v1/feeds', { wallet: newWallet(), body: { name: 'slow', image_url: `http://127.0.0.1:${imageHost.port}/stall` } })
+    const reply = await call(server, 'POST', '/v1/feeds', {
+      wallet: newWallet(),
+      body: { name: 'slow', image_url: `http://127.0.0.1:${imageHost.port}/stall` },
+    })
     const waited = Date.now() - started
     expect(reply.status).toBe(400)
     expect(reply.body).toMatchObject({ error: 'invalid_request', details: { field: 'image_url' } })
@@ -229,17 +280,29 @@ describe('GET/PATCH/DELETE /v1/feeds/{id}', () => {
     expect(reply.status).toBe(200)
     expect(reply.body).toMatchObject({ name: 'after', description: 'keep me', tags: ['y', 'z'], created_at: feed.created_at })
     expect(reply.body.updated_at).toBeGreaterThan(feed.updated_at)
-    const cleared = await call(server, 'PATCH', `/v1/feeds/${feed.id}`, { wallet: owner, body: { description: null, category_id: await categoryId('Games') } })
+    const cleared = await call(server, 'PATCH', `/v1/feeds/${feed.id}`, {
+      wallet: owner,
+      body: { description: null, category_id: await categoryId('Games') },
+    })
     expect(cleared.body.description).toBeNull()
     expect(cleared.body.category_id).toBe(await categoryId('Games'))
-    const image = await call(server, 'PATCH', `/v1/feeds/${feed.id}`, { wallet: owner, body: { image_cid: 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy' } })
+    const image = await call(server, 'PATCH', `/v1/feeds/${feed.id}`, {
+      wallet: owner,
+      body: { image_cid: 'bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy' },
+    })
     expect(image.status).toBe(400)
     expect(image.body.details.field).toBe('image_cid')
     // image_url works on update too (the SDK sends it), and a stored CID can then be reused as image_cid.
-    const withImage = await call(server, 'PATCH', `/v1/feeds/${feed.id}`, { wallet: owner, body: { image_url: `data:image/png;base64,${b64(PNG)}` } })
+    const withImage = await call(server, 'PATCH', `/v1/feeds/${feed.id}`, {
+      wallet: owner,
+      body: { image_url: `data:image/png;base64,${b64(PNG)}` },
+    })
     expect(withImage.body.image_cid).toMatch(/^bafk/)
     const other = await createFeed(server, owner, { name: 'reuses the cover' })
-    expect((await call(server, 'PATCH', `/v1/feeds/${other.id}`, { wallet: owner, body: { image_cid: withImage.body.image_cid } })).body.image_cid).toBe(withImage.body.image_cid)
+    expect(
+      (await call(server, 'PATCH', `/v1/feeds/${other.id}`, { wallet: owner, body: { image_cid: withImage.body.image_cid } })).body
+        .image_cid,
+    ).toBe(withImage.body.image_cid)
     const invalid = await call(server, 'PATCH', `/v1/feeds/${feed.id}`, { wallet: owner, body: { name: '' } })
     expect(invalid.status).toBe(400)
     expect(invalid.body).toMatchObject({ error: 'invalid_request', details: { field: 'name' } })
@@ -296,7 +359,11 @@ describe('GET /v1/feeds', () => {
     const crypto = await categoryId('Crypto')
     const made = []
     for (let i = 0; i < 5; i++) {
-      const feed = await createFeed(server, owner, { name: `list ${i}`, tags: i % 2 ? ['odd', 'Shared'] : ['even'], category_id: i < 2 ? crypto : undefined })
+      const feed = await createFeed(server, owner, {
+        name: `list ${i}`,
+        tags: i % 2 ? ['odd', 'Shared'] : ['even'],
+        category_id: i < 2 ? crypto : undefined,
+      })
       await createEntry(server, owner, feed.id)
       made.push(feed)
     }
@@ -352,7 +419,11 @@ describe('GET /v1/feeds', () => {
     let token: string | null = null
     let pages = 0
     do {
-      const reply: any = await call(server, 'GET', `/v1/feeds?owner_id=${ownerId}&page_size=2${token ? `&page_token=${encodeURIComponent(token)}` : ''}`)
+      const reply: any = await call(
+        server,
+        'GET',
+        `/v1/feeds?owner_id=${ownerId}&page_size=2${token ? `&page_token=${encodeURIComponent(token)}` : ''}`,
+      )
       expect(reply.status).toBe(200)
       expect(reply.body.data.length).toBeGreaterThan(0)
       expect(reply.body.pagination.page_size).toBe(reply.body.data.length)

@@ -41,7 +41,9 @@ const start = async () => {
  */
 async function storeOf(server: TestServer) {
   if (server.recordsEnv.TRELLIS_DATABASE_URL) {
-    const row = await withRecords(server, (db) => db.get<{ count: string; bytes: string }>('SELECT COUNT(*) AS count, COALESCE(SUM(size), 0) AS bytes FROM blocks'))
+    const row = await withRecords(server, (db) =>
+      db.get<{ count: string; bytes: string }>('SELECT COUNT(*) AS count, COALESCE(SUM(size), 0) AS bytes FROM blocks'),
+    )
     return { count: Number(row!.count), bytes: Number(row!.bytes) }
   }
   const dataDir = server.dataDir
@@ -66,13 +68,23 @@ const contentOf = async (url: string, feedId: string, entryId: string) =>
 /** A raw HTTP upload of a large entry that sends the first half of its body; the rest when `finish` is called. */
 async function halfUpload(url: string, owner: Wallet, feedId: string, content: Uint8Array) {
   const body = JSON.stringify({ content_base64: b64(content), mime_type: 'video/mp4' })
-  const headers = { host: '127.0.0.1', 'content-type': 'application/json', 'content-length': String(body.length), connection: 'close', ...(await authHeaders(url, owner)) }
+  const headers = {
+    host: '127.0.0.1',
+    'content-type': 'application/json',
+    'content-length': String(body.length),
+    connection: 'close',
+    ...(await authHeaders(url, owner)),
+  }
   const socket = connect(Number(new URL(url).port), '127.0.0.1')
   let answer = ''
   socket.on('data', (chunk) => (answer += chunk))
   const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
   await new Promise<void>((resolve) => socket.on('connect', resolve))
-  socket.write(`POST /v1/feeds/${feedId}/entries HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`)
+  socket.write(
+    `POST /v1/feeds/${feedId}/entries HTTP/1.1\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('')}\r\n`,
+  )
   await new Promise<void>((resolve) => socket.write(body.slice(0, body.length / 2), () => resolve()))
   await Bun.sleep(500) // the server takes what it has so far
   return {
@@ -94,8 +106,14 @@ describe('trellis gc', () => {
     const feed = await createFeed(server.url, owner, { name: 'kept', image_url: `data:image/png;base64,${b64(png)}` })
     const named = [random(40), random(3 * 1024 * 1024 + 5), random(700_000)]
     const entries = []
-    for (const bytes of named) entries.push(await createEntry(server.url, owner, feed.id, { content_base64: b64(bytes), mime_type: 'application/pdf' }))
-    const paid = await createEntry(server.url, owner, feed.id, { content_base64: b64('paid'), mime_type: 'text/plain', is_free: false, price: { amount: '1000' } })
+    for (const bytes of named)
+      entries.push(await createEntry(server.url, owner, feed.id, { content_base64: b64(bytes), mime_type: 'application/pdf' }))
+    const paid = await createEntry(server.url, owner, feed.id, {
+      content_base64: b64('paid'),
+      mime_type: 'text/plain',
+      is_free: false,
+      price: { amount: '1000' },
+    })
 
     // A client that goes away halfway through a 9 MB upload: nothing of it was stored.
     await (await halfUpload(server.url, owner, feed.id, random(9 * 1024 * 1024))).abandon()
@@ -103,7 +121,10 @@ describe('trellis gc', () => {
     expect(readdirSync(join(server.dataDir, 'cache', 'uploads'))).toEqual([])
     // Orphans: a CAR of an item no record here names.
     const elsewhere = await start()
-    const foreign = await createEntry(elsewhere.url, owner, (await createFeed(elsewhere.url, owner)).id, { content_base64: b64(random(4 * 1024 * 1024 + 17)), mime_type: 'application/pdf' })
+    const foreign = await createEntry(elsewhere.url, owner, (await createFeed(elsewhere.url, owner)).id, {
+      content_base64: b64(random(4 * 1024 * 1024 + 17)),
+      mime_type: 'application/pdf',
+    })
     const car = join(elsewhere.dataDir, 'foreign.car')
     expect((await trellis(['export-car', foreign.cid, '--out', car], elsewhere.dataDir)).code).toBe(0)
     expect((await trellis(['import-car', car], server.dataDir)).code).toBe(0)
@@ -148,7 +169,9 @@ describe('trellis gc', () => {
     const cover = await fetch(`${server.url}/v1/feeds/${feed.id}/image`)
     expect(cover.status).toBe(200)
     expect(Buffer.compare(new Uint8Array(await cover.arrayBuffer()), png)).toBe(0)
-    const owned = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${paid.id}/content`, { headers: await authHeaders(server.url, owner) })
+    const owned = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${paid.id}/content`, {
+      headers: await authHeaders(server.url, owner),
+    })
     expect(await owned.text()).toBe('paid')
   }, 120_000)
 
@@ -188,12 +211,17 @@ describe('trellis gc', () => {
     const chosen = items.filter((_, i) => i % 3 === 0)
     const created: Array<{ id: string; bytes: Uint8Array }> = []
     let next = 0
-    const uploads = Promise.all(Array.from({ length: 8 }, async () => {
-      while (next < chosen.length) {
-        const bytes = chosen[next++]!
-        created.push({ id: (await createEntry(server.url, owner, feed.id, { content_base64: b64(bytes), mime_type: 'application/pdf' })).id, bytes })
-      }
-    }))
+    const uploads = Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < chosen.length) {
+          const bytes = chosen[next++]!
+          created.push({
+            id: (await createEntry(server.url, owner, feed.id, { content_base64: b64(bytes), mime_type: 'application/pdf' })).id,
+            bytes,
+          })
+        }
+      }),
+    )
     await Bun.sleep(200)
     const [collected] = await Promise.all([trellis(['gc'], server.dataDir), uploads])
     expect(collected.code).toBe(0)
@@ -226,12 +254,17 @@ describe('the content store collecting while it imports', () => {
       // finds its block before the collection reaches it (spared) or after it is gone (written again).
       const order = [...items.keys()].sort(() => Math.random() - 0.5)
       let next = 0
-      const importing = Promise.all(Array.from({ length: 16 }, async () => {
-        while (next < order.length) await content.put(items[order[next++]!]!)
-      }))
+      const importing = Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next < order.length) await content.put(items[order[next++]!]!)
+        }),
+      )
       const [collected] = await Promise.all([content.collect(() => [], { dryRun: false, progress: () => {} }), importing])
       await expect(content.collect(() => [], { dryRun: true, progress: () => {} })).resolves.toMatchObject({ removed: 0 })
-      const twice = [content.collect(() => [], { dryRun: true, progress: () => {} }), content.collect(() => [], { dryRun: true, progress: () => {} })]
+      const twice = [
+        content.collect(() => [], { dryRun: true, progress: () => {} }),
+        content.collect(() => [], { dryRun: true, progress: () => {} }),
+      ]
       await expect(twice[1]).rejects.toThrow('a collection is already running')
       await twice[0]
       const missing = []
@@ -261,7 +294,8 @@ describe('the LevelDB space removing a block while an import writes it', () => {
         const removal = space.removeUnreferenced([blockKey(cid)], null)
         const hold = space.holds.begin()
         const importing = (async () => {
-          for (let turn = 0; turn < i % 30; turn++) await (turn % 3 === 2 ? new Promise((resolve) => setImmediate(resolve)) : Promise.resolve())
+          for (let turn = 0; turn < i % 30; turn++)
+            await (turn % 3 === 2 ? new Promise((resolve) => setImmediate(resolve)) : Promise.resolve())
           hold.note(cid)
           await space.put(cid, bytes)
         })()
@@ -285,7 +319,9 @@ describe('which blocks imports hold', () => {
     // The grace runs by a clock the test moves, not by how long the machine takes between two lines.
     let now = 1_000_000
     const held = heldBlocks(100, () => now)
-    const [slowBlock, quickBlock, shared] = await Promise.all(['slow', 'quick', 'shared'].map(async (text) => CID.createV1(raw.code, await sha256.digest(new TextEncoder().encode(text)))))
+    const [slowBlock, quickBlock, shared] = await Promise.all(
+      ['slow', 'quick', 'shared'].map(async (text) => CID.createV1(raw.code, await sha256.digest(new TextEncoder().encode(text)))),
+    )
     const heldNow = () => [slowBlock, quickBlock, shared].map((cid) => held.isHeld(blockKey(cid!)))
     const slow = held.begin()
     slow.note(slowBlock!)

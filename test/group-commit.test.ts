@@ -21,10 +21,17 @@ function database(name: string) {
     CREATE TABLE notes (id INTEGER PRIMARY KEY, parent INTEGER REFERENCES parents(id) DEFERRABLE INITIALLY DEFERRED, text TEXT NOT NULL)`)
   db.exec('INSERT INTO parents (id) VALUES (1)')
   const reader = new Database(path, { readonly: true }) // another connection sees only what is committed
-  const committed = () => reader.query<{ text: string }, []>('SELECT text FROM notes ORDER BY id').all().map((r) => r.text)
-  const records = sqliteRecords(db, (sql: Sql) => ({ insert: (text: string, parent = 1) => sql.run(q`INSERT INTO notes (parent, text) VALUES (${parent}, ${text})`) }))
+  const committed = () =>
+    reader
+      .query<{ text: string }, []>('SELECT text FROM notes ORDER BY id')
+      .all()
+      .map((r) => r.text)
+  const records = sqliteRecords(db, (sql: Sql) => ({
+    insert: (text: string, parent = 1) => sql.run(q`INSERT INTO notes (parent, text) VALUES (${parent}, ${text})`),
+  }))
   // Today's commitGroup(db)(work) in the port's terms: the work's writes, in a transaction of the group.
-  const commit = <T>(work: (insert: (text: string, parent?: number) => Promise<number>) => Promise<T>) => records.transact((tx) => work(tx.insert))
+  const commit = <T>(work: (insert: (text: string, parent?: number) => Promise<number>) => Promise<T>) =>
+    records.transact((tx) => work(tx.insert))
   return { db, committed, commit }
 }
 
@@ -63,7 +70,11 @@ describe('group commit', () => {
   test('a commit that fails rejects every write in it and keeps none of them', async () => {
     const { db, committed, commit } = database('two.db')
     // A deferred foreign key is checked at COMMIT: the whole group's commit fails.
-    const results = await Promise.allSettled([commit((insert) => insert('x')), commit((insert) => insert('orphan', 99)), commit((insert) => insert('y'))])
+    const results = await Promise.allSettled([
+      commit((insert) => insert('x')),
+      commit((insert) => insert('orphan', 99)),
+      commit((insert) => insert('y')),
+    ])
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected'])
     expect(String((results[0] as PromiseRejectedResult).reason)).toContain('FOREIGN KEY')
     expect(committed()).toEqual([])

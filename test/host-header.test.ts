@@ -15,7 +15,14 @@ beforeAll(async () => {
   owner = newWallet()
   feedId = (await createFeed(server.url, owner)).id
   entryId = (await createEntry(server.url, owner, feedId, { content_base64: b64('hello'), mime_type: 'text/plain' })).id
-  paidId = (await createEntry(server.url, owner, feedId, { content_base64: b64('paid'), mime_type: 'text/plain', is_free: false, price: { amount: '10000', currency: 'USDC' } })).id
+  paidId = (
+    await createEntry(server.url, owner, feedId, {
+      content_base64: b64('paid'),
+      mime_type: 'text/plain',
+      is_free: false,
+      price: { amount: '10000', currency: 'USDC' },
+    })
+  ).id
 })
 afterAll(() => server.dispose())
 
@@ -40,7 +47,10 @@ describe('a short Host header', () => {
       const patch = await call(server.url, 'PATCH', `/v1/feeds/${feedId}`, { headers: signed, body: { description: `via ${host}` } })
       expect(patch.status).toBe(200)
       expect(patch.body.description).toBe(`via ${host}`)
-      const link = await call(server.url, 'POST', `/v1/feeds/${feedId}/entries/${entryId}/access-link`, { headers: { ...(await authHeaders(server.url, owner)), host }, body: {} })
+      const link = await call(server.url, 'POST', `/v1/feeds/${feedId}/entries/${entryId}/access-link`, {
+        headers: { ...(await authHeaders(server.url, owner)), host },
+        body: {},
+      })
       expect(link.status).toBe(201)
       const opened = await call(server.url, 'GET', `/v1/access/${link.body.access_token}`, { headers })
       expect(opened.status).toBe(200)
@@ -55,8 +65,14 @@ describe('a short Host header', () => {
 
 describe('a Host header that makes no URL', () => {
   const paths = () => [
-    '/v1/feeds', `/v1/feeds/${feedId}`, `/v1/feeds/${feedId}/entries`, '/v1/transactions', '/v1/leaderboards/top-feeds',
-    `/v1/feeds/${feedId}/entries/${entryId}/content`, `/v1/feeds/${feedId}/entries/${paidId}`, '/v1/no-such-route',
+    '/v1/feeds',
+    `/v1/feeds/${feedId}`,
+    `/v1/feeds/${feedId}/entries`,
+    '/v1/transactions',
+    '/v1/leaderboards/top-feeds',
+    `/v1/feeds/${feedId}/entries/${entryId}/content`,
+    `/v1/feeds/${feedId}/entries/${paidId}`,
+    '/v1/no-such-route',
   ]
   const requests = (path: string) => [
     `GET ${path} HTTP/1.0\r\n\r\n`,

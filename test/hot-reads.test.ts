@@ -23,7 +23,9 @@ beforeAll(async () => {
   const small = await createEntry(server.url, owner, feed.id, { content_base64: b64('Sunny above 2000 m.\n'), mime_type: 'text/plain' })
   const large = await createEntry(server.url, owner, feed.id, { content_base64: b64(Buffer.alloc(100_000, 'w')), mime_type: 'text/plain' })
   const html = await createEntry(server.url, owner, feed.id, { content_base64: b64('<p>hi</p>'), mime_type: 'text/html' })
-  freeContent = Object.fromEntries(Object.entries({ small, large, html }).map(([name, e]) => [name, `/v1/feeds/${feed.id}/entries/${e.id}/content`])) as typeof freeContent
+  freeContent = Object.fromEntries(
+    Object.entries({ small, large, html }).map(([name, e]) => [name, `/v1/feeds/${feed.id}/entries/${e.id}/content`]),
+  ) as typeof freeContent
   feedId = feed.id
   walletId = feed.owner_id
   // A second feed, empty (hidden from the market-wide list), then its owner's listing gives a cursor of the list.
@@ -40,11 +42,21 @@ afterAll(async () => {
 })
 
 const hot = () => [
-  '/v1/leaderboards/top-feeds', '/v1/leaderboards/top-feeds?page_size=1', '/v1/leaderboards/trending',
-  '/v1/leaderboards/most-popular', '/v1/leaderboards/top-revenue?period=7d', '/v1/leaderboards/top-providers?period=1d&page_size=5',
-  '/v1/leaderboards/top-buyers?page_size=100&period=30d', '/v1/leaderboards/category-stats',
-  `/v1/feeds/${feedId}`, `/v1/feeds/${feedId.toUpperCase()}`, `/v1/wallets/${walletId}/stats`,
-  '/v1/feeds', '/v1/feeds?page_size=100', '/v1/feeds?page_size=1&page_token=', `/v1/feeds?page_size=100&page_token=${listCursor}`,
+  '/v1/leaderboards/top-feeds',
+  '/v1/leaderboards/top-feeds?page_size=1',
+  '/v1/leaderboards/trending',
+  '/v1/leaderboards/most-popular',
+  '/v1/leaderboards/top-revenue?period=7d',
+  '/v1/leaderboards/top-providers?period=1d&page_size=5',
+  '/v1/leaderboards/top-buyers?page_size=100&period=30d',
+  '/v1/leaderboards/category-stats',
+  `/v1/feeds/${feedId}`,
+  `/v1/feeds/${feedId.toUpperCase()}`,
+  `/v1/wallets/${walletId}/stats`,
+  '/v1/feeds',
+  '/v1/feeds?page_size=100',
+  '/v1/feeds?page_size=1&page_token=',
+  `/v1/feeds?page_size=100&page_token=${listCursor}`,
 ]
 
 describe('hot reads', () => {
@@ -83,35 +95,51 @@ describe('hot reads', () => {
     const refused = await fetch(`${server.url}${paidPaths[1]}`, { headers: { 'x-payment': 'not-base64-json' } })
     expect(refused.status).toBe(402)
     expect((await refused.json()).error).not.toBe('X-PAYMENT header is required')
-    const partial = await fetch(`${server.url}${paidPaths[0]}`, { headers: { 'x-wallet-address': '0x0000000000000000000000000000000000000001' } })
+    const partial = await fetch(`${server.url}${paidPaths[0]}`, {
+      headers: { 'x-wallet-address': '0x0000000000000000000000000000000000000001' },
+    })
     expect(partial.status).toBe(400)
   })
 
-  test("a free entry's content: the same status, headers and bytes on both paths; conditional and " +
-    "partial requests answered as before", async () => {
-    const headersOf = (reply: Response) => {
-      const all: string[][] = []
-      reply.headers.forEach((value, name) => void (name !== 'x-request-id' && name !== 'date' && all.push([name, value])))
-      return all.sort()
-    }
-    for (const path of Object.values(freeContent)) {
-      for (let i = 0; i < 3; i++) await (await fetch(`${server.url}${path}`)).arrayBuffer() // prepared by now
-      const fast = await fetch(`${server.url}${path}`)
-      const slow = await fetch(`${server.url}${path}?unrelated=1`)
-      expect([fast.status, slow.status], path).toEqual([200, 200])
-      expect(headersOf(fast), path).toEqual(headersOf(slow))
-      expect(Buffer.from(await fast.arrayBuffer()).equals(Buffer.from(await slow.arrayBuffer())), path).toBe(true)
-      const etag = fast.headers.get('etag')!
-      expect((await fetch(`${server.url}${path}`, { headers: { 'if-none-match': etag } })).status, path).toBe(304)
-      const part = await fetch(`${server.url}${path}`, { headers: { range: 'bytes=0-4' } })
-      expect([part.status, part.headers.get('content-range')?.startsWith('bytes 0-4/'), (await part.text()).length], path).toEqual([206, true, 5])
-      const head = await fetch(`${server.url}${path}`, { method: 'HEAD' })
-      expect([head.status, head.headers.get('content-length'), await head.text()], path).toEqual([200, fast.headers.get('content-length'), ''])
-    }
-    const small = await fetch(`${server.url}${freeContent.small}`)
-    expect([small.headers.get('content-type'), small.headers.get('cache-control'), await small.text()]).toEqual(['text/plain; charset=utf-8', 'public, max-age=300', 'Sunny above 2000 m.\n'])
-    expect((await fetch(`${server.url}${freeContent.html}`)).headers.get('content-security-policy')).toBe('sandbox')
-  })
+  test(
+    "a free entry's content: the same status, headers and bytes on both paths; conditional and " + 'partial requests answered as before',
+    async () => {
+      const headersOf = (reply: Response) => {
+        const all: string[][] = []
+        reply.headers.forEach((value, name) => void (name !== 'x-request-id' && name !== 'date' && all.push([name, value])))
+        return all.sort()
+      }
+      for (const path of Object.values(freeContent)) {
+        for (let i = 0; i < 3; i++) await (await fetch(`${server.url}${path}`)).arrayBuffer() // prepared by now
+        const fast = await fetch(`${server.url}${path}`)
+        const slow = await fetch(`${server.url}${path}?unrelated=1`)
+        expect([fast.status, slow.status], path).toEqual([200, 200])
+        expect(headersOf(fast), path).toEqual(headersOf(slow))
+        expect(Buffer.from(await fast.arrayBuffer()).equals(Buffer.from(await slow.arrayBuffer())), path).toBe(true)
+        const etag = fast.headers.get('etag')!
+        expect((await fetch(`${server.url}${path}`, { headers: { 'if-none-match': etag } })).status, path).toBe(304)
+        const part = await fetch(`${server.url}${path}`, { headers: { range: 'bytes=0-4' } })
+        expect([part.status, part.headers.get('content-range')?.startsWith('bytes 0-4/'), (await part.text()).length], path).toEqual([
+          206,
+          true,
+          5,
+        ])
+        const head = await fetch(`${server.url}${path}`, { method: 'HEAD' })
+        expect([head.status, head.headers.get('content-length'), await head.text()], path).toEqual([
+          200,
+          fast.headers.get('content-length'),
+          '',
+        ])
+      }
+      const small = await fetch(`${server.url}${freeContent.small}`)
+      expect([small.headers.get('content-type'), small.headers.get('cache-control'), await small.text()]).toEqual([
+        'text/plain; charset=utf-8',
+        'public, max-age=300',
+        'Sunny above 2000 m.\n',
+      ])
+      expect((await fetch(`${server.url}${freeContent.html}`)).headers.get('content-security-policy')).toBe('sandbox')
+    },
+  )
 
   test('an encoded query is left to Elysia, which decodes it', async () => {
     const encoded = await fetch(`${server.url}/v1/leaderboards/top-revenue?period=7%64&page_size=2`)
@@ -121,7 +149,15 @@ describe('hot reads', () => {
   })
 
   test('invalid queries and ids get the documented errors', async () => {
-    for (const query of ['period=constructor', 'period=toString', 'period=', 'page_size=0', 'page_size=101', 'page_size=1e1', 'page_size=20&page_size=30']) {
+    for (const query of [
+      'period=constructor',
+      'period=toString',
+      'period=',
+      'page_size=0',
+      'page_size=101',
+      'page_size=1e1',
+      'page_size=20&page_size=30',
+    ]) {
       const reply = await call(server.url, 'GET', `/v1/leaderboards/most-popular?${query}`)
       // An empty period means the default; a repeated parameter is Elysia's to read (the hot path declines it).
       if (query === 'period=' || query.startsWith('page_size=20&')) expect(reply.status, query).toBe(200)
@@ -131,7 +167,8 @@ describe('hot reads', () => {
       }
     }
     for (const query of ['page_size=0', 'page_size=101', 'page_size=1e1', 'page_token=forged.token']) {
-      for (let i = 0; i < 2; i++) expect((await call(server.url, 'GET', `/v1/feeds?${query}`)).status, query).toBe(query.startsWith('page_token') ? 422 : 400)
+      for (let i = 0; i < 2; i++)
+        expect((await call(server.url, 'GET', `/v1/feeds?${query}`)).status, query).toBe(query.startsWith('page_token') ? 422 : 400)
     }
     expect((await call(server.url, 'GET', '/v1/feeds/not-a-uuid')).body.code).toBe('INVALID_PARAMETER')
     expect((await call(server.url, 'GET', `/v1/feeds/${crypto.randomUUID()}`)).status).toBe(404)
@@ -139,7 +176,13 @@ describe('hot reads', () => {
   })
 
   test('CORS headers on hot and routed answers alike; HEAD is answered like GET; other methods go to Elysia', async () => {
-    for (const path of [`/v1/feeds/${feedId}`, `/v1/feeds/${feedId}?unrelated=1`, '/v1/leaderboards/top-feeds', '/v1/categories', ...paidPaths]) {
+    for (const path of [
+      `/v1/feeds/${feedId}`,
+      `/v1/feeds/${feedId}?unrelated=1`,
+      '/v1/leaderboards/top-feeds',
+      '/v1/categories',
+      ...paidPaths,
+    ]) {
       const reply = await fetch(`${server.url}${path}`, { headers: { origin: 'https://app.example' } })
       expect(reply.headers.get('access-control-allow-origin'), path).toBe('*')
       expect(reply.headers.get('access-control-expose-headers'), path).toContain('PAYMENT-REQUIRED')

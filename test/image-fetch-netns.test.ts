@@ -30,11 +30,21 @@ beforeAll(async () => {
   if (unavailable) throw new Error(`this test needs a network namespace: ${unavailable}`)
   ns = openNetns([PUBLIC_ADDRESS])
   world = Bun.spawn(ns.exec([process.execPath, 'test/helpers/rebinding-world.ts', PUBLIC_ADDRESS]), { stdout: 'pipe', stderr: 'inherit' })
-  await waitForLine(world.stdout, (line) => (line === 'ready' ? true : undefined), { timeoutMs: 10_000, what: 'the rebinding world', onLine: (line) => worldLines.push(line) })
+  await waitForLine(world.stdout, (line) => (line === 'ready' ? true : undefined), {
+    timeoutMs: 10_000,
+    what: 'the rebinding world',
+    onLine: (line) => worldLines.push(line),
+  })
   // Embedded records even when the suite runs on PostgreSQL: the namespace's only network is its own, so a cluster on
   // the host's loopback is out of its reach (and what is tested here is the fetch, not where records are kept).
-  server = await startTestServer({ NODE_EXTRA_CA_CERTS: TEST_CERT_PATH }, { command: ns.exec([process.execPath, 'src/main.ts']), embedded: true })
-  bridge = Bun.spawn(ns.exec([process.execPath, 'test/helpers/unix-bridge.ts', socketPath, new URL(server.url).port]), { stdout: 'pipe', stderr: 'inherit' })
+  server = await startTestServer(
+    { NODE_EXTRA_CA_CERTS: TEST_CERT_PATH },
+    { command: ns.exec([process.execPath, 'src/main.ts']), embedded: true },
+  )
+  bridge = Bun.spawn(ns.exec([process.execPath, 'test/helpers/unix-bridge.ts', socketPath, new URL(server.url).port]), {
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
   await waitForLine(bridge.stdout, (line) => (line === 'bridging' ? true : undefined), { timeoutMs: 10_000, what: 'the bridge' })
   trellis = {
     url: 'http://trellis.netns',
@@ -55,7 +65,8 @@ afterAll(async () => {
   rmSync(socketPath, { force: true })
 })
 
-const coverBytes = async (feedId: string) => Buffer.from(await (await trellis.handle(new Request(`${trellis.url}/v1/feeds/${feedId}/image`))).arrayBuffer())
+const coverBytes = async (feedId: string) =>
+  Buffer.from(await (await trellis.handle(new Request(`${trellis.url}/v1/feeds/${feedId}/image`))).arrayBuffer())
 
 describe('image_url over a hostile network (private namespace, stub DNS)', () => {
   test('DNS rebinding: a name answering public, then 127.0.0.1, never makes the server fetch from loopback', async () => {
@@ -76,7 +87,10 @@ describe('image_url over a hostile network (private namespace, stub DNS)', () =>
     const wallet = newWallet()
     const viaRebinding = await createFeed(trellis, wallet, { image_url: `http://${PUBLIC_ADDRESS}:8080/to/rebind-${unique()}.rebind.test` })
     expect(await coverBytes(viaRebinding.id)).toEqual(PUBLIC_PNG)
-    const toLoopback = await call(trellis, 'POST', '/v1/feeds', { wallet, body: { name: 'img', image_url: `http://${PUBLIC_ADDRESS}:8080/to/loop-${unique()}.rebind.test` } })
+    const toLoopback = await call(trellis, 'POST', '/v1/feeds', {
+      wallet,
+      body: { name: 'img', image_url: `http://${PUBLIC_ADDRESS}:8080/to/loop-${unique()}.rebind.test` },
+    })
     expect(toLoopback.status).toBe(400)
     expect(secretConnections()).toBe(0)
   })

@@ -14,13 +14,18 @@ const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 }
 
 test('package.json approves the scripts the product needs and denies the rest', () => {
-  const approved = Object.entries(packageJson.allowScripts).filter(([, allowed]) => allowed).map(([name]) => name).sort()
+  const approved = Object.entries(packageJson.allowScripts)
+    .filter(([, allowed]) => allowed)
+    .map(([name]) => name)
+    .sort()
   expect(approved).toEqual(['bun', 'classic-level', 'secp256k1'])
   expect(packageJson.allowScripts['@scarf/scarf']).toBe(false)
 })
 
 test('npm enforces the policy and every installed script is reviewed', () => {
-  const npmrc = readFileSync(join(ROOT, '.npmrc'), 'utf8').split('\n').map((line) => line.trim())
+  const npmrc = readFileSync(join(ROOT, '.npmrc'), 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
   expect(npmrc).toContain('strict-allow-scripts=true')
   const listed = Bun.spawnSync(['npm', 'install-scripts', 'ls'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
   expect(listed.exitCode).toBe(0)
@@ -34,7 +39,11 @@ test('the image is built on a supported Node line', () => {
 
 // The README's start command installs `dependencies` alone (npm ci --omit=dev): a package src/ loads that only a
 // devDependency brings would pass every test on the full install and fail the lean one at its first import.
-const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
+const packageOf = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/')
 
 /** The packages src/ loads when it runs (type-only imports are erased), each with a file that loads it. */
 function runtimeImports(): Map<string, string> {
@@ -72,11 +81,13 @@ test('dependencies hold only what the server runs: what src/ loads, Bun, and the
   expect(Object.keys(packageJson.dependencies).filter((name) => !needed.has(name))).toEqual([])
 })
 
-test('the lean installs omit dev dependencies and keep .npmrc\'s omissions; the test command installs everything', () => {
+test("the lean installs omit dev dependencies and keep .npmrc's omissions; the test command installs everything", () => {
   // A command-line --omit replaces .npmrc's omit list instead of adding to it: `npm ci --omit=dev` alone installs the
   // peers .npmrc leaves out (999 packages here, more than the full install's 994).
   const omitted = (command: string) => [...command.matchAll(/--omit[= ](\w+)/g)].map((match) => match[1]).sort()
-  const npmrcOmits = readFileSync(join(ROOT, '.npmrc'), 'utf8').split('\n').flatMap((line) => /^\s*omit\s*=\s*(\w+)/.exec(line)?.[1] ?? [])
+  const npmrcOmits = readFileSync(join(ROOT, '.npmrc'), 'utf8')
+    .split('\n')
+    .flatMap((line) => /^\s*omit\s*=\s*(\w+)/.exec(line)?.[1] ?? [])
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
   const commands = [...readme.slice(0, readme.indexOf('\n## ')).matchAll(/`([^`]*npm ci[^`]*)`/g)].map((match) => match[1]!)
   const start = commands.find((command) => command.includes('npm start'))

@@ -24,7 +24,7 @@ async function read(text: string, cuts: number[], limit = 1 << 20) {
   const bytes = new TextEncoder().encode(text)
   const chunks: Uint8Array[] = []
   let from = 0
-  for (const cut of [...cuts, bytes.length]) chunks.push(bytes.slice(from, Math.max(from, cut))), from = Math.max(from, cut)
+  for (const cut of [...cuts, bytes.length]) chunks.push(bytes.slice(from, Math.max(from, cut))), (from = Math.max(from, cut))
   const decoder = base64Decoder()
   let pushed = ''
   let ended = 0
@@ -124,7 +124,9 @@ describe('readJsonStreamingField', () => {
     expect((await read(text, [100, 900], 1000)).error).toBe('PAYLOAD_TOO_LARGE')
     const bytes = new TextEncoder().encode(text)
     const declared = requestOf([bytes], bytes.length)
-    await expect(readJsonStreamingField(declared, 1000, FIELD, { push: () => true, end: () => {} })).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' })
+    await expect(readJsonStreamingField(declared, 1000, FIELD, { push: () => true, end: () => {} })).rejects.toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+    })
   })
 
   test('an empty body is no body', async () => {

@@ -6,7 +6,8 @@ import { Glob } from 'bun'
 import { dirname, join, relative } from 'node:path'
 
 const SRC = join(import.meta.dir, '..', 'src')
-const IMPORT = /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g
+const IMPORT =
+  /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g
 
 /** Each source file (relative to src/) with the source files it imports. */
 const graph = new Map<string, string[]>()
@@ -51,7 +52,9 @@ test('the domain reaches content only through its port (content/store.ts), never
 
 test('ops and the composition root import each other in one direction only: nothing ops reaches imports app.ts or server.ts', () => {
   const root = ['app.ts', 'server.ts']
-  const back = [...graph.keys()].filter(inFolder('ops')).flatMap((file) => [...reached(file)].filter((target) => root.includes(target)).map((target) => `${file} reaches ${target}`))
+  const back = [...graph.keys()]
+    .filter(inFolder('ops'))
+    .flatMap((file) => [...reached(file)].filter((target) => root.includes(target)).map((target) => `${file} reaches ${target}`))
   expect(back).toEqual([])
   expect(graph.get('app.ts')).toContain('ops/data.ts') // the other direction, which stays
 })
@@ -60,7 +63,8 @@ test('vocabulary lives in models: the store declares no record type and no word 
   const declared: string[] = []
   for (const file of new Glob('store/**/*.ts').scanSync(SRC)) {
     const text = await Bun.file(join(SRC, file)).text()
-    for (const m of text.matchAll(/^export (?:interface|type) (\w+Record)\b|^export const ([A-Z][A-Z_]+) = \[/gm)) declared.push(`${file}: ${m[1] ?? m[2]}`)
+    for (const m of text.matchAll(/^export (?:interface|type) (\w+Record)\b|^export const ([A-Z][A-Z_]+) = \[/gm))
+      declared.push(`${file}: ${m[1] ?? m[2]}`)
   }
   expect(declared).toEqual([])
 })

@@ -10,7 +10,11 @@ import { startPostgres, type Postgres } from '../dev/postgres.ts'
 import { emptyDatabase } from '../dev/test-database.ts'
 import { createEntry, createFeed, newWallet } from '../dev/api.ts'
 
-interface Health { instance: string; leader: boolean; jobs: Record<string, { last_run: number | null }> }
+interface Health {
+  instance: string
+  leader: boolean
+  jobs: Record<string, { last_run: number | null }>
+}
 const health = async (server: TestServer): Promise<Health> => (await fetch(`${server.url}/health`)).json() as Promise<Health>
 
 const ONCE_PER_DATABASE = ['nonce-cleanup', 'entry-expiry', 'payment-reconciliation', 'ledger-check', 'stats', 'rankings']
@@ -81,7 +85,7 @@ describe('three servers on one database', () => {
     expect(performance.now() - stoppedAt).toBeLessThan(2_000)
   })
 
-  test('the leader\'s lease connection killed: it stops leading, and one server leads again', async () => {
+  test("the leader's lease connection killed: it stops leading, and one server leads again", async () => {
     const url = await emptyDatabase(postgres.adminUrl)
     const env = { TRELLIS_DATABASE_URL: url, TRELLIS_LEADER_POLL_S: '1' }
     const two = [await start(env), await start(env)]
@@ -89,7 +93,8 @@ describe('three servers on one database', () => {
     expect(before.filter((h) => h.leader).length).toBe(1)
     const admin = new SQL(postgres.adminUrl, { max: 1 })
     const database = new URL(url).pathname.slice(1)
-    const holders = () => admin`SELECT l.pid FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE d.datname = ${database} AND l.locktype = 'advisory' AND l.granted`
+    const holders = () =>
+      admin`SELECT l.pid FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE d.datname = ${database} AND l.locktype = 'advisory' AND l.granted`
     const [holder] = await holders()
     expect(holder).toBeDefined()
     await admin`SELECT pg_terminate_backend(${holder.pid}::int)`
@@ -109,7 +114,10 @@ describe('three servers on one database', () => {
     const follower = three[said.findIndex((h) => !h.leader)]!
     // Written on a follower: the leader's next build has it, and the others hear of the new snapshot.
     const owner = newWallet()
-    for (const [name, entries] of [['three entries', 3], ['one entry', 1]] as const) {
+    for (const [name, entries] of [
+      ['three entries', 3],
+      ['one entry', 1],
+    ] as const) {
       const feed = await createFeed(follower.url, owner, { name })
       for (let i = 0; i < entries; i++) await createEntry(follower.url, owner, feed.id, { title: `${name} ${i}` })
     }

@@ -32,7 +32,11 @@ afterAll(async () => {
 async function buy(): Promise<string> {
   const owner = newWallet()
   const feed = await createFeed(server.url, owner)
-  const entry = await createEntry(server.url, owner, feed.id, { content_base64: b64('checked'), is_free: false, price: { amount: String(PRICE) } })
+  const entry = await createEntry(server.url, owner, feed.id, {
+    content_base64: b64('checked'),
+    is_free: false,
+    price: { amount: String(PRICE) },
+  })
   const buyer = await chain.newFundedBuyer(1_000_000n)
   const reply = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`, {
     headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: owner.address, value: PRICE })) },
@@ -44,11 +48,22 @@ async function buy(): Promise<string> {
 /** The ledger gauges once the check has run (null before). */
 async function ledgerGauges(): Promise<{ problems: number; unreadable: number } | null> {
   const text = await (await fetch(`${server.url}/metrics`)).text()
-  const value = (name: string) => text.split('\n').find((line) => line.startsWith(`${name} `))?.split(' ')[1]
+  const value = (name: string) =>
+    text
+      .split('\n')
+      .find((line) => line.startsWith(`${name} `))
+      ?.split(' ')[1]
   const problems = value('trellis_ledger_problems')
   return problems === undefined ? null : { problems: Number(problems), unreadable: Number(value('trellis_ledger_unreadable')) }
 }
-const logLines = () => server.logs.map((line) => { try { return JSON.parse(line) } catch { return {} } })
+const logLines = () =>
+  server.logs.map((line) => {
+    try {
+      return JSON.parse(line)
+    } catch {
+      return {}
+    }
+  })
 
 let hashes: string[] = []
 
@@ -78,7 +93,12 @@ test('RPC down: the check warns "could not check", problems 0, unreadable 1; ver
   // Back: the next run checks the rows it could not, and finds them sound.
   await waitFor('a clean check', async () => JSON.stringify(await ledgerGauges()) === JSON.stringify({ problems: 0, unreadable: 0 }))
   const up = await verifyLedger(server.dataDir, { ...chain.env, TRELLIS_RPC_URL: rpc.url })
-  expect({ code: up.code, problems: up.report.problems, unreadable: up.report.unreadable, proven: up.report.proven }).toEqual({ code: 0, problems: [], unreadable: null, proven: 2 })
+  expect({ code: up.code, problems: up.report.problems, unreadable: up.report.unreadable, proven: up.report.proven }).toEqual({
+    code: 0,
+    problems: [],
+    unreadable: null,
+    proven: 2,
+  })
 }, 90_000)
 
 test('a real mismatch still reads as one: error log, problems 1, unreadable 0, verify-ledger exits 1', async () => {
@@ -90,7 +110,11 @@ test('a real mismatch still reads as one: error log, problems 1, unreadable 0, v
   })
   const { code, report } = await verifyLedger(server.dataDir, { ...chain.env, TRELLIS_RPC_URL: rpc.url })
   expect(code).toBe(1)
-  expect(report).toMatchObject({ ok: false, unreadable: null, problems: [{ problem: 'ledger row not matched by its on-chain transfer', subjects: [expect.any(String)] }] })
+  expect(report).toMatchObject({
+    ok: false,
+    unreadable: null,
+    problems: [{ problem: 'ledger row not matched by its on-chain transfer', subjects: [expect.any(String)] }],
+  })
 
   await server.restart({ ...env, TRELLIS_LEDGER_CHECK_S: '1' })
   await waitFor('a ledger check', async () => (await ledgerGauges()) !== null)

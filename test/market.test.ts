@@ -19,17 +19,53 @@ const PERIODS = ['1d', '7d', '30d', 'all'] as const
 type Period = (typeof PERIODS)[number]
 const PERIOD_S: Record<Period, number> = { '1d': DAY, '7d': 7 * DAY, '30d': 30 * DAY, all: Infinity }
 
-interface Category { id: string; name: string; description: string | null; icon_url: string | null }
-interface Actor { label: string; wallet: Wallet; username: string | null; id: string; created_at: number; updated_at: number }
+interface Category {
+  id: string
+  name: string
+  description: string | null
+  icon_url: string | null
+}
+interface Actor {
+  label: string
+  wallet: Wallet
+  username: string | null
+  id: string
+  created_at: number
+  updated_at: number
+}
 interface FeedRec {
-  key: string; id: string; owner: Actor; category: Category | null; name: string; description: string | null; tags: string[]
-  created_at: number; updated_at: number; deleted: boolean
+  key: string
+  id: string
+  owner: Actor
+  category: Category | null
+  name: string
+  description: string | null
+  tags: string[]
+  created_at: number
+  updated_at: number
+  deleted: boolean
 }
 interface EntryRec {
-  key: string; id: string; feed: FeedRec; cid: string; mime_type: string; title: string; tags: string[]; free: boolean; price: bigint
-  content: string; size: number; created_at: number; deleted: boolean
+  key: string
+  id: string
+  feed: FeedRec
+  cid: string
+  mime_type: string
+  title: string
+  tags: string[]
+  free: boolean
+  price: bigint
+  content: string
+  size: number
+  created_at: number
+  deleted: boolean
 }
-interface Sale { buyer: Actor; entry: EntryRec; amount: bigint; created_at: number }
+interface Sale {
+  buyer: Actor
+  entry: EntryRec
+  amount: bigint
+  created_at: number
+}
 
 let chain: TestChain
 let server: TestServer
@@ -42,7 +78,11 @@ const actors: Record<string, Actor> = {}
 let buildMs = 0
 
 const env = (clockOffset: number) => ({
-  ...chain.env, TRELLIS_STATS_REFRESH_S: '1', TRELLIS_RANKINGS_REFRESH_S: '1', TRELLIS_ADMIN_KEY: ADMIN_KEY, TRELLIS_LOG: 'debug',
+  ...chain.env,
+  TRELLIS_STATS_REFRESH_S: '1',
+  TRELLIS_RANKINGS_REFRESH_S: '1',
+  TRELLIS_ADMIN_KEY: ADMIN_KEY,
+  TRELLIS_LOG: 'debug',
   TRELLIS_TEST_CLOCK_OFFSET_S: String(clockOffset),
 })
 const realNow = () => Math.floor(Date.now() / 1000)
@@ -58,13 +98,17 @@ async function signed(wallet: Wallet, method: string, path: string, body?: unkno
   if (nonce.status !== 200 && nonce.status !== 201) throw new Error(`nonce: ${nonce.status} ${nonce.text}`)
   const signature = await wallet.signMessage({ message: nonce.body.message })
   const headers = {
-    'x-wallet-address': wallet.address, 'x-signature': signature, 'x-message': nonce.body.message,
-    'x-timestamp': String(realNow() + offset), 'x-chain-id': '84532',
+    'x-wallet-address': wallet.address,
+    'x-signature': signature,
+    'x-message': nonce.body.message,
+    'x-timestamp': String(realNow() + offset),
+    'x-chain-id': '84532',
   }
   return call(server.url, method, path, { headers, body })
 }
 
-const actor = (label: string, wallet: Wallet): Actor => (actors[label] = { label, wallet, username: null, id: '', created_at: 0, updated_at: 0 })
+const actor = (label: string, wallet: Wallet): Actor =>
+  (actors[label] = { label, wallet, username: null, id: '', created_at: 0, updated_at: 0 })
 
 async function setUsername(a: Actor, username: string) {
   const reply = await signed(a.wallet, 'PATCH', `/v1/wallets/${a.id}`, { username })
@@ -83,8 +127,16 @@ async function makeFeed(key: string, owner: Actor, category: Category | null, pl
   expect(Math.abs(reply.body.created_at - (realNow() + offset))).toBeLessThanOrEqual(5)
   owner.id = reply.body.owner_id
   const feed: FeedRec = {
-    key, id: reply.body.id, owner, category, name: `Feed ${key}`, description: plain ? null : `all about ${key}`,
-    tags: plain ? [] : [key.toLowerCase(), 'market'], created_at: reply.body.created_at, updated_at: reply.body.updated_at, deleted: false,
+    key,
+    id: reply.body.id,
+    owner,
+    category,
+    name: `Feed ${key}`,
+    description: plain ? null : `all about ${key}`,
+    tags: plain ? [] : [key.toLowerCase(), 'market'],
+    created_at: reply.body.created_at,
+    updated_at: reply.body.updated_at,
+    deleted: false,
   }
   feeds.push(feed)
   return feed
@@ -93,14 +145,29 @@ async function makeFeed(key: string, owner: Actor, category: Category | null, pl
 async function makeEntry(key: string, feed: FeedRec, price?: number, mime = 'text/plain'): Promise<EntryRec> {
   const content = `entry ${key} ${'.'.repeat(entries.length * 7)}`
   const body: Record<string, unknown> = {
-    content_base64: b64(content), mime_type: mime, title: `Entry ${key}`, tags: [key], is_free: price === undefined,
+    content_base64: b64(content),
+    mime_type: mime,
+    title: `Entry ${key}`,
+    tags: [key],
+    is_free: price === undefined,
     ...(price === undefined ? {} : { price: { amount: String(price), currency: 'USDC' } }),
   }
   const reply = await signed(feed.owner.wallet, 'POST', `/v1/feeds/${feed.id}/entries`, body)
   if (reply.status !== 201) throw new Error(`create entry ${key}: ${reply.status} ${reply.text}`)
   const entry: EntryRec = {
-    key, id: reply.body.id, feed, cid: reply.body.cid, mime_type: mime, title: `Entry ${key}`, tags: [key], free: price === undefined,
-    price: BigInt(price ?? 0), content, size: Buffer.byteLength(content), created_at: reply.body.created_at, deleted: false,
+    key,
+    id: reply.body.id,
+    feed,
+    cid: reply.body.cid,
+    mime_type: mime,
+    title: `Entry ${key}`,
+    tags: [key],
+    free: price === undefined,
+    price: BigInt(price ?? 0),
+    content,
+    size: Buffer.byteLength(content),
+    created_at: reply.body.created_at,
+    deleted: false,
   }
   entries.push(entry)
   return entry
@@ -111,8 +178,15 @@ async function buy(buyer: Actor, entry: EntryRec) {
   const serverNow = real + BigInt(offset)
   const validAfter = (real < serverNow ? real : serverNow) - 600n
   const validBefore = (real > serverNow ? real : serverNow) + 300n
-  const payment = await v1Payment(buyer.wallet as Buyer, { to: entry.feed.owner.wallet.address, value: entry.price, validAfter, validBefore })
-  const response = await fetch(`${server.url}/v1/feeds/${entry.feed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': encodePaymentHeader(payment) } })
+  const payment = await v1Payment(buyer.wallet as Buyer, {
+    to: entry.feed.owner.wallet.address,
+    value: entry.price,
+    validAfter,
+    validBefore,
+  })
+  const response = await fetch(`${server.url}/v1/feeds/${entry.feed.id}/entries/${entry.id}/content`, {
+    headers: { 'x-payment': encodePaymentHeader(payment) },
+  })
   const text = await response.text()
   if (response.status !== 200) throw new Error(`${buyer.label} buys ${entry.key}: ${response.status} ${text}`)
   expect(text).toBe(entry.content)
@@ -142,8 +216,15 @@ function feedsInPeriod(p: Period) {
 }
 
 const feedRef = (f: FeedRec) => ({
-  owner_id: f.owner.id, owner_username: f.owner.username, owner_wallet: f.owner.wallet.address, category_id: f.category?.id ?? null,
-  category_name: f.category?.name ?? null, description: f.description, image_cid: null, is_active: true, tags: f.tags,
+  owner_id: f.owner.id,
+  owner_username: f.owner.username,
+  owner_wallet: f.owner.wallet.address,
+  category_id: f.category?.id ?? null,
+  category_name: f.category?.name ?? null,
+  description: f.description,
+  image_cid: null,
+  is_active: true,
+  tags: f.tags,
   total_entries: liveEntries(f).length,
 })
 const allTime = (f: FeedRec) => sales.filter((s) => s.entry.feed === f)
@@ -152,9 +233,19 @@ function expectedMostPopular(p: Period) {
   return feedsInPeriod(p)
     .sort((a, b) => b.purchases - a.purchases || olderFeedFirst(a.f, b.f))
     .map((x, i) => ({
-      rank: String(i + 1), feed_id: x.f.id, feed_name: x.f.name, id: x.f.id, name: x.f.name, feed: x.f.name, ...feedRef(x.f), total_purchases: String(x.purchases),
-      total_revenue: String(x.revenue), unique_buyers: String(x.buyers), avg_revenue_per_purchase: String(x.revenue / BigInt(x.purchases)),
-      created_at: x.f.created_at, updated_at: x.f.updated_at,
+      rank: String(i + 1),
+      feed_id: x.f.id,
+      feed_name: x.f.name,
+      id: x.f.id,
+      name: x.f.name,
+      feed: x.f.name,
+      ...feedRef(x.f),
+      total_purchases: String(x.purchases),
+      total_revenue: String(x.revenue),
+      unique_buyers: String(x.buyers),
+      avg_revenue_per_purchase: String(x.revenue / BigInt(x.purchases)),
+      created_at: x.f.created_at,
+      updated_at: x.f.updated_at,
     }))
 }
 
@@ -163,18 +254,43 @@ const byRevenue = (p: Period) =>
 
 function expectedTopRevenue(p: Period) {
   return byRevenue(p).map((x, i) => ({
-    rank: String(i + 1), feed_id: x.f.id, feed_name: x.f.name, id: x.f.id, name: x.f.name, feed: x.f.name, ...feedRef(x.f), total_purchases: String(x.purchases),
-    total_revenue: String(x.revenue), unique_buyers: String(x.buyers), feed_created_at: x.f.created_at, feed_updated_at: x.f.updated_at,
+    rank: String(i + 1),
+    feed_id: x.f.id,
+    feed_name: x.f.name,
+    id: x.f.id,
+    name: x.f.name,
+    feed: x.f.name,
+    ...feedRef(x.f),
+    total_purchases: String(x.purchases),
+    total_revenue: String(x.revenue),
+    unique_buyers: String(x.buyers),
+    feed_created_at: x.f.created_at,
+    feed_updated_at: x.f.updated_at,
   }))
 }
 
 function expectedTrending() {
   return byRevenue('7d').map((x, i) => ({
-    rank: String(i + 1), id: x.f.id, owner_id: x.f.owner.id, owner_wallet: x.f.owner.wallet.address, owner_username: x.f.owner.username,
-    category_id: x.f.category?.id ?? null, category_name: x.f.category?.name ?? null, name: x.f.name, description: x.f.description,
-    image_cid: null, is_active: true, total_entries: liveEntries(x.f).length, total_purchases: allTime(x.f).length,
-    total_revenue: String(total(allTime(x.f))), tags: x.f.tags, created_at: x.f.created_at, updated_at: x.f.updated_at,
-    purchases_last_7d: String(x.purchases), revenue_last_7d: String(x.revenue), unique_buyers_last_7d: String(x.buyers),
+    rank: String(i + 1),
+    id: x.f.id,
+    owner_id: x.f.owner.id,
+    owner_wallet: x.f.owner.wallet.address,
+    owner_username: x.f.owner.username,
+    category_id: x.f.category?.id ?? null,
+    category_name: x.f.category?.name ?? null,
+    name: x.f.name,
+    description: x.f.description,
+    image_cid: null,
+    is_active: true,
+    total_entries: liveEntries(x.f).length,
+    total_purchases: allTime(x.f).length,
+    total_revenue: String(total(allTime(x.f))),
+    tags: x.f.tags,
+    created_at: x.f.created_at,
+    updated_at: x.f.updated_at,
+    purchases_last_7d: String(x.purchases),
+    revenue_last_7d: String(x.revenue),
+    unique_buyers_last_7d: String(x.buyers),
   }))
 }
 
@@ -183,9 +299,21 @@ function expectedTopFeeds() {
     .filter((f) => liveEntries(f).length > 0)
     .sort((a, b) => liveEntries(b).length - liveEntries(a).length || allTime(b).length - allTime(a).length || olderFeedFirst(a, b))
     .map((f) => ({
-      id: f.id, owner_id: f.owner.id, category_id: f.category?.id ?? null, name: f.name, description: f.description, image_cid: null,
-      is_active: true, total_entries: liveEntries(f).length, total_purchases: allTime(f).length, total_revenue: String(total(allTime(f))),
-      tags: f.tags, created_at: f.created_at, updated_at: f.updated_at, owner_wallet: f.owner.wallet.address, owner_username: f.owner.username,
+      id: f.id,
+      owner_id: f.owner.id,
+      category_id: f.category?.id ?? null,
+      name: f.name,
+      description: f.description,
+      image_cid: null,
+      is_active: true,
+      total_entries: liveEntries(f).length,
+      total_purchases: allTime(f).length,
+      total_revenue: String(total(allTime(f))),
+      tags: f.tags,
+      created_at: f.created_at,
+      updated_at: f.updated_at,
+      owner_wallet: f.owner.wallet.address,
+      owner_username: f.owner.username,
       category_name: f.category?.name ?? null,
     }))
 }
@@ -201,9 +329,16 @@ function expectedTopProviders(p: Period) {
     .map((x, i) => {
       const mine = activeFeeds().filter((f) => f.owner === x.a)
       return {
-        rank: String(i + 1), user_id: x.a.id, username: x.a.username, wallet_address: x.a.wallet.address, total_feeds: String(mine.length),
-        total_entries: String(mine.reduce((n, f) => n + liveEntries(f).length, 0)), total_purchases: String(x.purchases),
-        total_revenue: String(x.revenue), unique_buyers: String(x.buyers), joined_at: x.a.created_at,
+        rank: String(i + 1),
+        user_id: x.a.id,
+        username: x.a.username,
+        wallet_address: x.a.wallet.address,
+        total_feeds: String(mine.length),
+        total_entries: String(mine.reduce((n, f) => n + liveEntries(f).length, 0)),
+        total_purchases: String(x.purchases),
+        total_revenue: String(x.revenue),
+        unique_buyers: String(x.buyers),
+        joined_at: x.a.created_at,
       }
     })
 }
@@ -214,9 +349,15 @@ function expectedTopBuyers(p: Period) {
     .filter((x) => x.s.length > 0)
     .sort((x, y) => desc(total(x.s), total(y.s)) || y.s.length - x.s.length || earlierWalletFirst(x.a, y.a))
     .map((x, i) => ({
-      rank: String(i + 1), user_id: x.a.id, username: x.a.username, wallet_address: x.a.wallet.address, total_purchases: String(x.s.length),
-      total_spent: String(total(x.s)), unique_entries_purchased: String(distinct(x.s.map((s) => s.entry))),
-      unique_feeds_purchased_from: String(distinct(x.s.map((s) => s.entry.feed))), joined_at: x.a.created_at,
+      rank: String(i + 1),
+      user_id: x.a.id,
+      username: x.a.username,
+      wallet_address: x.a.wallet.address,
+      total_purchases: String(x.s.length),
+      total_spent: String(total(x.s)),
+      unique_entries_purchased: String(distinct(x.s.map((s) => s.entry))),
+      unique_feeds_purchased_from: String(distinct(x.s.map((s) => s.entry.feed))),
+      joined_at: x.a.created_at,
     }))
 }
 
@@ -228,10 +369,16 @@ function expectedCategoryStats(inactive: Set<string>) {
       const s = sales.filter((x) => inside.includes(x.entry.feed))
       const revenue = total(s)
       return {
-        category_id: c.id, category_name: c.name, category_description: c.description, category_icon_url: c.icon_url,
-        total_feeds: String(inside.length), total_providers: String(distinct(inside.map((f) => f.owner))),
-        total_entries: String(inside.reduce((n, f) => n + liveEntries(f).length, 0)), total_purchases: String(s.length),
-        total_revenue: String(revenue), unique_buyers: String(distinct(s.map((x) => x.buyer))),
+        category_id: c.id,
+        category_name: c.name,
+        category_description: c.description,
+        category_icon_url: c.icon_url,
+        total_feeds: String(inside.length),
+        total_providers: String(distinct(inside.map((f) => f.owner))),
+        total_entries: String(inside.reduce((n, f) => n + liveEntries(f).length, 0)),
+        total_purchases: String(s.length),
+        total_revenue: String(revenue),
+        unique_buyers: String(distinct(s.map((x) => x.buyer))),
         avg_purchase_amount: s.length ? String(revenue / BigInt(s.length)) : '0',
       }
     })
@@ -245,16 +392,34 @@ function expectedRecentEntries() {
     .map((e) => {
       const s = sales.filter((x) => x.entry === e)
       return {
-        id: e.id, feed_id: e.feed.id, cid: e.cid, mime_type: e.mime_type, title: e.title, description: null, metadata: null, tags: e.tags,
-        is_free: e.free, expires_at: null, is_active: true, total_purchases: s.length, total_revenue: String(total(s)),
-        price: e.free ? '0' : String(e.price), asset: 'USDC', created_at: e.created_at, updated_at: e.created_at,
-        feed_name: e.feed.name, feed_owner_id: e.feed.owner.id, owner_wallet: e.feed.owner.wallet.address, category_name: e.feed.category?.name ?? null,
+        id: e.id,
+        feed_id: e.feed.id,
+        cid: e.cid,
+        mime_type: e.mime_type,
+        title: e.title,
+        description: null,
+        metadata: null,
+        tags: e.tags,
+        is_free: e.free,
+        expires_at: null,
+        is_active: true,
+        total_purchases: s.length,
+        total_revenue: String(total(s)),
+        price: e.free ? '0' : String(e.price),
+        asset: 'USDC',
+        created_at: e.created_at,
+        updated_at: e.created_at,
+        feed_name: e.feed.name,
+        feed_owner_id: e.feed.owner.id,
+        owner_wallet: e.feed.owner.wallet.address,
+        category_name: e.feed.category?.name ?? null,
       }
     })
 }
 
 /** Competition rank: 1 + the number of wallets strictly ahead. */
-const competitionRank = (value: (a: Actor) => number | bigint, a: Actor) => 1 + Object.values(actors).filter((o) => value(o) > value(a)).length
+const competitionRank = (value: (a: Actor) => number | bigint, a: Actor) =>
+  1 + Object.values(actors).filter((o) => value(o) > value(a)).length
 
 function expectedStats(a: Actor, generatedAt: number) {
   const mine = activeFeeds().filter((f) => f.owner === a)
@@ -262,7 +427,10 @@ function expectedStats(a: Actor, generatedAt: number) {
   const paid = live.filter((e) => !e.free)
   const received = (o: Actor) => sales.filter((s) => s.entry.feed.owner === o)
   const made = (o: Actor) => sales.filter((s) => s.buyer === o)
-  const entriesOf = (o: Actor) => activeFeeds().filter((f) => f.owner === o).reduce((n, f) => n + liveEntries(f).length, 0)
+  const entriesOf = (o: Actor) =>
+    activeFeeds()
+      .filter((f) => f.owner === o)
+      .reduce((n, f) => n + liveEntries(f).length, 0)
   const revenue = total(received(a))
   const spent = total(made(a))
   const events = [
@@ -277,24 +445,36 @@ function expectedStats(a: Actor, generatedAt: number) {
     buyer_rank: competitionRank((o) => made(o).length, a),
   }
   const content = {
-    total_feeds: mine.length, total_entries: live.length, free_entries: live.length - paid.length, paid_entries: paid.length,
+    total_feeds: mine.length,
+    total_entries: live.length,
+    free_entries: live.length - paid.length,
+    paid_entries: paid.length,
     total_content_size: live.reduce((n, e) => n + e.size, 0),
   }
   return {
-    wallet_id: a.id, address: a.wallet.address, network: 'base-sepolia', generated_at: generatedAt,
+    wallet_id: a.id,
+    address: a.wallet.address,
+    network: 'base-sepolia',
+    generated_at: generatedAt,
     content_stats: content,
     revenue_stats: {
-      total_revenue: String(revenue), revenue_usdc: usdc(revenue), unique_buyers: distinct(received(a).map((s) => s.buyer)),
+      total_revenue: String(revenue),
+      revenue_usdc: usdc(revenue),
+      unique_buyers: distinct(received(a).map((s) => s.buyer)),
       total_purchases_received: received(a).length,
       average_entry_price: paid.length ? String(paid.reduce((n, e) => n + e.price, 0n) / BigInt(paid.length)) : '0',
     },
     purchase_stats: {
-      total_spent: String(spent), spent_usdc: usdc(spent), unique_sellers: distinct(made(a).map((s) => s.entry.feed.owner)),
-      total_purchases_made: made(a).length, average_purchase_amount: made(a).length ? String(spent / BigInt(made(a).length)) : '0',
+      total_spent: String(spent),
+      spent_usdc: usdc(spent),
+      unique_sellers: distinct(made(a).map((s) => s.entry.feed.owner)),
+      total_purchases_made: made(a).length,
+      average_purchase_amount: made(a).length ? String(spent / BigInt(made(a).length)) : '0',
     },
     rankings: ranks,
     activity: {
-      first_activity: events.length ? Math.min(...events) : 0, last_activity: events.length ? Math.max(...events) : 0,
+      first_activity: events.length ? Math.min(...events) : 0,
+      last_activity: events.length ? Math.max(...events) : 0,
       active_days: distinct(events.map((t) => Math.floor(t / DAY))),
     },
     total_feeds_created: content.total_feeds,
@@ -331,7 +511,9 @@ beforeAll(async () => {
   const bob = actor('bob', newWallet())
   const cyril = actor('cyril', newWallet()) // never sets a username
   const idle = actor('idle', newWallet())
-  const buyers = await Promise.all(['carol', 'b2', 'b3', 'b4', 'b5'].map(async (label) => actor(label, await chain.newFundedBuyer(1_000_000n))))
+  const buyers = await Promise.all(
+    ['carol', 'b2', 'b3', 'b4', 'b5'].map(async (label) => actor(label, await chain.newFundedBuyer(1_000_000n))),
+  )
   const [carol, b2, b3, b4, b5] = buyers
   const walletIdOf = async (a: Actor) => {
     const reply = await call(server.url, 'GET', `/v1/wallets/address/${a.wallet.address}`)
@@ -410,7 +592,10 @@ beforeAll(async () => {
   fd.deleted = true
   expect((await signed(alice.wallet, 'DELETE', `/v1/feeds/${f2.id}/entries/${e2b.id}`)).status).toBe(204)
   e2b.deleted = true
-  const games = await call(server.url, 'PATCH', `/v1/categories/${cat('Games').id}`, { headers: { 'admin-api-key': ADMIN_KEY }, body: { is_active: false } })
+  const games = await call(server.url, 'PATCH', `/v1/categories/${cat('Games').id}`, {
+    headers: { 'admin-api-key': ADMIN_KEY },
+    body: { is_active: false },
+  })
   expect(games.status).toBe(200)
   expect(games.body.is_active).toBe(false)
   inactiveCategories.add(cat('Games').id)
@@ -434,7 +619,10 @@ beforeAll(async () => {
     a.created_at = reply.body.created_at
     a.updated_at = reply.body.updated_at
     // A wallet is born with its first feed or its first purchase.
-    const births = [...feeds.filter((f) => f.owner === a).map((f) => f.created_at), ...sales.filter((s) => s.buyer === a).map((s) => s.created_at)]
+    const births = [
+      ...feeds.filter((f) => f.owner === a).map((f) => f.created_at),
+      ...sales.filter((s) => s.buyer === a).map((s) => s.created_at),
+    ]
     expect(a.created_at).toBe(Math.min(...births))
   }
   for (const f of activeFeeds()) f.updated_at = (await call(server.url, 'GET', `/v1/feeds/${f.id}`)).body.updated_at
@@ -462,7 +650,9 @@ const label = (id: string): string => feeds.find((f) => f.id === id)?.key ?? Obj
 
 describe('the market', () => {
   test('is what the script made (sanity of the log)', () => {
-    console.log(`market built in ${(buildMs / 1000).toFixed(1)} s: ${feeds.length} feeds, ${entries.length} entries, ${sales.length} purchases`)
+    console.log(
+      `market built in ${(buildMs / 1000).toFixed(1)} s: ${feeds.length} feeds, ${entries.length} entries, ${sales.length} purchases`,
+    )
     expect(sales).toHaveLength(16)
     expect(sales.every((s) => s.created_at > 0)).toBe(true)
     // The eras landed where the periods need them.
@@ -490,10 +680,13 @@ describe('leaderboards with a period', () => {
         const want = expected(period)
         expect(want.length).toBeGreaterThan(0)
         // First the order with the figures that decide it (readable on failure), then every field with its JSON type.
-        const summary = (items: any[]) => items.map((i) =>
-          `${label(i.feed_id ?? i.user_id)} purchases=${i.total_purchases} ` +
-            `amount=${i.total_revenue ?? i.total_spent} ` +
-            `created=${i.created_at ?? i.feed_created_at ?? i.joined_at}`)
+        const summary = (items: any[]) =>
+          items.map(
+            (i) =>
+              `${label(i.feed_id ?? i.user_id)} purchases=${i.total_purchases} ` +
+              `amount=${i.total_revenue ?? i.total_spent} ` +
+              `created=${i.created_at ?? i.feed_created_at ?? i.joined_at}`,
+          )
         expect(summary(reply.body.data)).toEqual(summary(want))
         expect(reply.body.data).toEqual(want)
       })
@@ -535,7 +728,8 @@ describe('leaderboards without a period', () => {
     expect(reply.status).toBe(200)
     expect(Object.keys(reply.body)).toEqual(['data'])
     const want = expectedTopFeeds()
-    const summary = (items: any[]) => items.map((f) => `${label(f.id)} entries=${f.total_entries} purchases=${f.total_purchases} created=${f.created_at}`)
+    const summary = (items: any[]) =>
+      items.map((f) => `${label(f.id)} entries=${f.total_entries} purchases=${f.total_purchases} created=${f.created_at}`)
     expect(summary(reply.body.data)).toEqual(summary(want))
     expect(reply.body.data).toEqual(want)
     expect(reply.body.data.every((f: any) => !('rank' in f))).toBe(true)
@@ -622,9 +816,18 @@ describe('wallet statistics', () => {
 describe('samples', () => {
   test('one leaderboard, one stats answer, and the rebuild time', async () => {
     console.log('GET /v1/leaderboards/top-providers?period=all\n' + JSON.stringify((await board('top-providers?period=all')).body, null, 2))
-    console.log(`GET /v1/wallets/{alice}/stats\n` + JSON.stringify((await call(server.url, 'GET', `/v1/wallets/${actors.alice.id}/stats`)).body, null, 2))
+    console.log(
+      `GET /v1/wallets/{alice}/stats\n` +
+        JSON.stringify((await call(server.url, 'GET', `/v1/wallets/${actors.alice.id}/stats`)).body, null, 2),
+    )
     const rebuilt = server.logs
-      .map((line) => { try { return JSON.parse(line) } catch { return null } })
+      .map((line) => {
+        try {
+          return JSON.parse(line)
+        } catch {
+          return null
+        }
+      })
       .filter((l) => l?.msg === 'stats and leaderboards rebuilt')
     expect(rebuilt.length).toBeGreaterThan(0)
     const ms = rebuilt.map((l) => l.ms as number)

@@ -16,7 +16,11 @@ import { data, openClients, refusal, stdioClient } from './helpers/mcp-client.ts
 const PRICE = 10_000n // 0.01 USDC
 const BASE_MAINNET_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
 
-interface Seen { method: string; path: string; headers: Record<string, string> }
+interface Seen {
+  method: string
+  path: string
+  headers: Record<string, string>
+}
 
 /** What a front does with the requests it is given. */
 interface Behaviour {
@@ -48,7 +52,8 @@ function hostileFront(target: () => string) {
       const pass = new Headers(request.headers)
       if (paying && behaviour.keepPayments) {
         kept.push({ path, headers: { 'payment-signature': paying } })
-        for (const name of ['payment-signature', 'x-payment', 'x-wallet-address', 'x-signature', 'x-message', 'x-timestamp']) pass.delete(name)
+        for (const name of ['payment-signature', 'x-payment', 'x-wallet-address', 'x-signature', 'x-message', 'x-timestamp'])
+          pass.delete(name)
       }
       const answer = await forward(request.method, path, pass, body)
       const out = new Headers(answer.headers)
@@ -87,7 +92,11 @@ let feed: any
 const paid: any[] = []
 
 const rpc = (method: string, params: unknown[] = []) =>
-  fetch(chain.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) }).then((r) => r.json())
+  fetch(chain.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  }).then((r) => r.json())
 
 beforeAll(async () => {
   chain = await startChain()
@@ -97,7 +106,14 @@ beforeAll(async () => {
   creator = newWallet()
   feed = await createFeed(server.url, creator, { name: 'Paid notes' })
   for (let i = 0; i < 12; i++) {
-    paid.push(await createEntry(server.url, creator, feed.id, { content_base64: b64(`note ${i}`), title: `Note ${i}`, is_free: false, price: { amount: String(PRICE), currency: 'USDC' } }))
+    paid.push(
+      await createEntry(server.url, creator, feed.id, {
+        content_base64: b64(`note ${i}`),
+        title: `Note ${i}`,
+        is_free: false,
+        price: { amount: String(PRICE), currency: 'USDC' },
+      }),
+    )
   }
 }, 120_000)
 
@@ -115,7 +131,11 @@ async function settleDirectly(header: string) {
   const a = payload.authorization
   const submitter = createWalletClient({ account: privateKeyToAccount(devKey(6)), chain: chain.chain, transport: http(chain.rpcUrl) })
   const hash = await submitter.writeContract({
-    address: chain.usdc, abi: usdcAbi, functionName: 'transferWithAuthorization', chain: chain.chain, account: submitter.account,
+    address: chain.usdc,
+    abi: usdcAbi,
+    functionName: 'transferWithAuthorization',
+    chain: chain.chain,
+    account: submitter.account,
     args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, payload.signature],
   })
   expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success')
@@ -131,7 +151,9 @@ describe("a hostile marketplace cannot use the operator's key elsewhere (finding
     const agent = await stdioClient(mirror.url, { TRELLIS_MCP_WALLET_KEY: key })
 
     // A read of a paid entry (which signs in to see whether the wallet bought it), a purchase, a publication.
-    expect(await refusal(agent.client, 'get_entry', entryArgs(paid[0]))).toContain(`refused to sign in: the message signs in to "${new URL(front.url).host}", not ${new URL(mirror.url).host}`)
+    expect(await refusal(agent.client, 'get_entry', entryArgs(paid[0]))).toContain(
+      `refused to sign in: the message signs in to "${new URL(front.url).host}", not ${new URL(mirror.url).host}`,
+    )
     expect(await refusal(agent.client, 'buy_entry', entryArgs(paid[0]))).toContain('refused to sign in')
     expect(await refusal(agent.client, 'create_feed', { name: 'x' })).toContain('refused to sign in')
     // The mirror asked for nonces, and got no signature and no payment to replay.
@@ -145,59 +167,87 @@ describe("a hostile marketplace cannot use the operator's key elsewhere (finding
     const now = Math.floor(Date.now() / 1000)
     const address = privateKeyToAccount(generatePrivateKey()).address
     const siwe = (fields: Partial<Record<string, string>> = {}) => {
-      const f = { domain: host, address, uri: front.url, chain: '84532', issued: new Date(now * 1000).toISOString(), expires: new Date((now + 300) * 1000).toISOString(), extra: '', ...fields }
-      return `${f.domain} wants you to sign in with your Ethereum account:\n${f.address}\n\nSign in to ` +
+      const f = {
+        domain: host,
+        address,
+        uri: front.url,
+        chain: '84532',
+        issued: new Date(now * 1000).toISOString(),
+        expires: new Date((now + 300) * 1000).toISOString(),
+        extra: '',
+        ...fields,
+      }
+      return (
+        `${f.domain} wants you to sign in with your Ethereum account:\n${f.address}\n\nSign in to ` +
         `Trellis with this wallet.\n\nURI: ${f.uri}\nVersion: 1\nChain ` +
         `ID: ${f.chain}\nNonce: ${'a'.repeat(32)}\nIssued At: ${f.issued}\nExpiration ` +
         `Time: ${f.expires}${f.extra}`
+      )
     }
     expect(foreignSignIn(siwe(), front.url, address, [84532], now)).toBeNull()
     expect(foreignSignIn(siwe({ chain: '8453' }), front.url, address, [84532], now)).toContain('chain 8453')
     expect(foreignSignIn(siwe({ address: creator.address }), front.url, address, [84532], now)).toContain('not this wallet')
     expect(foreignSignIn(siwe({ uri: 'https://elsewhere.example/' }), front.url, address, [84532], now)).toContain('not http://')
-    expect(foreignSignIn(siwe({ expires: new Date((now + 86_400) * 1000).toISOString() }), front.url, address, [84532], now)).toContain('valid for more than')
-    expect(foreignSignIn(siwe({ issued: new Date((now - 3600) * 1000).toISOString() }), front.url, address, [84532], now)).toContain('not issued now')
-    expect(foreignSignIn(siwe({ extra: '\nResources:\n- https://other.example/admin' }), front.url, address, [84532], now)).toContain('says more')
-    const line = `Sign in to Trellis (${host}) at ${new Date(now * 1000).toISOString()} with ` +
+    expect(foreignSignIn(siwe({ expires: new Date((now + 86_400) * 1000).toISOString() }), front.url, address, [84532], now)).toContain(
+      'valid for more than',
+    )
+    expect(foreignSignIn(siwe({ issued: new Date((now - 3600) * 1000).toISOString() }), front.url, address, [84532], now)).toContain(
+      'not issued now',
+    )
+    expect(foreignSignIn(siwe({ extra: '\nResources:\n- https://other.example/admin' }), front.url, address, [84532], now)).toContain(
+      'says more',
+    )
+    const line =
+      `Sign in to Trellis (${host}) at ${new Date(now * 1000).toISOString()} with ` +
       `nonce: ${'a'.repeat(32)}, valid until ${new Date((now + 300) * 1000).toISOString()}`
     expect(foreignSignIn(line, front.url, address, [84532], now)).toContain('no Sign-In with Ethereum message')
   })
 })
 
 describe('a sent authorization stays spent until the chain shows it expired unused (finding 2)', () => {
-  test('five authorizations kept by the server fill the session cap: the sixth purchase is refused ' +
-    'before signing, and settling the five costs no more than the cap', async () => {
-    const buyer = await chain.newFundedBuyer(1_000_000n)
-    const before = await chain.balanceOf(buyer.address)
-    front.behaviour.keepPayments = true
-    const agent = await stdioClient(front.url, { TRELLIS_MCP_WALLET_KEY: buyer.privateKey, TRELLIS_MCP_MAX_PER_SESSION: String(5n * PRICE) })
-    try {
-      for (const entry of paid.slice(0, 5)) {
-        const told = await refusal(agent.client, 'buy_entry', entryArgs(entry))
-        expect(told).toContain('may still be charged')
-        expect(told).not.toContain('nothing was charged')
+  test(
+    'five authorizations kept by the server fill the session cap: the sixth purchase is refused ' +
+      'before signing, and settling the five costs no more than the cap',
+    async () => {
+      const buyer = await chain.newFundedBuyer(1_000_000n)
+      const before = await chain.balanceOf(buyer.address)
+      front.behaviour.keepPayments = true
+      const agent = await stdioClient(front.url, {
+        TRELLIS_MCP_WALLET_KEY: buyer.privateKey,
+        TRELLIS_MCP_MAX_PER_SESSION: String(5n * PRICE),
+      })
+      try {
+        for (const entry of paid.slice(0, 5)) {
+          const told = await refusal(agent.client, 'buy_entry', entryArgs(entry))
+          expect(told).toContain('may still be charged')
+          expect(told).not.toContain('nothing was charged')
+        }
+        const paymentsBefore = front.payments().length
+        const sixth = await refusal(agent.client, 'buy_entry', entryArgs(paid[5]))
+        expect(sixth).toContain('exceed the per-session cap')
+        expect(sixth).toContain('5 of them sent and not settled')
+        expect(front.payments().length).toBe(paymentsBefore) // nothing signed, nothing sent
+      } finally {
+        front.behaviour.keepPayments = false
       }
-      const paymentsBefore = front.payments().length
-      const sixth = await refusal(agent.client, 'buy_entry', entryArgs(paid[5]))
-      expect(sixth).toContain('exceed the per-session cap')
-      expect(sixth).toContain('5 of them sent and not settled')
-      expect(front.payments().length).toBe(paymentsBefore) // nothing signed, nothing sent
-    } finally {
-      front.behaviour.keepPayments = false
-    }
-    // The hostile server cashes what it kept: exactly the cap, never more.
-    const mine = front.kept.splice(0)
-    expect(mine).toHaveLength(5)
-    for (const one of mine) expect((await fetch(`${server.url}${one.path}`, { headers: one.headers })).status).toBe(200)
-    expect(await chain.balanceOf(buyer.address)).toBe(before - 5n * PRICE)
-  })
+      // The hostile server cashes what it kept: exactly the cap, never more.
+      const mine = front.kept.splice(0)
+      expect(mine).toHaveLength(5)
+      for (const one of mine) expect((await fetch(`${server.url}${one.path}`, { headers: one.headers })).status).toBe(200)
+      expect(await chain.balanceOf(buyer.address)).toBe(before - 5n * PRICE)
+    },
+  )
 
   test('with the chain to ask, one kept and expired unused is given back, one the server settled is not', async () => {
     const buyer = await chain.newFundedBuyer(1_000_000n)
     const before = await chain.balanceOf(buyer.address)
     front.behaviour.keepPayments = true
     front.behaviour.rewrite = (requirement) => void (requirement.maxTimeoutSeconds = 3)
-    const agent = await stdioClient(front.url, { TRELLIS_MCP_WALLET_KEY: buyer.privateKey, TRELLIS_MCP_MAX_PER_SESSION: String(2n * PRICE), TRELLIS_MCP_RPC_URL: chain.rpcUrl })
+    const agent = await stdioClient(front.url, {
+      TRELLIS_MCP_WALLET_KEY: buyer.privateKey,
+      TRELLIS_MCP_MAX_PER_SESSION: String(2n * PRICE),
+      TRELLIS_MCP_RPC_URL: chain.rpcUrl,
+    })
     try {
       expect(await refusal(agent.client, 'buy_entry', entryArgs(paid[6]))).toContain('may still be charged')
       expect(await refusal(agent.client, 'buy_entry', entryArgs(paid[7]))).toContain('may still be charged')
@@ -222,9 +272,10 @@ describe('a sent authorization stays spent until the chain shows it expired unus
     expect(await chain.balanceOf(buyer.address)).toBe(before - 2n * PRICE)
   })
 
-  test('a 402 asking for another network than the pinned one is refused before signing (set, or the server\'s own by default)', async () => {
+  test("a 402 asking for another network than the pinned one is refused before signing (set, or the server's own by default)", async () => {
     const buyer = await chain.newFundedBuyer(1_000_000n)
-    front.behaviour.rewrite = (requirement) => Object.assign(requirement, { network: 'eip155:8453', asset: BASE_MAINNET_USDC, extra: { name: 'USD Coin', version: '2' } })
+    front.behaviour.rewrite = (requirement) =>
+      Object.assign(requirement, { network: 'eip155:8453', asset: BASE_MAINNET_USDC, extra: { name: 'USD Coin', version: '2' } })
     try {
       for (const env of [{ TRELLIS_MCP_NETWORKS: 'base-sepolia' }, {}] as Array<Record<string, string>>) {
         const agent = await stdioClient(front.url, { TRELLIS_MCP_WALLET_KEY: buyer.privateKey, ...env })

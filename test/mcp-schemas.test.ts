@@ -25,7 +25,8 @@ afterAll(async () => {
 })
 
 /** The string (or array) member of a documented field, `T | null` read as T (written type: [T, 'null'], or anyOf). */
-const member = (field: any, type: string) => ([field.type].flat().includes(type) ? field : field.anyOf.find((option: any) => option.type === type))
+const member = (field: any, type: string) =>
+  [field.type].flat().includes(type) ? field : field.anyOf.find((option: any) => option.type === type)
 const lengths = (field: any) => ({ minLength: field.minLength, maxLength: field.maxLength })
 const textBounds = (field: any) => lengths(member(field, 'string'))
 const listBounds = (field: any) => {
@@ -60,6 +61,7 @@ test('search_feeds and list_categories search and page as the API bounds them', 
   expect(listing.search.maxLength).toBe(200)
   expect(listBounds(tools.search_feeds.properties.tags)).toEqual(listBounds(bodyOf('CreateFeed').tags))
   expect(tools.list_categories.properties.text.maxLength).toBe(bodyOf('CreateCategory').name.maxLength)
-  for (const name of ['search_feeds', 'list_categories', 'list_entries']) expect(tools[name].properties.page_size.maximum).toBe(MAX_PAGE_SIZE)
+  for (const name of ['search_feeds', 'list_categories', 'list_entries'])
+    expect(tools[name].properties.page_size.maximum).toBe(MAX_PAGE_SIZE)
   expect(listing.page_size.description).toContain(`1..${MAX_PAGE_SIZE}`)
 })

@@ -15,16 +15,24 @@ const feeds: Array<{ id: string; name: string }> = []
 const entryOf: Record<string, string> = {}
 
 const server = () => createMcpServer({ api: trellisApi(app.url, (request) => app.handle(request)), wallet: null, remote: false })
-const request = (message: unknown) => new Request(`${app.url}/mcp`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-  body: JSON.stringify(message),
+const request = (message: unknown) =>
+  new Request(`${app.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify(message),
+  })
+const callTool = (id: number | string, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
 })
-const callTool = (id: number | string, name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })
 
 /** An answer with its content fences' boundary set aside: each answer draws a boundary of its own, at random. */
-const unfenced = (answer: { status: number; type: string | null; text: string }) =>
-  ({ ...answer, text: answer.text.replace(/(untrusted content) [A-Za-z0-9_-]+/g, '$1 <boundary>') })
+const unfenced = (answer: { status: number; type: string | null; text: string }) => ({
+  ...answer,
+  text: answer.text.replace(/(untrusted content) [A-Za-z0-9_-]+/g, '$1 <boundary>'),
+})
 
 /** The SDK's answer as it gives it with a server and transport of its own (what /mcp did for every call). */
 async function sdkAnswer(message: unknown): Promise<{ status: number; type: string | null; text: string }> {
@@ -45,10 +53,13 @@ function counted() {
   const make = () => (count.made++, server())
   let shared: ReturnType<typeof server> | null = null
   const answer = statelessMcp({ server: make, shared: () => (shared ??= make()), maxBodyBytes: 256 * 1024 })
-  return { count, answer: async (message: unknown) => {
-    const response = await answer(request(message))
-    return { status: response.status, type: response.headers.get('content-type'), text: await response.text() }
-  } }
+  return {
+    count,
+    answer: async (message: unknown) => {
+      const response = await answer(request(message))
+      return { status: response.status, type: response.headers.get('content-type'), text: await response.text() }
+    },
+  }
 }
 
 beforeAll(async () => {
@@ -67,7 +78,7 @@ afterAll(async () => {
 })
 
 describe('/mcp tools/call on one shared server', () => {
-  test('every tools/call answer is the SDK\'s per-request answer, byte for byte, and no server is made per call', async () => {
+  test("every tools/call answer is the SDK's per-request answer, byte for byte, and no server is made per call", async () => {
     const { count, answer } = counted()
     const messages = [
       callTool(1, 'search_feeds', { tags: ['weather'] }),
@@ -88,9 +99,15 @@ describe('/mcp tools/call on one shared server', () => {
 
   test('calls in flight at once with the same id each get their own answer, under their own id', async () => {
     const { count, answer } = counted()
-    const answers = await Promise.all(feeds.flatMap((feed) => [1, 1, 'x'].map(async (id) => ({
-      feed, id, body: JSON.parse((await answer(callTool(id, 'list_entries', { feed_id: feed.id }))).text),
-    }))))
+    const answers = await Promise.all(
+      feeds.flatMap((feed) =>
+        [1, 1, 'x'].map(async (id) => ({
+          feed,
+          id,
+          body: JSON.parse((await answer(callTool(id, 'list_entries', { feed_id: feed.id }))).text),
+        })),
+      ),
+    )
     for (const { feed, id, body } of answers) {
       expect(body.id).toBe(id)
       expect(body.result.structuredContent.entries.map((e: { id: string }) => e.id)).toEqual([entryOf[feed.id]])
@@ -100,21 +117,26 @@ describe('/mcp tools/call on one shared server', () => {
 
   test('anything but a tools/call keeps a server of its own (an initialize tells a server what its client is)', async () => {
     const { count, answer } = counted()
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: { name: 't', version: '1' } } }
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: { name: 't', version: '1' } },
+    }
     expect(await answer(init)).toEqual(await sdkAnswer(init))
     expect(await answer({ jsonrpc: '2.0', id: 2, method: 'ping' })).toEqual(await sdkAnswer({ jsonrpc: '2.0', id: 2, method: 'ping' }))
     expect(count.made).toBe(2)
   })
 })
 
-describe('/mcp keeps a reading tool\'s result until the records change', () => {
+describe("/mcp keeps a reading tool's result until the records change", () => {
   const viaRoute = async (message: unknown) => {
     const response = await app.handle(request(message))
     return { status: response.status, type: response.headers.get('content-type'), text: await response.text() }
   }
   const boundaryOf = (text: string) => /untrusted content ([A-Za-z0-9_-]+)/.exec(text)?.[1]
 
-  test('the kept answer is the SDK\'s with each caller\'s own id; a write in the records makes it anew', async () => {
+  test("the kept answer is the SDK's with each caller's own id; a write in the records makes it anew", async () => {
     const search = (id: number | string) => callTool(id, 'search_feeds', { tags: ['weather'] })
     const first = await viaRoute(search(1))
     expect(unfenced(first)).toEqual(unfenced(await sdkAnswer(search(1))))
@@ -131,4 +153,3 @@ describe('/mcp keeps a reading tool\'s result until the records change', () => {
     expect(after.result.structuredContent.feeds.map((f: { name: string }) => f.name)).toContain('Coastal fog')
   })
 })
-

@@ -42,7 +42,12 @@ beforeAll(async () => {
       const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer())
       const seen: Record<string, string> = {}
       request.headers.forEach((value, name) => void (seen[name] = value))
-      wire.push({ method: request.method, path: url.pathname + url.search, headers: seen, body: body ? Buffer.from(body).toString('utf8') : '' })
+      wire.push({
+        method: request.method,
+        path: url.pathname + url.search,
+        headers: seen,
+        body: body ? Buffer.from(body).toString('utf8') : '',
+      })
       const headers = new Headers(request.headers)
       headers.delete('host')
       const answer = await fetch(`${server.url}${url.pathname}${url.search}`, { method: request.method, headers, body, redirect: 'manual' })
@@ -59,15 +64,48 @@ beforeAll(async () => {
   categories = (await call(server.url, 'GET', '/v1/categories?page_size=100')).body.data
   const finance = categories.find((c) => c.name === 'Finance')!
   const sports = categories.find((c) => c.name === 'Sports')!
-  alpine = await createFeed(server.url, creator, { name: 'Alpine Weather', description: 'Daily mountain FORECASTS for hikers', tags: ['weather', 'alps'], category_id: finance.id })
-  market = await createFeed(server.url, creator, { name: 'Market notes', description: 'Prices and tips', tags: ['finance'], category_id: sports.id })
+  alpine = await createFeed(server.url, creator, {
+    name: 'Alpine Weather',
+    description: 'Daily mountain FORECASTS for hikers',
+    tags: ['weather', 'alps'],
+    category_id: finance.id,
+  })
+  market = await createFeed(server.url, creator, {
+    name: 'Market notes',
+    description: 'Prices and tips',
+    tags: ['finance'],
+    category_id: sports.id,
+  })
   empty = await createFeed(server.url, creator, { name: 'Empty forecasts', tags: ['weather'] })
-  entries.text = await createEntry(server.url, creator, alpine.id, { content_base64: b64('Sunny above 2000 m.'), mime_type: 'text/plain', title: 'Today' })
-  entries.json = await createEntry(server.url, creator, alpine.id, { content_base64: b64('{"temp":-3}'), mime_type: 'application/json', title: 'Data' })
+  entries.text = await createEntry(server.url, creator, alpine.id, {
+    content_base64: b64('Sunny above 2000 m.'),
+    mime_type: 'text/plain',
+    title: 'Today',
+  })
+  entries.json = await createEntry(server.url, creator, alpine.id, {
+    content_base64: b64('{"temp":-3}'),
+    mime_type: 'application/json',
+    title: 'Data',
+  })
   entries.png = await createEntry(server.url, creator, alpine.id, { content_base64: b64(PNG), mime_type: 'image/png', title: 'Map' })
-  entries.paid = await createEntry(server.url, creator, alpine.id, { content_base64: b64('Storm on Friday.'), title: 'Tomorrow', is_free: false, price: { amount: String(PRICE), currency: 'USDC' } })
-  entries.paid2 = await createEntry(server.url, creator, alpine.id, { content_base64: b64('Snow next week.'), title: 'Next week', is_free: false, price: { amount: String(PRICE), currency: 'USDC' } })
-  entries.dear = await createEntry(server.url, creator, market.id, { content_base64: b64('The big tip.'), title: 'Dear', is_free: false, price: { amount: '200000', currency: 'USDC' } })
+  entries.paid = await createEntry(server.url, creator, alpine.id, {
+    content_base64: b64('Storm on Friday.'),
+    title: 'Tomorrow',
+    is_free: false,
+    price: { amount: String(PRICE), currency: 'USDC' },
+  })
+  entries.paid2 = await createEntry(server.url, creator, alpine.id, {
+    content_base64: b64('Snow next week.'),
+    title: 'Next week',
+    is_free: false,
+    price: { amount: String(PRICE), currency: 'USDC' },
+  })
+  entries.dear = await createEntry(server.url, creator, market.id, {
+    content_base64: b64('The big tip.'),
+    title: 'Dear',
+    is_free: false,
+    price: { amount: '200000', currency: 'USDC' },
+  })
 }, 120_000)
 
 afterAll(async () => {
@@ -83,7 +121,8 @@ const names = async (client: Client) => (await client.listTools()).tools.map((to
 const ids = (items: Array<{ id: string }>) => items.map((item) => item.id).sort()
 const ledger = async (entryId: string) => (await call(server.url, 'GET', `/v1/transactions?entry_id=${entryId}`)).body
 /** Requests the stdio process sent that carried a payment for this entry. */
-const paymentsFor = (entryId: string) => wire.filter((r) => r.path.includes(entryId) && (r.headers['payment-signature'] || r.headers['x-payment']))
+const paymentsFor = (entryId: string) =>
+  wire.filter((r) => r.path.includes(entryId) && (r.headers['payment-signature'] || r.headers['x-payment']))
 
 describe('the tools each transport lists', () => {
   test('/mcp (Streamable HTTP) lists the reading tools only: it holds no key', async () => {
@@ -119,12 +158,26 @@ describe('the tools each transport lists', () => {
     const message = refused(['mcp'], { TRELLIS_MCP_WALLET_KEY: secret })
     expect(message).toBe('TRELLIS_MCP_WALLET_KEY must be 0x followed by 64 hex characters (a private key)')
     expect(refused(['mcp', '--url', 'ftp://x'], {})).toBe('--url must be an http(s) URL')
-    expect(refused(['mcp'], { TRELLIS_MCP_MAX_PER_CALL: '0.5' })).toStartWith('TRELLIS_MCP_MAX_PER_CALL must be a whole number of USDC smallest units')
+    expect(refused(['mcp'], { TRELLIS_MCP_MAX_PER_CALL: '0.5' })).toStartWith(
+      'TRELLIS_MCP_MAX_PER_CALL must be a whole number of USDC smallest units',
+    )
     expect(refused(['mcp', '--port', '1'], {})).toBe('unknown option --port for trellis mcp (see trellis --help)')
     // A server variable it does not use cannot stop it.
-    expect(parseCommand(['mcp'], { TRELLIS_NETWORK: 'nope' })).toMatchObject({ kind: 'mcp', options: { url: 'http://127.0.0.1:8402', walletKey: null, maxPerCall: 100_000n, maxPerSession: 1_000_000n } })
-    const spawned = Bun.spawn([process.execPath, 'src/main.ts', 'mcp'], { cwd: ROOT, env: { PATH: process.env.PATH!, HOME: process.env.HOME!, TRELLIS_MCP_WALLET_KEY: secret }, stdout: 'pipe', stderr: 'pipe' })
-    const [stdout, stderr, code] = await Promise.all([new Response(spawned.stdout).text(), new Response(spawned.stderr).text(), spawned.exited])
+    expect(parseCommand(['mcp'], { TRELLIS_NETWORK: 'nope' })).toMatchObject({
+      kind: 'mcp',
+      options: { url: 'http://127.0.0.1:8402', walletKey: null, maxPerCall: 100_000n, maxPerSession: 1_000_000n },
+    })
+    const spawned = Bun.spawn([process.execPath, 'src/main.ts', 'mcp'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH!, HOME: process.env.HOME!, TRELLIS_MCP_WALLET_KEY: secret },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(spawned.stdout).text(),
+      new Response(spawned.stderr).text(),
+      spawned.exited,
+    ])
     expect([code, stdout, stderr]).toEqual([2, '', `trellis: ${message}\n`])
   })
 })
@@ -151,33 +204,52 @@ describe('finding and reading (over /mcp)', () => {
     expect((await data(client, 'list_categories', { text: 'spo' })).categories.map((c: any) => c.name)).toEqual(['Sports'])
   })
 
-  test('list_entries and get_entry: free text and JSON inline, a small PNG as an image; a paid one ' +
-    'gives its price, not its content', async () => {
-    const client = await httpClient()
-    const listed = await data(client, 'list_entries', { feed_id: alpine.id })
-    expect(ids(listed.entries)).toEqual(ids([entries.text, entries.json, entries.png, entries.paid, entries.paid2]))
-    expect(listed.entries.find((e: any) => e.id === entries.paid.id)).toMatchObject({ is_free: false, price: String(PRICE), price_usdc: '0.010000' })
-    expect(ids((await data(client, 'list_entries', { feed_id: alpine.id, is_free: false })).entries)).toEqual(ids([entries.paid, entries.paid2]))
+  test(
+    'list_entries and get_entry: free text and JSON inline, a small PNG as an image; a paid one ' + 'gives its price, not its content',
+    async () => {
+      const client = await httpClient()
+      const listed = await data(client, 'list_entries', { feed_id: alpine.id })
+      expect(ids(listed.entries)).toEqual(ids([entries.text, entries.json, entries.png, entries.paid, entries.paid2]))
+      expect(listed.entries.find((e: any) => e.id === entries.paid.id)).toMatchObject({
+        is_free: false,
+        price: String(PRICE),
+        price_usdc: '0.010000',
+      })
+      expect(ids((await data(client, 'list_entries', { feed_id: alpine.id, is_free: false })).entries)).toEqual(
+        ids([entries.paid, entries.paid2]),
+      )
 
-    const text = await run(client, 'get_entry', { feed_id: alpine.id, entry_id: entries.text.id })
-    expect(text.structuredContent).toMatchObject({ readable: true, entry: { id: entries.text.id, title: 'Today' }, content: { mime_type: 'text/plain', size_bytes: 19, shown: 'text' } })
-    expect(unfenced(text.content[1])).toBe('Sunny above 2000 m.')
-    const json = await run(client, 'get_entry', { feed_id: alpine.id, entry_id: entries.json.id })
-    expect(unfenced(json.content[1])).toBe('{"temp":-3}')
-    const png = await run(client, 'get_entry', { feed_id: alpine.id, entry_id: entries.png.id })
-    expect(png.content[1]).toEqual({ type: 'image', data: PNG.toString('base64'), mimeType: 'image/png' })
+      const text = await run(client, 'get_entry', { feed_id: alpine.id, entry_id: entries.text.id })
+      expect(text.structuredContent).toMatchObject({
+        readable: true,
+        entry: { id: entries.text.id, title: 'Today' },
+        content: { mime_type: 'text/plain', size_bytes: 19, shown: 'text' },
+      })
+      expect(unfenced(text.content[1])).toBe('Sunny above 2000 m.')
+      const json = await run(client, 'get_entry', { feed_id: alpine.id, entry_id: entries.json.id })
+      expect(unfenced(json.content[1])).toBe('{"temp":-3}')
+      const png = await run(client, 'get_entry', { feed_id: alpine.id, entry_id: entries.png.id })
+      expect(png.content[1]).toEqual({ type: 'image', data: PNG.toString('base64'), mimeType: 'image/png' })
 
-    const paid = await data(client, 'get_entry', { feed_id: alpine.id, entry_id: entries.paid.id })
-    expect(paid).toMatchObject({ readable: false, is_free: false, price: { amount: String(PRICE) } })
-    expect(JSON.stringify(paid)).not.toContain('Storm')
-  })
+      const paid = await data(client, 'get_entry', { feed_id: alpine.id, entry_id: entries.paid.id })
+      expect(paid).toMatchObject({ readable: false, is_free: false, price: { amount: String(PRICE) } })
+      expect(JSON.stringify(paid)).not.toContain('Storm')
+    },
+  )
 
   test("get_price gives the x402 requirement of the entry's 402: amount, asset, network, pay-to", async () => {
     const client = await httpClient()
     const price = await data(client, 'get_price', { feed_id: alpine.id, entry_id: entries.paid.id })
     expect(price).toMatchObject({
-      is_free: false, amount: String(PRICE), amount_usdc: '0.010000', asset: BASE_SEPOLIA_USDC, asset_name: 'USDC', network: 'eip155:84532',
-      pay_to: creator.address, scheme: 'exact', resource: `http://127.0.0.1:${proxy.port}/v1/feeds/${alpine.id}/entries/${entries.paid.id}`,
+      is_free: false,
+      amount: String(PRICE),
+      amount_usdc: '0.010000',
+      asset: BASE_SEPOLIA_USDC,
+      asset_name: 'USDC',
+      network: 'eip155:84532',
+      pay_to: creator.address,
+      scheme: 'exact',
+      resource: `http://127.0.0.1:${proxy.port}/v1/feeds/${alpine.id}/entries/${entries.paid.id}`,
     })
     // The same requirement the API's 402 gives any client.
     const challenge = await fetch(`${server.url}/v1/feeds/${alpine.id}/entries/${entries.paid.id}`)
@@ -192,7 +264,9 @@ describe('finding and reading (over /mcp)', () => {
     expect(await refusal(client, 'get_entry', { feed_id: alpine.id, entry_id: UNKNOWN })).toStartWith('Trellis answered 404')
     expect(await refusal(client, 'get_price', { feed_id: UNKNOWN, entry_id: UNKNOWN })).toStartWith('Trellis answered 404')
     expect(await refusal(client, 'list_entries', { feed_id: UNKNOWN })).toStartWith('Trellis answered 404')
-    expect(await refusal(client, 'get_entry', { feed_id: alpine.id, entry_id: '../../v1/transactions' })).toContain('entry id must be a UUID')
+    expect(await refusal(client, 'get_entry', { feed_id: alpine.id, entry_id: '../../v1/transactions' })).toContain(
+      'entry id must be a UUID',
+    )
     expect(await refusal(client, 'search_feeds', { page_size: 1000 })).toContain('Input validation error')
     expect(await refusal(client, 'search_feeds', { page_token: 'forged' })).toStartWith('Trellis answered 422')
     expect(await refusal(client, 'buy_entry', { feed_id: alpine.id, entry_id: entries.paid.id })).toContain('buy_entry not found')
@@ -227,7 +301,10 @@ describe('buying with the operator wallet (trellis mcp over stdio)', () => {
   beforeAll(async () => {
     buyer = await chain.newFundedBuyer(1_000_000n)
     // Caps: 0.10 USDC a purchase, 0.015 USDC in all: one 0.01 purchase fits, a second does not.
-    agent = await stdioClient({ TRELLIS_MCP_WALLET_KEY: buyer.privateKey, TRELLIS_MCP_MAX_PER_CALL: '100000', TRELLIS_MCP_MAX_PER_SESSION: '15000' }, `http://127.0.0.1:${proxy.port}`)
+    agent = await stdioClient(
+      { TRELLIS_MCP_WALLET_KEY: buyer.privateKey, TRELLIS_MCP_MAX_PER_CALL: '100000', TRELLIS_MCP_MAX_PER_SESSION: '15000' },
+      `http://127.0.0.1:${proxy.port}`,
+    )
   })
 
   test('a real purchase: paid once on chain, one ledger row with its transaction, the content returned', async () => {
@@ -244,7 +321,9 @@ describe('buying with the operator wallet (trellis mcp over stdio)', () => {
     expect(await chain.balanceOf(buyer.address)).toBe(before.buyer - PRICE)
     expect(await chain.balanceOf(creator.address)).toBe(before.creator + PRICE)
     const rows = await ledger(entries.paid.id)
-    expect(rows.transactions).toEqual([expect.objectContaining({ payer: buyer.address, pay_to: creator.address, amount: String(PRICE), transaction_hash: hash })])
+    expect(rows.transactions).toEqual([
+      expect.objectContaining({ payer: buyer.address, pay_to: creator.address, amount: String(PRICE), transaction_hash: hash }),
+    ])
     expect(paymentsFor(entries.paid.id)).toHaveLength(1)
 
     // Bought: read again (signed in), never paid twice.
@@ -256,20 +335,25 @@ describe('buying with the operator wallet (trellis mcp over stdio)', () => {
 
     const purchases = await data(agent.client, 'list_purchases')
     expect(purchases).toMatchObject({ wallet_address: buyer.address, total_count: 1 })
-    expect(purchases.purchases).toEqual([expect.objectContaining({ entry_id: entries.paid.id, amount: String(PRICE), amount_usdc: '0.010000', transaction_hash: hash })])
+    expect(purchases.purchases).toEqual([
+      expect.objectContaining({ entry_id: entries.paid.id, amount: String(PRICE), amount_usdc: '0.010000', transaction_hash: hash }),
+    ])
   })
 
   test('over the per-call cap, over the per-session cap, over max_price: refused, nothing signed, nothing charged', async () => {
     const balance = await chain.balanceOf(buyer.address)
-    expect(await refusal(agent.client, 'buy_entry', { feed_id: market.id, entry_id: entries.dear.id }))
-      .toBe('refused: this purchase costs 200000 (0.200000 USDC), over the per-call cap of 100000 (0.100000 ' +
-        'USDC) set by TRELLIS_MCP_MAX_PER_CALL; nothing was signed')
-    expect(await refusal(agent.client, 'buy_entry', { feed_id: alpine.id, entry_id: entries.paid2.id }))
-      .toBe('refused: this purchase costs 10000 (0.010000 USDC); with 10000 (0.010000 USDC) already spent ' +
+    expect(await refusal(agent.client, 'buy_entry', { feed_id: market.id, entry_id: entries.dear.id })).toBe(
+      'refused: this purchase costs 200000 (0.200000 USDC), over the per-call cap of 100000 (0.100000 ' +
+        'USDC) set by TRELLIS_MCP_MAX_PER_CALL; nothing was signed',
+    )
+    expect(await refusal(agent.client, 'buy_entry', { feed_id: alpine.id, entry_id: entries.paid2.id })).toBe(
+      'refused: this purchase costs 10000 (0.010000 USDC); with 10000 (0.010000 USDC) already spent ' +
         'in this session, it would exceed the per-session cap of 15000 (0.015000 USDC) set by ' +
-        'TRELLIS_MCP_MAX_PER_SESSION; nothing was signed')
-    expect(await refusal(agent.client, 'buy_entry', { feed_id: alpine.id, entry_id: entries.paid2.id, max_price: '9999' }))
-      .toBe('refused: the entry costs 10000 units, more than the max_price of 9999 given; nothing was signed')
+        'TRELLIS_MCP_MAX_PER_SESSION; nothing was signed',
+    )
+    expect(await refusal(agent.client, 'buy_entry', { feed_id: alpine.id, entry_id: entries.paid2.id, max_price: '9999' })).toBe(
+      'refused: the entry costs 10000 units, more than the max_price of 9999 given; nothing was signed',
+    )
     for (const entry of [entries.dear, entries.paid2]) {
       expect(paymentsFor(entry.id)).toEqual([]) // no payment left the process
       expect((await ledger(entry.id)).pagination.total_count).toBe(0)
@@ -282,7 +366,15 @@ describe('buying with the operator wallet (trellis mcp over stdio)', () => {
     const key = buyer.privateKey.slice(2).toLowerCase()
     const decoded = (value: string | undefined) => (value ? Buffer.from(value, 'base64').toString('utf8') : '')
     for (const request of wire) {
-      const seen = [request.path, JSON.stringify(request.headers), request.body, decoded(request.headers['payment-signature']), decoded(request.headers['x-payment'])].join('\n').toLowerCase()
+      const seen = [
+        request.path,
+        JSON.stringify(request.headers),
+        request.body,
+        decoded(request.headers['payment-signature']),
+        decoded(request.headers['x-payment']),
+      ]
+        .join('\n')
+        .toLowerCase()
       expect(seen).not.toContain(key)
     }
     expect(agent.stderr.join('').toLowerCase()).not.toContain(key)
@@ -313,36 +405,66 @@ describe('the caps hold what purchases in progress will spend', () => {
     const buyer = await chain.newFundedBuyer(1_000_000n)
     const agent = await stdioClient({ TRELLIS_MCP_WALLET_KEY: buyer.privateKey, TRELLIS_MCP_MAX_PER_SESSION: '15000' })
     const before = await chain.balanceOf(buyer.address)
-    const results = await Promise.all([entries.paid, entries.paid2].map((entry) => run(agent.client, 'buy_entry', { feed_id: alpine.id, entry_id: entry.id })))
+    const results = await Promise.all(
+      [entries.paid, entries.paid2].map((entry) => run(agent.client, 'buy_entry', { feed_id: alpine.id, entry_id: entry.id })),
+    )
     expect(results.filter((result) => !result.isError)).toHaveLength(1)
     const refused = results.find((result) => result.isError)!
-    expect((refused.content[0] as { text: string }).text).toMatch(/^refused: this purchase costs 10000 .* per-session cap of 15000 .*nothing was signed$/)
+    expect((refused.content[0] as { text: string }).text).toMatch(
+      /^refused: this purchase costs 10000 .* per-session cap of 15000 .*nothing was signed$/,
+    )
     expect(await chain.balanceOf(buyer.address)).toBe(before - PRICE)
     expect((await call(server.url, 'GET', `/v1/transactions?payer=${buyer.address}`)).body.pagination.total_count).toBe(1)
   })
 })
 
 describe("publishing with a creator's key", () => {
-  test('create_feed and create_entry (free and paid) publish as the wallet; the API shows them; the ' +
-    'owner reads its paid entry free', async () => {
-    const key = generatePrivateKey()
-    const owner = privateKeyToAccount(key)
-    const { client } = await stdioClient({ TRELLIS_MCP_WALLET_KEY: key })
-    const { feed } = await data(client, 'create_feed', { name: 'Agent digest', description: 'Written by an agent', tags: ['agents'], category_id: categories[0]!.id })
-    expect(feed).toMatchObject({ name: 'Agent digest', owner_wallet_address: owner.address, tags: ['agents'], category_id: categories[0]!.id })
-    const free = (await data(client, 'create_entry', { feed_id: feed.id, mime_type: 'text/markdown', text: '# Hello\nfrom an agent', title: 'Hello' })).entry
-    const paid = (await data(client, 'create_entry', { feed_id: feed.id, mime_type: 'text/plain', text: 'paid words', title: 'Paid', price: '20000' })).entry
-    expect(free).toMatchObject({ is_free: true, mime_type: 'text/markdown' })
-    expect(paid).toMatchObject({ is_free: false, price: '20000', price_usdc: '0.020000' })
+  test(
+    'create_feed and create_entry (free and paid) publish as the wallet; the API shows them; the ' + 'owner reads its paid entry free',
+    async () => {
+      const key = generatePrivateKey()
+      const owner = privateKeyToAccount(key)
+      const { client } = await stdioClient({ TRELLIS_MCP_WALLET_KEY: key })
+      const { feed } = await data(client, 'create_feed', {
+        name: 'Agent digest',
+        description: 'Written by an agent',
+        tags: ['agents'],
+        category_id: categories[0]!.id,
+      })
+      expect(feed).toMatchObject({
+        name: 'Agent digest',
+        owner_wallet_address: owner.address,
+        tags: ['agents'],
+        category_id: categories[0]!.id,
+      })
+      const free = (
+        await data(client, 'create_entry', { feed_id: feed.id, mime_type: 'text/markdown', text: '# Hello\nfrom an agent', title: 'Hello' })
+      ).entry
+      const paid = (
+        await data(client, 'create_entry', { feed_id: feed.id, mime_type: 'text/plain', text: 'paid words', title: 'Paid', price: '20000' })
+      ).entry
+      expect(free).toMatchObject({ is_free: true, mime_type: 'text/markdown' })
+      expect(paid).toMatchObject({ is_free: false, price: '20000', price_usdc: '0.020000' })
 
-    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}`)).body).toMatchObject({ name: 'Agent digest', total_entries: 2, owner_wallet_address: owner.address })
-    expect(await (await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${free.id}/content`)).text()).toBe('# Hello\nfrom an agent')
-    expect((await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${paid.id}`)).status).toBe(402)
-    // The owner reads its own paid entry without paying.
-    expect(unfenced((await run(client, 'get_entry', { feed_id: feed.id, entry_id: paid.id })).content[1])).toBe('paid words')
+      expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}`)).body).toMatchObject({
+        name: 'Agent digest',
+        total_entries: 2,
+        owner_wallet_address: owner.address,
+      })
+      expect(await (await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${free.id}/content`)).text()).toBe('# Hello\nfrom an agent')
+      expect((await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${paid.id}`)).status).toBe(402)
+      // The owner reads its own paid entry without paying.
+      expect(unfenced((await run(client, 'get_entry', { feed_id: feed.id, entry_id: paid.id })).content[1])).toBe('paid words')
 
-    expect(await refusal(client, 'create_entry', { feed_id: feed.id, mime_type: 'text/plain', title: 'nothing' })).toBe('give the content as exactly one of text or content_base64')
-    expect(await refusal(client, 'create_entry', { feed_id: alpine.id, mime_type: 'text/plain', text: 'not mine' })).toStartWith('Trellis answered 403')
-    expect(await refusal(client, 'create_entry', { feed_id: feed.id, mime_type: 'text/plain', text: 'x', price: '0.5' })).toContain('Input validation error')
-  })
+      expect(await refusal(client, 'create_entry', { feed_id: feed.id, mime_type: 'text/plain', title: 'nothing' })).toBe(
+        'give the content as exactly one of text or content_base64',
+      )
+      expect(await refusal(client, 'create_entry', { feed_id: alpine.id, mime_type: 'text/plain', text: 'not mine' })).toStartWith(
+        'Trellis answered 403',
+      )
+      expect(await refusal(client, 'create_entry', { feed_id: feed.id, mime_type: 'text/plain', text: 'x', price: '0.5' })).toContain(
+        'Input validation error',
+      )
+    },
+  )
 })

@@ -102,7 +102,15 @@ describe('media-type grammar', () => {
 
 describe('checkMediaType: what create entry accepts', () => {
   test('supported base types with any spelling and valid parameters', () => {
-    for (const value of ['text/plain', 'Text/Plain', 'TEXT/PLAIN', 'text/plain; charset=utf-8', 'text/html; charset="utf-8"', 'IMAGE/SVG+XML', 'application/pdf']) {
+    for (const value of [
+      'text/plain',
+      'Text/Plain',
+      'TEXT/PLAIN',
+      'text/plain; charset=utf-8',
+      'text/html; charset="utf-8"',
+      'IMAGE/SVG+XML',
+      'application/pdf',
+    ]) {
       const check = checkMediaType(value, SUPPORTED_MIME_TYPES)
       expect(check).toEqual({ ok: true, base: value.split(';')[0].toLowerCase() })
     }

@@ -56,7 +56,14 @@ test('every series in /metrics has # HELP and # TYPE, once each, before its samp
   for (const [name, n] of helps) if (n > 1) problems.push(`${n} HELP lines for ${name}`)
   expect(problems).toEqual([])
   // The families the issue named without HELP are among those checked.
-  for (const name of ['trellis_wallets', 'trellis_active_feeds', 'trellis_active_entries', 'trellis_transactions', 'trellis_pending_payments', 'trellis_uptime_seconds']) {
+  for (const name of [
+    'trellis_wallets',
+    'trellis_active_feeds',
+    'trellis_active_entries',
+    'trellis_transactions',
+    'trellis_pending_payments',
+    'trellis_uptime_seconds',
+  ]) {
     expect(families.has(name)).toBe(true)
   }
 })
@@ -69,7 +76,9 @@ test('memory: the JavaScript heap, and the bounded caches filled by reads (conte
     return Number(line!.split(' ')[1])
   }
   expect(await sample('trellis_js_heap_bytes{kind="used"}')).toBeGreaterThan(1024 * 1024)
-  expect(await sample('trellis_js_heap_bytes{kind="total"}')).toBeGreaterThanOrEqual(await sample('trellis_js_heap_bytes{kind="used"}') * 0.5)
+  expect(await sample('trellis_js_heap_bytes{kind="total"}')).toBeGreaterThanOrEqual(
+    (await sample('trellis_js_heap_bytes{kind="used"}')) * 0.5,
+  )
   const owner = newWallet()
   const feed = await createFeed(server.url, owner)
   const bytes = 'x'.repeat(50_000)
@@ -82,12 +91,13 @@ test('memory: the JavaScript heap, and the bounded caches filled by reads (conte
   expect(await sample('trellis_cache_bytes{cache="reads"}')).toBeGreaterThan(0)
 })
 
-
 test('/metrics is rate limited like any other route', async () => {
   const first = await fetch(`${server.url}/metrics`)
   expect(first.headers.get('ratelimit-limit')).toBe('100')
   await first.text()
-  const replies = await Promise.all(Array.from({ length: 100 }, () => fetch(`${server.url}/metrics`).then(async (r) => (await r.text(), r.status))))
+  const replies = await Promise.all(
+    Array.from({ length: 100 }, () => fetch(`${server.url}/metrics`).then(async (r) => (await r.text(), r.status))),
+  )
   expect(replies).toContain(429)
   expect(replies.filter((s) => s !== 200 && s !== 429)).toEqual([])
 })

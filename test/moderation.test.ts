@@ -26,10 +26,13 @@ afterAll(async () => {
 })
 
 const get = (path: string, headers: Record<string, string> = {}) => call(server.url, 'GET', path, { headers })
-const takeDown = (kind: 'feeds' | 'entries', id: string, reason = 'a court order') => call(server.url, 'POST', `/v1/admin/${kind}/${id}/takedown`, { headers: admin, body: { reason } })
-const reinstate = (kind: 'feeds' | 'entries', id: string, body?: unknown) => call(server.url, 'POST', `/v1/admin/${kind}/${id}/reinstate`, { headers: admin, body })
+const takeDown = (kind: 'feeds' | 'entries', id: string, reason = 'a court order') =>
+  call(server.url, 'POST', `/v1/admin/${kind}/${id}/takedown`, { headers: admin, body: { reason } })
+const reinstate = (kind: 'feeds' | 'entries', id: string, body?: unknown) =>
+  call(server.url, 'POST', `/v1/admin/${kind}/${id}/reinstate`, { headers: admin, body })
 const feedIds = async (query: string) => ((await get(`/v1/feeds?${query}`)).body.data as { id: string }[]).map((f) => f.id)
-const boardIds = async (board: string) => ((await get(`/v1/leaderboards/${board}`)).body.data as { id?: string; feed_id?: string }[]).map((item) => item.id ?? item.feed_id)
+const boardIds = async (board: string) =>
+  ((await get(`/v1/leaderboards/${board}`)).body.data as { id?: string; feed_id?: string }[]).map((item) => item.id ?? item.feed_id)
 const entryIds = async (feedId: string) => ((await get(`/v1/feeds/${feedId}/entries`)).body.data as { id: string }[]).map((e) => e.id)
 
 async function until(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {
@@ -44,9 +47,16 @@ async function until(what: string, check: () => Promise<boolean>, ms = 10_000): 
 async function marketFeed(name: string) {
   const feed = await createFeed(server.url, creator, { name, tags: ['moderated'] })
   const free = await createEntry(server.url, creator, feed.id, { content_base64: b64(`free words of ${name}`), title: 'Free' })
-  const paid = await createEntry(server.url, creator, feed.id, { content_base64: b64(`paid words of ${name}`), title: 'Paid', is_free: false, price: { amount: String(PRICE), currency: 'USDC' } })
+  const paid = await createEntry(server.url, creator, feed.id, {
+    content_base64: b64(`paid words of ${name}`),
+    title: 'Paid',
+    is_free: false,
+    price: { amount: String(PRICE), currency: 'USDC' },
+  })
   const buyer = await chain.newFundedBuyer(1_000_000n)
-  const bought = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${paid.id}/content`, { headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE })) } })
+  const bought = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${paid.id}/content`, {
+    headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE })) },
+  })
   expect(bought.status).toBe(200)
   expect(await bought.text()).toBe(`paid words of ${name}`)
   return { feed, free, paid, buyer }
@@ -56,8 +66,16 @@ describe('admin routes', () => {
   test('need the admin key: none or a wrong one → 401 ADMIN_KEY_REQUIRED, before the body is looked at', async () => {
     const feed = await createFeed(server.url, creator, { name: 'guarded' })
     for (const headers of [{}, { 'admin-api-key': 'wrong' }] as Record<string, string>[]) {
-      expectError(await call(server.url, 'POST', `/v1/admin/feeds/${feed.id}/takedown`, { headers, body: { reason: 'x' } }), 401, 'ADMIN_KEY_REQUIRED')
-      expectError(await call(server.url, 'POST', `/v1/admin/feeds/${feed.id}/takedown`, { headers, rawBody: '{not json' }), 401, 'ADMIN_KEY_REQUIRED')
+      expectError(
+        await call(server.url, 'POST', `/v1/admin/feeds/${feed.id}/takedown`, { headers, body: { reason: 'x' } }),
+        401,
+        'ADMIN_KEY_REQUIRED',
+      )
+      expectError(
+        await call(server.url, 'POST', `/v1/admin/feeds/${feed.id}/takedown`, { headers, rawBody: '{not json' }),
+        401,
+        'ADMIN_KEY_REQUIRED',
+      )
       expectError(await get('/v1/admin/takedowns', headers), 401, 'ADMIN_KEY_REQUIRED')
     }
     expect((await get(`/v1/feeds/${feed.id}`)).status).toBe(200)
@@ -89,12 +107,26 @@ describe('a feed taken down', () => {
 
     const taken = await takeDown('feeds', feed.id, 'copyright complaint #1')
     expect(taken.status).toBe(201)
-    expect(taken.body).toMatchObject({ kind: 'feed', feed_id: feed.id, entry_id: null, reason: 'copyright complaint #1', reinstated_at: null, reinstate_reason: null })
+    expect(taken.body).toMatchObject({
+      kind: 'feed',
+      feed_id: feed.id,
+      entry_id: null,
+      reason: 'copyright complaint #1',
+      reinstated_at: null,
+      reinstate_reason: null,
+    })
     expectError(await takeDown('feeds', feed.id), 409, 'ALREADY_TAKEN_DOWN')
 
     // Direct reads: 451 for anyone, the owner and the buyer included.
-    for (const path of [`/v1/feeds/${feed.id}`, `/v1/feeds/${feed.id}/entries`, `/v1/feeds/${feed.id}/entries/${free.id}`, `/v1/feeds/${feed.id}/entries/${free.id}/content`,
-      `/v1/feeds/${feed.id}/entries/${paid.id}/content`, `/v1/feeds/${feed.id}/feed.xml`, `/v1/feeds/${feed.id}/feed.json`]) {
+    for (const path of [
+      `/v1/feeds/${feed.id}`,
+      `/v1/feeds/${feed.id}/entries`,
+      `/v1/feeds/${feed.id}/entries/${free.id}`,
+      `/v1/feeds/${feed.id}/entries/${free.id}/content`,
+      `/v1/feeds/${feed.id}/entries/${paid.id}/content`,
+      `/v1/feeds/${feed.id}/feed.xml`,
+      `/v1/feeds/${feed.id}/feed.json`,
+    ]) {
       expectError(await get(path), 451, 'TAKEN_DOWN')
     }
     expectError(await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries/${paid.id}/content`, { wallet: buyer }), 451, 'TAKEN_DOWN')
@@ -106,21 +138,37 @@ describe('a feed taken down', () => {
     expectError(await call(server.url, 'PATCH', `/v1/feeds/${feed.id}`, { wallet: creator, body: { is_active: true } }), 451, 'TAKEN_DOWN')
     expectError(await call(server.url, 'PATCH', `/v1/feeds/${feed.id}`, { wallet: creator, body: { name: 'renamed' } }), 451, 'TAKEN_DOWN')
     expectError(await call(server.url, 'DELETE', `/v1/feeds/${feed.id}`, { wallet: creator }), 451, 'TAKEN_DOWN')
-    expectError(await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, { wallet: creator, body: { content_base64: b64('more'), mime_type: 'text/plain' } }), 451, 'TAKEN_DOWN')
+    expectError(
+      await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, {
+        wallet: creator,
+        body: { content_base64: b64('more'), mime_type: 'text/plain' },
+      }),
+      451,
+      'TAKEN_DOWN',
+    )
     // A payment for it is refused before anything settles: no money moves.
     const late = await chain.newFundedBuyer(1_000_000n)
-    const refused = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${paid.id}/content`, { headers: { 'x-payment': encodePaymentHeader(await v1Payment(late, { to: creator.address, value: PRICE })) } })
+    const refused = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${paid.id}/content`, {
+      headers: { 'x-payment': encodePaymentHeader(await v1Payment(late, { to: creator.address, value: PRICE })) },
+    })
     expect(refused.status).toBe(451)
     expect(await chain.balanceOf(late.address)).toBe(1_000_000n)
 
     // Listings, boards (at once, not at the next build), pages, discovery: nowhere.
-    for (const query of ['tags=moderated', 'is_active=false', `owner_wallet_address=${creator.address}`, `owner_wallet_address=${creator.address}&is_active=false`]) {
+    for (const query of [
+      'tags=moderated',
+      'is_active=false',
+      `owner_wallet_address=${creator.address}`,
+      `owner_wallet_address=${creator.address}&is_active=false`,
+    ]) {
       expect(await feedIds(query)).not.toContain(feed.id)
     }
     for (const board of ['top-feeds', 'trending', 'most-popular', 'top-revenue']) expect(await boardIds(board)).not.toContain(feed.id)
     expect(((await get('/v1/leaderboards/recent-entries')).body.data as { id: string }[]).map((e) => e.id)).not.toContain(free.id)
     expect(JSON.stringify((await get('/discovery/resources?limit=100')).body)).not.toContain(paid.id)
-    expect(await (await fetch(`${server.url}/creators/${creator.address}`, { headers: { accept: 'text/html' } })).text()).not.toContain(feed.id)
+    expect(await (await fetch(`${server.url}/creators/${creator.address}`, { headers: { accept: 'text/html' } })).text()).not.toContain(
+      feed.id,
+    )
     expect(await (await fetch(`${server.url}/`, { headers: { accept: 'text/html' } })).text()).not.toContain(feed.id)
     // The next build of the boards leaves it out too.
     await Bun.sleep(2_500)
@@ -131,7 +179,10 @@ describe('a feed taken down', () => {
 
     // Listed with its reason.
     const standing = (await get('/v1/admin/takedowns', admin)).body
-    expect(standing.data.find((t: { feed_id: string }) => t.feed_id === feed.id)).toMatchObject({ id: taken.body.id, reason: 'copyright complaint #1' })
+    expect(standing.data.find((t: { feed_id: string }) => t.feed_id === feed.id)).toMatchObject({
+      id: taken.body.id,
+      reason: 'copyright complaint #1',
+    })
 
     const back = await reinstate('feeds', feed.id, { reason: 'counter-notice' })
     expect(back.status).toBe(200)
@@ -145,7 +196,9 @@ describe('a feed taken down', () => {
     expect(content.text).toBe('paid words of to be taken down')
     await until('the feed back on the boards', async () => (await boardIds('top-revenue')).includes(feed.id))
     expect(((await get('/v1/admin/takedowns', admin)).body.data as { id: string }[]).map((t) => t.id)).not.toContain(taken.body.id)
-    expect(((await get('/v1/admin/takedowns?state=reinstated', admin)).body.data as { id: string }[]).map((t) => t.id)).toContain(taken.body.id)
+    expect(((await get('/v1/admin/takedowns?state=reinstated', admin)).body.data as { id: string }[]).map((t) => t.id)).toContain(
+      taken.body.id,
+    )
   })
 
   test('a feed its owner had deleted comes back deleted; owners racing a takedown never bring a feed back', async () => {
@@ -159,7 +212,11 @@ describe('a feed taken down', () => {
     const raced = await createFeed(server.url, creator, { name: 'raced' })
     await createEntry(server.url, creator, raced.id, { content_base64: b64('y') })
     const toggles = Array.from({ length: 12 }, (_, i) =>
-      call(server.url, i % 2 ? 'DELETE' : 'PATCH', `/v1/feeds/${raced.id}`, { wallet: creator, body: i % 2 ? undefined : { is_active: true } }))
+      call(server.url, i % 2 ? 'DELETE' : 'PATCH', `/v1/feeds/${raced.id}`, {
+        wallet: creator,
+        body: i % 2 ? undefined : { is_active: true },
+      }),
+    )
     const [takedown, ...owners] = await Promise.all([takeDown('feeds', raced.id), ...toggles])
     expect(takedown!.status).toBe(201)
     for (const reply of owners) expect([200, 204, 451]).toContain(reply.status)
@@ -175,12 +232,20 @@ describe('a feed taken down', () => {
 describe('an entry taken down', () => {
   test('is hidden from its feed, answers 451, leaves the feed count, and survives its feed being deleted and restored', async () => {
     const { feed, free, paid, buyer } = await marketFeed('one entry down')
-    expect((await takeDown('entries', paid.id, 'leaked material')).body).toMatchObject({ kind: 'entry', feed_id: feed.id, entry_id: paid.id })
+    expect((await takeDown('entries', paid.id, 'leaked material')).body).toMatchObject({
+      kind: 'entry',
+      feed_id: feed.id,
+      entry_id: paid.id,
+    })
     expectError(await takeDown('entries', paid.id), 409, 'ALREADY_TAKEN_DOWN')
     expectError(await get(`/v1/feeds/${feed.id}/entries/${paid.id}`), 451, 'TAKEN_DOWN')
     expectError(await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries/${paid.id}/content`, { wallet: buyer }), 451, 'TAKEN_DOWN')
     expectError(await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries/${paid.id}/content`, { wallet: creator }), 451, 'TAKEN_DOWN')
-    expectError(await call(server.url, 'PATCH', `/v1/feeds/${feed.id}/entries/${paid.id}`, { wallet: creator, body: { title: 'again' } }), 451, 'TAKEN_DOWN')
+    expectError(
+      await call(server.url, 'PATCH', `/v1/feeds/${feed.id}/entries/${paid.id}`, { wallet: creator, body: { title: 'again' } }),
+      451,
+      'TAKEN_DOWN',
+    )
     expect(await entryIds(feed.id)).toEqual([free.id])
     expect((await get(`/v1/feeds/${feed.id}`)).body.total_entries).toBe(1)
     expect(await (await fetch(`${server.url}/v1/feeds/${feed.id}/feed.xml`)).text()).not.toContain(paid.id)
@@ -199,14 +264,21 @@ describe('an entry taken down', () => {
     expect((await call(server.url, 'PATCH', `/v1/feeds/${feed.id}`, { wallet: creator, body: { is_active: true } })).status).toBe(200)
     expect(await entryIds(feed.id)).toEqual([paid.id, free.id])
     expect((await get(`/v1/feeds/${feed.id}`)).body.total_entries).toBe(2)
-    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries/${paid.id}/content`, { wallet: buyer })).text).toBe('paid words of one entry down')
+    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries/${paid.id}/content`, { wallet: buyer })).text).toBe(
+      'paid words of one entry down',
+    )
   })
 })
 
 describe('access links of content taken down', () => {
   test('opening a link, making one, listing them and revoking one all answer 451 TAKEN_DOWN while the takedown stands', async () => {
     const feed = await createFeed(server.url, creator, { name: 'linked' })
-    const entry = await createEntry(server.url, creator, feed.id, { content_base64: b64('linked words'), title: 'Linked', is_free: false, price: { amount: String(PRICE), currency: 'USDC' } })
+    const entry = await createEntry(server.url, creator, feed.id, {
+      content_base64: b64('linked words'),
+      title: 'Linked',
+      is_free: false,
+      price: { amount: String(PRICE), currency: 'USDC' },
+    })
     const links = `/v1/feeds/${feed.id}/entries/${entry.id}/access-link`
     const made = await call(server.url, 'POST', links, { wallet: creator })
     expect(made.status).toBe(201)
@@ -220,7 +292,10 @@ describe('access links of content taken down', () => {
       expectError(await call(server.url, 'GET', `${links}s`, { wallet: creator }), 451, 'TAKEN_DOWN')
       expectError(await call(server.url, 'DELETE', `/v1/access-links/${made.body.id}`, { wallet: creator }), 451, 'TAKEN_DOWN')
     }
-    for (const [kind, id] of [['entries', entry.id], ['feeds', feed.id]] as const) {
+    for (const [kind, id] of [
+      ['entries', entry.id],
+      ['feeds', feed.id],
+    ] as const) {
       expect((await takeDown(kind, id)).status).toBe(201)
       await refusedWhileDown()
       expect((await reinstate(kind, id)).status).toBe(200)
@@ -254,9 +329,17 @@ describe('the command line', () => {
     expect(up.code).toBe(0)
     expect((await get(`/v1/feeds/${feed.id}/entries/${entry.id}`)).status).toBe(200)
     const all = await run(['takedowns', '--state', 'all'])
-    expect((all.json as { target_id: string; reinstated_at: number | null }[]).find((t) => t.target_id === entry.id)!.reinstated_at).not.toBeNull()
+    expect(
+      (all.json as { target_id: string; reinstated_at: number | null }[]).find((t) => t.target_id === entry.id)!.reinstated_at,
+    ).not.toBeNull()
 
-    for (const args of [['takedown', 'feed', feed.id], ['takedown', 'wallet', feed.id, '--reason', 'x'], ['takedown', 'feed', 'nope', '--reason', 'x'], ['takedowns', '--state', 'gone'], ['takedown', 'feed', feed.id, '--reason']]) {
+    for (const args of [
+      ['takedown', 'feed', feed.id],
+      ['takedown', 'wallet', feed.id, '--reason', 'x'],
+      ['takedown', 'feed', 'nope', '--reason', 'x'],
+      ['takedowns', '--state', 'gone'],
+      ['takedown', 'feed', feed.id, '--reason'],
+    ]) {
       expect((await run(args)).code).toBe(2)
     }
     const unknown = await run(['takedown', 'feed', crypto.randomUUID(), '--reason', 'x'])

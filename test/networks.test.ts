@@ -20,44 +20,65 @@ function refusal(config: Config): string | null {
   }
 }
 
-describe('the mainnet refusals follow the table\'s mark', () => {
+describe("the mainnet refusals follow the table's mark", () => {
   test('every network marked mainnet refuses the testnet-only facilitator and a test token; a test network refuses neither', () => {
     expect(NETWORK_NAMES.filter((name) => NETWORKS[name].mainnet)).toEqual(['base'])
     for (const name of NETWORK_NAMES) {
       const network = NETWORKS[name]
       const byDefault = refusal(configFrom({ TRELLIS_NETWORK: name }))
-      const testToken = refusal(configFrom({ TRELLIS_NETWORK: name, TRELLIS_SETTLEMENT: 'local', TRELLIS_RELAYER_KEY: `0x${'11'.repeat(32)}`, TRELLIS_USDC_ADDRESS: TEST_TOKENS[0] }))
+      const testToken = refusal(
+        configFrom({
+          TRELLIS_NETWORK: name,
+          TRELLIS_SETTLEMENT: 'local',
+          TRELLIS_RELAYER_KEY: `0x${'11'.repeat(32)}`,
+          TRELLIS_USDC_ADDRESS: TEST_TOKENS[0],
+        }),
+      )
       if (!network.mainnet) {
         expect({ name, byDefault, testToken }).toEqual({ name, byDefault: null, testToken: null })
         continue
       }
-      expect(byDefault).toStartWith(`TRELLIS_NETWORK=${name} is mainnet but the facilitator https://x402.org/facilitator settles testnets only`)
-      expect(testToken).toBe(`TRELLIS_NETWORK=${name} is mainnet but TRELLIS_USDC_ADDRESS ${TEST_TOKENS[0]} is a testnet ` +
-        `token: unset it (${network.label} USDC is ${network.usdcAddress}) or set ` +
-        `TRELLIS_NETWORK=base-sepolia`)
+      expect(byDefault).toStartWith(
+        `TRELLIS_NETWORK=${name} is mainnet but the facilitator https://x402.org/facilitator settles testnets only`,
+      )
+      expect(testToken).toBe(
+        `TRELLIS_NETWORK=${name} is mainnet but TRELLIS_USDC_ADDRESS ${TEST_TOKENS[0]} is a testnet ` +
+          `token: unset it (${network.label} USDC is ${network.usdcAddress}) or set ` +
+          `TRELLIS_NETWORK=base-sepolia`,
+      )
     }
   })
 
-  test('a network marked mainnet gets the refusals whatever its name (here Base Sepolia\'s row, marked mainnet)', () => {
+  test("a network marked mainnet gets the refusals whatever its name (here Base Sepolia's row, marked mainnet)", () => {
     const asMainnet = (config: Config): Config => ({ ...config, network: { ...config.network, mainnet: true } })
     // Base's USDC as its token, so that the facilitator is the only test setting.
     const sepolia = configFrom({ TRELLIS_NETWORK: 'base-sepolia', TRELLIS_USDC_ADDRESS: NETWORKS.base.usdcAddress })
     expect(refusal(sepolia)).toBeNull()
-    expect(refusal(asMainnet(sepolia))).toStartWith('TRELLIS_NETWORK=base-sepolia is mainnet but the facilitator https://x402.org/facilitator settles testnets only')
+    expect(refusal(asMainnet(sepolia))).toStartWith(
+      'TRELLIS_NETWORK=base-sepolia is mainnet but the facilitator https://x402.org/facilitator settles testnets only',
+    )
     // Its own USDC is a test token: refused as a mainnet's token.
     const local = configFrom({ TRELLIS_NETWORK: 'base-sepolia', TRELLIS_SETTLEMENT: 'local', TRELLIS_RELAYER_KEY: `0x${'11'.repeat(32)}` })
     expect(refusal(local)).toBeNull()
-    expect(refusal(asMainnet(local))).toStartWith(`TRELLIS_NETWORK=base-sepolia is mainnet but TRELLIS_USDC_ADDRESS ${NETWORKS['base-sepolia'].usdcAddress} is a testnet token`)
+    expect(refusal(asMainnet(local))).toStartWith(
+      `TRELLIS_NETWORK=base-sepolia is mainnet but TRELLIS_USDC_ADDRESS ${NETWORKS['base-sepolia'].usdcAddress} is a testnet token`,
+    )
   })
 
-  test('the table\'s facts: CAIP-2 from the chain id, the settled networks\' rows from the chains\'', () => {
+  test("the table's facts: CAIP-2 from the chain id, the settled networks' rows from the chains'", () => {
     for (const facts of Object.values(CHAINS)) expect(facts.caip2).toBe(`eip155:${facts.chainId}`)
-    for (const name of NETWORK_NAMES) expect(NETWORKS[name]).toMatchObject({ chainId: CHAINS[name].chainId, caip2: CHAINS[name].caip2, mainnet: CHAINS[name].mainnet, usdcAddress: CHAINS[name].usdc! })
+    for (const name of NETWORK_NAMES)
+      expect(NETWORKS[name]).toMatchObject({
+        chainId: CHAINS[name].chainId,
+        caip2: CHAINS[name].caip2,
+        mainnet: CHAINS[name].mainnet,
+        usdcAddress: CHAINS[name].usdc!,
+      })
     expect(TEST_TOKENS.map((token) => token.toLowerCase())).toContain(NETWORKS['base-sepolia'].usdcAddress.toLowerCase())
   })
 })
 
-describe('x-chain-id names a new wallet\'s network from the table', () => {
+describe("x-chain-id names a new wallet's network from the table", () => {
   let app: InProcessApp
   beforeAll(async () => {
     app = await startInProcess({})
@@ -65,20 +86,30 @@ describe('x-chain-id names a new wallet\'s network from the table', () => {
   afterAll(() => app.dispose())
 
   const networkOfNewWallet = async (chainId: string) => {
-    const reply = await call(app, 'POST', '/v1/feeds', { headers: await authHeaders(app, newWallet(), chainId), body: { name: `signed on ${chainId}` } })
+    const reply = await call(app, 'POST', '/v1/feeds', {
+      headers: await authHeaders(app, newWallet(), chainId),
+      body: { name: `signed on ${chainId}` },
+    })
     expect({ chainId, status: reply.status }).toEqual({ chainId, status: 201 })
     return (await call(app, 'GET', `/v1/wallets/${reply.body.owner_id}`)).body.network
   }
 
-  test('every chain of the table by its id; an unknown chain id, or an object key, leaves the server\'s network', async () => {
-    for (const facts of Object.values(CHAINS)) expect({ chainId: facts.chainId, network: await networkOfNewWallet(` ${facts.chainId}`) }).toEqual({ chainId: facts.chainId, network: facts.name })
-    for (const chainId of ['999', 'constructor', '__proto__', 'toString']) expect({ chainId, network: await networkOfNewWallet(chainId) }).toEqual({ chainId, network: 'base-sepolia' })
+  test("every chain of the table by its id; an unknown chain id, or an object key, leaves the server's network", async () => {
+    for (const facts of Object.values(CHAINS))
+      expect({ chainId: facts.chainId, network: await networkOfNewWallet(` ${facts.chainId}`) }).toEqual({
+        chainId: facts.chainId,
+        network: facts.name,
+      })
+    for (const chainId of ['999', 'constructor', '__proto__', 'toString'])
+      expect({ chainId, network: await networkOfNewWallet(chainId) }).toEqual({ chainId, network: 'base-sepolia' })
   })
 })
 
-describe('trellis mcp names a payment\'s network by the table', () => {
+describe("trellis mcp names a payment's network by the table", () => {
   test('each network settled on, by its name or its CAIP-2 id there; any other chain or spelling is none', () => {
-    for (const name of NETWORK_NAMES) expect({ name, named: networkNamed(name), caip2: networkNamed(CHAINS[name].caip2) }).toEqual({ name, named: name, caip2: name })
-    for (const other of ['eip155:1', 'eip155:08453', 'eip155:84532 ', 'solana:mainnet', 'Base', 8453, null]) expect({ other, named: networkNamed(other) }).toEqual({ other, named: null })
+    for (const name of NETWORK_NAMES)
+      expect({ name, named: networkNamed(name), caip2: networkNamed(CHAINS[name].caip2) }).toEqual({ name, named: name, caip2: name })
+    for (const other of ['eip155:1', 'eip155:08453', 'eip155:84532 ', 'solana:mainnet', 'Base', 8453, null])
+      expect({ other, named: networkNamed(other) }).toEqual({ other, named: null })
   })
 })

@@ -24,19 +24,38 @@ beforeAll(async () => {
 afterAll(() => server.dispose())
 
 const payment = (n: number, at: number): NewPayment => ({
-  id: `p${n}`, payer_lc: PAYER, nonce: `0x${String(n).padStart(64, '0')}`, entry_id: entryId, pay_to: PAYER, amount: 1000n, x402_version: 1,
-  payload: '{}', requirements: '{}', valid_before: at + 600, submitted_block: 1, settler: 'test', now: at,
+  id: `p${n}`,
+  payer_lc: PAYER,
+  nonce: `0x${String(n).padStart(64, '0')}`,
+  entry_id: entryId,
+  pay_to: PAYER,
+  amount: 1000n,
+  x402_version: 1,
+  payload: '{}',
+  requirements: '{}',
+  valid_before: at + 600,
+  submitted_block: 1,
+  settler: 'test',
+  now: at,
 })
 
 test('an older database with three payments of one purchase pending: all stay pending, then no fourth is taken', async () => {
   const path = join(server.dataDir, 'trellis.db')
   // What a Trellis before 009 leaves: no slot column, no index, three pending payments of one purchase and a failed one.
   const old = new Database(path)
-  old.exec(`DROP INDEX payments_one_pending_purchase; ALTER TABLE payments DROP COLUMN pending_slot; ` +
-    `DELETE FROM schema_migrations WHERE version = 9`)
-  const insert = old.query(`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements, valid_before,
+  old.exec(
+    `DROP INDEX payments_one_pending_purchase; ALTER TABLE payments DROP COLUMN pending_slot; ` +
+      `DELETE FROM schema_migrations WHERE version = 9`,
+  )
+  const insert =
+    old.query(`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements, valid_before,
     status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 1000, 1, '{}', '{}', ?, ?, ?, ?)`)
-  for (const [n, status, at] of [[3, 'pending', 30], [1, 'pending', 10], [2, 'pending', 20], [4, 'failed', 5]] as const) {
+  for (const [n, status, at] of [
+    [3, 'pending', 30],
+    [1, 'pending', 10],
+    [2, 'pending', 20],
+    [4, 'failed', 5],
+  ] as const) {
     const p = payment(n, at)
     insert.run(p.id, p.payer_lc, p.nonce, p.entry_id, p.pay_to, p.valid_before, status, at, at)
   }
@@ -46,8 +65,10 @@ test('an older database with three payments of one purchase pending: all stay pe
   try {
     const db = new Database(path, { readonly: true })
     expect(db.query('SELECT id, status, pending_slot FROM payments ORDER BY id').all()).toEqual([
-      { id: 'p1', status: 'pending', pending_slot: 0 }, { id: 'p2', status: 'pending', pending_slot: 1 },
-      { id: 'p3', status: 'pending', pending_slot: 2 }, { id: 'p4', status: 'failed', pending_slot: 0 },
+      { id: 'p1', status: 'pending', pending_slot: 0 },
+      { id: 'p2', status: 'pending', pending_slot: 1 },
+      { id: 'p3', status: 'pending', pending_slot: 2 },
+      { id: 'p4', status: 'failed', pending_slot: 0 },
     ])
     db.close()
     // A new authorization, and the failed one tried again, lose to the pending ones: neither owns a settlement.

@@ -26,7 +26,13 @@ test('the document is valid OpenAPI 3.1, with servers, security schemes and no e
   expect(result.valid).toBe(true)
   expect(doc.openapi).toBe('3.1.0')
   expect(doc.servers).toEqual([{ url: app.url }])
-  expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminApiKey', 'walletAddress', 'walletMessage', 'walletSignature', 'walletTimestamp'])
+  expect(Object.keys(doc.components.securitySchemes).sort()).toEqual([
+    'adminApiKey',
+    'walletAddress',
+    'walletMessage',
+    'walletSignature',
+    'walletTimestamp',
+  ])
   for (const [path, operations] of Object.entries<any>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(operations)) {
       if (!op.requestBody) continue
@@ -60,20 +66,26 @@ test('a walk over every operation gets only documented statuses and bodies that 
   const seen = new Set<string>()
   const problems: string[] = []
   /** One request to an operation, by its documented path template. */
-  async function hit(method: string, template: string, params: Record<string, string>, options: Parameters<typeof call>[3] = {}): Promise<Reply> {
+  async function hit(
+    method: string,
+    template: string,
+    params: Record<string, string>,
+    options: Parameters<typeof call>[3] = {},
+  ): Promise<Reply> {
     const path = template.replace(/\{([^}]+)\}/g, (_, name) => params[name] ?? '')
     const reply = await call(app, method.toUpperCase(), path, options)
     const [bare] = template.split('?')
     const op = doc.paths[bare!]?.[method]
     seen.add(`${method} ${bare}`)
-    if (!op) return problems.push(`${method} ${bare}: not documented`), reply
+    if (!op) return (problems.push(`${method} ${bare}: not documented`), reply)
     const documented = op.responses[String(reply.status)]
-    if (!documented) return problems.push(`${method} ${path}: ${reply.status} is not documented (${reply.text.slice(0, 120)})`), reply
+    if (!documented) return (problems.push(`${method} ${path}: ${reply.status} is not documented (${reply.text.slice(0, 120)})`), reply)
     const schema = documented.content?.['application/json']?.schema
     if (schema) {
       const errors = validate(schema, reply.body)
       if (errors) problems.push(`${method} ${path} ${reply.status}: ${JSON.stringify(errors).slice(0, 400)} in ${reply.text.slice(0, 200)}`)
-    } else if (!documented.content && reply.text !== '') problems.push(`${method} ${path} ${reply.status}: documented without a body, got ${reply.text.slice(0, 80)}`)
+    } else if (!documented.content && reply.text !== '')
+      problems.push(`${method} ${path} ${reply.status}: documented without a body, got ${reply.text.slice(0, 80)}`)
     for (const name of Object.keys(documented.headers ?? {})) {
       if (name === 'payment-required' && !reply.headers.get(name)) problems.push(`${method} ${path} ${reply.status}: no ${name} header`)
     }
@@ -105,7 +117,12 @@ test('a walk over every operation gets only documented statuses and bodies that 
   const feed = await createFeed(app, owner, { name: 'Walked', image_url: `data:image/png;base64,${b64(PNG)}` })
   const bare = await createFeed(app, owner, { name: 'No cover' })
   const free = await createEntry(app, owner, feed.id, { content_base64: b64('free bytes'), mime_type: 'text/plain' })
-  const paid = await createEntry(app, owner, feed.id, { content_base64: b64('paid bytes'), mime_type: 'text/plain', is_free: false, price: { amount: '2500', currency: 'USDC' } })
+  const paid = await createEntry(app, owner, feed.id, {
+    content_base64: b64('paid bytes'),
+    mime_type: 'text/plain',
+    is_free: false,
+    price: { amount: '2500', currency: 'USDC' },
+  })
   await hit('get', '/v1/feeds', {})
   await hit('get', '/v1/feeds?page_token=forged', {})
   await hit('get', '/v1/feeds?owner_id=nope', {})
@@ -120,16 +137,31 @@ test('a walk over every operation gets only documented statuses and bodies that 
   await hit('get', '/v1/feeds/{feed_id}/image', { feed_id: feed.id })
   const cover = await hit('get', '/v1/feeds/{feed_id}/image', { feed_id: feed.id }, { headers: { range: 'bytes=0-3' } })
   expect(cover.status).toBe(206)
-  await hit('get', '/v1/feeds/{feed_id}/image', { feed_id: feed.id }, { headers: { 'if-none-match': `"${(await call(app, 'GET', `/v1/feeds/${feed.id}`)).body.image_cid}"` } })
+  await hit(
+    'get',
+    '/v1/feeds/{feed_id}/image',
+    { feed_id: feed.id },
+    { headers: { 'if-none-match': `"${(await call(app, 'GET', `/v1/feeds/${feed.id}`)).body.image_cid}"` } },
+  )
   await hit('get', '/v1/feeds/{feed_id}/image', { feed_id: feed.id }, { headers: { range: 'bytes=99999-' } })
   await hit('get', '/v1/feeds/{feed_id}/image', { feed_id: bare.id })
   await hit('get', '/v1/feeds/{feed_id}/image', { feed_id: 'nope' })
 
   // Entries
   const entries = '/v1/feeds/{feed_id}/entries'
-  await hit('post', entries, { feed_id: feed.id }, { wallet: owner, body: { content_base64: b64('{"a":1}'), mime_type: 'application/json', title: 'T' } })
+  await hit(
+    'post',
+    entries,
+    { feed_id: feed.id },
+    { wallet: owner, body: { content_base64: b64('{"a":1}'), mime_type: 'application/json', title: 'T' } },
+  )
   await hit('post', entries, { feed_id: feed.id }, { wallet: owner, body: { content_base64: b64('x'), mime_type: 'application/x-nope' } })
-  await hit('post', entries, { feed_id: feed.id }, { wallet: owner, body: { content_base64: b64('x'), mime_type: 'text/plain', is_free: false, price: { amount: '-1' } } })
+  await hit(
+    'post',
+    entries,
+    { feed_id: feed.id },
+    { wallet: owner, body: { content_base64: b64('x'), mime_type: 'text/plain', is_free: false, price: { amount: '-1' } } },
+  )
   await hit('post', entries, { feed_id: feed.id }, { wallet: stranger, body: { content_base64: b64('x'), mime_type: 'text/plain' } })
   await hit('post', entries, { feed_id: UNKNOWN }, { wallet: owner, body: { content_base64: b64('x'), mime_type: 'text/plain' } })
   await hit('post', entries, { feed_id: feed.id }, { body: { content_base64: b64('x'), mime_type: 'text/plain' } })
@@ -141,12 +173,27 @@ test('a walk over every operation gets only documented statuses and bodies that 
   const challenge = await hit('get', entry, { feed_id: feed.id, entry_id: paid.id })
   expect(challenge.status).toBe(402)
   await hit('get', entry, { feed_id: feed.id, entry_id: paid.id }, { wallet: owner })
-  await hit('get', entry, { feed_id: feed.id, entry_id: paid.id }, { headers: { 'x-wallet-address': owner.address, 'x-signature': '0x00', 'x-message': 'm', 'x-timestamp': '1' } })
+  await hit(
+    'get',
+    entry,
+    { feed_id: feed.id, entry_id: paid.id },
+    { headers: { 'x-wallet-address': owner.address, 'x-signature': '0x00', 'x-message': 'm', 'x-timestamp': '1' } },
+  )
   await hit('get', entry, { feed_id: feed.id, entry_id: paid.id }, { headers: { 'x-payment': 'not-base64-json' } })
   await hit('get', entry, { feed_id: feed.id, entry_id: UNKNOWN })
-  await hit('patch', entry, { feed_id: feed.id, entry_id: paid.id }, { wallet: owner, body: { title: 'Renamed', price: { amount: '2600', currency: 'USDC' } } })
+  await hit(
+    'patch',
+    entry,
+    { feed_id: feed.id, entry_id: paid.id },
+    { wallet: owner, body: { title: 'Renamed', price: { amount: '2600', currency: 'USDC' } } },
+  )
   await hit('patch', entry, { feed_id: feed.id, entry_id: paid.id }, { wallet: owner, body: { content_base64: b64('new') } })
-  await hit('patch', entry, { feed_id: feed.id, entry_id: free.id }, { wallet: owner, body: { is_free: false, price: { amount: '1', currency: 'USDC' } } })
+  await hit(
+    'patch',
+    entry,
+    { feed_id: feed.id, entry_id: free.id },
+    { wallet: owner, body: { is_free: false, price: { amount: '1', currency: 'USDC' } } },
+  )
   await hit('patch', entry, { feed_id: feed.id, entry_id: paid.id }, { wallet: owner, body: { expires_at: 1 } })
   await hit('patch', entry, { feed_id: feed.id, entry_id: paid.id }, { wallet: stranger, body: { title: 'x' } })
   await hit('patch', entry, { feed_id: feed.id, entry_id: UNKNOWN }, { wallet: owner, body: { title: 'x' } })
@@ -167,7 +214,9 @@ test('a walk over every operation gets only documented statuses and bodies that 
   await hit('post', linkPath, { feed_id: feed.id, entry_id: paid.id }, { wallet: stranger, body: {} })
   await hit('post', linkPath, { feed_id: feed.id, entry_id: UNKNOWN }, { wallet: owner, body: {} })
   await hit('post', linkPath, { feed_id: feed.id, entry_id: paid.id }, { body: {} })
-  const link = (await hit('post', linkPath, { feed_id: feed.id, entry_id: paid.id }, { wallet: owner, body: { max_uses: 5, description: 'walk' } })).body
+  const link = (
+    await hit('post', linkPath, { feed_id: feed.id, entry_id: paid.id }, { wallet: owner, body: { max_uses: 5, description: 'walk' } })
+  ).body
   const links = `${entry}/access-links`
   await hit('get', links, { feed_id: feed.id, entry_id: paid.id }, { wallet: owner })
   await hit('get', links, { feed_id: feed.id, entry_id: paid.id }, { wallet: stranger })
@@ -239,8 +288,25 @@ test('a walk over every operation gets only documented statuses and bodies that 
   // MCP (Streamable HTTP): JSON-RPC answers, and the transport's own refusals
   const mcp = (body: string, accept = 'application/json, text/event-stream') => ({ rawBody: body, headers: { accept } })
   await hit('post', '/mcp', {}, mcp('{"jsonrpc":"2.0","id":1,"method":"tools/list"}'))
-  await hit('post', '/mcp', {}, mcp(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_feeds', arguments: { text: 'walk' } } })))
-  await hit('post', '/mcp', {}, mcp(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_entry', arguments: { feed_id: feed.id, entry_id: 'nope' } } })))
+  await hit(
+    'post',
+    '/mcp',
+    {},
+    mcp(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_feeds', arguments: { text: 'walk' } } })),
+  )
+  await hit(
+    'post',
+    '/mcp',
+    {},
+    mcp(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'get_entry', arguments: { feed_id: feed.id, entry_id: 'nope' } },
+      }),
+    ),
+  )
   await hit('post', '/mcp', {}, mcp('{"jsonrpc":"2.0","method":"notifications/initialized"}'))
   await hit('post', '/mcp', {}, mcp('{"jsonrpc":'))
   await hit('post', '/mcp', {}, mcp('{"jsonrpc":"2.0","id":4,"method":"tools/list"}', 'application/json'))
@@ -261,7 +327,8 @@ test('a walk over every operation gets only documented statuses and bodies that 
   // Takedowns (admin), and what a taken-down feed and entry answer
   const downFeed = await createFeed(app, owner, { name: 'taken down' })
   const downEntry = await createEntry(app, owner, downFeed.id, { content_base64: b64('down'), mime_type: 'text/plain' })
-  const downLink = (await call(app, 'POST', `/v1/feeds/${downFeed.id}/entries/${downEntry.id}/access-link`, { wallet: owner, body: {} })).body
+  const downLink = (await call(app, 'POST', `/v1/feeds/${downFeed.id}/entries/${downEntry.id}/access-link`, { wallet: owner, body: {} }))
+    .body
   await hit('post', '/v1/admin/entries/{entry_id}/takedown', { entry_id: downEntry.id }, { headers: admin, body: { reason: 'walk' } })
   await hit('post', '/v1/admin/entries/{entry_id}/takedown', { entry_id: downEntry.id }, { headers: admin, body: { reason: 'again' } })
   await hit('post', '/v1/admin/entries/{entry_id}/takedown', { entry_id: UNKNOWN }, { headers: admin, body: { reason: 'walk' } })
@@ -287,7 +354,9 @@ test('a walk over every operation gets only documented statuses and bodies that 
   await hit('post', '/v1/admin/feeds/{feed_id}/reinstate', { feed_id: UNKNOWN }, { headers: admin })
 
   // Webhooks
-  const hook = (await hit('post', '/v1/webhooks', {}, { wallet: owner, body: { url: 'https://127.0.0.1:9/sales', events: ['sale.recorded'] } })).body
+  const hook = (
+    await hit('post', '/v1/webhooks', {}, { wallet: owner, body: { url: 'https://127.0.0.1:9/sales', events: ['sale.recorded'] } })
+  ).body
   await hit('post', '/v1/webhooks', {}, { wallet: owner, body: { url: 'http://127.0.0.1/' } })
   await hit('post', '/v1/webhooks', {}, { wallet: owner, body: { url: 'https://user:pw@127.0.0.1/' } })
   await hit('post', '/v1/webhooks', {}, { body: { url: 'https://127.0.0.1/' } })

@@ -15,7 +15,12 @@ afterAll(() => server.dispose())
 
 describe('edges', () => {
   test('unknown routes and wrong methods → 404 NOT_FOUND in shape A', async () => {
-    for (const [method, path] of [['GET', '/nope'], ['GET', '/v1/nope'], ['PUT', '/v1/feeds'], ['POST', '/v1/categories']]) {
+    for (const [method, path] of [
+      ['GET', '/nope'],
+      ['GET', '/v1/nope'],
+      ['PUT', '/v1/feeds'],
+      ['POST', '/v1/categories'],
+    ]) {
       const reply = await call(server.url, method, path)
       expect(reply.status).toBe(404)
       expect(reply.body).toEqual({ error: 'Not found', code: 'NOT_FOUND' })
@@ -39,7 +44,13 @@ describe('edges', () => {
     const local = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response(new Uint8Array([1, 2, 3])) })
     try {
       const wallet = newWallet()
-      for (const image_url of [`http://127.0.0.1:${local.port}/x.png`, `http://localhost:${local.port}/x.png`, 'http://10.0.0.1/x.png', 'http://[::1]/x.png', 'http://169.254.169.254/latest']) {
+      for (const image_url of [
+        `http://127.0.0.1:${local.port}/x.png`,
+        `http://localhost:${local.port}/x.png`,
+        'http://10.0.0.1/x.png',
+        'http://[::1]/x.png',
+        'http://169.254.169.254/latest',
+      ]) {
         const reply = await call(server.url, 'POST', '/v1/feeds', { wallet, body: { name: 'ssrf', image_url } })
         expect(reply.status).toBe(400)
         expect(reply.body).toMatchObject({ error: 'invalid_request', details: { field: 'image_url' } })
@@ -52,7 +63,11 @@ describe('edges', () => {
   test('CORS is open to every origin with "*" (no credentials are used) and exposes the payment headers', async () => {
     const preflight = await fetch(`${server.url}/v1/feeds`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-signature,content-type' },
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-signature,content-type',
+      },
     })
     expect(preflight.status).toBe(204)
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*')
@@ -77,12 +92,22 @@ describe('edges', () => {
     expect(spec.status).toBe(200)
     expect(spec.body.openapi).toMatch(/^3\./)
     const paths = Object.keys(spec.body.paths)
-    for (const p of ['/v1/auth/nonce', '/v1/feeds', '/v1/feeds/{feed_id}', '/v1/feeds/{feed_id}/entries', '/v1/feeds/{feed_id}/entries/{entry_id}', '/v1/wallets/{wallet_id}', '/v1/categories']) {
+    for (const p of [
+      '/v1/auth/nonce',
+      '/v1/feeds',
+      '/v1/feeds/{feed_id}',
+      '/v1/feeds/{feed_id}/entries',
+      '/v1/feeds/{feed_id}/entries/{entry_id}',
+      '/v1/wallets/{wallet_id}',
+      '/v1/categories',
+    ]) {
       expect(paths).toContain(p)
     }
     const create = spec.body.paths['/v1/feeds'].post
     expect(create.security).toEqual([{ walletAddress: [], walletSignature: [], walletMessage: [], walletTimestamp: [] }])
-    expect(Object.keys(spec.body.components.securitySchemes)).toEqual(expect.arrayContaining(['walletAddress', 'walletSignature', 'walletMessage', 'walletTimestamp']))
+    expect(Object.keys(spec.body.components.securitySchemes)).toEqual(
+      expect.arrayContaining(['walletAddress', 'walletSignature', 'walletMessage', 'walletTimestamp']),
+    )
     // The trailing-slash spelling reaches the same routes.
     expect((await fetch(`${server.url}/v1/feeds/`)).status).toBe(200)
     expect((await fetch(`${server.url}/v1/transactions/`)).status).toBe(200)
@@ -106,14 +131,22 @@ describe('observability', () => {
     const metrics = await fetch(`${server.url}/metrics`)
     expect(metrics.headers.get('content-type')).toStartWith('text/plain')
     const text = await metrics.text()
-    const count = (labels: string) => Number(new RegExp(`^trellis_http_requests_total\\{${labels.replace(/[{}]/g, '\\$&')}\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0)
+    const count = (labels: string) =>
+      Number(new RegExp(`^trellis_http_requests_total\\{${labels.replace(/[{}]/g, '\\$&')}\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0)
     expect(count('method="GET",route="/v1/feeds/:feed_id",status="200"')).toBeGreaterThanOrEqual(1)
     expect(count('method="GET",route="/v1/categories",status="200"')).toBeGreaterThanOrEqual(1)
     expect(count('method="POST",route="/v1/feeds",status="201"')).toBeGreaterThanOrEqual(1)
     expect(count('method="GET",route="other",status="404"')).toBeGreaterThanOrEqual(1)
     expect(count('method="GET",route="/v1/feeds/:feed_id/entries/:entry_id",status="402"')).toBeGreaterThanOrEqual(1)
     expect(text).toMatch(/^trellis_http_request_duration_seconds_count\{method="GET",route="\/v1\/categories"\} \d+$/m)
-    for (const series of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'process_start_time_seconds', 'process_open_fds', 'process_max_fds', 'process_virtual_memory_bytes']) {
+    for (const series of [
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'process_start_time_seconds',
+      'process_open_fds',
+      'process_max_fds',
+      'process_virtual_memory_bytes',
+    ]) {
       expect(text).toMatch(new RegExp(`^${series} \\d+(\\.\\d+)?(e[+-]?\\d+)?$`, 'm'))
     }
     expect(text).toMatch(/^trellis_build_info\{version="\d+\.\d+\.\d+",bun="[\d.]+",network="base-sepolia"\} 1$/m)
@@ -141,7 +174,9 @@ describe('observability', () => {
     await Bun.sleep(50)
     const logged = server.logs.map((line) => JSON.parse(line)).filter((line) => line.msg === 'request')
     expect(logged.find((line) => line.request_id === mine)).toMatchObject({ method: 'GET', path: '/v1/categories', status: 200 })
-    expect(logged.find((line) => line.request_id === made.headers.get('x-request-id'))).toMatchObject({ path: '/v1/leaderboards/top-feeds' })
+    expect(logged.find((line) => line.request_id === made.headers.get('x-request-id'))).toMatchObject({
+      path: '/v1/leaderboards/top-feeds',
+    })
   })
 })
 
@@ -150,7 +185,9 @@ describe('persistence', () => {
     if (server.recordsEnv.TRELLIS_DATABASE_URL) {
       // Records, content and the key in PostgreSQL: the data directory holds none of them (its caches only).
       for (const name of ['trellis.db', 'blocks', 'datastore', 'secret.key']) expect(existsSync(join(server.dataDir, name))).toBe(false)
-      expect((await withRecords(server, (db) => db.get<{ value: string }>(`SELECT value FROM meta WHERE key = 'secret'`)))?.value).toMatch(/^[0-9a-f]{64}$/)
+      expect((await withRecords(server, (db) => db.get<{ value: string }>(`SELECT value FROM meta WHERE key = 'secret'`)))?.value).toMatch(
+        /^[0-9a-f]{64}$/,
+      )
     } else {
       expect(existsSync(join(server.dataDir, 'trellis.db'))).toBe(true)
       expect(existsSync(join(server.dataDir, 'blocks'))).toBe(true)
@@ -177,7 +214,15 @@ describe('persistence', () => {
     // Adding the same bytes again after the restart gives the same CID.
     expect((await createEntry(server.url, owner, feed.id, { content_base64: b64(bytes), mime_type: 'video/webm' })).cid).toBe(entry.cid)
     // Signed things (page tokens, content URLs) stay valid: the key persisted.
-    expect((await call(server.url, 'GET', `/v1/feeds?owner_id=${feed.owner_id}&page_size=1&page_token=${firstPage.body.pagination.next_page_token ?? ''}`)).status).toBe(200)
+    expect(
+      (
+        await call(
+          server.url,
+          'GET',
+          `/v1/feeds?owner_id=${feed.owner_id}&page_size=1&page_token=${firstPage.body.pagination.next_page_token ?? ''}`,
+        )
+      ).status,
+    ).toBe(200)
     expect((await fetch(got.body.content_url)).status).toBe(200)
   })
 
@@ -195,12 +240,18 @@ describe('persistence', () => {
 
 describe('command line', () => {
   const run = (args: string[], env: Record<string, string> = {}) =>
-    Bun.spawnSync([process.execPath, 'src/main.ts', ...args], { cwd: join(import.meta.dir, '..'), env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+    Bun.spawnSync([process.execPath, 'src/main.ts', ...args], {
+      cwd: join(import.meta.dir, '..'),
+      env: { ...process.env, ...env },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
 
   test('--help lists every flag; bad flags and bad env values exit 2 with a message', () => {
     const help = run(['--help'])
     expect(help.exitCode).toBe(0)
-    for (const flag of ['--host', '--port', '--data-dir', '--public-url', '--network', 'TRELLIS_RPC_URL', 'TRELLIS_ADMIN_KEY']) expect(help.stdout.toString()).toContain(flag)
+    for (const flag of ['--host', '--port', '--data-dir', '--public-url', '--network', 'TRELLIS_RPC_URL', 'TRELLIS_ADMIN_KEY'])
+      expect(help.stdout.toString()).toContain(flag)
     const bad = run(['--bogus'])
     expect(bad.exitCode).toBe(2)
     expect(bad.stderr.toString()).toBe('trellis: unknown option --bogus for trellis serve (see trellis --help)\n')
@@ -211,16 +262,25 @@ describe('command line', () => {
 
   test('flags win over env; --public-url is the base of content_url', async () => {
     // Mainnet needs a facilitator that settles it (the default one settles testnets only): never called here.
-    const other = await startTestServer({ TRELLIS_NETWORK: 'base-sepolia', TRELLIS_FACILITATOR_URL: 'https://facilitator.example.org' }, { command: [process.execPath, 'src/main.ts', '--network', 'base', '--public-url', 'https://feeds.example.org'] })
+    const other = await startTestServer(
+      { TRELLIS_NETWORK: 'base-sepolia', TRELLIS_FACILITATOR_URL: 'https://facilitator.example.org' },
+      { command: [process.execPath, 'src/main.ts', '--network', 'base', '--public-url', 'https://feeds.example.org'] },
+    )
     try {
       const owner = newWallet()
       const feed = await createFeed(other.url, owner)
       const paid = await createEntry(other.url, owner, feed.id, { is_free: false, price: { amount: '5', network: 'base' } })
       const challenge = await call(other.url, 'GET', `/v1/feeds/${feed.id}/entries/${paid.id}`)
-      expect(challenge.body.accepts[0]).toMatchObject({ network: 'base', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', extra: { name: 'USD Coin', version: '2' } })
+      expect(challenge.body.accepts[0]).toMatchObject({
+        network: 'base',
+        asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+        extra: { name: 'USD Coin', version: '2' },
+      })
       expect(challenge.body.accepts[0].resource).toBe(`https://feeds.example.org/v1/feeds/${feed.id}/entries/${paid.id}`)
       const free = await createEntry(other.url, owner, feed.id)
-      expect((await call(other.url, 'GET', `/v1/feeds/${feed.id}/entries/${free.id}`)).body.content_url).toStartWith('https://feeds.example.org/v1/access/')
+      expect((await call(other.url, 'GET', `/v1/feeds/${feed.id}/entries/${free.id}`)).body.content_url).toStartWith(
+        'https://feeds.example.org/v1/access/',
+      )
       const nonce = await call(other.url, 'POST', '/v1/auth/nonce', { body: { wallet_address: owner.address } })
       expect(nonce.body.message).toContain('(feeds.example.org)')
     } finally {
@@ -236,7 +296,9 @@ describe('graceful shutdown', () => {
       const owner = newWallet()
       const feed = await createFeed(own.url, owner)
       const headers = await authHeaders(own.url, owner)
-      const payload = new TextEncoder().encode(JSON.stringify({ content_base64: b64(new Uint8Array(600_000)), mime_type: 'application/pdf' }))
+      const payload = new TextEncoder().encode(
+        JSON.stringify({ content_base64: b64(new Uint8Array(600_000)), mime_type: 'application/pdf' }),
+      )
       let sent = 0
       // A slow client: the body trickles in over ~600 ms, so the request is in flight when SIGTERM arrives.
       const body = new ReadableStream({
@@ -247,7 +309,12 @@ describe('graceful shutdown', () => {
           sent += 70_000
         },
       })
-      const upload = fetch(`${own.url}/v1/feeds/${feed.id}/entries`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit)
+      const upload = fetch(`${own.url}/v1/feeds/${feed.id}/entries`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body,
+        duplex: 'half',
+      } as RequestInit)
       await Bun.sleep(150)
       const exited = own.stop()
       const reply = await upload
@@ -285,7 +352,10 @@ describe('running it', () => {
     try {
       const owner = newWallet()
       const feed = await createFeed(other.url, owner)
-      await createEntry(other.url, owner, feed.id, { content_base64: b64(crypto.getRandomValues(new Uint8Array(300_000))), mime_type: 'application/pdf' })
+      await createEntry(other.url, owner, feed.id, {
+        content_base64: b64(crypto.getRandomValues(new Uint8Array(300_000))),
+        mime_type: 'application/pdf',
+      })
       expect(other.logs.some((line) => line.includes('data directory permissions tightened'))).toBe(true)
       expect(looseModes(dataDir)).toEqual([])
     } finally {
@@ -313,10 +383,17 @@ describe('running it', () => {
 
   test('operations are counted by result: a verify that finds problems is "problems", not a success', async () => {
     const lines: unknown[] = []
-    const record = operationRecord({ info: (...args: unknown[]) => void lines.push(args), warn: (...args: unknown[]) => void lines.push(args) } as never)
+    const record = operationRecord({
+      info: (...args: unknown[]) => void lines.push(args),
+      warn: (...args: unknown[]) => void lines.push(args),
+    } as never)
     expect(await record.run('verify', async () => ({ ok: false }))).toEqual({ ok: false })
     await record.run('verify', async () => ({ ok: true }))
-    await expect(record.run('gc', async () => { throw new Error('disk full') })).rejects.toThrow('disk full')
+    await expect(
+      record.run('gc', async () => {
+        throw new Error('disk full')
+      }),
+    ).rejects.toThrow('disk full')
     const text = record.metrics().join('\n')
     expect(text).toContain('trellis_operations_total{command="verify",result="problems"} 1')
     expect(text).toContain('trellis_operations_total{command="verify",result="ok"} 1')
@@ -332,7 +409,11 @@ describe('running it', () => {
     writeFileSync(join(full, 'something'), 'x')
     expect((await trellis(['backup', full], server.dataDir)).code).toBe(1)
     const ended = server.logs.map((line) => JSON.parse(line)).filter((line) => line.msg === 'operation ended' && line.command === 'backup')
-    expect(ended.at(-1)).toMatchObject({ level: 'warn', result: 'error', error: `${full} is not empty: a backup goes into a new or empty directory` })
+    expect(ended.at(-1)).toMatchObject({
+      level: 'warn',
+      result: 'error',
+      error: `${full} is not empty: a backup goes into a new or empty directory`,
+    })
   })
 
   test('SIGTERM again while stopping (a supervisor signals the group, npm forwards its own) does not cut the stop short', async () => {

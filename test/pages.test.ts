@@ -19,7 +19,8 @@ const HOSTILE = {
   tag: `</script><script>alert("tag")</script>`,
 }
 // Hills at dawn, as the feed's cover.
-const COVER = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 320 180"><defs><linearGradient id="sky" ` +
+const COVER =
+  `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 320 180"><defs><linearGradient id="sky" ` +
   `x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#f9c784"/><stop offset="1" ` +
   `stop-color="#fde9c9"/></linearGradient></defs><rect width="320" height="180" ` +
   `fill="url(#sky)"/><circle cx="230" cy="95" r="26" fill="#f4a259"/><path d="M0 120 Q80 70 160 ` +
@@ -40,10 +41,34 @@ beforeAll(async () => {
   server = await startTestServer({ ...chain.env, TRELLIS_STATS_REFRESH_S: '1' })
   browser = await launchChromium()
   creator = newWallet()
-  expect((await call(server.url, 'PATCH', `/v1/wallets/${(await createFeed(server.url, creator, { name: 'first' })).owner_id}`, { body: { username: 'marta' }, wallet: creator })).status).toBe(200)
-  feed = await createFeed(server.url, creator, { name: 'Field recordings', description: 'Sounds from the hills, weekly.', tags: ['audio', 'nature'], image_url: `data:image/svg+xml;base64,${b64(COVER)}` })
-  free = await createEntry(server.url, creator, feed.id, { content_base64: b64('Welcome: this one is free.'), mime_type: 'text/plain', title: 'Welcome', is_free: true })
-  paid = await createEntry(server.url, creator, feed.id, { content_base64: b64('{"secret":"the dawn chorus, 5:12 am"}'), mime_type: 'application/json', title: 'Dawn chorus notes', description: 'Where and when', is_free: false, price: { amount: String(PRICE), currency: 'USDC' } })
+  expect(
+    (
+      await call(server.url, 'PATCH', `/v1/wallets/${(await createFeed(server.url, creator, { name: 'first' })).owner_id}`, {
+        body: { username: 'marta' },
+        wallet: creator,
+      })
+    ).status,
+  ).toBe(200)
+  feed = await createFeed(server.url, creator, {
+    name: 'Field recordings',
+    description: 'Sounds from the hills, weekly.',
+    tags: ['audio', 'nature'],
+    image_url: `data:image/svg+xml;base64,${b64(COVER)}`,
+  })
+  free = await createEntry(server.url, creator, feed.id, {
+    content_base64: b64('Welcome: this one is free.'),
+    mime_type: 'text/plain',
+    title: 'Welcome',
+    is_free: true,
+  })
+  paid = await createEntry(server.url, creator, feed.id, {
+    content_base64: b64('{"secret":"the dawn chorus, 5:12 am"}'),
+    mime_type: 'application/json',
+    title: 'Dawn chorus notes',
+    description: 'Where and when',
+    is_free: false,
+    price: { amount: String(PRICE), currency: 'USDC' },
+  })
   if (SHOTS) mkdirSync(SHOTS, { recursive: true })
 })
 afterAll(async () => {
@@ -61,9 +86,14 @@ async function watchedPage(): Promise<{ page: Page; problems: string[] }> {
     void dialog.dismiss()
   })
   // Chromium logs every 4xx answer as a console error; a page answered 402 or 404 on purpose is no problem.
-  page.on('console', (message) => { if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 40[024] /.test(message.text())) problems.push(`console: ${message.text()}`) })
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 40[024] /.test(message.text()))
+      problems.push(`console: ${message.text()}`)
+  })
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-  page.on('request', (request) => { if (!request.url().startsWith(server.url) && !request.url().startsWith('blob:')) problems.push(`left the server: ${request.url()}`) })
+  page.on('request', (request) => {
+    if (!request.url().startsWith(server.url) && !request.url().startsWith('blob:')) problems.push(`left the server: ${request.url()}`)
+  })
   return { page, problems }
 }
 
@@ -108,7 +138,7 @@ describe('a person with a browser and a wallet', () => {
 
     await page.locator('#pay').click()
     await page.locator('#bought pre.content').waitFor({ timeout: 30_000 })
-    expect(JSON.parse(await page.locator('#bought pre.content').textContent() ?? '')).toEqual({ secret: 'the dawn chorus, 5:12 am' })
+    expect(JSON.parse((await page.locator('#bought pre.content').textContent()) ?? '')).toEqual({ secret: 'the dawn chorus, 5:12 am' })
     expect(await page.locator('#status').textContent()).toMatch(/^Paid\. Transaction 0x[0-9a-f]{64}$/)
     expect(wallet.calls).toEqual(['eth_requestAccounts', 'eth_chainId', 'eth_signTypedData_v4'])
     await shoot(page, 'bought')
@@ -123,7 +153,18 @@ describe('a person with a browser and a wallet', () => {
   }, 60_000)
 
   test('a paid entry’s own API URLs answer a browser with the paywall, which pays for exactly what was asked', async () => {
-    const image = await createEntry(server.url, creator, feed.id, { content_base64: b64(Buffer.from('GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;', 'latin1')), mime_type: 'image/gif', title: 'A pixel', is_free: false, price: { amount: '10000', currency: 'USDC' } })
+    const image = await createEntry(server.url, creator, feed.id, {
+      content_base64: b64(
+        Buffer.from(
+          'GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;',
+          'latin1',
+        ),
+      ),
+      mime_type: 'image/gif',
+      title: 'A pixel',
+      is_free: false,
+      price: { amount: '10000', currency: 'USDC' },
+    })
     const buyer = await chain.newFundedBuyer(1_000_000n)
     const { page, problems } = await watchedPage()
     await injectWallet(page, buyer, BASE_SEPOLIA_CHAIN_ID)
@@ -157,7 +198,12 @@ describe('a person with a browser and a wallet', () => {
     const { page, problems } = await watchedPage()
     expect((await page.goto(`${server.url}/feeds/${feed.id}/entries/${free.id}`))!.status()).toBe(200)
     await page.locator('pre.content', { hasText: 'Welcome: this one is free.' }).waitFor()
-    for (const path of [`/feeds/${crypto.randomUUID()}`, '/feeds/not-a-uuid', `/feeds/${feed.id}/entries/${crypto.randomUUID()}`, `/creators/0x${'0'.repeat(40)}`]) {
+    for (const path of [
+      `/feeds/${crypto.randomUUID()}`,
+      '/feeds/not-a-uuid',
+      `/feeds/${feed.id}/entries/${crypto.randomUUID()}`,
+      `/creators/0x${'0'.repeat(40)}`,
+    ]) {
       const answer = await page.goto(`${server.url}${path}`)
       expect(answer!.status()).toBe(404)
       expect(await page.locator('h1').textContent()).toBe('Not found')
@@ -174,9 +220,17 @@ describe('the creator and the leaderboards', () => {
     expect(creatorPage!.status()).toBe(200)
     expect(await page.locator('h1').textContent()).toBe('marta')
     expect(await page.locator('.intro code').textContent()).toBe(creator.address)
-    const figures = Object.fromEntries(await page.locator('.figures div').evaluateAll((items) => items.map((d) => [d.querySelector('span')!.textContent, d.querySelector('strong')!.textContent])))
+    const figures = Object.fromEntries(
+      await page
+        .locator('.figures div')
+        .evaluateAll((items) => items.map((d) => [d.querySelector('span')!.textContent, d.querySelector('strong')!.textContent])),
+    )
     const stats = (await call(server.url, 'GET', `/v1/wallets/${feed.owner_id}/stats`)).body
-    expect(figures).toMatchObject({ feeds: String(stats.content_stats.total_feeds), sales: String(stats.revenue_stats.total_purchases_received), earned: `${Number(stats.revenue_stats.revenue_usdc).toFixed(2)} USDC` })
+    expect(figures).toMatchObject({
+      feeds: String(stats.content_stats.total_feeds),
+      sales: String(stats.revenue_stats.total_purchases_received),
+      earned: `${Number(stats.revenue_stats.revenue_usdc).toFixed(2)} USDC`,
+    })
     expect(await page.locator(`.card a[href="/feeds/${feed.id}"]`).count()).toBe(2)
     await shoot(page, 'creator')
 
@@ -184,7 +238,12 @@ describe('the creator and the leaderboards', () => {
     let topRevenue = ''
     for (let i = 0; i < 40 && !topRevenue.includes('Field recordings'); i++) {
       await page.goto(`${server.url}/leaderboards`)
-      topRevenue = (await page.locator('table').first().textContent().catch(() => '')) ?? ''
+      topRevenue =
+        (await page
+          .locator('table')
+          .first()
+          .textContent()
+          .catch(() => '')) ?? ''
       if (!topRevenue.includes('Field recordings')) await Bun.sleep(250)
     }
     expect(topRevenue).toContain('marta')
@@ -201,14 +260,28 @@ describe('stored text cannot run in a page', () => {
   test('a feed name, description, entry title and tag written to break out of the markup show as text, and nothing runs', async () => {
     const owner = newWallet()
     const hostile = await createFeed(server.url, owner, { name: HOSTILE.name, description: HOSTILE.description, tags: [HOSTILE.tag] })
-    const entry = await createEntry(server.url, owner, hostile.id, { content_base64: b64('x'), mime_type: 'text/plain', title: HOSTILE.title, description: HOSTILE.description, is_free: false, price: { amount: '10000', currency: 'USDC' } })
+    const entry = await createEntry(server.url, owner, hostile.id, {
+      content_base64: b64('x'),
+      mime_type: 'text/plain',
+      title: HOSTILE.title,
+      description: HOSTILE.description,
+      is_free: false,
+      price: { amount: '10000', currency: 'USDC' },
+    })
     // A username cannot hold markup at all: the API refuses it.
     const refused = await call(server.url, 'PATCH', `/v1/wallets/${hostile.owner_id}`, { body: { username: '<script>' }, wallet: owner })
     expect(refused.status).toBe(400)
 
     const { page, problems } = await watchedPage()
     await injectWallet(page, newWallet(), BASE_SEPOLIA_CHAIN_ID)
-    for (const path of ['/', `/feeds/${hostile.id}`, `/feeds/${hostile.id}/entries/${entry.id}`, `/v1/feeds/${hostile.id}/entries/${entry.id}/content`, `/creators/${owner.address}`, '/leaderboards']) {
+    for (const path of [
+      '/',
+      `/feeds/${hostile.id}`,
+      `/feeds/${hostile.id}/entries/${entry.id}`,
+      `/v1/feeds/${hostile.id}/entries/${entry.id}/content`,
+      `/creators/${owner.address}`,
+      '/leaderboards',
+    ]) {
       await page.goto(`${server.url}${path}`)
       await page.waitForLoadState('load')
     }
@@ -226,25 +299,34 @@ describe('stored text cannot run in a page', () => {
 })
 
 describe('API clients see no change', () => {
-  test('without a browser’s Accept and User-Agent a paid entry answers the same JSON 402; a browser ' +
-    'gets the page with the same PAYMENT-REQUIRED', async () => {
-    const url = `${server.url}/v1/feeds/${feed.id}/entries/${paid.id}`
-    for (let round = 0; round < 2; round++) { // the second round is answered from the hot path
-      const api = await fetch(url, { headers: { 'content-type': 'application/json' } })
-      expect(api.status).toBe(402)
-      expect(api.headers.get('content-type')).toBe('application/json; charset=utf-8')
-      const body = await api.json()
-      expect(body).toMatchObject({ x402Version: 1, accepts: [{ scheme: 'exact', network: 'base-sepolia', maxAmountRequired: String(PRICE), resource: url }] })
-      const notMozilla = await fetch(url, { headers: { accept: 'text/html', 'user-agent': 'curl/8.0' } })
-      expect(notMozilla.headers.get('content-type')).toBe('application/json; charset=utf-8')
-      expect(await notMozilla.json()).toEqual(body)
-      const browserLike = await fetch(url, { headers: { accept: 'text/html,application/xhtml+xml', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64)' } })
-      expect(browserLike.status).toBe(402)
-      expect(browserLike.headers.get('content-type')).toBe('text/html; charset=utf-8')
-      expect(browserLike.headers.get('payment-required')).toBe(api.headers.get('payment-required'))
-      expect(await browserLike.text()).toContain('<h1>Dawn chorus notes</h1>')
-    }
-  })
+  test(
+    'without a browser’s Accept and User-Agent a paid entry answers the same JSON 402; a browser ' +
+      'gets the page with the same PAYMENT-REQUIRED',
+    async () => {
+      const url = `${server.url}/v1/feeds/${feed.id}/entries/${paid.id}`
+      for (let round = 0; round < 2; round++) {
+        // the second round is answered from the hot path
+        const api = await fetch(url, { headers: { 'content-type': 'application/json' } })
+        expect(api.status).toBe(402)
+        expect(api.headers.get('content-type')).toBe('application/json; charset=utf-8')
+        const body = await api.json()
+        expect(body).toMatchObject({
+          x402Version: 1,
+          accepts: [{ scheme: 'exact', network: 'base-sepolia', maxAmountRequired: String(PRICE), resource: url }],
+        })
+        const notMozilla = await fetch(url, { headers: { accept: 'text/html', 'user-agent': 'curl/8.0' } })
+        expect(notMozilla.headers.get('content-type')).toBe('application/json; charset=utf-8')
+        expect(await notMozilla.json()).toEqual(body)
+        const browserLike = await fetch(url, {
+          headers: { accept: 'text/html,application/xhtml+xml', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64)' },
+        })
+        expect(browserLike.status).toBe(402)
+        expect(browserLike.headers.get('content-type')).toBe('text/html; charset=utf-8')
+        expect(browserLike.headers.get('payment-required')).toBe(api.headers.get('payment-required'))
+        expect(await browserLike.text()).toContain('<h1>Dawn chorus notes</h1>')
+      }
+    },
+  )
 })
 
 describe('signing in from the pages', () => {
@@ -257,17 +339,24 @@ describe('signing in from the pages', () => {
   test('a past buyer and the owner sign in and read the paid entry on its page; a stranger signed in ' +
     'still gets the paywall; signing out ends it', async () => {
     const buyer = await chain.newFundedBuyer(1_000_000n)
-    const bought = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${paid.id}`, { headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE })) } })
+    const bought = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${paid.id}`, {
+      headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE })) },
+    })
     expect(bought.status).toBe(200)
     const entryPath = `/feeds/${feed.id}/entries/${paid.id}`
 
-    for (const [who, account] of [['buyer', buyer], ['owner', creator]] as const) {
+    for (const [who, account] of [
+      ['buyer', buyer],
+      ['owner', creator],
+    ] as const) {
       const { page, problems } = await watchedPage()
       const wallet = await injectWallet(page, account, BASE_SEPOLIA_CHAIN_ID)
       expect((await page.goto(`${server.url}${entryPath}`))!.status()).toBe(402)
       await signIn(page)
       expect(wallet.calls).toEqual(['eth_requestAccounts', 'personal_sign'])
-      expect(await page.locator('#signed-in').textContent()).toBe(`Signed in as ${account.address.slice(0, 6)}…${account.address.slice(-4)}`)
+      expect(await page.locator('#signed-in').textContent()).toBe(
+        `Signed in as ${account.address.slice(0, 6)}…${account.address.slice(-4)}`,
+      )
       const reloaded = await page.goto(`${server.url}${entryPath}`)
       expect(reloaded!.status()).toBe(200)
       expect(reloaded!.headers()['cache-control']).toBe('private, no-store')

@@ -23,20 +23,34 @@ async function round(n: number) {
   chain = await startChain()
   server = await startTestServer({ ...chain.env, TRELLIS_RECONCILE_S: '1', TRELLIS_LEDGER_CHECK_S: '1' })
   const owners: Wallet[] = Array.from({ length: 4 }, () => newWallet())
-  const entries = await Promise.all(owners.map(async (owner) => {
-    const feed = await createFeed(server.url, owner)
-    return Promise.all(Array.from({ length: 5 }, () => createEntry(server.url, owner, feed.id, { content_base64: b64('crash'), is_free: false, price: { amount: String(PRICE) } })
-      .then((entry) => ({ owner, url: `${server.url}/v1/feeds/${feed.id}/entries/${entry.id}/content` }))))
-  })).then((all) => all.flat())
+  const entries = await Promise.all(
+    owners.map(async (owner) => {
+      const feed = await createFeed(server.url, owner)
+      return Promise.all(
+        Array.from({ length: 5 }, () =>
+          createEntry(server.url, owner, feed.id, { content_base64: b64('crash'), is_free: false, price: { amount: String(PRICE) } }).then(
+            (entry) => ({ owner, url: `${server.url}/v1/feeds/${feed.id}/entries/${entry.id}/content` }),
+          ),
+        ),
+      )
+    }),
+  ).then((all) => all.flat())
   const buyers: Buyer[] = []
   for (let i = 0; i < BUYERS; i++) buyers.push(await chain.newFundedBuyer(1_000_000n))
   const before = new Map<string, bigint>()
   for (const w of [...owners, ...buyers]) before.set(w.address, await chain.balanceOf(w.address))
-  const headers = await Promise.all(buyers.map((b, i) => v1Payment(b, { to: entries[i].owner.address, value: PRICE }).then(encodePaymentHeader)))
+  const headers = await Promise.all(
+    buyers.map((b, i) => v1Payment(b, { to: entries[i].owner.address, value: PRICE }).then(encodePaymentHeader)),
+  )
 
   // A random moment over the whole purchase (verify, insert, broadcast, record); printed, to replay a failure.
   const killAfterMs = Math.floor(10 + Math.random() * 400)
-  const replies = buyers.map((_, i) => fetch(entries[i].url, { headers: { 'x-payment': headers[i] } }).then((r) => r.status, () => 'lost'))
+  const replies = buyers.map((_, i) =>
+    fetch(entries[i].url, { headers: { 'x-payment': headers[i] } }).then(
+      (r) => r.status,
+      () => 'lost',
+    ),
+  )
   await Bun.sleep(killAfterMs)
   await server.kill()
   const statuses = await Promise.all(replies)
@@ -64,7 +78,11 @@ async function round(n: number) {
   // The engine's own check of its files (SQLite's integrity_check, PostgreSQL's amcheck), as `trellis verify` runs it.
   const { json: verified } = await trellis(['verify'], server.dataDir)
   expect({ integrity: verified.integrity, skipped: verified.integrity_skipped }).toEqual({ integrity: [], skipped: undefined })
-  const pending = await withRecords(server, (db) => db.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM payments WHERE status = 'pending'`), { readonly: true })
+  const pending = await withRecords(
+    server,
+    (db) => db.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM payments WHERE status = 'pending'`),
+    { readonly: true },
+  )
   expect(Number(pending!.n)).toBe(0)
   const { code, report, stderr } = await verifyLedger(server.dataDir, chain.env)
   expect({ code, stderr: code === 0 ? '' : stderr, problems: report?.problems }).toEqual({ code: 0, stderr: '', problems: [] })

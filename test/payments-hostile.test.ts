@@ -7,7 +7,16 @@ import { createWalletClient, decodeFunctionData, http, serializeSignature, type 
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { authHeaders, b64, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
-import { devKey, encodePaymentHeader, signTransferAuthorization, startChain, usdcAbi, v1Payment, type Buyer, type TestChain } from '../dev/chain.ts'
+import {
+  devKey,
+  encodePaymentHeader,
+  signTransferAuthorization,
+  startChain,
+  usdcAbi,
+  v1Payment,
+  type Buyer,
+  type TestChain,
+} from '../dev/chain.ts'
 import { startRpcProxy, type RpcProxy } from './helpers/rpc-proxy.ts'
 import { startFacilitator } from './helpers/facilitator.ts'
 import { expectBooksBalanced, gauge, ledgerRows, verifyLedger, waitFor } from './helpers/ledger.ts'
@@ -25,10 +34,21 @@ let frontRunner: ReturnType<typeof createWalletClient>
 beforeAll(async () => {
   chain = await startChain()
   rpc = await startRpcProxy(chain.rpcUrl)
-  const env = { ...chain.env, TRELLIS_RPC_URL: rpc.url, TRELLIS_RECONCILE_S: '1', TRELLIS_CONFIRM_TIMEOUT_S: '2', TRELLIS_LEDGER_CHECK_S: '1' }
+  const env = {
+    ...chain.env,
+    TRELLIS_RPC_URL: rpc.url,
+    TRELLIS_RECONCILE_S: '1',
+    TRELLIS_CONFIRM_TIMEOUT_S: '2',
+    TRELLIS_LEDGER_CHECK_S: '1',
+  }
   facilitator = startFacilitator(chain, devKey(4))
   server = await startTestServer(env)
-  remote = await startTestServer({ ...env, TRELLIS_SETTLEMENT: 'facilitator', TRELLIS_RELAYER_KEY: '', TRELLIS_FACILITATOR_URL: facilitator.url })
+  remote = await startTestServer({
+    ...env,
+    TRELLIS_SETTLEMENT: 'facilitator',
+    TRELLIS_RELAYER_KEY: '',
+    TRELLIS_FACILITATOR_URL: facilitator.url,
+  })
   frontRunner = createWalletClient({ account: privateKeyToAccount(devKey(3)), chain: chain.chain, transport: http(chain.rpcUrl) })
 })
 afterAll(async () => {
@@ -57,7 +77,11 @@ const books = (on: TestServer, m: Market) => expectBooksBalanced(on.url, chain.b
 async function submitDirectly(auth: Awaited<ReturnType<typeof signTransferAuthorization>>) {
   const a = auth.authorization
   const hash = await frontRunner.writeContract({
-    address: chain.usdc, abi: usdcAbi, functionName: 'transferWithAuthorization', chain: chain.chain, account: frontRunner.account!,
+    address: chain.usdc,
+    abi: usdcAbi,
+    functionName: 'transferWithAuthorization',
+    chain: chain.chain,
+    account: frontRunner.account!,
     args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, auth.signature],
   })
   expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success')
@@ -66,12 +90,36 @@ async function submitDirectly(auth: Awaited<ReturnType<typeof signTransferAuthor
 async function cancelDirectly(buyer: Buyer, nonce: Hex) {
   const signature = await buyer.signTypedData({
     domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: chain.usdc },
-    types: { CancelAuthorization: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }] },
+    types: {
+      CancelAuthorization: [
+        { name: 'authorizer', type: 'address' },
+        { name: 'nonce', type: 'bytes32' },
+      ],
+    },
     primaryType: 'CancelAuthorization',
     message: { authorizer: buyer.address, nonce },
   })
-  const abi = [{ type: 'function', name: 'cancelAuthorization', stateMutability: 'nonpayable', inputs: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }, { name: 'signature', type: 'bytes' }], outputs: [] }] as const
-  const hash = await frontRunner.writeContract({ address: chain.usdc, abi, functionName: 'cancelAuthorization', args: [buyer.address, nonce, signature], chain: chain.chain, account: frontRunner.account! })
+  const abi = [
+    {
+      type: 'function',
+      name: 'cancelAuthorization',
+      stateMutability: 'nonpayable',
+      inputs: [
+        { name: 'authorizer', type: 'address' },
+        { name: 'nonce', type: 'bytes32' },
+        { name: 'signature', type: 'bytes' },
+      ],
+      outputs: [],
+    },
+  ] as const
+  const hash = await frontRunner.writeContract({
+    address: chain.usdc,
+    abi,
+    functionName: 'cancelAuthorization',
+    args: [buyer.address, nonce, signature],
+    chain: chain.chain,
+    account: frontRunner.account!,
+  })
   expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success')
 }
 
@@ -147,15 +195,27 @@ describe('a third party replaying a settled payment', () => {
     const [row] = await entryRows(server, m)
     const tx = await chain.publicClient.getTransaction({ hash: row.transaction_hash })
     const { args } = decodeFunctionData({ abi: usdcAbi, data: tx.input })
-    const [from, to, value, validAfter, validBefore, nonce, ...sig] = args as unknown as [Address, Address, bigint, bigint, bigint, Hex, ...unknown[]]
-    const signature = sig.length === 1 ? (sig[0] as Hex) : serializeSignature({ v: BigInt(sig[0] as number), r: sig[1] as Hex, s: sig[2] as Hex })
+    const [from, to, value, validAfter, validBefore, nonce, ...sig] = args as unknown as [
+      Address,
+      Address,
+      bigint,
+      bigint,
+      bigint,
+      Hex,
+      ...unknown[],
+    ]
+    const signature =
+      sig.length === 1 ? (sig[0] as Hex) : serializeSignature({ v: BigInt(sig[0] as number), r: sig[1] as Hex, s: sig[2] as Hex })
     const authorization = { from, to, value: String(value), validAfter: String(validAfter), validBefore: String(validBefore), nonce }
     const v1 = encodePaymentHeader({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: { authorization, signature } })
     const challenge = JSON.parse(Buffer.from((await fetch(m.content)).headers.get('payment-required')!, 'base64').toString())
     const v2 = encodePaymentHeader({ x402Version: 2, accepted: challenge.accepts[0], payload: { authorization, signature } })
 
     const mallory = newWallet()
-    for (const [name, header] of [['x-payment', v1], ['payment-signature', v2]] as const) {
+    for (const [name, header] of [
+      ['x-payment', v1],
+      ['payment-signature', v2],
+    ] as const) {
       for (const url of [m.content, m.json]) {
         const anonymous = await fetch(url, { headers: { [name]: header } })
         expect(anonymous.status).toBe(402)
@@ -255,7 +315,9 @@ describe('an RPC that fails mid-way', () => {
     expect(await books(remote, m)).toBe(PRICE)
     expect((await fetch(m.content, { headers: await authHeaders(remote.url, buyer as unknown as Wallet) })).status).toBe(200)
     // This payment's searches (the server's other jobs search for other authorizations through the same proxy).
-    const mine = rpc.callsOf('eth_getLogs').map((c) => c.params[0] as { fromBlock: Hex; toBlock: Hex; topics: unknown[] })
+    const mine = rpc
+      .callsOf('eth_getLogs')
+      .map((c) => c.params[0] as { fromBlock: Hex; toBlock: Hex; topics: unknown[] })
       .filter((f) => JSON.stringify(f.topics).toLowerCase().includes(buyer.address.slice(2).toLowerCase()))
     expect(mine.length).toBeGreaterThan(1)
     for (const f of mine) expect(BigInt(f.fromBlock)).toBeGreaterThanOrEqual(head - 10n) // from the submission block, not a fixed lookback
@@ -285,7 +347,16 @@ describe('a facilitator that lies', () => {
   test('success with a hash that is not on chain: not served, not recorded, owner paid nothing', async () => {
     const m = await market(remote)
     const buyer = await chain.newFundedBuyer(1_000_000n)
-    facilitator.behave({ settle: false, answer: (_, body) => Response.json({ success: true, transaction: generatePrivateKey(), network: 'base-sepolia', payer: body.paymentPayload.payload.authorization.from }) })
+    facilitator.behave({
+      settle: false,
+      answer: (_, body) =>
+        Response.json({
+          success: true,
+          transaction: generatePrivateKey(),
+          network: 'base-sepolia',
+          payer: body.paymentPayload.payload.authorization.from,
+        }),
+    })
     try {
       const reply = await pay(m.content, encodePaymentHeader(await v1Payment(buyer, { to: m.owner.address, value: PRICE })))
       expect(reply.status).toBe(503)
@@ -316,10 +387,20 @@ describe('a facilitator that lies', () => {
   })
 
   test('an unreachable facilitator: 502 PAYMENT_BACKEND_UNAVAILABLE, the cause logged, nothing charged', async () => {
-    const down = await startTestServer({ ...chain.env, TRELLIS_SETTLEMENT: 'facilitator', TRELLIS_RELAYER_KEY: '', TRELLIS_FACILITATOR_URL: 'http://127.0.0.1:9' })
+    const down = await startTestServer({
+      ...chain.env,
+      TRELLIS_SETTLEMENT: 'facilitator',
+      TRELLIS_RELAYER_KEY: '',
+      TRELLIS_FACILITATOR_URL: 'http://127.0.0.1:9',
+    })
     try {
       const start = JSON.parse(down.logs.find((l) => l.includes('"listening"'))!)
-      expect(start).toMatchObject({ settlement: 'facilitator', network: 'base-sepolia', token: chain.usdc, facilitator: 'http://127.0.0.1:9' })
+      expect(start).toMatchObject({
+        settlement: 'facilitator',
+        network: 'base-sepolia',
+        token: chain.usdc,
+        facilitator: 'http://127.0.0.1:9',
+      })
       const m = await market(down)
       const buyer = await chain.newFundedBuyer(1_000_000n)
       const reply = await pay(m.content, encodePaymentHeader(await v1Payment(buyer, { to: m.owner.address, value: PRICE })))
@@ -342,7 +423,10 @@ describe('authorizations that live too long', () => {
     const buyer = await chain.newFundedBuyer(1_000_000n)
     const now = BigInt(Math.floor(Date.now() / 1000))
     rpc.resetCalls()
-    const reply = await pay(m.content, encodePaymentHeader(await v1Payment(buyer, { to: m.owner.address, value: PRICE, validBefore: now + 365n * 86400n })))
+    const reply = await pay(
+      m.content,
+      encodePaymentHeader(await v1Payment(buyer, { to: m.owner.address, value: PRICE, validBefore: now + 365n * 86400n })),
+    )
     expect(reply.status).toBe(402)
     expect((await reply.json()).error).toMatch(/valid_before: validBefore may be at most \d+ s ahead/)
     // Background jobs (reconciliation, the ledger check) may read the chain meanwhile; nothing may concern this buyer.
@@ -361,7 +445,9 @@ describe('the ledger equals the chain', () => {
     expect(await chain.now()).toBeGreaterThan(now + 3000n)
     for (const on of [server, remote]) {
       await waitFor('no pending payment', async () => (await gauge(on.url, 'trellis_pending_payments')) === 0)
-      await waitFor('a ledger check', async () => (await fetch(`${on.url}/metrics`).then((r) => r.text())).includes('trellis_ledger_problems 0'))
+      await waitFor('a ledger check', async () =>
+        (await fetch(`${on.url}/metrics`).then((r) => r.text())).includes('trellis_ledger_problems 0'),
+      )
       const { code, report, stderr } = await verifyLedger(on.dataDir, { ...chain.env })
       expect({ code, stderr: code === 0 ? '' : stderr, problems: report?.problems }).toEqual({ code: 0, stderr: '', problems: [] })
       expect(report.pending).toBe(0)

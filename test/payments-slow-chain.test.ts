@@ -33,7 +33,12 @@ beforeAll(async () => {
   // The reconciler stays out of the way: the buyer's next request is what finds the mined block.
   const env = { ...chain.env, TRELLIS_CONFIRM_TIMEOUT_S: '3', TRELLIS_RECONCILE_S: '3600' }
   server = await startTestServer(env)
-  remote = await startTestServer({ ...env, TRELLIS_SETTLEMENT: 'facilitator', TRELLIS_RELAYER_KEY: '', TRELLIS_FACILITATOR_URL: facilitator.url })
+  remote = await startTestServer({
+    ...env,
+    TRELLIS_SETTLEMENT: 'facilitator',
+    TRELLIS_RELAYER_KEY: '',
+    TRELLIS_FACILITATOR_URL: facilitator.url,
+  })
   broadcaster = createWalletClient({ account: privateKeyToAccount(devKey(3)), chain: chain.chain, transport: http(chain.rpcUrl) })
 })
 afterAll(async () => {
@@ -48,10 +53,20 @@ afterAll(async () => {
 async function market(on: TestServer) {
   const owner = newWallet()
   const feed = await createFeed(on.url, owner)
-  const entry = await createEntry(on.url, owner, feed.id, { content_base64: b64(SECRET), mime_type: 'text/plain', title: 'Slow block', is_free: false, price: { amount: String(PRICE) } })
+  const entry = await createEntry(on.url, owner, feed.id, {
+    content_base64: b64(SECRET),
+    mime_type: 'text/plain',
+    title: 'Slow block',
+    is_free: false,
+    price: { amount: String(PRICE) },
+  })
   const buyer = await chain.newFundedBuyer(1_000_000n)
   return {
-    on, owner, buyer, feed, entry,
+    on,
+    owner,
+    buyer,
+    feed,
+    entry,
     content: `${on.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`,
     page: `${on.url}/feeds/${feed.id}/entries/${entry.id}`,
     ownerBefore: await chain.balanceOf(owner.address),
@@ -100,7 +115,11 @@ async function expectSoldOnce(m: Market) {
 async function broadcast(payment: Awaited<ReturnType<typeof v1Payment>>): Promise<Hex> {
   const a = payment.payload.authorization
   return broadcaster.writeContract({
-    address: chain.usdc, abi: usdcAbi, functionName: 'transferWithAuthorization', chain: chain.chain, account: broadcaster.account!,
+    address: chain.usdc,
+    abi: usdcAbi,
+    functionName: 'transferWithAuthorization',
+    chain: chain.chain,
+    account: broadcaster.account!,
     args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, payment.payload.signature],
   })
 }
@@ -164,7 +183,14 @@ describe('a settlement whose receipt misses TRELLIS_CONFIRM_TIMEOUT_S', () => {
     facilitator.behave({
       settle: false,
       before: async () => void (await broadcast(payment)),
-      answer: (_, body) => Response.json({ success: false, errorReason: 'unexpected_settle_error', transaction: '', network: 'base-sepolia', payer: body.paymentPayload.payload.authorization.from }),
+      answer: (_, body) =>
+        Response.json({
+          success: false,
+          errorReason: 'unexpected_settle_error',
+          transaction: '',
+          network: 'base-sepolia',
+          payer: body.paymentPayload.payload.authorization.from,
+        }),
     })
     try {
       await slowChain(async () => {
@@ -199,7 +225,8 @@ describe('a settlement whose receipt misses TRELLIS_CONFIRM_TIMEOUT_S', () => {
       expect(words).toMatch(/may still be taken/)
       expect(words).not.toMatch(/not taken|not paid/i)
       expect(await page.locator('#pay').textContent()).toBe('Check again')
-      if (process.env.TRELLIS_SCREENSHOTS) await page.screenshot({ path: `${process.env.TRELLIS_SCREENSHOTS}/paywall-pending.png`, fullPage: true })
+      if (process.env.TRELLIS_SCREENSHOTS)
+        await page.screenshot({ path: `${process.env.TRELLIS_SCREENSHOTS}/paywall-pending.png`, fullPage: true })
       await expectNothingYet(m)
       await chain.testClient.mine({ blocks: 1 })
     })

@@ -31,7 +31,13 @@ afterAll(async () => {
 })
 
 const paidEntry = (body: Record<string, unknown> = {}) =>
-  createEntry(server.url, creator, feed.id, { content_base64: b64('the good stuff'), title: 'Paid', is_free: false, price: { amount: String(PRICE), currency: 'USDC' }, ...body })
+  createEntry(server.url, creator, feed.id, {
+    content_base64: b64('the good stuff'),
+    title: 'Paid',
+    is_free: false,
+    price: { amount: String(PRICE), currency: 'USDC' },
+    ...body,
+  })
 const contentUrl = (entry: any) => `${server.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`
 const entryUrl = (entry: any) => `${server.url}/v1/feeds/${feed.id}/entries/${entry.id}`
 const ledgerFor = async (entryId: string) => (await call(server.url, 'GET', `/v1/transactions?entry_id=${entryId}`)).body
@@ -64,15 +70,31 @@ describe('buying with the official clients', () => {
     expect(ledger.pagination.total_count).toBe(1)
     const row = ledger.transactions[0]
     expect(row).toEqual({
-      id: expect.stringMatching(/^tx_[0-9a-f-]{36}$/), payer: buyer.address, pay_to: creator.address, amount: String(PRICE), asset: 'USDC',
-      entry_id: entry.id, transaction_hash: settlement.transaction, created_at: expect.any(Number),
+      id: expect.stringMatching(/^tx_[0-9a-f-]{36}$/),
+      payer: buyer.address,
+      pay_to: creator.address,
+      amount: String(PRICE),
+      asset: 'USDC',
+      entry_id: entry.id,
+      transaction_hash: settlement.transaction,
+      created_at: expect.any(Number),
     })
     const byHash = await call(server.url, 'GET', `/v1/transactions/hash/${settlement.transaction}`)
     expect(byHash.body).toEqual({ ...row, piid: expect.stringMatching(/^[0-9a-f-]{36}$/) })
     // The operator's trail: one info line per settled payment, with entry, payer, amount and transaction.
-    const settledLines = () => server.logs.map((line) => JSON.parse(line)).filter((line) => line.msg === 'payment settled' && line.entry === entry.id)
+    const settledLines = () =>
+      server.logs.map((line) => JSON.parse(line)).filter((line) => line.msg === 'payment settled' && line.entry === entry.id)
     for (let i = 0; i < 50 && settledLines().length === 0; i++) await Bun.sleep(20) // stdout arrives through a pipe
-    expect(settledLines()).toEqual([expect.objectContaining({ level: 'info', entry: entry.id, payer: buyer.address, pay_to: creator.address, amount: String(PRICE), transaction: settlement.transaction })])
+    expect(settledLines()).toEqual([
+      expect.objectContaining({
+        level: 'info',
+        entry: entry.id,
+        payer: buyer.address,
+        pay_to: creator.address,
+        amount: String(PRICE),
+        transaction: settlement.transaction,
+      }),
+    ])
     const byId = await call(server.url, 'GET', `/v1/transactions/${row.id}`)
     expect(byId.body).toEqual(byHash.body)
     expect((await call(server.url, 'GET', `/v1/transactions/${row.id.slice(3)}`)).body).toEqual(byHash.body)
@@ -127,7 +149,10 @@ describe('buying with the official clients', () => {
     const selfPayer = await chain.newFundedBuyer(1_000_000n)
     const selfFeed = await createFeed(server.url, selfPayer as never)
     const selfEntry = await createEntry(server.url, selfPayer as never, selfFeed.id, { is_free: false, price: { amount: String(PRICE) } })
-    const self = await payWith(`${server.url}/v1/feeds/${selfFeed.id}/entries/${selfEntry.id}/content`, encodePaymentHeader(await v1Payment(selfPayer, { to: selfPayer.address, value: PRICE })))
+    const self = await payWith(
+      `${server.url}/v1/feeds/${selfFeed.id}/entries/${selfEntry.id}/content`,
+      encodePaymentHeader(await v1Payment(selfPayer, { to: selfPayer.address, value: PRICE })),
+    )
     expect(self.status).toBe(200)
     expect(await chain.balanceOf(selfPayer.address)).toBe(1_000_000n)
     expect((await ledgerFor(selfEntry.id)).transactions).toHaveLength(0)
@@ -152,14 +177,19 @@ describe('a browser session reads what its wallet may read', () => {
     await Bun.sleep(50)
     const fast = await fetch(url, { headers: { cookie } })
     const slow = await fetch(`${url}?unrelated=1`, { headers: { cookie } })
-    return { fast: { status: fast.status, headers: headersOf(fast), body: await fast.text() }, slow: { status: slow.status, headers: headersOf(slow), body: await slow.text() } }
+    return {
+      fast: { status: fast.status, headers: headersOf(fast), body: await fast.text() },
+      slow: { status: slow.status, headers: headersOf(slow), body: await slow.text() },
+    }
   }
 
   test("the owner's and a past buyer's session get the bytes, the same on both paths; another wallet's and an ended one pay", async () => {
     const text = 'paid words for session readers'
     const entry = await paidEntry({ content_base64: b64(text), mime_type: 'text/plain' })
     const buyer = await chain.newFundedBuyer(1_000_000n)
-    expect((await payWith(contentUrl(entry), encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE })))).status).toBe(200)
+    expect(
+      (await payWith(contentUrl(entry), encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE })))).status,
+    ).toBe(200)
     const readers = { owner: await sessionOf(creator), buyer: await sessionOf(buyer as never) }
     for (const [who, cookie] of Object.entries(readers)) {
       const { fast, slow } = await bothPaths(contentUrl(entry), cookie)
@@ -179,26 +209,69 @@ describe('a browser session reads what its wallet may read', () => {
 
 describe('refused payments: 402 with a reason, nothing moves, nothing recorded', () => {
   const cases: [string, (buyer: any, entry: any) => Promise<string>, RegExp][] = [
-    ['wrong amount', async (b) => encodePaymentHeader(await v1Payment(b, { to: creator.address, value: PRICE - 1n })), /authorization_value/],
-    ['overpayment', async (b) => encodePaymentHeader(await v1Payment(b, { to: creator.address, value: PRICE + 1n })), /authorization_value/],
+    [
+      'wrong amount',
+      async (b) => encodePaymentHeader(await v1Payment(b, { to: creator.address, value: PRICE - 1n })),
+      /authorization_value/,
+    ],
+    [
+      'overpayment',
+      async (b) => encodePaymentHeader(await v1Payment(b, { to: creator.address, value: PRICE + 1n })),
+      /authorization_value/,
+    ],
     ['wrong payTo', async (b) => encodePaymentHeader(await v1Payment(b, { to: newWallet().address, value: PRICE })), /recipient_mismatch/],
-    ['wrong asset (signed for another token)', async (b) => encodePaymentHeader(await v1Payment(b, { to: creator.address, value: PRICE, domain: { verifyingContract: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' } })), /signature/],
-    ['wrong network', async (b) => encodePaymentHeader(await v1Payment(b, { to: creator.address, value: PRICE, network: 'base' })), /invalid_network/],
-    ['expired', async (b) => {
-      const now = BigInt(Math.floor(Date.now() / 1000))
-      return encodePaymentHeader(await v1Payment(b, { to: creator.address, value: PRICE, validAfter: now - 600n, validBefore: now - 10n }))
-    }, /valid_before/],
-    ['not yet valid', async (b) => {
-      const now = BigInt(Math.floor(Date.now() / 1000))
-      return encodePaymentHeader(await v1Payment(b, { to: creator.address, value: PRICE, validAfter: now + 600n, validBefore: now + 900n }))
-    }, /valid_after/],
-    ['bad signature (signed by someone else)', async (b) => {
-      const payment = await v1Payment(privateKeyToAccount(generatePrivateKey()), { to: creator.address, value: PRICE })
-      payment.payload.authorization.from = b.address
-      return encodePaymentHeader(payment)
-    }, /signature/],
+    [
+      'wrong asset (signed for another token)',
+      async (b) =>
+        encodePaymentHeader(
+          await v1Payment(b, {
+            to: creator.address,
+            value: PRICE,
+            domain: { verifyingContract: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' },
+          }),
+        ),
+      /signature/,
+    ],
+    [
+      'wrong network',
+      async (b) => encodePaymentHeader(await v1Payment(b, { to: creator.address, value: PRICE, network: 'base' })),
+      /invalid_network/,
+    ],
+    [
+      'expired',
+      async (b) => {
+        const now = BigInt(Math.floor(Date.now() / 1000))
+        return encodePaymentHeader(
+          await v1Payment(b, { to: creator.address, value: PRICE, validAfter: now - 600n, validBefore: now - 10n }),
+        )
+      },
+      /valid_before/,
+    ],
+    [
+      'not yet valid',
+      async (b) => {
+        const now = BigInt(Math.floor(Date.now() / 1000))
+        return encodePaymentHeader(
+          await v1Payment(b, { to: creator.address, value: PRICE, validAfter: now + 600n, validBefore: now + 900n }),
+        )
+      },
+      /valid_after/,
+    ],
+    [
+      'bad signature (signed by someone else)',
+      async (b) => {
+        const payment = await v1Payment(privateKeyToAccount(generatePrivateKey()), { to: creator.address, value: PRICE })
+        payment.payload.authorization.from = b.address
+        return encodePaymentHeader(payment)
+      },
+      /signature/,
+    ],
     ['not base64 JSON', async () => '%%%', /invalid_payload/],
-    ['wrong scheme', async (b) => encodePaymentHeader({ ...(await v1Payment(b, { to: creator.address, value: PRICE })), scheme: 'upto' }), /invalid_scheme/],
+    [
+      'wrong scheme',
+      async (b) => encodePaymentHeader({ ...(await v1Payment(b, { to: creator.address, value: PRICE })), scheme: 'upto' }),
+      /invalid_scheme/,
+    ],
   ]
 
   for (const [name, build, reason] of cases) {
@@ -239,7 +312,9 @@ describe('exactly once', () => {
     const replay = await payWith(contentUrl(entry), header)
     expect(replay.status).toBe(402)
     expect((await replay.json()).error).toMatch(/^payment_already_settled: .*sign in as the payer/)
-    const signedIn = await fetch(contentUrl(entry), { headers: { ...(await authHeaders(server.url, buyer as never)), 'x-payment': header } })
+    const signedIn = await fetch(contentUrl(entry), {
+      headers: { ...(await authHeaders(server.url, buyer as never)), 'x-payment': header },
+    })
     expect(signedIn.status).toBe(200)
     expect(await signedIn.text()).toBe('the good stuff')
     const elsewhere = await payWith(contentUrl(other), header)
@@ -267,45 +342,52 @@ describe('exactly once', () => {
   test('two different payments for one entry by one buyer at once: charged once', async () => {
     const entry = await paidEntry()
     const buyer = await chain.newFundedBuyer(1_000_000n)
-    const headers = await Promise.all([1, 2].map(async () => encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE }))))
+    const headers = await Promise.all(
+      [1, 2].map(async () => encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE }))),
+    )
     const replies = await Promise.all(headers.map((h) => payWith(contentUrl(entry), h)))
     expect(replies.every((r) => r.status === 200)).toBe(true)
     expect((await ledgerFor(entry.id)).transactions).toHaveLength(1)
     expect(await chain.balanceOf(buyer.address)).toBe(1_000_000n - PRICE)
   })
 
-  test('chain unreachable: 502 PAYMENT_BACKEND_UNAVAILABLE, logged, nothing recorded; once it is back ' +
-    'the same payment goes through', async () => {
-    const entry = await paidEntry()
-    const buyer = await chain.newFundedBuyer(1_000_000n)
-    await chain.restart() // persist state (the funded buyer) before the outage
-    const header = encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE }))
-    await chain.kill()
-    try {
-      const logged = server.logs.length
-      const refused = await payWith(contentUrl(entry), header)
-      expect(refused.status).toBe(502)
-      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
-      const body = await refused.json()
-      expect(body.code).toBe('PAYMENT_BACKEND_UNAVAILABLE')
-      expect(body.details).toMatch(/^payment_backend_unavailable: [^\n]*nothing was charged/)
-      expect(server.logs.slice(logged).some((l) => l.includes('payment backend unavailable') && l.includes('"cause"'))).toBe(true)
-      expect((await ledgerFor(entry.id)).transactions).toHaveLength(0)
-    } finally {
-      await chain.restart()
-    }
-    const paid = await payWith(contentUrl(entry), header)
-    expect(paid.status).toBe(200)
-    expect(await chain.balanceOf(buyer.address)).toBe(1_000_000n - PRICE)
-    expect((await ledgerFor(entry.id)).transactions).toHaveLength(1)
-  })
+  test(
+    'chain unreachable: 502 PAYMENT_BACKEND_UNAVAILABLE, logged, nothing recorded; once it is back ' + 'the same payment goes through',
+    async () => {
+      const entry = await paidEntry()
+      const buyer = await chain.newFundedBuyer(1_000_000n)
+      await chain.restart() // persist state (the funded buyer) before the outage
+      const header = encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE }))
+      await chain.kill()
+      try {
+        const logged = server.logs.length
+        const refused = await payWith(contentUrl(entry), header)
+        expect(refused.status).toBe(502)
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
+        const body = await refused.json()
+        expect(body.code).toBe('PAYMENT_BACKEND_UNAVAILABLE')
+        expect(body.details).toMatch(/^payment_backend_unavailable: [^\n]*nothing was charged/)
+        expect(server.logs.slice(logged).some((l) => l.includes('payment backend unavailable') && l.includes('"cause"'))).toBe(true)
+        expect((await ledgerFor(entry.id)).transactions).toHaveLength(0)
+      } finally {
+        await chain.restart()
+      }
+      const paid = await payWith(contentUrl(entry), header)
+      expect(paid.status).toBe(200)
+      expect(await chain.balanceOf(buyer.address)).toBe(1_000_000n - PRICE)
+      expect((await ledgerFor(entry.id)).transactions).toHaveLength(1)
+    },
+  )
 
   test('kill -9 between settlement and recording: reconciled from the chain at the next start', async () => {
     const entry = await paidEntry()
     const buyer = await chain.newFundedBuyer(1_000_000n)
     const header = encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE }))
     await server.restart({ ...chain.env, TRELLIS_TEST_CRASH_AFTER_SETTLE: '1' })
-    const crashed = await payWith(contentUrl(entry), header).then((r) => r.status, () => 'connection lost')
+    const crashed = await payWith(contentUrl(entry), header).then(
+      (r) => r.status,
+      () => 'connection lost',
+    )
     expect(crashed).toBe('connection lost')
     // The transfer happened on chain, the ledger has not seen it yet.
     expect(await chain.balanceOf(buyer.address)).toBe(1_000_000n - PRICE)
@@ -329,12 +411,19 @@ describe('facilitator mode', () => {
     const service = startFacilitator(chain, chain.relayer.privateKey)
     const calls = service.calls
     const remote = await startTestServer({
-      ...chain.env, TRELLIS_SETTLEMENT: 'facilitator', TRELLIS_RELAYER_KEY: '', TRELLIS_FACILITATOR_URL: service.url,
+      ...chain.env,
+      TRELLIS_SETTLEMENT: 'facilitator',
+      TRELLIS_RELAYER_KEY: '',
+      TRELLIS_FACILITATOR_URL: service.url,
     })
     try {
       const owner = newWallet()
       const remoteFeed = await createFeed(remote.url, owner)
-      const entry = await createEntry(remote.url, owner, remoteFeed.id, { content_base64: b64('remote'), is_free: false, price: { amount: String(PRICE) } })
+      const entry = await createEntry(remote.url, owner, remoteFeed.id, {
+        content_base64: b64('remote'),
+        is_free: false,
+        price: { amount: String(PRICE) },
+      })
       const buyer = await chain.newFundedBuyer(1_000_000n)
       const header = encodePaymentHeader(await v1Payment(buyer, { to: owner.address, value: PRICE }))
       const paid = await fetch(`${remote.url}/v1/feeds/${remoteFeed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': header } })
@@ -363,11 +452,15 @@ describe('early access ends', () => {
   test('a paid entry past its expires_at is free on read and flipped by the expiry job', async () => {
     const soon = Math.floor(Date.now() / 1000) + 3600
     const entry = await paidEntry({ expires_at: soon })
-    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries?is_free=true`)).body.data.map((e: any) => e.id)).not.toContain(entry.id)
+    expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries?is_free=true`)).body.data.map((e: any) => e.id)).not.toContain(
+      entry.id,
+    )
     // Restart an hour later: the job runs at start.
     await server.restart({ ...chain.env, TRELLIS_TEST_CLOCK_OFFSET_S: '3700' })
     try {
-      const free = (await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries?is_free=true&page_size=100`)).body.data.map((e: any) => e.id)
+      const free = (await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries?is_free=true&page_size=100`)).body.data.map(
+        (e: any) => e.id,
+      )
       expect(free).toContain(entry.id)
       expect((await fetch(contentUrl(entry))).status).toBe(200)
     } finally {
@@ -389,7 +482,12 @@ describe('contract wallets sign in (ERC-1271) when an RPC is configured', () => 
     const attempt = async (address: string) => {
       const { message } = (await call(server.url, 'POST', '/v1/auth/nonce', { body: { wallet_address: address } })).body
       return call(server.url, 'POST', '/v1/feeds', {
-        headers: { 'x-wallet-address': address, 'x-signature': `0x${'11'.repeat(65)}`, 'x-message': message, 'x-timestamp': String(Math.floor(Date.now() / 1000)) },
+        headers: {
+          'x-wallet-address': address,
+          'x-signature': `0x${'11'.repeat(65)}`,
+          'x-message': message,
+          'x-timestamp': String(Math.floor(Date.now() / 1000)),
+        },
         body: { name: 'contract wallet feed' },
       })
     }
@@ -415,7 +513,11 @@ describe('the ledger API over real purchases', () => {
     const all: any[] = []
     let token: string | null = null
     do {
-      const page: any = await call(server.url, 'GET', `/v1/transactions?payer=${buyer.address.toUpperCase().replace('0X', '0x')}&page_size=2${token ? `&page_token=${token}` : ''}`)
+      const page: any = await call(
+        server.url,
+        'GET',
+        `/v1/transactions?payer=${buyer.address.toUpperCase().replace('0X', '0x')}&page_size=2${token ? `&page_token=${token}` : ''}`,
+      )
       expect(page.status).toBe(200)
       expect(page.body.pagination.total_count).toBe(5)
       all.push(...page.body.transactions)
@@ -423,12 +525,21 @@ describe('the ledger API over real purchases', () => {
     } while (token)
     expect(all.map((t) => t.entry_id)).toEqual([...bought].reverse())
     expect(all.map((t) => t.id)).toEqual([...all.map((t) => t.id)].sort().reverse())
-    for (const t of all) expect(Object.keys(t).sort()).toEqual(['amount', 'asset', 'created_at', 'entry_id', 'id', 'pay_to', 'payer', 'transaction_hash'])
-    const combined = await call(server.url, 'GET', `/v1/transactions?payer=${buyer.address.toLowerCase()}&pay_to=${creator.address.toLowerCase()}&entry_id=${bought[2]}`)
+    for (const t of all)
+      expect(Object.keys(t).sort()).toEqual(['amount', 'asset', 'created_at', 'entry_id', 'id', 'pay_to', 'payer', 'transaction_hash'])
+    const combined = await call(
+      server.url,
+      'GET',
+      `/v1/transactions?payer=${buyer.address.toLowerCase()}&pay_to=${creator.address.toLowerCase()}&entry_id=${bought[2]}`,
+    )
     expect(combined.body.transactions.map((t: any) => t.entry_id)).toEqual([bought[2]])
     expect(combined.body.data).toEqual(combined.body.transactions) // the same list where the official SDK reads it
     expect(combined.body.pagination.total_count).toBe(1)
     const nobody = await call(server.url, 'GET', `/v1/transactions?payer=${buyer.address}&pay_to=${newWallet().address}`)
-    expect(nobody.body).toEqual({ transactions: [], data: [], pagination: { page_size: 0, next_page_token: null, has_more: false, total_count: 0 } })
+    expect(nobody.body).toEqual({
+      transactions: [],
+      data: [],
+      pagination: { page_size: 0, next_page_token: null, has_more: false, total_count: 0 },
+    })
   })
 })

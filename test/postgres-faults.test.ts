@@ -30,7 +30,12 @@ async function serverOnOwnDatabase(env: Record<string, string> = {}): Promise<Te
   return server
 }
 
-interface Answer { status: number; retryAfter: string | null; code: string | undefined; at: number }
+interface Answer {
+  status: number
+  retryAfter: string | null
+  code: string | undefined
+  at: number
+}
 
 /** A request's status, its Retry-After and its error code, whatever happens (a refused connection is status 0). */
 async function answerOf(request: Promise<Response>): Promise<Answer> {
@@ -48,16 +53,34 @@ async function answerOf(request: Promise<Response>): Promise<Answer> {
 }
 
 /** A signed entry creation in two requests (the nonce, then the entry), as a client does it; both answers. */
-async function createSigned(url: string, wallet: Wallet, feedId: string, text: string): Promise<{ nonce: Answer; entry?: Answer; id?: string }> {
-  const nonceReply = await fetch(`${url}/v1/auth/nonce`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ wallet_address: wallet.address }) }).catch(() => null)
-  if (nonceReply?.status !== 200) return { nonce: await answerOf(nonceReply ? Promise.resolve(nonceReply) : Promise.reject(new Error('refused'))) }
-  const { message } = await nonceReply.json() as { message: string }
+async function createSigned(
+  url: string,
+  wallet: Wallet,
+  feedId: string,
+  text: string,
+): Promise<{ nonce: Answer; entry?: Answer; id?: string }> {
+  const nonceReply = await fetch(`${url}/v1/auth/nonce`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ wallet_address: wallet.address }),
+  }).catch(() => null)
+  if (nonceReply?.status !== 200)
+    return { nonce: await answerOf(nonceReply ? Promise.resolve(nonceReply) : Promise.reject(new Error('refused'))) }
+  const { message } = (await nonceReply.json()) as { message: string }
   const headers = {
-    'content-type': 'application/json', 'x-wallet-address': wallet.address, 'x-signature': await wallet.signMessage({ message }),
-    'x-message': message, 'x-timestamp': String(Math.floor(Date.now() / 1000)), 'x-chain-id': '84532',
+    'content-type': 'application/json',
+    'x-wallet-address': wallet.address,
+    'x-signature': await wallet.signMessage({ message }),
+    'x-message': message,
+    'x-timestamp': String(Math.floor(Date.now() / 1000)),
+    'x-chain-id': '84532',
   }
-  const response = await fetch(`${url}/v1/feeds/${feedId}/entries`, { method: 'POST', headers, body: JSON.stringify({ content_base64: b64(text), mime_type: 'text/plain' }) }).catch(() => null)
-  const body = response?.status === 201 ? await response.clone().json() as { id: string } : null
+  const response = await fetch(`${url}/v1/feeds/${feedId}/entries`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ content_base64: b64(text), mime_type: 'text/plain' }),
+  }).catch(() => null)
+  const body = response?.status === 201 ? ((await response.clone().json()) as { id: string }) : null
   const entry = await answerOf(response ? Promise.resolve(response) : Promise.reject(new Error('refused')))
   return { nonce: { status: 200, retryAfter: null, code: undefined, at: entry.at }, entry, id: body?.id }
 }
@@ -67,7 +90,11 @@ describe('PostgreSQL restarted under load', () => {
     const server = await serverOnOwnDatabase({ TRELLIS_LOG: 'warn' }) // the outage's lines, not every request's
     const owner = newWallet()
     // A feed per writer: together they write more than one feed's 1000 entries in the test's few seconds.
-    const feeds = [await createFeed(server.url, owner, { name: 'under load 1' }), await createFeed(server.url, owner, { name: 'under load 2' }), await createFeed(server.url, owner, { name: 'under load 3' })]
+    const feeds = [
+      await createFeed(server.url, owner, { name: 'under load 1' }),
+      await createFeed(server.url, owner, { name: 'under load 2' }),
+      await createFeed(server.url, owner, { name: 'under load 3' }),
+    ]
     const feed = feeds[0]
     const texts = new Map<string, { feedId: string; text: string }>()
     const answers: Answer[] = []
@@ -85,7 +112,14 @@ describe('PostgreSQL restarted under load', () => {
     }
     // Reads the memo cannot answer: each asks a page size not asked before.
     const reader = async (offset: number) => {
-      for (let i = 0; running; i++) answers.push(await answerOf(fetch(`${server.url}/v1/feeds/${feed.id}/entries?page_size=${1 + ((offset + i * 7) % 100)}&sort=${i % 2 ? 'newest' : 'oldest'}`)))
+      for (let i = 0; running; i++)
+        answers.push(
+          await answerOf(
+            fetch(
+              `${server.url}/v1/feeds/${feed.id}/entries?page_size=${1 + ((offset + i * 7) % 100)}&sort=${i % 2 ? 'newest' : 'oldest'}`,
+            ),
+          ),
+        )
     }
     const load = [...feeds.map((f) => writer(f.id)), reader(0), reader(3), reader(5)]
     await Bun.sleep(800)
@@ -128,7 +162,8 @@ describe('PostgreSQL restarted under load', () => {
     const refused = writes.filter((w) => w.entry!.status === 503).length
     expect(all.length).toBeGreaterThanOrEqual(created)
     expect(all.length).toBeLessThanOrEqual(created + refused)
-    for (const [id, { feedId, text }] of texts) expect(await (await fetch(`${server.url}/v1/feeds/${feedId}/entries/${id}/content`)).text()).toBe(text)
+    for (const [id, { feedId, text }] of texts)
+      expect(await (await fetch(`${server.url}/v1/feeds/${feedId}/entries/${id}/content`)).text()).toBe(text)
     const verified = await trellis(['verify'], server.dataDir, server.recordsEnv)
     expect(verified.json).toMatchObject({ ok: true })
     expect(server.logs.filter((line) => line.includes('unhandled error'))).toEqual([])
@@ -152,7 +187,11 @@ describe('a purchase whose recording transaction is killed', () => {
     const owner = newWallet()
     const price = 25_000n
     const feed = await createFeed(server.url, owner)
-    const entry = await createEntry(server.url, owner, feed.id, { content_base64: b64('paid words'), is_free: false, price: { amount: String(price) } })
+    const entry = await createEntry(server.url, owner, feed.id, {
+      content_base64: b64('paid words'),
+      is_free: false,
+      price: { amount: String(price) },
+    })
     const buyer = await chain.newFundedBuyer(1_000_000n)
     const header = encodePaymentHeader(await v1Payment(buyer, { to: owner.address, value: price }))
 
@@ -164,11 +203,17 @@ describe('a purchase whose recording transaction is killed', () => {
     await lock.unsafe('LOCK TABLE transactions IN SHARE ROW EXCLUSIVE MODE')
     const reply = answerOf(fetch(`${server.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': header } }))
     let killed = false
-    await waitFor('the recording transaction waiting on the ledger', async () => {
-      const [row] = await admin.unsafe(`SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%INSERT INTO transactions%'`)
-      if (row) killed = (await admin.unsafe('SELECT pg_terminate_backend($1) AS done', [row.pid]))[0].done
-      return killed
-    }, 30_000)
+    await waitFor(
+      'the recording transaction waiting on the ledger',
+      async () => {
+        const [row] = await admin.unsafe(
+          `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%INSERT INTO transactions%'`,
+        )
+        if (row) killed = (await admin.unsafe('SELECT pg_terminate_backend($1) AS done', [row.pid]))[0].done
+        return killed
+      },
+      30_000,
+    )
     await lock.unsafe('COMMIT')
     lock.release()
 
@@ -180,7 +225,10 @@ describe('a purchase whose recording transaction is killed', () => {
     expect(await ledgerSum(server.url, 'asset=USDC')).toBe(0n)
 
     await server.restart() // the reconciler runs at start
-    await waitFor('the payment decided', async () => (await withRecords(server, (db) => db.all<{ status: string }>('SELECT status FROM payments')))[0]!.status !== 'pending')
+    await waitFor(
+      'the payment decided',
+      async () => (await withRecords(server, (db) => db.all<{ status: string }>('SELECT status FROM payments')))[0]!.status !== 'pending',
+    )
     const decided = await withRecords(server, (db) => db.all<{ status: string }>('SELECT status FROM payments'))
     expect(decided.map((p) => p.status)).toEqual(['settled'])
     expect(await ledgerSum(server.url, 'asset=USDC')).toBe(price)
@@ -198,7 +246,10 @@ describe('PostgreSQL crashed', () => {
     const owner = newWallet()
     const feed = await createFeed(server.url, owner, { name: 'before the crash' })
     const used = await authHeaders(server.url, owner)
-    const entry = await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, { body: { content_base64: b64('kept'), mime_type: 'text/plain' }, headers: used })
+    const entry = await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, {
+      body: { content_base64: b64('kept'), mime_type: 'text/plain' },
+      headers: used,
+    })
     expect(entry.status).toBe(201)
     const unused = await authHeaders(server.url, owner)
 
@@ -207,7 +258,10 @@ describe('PostgreSQL crashed', () => {
     await waitFor('the server serving again', async () => (await fetch(`${server.url}/v1/feeds/${feed.id}`)).status === 200, 30_000)
 
     for (const headers of [used, unused]) {
-      const replay = await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, { body: { content_base64: b64('again'), mime_type: 'text/plain' }, headers })
+      const replay = await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, {
+        body: { content_base64: b64('again'), mime_type: 'text/plain' },
+        headers,
+      })
       expectError(replay, 401, 'INVALID_NONCE')
     }
     const listed = await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries`)
@@ -224,50 +278,70 @@ describe('PostgreSQL crashed', () => {
 })
 
 describe('connections', () => {
-  test('records and content share one pool: TRELLIS_DB_POOL bounds the server\'s connections (its ' +
-    'change feed, its leader lease and its long-reads threads open theirs, named apart)', async () => {
-    const pool = 2
-    const url = await emptyDatabase(postgres.adminUrl)
-    const server = await startTestServer({ TRELLIS_DATABASE_URL: url, TRELLIS_DB_POOL: String(pool), TRELLIS_LOG: 'error', TRELLIS_RATE_LIMIT: 'off' })
-    servers.push(server)
-    const database = new URL(url).pathname.slice(1)
-    const admin = new SQL(postgres.adminUrl, { max: 1 })
-    const owner = newWallet()
-    const feed = await createFeed(server.url, owner, { name: 'budget' })
-    const stored = await createEntry(server.url, owner, feed.id, { content_base64: b64('x'.repeat(300_000)) }) // two blocks and a root
-    let most = 0
-    let watching = true
-    const watcher = (async () => {
-      while (watching) {
-        const [{ n }] = await admin.unsafe(`SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client ` +
-          `backend' AND application_name NOT IN ('trellis long reads', 'trellis changes', 'trellis ` +
-          `leases')`, [database])
-        most = Math.max(most, n)
-        await Bun.sleep(5)
-      }
-    })()
-    await Promise.all(Array.from({ length: 24 }, async (_, i) => {
-      if (i % 3 === 0) expect((await createEntry(server.url, owner, feed.id, { content_base64: b64(`entry ${i}`) })).id).toBeString()
-      else if (i % 3 === 1) expect((await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${stored.id}/content`)).status).toBe(200)
-      else expect((await fetch(`${server.url}/v1/feeds?limit=5&i=${i}`)).status).toBe(200)
-    }))
-    watching = false
-    await watcher
-    const [{ listeners, changes, leases }] = await admin.unsafe(`SELECT COUNT(*) FILTER (WHERE application_name = 'trellis changes' AND query LIKE ` +
-      `'LISTEN%')::int AS listeners,
+  test(
+    "records and content share one pool: TRELLIS_DB_POOL bounds the server's connections (its " +
+      'change feed, its leader lease and its long-reads threads open theirs, named apart)',
+    async () => {
+      const pool = 2
+      const url = await emptyDatabase(postgres.adminUrl)
+      const server = await startTestServer({
+        TRELLIS_DATABASE_URL: url,
+        TRELLIS_DB_POOL: String(pool),
+        TRELLIS_LOG: 'error',
+        TRELLIS_RATE_LIMIT: 'off',
+      })
+      servers.push(server)
+      const database = new URL(url).pathname.slice(1)
+      const admin = new SQL(postgres.adminUrl, { max: 1 })
+      const owner = newWallet()
+      const feed = await createFeed(server.url, owner, { name: 'budget' })
+      const stored = await createEntry(server.url, owner, feed.id, { content_base64: b64('x'.repeat(300_000)) }) // two blocks and a root
+      let most = 0
+      let watching = true
+      const watcher = (async () => {
+        while (watching) {
+          const [{ n }] = await admin.unsafe(
+            `SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client ` +
+              `backend' AND application_name NOT IN ('trellis long reads', 'trellis changes', 'trellis ` +
+              `leases')`,
+            [database],
+          )
+          most = Math.max(most, n)
+          await Bun.sleep(5)
+        }
+      })()
+      await Promise.all(
+        Array.from({ length: 24 }, async (_, i) => {
+          if (i % 3 === 0) expect((await createEntry(server.url, owner, feed.id, { content_base64: b64(`entry ${i}`) })).id).toBeString()
+          else if (i % 3 === 1) expect((await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${stored.id}/content`)).status).toBe(200)
+          else expect((await fetch(`${server.url}/v1/feeds?limit=5&i=${i}`)).status).toBe(200)
+        }),
+      )
+      watching = false
+      await watcher
+      const [{ listeners, changes, leases }] = await admin.unsafe(
+        `SELECT COUNT(*) FILTER (WHERE application_name = 'trellis changes' AND query LIKE ` +
+          `'LISTEN%')::int AS listeners,
       COUNT(*) FILTER (WHERE application_name = 'trellis changes')::int AS changes, COUNT(*) ` +
-      `FILTER (WHERE application_name = 'trellis leases')::int AS leases
-      FROM pg_stat_activity WHERE datname = $1`, [database])
-    await admin.close()
-    // The pool is used to the full, and no further (two pools, records' and content's, would show twice as many).
-    expect(most).toBe(pool)
-    expect(listeners).toBe(1)
-    expect(changes).toBeLessThanOrEqual(2) // the listening connection, and the heartbeat's
-    expect(leases).toBe(1) // it leads: the leader's lease
-  })
+          `FILTER (WHERE application_name = 'trellis leases')::int AS leases
+      FROM pg_stat_activity WHERE datname = $1`,
+        [database],
+      )
+      await admin.close()
+      // The pool is used to the full, and no further (two pools, records' and content's, would show twice as many).
+      expect(most).toBe(pool)
+      expect(listeners).toBe(1)
+      expect(changes).toBeLessThanOrEqual(2) // the listening connection, and the heartbeat's
+      expect(leases).toBe(1) // it leads: the leader's lease
+    },
+  )
 
   test('a pool of one connection serves writes and reads while the server leads (the lease has a connection of its own)', async () => {
-    const server = await startTestServer({ TRELLIS_DATABASE_URL: await emptyDatabase(postgres.adminUrl), TRELLIS_DB_POOL: '1', TRELLIS_LOG: 'error' })
+    const server = await startTestServer({
+      TRELLIS_DATABASE_URL: await emptyDatabase(postgres.adminUrl),
+      TRELLIS_DB_POOL: '1',
+      TRELLIS_LOG: 'error',
+    })
     servers.push(server)
     expect((await (await fetch(`${server.url}/health`)).json()).leader).toBe(true)
     const owner = newWallet()

@@ -35,7 +35,10 @@ async function marketOf(url: string, owner: string) {
   for (const feed of feeds) {
     entries[feed.id] = (await call(url, 'GET', `/v1/feeds/${feed.id}/entries?page_size=100`)).body.data
     for (const e of entries[feed.id] as Array<{ id: string; is_free: boolean }>) {
-      if (e.is_free) bytes[e.id] = Buffer.from(await (await fetch(`${url}/v1/feeds/${feed.id}/entries/${e.id}/content`)).arrayBuffer()).toString('base64')
+      if (e.is_free)
+        bytes[e.id] = Buffer.from(await (await fetch(`${url}/v1/feeds/${feed.id}/entries/${e.id}/content`)).arrayBuffer()).toString(
+          'base64',
+        )
     }
   }
   const wallet = (await call(url, 'GET', `/v1/wallets/${owner}`)).body
@@ -48,7 +51,11 @@ async function seed(server: TestServer) {
   const feed = await createFeed(server.url, owner, { name: 'moved', tags: ['Moving', 'pg'] })
   const big = globalThis.crypto.getRandomValues(new Uint8Array(3 * 1024 * 1024)) // several blocks
   const free = await createEntry(server.url, owner, feed.id, { content_base64: b64(big), mime_type: 'video/mp4' })
-  const paid = await createEntry(server.url, owner, feed.id, { content_base64: b64('paid words'), is_free: false, price: { amount: '2500000' } })
+  const paid = await createEntry(server.url, owner, feed.id, {
+    content_base64: b64('paid words'),
+    is_free: false,
+    price: { amount: '2500000' },
+  })
   await createFeed(server.url, owner, { name: 'second' })
   // Two sales as a settlement records them (payment settled, ledger row, totals, the buyer's wallet and entitlement),
   // written here since no chain runs in this test; the tallies follow from the ledger rows by the triggers.
@@ -56,15 +63,33 @@ async function seed(server: TestServer) {
     for (const [i, payer] of ['0x00000000000000000000000000000000000000a1', '0x00000000000000000000000000000000000000b2'].entries()) {
       const at = 1_700_000_000 + i * 86_400
       const hash = `0x${String(i + 1).padStart(64, '0')}`
-      await db.run(`INSERT INTO wallets (id, address, address_lc, network, created_at, updated_at) VALUES (?, ?, ?, 'base-sepolia', ?, ?)`, [`w${i}`, payer, payer, at, at])
-      await db.run(`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, ` +
-        `requirements, valid_before, status, transaction_hash, created_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, 2500000, 2, '{}', '{}', ?, 'settled', ?, ?, ?)`, [`p${i}`, payer, hash, paid.id, owner.address, at + 600, hash, at, at])
-      await db.run(`UPDATE entries SET total_purchases = total_purchases + 1, total_revenue = total_revenue + 2500000 WHERE id = ?`, [paid.id])
-      await db.run(`UPDATE feeds SET total_purchases = total_purchases + 1, total_revenue = total_revenue + 2500000 WHERE id = ?`, [feed.id])
-      await db.run(`INSERT INTO transactions (id, piid, payer, payer_lc, pay_to, pay_to_lc, amount, asset, entry_id, transaction_hash, created_at)
-        VALUES (?, ?, ?, ?, ?, ?, 2500000, 'USDC', ?, ?, ?)`, [`t${i}`, `p${i}`, payer, payer, owner.address, owner.address.toLowerCase(), paid.id, hash, at])
-      await db.run(`INSERT INTO purchases (wallet_id, entry_id, transaction_id, created_at) VALUES (?, ?, ?, ?)`, [`w${i}`, paid.id, `t${i}`, at])
+      await db.run(
+        `INSERT INTO wallets (id, address, address_lc, network, created_at, updated_at) VALUES (?, ?, ?, 'base-sepolia', ?, ?)`,
+        [`w${i}`, payer, payer, at, at],
+      )
+      await db.run(
+        `INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, ` +
+          `requirements, valid_before, status, transaction_hash, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, 2500000, 2, '{}', '{}', ?, 'settled', ?, ?, ?)`,
+        [`p${i}`, payer, hash, paid.id, owner.address, at + 600, hash, at, at],
+      )
+      await db.run(`UPDATE entries SET total_purchases = total_purchases + 1, total_revenue = total_revenue + 2500000 WHERE id = ?`, [
+        paid.id,
+      ])
+      await db.run(`UPDATE feeds SET total_purchases = total_purchases + 1, total_revenue = total_revenue + 2500000 WHERE id = ?`, [
+        feed.id,
+      ])
+      await db.run(
+        `INSERT INTO transactions (id, piid, payer, payer_lc, pay_to, pay_to_lc, amount, asset, entry_id, transaction_hash, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, 2500000, 'USDC', ?, ?, ?)`,
+        [`t${i}`, `p${i}`, payer, payer, owner.address, owner.address.toLowerCase(), paid.id, hash, at],
+      )
+      await db.run(`INSERT INTO purchases (wallet_id, entry_id, transaction_id, created_at) VALUES (?, ?, ?, ?)`, [
+        `w${i}`,
+        paid.id,
+        `t${i}`,
+        at,
+      ])
     }
   })
   return { owner: owner.address, free, paid }
@@ -145,7 +170,9 @@ describe('backup and restore with records in PostgreSQL', () => {
 
     // Two restores into one empty database at once: one loads it, the other finds it taken.
     const contested = await emptyDatabase(postgres.adminUrl)
-    const racing = await Promise.all([0, 1].map(() => trellis(['restore', backupDir, '--database-url', contested], dir('trellis-pgrestore-'))))
+    const racing = await Promise.all(
+      [0, 1].map(() => trellis(['restore', backupDir, '--database-url', contested], dir('trellis-pgrestore-'))),
+    )
     expect(racing.map((r) => r.code).sort()).toEqual([0, 1])
     expect(racing.find((r) => r.code === 1)!.stderr).toContain('is not empty (it holds a market already)')
   }, 120_000)
@@ -163,7 +190,10 @@ describe('gc with records in PostgreSQL', () => {
     // ... so neither this server (the command goes through it) nor a command on another data directory collects.
     for (const dataDir of [server.dataDir, dir('trellis-pg-other-instance-')]) {
       const refused = await trellis(['gc'], dataDir, server.recordsEnv)
-      expect([refused.code, refused.stderr]).toEqual([1, 'trellis gc: another trellis gc is collecting from these records: run it again once that one is done\n'])
+      expect([refused.code, refused.stderr]).toEqual([
+        1,
+        'trellis gc: another trellis gc is collecting from these records: run it again once that one is done\n',
+      ])
     }
     await held.unsafe(`SELECT pg_advisory_unlock(hashtext('gc'))`)
     held.release()
@@ -203,11 +233,17 @@ describe('text an older Trellis stored with NUL (U+0000), which PostgreSQL canno
       await db.run('UPDATE entries SET mime_type = ? WHERE id = ?', ['text/html\u0000', html.id])
       await db.run('UPDATE entries SET mime_type = ? WHERE id = ?', ['text/plain; charset=utf-8\u0000', plain.id])
       await db.run('UPDATE feeds SET tags = ? WHERE id = ?', [JSON.stringify(['keep', 'a\u0000B']), feed.id])
-      expect(await db.all('SELECT tag_lc FROM feed_tags WHERE feed_id = ? ORDER BY tag_lc', [feed.id])).toEqual([{ tag_lc: 'a\u0000b' }, { tag_lc: 'keep' }])
+      expect(await db.all('SELECT tag_lc FROM feed_tags WHERE feed_id = ? ORDER BY tag_lc', [feed.id])).toEqual([
+        { tag_lc: 'a\u0000b' },
+        { tag_lc: 'keep' },
+      ])
     })
     await embedded.restart()
     const before = await served(embedded.url, feed.id, 'keep')
-    expect(before.content).toEqual({ [html.id]: ['application/octet-stream', '<b>hi</b>'], [plain.id]: ['text/plain; charset=utf-8', 'hello'] })
+    expect(before.content).toEqual({
+      [html.id]: ['application/octet-stream', '<b>hi</b>'],
+      [plain.id]: ['text/plain; charset=utf-8', 'hello'],
+    })
     expect(before.feed.tags).toEqual(['keep', 'a\u0000B'])
     expect(before.tagged).toEqual([feed.id])
     await embedded.stop()
@@ -217,12 +253,14 @@ describe('text an older Trellis stored with NUL (U+0000), which PostgreSQL canno
     expect(moved.stderr).toStartWith('trellis migrate-to-postgres: done in')
     expect(moved.code).toBe(0)
     expect(moved.json.verify.ok).toBe(true)
-    expect([...moved.json.changed_text].sort()).toEqual([
-      `entries.mime_type of the entries row id "${html.id}": stored as "application/octet-stream", the type it is served as`,
-      `entries.mime_type of the entries row id "${plain.id}": stored as "text/plain", the type it is served as`,
-      `feed_tags.tag_lc of the feed_tags row tag_lc "a\\u0000b", feed_id "${feed.id}": not copied (a ` +
-        `tag with NUL cannot be asked for; the feed keeps it)`,
-    ].sort())
+    expect([...moved.json.changed_text].sort()).toEqual(
+      [
+        `entries.mime_type of the entries row id "${html.id}": stored as "application/octet-stream", the type it is served as`,
+        `entries.mime_type of the entries row id "${plain.id}": stored as "text/plain", the type it is served as`,
+        `feed_tags.tag_lc of the feed_tags row tag_lc "a\\u0000b", feed_id "${feed.id}": not copied (a ` +
+          `tag with NUL cannot be asked for; the feed keeps it)`,
+      ].sort(),
+    )
 
     const onPostgres = await startTestServer({ TRELLIS_DATABASE_URL: url })
     servers.push(onPostgres)
@@ -254,25 +292,36 @@ describe('text an older Trellis stored with NUL (U+0000), which PostgreSQL canno
     const url = await emptyDatabase(postgres.adminUrl)
     const refused = await trellis(['migrate-to-postgres', '--database-url', url], embedded.dataDir)
     expect(refused.code).toBe(1)
-    expect(refused.stderr).toBe((`trellis migrate-to-postgres: the data directory ${embedded.dataDir} holds 2 text values with a ` +
-      `NUL character (U+0000), which PostgreSQL cannot store: `)
-      + (`feeds.name of the feeds row id "${feed.id}"; entries.title of the entries row id ` +
-        `"${entry.id}". Nothing was loaded. Run migrate-to-postgres again with --replace-nul `)
-      + `to store each NUL as U+FFFD (�) in PostgreSQL (${embedded.dataDir} keeps them as they are), or change those values first.\n`)
+    expect(refused.stderr).toBe(
+      `trellis migrate-to-postgres: the data directory ${embedded.dataDir} holds 2 text values with a ` +
+        `NUL character (U+0000), which PostgreSQL cannot store: ` +
+        (`feeds.name of the feeds row id "${feed.id}"; entries.title of the entries row id ` +
+          `"${entry.id}". Nothing was loaded. Run migrate-to-postgres again with --replace-nul `) +
+        `to store each NUL as U+FFFD (�) in PostgreSQL (${embedded.dataDir} keeps them as they are), or change those values first.\n`,
+    )
     const target = new SQL(url, { max: 1 })
     try {
-      expect(await target`SELECT (SELECT COUNT(*) FROM feeds)::int AS feeds, (SELECT COUNT(*) FROM wallets)::int AS wallets`).toEqual([{ feeds: 0, wallets: 0 }])
+      expect(await target`SELECT (SELECT COUNT(*) FROM feeds)::int AS feeds, (SELECT COUNT(*) FROM wallets)::int AS wallets`).toEqual([
+        { feeds: 0, wallets: 0 },
+      ])
     } finally {
       await target.close()
     }
     // A backup of it, restored into PostgreSQL: the same refusal, in a restore's words.
-    const restoreRefused = await trellis(['restore', backupDir, '--database-url', await emptyDatabase(postgres.adminUrl)], dir('trellis-nulrestore-'))
+    const restoreRefused = await trellis(
+      ['restore', backupDir, '--database-url', await emptyDatabase(postgres.adminUrl)],
+      dir('trellis-nulrestore-'),
+    )
     expect(restoreRefused.code).toBe(1)
-    expect(restoreRefused.stderr).toContain(`trellis restore: the backup ${backupDir} holds 2 text values with a NUL character (U+0000), ` +
-      `which PostgreSQL cannot store: feeds.name of the feeds row id "${feed.id}"; entries.title of ` +
-      `the entries row id "${entry.id}"`)
+    expect(restoreRefused.stderr).toContain(
+      `trellis restore: the backup ${backupDir} holds 2 text values with a NUL character (U+0000), ` +
+        `which PostgreSQL cannot store: feeds.name of the feeds row id "${feed.id}"; entries.title of ` +
+        `the entries row id "${entry.id}"`,
+    )
     expect(restoreRefused.stderr).toContain('Run the restore again with --replace-nul')
-    expect((await trellis(['restore', backupDir, '--replace-nul'], dir('trellis-nulrestore-'))).stderr).toContain('--replace-nul is for a restore into PostgreSQL')
+    expect((await trellis(['restore', backupDir, '--replace-nul'], dir('trellis-nulrestore-'))).stderr).toContain(
+      '--replace-nul is for a restore into PostgreSQL',
+    )
 
     const replaced = await trellis(['migrate-to-postgres', '--database-url', url, '--replace-nul'], embedded.dataDir)
     expect(replaced.stderr).toStartWith('trellis migrate-to-postgres: done in')
@@ -285,7 +334,10 @@ describe('text an older Trellis stored with NUL (U+0000), which PostgreSQL canno
     servers.push(onPostgres)
     expect((await call(onPostgres.url, 'GET', `/v1/feeds/${feed.id}`)).body.name).toBe('\uFFFDname')
     expect((await call(onPostgres.url, 'GET', `/v1/feeds/${feed.id}/entries/${entry.id}`)).body.title).toBe('a\uFFFDb')
-    const restored = await trellis(['restore', backupDir, '--database-url', await emptyDatabase(postgres.adminUrl), '--replace-nul'], dir('trellis-nulrestore-'))
+    const restored = await trellis(
+      ['restore', backupDir, '--database-url', await emptyDatabase(postgres.adminUrl), '--replace-nul'],
+      dir('trellis-nulrestore-'),
+    )
     expect(restored.code).toBe(0)
     expect(restored.json.changed_text).toEqual(replaced.json.changed_text)
   }, 120_000)
@@ -293,7 +345,10 @@ describe('text an older Trellis stored with NUL (U+0000), which PostgreSQL canno
 
 describe('a database that cannot be used at start', () => {
   const start = async (databaseUrl: string) => {
-    const run = Bun.spawn([process.execPath, 'src/main.ts', '--port', '0', '--data-dir', dir('trellis-pgfault-'), '--database-url', databaseUrl], { stdout: 'pipe', stderr: 'pipe' })
+    const run = Bun.spawn(
+      [process.execPath, 'src/main.ts', '--port', '0', '--data-dir', dir('trellis-pgfault-'), '--database-url', databaseUrl],
+      { stdout: 'pipe', stderr: 'pipe' },
+    )
     const [stderr, code] = await Promise.all([new Response(run.stderr).text(), run.exited])
     return { stderr, code }
   }
@@ -308,8 +363,10 @@ describe('a database that cannot be used at start', () => {
     const port = closedPort()
     const { stderr, code } = await start(`postgres://trellis:s3cret-pw@127.0.0.1:${port}/market`)
     expect(code).toBe(2)
-    expect(stderr).toBe(`trellis: cannot use PostgreSQL at postgres://trellis@127.0.0.1:${port}/market: connection ` +
-      `refused (is PostgreSQL running, and listening there?)\n`)
+    expect(stderr).toBe(
+      `trellis: cannot use PostgreSQL at postgres://trellis@127.0.0.1:${port}/market: connection ` +
+        `refused (is PostgreSQL running, and listening there?)\n`,
+    )
   })
 
   test('a database a newer Trellis migrated: refused, naming it once', async () => {

@@ -24,11 +24,20 @@ afterAll(async () => {
 test('the same statements as on SQLite: parameters, fragments, changed-row counts, money past 2^64 exact', async () => {
   const sql = postgresSql(client)
   const huge = 2n ** 200n + 7n
-  expect(await sql.run(q`INSERT INTO items (id, feed, amount, at) VALUES (${'a'}, ${'f1'}, ${huge}, ${1_790_000_000}), (${'b'}, ${'f1'}, ${5n}, ${2})`)).toBe(2)
+  expect(
+    await sql.run(
+      q`INSERT INTO items (id, feed, amount, at) VALUES (${'a'}, ${'f1'}, ${huge}, ${1_790_000_000}), (${'b'}, ${'f1'}, ${5n}, ${2})`,
+    ),
+  ).toBe(2)
   expect(await sql.run(q`INSERT INTO items (id, feed, amount, at) VALUES (${'c'}, ${'f2'}, ${1n}, ${3})`)).toBe(1)
   const filters = [q`feed = ${'f1'}`, q`id < ${'z'}`]
-  const rows = await sql.all<{ id: string; amount: string; at: string }>(q`SELECT id, CAST(amount AS TEXT) AS amount, at FROM items WHERE ${join(filters, ' AND ')} ORDER BY id LIMIT ${10}`)
-  expect(rows.map((r) => [r.id, BigInt(r.amount), Number(r.at)])).toEqual([['a', huge, 1_790_000_000], ['b', 5n, 2]])
+  const rows = await sql.all<{ id: string; amount: string; at: string }>(
+    q`SELECT id, CAST(amount AS TEXT) AS amount, at FROM items WHERE ${join(filters, ' AND ')} ORDER BY id LIMIT ${10}`,
+  )
+  expect(rows.map((r) => [r.id, BigInt(r.amount), Number(r.at)])).toEqual([
+    ['a', huge, 1_790_000_000],
+    ['b', 5n, 2],
+  ])
   expect((await sql.get<{ total: string }>(q`SELECT CAST(SUM(amount) AS TEXT) AS total FROM items`))!.total).toBe((huge + 6n).toString())
   expect(await sql.get(q`SELECT id FROM items WHERE id = ${'none'}`)).toBeUndefined()
   expect(await sql.run(q`UPDATE items SET at = at + 1 WHERE feed = ${'f1'}`)).toBe(2)
@@ -51,10 +60,12 @@ test('inside a transaction: all of it commits, or none', async () => {
   await client.begin(async (tx) => {
     await postgresSql(tx).run(q`INSERT INTO items (id, feed, amount, at) VALUES (${'t1'}, ${'t'}, ${1n}, ${1})`)
   })
-  const failed = await client.begin(async (tx) => {
-    await postgresSql(tx).run(q`INSERT INTO items (id, feed, amount, at) VALUES (${'t2'}, ${'t'}, ${1n}, ${1})`)
-    throw new Error('refused')
-  }).catch((e: Error) => e.message)
+  const failed = await client
+    .begin(async (tx) => {
+      await postgresSql(tx).run(q`INSERT INTO items (id, feed, amount, at) VALUES (${'t2'}, ${'t'}, ${1n}, ${1})`)
+      throw new Error('refused')
+    })
+    .catch((e: Error) => e.message)
   expect(failed).toBe('refused')
   const ids = await postgresSql(client).all<{ id: string }>(q`SELECT id FROM items WHERE feed = ${'t'} ORDER BY id`)
   expect(ids.map((r) => r.id)).toEqual(['t1'])

@@ -15,12 +15,24 @@ const walletOf = async (wallet = newWallet()) => ({ wallet, id: (await createFee
 describe('PATCH /v1/wallets/{id}', () => {
   test('sets username and picture_url; returns the seed wallet object plus the SDK names', async () => {
     const { wallet, id } = await walletOf()
-    const reply = await call(app, 'PATCH', `/v1/wallets/${id}`, { wallet, body: { username: 'Alice42', picture_url: 'https://img.example/a.png' } })
+    const reply = await call(app, 'PATCH', `/v1/wallets/${id}`, {
+      wallet,
+      body: { username: 'Alice42', picture_url: 'https://img.example/a.png' },
+    })
     expect(reply.status).toBe(200)
     expect(reply.body).toEqual({
-      id, address: wallet.address, wallet_address: wallet.address, network: 'base-sepolia', wallet_address_network: 'base-sepolia',
-      username: 'Alice42', picture_url: 'https://img.example/a.png', total_feeds: 1, total_entries: 0, total_revenue: '0',
-      created_at: expect.any(Number), updated_at: expect.any(Number),
+      id,
+      address: wallet.address,
+      wallet_address: wallet.address,
+      network: 'base-sepolia',
+      wallet_address_network: 'base-sepolia',
+      username: 'Alice42',
+      picture_url: 'https://img.example/a.png',
+      total_feeds: 1,
+      total_entries: 0,
+      total_revenue: '0',
+      created_at: expect.any(Number),
+      updated_at: expect.any(Number),
     })
     // Only the given field changes; null clears.
     const cleared = await call(app, 'PATCH', `/v1/wallets/${id}`, { wallet, body: { picture_url: null } })
@@ -36,7 +48,8 @@ describe('PATCH /v1/wallets/{id}', () => {
       expect(reply.body.code).toBe('INVALID_USERNAME')
       expect(reply.body.details).toContain('3-50')
     }
-    for (const ok of ['abc', 'A'.repeat(50)]) expect((await call(app, 'PATCH', `/v1/wallets/${id}`, { wallet, body: { username: ok } })).status).toBe(200)
+    for (const ok of ['abc', 'A'.repeat(50)])
+      expect((await call(app, 'PATCH', `/v1/wallets/${id}`, { wallet, body: { username: ok } })).status).toBe(200)
     for (const picture_url of ['ftp://x/y.png', 'javascript:alert(1)', 'not a url', 7]) {
       const reply = await call(app, 'PATCH', `/v1/wallets/${id}`, { wallet, body: { picture_url } })
       expect(reply.status).toBe(400)
@@ -58,7 +71,9 @@ describe('PATCH /v1/wallets/{id}', () => {
   test('username race: ten wallets claim one name at once, exactly one wins', async () => {
     const racers = await Promise.all(Array.from({ length: 10 }, () => walletOf()))
     const headers = await Promise.all(racers.map((r) => authHeaders(app, r.wallet)))
-    const replies = await Promise.all(racers.map((r, i) => call(app, 'PATCH', `/v1/wallets/${r.id}`, { headers: headers[i], body: { username: 'OnlyOne' } })))
+    const replies = await Promise.all(
+      racers.map((r, i) => call(app, 'PATCH', `/v1/wallets/${r.id}`, { headers: headers[i], body: { username: 'OnlyOne' } })),
+    )
     expect(replies.filter((r) => r.status === 200)).toHaveLength(1)
     expect(replies.filter((r) => r.status === 409 && r.body.code === 'USERNAME_CONFLICT')).toHaveLength(9)
   })
@@ -76,7 +91,10 @@ describe('PATCH /v1/wallets/{id}', () => {
     const malformed = await call(app, 'PATCH', '/v1/wallets/xyz', { wallet: newWallet(), body: {} })
     expect(malformed.status).toBe(400)
     expect(malformed.body.code).toBe('INVALID_WALLET_ID')
-    const badSig = await call(app, 'PATCH', `/v1/wallets/${id}`, { headers: { ...(await authHeaders(app, newWallet())), 'x-signature': '0x' + '11'.repeat(65) }, body: {} })
+    const badSig = await call(app, 'PATCH', `/v1/wallets/${id}`, {
+      headers: { ...(await authHeaders(app, newWallet())), 'x-signature': '0x' + '11'.repeat(65) },
+      body: {},
+    })
     expect(badSig.status).toBe(401)
     expect(badSig.body.code).toBe('INVALID_SIGNATURE')
   })
@@ -86,7 +104,10 @@ describe('categories admin', () => {
   const admin = { 'admin-api-key': ADMIN_KEY }
 
   test('create, rename, describe, deactivate; inactive categories cannot be chosen for new feeds', async () => {
-    const created = await call(app, 'POST', '/v1/categories', { headers: admin, body: { name: 'Science', description: 'Papers', icon_url: 'https://icons.example/s.svg' } })
+    const created = await call(app, 'POST', '/v1/categories', {
+      headers: admin,
+      body: { name: 'Science', description: 'Papers', icon_url: 'https://icons.example/s.svg' },
+    })
     expect(created.status).toBe(201)
     expect(created.body).toMatchObject({ name: 'Science', description: 'Papers', icon_url: 'https://icons.example/s.svg', is_active: true })
     const dup = await call(app, 'POST', '/v1/categories', { headers: admin, body: { name: 'science' } })
@@ -116,7 +137,9 @@ describe('categories admin', () => {
     for (const body of [{}, { name: '' }, { name: '   ' }, { name: 'ok', icon_url: 'ftp://x' }]) {
       expect((await call(app, 'POST', '/v1/categories', { headers: admin, body })).status).toBe(400)
     }
-    expect((await call(app, 'PATCH', '/v1/categories/01900000-0000-7000-8000-000000000000', { headers: admin, body: { name: 'x' } })).status).toBe(404)
+    expect(
+      (await call(app, 'PATCH', '/v1/categories/01900000-0000-7000-8000-000000000000', { headers: admin, body: { name: 'x' } })).status,
+    ).toBe(404)
   })
 
   test('without TRELLIS_ADMIN_KEY the admin routes do not exist', async () => {

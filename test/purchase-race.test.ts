@@ -11,7 +11,8 @@ import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../d
 
 const PRICE = 10_000n
 
-if (!TEST_POSTGRES) console.log('purchase-race.test.ts: skipped: instances share a PostgreSQL database (TRELLIS_TEST_POSTGRES; the PostgreSQL pass runs it)')
+if (!TEST_POSTGRES)
+  console.log('purchase-race.test.ts: skipped: instances share a PostgreSQL database (TRELLIS_TEST_POSTGRES; the PostgreSQL pass runs it)')
 
 describe.skipIf(!TEST_POSTGRES)('a buyer who bought on one instance is not charged again by another', () => {
   let chain: TestChain
@@ -34,11 +35,17 @@ describe.skipIf(!TEST_POSTGRES)('a buyer who bought on one instance is not charg
   test("B's payment, checked before A recorded the buyer's purchase and written after, is served without a charge", async () => {
     const creator = newWallet()
     const feed = await createFeed(a.url, creator, { name: 'raced' })
-    const entry = await createEntry(a.url, creator, feed.id, { content_base64: b64('raced words'), is_free: false, price: { amount: String(PRICE), currency: 'USDC' } })
+    const entry = await createEntry(a.url, creator, feed.id, {
+      content_base64: b64('raced words'),
+      is_free: false,
+      price: { amount: String(PRICE), currency: 'USDC' },
+    })
     const path = `/v1/feeds/${feed.id}/entries/${entry.id}/content`
     const buyer = await chain.newFundedBuyer(1_000_000n)
     const before = await chain.balanceOf(buyer.address)
-    const [first, second] = await Promise.all([0, 1].map(async () => encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE }))))
+    const [first, second] = await Promise.all(
+      [0, 1].map(async () => encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE }))),
+    )
 
     const onB = fetch(`${b.url}${path}`, { headers: { 'x-payment': second! } }) // checked now, held 1.5 s before writing
     await Bun.sleep(300)
@@ -47,7 +54,10 @@ describe.skipIf(!TEST_POSTGRES)('a buyer who bought on one instance is not charg
     const late = await onB
     expect([late.status, await late.text()]).toEqual([200, 'raced words'])
     // Served as the buyer it is: its receipt names no transaction (nothing of its own was settled).
-    expect(JSON.parse(Buffer.from(late.headers.get('x-payment-response')!, 'base64').toString())).toMatchObject({ success: true, transaction: '' })
+    expect(JSON.parse(Buffer.from(late.headers.get('x-payment-response')!, 'base64').toString())).toMatchObject({
+      success: true,
+      transaction: '',
+    })
 
     expect((await call(a.url, 'GET', `/v1/transactions?entry_id=${entry.id}`)).body.transactions).toHaveLength(1)
     expect(await chain.balanceOf(buyer.address)).toBe(before - PRICE)

@@ -25,10 +25,18 @@ async function script(args: string[]): Promise<{ code: number; out: string }> {
 test('chain.ts, a server on it, publish.ts and buy.ts complete a real paid purchase', async () => {
   chain = Bun.spawn([process.execPath, 'scripts/chain.ts', '--buyers', '1'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
   const printed: string[] = []
-  await waitForLine(chain.stdout, (line) => (printed.push(line), line.startsWith('Ctrl-C') ? line : undefined), { timeoutMs: 60_000, what: 'scripts/chain.ts' })
+  await waitForLine(chain.stdout, (line) => (printed.push(line), line.startsWith('Ctrl-C') ? line : undefined), {
+    timeoutMs: 60_000,
+    what: 'scripts/chain.ts',
+  })
   // The one-line server command it prints, and the buyer's key.
   const startLine = printed.find((line) => line.endsWith(' npm start'))!
-  const env = Object.fromEntries(startLine.replace(/ npm start$/, '').split(' ').map((pair) => pair.split(/=(.*)/s).slice(0, 2) as [string, string]))
+  const env = Object.fromEntries(
+    startLine
+      .replace(/ npm start$/, '')
+      .split(' ')
+      .map((pair) => pair.split(/=(.*)/s).slice(0, 2) as [string, string]),
+  )
   expect(Object.keys(env)).toEqual(expect.arrayContaining(['TRELLIS_RPC_URL', 'TRELLIS_SETTLEMENT', 'TRELLIS_RELAYER_KEY']))
   const buyerKey = printed[printed.findIndex((line) => line.startsWith('# buyers')) + 1]!.split(' ')[1]!
   expect(buyerKey).toMatch(/^0x[0-9a-f]{64}$/)

@@ -42,7 +42,9 @@ describe('rangeSessions', () => {
     const gone = counter(() => false)
     expect(await sessions.admit('b', 1, 1000, gone.count)).toBe(false)
     expect(sessions.live('b')).toBe(false)
-    const refused = counter(() => { throw new Error('exhausted') })
+    const refused = counter(() => {
+      throw new Error('exhausted')
+    })
     const waiting = [sessions.admit('c', 1, 1000, refused.count), sessions.admit('c', 1, 1000, refused.count)]
     for (const w of waiting) await expect(w).rejects.toThrow('exhausted') // the waiter tried its own count, refused too
     expect(refused.calls).toBe(2)

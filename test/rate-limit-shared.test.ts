@@ -39,23 +39,28 @@ test('150 requests in turn over three instances: exactly 100 admitted, then 429 
   expect(statements).toBeLessThan(60) // a statement per lease, not per request
 })
 
-test('a burst of 300 at once over three instances: exactly 100 admitted; a flood after it costs at ' +
-  'most one statement per instance, then none', async () => {
-  const three = [sharedRateLimiter(counting), sharedRateLimiter(counting), sharedRateLimiter(counting)]
-  const burst = await Promise.all(Array.from({ length: 300 }, (_, i) => admitted(three[i % 3]!.check('GET', '/v1/feeds', '198.51.100.2'))))
-  expect(burst.filter(Boolean).length).toBe(100)
-  // An instance whose every lease was granted in full has not heard that the window is spent: it asks once to learn
-  // it (a fresh-clone CI run saw one such instance). At most one statement per instance, then none at all.
-  statements = 0
-  for (let i = 0; i < 3_000; i++) expect(await admitted(three[i % 3]!.check('GET', '/v1/feeds', '198.51.100.2'))).toBe(false)
-  expect(statements).toBeLessThanOrEqual(3)
-  statements = 0
-  for (let i = 0; i < 3_000; i++) expect(await admitted(three[i % 3]!.check('GET', '/v1/feeds', '198.51.100.2'))).toBe(false)
-  expect(statements).toBe(0)
-  // Another client, and another bucket, have windows of their own.
-  expect(await admitted(three[0]!.check('GET', '/v1/feeds', '198.51.100.3'))).toBe(true)
-  expect(await admitted(three[1]!.check('GET', '/v1/transactions', '198.51.100.2'))).toBe(true)
-})
+test(
+  'a burst of 300 at once over three instances: exactly 100 admitted; a flood after it costs at ' +
+    'most one statement per instance, then none',
+  async () => {
+    const three = [sharedRateLimiter(counting), sharedRateLimiter(counting), sharedRateLimiter(counting)]
+    const burst = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => admitted(three[i % 3]!.check('GET', '/v1/feeds', '198.51.100.2'))),
+    )
+    expect(burst.filter(Boolean).length).toBe(100)
+    // An instance whose every lease was granted in full has not heard that the window is spent: it asks once to learn
+    // it (a fresh-clone CI run saw one such instance). At most one statement per instance, then none at all.
+    statements = 0
+    for (let i = 0; i < 3_000; i++) expect(await admitted(three[i % 3]!.check('GET', '/v1/feeds', '198.51.100.2'))).toBe(false)
+    expect(statements).toBeLessThanOrEqual(3)
+    statements = 0
+    for (let i = 0; i < 3_000; i++) expect(await admitted(three[i % 3]!.check('GET', '/v1/feeds', '198.51.100.2'))).toBe(false)
+    expect(statements).toBe(0)
+    // Another client, and another bucket, have windows of their own.
+    expect(await admitted(three[0]!.check('GET', '/v1/feeds', '198.51.100.3'))).toBe(true)
+    expect(await admitted(three[1]!.check('GET', '/v1/transactions', '198.51.100.2'))).toBe(true)
+  },
+)
 
 test('RateLimit-Remaining counts what every instance may still lease', async () => {
   const [a, b] = [sharedRateLimiter(counting), sharedRateLimiter(counting)]
@@ -67,7 +72,11 @@ test('RateLimit-Remaining counts what every instance may still lease', async () 
 })
 
 test('when the database cannot lease, each instance counts alone: the limit per instance, and no request waits long', async () => {
-  const failing: Pick<Cluster, 'leaseRate'> = { leaseRate: async () => { throw new Error('connection refused') } }
+  const failing: Pick<Cluster, 'leaseRate'> = {
+    leaseRate: async () => {
+      throw new Error('connection refused')
+    },
+  }
   const alone = sharedRateLimiter(failing)
   const started = performance.now()
   const answers = await Promise.all(Array.from({ length: 101 }, () => alone.check('GET', '/v1/categories', '198.51.100.5')))

@@ -42,7 +42,9 @@ test('behind a trusted proxy each client has its own window; otherwise X-Forward
   const direct = await startTestServer({ TRELLIS_RATE_LIMIT: 'on' })
   try {
     const burst = (url: string, client: string) =>
-      Promise.all(Array.from({ length: 100 }, () => call(url, 'GET', '/v1/categories', { headers: { 'x-forwarded-for': `203.0.113.9, ${client}` } })))
+      Promise.all(
+        Array.from({ length: 100 }, () => call(url, 'GET', '/v1/categories', { headers: { 'x-forwarded-for': `203.0.113.9, ${client}` } })),
+      )
     expect((await burst(proxied.url, '198.51.100.1')).every((r) => r.status === 200)).toBe(true)
     expect((await burst(proxied.url, '198.51.100.2')).every((r) => r.status === 200)).toBe(true)
     expect((await call(proxied.url, 'GET', '/v1/categories', { headers: { 'x-forwarded-for': '198.51.100.1' } })).status).toBe(429)
@@ -55,11 +57,13 @@ test('behind a trusted proxy each client has its own window; otherwise X-Forward
   }
 })
 
-test('behind a trusted proxy, IPv6 clients count by /64: one subscriber\'s many addresses share one budget', async () => {
+test("behind a trusted proxy, IPv6 clients count by /64: one subscriber's many addresses share one budget", async () => {
   const proxied = await startTestServer({ TRELLIS_RATE_LIMIT: 'on', TRELLIS_TRUST_PROXY: 'on' })
   try {
     const from = (client: string) => call(proxied.url, 'GET', '/v1/categories', { headers: { 'x-forwarded-for': client } })
-    const replies = await Promise.all(Array.from({ length: 100 }, (_, i) => from(`2001:db8:1:2:${i.toString(16)}::${(i * 7).toString(16)}`)))
+    const replies = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => from(`2001:db8:1:2:${i.toString(16)}::${(i * 7).toString(16)}`)),
+    )
     expect(replies.every((r) => r.status === 200)).toBe(true)
     expect((await from('2001:db8:1:2:ffff:ffff:ffff:ffff')).status).toBe(429)
     expect((await from('2001:db8:1:3::1')).status).toBe(200) // the next /64 is another client

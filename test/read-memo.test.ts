@@ -17,7 +17,10 @@ import { tempDir } from '../dev/server.ts'
 import { call, createEntry, createFeed, newWallet, type InProcess } from '../dev/api.ts'
 
 /** A connection's writes as a version: SQLite's total_changes() moves on each. */
-const changesOf = (db: Database) => ({ version: () => db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n, live: () => true })
+const changesOf = (db: Database) => ({
+  version: () => db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n,
+  live: () => true,
+})
 
 describe('readMemo', () => {
   test('a memo of size 0 (TRELLIS_READ_MEMO_MB=0) keeps nothing: every read is made again', async () => {
@@ -131,8 +134,14 @@ describe('the list routes', () => {
     content = await openContent(dataDir)
     const errors: unknown[] = []
     services = await buildServices({
-      config: configFrom({ TRELLIS_DATA_DIR: dataDir, TRELLIS_LOG: 'warn' }), records, content, secret: loadSecret(dataDir),
-      publicUrl: () => origin, health: () => ({}), logError: (e) => errors.push(e), logWarn: () => {},
+      config: configFrom({ TRELLIS_DATA_DIR: dataDir, TRELLIS_LOG: 'warn' }),
+      records,
+      content,
+      secret: loadSecret(dataDir),
+      publicUrl: () => origin,
+      health: () => ({}),
+      logError: (e) => errors.push(e),
+      logWarn: () => {},
     })
     const app = buildApp(services, (e) => errors.push(e))
     api = {
@@ -161,7 +170,8 @@ describe('the list routes', () => {
     expect((await call(api, 'GET', path)).status).toBe(200)
     const version = records.changes.version()
     const { hits } = services.cached.stats()
-    for (let i = 0; i < 3; i++) expect((await call(api, 'POST', '/v1/auth/nonce', { body: { wallet_address: newWallet().address } })).status).toBe(200)
+    for (let i = 0; i < 3; i++)
+      expect((await call(api, 'POST', '/v1/auth/nonce', { body: { wallet_address: newWallet().address } })).status).toBe(200)
     expect(records.changes.version()).toBe(version)
     expect((await call(api, 'GET', path)).status).toBe(200)
     expect(services.cached.stats().hits).toBe(hits + 1)
@@ -169,7 +179,13 @@ describe('the list routes', () => {
 
   test('parameters a list does not know, and the passing seconds, make no new results', async () => {
     setClockOffset(0)
-    const lists = [`/v1/feeds/${feedId}/entries`, '/v1/feeds', '/v1/transactions', `/v1/feeds/${feedId}/entries?page_size=5`, '/v1/feeds?page_size=5']
+    const lists = [
+      `/v1/feeds/${feedId}/entries`,
+      '/v1/feeds',
+      '/v1/transactions',
+      `/v1/feeds/${feedId}/entries?page_size=5`,
+      '/v1/feeds?page_size=5',
+    ]
     for (const path of lists) expect((await call(api, 'GET', path)).status).toBe(200)
     const held = services.cached.stats().entries
     for (let i = 0; i < 200; i++) {

@@ -60,7 +60,12 @@ describe('recent-entries', () => {
   test('a paid entry turns free when its early access ends, with no write in between', async () => {
     // An hour of early access, ended by the server's clock moved on, not by waiting: however slow the machine, the
     // page is read (and kept) while the entry is paid, and read again after.
-    const paid = await createEntry(server.url, owner, feedId, { is_free: false, price: { amount: '2500' }, expires_at: Math.floor(Date.now() / 1000) + 3600, title: 'early access' })
+    const paid = await createEntry(server.url, owner, feedId, {
+      is_free: false,
+      price: { amount: '2500' },
+      expires_at: Math.floor(Date.now() / 1000) + 3600,
+      title: 'early access',
+    })
     const item = async () => (await recent()).data.find((e) => e.id === paid.id)
     expect(await item()).toMatchObject({ is_free: false, price: '2500' })
     await server.moveClock(3660)

@@ -6,7 +6,10 @@ import { TEST_POSTGRES, testDatabase, type TestDatabase } from '../dev/test-data
 import { openRecords } from '../src/store/open.ts'
 import { recordsContract } from './records/common.case.ts'
 
-if (!TEST_POSTGRES) console.log('records-contract-postgres.test.ts: skipped: it needs a PostgreSQL cluster (TRELLIS_TEST_POSTGRES; the PostgreSQL pass runs it)')
+if (!TEST_POSTGRES)
+  console.log(
+    'records-contract-postgres.test.ts: skipped: it needs a PostgreSQL cluster (TRELLIS_TEST_POSTGRES; the PostgreSQL pass runs it)',
+  )
 
 describe.skipIf(!TEST_POSTGRES)('PostgreSQL', () => {
   let database: TestDatabase
@@ -21,6 +24,6 @@ describe.skipIf(!TEST_POSTGRES)('PostgreSQL', () => {
     name: 'PostgreSQL',
     open: () => openRecords({ engine: 'postgres', url: database.url, pool: 4 }, 'current'),
     sharedDatabase: true,
-  hostsBlocks: true,
+    hostsBlocks: true,
   })
 })

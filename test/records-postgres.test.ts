@@ -42,11 +42,20 @@ describe('transactions on PostgreSQL', () => {
     const records = open()
     const seen: number[] = []
     records.changes.onChange(() => seen.push(records.changes.version()))
-    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => records.transact(async (tx) => {
-      await tx.items.insert(`c${i}`)
-      if (i % 5 === 2) throw new Error(`refused ${i}`)
-    })))
-    expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.message).sort()).toEqual(['refused 12', 'refused 17', 'refused 2', 'refused 7'])
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        records.transact(async (tx) => {
+          await tx.items.insert(`c${i}`)
+          if (i % 5 === 2) throw new Error(`refused ${i}`)
+        }),
+      ),
+    )
+    expect(
+      results
+        .filter((r) => r.status === 'rejected')
+        .map((r) => (r as PromiseRejectedResult).reason.message)
+        .sort(),
+    ).toEqual(['refused 12', 'refused 17', 'refused 2', 'refused 7'])
     expect(await records.read.items.count()).toBe(16)
     expect(seen).toEqual(Array.from({ length: 16 }, (_, i) => i + 1))
   })
@@ -62,15 +71,16 @@ describe('transactions on PostgreSQL', () => {
     let meet!: () => void
     const bothHoldOne = new Promise<void>((resolve) => (meet = resolve))
     const attempts = { a: 0, b: 0 }
-    const crossing = (first: string, second: string, who: 'a' | 'b') => records.transact(async (tx) => {
-      attempts[who]++
-      await tx.items.add(first, 1)
-      if (attempts[who] === 1) {
-        if (++arrived === 2) meet()
-        await bothHoldOne
-      }
-      await tx.items.add(second, 1)
-    })
+    const crossing = (first: string, second: string, who: 'a' | 'b') =>
+      records.transact(async (tx) => {
+        attempts[who]++
+        await tx.items.add(first, 1)
+        if (attempts[who] === 1) {
+          if (++arrived === 2) meet()
+          await bothHoldOne
+        }
+        await tx.items.add(second, 1)
+      })
     await Promise.all([crossing('d1', 'd2', 'a'), crossing('d2', 'd1', 'b')])
     expect([await records.read.items.n('d1'), await records.read.items.n('d2')]).toEqual([2, 2])
     expect(attempts.a + attempts.b).toBe(3) // one of them ran twice

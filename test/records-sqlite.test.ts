@@ -39,17 +39,27 @@ describe('queries', () => {
   test('values are parameters; fragments splice in with theirs; each engine numbers its own way', () => {
     const filters = [q`feed = ${'f1'}`, q`id < ${'z'}`]
     const query = q`SELECT * FROM items WHERE ${join(filters, ' AND ')} ORDER BY id LIMIT ${10}`
-    expect(render(query, '?')).toEqual({ text: 'SELECT * FROM items WHERE feed = ? AND id < ? ORDER BY id LIMIT ?', values: ['f1', 'z', 10] })
-    expect(render(query, '$')).toEqual({ text: 'SELECT * FROM items WHERE feed = $1 AND id < $2 ORDER BY id LIMIT $3', values: ['f1', 'z', 10] })
+    expect(render(query, '?')).toEqual({
+      text: 'SELECT * FROM items WHERE feed = ? AND id < ? ORDER BY id LIMIT ?',
+      values: ['f1', 'z', 10],
+    })
+    expect(render(query, '$')).toEqual({
+      text: 'SELECT * FROM items WHERE feed = $1 AND id < $2 ORDER BY id LIMIT $3',
+      values: ['f1', 'z', 10],
+    })
     expect(render(q`SELECT ${1}, ${2}`, '$')).toEqual({ text: 'SELECT $1, $2', values: [1, 2] })
-    expect(render(q`UPDATE items SET ${sqlText('feed')} = ${"x'); DROP TABLE items; --"}`, '?').values).toEqual(["x'); DROP TABLE items; --"])
+    expect(render(q`UPDATE items SET ${sqlText('feed')} = ${"x'); DROP TABLE items; --"}`, '?').values).toEqual([
+      "x'); DROP TABLE items; --",
+    ])
     expect(render(q`SELECT 1 ${join([], ' AND ')}`, '?').text).toBe('SELECT 1 ')
   })
 
   // A duplicate key from a transaction or a statement alone is a unique violation on both engines: the contract.
   test('a unique violation is known by its code, never by its text', () => {
     expect(isUniqueViolation(sqliteFault(new Error('UNIQUE constraint failed: items.id')))).toBe(false)
-    expect(isUniqueViolation(sqliteFault(Object.assign(new Error('constraint failed'), { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' })))).toBe(true)
+    expect(isUniqueViolation(sqliteFault(Object.assign(new Error('constraint failed'), { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' })))).toBe(
+      true,
+    )
     expect(isUniqueViolation(sqliteFault(Object.assign(new Error('constraint failed'), { code: 'SQLITE_CONSTRAINT_UNIQUE' })))).toBe(true)
     expect(isUniqueViolation(sqliteFault(Object.assign(new Error('constraint failed'), { code: 'SQLITE_CONSTRAINT_NOTNULL' })))).toBe(false)
   })
@@ -60,12 +70,22 @@ describe('transactions on SQLite', () => {
     const { records } = open()
     const seen: number[] = []
     records.changes.onChange(() => seen.push(records.changes.version()))
-    const results = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => records.transact(async (tx) => {
-      await tx.items.insert(`i${i}`)
-      if (i % 10 === 3) throw new Error(`refused ${i}`)
-      return tx.items.count()
-    })))
-    expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.message)).toEqual(['refused 3', 'refused 13', 'refused 23', 'refused 33', 'refused 43'])
+    const results = await Promise.allSettled(
+      Array.from({ length: 50 }, (_, i) =>
+        records.transact(async (tx) => {
+          await tx.items.insert(`i${i}`)
+          if (i % 10 === 3) throw new Error(`refused ${i}`)
+          return tx.items.count()
+        }),
+      ),
+    )
+    expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.message)).toEqual([
+      'refused 3',
+      'refused 13',
+      'refused 23',
+      'refused 33',
+      'refused 43',
+    ])
     expect(await records.read.items.count()).toBe(45)
     expect(seen).toEqual([1])
     // In later turns: groups of their own.
@@ -97,11 +117,17 @@ describe('transactions on SQLite', () => {
         await new Promise((resolve) => setImmediate(resolve))
       }
     })()
-    await Promise.all(Array.from({ length: 10 }, (_, i) => records.transact(async (tx) => {
-      await tx.items.insert(`doomed-${i % 3}`)
-      await Bun.sleep(5)
-      throw new Error('rolled back')
-    }).catch(() => {})))
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        records
+          .transact(async (tx) => {
+            await tx.items.insert(`doomed-${i % 3}`)
+            await Bun.sleep(5)
+            throw new Error('rolled back')
+          })
+          .catch(() => {}),
+      ),
+    )
     stop = true
     await Promise.all([...readers, control])
     expect(gatedReads).toBeGreaterThan(0)
@@ -125,10 +151,12 @@ describe('transactions on SQLite', () => {
     expect(await records.read.items.has('slow')).toBe(false)
     expect(await records.read.items.has('fine')).toBe(true)
     // Statements only: many awaits in a row are fine.
-    expect(await records.transact(async (tx) => {
-      for (let i = 0; i < 100; i++) await tx.items.insert(`many-${i}`)
-      return tx.items.count()
-    })).toBe(101)
+    expect(
+      await records.transact(async (tx) => {
+        for (let i = 0; i < 100; i++) await tx.items.insert(`many-${i}`)
+        return tx.items.count()
+      }),
+    ).toBe(101)
   })
 
   test('a statement on a transaction that has ended is refused', async () => {

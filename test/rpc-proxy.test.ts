@@ -34,7 +34,8 @@ afterAll(async () => {
 })
 
 // cacheTime 0: viem otherwise answers a repeated getBlockNumber from its cache without asking the proxy.
-const overProxy = () => createPublicClient({ chain: chain.chain, transport: http(proxy.url, { retryCount: 0 }), cacheTime: 0, pollingInterval: 50 })
+const overProxy = () =>
+  createPublicClient({ chain: chain.chain, transport: http(proxy.url, { retryCount: 0 }), cacheTime: 0, pollingInterval: 50 })
 /** A wallet over the proxy. Dev accounts 2 and 3 are used by nobody else (chain.ts: relayer 0, funder 1). */
 const walletOverProxy = (index: number) =>
   createWalletClient({ chain: chain.chain, transport: http(proxy.url, { retryCount: 0 }), account: privateKeyToAccount(devKey(index)) })
@@ -103,7 +104,10 @@ describe('fail', () => {
   test('rpcError answers HTTP 200 with that JSON-RPC error; when picks the calls', async () => {
     const client = overProxy()
     const victim = freshAddress()
-    proxy.fail('eth_getBalance', { rpcError: { code: -32000, message: 'header not found' }, when: (params) => String(params[0]).toLowerCase() === victim.toLowerCase() })
+    proxy.fail('eth_getBalance', {
+      rpcError: { code: -32000, message: 'header not found' },
+      when: (params) => String(params[0]).toLowerCase() === victim.toLowerCase(),
+    })
     const error = await thrown(() => client.getBalance({ address: victim }))
     expect(rpcCode(error)).toBe(-32000)
     expect(error.message).toContain('header not found')

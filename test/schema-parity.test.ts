@@ -14,17 +14,49 @@ import { openDb } from '../src/store/sqlite/database.ts'
 import { migratePostgres, requireCurrentPostgres } from '../src/store/postgres/migrate.ts'
 
 // The port's type rules: money is NUMERIC(78,0), flags smallint 0/1, every other SQLite INTEGER bigint.
-const MONEY = new Set(['feeds.total_revenue', 'entries.price', 'entries.total_revenue', 'payments.amount', 'transactions.amount', 'feed_days.revenue',
-  'buyer_days.spent', 'address_totals.revenue', 'address_totals.spent', 'ledger_totals.revenue'])
-const FLAGS = new Set(['categories.is_active', 'feeds.is_active', 'entries.is_free', 'entries.is_active', 'entries.deactivated_with_feed', 'access_links.is_active', 'feeds.taken_down', 'entries.taken_down', 'takedowns.was_active', 'webhook_endpoints.is_active'])
+const MONEY = new Set([
+  'feeds.total_revenue',
+  'entries.price',
+  'entries.total_revenue',
+  'payments.amount',
+  'transactions.amount',
+  'feed_days.revenue',
+  'buyer_days.spent',
+  'address_totals.revenue',
+  'address_totals.spent',
+  'ledger_totals.revenue',
+])
+const FLAGS = new Set([
+  'categories.is_active',
+  'feeds.is_active',
+  'entries.is_free',
+  'entries.is_active',
+  'entries.deactivated_with_feed',
+  'access_links.is_active',
+  'feeds.taken_down',
+  'entries.taken_down',
+  'takedowns.was_active',
+  'webhook_endpoints.is_active',
+])
 const PG_TYPE_OF_SQLITE: Record<string, (column: string) => string> = {
   TEXT: () => 'text',
   BLOB: () => 'bytea',
   INTEGER: (column) => (MONEY.has(column) ? 'numeric(78,0)' : FLAGS.has(column) ? 'smallint' : 'bigint'),
 }
 
-interface Column { name: string; type: string; notNull: boolean; default: string | null }
-interface Index { name: string; table: string; columns: string[]; unique: boolean; where: string | null }
+interface Column {
+  name: string
+  type: string
+  notNull: boolean
+  default: string | null
+}
+interface Index {
+  name: string
+  table: string
+  columns: string[]
+  unique: boolean
+  where: string | null
+}
 interface Schema {
   columns: Record<string, Column[]>
   primaryKeys: Record<string, string[]>
@@ -42,33 +74,72 @@ interface Schema {
 const CLUSTER_TABLES = ['rate_windows', 'snapshots']
 
 /** A condition as either engine prints it, without casts, brackets, spacing or case: `status='pending'`. */
-const condition = (text: string | null) => text?.replace(/::[a-z ]+/g, '').replace(/[()\s]/g, '').toLowerCase() ?? null
+const condition = (text: string | null) =>
+  text
+    ?.replace(/::[a-z ]+/g, '')
+    .replace(/[()\s]/g, '')
+    .toLowerCase() ?? null
 /** A default as either engine prints it: `'[]'::text` is `'[]'`. */
 const defaultValue = (text: string | null) => text?.replace(/::[a-z ]+(\(\d+(,\d+)?\))?$/, '') ?? null
 /** `feeds_activity AFTER INSERT ON feeds` from either engine's CREATE TRIGGER text. */
-const triggerOf = (name: string, sql: string) => `${name} ${/\b(AFTER|BEFORE) (INSERT OR UPDATE|INSERT|DELETE|UPDATE OF \w+|UPDATE) ON (?:public\.)?(\w+)/i.exec(sql)!.slice(1).join(' ')}`
+const triggerOf = (name: string, sql: string) =>
+  `${name} ${/\b(AFTER|BEFORE) (INSERT OR UPDATE|INSERT|DELETE|UPDATE OF \w+|UPDATE) ON (?:public\.)?(\w+)/i.exec(sql)!.slice(1).join(' ')}`
 const sorted = <T>(xs: T[]) => [...xs].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1))
 
 function sqliteSchema(db: Database): Schema {
-  const tables = db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all().map((t) => t.name)
+  const tables = db
+    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .all()
+    .map((t) => t.name)
   const schema: Schema = { columns: {}, primaryKeys: {}, uniques: {}, foreignKeys: {}, indexes: [], triggers: [] }
   for (const table of tables) {
-    const info = db.query<{ name: string; type: string; notnull: number; dflt_value: string | null; pk: number }, [string]>('SELECT * FROM pragma_table_info(?)').all(table)
+    const info = db
+      .query<{ name: string; type: string; notnull: number; dflt_value: string | null; pk: number }, [string]>(
+        'SELECT * FROM pragma_table_info(?)',
+      )
+      .all(table)
     // A PRIMARY KEY column of a rowid table may hold NULL in SQLite (an old quirk); no statement of ours writes one.
-    schema.columns[table] = info.map((c) => ({ name: c.name, type: PG_TYPE_OF_SQLITE[c.type]!(`${table}.${c.name}`), notNull: c.notnull === 1 || c.pk > 0, default: c.dflt_value }))
-    schema.primaryKeys[table] = info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name)
-    const indexList = db.query<{ name: string; unique: number; origin: string; partial: number }, [string]>('SELECT * FROM pragma_index_list(?)').all(table)
-    const columnsOf = (index: string) => db.query<{ name: string }, [string]>('SELECT name FROM pragma_index_info(?) ORDER BY seqno').all(index).map((c) => c.name)
+    schema.columns[table] = info.map((c) => ({
+      name: c.name,
+      type: PG_TYPE_OF_SQLITE[c.type]!(`${table}.${c.name}`),
+      notNull: c.notnull === 1 || c.pk > 0,
+      default: c.dflt_value,
+    }))
+    schema.primaryKeys[table] = info
+      .filter((c) => c.pk > 0)
+      .sort((a, b) => a.pk - b.pk)
+      .map((c) => c.name)
+    const indexList = db
+      .query<{ name: string; unique: number; origin: string; partial: number }, [string]>('SELECT * FROM pragma_index_list(?)')
+      .all(table)
+    const columnsOf = (index: string) =>
+      db
+        .query<{ name: string }, [string]>('SELECT name FROM pragma_index_info(?) ORDER BY seqno')
+        .all(index)
+        .map((c) => c.name)
     schema.uniques[table] = sorted(indexList.filter((i) => i.origin === 'u').map((i) => columnsOf(i.name)))
-    schema.foreignKeys[table] = db.query<{ from: string; table: string; to: string }, [string]>('SELECT * FROM pragma_foreign_key_list(?)').all(table)
-      .map((k) => `${k.from} → ${k.table}.${k.to}`).sort()
+    schema.foreignKeys[table] = db
+      .query<{ from: string; table: string; to: string }, [string]>('SELECT * FROM pragma_foreign_key_list(?)')
+      .all(table)
+      .map((k) => `${k.from} → ${k.table}.${k.to}`)
+      .sort()
     for (const i of indexList.filter((i) => i.origin === 'c')) {
       const sql = db.query<{ sql: string }, [string]>("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?").get(i.name)!.sql
-      schema.indexes.push({ name: i.name, table, columns: columnsOf(i.name), unique: i.unique === 1, where: i.partial ? condition(/\bWHERE\b(.*)$/is.exec(sql)![1]!) : null })
+      schema.indexes.push({
+        name: i.name,
+        table,
+        columns: columnsOf(i.name),
+        unique: i.unique === 1,
+        where: i.partial ? condition(/\bWHERE\b(.*)$/is.exec(sql)![1]!) : null,
+      })
     }
   }
   schema.indexes = sorted(schema.indexes)
-  schema.triggers = db.query<{ name: string; sql: string }, []>("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").all().map((t) => triggerOf(t.name, t.sql)).sort()
+  schema.triggers = db
+    .query<{ name: string; sql: string }, []>("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
+    .all()
+    .map((t) => triggerOf(t.name, t.sql))
+    .sort()
   return schema
 }
 
@@ -78,7 +149,12 @@ async function postgresSchema(sql: SQL): Promise<Schema> {
     FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`
   for (const c of columns) {
     const type = c.data_type === 'numeric' ? `numeric(${c.numeric_precision},${c.numeric_scale})` : c.data_type
-    ;(schema.columns[c.table_name] ??= []).push({ name: c.column_name, type, notNull: c.is_nullable === 'NO', default: defaultValue(c.column_default) })
+    ;(schema.columns[c.table_name] ??= []).push({
+      name: c.column_name,
+      type,
+      notNull: c.is_nullable === 'NO',
+      default: defaultValue(c.column_default),
+    })
   }
   // Keys: constraints, with their columns in key order.
   const constraints = await sql`SELECT t.relname AS table, c.contype AS kind, c.confrelid::regclass::text AS target,
@@ -90,28 +166,50 @@ async function postgresSchema(sql: SQL): Promise<Schema> {
     const of = (kind: string) => constraints.filter((c: { table: string; kind: string }) => c.table === table && c.kind === kind)
     schema.primaryKeys[table] = of('p')[0]?.columns ?? []
     schema.uniques[table] = sorted(of('u').map((c: { columns: string[] }) => c.columns))
-    schema.foreignKeys[table] = of('f').map((c: { columns: string[]; target: string; target_columns: string[] }) => `${c.columns.join()} → ${c.target}.${c.target_columns.join()}`).sort()
+    schema.foreignKeys[table] = of('f')
+      .map(
+        (c: { columns: string[]; target: string; target_columns: string[] }) =>
+          `${c.columns.join()} → ${c.target}.${c.target_columns.join()}`,
+      )
+      .sort()
   }
   // Indexes made by CREATE INDEX: those no key constraint owns (SQLite's sqlite_autoindex_* are the others).
-  const indexes = await sql`SELECT i.relname AS name, t.relname AS table, x.indisunique AS unique, pg_get_expr(x.indpred, x.indrelid) AS where,
+  const indexes =
+    await sql`SELECT i.relname AS name, t.relname AS table, x.indisunique AS unique, pg_get_expr(x.indpred, x.indrelid) AS where,
       ARRAY(SELECT a.attname FROM unnest(x.indkey::int2[]) WITH ORDINALITY k (n, i) JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.n ORDER BY k.i) AS columns
     FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid JOIN pg_namespace s ON s.oid = t.relnamespace
     WHERE s.nspname = 'public' AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)`
-  schema.indexes = sorted(indexes.map((i: Index) => ({ name: i.name, table: i.table, columns: i.columns, unique: i.unique, where: condition(i.where) })))
+  schema.indexes = sorted(
+    indexes.map((i: Index) => ({ name: i.name, table: i.table, columns: i.columns, unique: i.unique, where: condition(i.where) })),
+  )
   // The change feed's statement triggers (PostgreSQL's 011) have no SQLite twin: kept apart, as their tables.
-  const triggers = await sql`SELECT t.tgname AS name, pg_get_triggerdef(t.oid) AS sql, p.proname AS function, c.relname AS table FROM pg_trigger t
+  const triggers =
+    await sql`SELECT t.tgname AS name, pg_get_triggerdef(t.oid) AS sql, p.proname AS function, c.relname AS table FROM pg_trigger t
     JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace s ON s.oid = c.relnamespace JOIN pg_proc p ON p.oid = t.tgfoid
     WHERE s.nspname = 'public' AND NOT t.tgisinternal`
   const feeding = (t: { function: string }) => t.function === 'trellis_changed'
-  const announcing = (t: { function: string }) => ['trellis_payment_decided', 'trellis_takedowns_changed', 'trellis_session_ended'].includes(t.function)
-  schema.triggers = triggers.filter((t: { function: string }) => !feeding(t) && !announcing(t)).map((t: { name: string; sql: string }) => triggerOf(t.name, t.sql)).sort()
-  schema.changeFeed = triggers.filter(feeding).map((t: { table: string }) => t.table).sort()
+  const announcing = (t: { function: string }) =>
+    ['trellis_payment_decided', 'trellis_takedowns_changed', 'trellis_session_ended'].includes(t.function)
+  schema.triggers = triggers
+    .filter((t: { function: string }) => !feeding(t) && !announcing(t))
+    .map((t: { name: string; sql: string }) => triggerOf(t.name, t.sql))
+    .sort()
+  schema.changeFeed = triggers
+    .filter(feeding)
+    .map((t: { table: string }) => t.table)
+    .sort()
   // The cluster's own tables, kept apart as the change feed's triggers are.
   const own = CLUSTER_TABLES.filter((table) => table in schema.columns)
   schema.cluster = {
     tables: own,
-    indexes: schema.indexes.filter((i) => own.includes(i.table)).map((i) => i.name).sort(),
-    triggers: triggers.filter(announcing).map((t: { name: string; sql: string }) => triggerOf(t.name, t.sql)).sort(),
+    indexes: schema.indexes
+      .filter((i) => own.includes(i.table))
+      .map((i) => i.name)
+      .sort(),
+    triggers: triggers
+      .filter(announcing)
+      .map((t: { name: string; sql: string }) => triggerOf(t.name, t.sql))
+      .sort(),
   }
   for (const table of own) for (const part of [schema.columns, schema.primaryKeys, schema.uniques, schema.foreignKeys]) delete part[table]
   schema.indexes = schema.indexes.filter((i) => !own.includes(i.table))
@@ -177,7 +275,11 @@ describe('the schema after the migrations', () => {
     expect(pg.indexes.map((i) => i.name)).toEqual(sqlite.indexes.map((i) => i.name))
     expect(pg.indexes).toEqual(sqlite.indexes)
     expect(pg.indexes.find((i) => i.name === 'payments_one_pending_purchase')).toEqual({
-      name: 'payments_one_pending_purchase', table: 'payments', columns: ['payer_lc', 'entry_id', 'pending_slot'], unique: true, where: "status='pending'",
+      name: 'payments_one_pending_purchase',
+      table: 'payments',
+      columns: ['payer_lc', 'entry_id', 'pending_slot'],
+      unique: true,
+      where: "status='pending'",
     })
   })
 
@@ -193,28 +295,43 @@ describe('the schema after the migrations', () => {
     expect(pg.triggers.length).toBe(11)
   })
 
-  test('PostgreSQL\'s change feed: a write to any table but those no read is kept of notifies the other instances', () => {
+  test("PostgreSQL's change feed: a write to any table but those no read is kept of notifies the other instances", () => {
     const unkept = ['ended_sessions', 'meta', 'nonces', 'payments', 'schema_migrations', 'webhook_deliveries', 'webhook_endpoints']
-    expect(pg.changeFeed).toEqual(Object.keys(sqlite.columns).filter((table) => !unkept.includes(table)).sort())
+    expect(pg.changeFeed).toEqual(
+      Object.keys(sqlite.columns)
+        .filter((table) => !unkept.includes(table))
+        .sort(),
+    )
   })
 
-  test('PostgreSQL\'s cluster parts: snapshots, UNLOGGED rate windows leased by trellis_lease, the ' +
-    'notices of a decided payment, of takedowns and of sign-outs', async () => {
-    expect(pg.cluster).toEqual({
-      tables: ['rate_windows', 'snapshots'],
-      indexes: ['rate_windows_reset'],
-      triggers: ['ended_sessions_notice AFTER INSERT ended_sessions', 'payments_decided AFTER UPDATE OF status payments', 'takedowns_notice AFTER INSERT OR UPDATE takedowns'],
-    })
-    const [persistence] = await sql`SELECT relpersistence FROM pg_class WHERE relname = 'rate_windows'`
-    expect(persistence.relpersistence).toBe('u')
-    // Ten tokens of a window of 5: 5, then none, then none again; all of one window.
-    const leases = []
-    for (const want of [3, 3, 10]) leases.push((await sql`SELECT * FROM trellis_lease('parity', ${want}, 5, 60)`)[0])
-    expect(leases.map((l: { taken: number; granted: number }) => [l.taken, l.granted])).toEqual([[3, 3], [2, 5], [0, 5]])
-    expect(new Set(leases.map((l: { reset_at: number }) => l.reset_at)).size).toBe(1)
-    expect(leases[2].reset_in).toBeGreaterThan(58)
-    expect(leases[2].reset_in).toBeLessThanOrEqual(60)
-  })
+  test(
+    "PostgreSQL's cluster parts: snapshots, UNLOGGED rate windows leased by trellis_lease, the " +
+      'notices of a decided payment, of takedowns and of sign-outs',
+    async () => {
+      expect(pg.cluster).toEqual({
+        tables: ['rate_windows', 'snapshots'],
+        indexes: ['rate_windows_reset'],
+        triggers: [
+          'ended_sessions_notice AFTER INSERT ended_sessions',
+          'payments_decided AFTER UPDATE OF status payments',
+          'takedowns_notice AFTER INSERT OR UPDATE takedowns',
+        ],
+      })
+      const [persistence] = await sql`SELECT relpersistence FROM pg_class WHERE relname = 'rate_windows'`
+      expect(persistence.relpersistence).toBe('u')
+      // Ten tokens of a window of 5: 5, then none, then none again; all of one window.
+      const leases = []
+      for (const want of [3, 3, 10]) leases.push((await sql`SELECT * FROM trellis_lease('parity', ${want}, 5, 60)`)[0])
+      expect(leases.map((l: { taken: number; granted: number }) => [l.taken, l.granted])).toEqual([
+        [3, 3],
+        [2, 5],
+        [0, 5],
+      ])
+      expect(new Set(leases.map((l: { reset_at: number }) => l.reset_at)).size).toBe(1)
+      expect(leases[2].reset_in).toBeGreaterThan(58)
+      expect(leases[2].reset_in).toBeLessThanOrEqual(60)
+    },
+  )
 })
 
 test('after each step, too: every step is a port of its namesake', async () => {
@@ -242,32 +359,41 @@ describe('migrating PostgreSQL', () => {
     const applied = await Promise.all(instances.map((sql) => migratePostgres(sql, 'race')))
     expect(applied.reduce((a, b) => a + b, 0)).toBe(SCHEMA_VERSION) // every step applied by exactly one of them
     const rows = await instances[0]!`SELECT version, name FROM schema_migrations ORDER BY version`
-    expect(rows.map((r: { version: string; name: string }) => [Number(r.version), r.name])).toEqual(POSTGRES_MIGRATIONS.map((m) => [m.version, m.name]))
+    expect(rows.map((r: { version: string; name: string }) => [Number(r.version), r.name])).toEqual(
+      POSTGRES_MIGRATIONS.map((m) => [m.version, m.name]),
+    )
     // Nothing is left locked: another start takes the lock and finds nothing to do.
     expect(await migratePostgres(instances[1]!, 'race')).toBe(0)
     await requireCurrentPostgres(instances[2]!, 'race')
   })
 
-  test('a database a newer Trellis migrated is refused, naming its version; so is one not yet ' +
-    'migrated, where it must be current', async () => {
-    const sql = await freshDatabase('future')
-    const empty = await requireCurrentPostgres(sql, 'postgres://host/future').catch((error: Error) => error)
-    expect(empty).toBeInstanceOf(SchemaMismatch)
-    expect((empty as Error).message).toBe('this data directory has an older schema; start the server once to migrate it')
+  test(
+    'a database a newer Trellis migrated is refused, naming its version; so is one not yet ' + 'migrated, where it must be current',
+    async () => {
+      const sql = await freshDatabase('future')
+      const empty = await requireCurrentPostgres(sql, 'postgres://host/future').catch((error: Error) => error)
+      expect(empty).toBeInstanceOf(SchemaMismatch)
+      expect((empty as Error).message).toBe('this data directory has an older schema; start the server once to migrate it')
 
-    await migratePostgres(sql, 'postgres://host/future')
-    const future = SCHEMA_VERSION + 1
-    await sql`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${future}, ${`0${future}-future`}, 0)`
-    for (const attempt of [migratePostgres, requireCurrentPostgres]) {
-      const refused = await attempt(sql, 'postgres://host/future').then(() => null, (error: Error) => error)
-      expect(refused).toBeInstanceOf(SchemaMismatch)
-      expect(refused!.message).toStartWith(`the database postgres://host/future has schema version ${future}, newer than this Trellis ` +
-        `knows (${SCHEMA_VERSION}): it was written by a newer Trellis`)
-    }
-    // The refusal released the migration lock (asked on a session of its own: a session's own locks are granted again).
-    const other = new SQL(postgres.urlOf('future'), { max: 1 })
-    clients.push(other)
-    const [{ got }] = await other`SELECT pg_try_advisory_lock(hashtext('trellis:migrate')) AS got`
-    expect(got).toBe(true)
-  })
+      await migratePostgres(sql, 'postgres://host/future')
+      const future = SCHEMA_VERSION + 1
+      await sql`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${future}, ${`0${future}-future`}, 0)`
+      for (const attempt of [migratePostgres, requireCurrentPostgres]) {
+        const refused = await attempt(sql, 'postgres://host/future').then(
+          () => null,
+          (error: Error) => error,
+        )
+        expect(refused).toBeInstanceOf(SchemaMismatch)
+        expect(refused!.message).toStartWith(
+          `the database postgres://host/future has schema version ${future}, newer than this Trellis ` +
+            `knows (${SCHEMA_VERSION}): it was written by a newer Trellis`,
+        )
+      }
+      // The refusal released the migration lock (asked on a session of its own: a session's own locks are granted again).
+      const other = new SQL(postgres.urlOf('future'), { max: 1 })
+      clients.push(other)
+      const [{ got }] = await other`SELECT pg_try_advisory_lock(hashtext('trellis:migrate')) AS got`
+      expect(got).toBe(true)
+    },
+  )
 })

@@ -33,7 +33,13 @@ afterAll(async () => {
 
 /** What a newer Trellis leaves behind: one more migration applied (to a server's records, or a backup's trellis.db). */
 async function migrateToTheFuture(records: RecordsOf) {
-  await withRecords(records, (db) => db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [FUTURE, `${String(FUTURE).padStart(3, '0')}-future`, 0]))
+  await withRecords(records, (db) =>
+    db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
+      FUTURE,
+      `${String(FUTURE).padStart(3, '0')}-future`,
+      0,
+    ]),
+  )
 }
 
 /** The database as a message names it: the data directory's file, or the PostgreSQL URL (without a password). */
@@ -42,9 +48,14 @@ const databaseName = (server: TestServer) =>
 
 test('a database migrated by a newer Trellis: the server refuses to start, in one line; verify-ledger too', async () => {
   await migrateToTheFuture(server)
-  const refused = await server.restart().then(() => 'started', (error: Error) => error.message)
-  expect(refused).toContain(`trellis: the database ${databaseName(server)} has schema version ${FUTURE}, newer than this ` +
-    `Trellis knows (${MIGRATIONS.length}): it was written by a newer Trellis`)
+  const refused = await server.restart().then(
+    () => 'started',
+    (error: Error) => error.message,
+  )
+  expect(refused).toContain(
+    `trellis: the database ${databaseName(server)} has schema version ${FUTURE}, newer than this ` +
+      `Trellis knows (${MIGRATIONS.length}): it was written by a newer Trellis`,
+  )
   expect(existsSync(join(server.dataDir, 'trellis.pid'))).toBe(false) // nothing held
 
   const ledger = await trellis(['verify-ledger'], server.dataDir)
@@ -77,7 +88,9 @@ test('restore refuses a backup whose manifest says a newer schema, and one whose
   writeFileSync(join(byManifest, 'manifest.json'), JSON.stringify({ ...manifest, schema_version: FUTURE }))
   const refused = await restoreFrom(byManifest)
   expect(refused.code).toBe(1)
-  expect(refused.stderr).toContain(`the backup ${byManifest} has schema version ${FUTURE}, newer than this Trellis knows (${MIGRATIONS.length})`)
+  expect(refused.stderr).toContain(
+    `the backup ${byManifest} has schema version ${FUTURE}, newer than this Trellis knows (${MIGRATIONS.length})`,
+  )
   expect(refused.restored).toEqual([]) // nothing copied
 
   // The database itself newer, its SHA-256 in the manifest updated to match (a manifest that lags behind).

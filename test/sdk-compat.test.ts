@@ -26,13 +26,24 @@ async function sdkRequest(wallet: Wallet, method: string, path: string, body?: u
 
 test('lazy auth: protected calls answer 401 first, then succeed signed; reads never ask', async () => {
   const wallet = newWallet()
-  const unsigned = await fetch(`${server.url}/v1/feeds`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'x' }) })
+  const unsigned = await fetch(`${server.url}/v1/feeds`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'x' }),
+  })
   expect(unsigned.status).toBe(401)
   const created = await sdkRequest(wallet, 'POST', '/v1/feeds', { name: 'SDK feed', description: 'from the SDK', tags: ['z', 'a'] })
   expect(created.ok).toBe(true)
   const feed = await created.json()
   expect(feed).toMatchObject({ name: 'SDK feed', description: 'from the SDK', tags: ['z', 'a'], owner_wallet_address: wallet.address })
-  for (const path of [`/v1/feeds/${feed.id}`, '/v1/feeds', '/v1/categories', `/v1/wallets/${feed.owner_id}`, '/v1/leaderboards/top-feeds', '/v1/transactions']) {
+  for (const path of [
+    `/v1/feeds/${feed.id}`,
+    '/v1/feeds',
+    '/v1/categories',
+    `/v1/wallets/${feed.owner_id}`,
+    '/v1/leaderboards/top-feeds',
+    '/v1/transactions',
+  ]) {
     const reply = await fetch(`${server.url}${path}`, { headers: { 'Content-Type': 'application/json' } })
     expect(reply.status).toBe(200)
   }
@@ -43,11 +54,25 @@ test('lazy auth: protected calls answer 401 first, then succeed signed; reads ne
 test('entries: create echoes title, description, is_free and keeps mime_type as sent; metadata is the JSON text', async () => {
   const wallet = newWallet()
   const feed = await (await sdkRequest(wallet, 'POST', '/v1/feeds', { name: 'f' })).json()
-  const body = { content_base64: b64('{"hello":1}'), mime_type: 'application/json', tags: [], is_free: true, title: 'T', description: 'D', metadata: JSON.stringify({ source: 'sdk' }) }
+  const body = {
+    content_base64: b64('{"hello":1}'),
+    mime_type: 'application/json',
+    tags: [],
+    is_free: true,
+    title: 'T',
+    description: 'D',
+    metadata: JSON.stringify({ source: 'sdk' }),
+  }
   const entry = await (await sdkRequest(wallet, 'POST', `/v1/feeds/${feed.id}/entries`, body)).json()
   expect(entry).toMatchObject({ title: 'T', description: 'D', is_free: true, mime_type: 'application/json', metadata: '{"source":"sdk"}' })
   // Paid, as the SDK sends it: is_free false and price {amount, currency, network}.
-  const paid = await (await sdkRequest(wallet, 'POST', `/v1/feeds/${feed.id}/entries`, { ...body, is_free: false, price: { amount: '25000', currency: 'USDC', network: 'base-sepolia' } })).json()
+  const paid = await (
+    await sdkRequest(wallet, 'POST', `/v1/feeds/${feed.id}/entries`, {
+      ...body,
+      is_free: false,
+      price: { amount: '25000', currency: 'USDC', network: 'base-sepolia' },
+    })
+  ).json()
   expect(paid).toMatchObject({ is_free: false, price: '25000' })
   // The 402 body parses with the x402 v1 schema: every required field present, no nulls.
   const challenge = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${paid.id}`, { headers: { 'Content-Type': 'application/json' } })
@@ -63,13 +88,21 @@ test('entries: create echoes title, description, is_free and keeps mime_type as 
 test('pagination: a string token whenever has_more, null at the end, and total_entries matches the listing', async () => {
   const wallet = newWallet()
   const feed = await (await sdkRequest(wallet, 'POST', '/v1/feeds', { name: 'paged' })).json()
-  for (let i = 0; i < 7; i++) await sdkRequest(wallet, 'POST', `/v1/feeds/${feed.id}/entries`, { content_base64: b64(`e${i}`), mime_type: 'text/plain', is_free: true, tags: [] })
+  for (let i = 0; i < 7; i++)
+    await sdkRequest(wallet, 'POST', `/v1/feeds/${feed.id}/entries`, {
+      content_base64: b64(`e${i}`),
+      mime_type: 'text/plain',
+      is_free: true,
+      tags: [],
+    })
   let token: string | undefined
   let seen = 0
   do {
     const params = new URLSearchParams({ page_size: '3' })
     if (token) params.append('page_token', token)
-    const page = await (await fetch(`${server.url}/v1/feeds/${feed.id}/entries?${params}`, { headers: { 'Content-Type': 'application/json' } })).json()
+    const page = await (
+      await fetch(`${server.url}/v1/feeds/${feed.id}/entries?${params}`, { headers: { 'Content-Type': 'application/json' } })
+    ).json()
     expect(page.data.length).toBeGreaterThan(0)
     seen += page.data.length
     if (page.pagination.has_more) expect(typeof page.pagination.next_page_token).toBe('string')
@@ -106,7 +139,12 @@ test('feed listing the way the SDK asks: repeated tags, owner_wallet_address', a
   const made = []
   for (const tags of [['red'], ['blue'], ['green']]) {
     const feed = await (await sdkRequest(wallet, 'POST', '/v1/feeds', { name: tags[0], tags })).json()
-    await sdkRequest(wallet, 'POST', `/v1/feeds/${feed.id}/entries`, { content_base64: b64('x'), mime_type: 'text/plain', is_free: true, tags: [] })
+    await sdkRequest(wallet, 'POST', `/v1/feeds/${feed.id}/entries`, {
+      content_base64: b64('x'),
+      mime_type: 'text/plain',
+      is_free: true,
+      tags: [],
+    })
     made.push(feed)
   }
   const params = new URLSearchParams()

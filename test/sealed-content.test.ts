@@ -33,7 +33,12 @@ const scratch: string[] = []
 /** The CID `ipfs add --cid-version 1` gives these bytes: what an attacker computes for a guess. */
 async function plainCid(bytes: Uint8Array): Promise<string> {
   let last: { cid: { toString(): string } } | undefined
-  const options = { cidVersion: 1 as const, rawLeaves: true, chunker: fixedSize({ chunkSize: 262_144 }), layout: balanced({ maxChildrenPerNode: 174 }) }
+  const options = {
+    cidVersion: 1 as const,
+    rawLeaves: true,
+    chunker: fixedSize({ chunkSize: 262_144 }),
+    layout: balanced({ maxChildrenPerNode: 174 }),
+  }
   for await (const entry of importer([{ content: bytes }], new MemoryBlockstore(), options)) last = entry
   return last!.cid.toString()
 }
@@ -65,7 +70,13 @@ const rangesFor = (size: number): Array<[string, number, number]> => [
   ['bytes=-1', size - 1, size - 1],
   [`bytes=-${Math.min(size, 300_001)}`, Math.max(0, size - 300_001), size - 1],
   ['bytes=7-22', 7, 22],
-  ...(size > 600_000 ? [['bytes=262140-262160', 262_140, 262_160], ['bytes=262143-786433', 262_143, 786_433], [`bytes=1000001-${size - 2}`, 1_000_001, size - 2]] as Array<[string, number, number]> : []),
+  ...(size > 600_000
+    ? ([
+        ['bytes=262140-262160', 262_140, 262_160],
+        ['bytes=262143-786433', 262_143, 786_433],
+        [`bytes=1000001-${size - 2}`, 1_000_001, size - 2],
+      ] as Array<[string, number, number]>)
+    : []),
   [`bytes=${size - 10}-`, size - 10, size - 1],
 ]
 
@@ -121,7 +132,10 @@ describe('the public CID of paid content', () => {
 })
 
 describe('paid content read by everyone entitled', () => {
-  for (const [name, size] of [['small', 70_001], ['large', LARGE]] as const) {
+  for (const [name, size] of [
+    ['small', 70_001],
+    ['large', LARGE],
+  ] as const) {
     test(`${name} (${size} bytes): owner, buyer, access link and content_url read the exact bytes, whole, by Range and HEAD`, async () => {
       const bytes = size === LARGE ? large : crypto.getRandomValues(new Uint8Array(size))
       const entry = await paidEntry(bytes, 'audio/mpeg')
@@ -145,7 +159,7 @@ describe('paid content read by everyone entitled', () => {
     })
   }
 
-  test('the large item\'s cached file is named apart from its public CID, and no temporary file is left', async () => {
+  test("the large item's cached file is named apart from its public CID, and no temporary file is left", async () => {
     const names = readdirSync(join(server.dataDir, 'cache', 'content'))
     expect(names.some((name) => name.endsWith('.plain'))).toBe(true)
     expect(names.filter((name) => name.includes('.tmp'))).toEqual([])
@@ -164,7 +178,17 @@ describe('the content store', () => {
       const sealed = await concatChunks(content.read(stored.cid), LARGE)
       expect(Buffer.compare(sealed, large)).not.toBe(0) // the blocks hold no plaintext
       expect(Buffer.from(sealed).includes(Buffer.from(large.subarray(4096, 4160)))).toBe(false)
-      for (const [offset, length] of [[0, LARGE], [1, 15], [15, 2], [16, 16], [262_143, 3], [262_100, 600_000], [LARGE - 17, 17], [LARGE - 1, 1], [3_333_333, 1_234_567]]) {
+      for (const [offset, length] of [
+        [0, LARGE],
+        [1, 15],
+        [15, 2],
+        [16, 16],
+        [262_143, 3],
+        [262_100, 600_000],
+        [LARGE - 17, 17],
+        [LARGE - 1, 1],
+        [3_333_333, 1_234_567],
+      ]) {
         const read = await concatChunks(content.read(stored.cid, { offset, length }, stored.key), length)
         expect(Buffer.compare(read, large.subarray(offset, offset + length))).toBe(0)
       }
@@ -202,7 +226,12 @@ describe('the content store', () => {
       const gone = content.writer()
       gone.push(large.slice(0, 1000))
       gone.abort(new Error('the client went away'))
-      expect(await gone.end().then(() => 'ended', (error: Error) => error.message)).toBe('the client went away')
+      expect(
+        await gone.end().then(
+          () => 'ended',
+          (error: Error) => error.message,
+        ),
+      ).toBe('the client went away')
       expect(readdirSync(uploads)).toEqual([])
     } finally {
       await content.close()
@@ -219,7 +248,12 @@ describe('the large-item file cache', () => {
     const paid = await paidEntry(large, 'video/mp4')
     const free = await createEntry(server.url, owner, feedId, { content_base64: b64(large.slice().reverse()), mime_type: 'video/mp4' })
     const reads = [
-      { url: () => `${server.url}${contentPath(paid)}`, bytes: large, file: `${paid.cid}.plain`, auth: () => authHeaders(server.url, owner) },
+      {
+        url: () => `${server.url}${contentPath(paid)}`,
+        bytes: large,
+        file: `${paid.cid}.plain`,
+        auth: () => authHeaders(server.url, owner),
+      },
       { url: () => `${server.url}${contentPath(free)}`, bytes: large.slice().reverse(), file: free.cid, auth: async () => ({}) },
     ]
     const cacheDir = join(server.dataDir, 'cache', 'content')
@@ -241,7 +275,11 @@ describe('the large-item file cache', () => {
 describe('the key', () => {
   test('appears in no answer: created, listed, fetched, recent entries, access links', async () => {
     const entry = await paidEntry(SIGNAL, 'text/plain')
-    const key = (await withRecords(server, (db) => db.get<{ content_key: Uint8Array }>('SELECT content_key FROM entries WHERE id = ?', [entry.id]), { readonly: true }))!.content_key
+    const key = (await withRecords(
+      server,
+      (db) => db.get<{ content_key: Uint8Array }>('SELECT content_key FROM entries WHERE id = ?', [entry.id]),
+      { readonly: true },
+    ))!.content_key
     expect(key.byteLength).toBe(32)
     const link = await call(server.url, 'POST', `/v1/feeds/${feedId}/entries/${entry.id}/access-link`, { wallet: owner, body: {} })
     const answers = [
@@ -254,7 +292,12 @@ describe('the key', () => {
       (await call(server.url, 'GET', '/v1/leaderboards/recent-entries?page_size=100')).text,
       (await call(server.url, 'GET', `/v1/feeds/${feedId}`)).text,
     ]
-    const spellings = [Buffer.from(key).toString('hex'), Buffer.from(key).toString('base64'), Buffer.from(key).toString('base64url'), 'content_key']
+    const spellings = [
+      Buffer.from(key).toString('hex'),
+      Buffer.from(key).toString('base64'),
+      Buffer.from(key).toString('base64url'),
+      'content_key',
+    ]
     for (const answer of answers) for (const spelling of spellings) expect(answer.toLowerCase()).not.toContain(spelling.toLowerCase())
   })
 })
@@ -269,7 +312,10 @@ describe('backup, restore, verify and gc', () => {
     expect((await trellis(['restore', join(dir, 'backup')], await restoreTarget(join(dir, 'data')))).code).toBe(0)
     const other = await startTestServer(chain.env, { dataDir: join(dir, 'data') })
     try {
-      for (const [entry, bytes] of [[entries[0], small], [entries[1], large]] as const) {
+      for (const [entry, bytes] of [
+        [entries[0], small],
+        [entries[1], large],
+      ] as const) {
         const read = await fetch(`${other.url}${contentPath(entry)}`, { headers: await authHeaders(other.url, owner) })
         expect(read.status).toBe(200)
         expect(Buffer.compare(new Uint8Array(await read.arrayBuffer()), bytes)).toBe(0)
@@ -280,7 +326,9 @@ describe('backup, restore, verify and gc', () => {
     const checked = await trellis(['verify'], join(dir, 'data'))
     expect(checked.json).toMatchObject({ ok: true, items: { problems: [] } })
     expect((await trellis(['gc'], server.dataDir)).code).toBe(0)
-    const after = await fetch(`${server.url}${contentPath(entries[1])}`, { headers: { ...(await authHeaders(server.url, owner)), range: 'bytes=-1000' } })
+    const after = await fetch(`${server.url}${contentPath(entries[1])}`, {
+      headers: { ...(await authHeaders(server.url, owner)), range: 'bytes=-1000' },
+    })
     expect(Buffer.compare(new Uint8Array(await after.arrayBuffer()), large.subarray(LARGE - 1000))).toBe(0)
   }, 90_000)
 })

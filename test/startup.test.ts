@@ -54,7 +54,14 @@ describe('one process per data directory', () => {
   function start(dataDir: string) {
     const proc = Bun.spawn([process.execPath, 'src/main.ts'], {
       cwd: ROOT,
-      env: { ...process.env, TRELLIS_DATA_DIR: dataDir, TRELLIS_PORT: '0', TRELLIS_HOST: '127.0.0.1', TRELLIS_LOG: 'warn', TRELLIS_RATE_LIMIT: 'off' },
+      env: {
+        ...process.env,
+        TRELLIS_DATA_DIR: dataDir,
+        TRELLIS_PORT: '0',
+        TRELLIS_HOST: '127.0.0.1',
+        TRELLIS_LOG: 'warn',
+        TRELLIS_RATE_LIMIT: 'off',
+      },
       stdout: 'pipe',
       stderr: 'pipe',
     })
@@ -76,8 +83,11 @@ describe('one process per data directory', () => {
         expect(winners).toHaveLength(1)
         const loser = outcomes.find((o) => !o.url)!
         // Refused by the lock, before it opened the database or the content store.
-        expect([loser.code, loser.stderr]).toEqual([1, `trellis: the data directory ${dataDir} is in use by another trellis ` +
-          `process${loser.stderr.includes('(pid') ? ` (pid ${both[outcomes.indexOf(winners[0]!)]!.proc.pid})` : ''}\n`])
+        expect([loser.code, loser.stderr]).toEqual([
+          1,
+          `trellis: the data directory ${dataDir} is in use by another trellis ` +
+            `process${loser.stderr.includes('(pid') ? ` (pid ${both[outcomes.indexOf(winners[0]!)]!.proc.pid})` : ''}\n`,
+        ])
         expect((await fetch(`${winners[0]!.url}/health`)).status).toBe(200)
       } finally {
         for (const s of both) s.proc.kill('SIGTERM')
@@ -91,19 +101,23 @@ describe('one process per data directory', () => {
     for (let round = 0; round < 40; round++) {
       const dataDir = dir()
       const at = Date.now() + 250 // both are loaded by then, and spin until it
-      const both = [0, 1].map(() => Bun.spawn([process.execPath, 'test/helpers/claim-data-dir.ts', dataDir, String(at)], { cwd: ROOT, stdout: 'pipe' }))
+      const both = [0, 1].map(() =>
+        Bun.spawn([process.execPath, 'test/helpers/claim-data-dir.ts', dataDir, String(at)], { cwd: ROOT, stdout: 'pipe' }),
+      )
       // Each says what it got while a holder still holds; then the holder is let go.
-      const said = await Promise.all(both.map(async (p) => {
-        const reader = p.stdout.getReader()
-        let text = ''
-        while (!text.includes('\n')) {
-          const { value, done } = await reader.read()
-          if (done) break
-          text += new TextDecoder().decode(value)
-        }
-        reader.releaseLock()
-        return text.trim()
-      }))
+      const said = await Promise.all(
+        both.map(async (p) => {
+          const reader = p.stdout.getReader()
+          let text = ''
+          while (!text.includes('\n')) {
+            const { value, done } = await reader.read()
+            if (done) break
+            text += new TextDecoder().decode(value)
+          }
+          reader.releaseLock()
+          return text.trim()
+        }),
+      )
       writeFileSync(join(dataDir, 'release'), '')
       await Promise.all(both.map((p) => p.exited))
       claims.push(said.sort().join(' '))
@@ -117,7 +131,10 @@ describe('one process per data directory', () => {
       rmSync(join(first.dataDir, 'trellis.pid')) // a tidy-up script, or a hand
       const second = start(first.dataDir)
       const outcome = await second.outcome
-      expect([outcome.code, outcome.stderr]).toEqual([1, `trellis: the data directory ${first.dataDir} is in use by another trellis process\n`])
+      expect([outcome.code, outcome.stderr]).toEqual([
+        1,
+        `trellis: the data directory ${first.dataDir} is in use by another trellis process\n`,
+      ])
       expect((await fetch(`${first.url}/health`)).status).toBe(200)
     } finally {
       await first.dispose()

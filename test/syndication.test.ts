@@ -32,12 +32,45 @@ let paid: any
 beforeAll(async () => {
   server = await startTestServer()
   owner = newWallet()
-  expect((await call(server.url, 'PATCH', `/v1/wallets/${(await createFeed(server.url, owner, { name: 'other' })).owner_id}`, { wallet: owner, body: { username: 'hills' } })).status).toBe(200)
-  feed = await createFeed(server.url, owner, { name: `Field recordings ${HOSTILE}`, description: `Sounds ${HOSTILE}`, tags: ['audio', HOSTILE] })
-  text = await createEntry(server.url, owner, feed.id, { content_base64: b64('notes'), mime_type: 'text/plain', title: `Notes ${HOSTILE}`, description: HOSTILE, tags: [HOSTILE] })
-  audio = await createEntry(server.url, owner, feed.id, { content_base64: b64(AUDIO), mime_type: 'audio/mpeg', title: 'Dawn chorus', description: 'Episode 1' })
-  video = await createEntry(server.url, owner, feed.id, { content_base64: b64(AUDIO.subarray(0, 1234)), mime_type: 'video/mp4; codecs="avc1.42E01E"', title: 'Creek' })
-  paid = await createEntry(server.url, owner, feed.id, { content_base64: b64('the paid episode'), mime_type: 'audio/mpeg', title: 'Bonus', description: 'Members only', is_free: false, price: { amount: '250000', currency: 'USDC' } })
+  expect(
+    (
+      await call(server.url, 'PATCH', `/v1/wallets/${(await createFeed(server.url, owner, { name: 'other' })).owner_id}`, {
+        wallet: owner,
+        body: { username: 'hills' },
+      })
+    ).status,
+  ).toBe(200)
+  feed = await createFeed(server.url, owner, {
+    name: `Field recordings ${HOSTILE}`,
+    description: `Sounds ${HOSTILE}`,
+    tags: ['audio', HOSTILE],
+  })
+  text = await createEntry(server.url, owner, feed.id, {
+    content_base64: b64('notes'),
+    mime_type: 'text/plain',
+    title: `Notes ${HOSTILE}`,
+    description: HOSTILE,
+    tags: [HOSTILE],
+  })
+  audio = await createEntry(server.url, owner, feed.id, {
+    content_base64: b64(AUDIO),
+    mime_type: 'audio/mpeg',
+    title: 'Dawn chorus',
+    description: 'Episode 1',
+  })
+  video = await createEntry(server.url, owner, feed.id, {
+    content_base64: b64(AUDIO.subarray(0, 1234)),
+    mime_type: 'video/mp4; codecs="avc1.42E01E"',
+    title: 'Creek',
+  })
+  paid = await createEntry(server.url, owner, feed.id, {
+    content_base64: b64('the paid episode'),
+    mime_type: 'audio/mpeg',
+    title: 'Bonus',
+    description: 'Members only',
+    is_free: false,
+    price: { amount: '250000', currency: 'USDC' },
+  })
 })
 afterAll(() => server.dispose())
 
@@ -52,38 +85,44 @@ async function validXml(xml: string, schema: string): Promise<string[]> {
 }
 
 /** The elements named `tag` (no nesting of the same name in these documents), as text. */
-const elements = (xml: string, tag: string) => [...xml.matchAll(new RegExp(`<${tag}\\b[^>]*?(?:/>|>[\\s\\S]*?</${tag}>)`, 'g'))].map((m) => m[0])
+const elements = (xml: string, tag: string) =>
+  [...xml.matchAll(new RegExp(`<${tag}\\b[^>]*?(?:/>|>[\\s\\S]*?</${tag}>)`, 'g'))].map((m) => m[0])
 
 /** What an XML parser hands a reader for an element's text: its character references resolved, once. */
 const xmlText = (element: string) =>
-  element.replace(/^<[^>]+>|<\/[^>]+>$/g, '').replace(/&(lt|gt|quot|#39|amp);/g, (_, name: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[name]!)
+  element
+    .replace(/^<[^>]+>|<\/[^>]+>$/g, '')
+    .replace(/&(lt|gt|quot|#39|amp);/g, (_, name: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[name]!)
 
 describe('RSS 2.0 at feed.xml', () => {
-  test('valid by the RSS 2.0 schema; free audio and video are enclosures with their length and type; ' +
-    'the paid entry has its price and the paywall link, no enclosure', async () => {
-    const answer = await get('feed.xml')
-    expect(answer.status).toBe(200)
-    expect(answer.headers.get('content-type')).toBe('application/rss+xml; charset=utf-8')
-    const xml = await answer.text()
-    expect(await validXml(xml, 'rss2.rng')).toEqual([])
-    const items = elements(xml, 'item')
-    expect(items).toHaveLength(4)
-    const item = (e: { id: string }) => items.find((i) => i.includes(`urn:uuid:${e.id}`))!
-    expect(elements(item(audio), 'enclosure')).toEqual([`<enclosure url="${bytesOf(audio)}" length="3000" type="audio/mpeg"/>`])
-    expect(elements(item(video), 'enclosure')).toEqual([`<enclosure url="${bytesOf(video)}" length="1234" type="video/mp4"/>`])
-    expect(elements(item(text), 'enclosure')).toEqual([])
-    const bonus = item(paid)
-    expect(elements(bonus, 'enclosure')).toEqual([])
-    expect(bonus).toContain('<title>Bonus (0.25 USDC)</title>')
-    expect(bonus).toContain(`Buy it at ${entryPage(paid)}`)
-    expect(bonus).not.toContain('/content')
-    expect(xml).not.toContain('the paid episode')
-    // The hostile text is there, escaped, with the characters XML cannot hold dropped.
-    expect(xml).toContain('&lt;b&gt;&quot;bold&quot;&lt;/b&gt; &amp; &#39;quotes&#39; ]]&gt;  done')
-    expect(xml).not.toContain('\u0001')
-  })
+  test(
+    'valid by the RSS 2.0 schema; free audio and video are enclosures with their length and type; ' +
+      'the paid entry has its price and the paywall link, no enclosure',
+    async () => {
+      const answer = await get('feed.xml')
+      expect(answer.status).toBe(200)
+      expect(answer.headers.get('content-type')).toBe('application/rss+xml; charset=utf-8')
+      const xml = await answer.text()
+      expect(await validXml(xml, 'rss2.rng')).toEqual([])
+      const items = elements(xml, 'item')
+      expect(items).toHaveLength(4)
+      const item = (e: { id: string }) => items.find((i) => i.includes(`urn:uuid:${e.id}`))!
+      expect(elements(item(audio), 'enclosure')).toEqual([`<enclosure url="${bytesOf(audio)}" length="3000" type="audio/mpeg"/>`])
+      expect(elements(item(video), 'enclosure')).toEqual([`<enclosure url="${bytesOf(video)}" length="1234" type="video/mp4"/>`])
+      expect(elements(item(text), 'enclosure')).toEqual([])
+      const bonus = item(paid)
+      expect(elements(bonus, 'enclosure')).toEqual([])
+      expect(bonus).toContain('<title>Bonus (0.25 USDC)</title>')
+      expect(bonus).toContain(`Buy it at ${entryPage(paid)}`)
+      expect(bonus).not.toContain('/content')
+      expect(xml).not.toContain('the paid episode')
+      // The hostile text is there, escaped, with the characters XML cannot hold dropped.
+      expect(xml).toContain('&lt;b&gt;&quot;bold&quot;&lt;/b&gt; &amp; &#39;quotes&#39; ]]&gt;  done')
+      expect(xml).not.toContain('\u0001')
+    },
+  )
 
-  test('RSS descriptions are HTML by convention: the creator\'s text reaches the reader as text, no markup of theirs is live', async () => {
+  test("RSS descriptions are HTML by convention: the creator's text reaches the reader as text, no markup of theirs is live", async () => {
     const xml = await (await get('feed.xml')).text()
     const channelDescription = elements(xml.slice(0, xml.indexOf('<item>')), 'description')
     const itemDescription = elements(elements(xml, 'item').find((i) => i.includes(`urn:uuid:${text.id}`))!, 'description')
@@ -109,7 +148,9 @@ describe('Atom 1.0 at feed.atom', () => {
     const entries = elements(xml, 'entry')
     expect(entries).toHaveLength(4)
     // RFC 4287 §4.1.1: the feed has an author (so every entry does); §4.1.2: an entry without content has an alternate link.
-    expect(elements(xml.slice(0, xml.indexOf('<entry>')), 'author')).toEqual([`<author><name>hills</name><uri>${server.url}/creators/${owner.address}</uri></author>`])
+    expect(elements(xml.slice(0, xml.indexOf('<entry>')), 'author')).toEqual([
+      `<author><name>hills</name><uri>${server.url}/creators/${owner.address}</uri></author>`,
+    ])
     for (const entry of entries) expect(entry).toContain('<link rel="alternate" type="text/html"')
     const ids = entries.map((e) => /<id>([^<]+)<\/id>/.exec(e)![1])
     expect(new Set(ids).size).toBe(4)
@@ -132,7 +173,13 @@ describe('JSON Feed 1.1 at feed.json', () => {
     expect(item(audio).attachments).toEqual([{ url: bytesOf(audio), mime_type: 'audio/mpeg', size_in_bytes: 3000 }])
     expect(item(text).attachments).toBeUndefined()
     expect(item(paid).attachments).toBeUndefined()
-    expect(item(paid)._trellis).toEqual({ is_free: false, price: '250000', asset: 'USDC', network: 'base-sepolia', mime_type: 'audio/mpeg' })
+    expect(item(paid)._trellis).toEqual({
+      is_free: false,
+      price: '250000',
+      asset: 'USDC',
+      network: 'base-sepolia',
+      mime_type: 'audio/mpeg',
+    })
     expect(item(paid).url).toBe(entryPage(paid))
     expect(JSON.stringify(doc)).not.toContain('the paid episode')
   })
@@ -152,7 +199,10 @@ describe('conditional GET and the rest', () => {
     }
     const before = (await get('feed.json')).headers.get('etag')!
     await Bun.sleep(1000) // Last-Modified has whole seconds
-    expect((await call(server.url, 'PATCH', `/v1/feeds/${feed.id}/entries/${text.id}`, { wallet: owner, body: { title: 'Renamed notes' } })).status).toBe(200)
+    expect(
+      (await call(server.url, 'PATCH', `/v1/feeds/${feed.id}/entries/${text.id}`, { wallet: owner, body: { title: 'Renamed notes' } }))
+        .status,
+    ).toBe(200)
     const after = await get('feed.json', { 'if-none-match': before })
     expect(after.status).toBe(200)
     expect(JSON.stringify(await after.json())).toContain('Renamed notes')

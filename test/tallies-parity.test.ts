@@ -29,25 +29,51 @@ const BIG = 123_456_789_012_345_678n // past 2^53: a float anywhere would show
 
 /** The stores, and the statements under them for what no store writes any more (rows of an older schema). */
 type Tx = Stores & { sql: Sql }
-const withSql = (storesOn: (sql: Sql) => Stores) => (sql: Sql): Tx => ({ ...storesOn(sql), sql })
+const withSql =
+  (storesOn: (sql: Sql) => Stores) =>
+  (sql: Sql): Tx => ({ ...storesOn(sql), sql })
 
 const address = (digit: string) => `0x${digit.repeat(4).toUpperCase()}${digit.repeat(36)}` // mixed case, as EIP-55 addresses are
-const A = address('a'), B = address('b'), C = address('c'), D = address('d'), X = address('e') // X pays without a wallet
-const WALLETS: [string, string][] = [['w-a', A], ['w-b', B], ['w-c', C], ['w-d', D]]
+const A = address('a'),
+  B = address('b'),
+  C = address('c'),
+  D = address('d'),
+  X = address('e') // X pays without a wallet
+const WALLETS: [string, string][] = [
+  ['w-a', A],
+  ['w-b', B],
+  ['w-c', C],
+  ['w-d', D],
+]
 const walletOf = (who: string) => WALLETS.find(([, a]) => a === who)?.[0]
 
 /** Rows of an engine's tables, each value as text (bigint, numeric and smallint alike), bytes as hex, in a fixed order. */
 type Rows = Record<string, Record<string, string | null>[]>
-const text = (value: unknown) => (value === null || value === undefined ? null : value instanceof Uint8Array ? Buffer.from(value).toString('hex') : String(value))
+const text = (value: unknown) =>
+  value === null || value === undefined ? null : value instanceof Uint8Array ? Buffer.from(value).toString('hex') : String(value)
 function normalised(rows: Record<string, unknown>[]): Record<string, string | null>[] {
-  const out = rows.map((row) => Object.fromEntries(Object.keys(row).sort().map((k) => [k, text(row[k])])))
+  const out = rows.map((row) =>
+    Object.fromEntries(
+      Object.keys(row)
+        .sort()
+        .map((k) => [k, text(row[k])]),
+    ),
+  )
   return out.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1))
 }
-const TABLES = (db: Database) => db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'schema_migrations'").all().map((t) => t.name)
+const TABLES = (db: Database) =>
+  db
+    .query<{ name: string }, []>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'schema_migrations'",
+    )
+    .all()
+    .map((t) => t.name)
 
 function sqliteRows(path: string): Rows {
   const db = new Database(path, { readonly: true, safeIntegers: true })
-  const rows = Object.fromEntries(TABLES(db).map((table) => [table, normalised(db.query(`SELECT * FROM ${table}`).all() as Record<string, unknown>[])]))
+  const rows = Object.fromEntries(
+    TABLES(db).map((table) => [table, normalised(db.query(`SELECT * FROM ${table}`).all() as Record<string, unknown>[])]),
+  )
   db.close()
   return rows
 }
@@ -61,7 +87,17 @@ async function postgresRows(sql: SQL, tables: string[]): Promise<Rows> {
 function expectSameRows(sqlite: Rows, pg: Rows, except: string[] = []) {
   expect(Object.keys(pg).sort()).toEqual(Object.keys(sqlite).sort())
   for (const table of Object.keys(sqlite)) if (!except.includes(table)) expect(pg[table], table).toEqual(sqlite[table]!)
-  for (const table of ['feed_days', 'buyer_days', 'feed_buyers', 'entry_buyers', 'address_pairs', 'address_days', 'address_totals', 'ledger_totals', 'feed_tags']) {
+  for (const table of [
+    'feed_days',
+    'buyer_days',
+    'feed_buyers',
+    'entry_buyers',
+    'address_pairs',
+    'address_days',
+    'address_totals',
+    'ledger_totals',
+    'feed_tags',
+  ]) {
     expect(sqlite[table]!.length, table).toBeGreaterThan(0)
   }
 }
@@ -70,11 +106,28 @@ function expectSameRows(sqlite: Rows, pg: Rows, except: string[] = []) {
 // The market. `era`: 'current' writes through today's stores; 'old' writes what a database of schema 4 or 5 could
 // hold (no content keys, no images; several pending payments of one purchase, as before 009).
 
-interface Sale { id: string; payer: string; payTo: string; entry: string | null; amount: bigint; at: number; payment?: string }
+interface Sale {
+  id: string
+  payer: string
+  payTo: string
+  entry: string | null
+  amount: bigint
+  at: number
+  payment?: string
+}
 
 async function sell(tx: Tx, s: Sale) {
-  await tx.transactions.insert({ id: s.id, piid: s.payment ?? null, payer: s.payer, pay_to: s.payTo, amount: s.amount, asset: 'USDC', entry_id: s.entry,
-    transaction_hash: `0x${Buffer.from(s.id).toString('hex').padStart(64, '0')}`, created_at: s.at })
+  await tx.transactions.insert({
+    id: s.id,
+    piid: s.payment ?? null,
+    payer: s.payer,
+    pay_to: s.payTo,
+    amount: s.amount,
+    asset: 'USDC',
+    entry_id: s.entry,
+    transaction_hash: `0x${Buffer.from(s.id).toString('hex').padStart(64, '0')}`,
+    created_at: s.at,
+  })
   if (s.entry) await tx.purchases.addToTotals(s.entry, s.amount)
   const wallet = walletOf(s.payer)
   if (wallet && s.entry) await tx.purchases.grant(wallet, s.entry, s.id, s.at)
@@ -83,17 +136,36 @@ async function sell(tx: Tx, s: Sale) {
 /** A pending payment as each era's Trellis wrote it (before 012, no settler). */
 async function insertPending(tx: Tx, era: 'current' | 'old', p: NewPayment): Promise<boolean> {
   if (era === 'current') return tx.payments.insertPending(p)
-  return (await tx.sql.run(q`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements, valid_before,
+  return (
+    (await tx.sql.run(q`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements, valid_before,
       submitted_block, status, created_at, updated_at)
     VALUES (${p.id}, ${p.payer_lc}, ${p.nonce}, ${p.entry_id}, ${p.pay_to}, ${p.amount}, ${p.x402_version}, ${p.payload}, ${p.requirements},
       ${p.valid_before}, ${p.submitted_block}, 'pending', ${p.now}, ${p.now})`)) === 1
+  )
 }
 
 async function addEntry(tx: Tx, era: 'current' | 'old', e: { id: string; feed: string; price: bigint; at: number; key?: Uint8Array }) {
   const free = e.price === 0n
   if (era === 'current') {
-    const added = await tx.entries.add({ id: e.id, feed_id: e.feed, cid: `bafk-${e.id}`, size: 10, mime_type: 'text/plain', title: e.id, description: null, metadata: null,
-      tags: ['x'], is_free: free, price: e.price, expires_at: free ? null : e.at + 30 * DAY, content_key: e.key ?? null, now: e.at }, 1000)
+    const added = await tx.entries.add(
+      {
+        id: e.id,
+        feed_id: e.feed,
+        cid: `bafk-${e.id}`,
+        size: 10,
+        mime_type: 'text/plain',
+        title: e.id,
+        description: null,
+        metadata: null,
+        tags: ['x'],
+        is_free: free,
+        price: e.price,
+        expires_at: free ? null : e.at + 30 * DAY,
+        content_key: e.key ?? null,
+        now: e.at,
+      },
+      1000,
+    )
     if (typeof added === 'string') throw new Error(`no slot in ${e.feed} (${added})`)
   } else {
     await tx.sql.run(q`UPDATE feeds SET total_entries = total_entries + 1 WHERE id = ${e.feed}`)
@@ -110,7 +182,10 @@ async function market(records: Records<Tx>, era: 'current' | 'old') {
   })
   // A publishes two feeds on one day, B one later; entries on other days (each a day of activity of the owner).
   const feeds: [string, string, string | null, string[], number][] = [
-    ['f-1', 'w-a', 'cat-news', ['News', 'AI'], T0 - 5 * DAY], ['f-2', 'w-a', null, [], T0 - 5 * DAY + 60], ['f-3', 'w-b', 'cat-news', ['ai', 'Zeta', 'zeta'], T0 - 3 * DAY]]
+    ['f-1', 'w-a', 'cat-news', ['News', 'AI'], T0 - 5 * DAY],
+    ['f-2', 'w-a', null, [], T0 - 5 * DAY + 60],
+    ['f-3', 'w-b', 'cat-news', ['ai', 'Zeta', 'zeta'], T0 - 3 * DAY],
+  ]
   for (const [id, owner, category, tags, at] of feeds) {
     await records.transact(async (tx) => {
       await tx.feeds.lockOwner(owner)
@@ -141,8 +216,21 @@ async function market(records: Records<Tx>, era: 'current' | 'old') {
   for (const s of sales) {
     await records.transact(async (tx) => {
       if (s.payment) {
-        const made = await insertPending(tx, era, { id: s.payment, payer_lc: s.payer.toLowerCase(), nonce: `0x${'1'.repeat(64)}`, entry_id: s.entry!, pay_to: s.payTo,
-          amount: s.amount, x402_version: 2, payload: '{}', requirements: '{}', valid_before: s.at + 600, submitted_block: 100, settler: 'parity', now: s.at })
+        const made = await insertPending(tx, era, {
+          id: s.payment,
+          payer_lc: s.payer.toLowerCase(),
+          nonce: `0x${'1'.repeat(64)}`,
+          entry_id: s.entry!,
+          pay_to: s.payTo,
+          amount: s.amount,
+          x402_version: 2,
+          payload: '{}',
+          requirements: '{}',
+          valid_before: s.at + 600,
+          submitted_block: 100,
+          settler: 'parity',
+          now: s.at,
+        })
         expect(made).toBe(true)
         expect(await tx.payments.markSettled(s.payment, `0x${'2'.repeat(64)}`, 101, s.at)).toBe(true)
       }
@@ -152,9 +240,26 @@ async function market(records: Records<Tx>, era: 'current' | 'old') {
   if (era === 'old') {
     // Pending together, as an older Trellis could leave them: 009 numbers them by age, then id.
     await records.transact(async (tx) => {
-      for (const [id, nonce, at] of [['p-3', '3', T0 + 5], ['p-2', '4', T0 + 5], ['p-4', '5', T0 + 1]] as const) {
-        await insertPending(tx, era, { id, payer_lc: D.toLowerCase(), nonce: `0x${nonce.repeat(64)}`, entry_id: 'e-2', pay_to: A, amount: BIG + 1n,
-          x402_version: 2, payload: '{}', requirements: '{}', valid_before: at + 600, submitted_block: 100, settler: 'parity', now: at })
+      for (const [id, nonce, at] of [
+        ['p-3', '3', T0 + 5],
+        ['p-2', '4', T0 + 5],
+        ['p-4', '5', T0 + 1],
+      ] as const) {
+        await insertPending(tx, era, {
+          id,
+          payer_lc: D.toLowerCase(),
+          nonce: `0x${nonce.repeat(64)}`,
+          entry_id: 'e-2',
+          pay_to: A,
+          amount: BIG + 1n,
+          x402_version: 2,
+          payload: '{}',
+          requirements: '{}',
+          valid_before: at + 600,
+          submitted_block: 100,
+          settler: 'parity',
+          now: at,
+        })
       }
     })
   }
@@ -176,8 +281,12 @@ async function market(records: Records<Tx>, era: 'current' | 'old') {
     if (era === 'current') await tx.entries.reactivateAllIn('f-2', T0 + 6 * DAY)
     else {
       // As before 013 (no taken_down yet).
-      await tx.sql.run(q`UPDATE entries SET is_active = 1, deactivated_with_feed = 0, updated_at = ${T0 + 6 * DAY} WHERE feed_id = 'f-2' AND deactivated_with_feed = 1`)
-      await tx.sql.run(q`UPDATE feeds SET total_entries = (SELECT COUNT(*) FROM entries WHERE feed_id = 'f-2' AND is_active = 1) WHERE id = 'f-2'`)
+      await tx.sql.run(
+        q`UPDATE entries SET is_active = 1, deactivated_with_feed = 0, updated_at = ${T0 + 6 * DAY} WHERE feed_id = 'f-2' AND deactivated_with_feed = 1`,
+      )
+      await tx.sql.run(
+        q`UPDATE feeds SET total_entries = (SELECT COUNT(*) FROM entries WHERE feed_id = 'f-2' AND is_active = 1) WHERE id = 'f-2'`,
+      )
     }
     await tx.feeds.update('f-2', { is_active: true }, T0 + 6 * DAY)
   })
@@ -187,14 +296,28 @@ async function market(records: Records<Tx>, era: 'current' | 'old') {
       await tx.images.record({ cid: 'bafk-cover', mime_type: 'image/png', size: 99, created_at: T0 })
       await tx.meta.set('ledger_checked', 's-05')
       await tx.meta.set('ledger_checked', 's-11')
-      await tx.accessLinks.insert({ id: 'l-1', entry_id: 'e-1', feed_id: 'f-1', created_by: A.toLowerCase(), expires_at: T0 + 9 * DAY, max_uses: 1, description: null, now: T0 })
+      await tx.accessLinks.insert({
+        id: 'l-1',
+        entry_id: 'e-1',
+        feed_id: 'f-1',
+        created_by: A.toLowerCase(),
+        expires_at: T0 + 9 * DAY,
+        max_uses: 1,
+        description: null,
+        now: T0,
+      })
       expect(await tx.accessLinks.use('l-1', T0 + 1)).toBe(true)
       expect(await tx.accessLinks.use('l-1', T0 + 2)).toBe(false)
     })
-    await records.transact(async (tx) => {
-      await tx.nonces.insert({ nonce: 'n-1', address_lc: C.toLowerCase(), message: 'sign', expires_at: T0 + 300 })
-      expect(await tx.nonces.consume({ nonce: 'n-1', addressLc: C.toLowerCase(), message: 'sign', expiresAt: T0 + 300 }, T0 + 1)).toBe(true)
-    }, { durability: 'lazy' })
+    await records.transact(
+      async (tx) => {
+        await tx.nonces.insert({ nonce: 'n-1', address_lc: C.toLowerCase(), message: 'sign', expires_at: T0 + 300 })
+        expect(await tx.nonces.consume({ nonce: 'n-1', addressLc: C.toLowerCase(), message: 'sign', expiresAt: T0 + 300 }, T0 + 1)).toBe(
+          true,
+        )
+      },
+      { durability: 'lazy' },
+    )
   }
 }
 
@@ -246,103 +369,173 @@ describe('one market on both engines', () => {
     expectSameRows(rows, await postgresRows(pg.sql, Object.keys(rows)))
     // A few figures spelled out, so a fault common to both engines shows too.
     const totals = Object.fromEntries(rows.address_totals!.map((r) => [r.address_lc, r]))
-    expect(totals[A.toLowerCase()]).toMatchObject({ sold: '7', buyers: '4', bought: '2', sellers: '2', feeds_bought_from: '2', entries_bought: '2' })
-    expect(totals[X.toLowerCase()]).toMatchObject({ bought: '1', spent: String(2n * BIG), active_days: '1', first_at: String(T0 + 2 * DAY + 5) })
-    expect(totals[C.toLowerCase()]).toMatchObject({ first_at: String(T0 + 30), last_at: String(T0 + DAY + 50), feeds_bought_from: '2', entries_bought: '3' })
+    expect(totals[A.toLowerCase()]).toMatchObject({
+      sold: '7',
+      buyers: '4',
+      bought: '2',
+      sellers: '2',
+      feeds_bought_from: '2',
+      entries_bought: '2',
+    })
+    expect(totals[X.toLowerCase()]).toMatchObject({
+      bought: '1',
+      spent: String(2n * BIG),
+      active_days: '1',
+      first_at: String(T0 + 2 * DAY + 5),
+    })
+    expect(totals[C.toLowerCase()]).toMatchObject({
+      first_at: String(T0 + 30),
+      last_at: String(T0 + DAY + 50),
+      feeds_bought_from: '2',
+      entries_bought: '3',
+    })
     expect(rows.ledger_totals).toEqual([{ id: '1', transactions: '11', revenue: String(12n * BIG + 1n + 7n + 5n) }])
     expect(rows.feed_tags!.map((t) => `${t.feed_id}:${t.tag_lc}`)).toEqual(['f-1:ai', 'f-1:robots'])
   })
 
   for (const version of [4, 5]) {
-    test(`written at schema ${version}, then migrated: the same rows ` +
-      `(${version === 4 ? "005's backfill" : "005's own triggers"})`, async () => {
-      const path = join(dir, `old-${version}.db`)
-      const old = new Database(path, { create: true, strict: true })
-      old.exec('PRAGMA journal_mode = WAL')
-      old.exec('PRAGMA foreign_keys = ON')
-      old.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)')
-      for (const m of MIGRATIONS.filter((m) => m.version <= version)) {
-        old.exec(m.sql)
-        old.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)').run(m.version, m.name)
-      }
-      const sqlite = sqliteRecords(old, withSql(sharedStores))
-      await market(sqlite, 'old')
-      await sqlite.close()
-      openDb(path).close() // migrated the rest of the way
+    test(
+      `written at schema ${version}, then migrated: the same rows ` + `(${version === 4 ? "005's backfill" : "005's own triggers"})`,
+      async () => {
+        const path = join(dir, `old-${version}.db`)
+        const old = new Database(path, { create: true, strict: true })
+        old.exec('PRAGMA journal_mode = WAL')
+        old.exec('PRAGMA foreign_keys = ON')
+        old.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)')
+        for (const m of MIGRATIONS.filter((m) => m.version <= version)) {
+          old.exec(m.sql)
+          old.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)').run(m.version, m.name)
+        }
+        const sqlite = sqliteRecords(old, withSql(sharedStores))
+        await market(sqlite, 'old')
+        await sqlite.close()
+        openDb(path).close() // migrated the rest of the way
 
-      const url = await freshDatabase(`old_${version}`)
-      const setup = new SQL(url, { max: 1 })
-      await setup.unsafe('CREATE TABLE schema_migrations (version bigint PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)')
-      for (const m of POSTGRES_MIGRATIONS.filter((m) => m.version <= version)) {
-        await setup.begin(async (tx) => {
-          await tx.unsafe(m.sql).simple()
-          await tx.unsafe('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, 0)', [m.version, m.name])
-        })
-      }
-      await setup.close()
-      const pg = postgresOn(url)
-      await market(pg.records, 'old')
-      expect(await migratePostgres(pg.sql, `old_${version}`)).toBe(SCHEMA_VERSION - version)
+        const url = await freshDatabase(`old_${version}`)
+        const setup = new SQL(url, { max: 1 })
+        await setup.unsafe('CREATE TABLE schema_migrations (version bigint PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)')
+        for (const m of POSTGRES_MIGRATIONS.filter((m) => m.version <= version)) {
+          await setup.begin(async (tx) => {
+            await tx.unsafe(m.sql).simple()
+            await tx.unsafe('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, 0)', [m.version, m.name])
+          })
+        }
+        await setup.close()
+        const pg = postgresOn(url)
+        await market(pg.records, 'old')
+        expect(await migratePostgres(pg.sql, `old_${version}`)).toBe(SCHEMA_VERSION - version)
 
-      const rows = sqliteRows(path)
-      expectSameRows(rows, await postgresRows(pg.sql, Object.keys(rows)))
-      expect(rows.payments!.filter((p) => p.status === 'pending').map((p) => `${p.id}:${p.pending_slot}`).sort()).toEqual(['p-2:1', 'p-3:2', 'p-4:0'])
-    })
+        const rows = sqliteRows(path)
+        expectSameRows(rows, await postgresRows(pg.sql, Object.keys(rows)))
+        expect(
+          rows
+            .payments!.filter((p) => p.status === 'pending')
+            .map((p) => `${p.id}:${p.pending_slot}`)
+            .sort(),
+        ).toEqual(['p-2:1', 'p-3:2', 'p-4:0'])
+      },
+    )
   }
 })
 
 describe('PostgreSQL under concurrency', () => {
-  test('8 connections × 50 purchases between two addresses, both ways at once: no deadlock, and the ' +
-    'same tallies as one writer gives', async () => {
-    const path = join(dir, 'race.db')
-    const sqlite = sqliteOn(openDb(path))
-    const url = await freshDatabase('race')
-    const pg = postgresOn(url)
-    await migratePostgres(pg.sql, 'race')
-    // Two fresh wallets, each selling one entry.
-    const setUp = async (records: Records<Tx>) => {
-      await records.transact(async (tx) => {
-        for (const [id, who] of [['w-a', A], ['w-b', B]]) await tx.wallets.ensure(id!, who!, 'base-sepolia', T0 - DAY)
-        await tx.feeds.insert({ id: 'f-a', owner_id: 'w-a', category_id: null, name: 'a', description: null, image_cid: null, tags: ['Race'], now: T0 - DAY })
-        await tx.feeds.insert({ id: 'f-b', owner_id: 'w-b', category_id: null, name: 'b', description: null, image_cid: null, tags: ['Race'], now: T0 - DAY })
-        await addEntry(tx, 'current', { id: 'e-a', feed: 'f-a', price: 1000n, at: T0 - DAY })
-        await addEntry(tx, 'current', { id: 'e-b', feed: 'f-b', price: 1000n, at: T0 - DAY })
-      })
-    }
-    await setUp(sqlite)
-    await setUp(pg.records)
-
-    // Worker w: A pays B when w is even, B pays A when odd; purchases spread over four days (new days, pairs and buyers
-    // are first seen by racing transactions). Amounts all differ, so a lost or doubled one shows in the sums.
-    const saleOf = (w: number, k: number): Sale => {
-      const [payer, payTo, entry] = w % 2 === 0 ? [A, B, 'e-b'] : [B, A, 'e-a']
-      return { id: `r-${w}-${String(k).padStart(2, '0')}`, payer, payTo, entry, amount: 10n ** 15n + BigInt(w * 1000 + k), at: T0 + (k % 4) * DAY + w }
-    }
-    const workers = Array.from({ length: 8 }, () => new SQL(url, { max: 1 }))
-    closing.push(...workers)
-    const errors: string[] = []
-    // No retries here (the records adapter would hide a deadlock by running the transaction again).
-    await Promise.all(workers.map(async (client, w) => {
-      for (let k = 0; k < 50; k++) {
-        await client.begin((tx) => sell(withSql(postgresStores)(postgresSql(tx)), saleOf(w, k))).catch((error: { errno?: string; message: string }) => {
-          errors.push(`${error.errno}: ${error.message}`)
+  test(
+    '8 connections × 50 purchases between two addresses, both ways at once: no deadlock, and the ' + 'same tallies as one writer gives',
+    async () => {
+      const path = join(dir, 'race.db')
+      const sqlite = sqliteOn(openDb(path))
+      const url = await freshDatabase('race')
+      const pg = postgresOn(url)
+      await migratePostgres(pg.sql, 'race')
+      // Two fresh wallets, each selling one entry.
+      const setUp = async (records: Records<Tx>) => {
+        await records.transact(async (tx) => {
+          for (const [id, who] of [
+            ['w-a', A],
+            ['w-b', B],
+          ])
+            await tx.wallets.ensure(id!, who!, 'base-sepolia', T0 - DAY)
+          await tx.feeds.insert({
+            id: 'f-a',
+            owner_id: 'w-a',
+            category_id: null,
+            name: 'a',
+            description: null,
+            image_cid: null,
+            tags: ['Race'],
+            now: T0 - DAY,
+          })
+          await tx.feeds.insert({
+            id: 'f-b',
+            owner_id: 'w-b',
+            category_id: null,
+            name: 'b',
+            description: null,
+            image_cid: null,
+            tags: ['Race'],
+            now: T0 - DAY,
+          })
+          await addEntry(tx, 'current', { id: 'e-a', feed: 'f-a', price: 1000n, at: T0 - DAY })
+          await addEntry(tx, 'current', { id: 'e-b', feed: 'f-b', price: 1000n, at: T0 - DAY })
         })
       }
-    }))
-    expect(errors).toEqual([])
+      await setUp(sqlite)
+      await setUp(pg.records)
 
-    for (let w = 0; w < 8; w++) for (let k = 0; k < 50; k++) await sqlite.transact((tx) => sell(tx, saleOf(w, k)))
-    const rows = sqliteRows(path)
-    const pgRows = await postgresRows(pg.sql, Object.keys(rows))
-    // An entitlement records the purchase that granted it first: whichever won the race.
-    expectSameRows(rows, pgRows, ['purchases'])
-    expect(pgRows.purchases!.map((p) => `${p.wallet_id}:${p.entry_id}`).sort()).toEqual(['w-a:e-b', 'w-b:e-a'])
-    const half = (parity: number) => Array.from({ length: 8 }, (_, w) => w).filter((w) => w % 2 === parity)
-      .flatMap((w) => Array.from({ length: 50 }, (_, k) => saleOf(w, k).amount)).reduce((a, b) => a + b, 0n)
-    const totals = Object.fromEntries(rows.address_totals!.map((r) => [r.address_lc, r]))
-    expect(totals[A.toLowerCase()]).toMatchObject({ sold: '200', revenue: String(half(1)), bought: '200', spent: String(half(0)), buyers: '1', sellers: '1', active_days: '5' })
-    expect(rows.ledger_totals).toEqual([{ id: '1', transactions: '400', revenue: String(half(0) + half(1)) }])
-  })
+      // Worker w: A pays B when w is even, B pays A when odd; purchases spread over four days (new days, pairs and buyers
+      // are first seen by racing transactions). Amounts all differ, so a lost or doubled one shows in the sums.
+      const saleOf = (w: number, k: number): Sale => {
+        const [payer, payTo, entry] = w % 2 === 0 ? [A, B, 'e-b'] : [B, A, 'e-a']
+        return {
+          id: `r-${w}-${String(k).padStart(2, '0')}`,
+          payer,
+          payTo,
+          entry,
+          amount: 10n ** 15n + BigInt(w * 1000 + k),
+          at: T0 + (k % 4) * DAY + w,
+        }
+      }
+      const workers = Array.from({ length: 8 }, () => new SQL(url, { max: 1 }))
+      closing.push(...workers)
+      const errors: string[] = []
+      // No retries here (the records adapter would hide a deadlock by running the transaction again).
+      await Promise.all(
+        workers.map(async (client, w) => {
+          for (let k = 0; k < 50; k++) {
+            await client
+              .begin((tx) => sell(withSql(postgresStores)(postgresSql(tx)), saleOf(w, k)))
+              .catch((error: { errno?: string; message: string }) => {
+                errors.push(`${error.errno}: ${error.message}`)
+              })
+          }
+        }),
+      )
+      expect(errors).toEqual([])
+
+      for (let w = 0; w < 8; w++) for (let k = 0; k < 50; k++) await sqlite.transact((tx) => sell(tx, saleOf(w, k)))
+      const rows = sqliteRows(path)
+      const pgRows = await postgresRows(pg.sql, Object.keys(rows))
+      // An entitlement records the purchase that granted it first: whichever won the race.
+      expectSameRows(rows, pgRows, ['purchases'])
+      expect(pgRows.purchases!.map((p) => `${p.wallet_id}:${p.entry_id}`).sort()).toEqual(['w-a:e-b', 'w-b:e-a'])
+      const half = (parity: number) =>
+        Array.from({ length: 8 }, (_, w) => w)
+          .filter((w) => w % 2 === parity)
+          .flatMap((w) => Array.from({ length: 50 }, (_, k) => saleOf(w, k).amount))
+          .reduce((a, b) => a + b, 0n)
+      const totals = Object.fromEntries(rows.address_totals!.map((r) => [r.address_lc, r]))
+      expect(totals[A.toLowerCase()]).toMatchObject({
+        sold: '200',
+        revenue: String(half(1)),
+        bought: '200',
+        spent: String(half(0)),
+        buyers: '1',
+        sellers: '1',
+        active_days: '5',
+      })
+      expect(rows.ledger_totals).toEqual([{ id: '1', transactions: '400', revenue: String(half(0) + half(1)) }])
+    },
+  )
 
   test('a transfer of 2^255 (and another) sums exactly', async () => {
     const url = await freshDatabase('large')
@@ -351,15 +544,33 @@ describe('PostgreSQL under concurrency', () => {
     const huge = 2n ** 255n
     await pg.records.transact(async (tx) => {
       for (const [id, who] of WALLETS) await tx.wallets.ensure(id, who, 'base-sepolia', T0)
-      await tx.feeds.insert({ id: 'f-1', owner_id: 'w-a', category_id: null, name: 'f', description: null, image_cid: null, tags: [], now: T0 })
+      await tx.feeds.insert({
+        id: 'f-1',
+        owner_id: 'w-a',
+        category_id: null,
+        name: 'f',
+        description: null,
+        image_cid: null,
+        tags: [],
+        now: T0,
+      })
       await addEntry(tx, 'current', { id: 'e-1', feed: 'f-1', price: huge, at: T0 })
     })
-    for (const [id, payer] of [['s-1', C], ['s-2', D]] as const) await pg.records.transact((tx) => sell(tx, { id, payer, payTo: A, entry: 'e-1', amount: huge, at: T0 + 1 }))
+    for (const [id, payer] of [
+      ['s-1', C],
+      ['s-2', D],
+    ] as const)
+      await pg.records.transact((tx) => sell(tx, { id, payer, payTo: A, entry: 'e-1', amount: huge, at: T0 + 1 }))
     const sum = String(2n * huge)
     const read = async (query: string) => (await pg.sql.unsafe(query))[0]
-    expect(await read('SELECT CAST(revenue AS TEXT) AS revenue, transactions FROM ledger_totals')).toEqual({ revenue: sum, transactions: '2' })
+    expect(await read('SELECT CAST(revenue AS TEXT) AS revenue, transactions FROM ledger_totals')).toEqual({
+      revenue: sum,
+      transactions: '2',
+    })
     expect(await read(`SELECT CAST(revenue AS TEXT) AS v FROM address_totals WHERE address_lc = '${A.toLowerCase()}'`)).toEqual({ v: sum })
-    expect(await read(`SELECT CAST(spent AS TEXT) AS v FROM address_totals WHERE address_lc = '${C.toLowerCase()}'`)).toEqual({ v: String(huge) })
+    expect(await read(`SELECT CAST(spent AS TEXT) AS v FROM address_totals WHERE address_lc = '${C.toLowerCase()}'`)).toEqual({
+      v: String(huge),
+    })
     expect(await read("SELECT CAST(revenue AS TEXT) AS v FROM feed_days WHERE feed_id = 'f-1'")).toEqual({ v: sum })
     expect(await read("SELECT CAST(total_revenue AS TEXT) AS v FROM feeds WHERE id = 'f-1'")).toEqual({ v: sum })
     expect((await pg.records.read.transactions.byId('s-1'))!.amount).toBe(huge)

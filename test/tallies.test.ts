@@ -16,25 +16,44 @@ import { tempDir } from '../dev/server.ts'
 
 const DAY = 86_400
 const NOW = 1_790_000_000 + 12_345 // not on a day boundary: every period has a partial first day
-const TABLES = ['feed_days', 'buyer_days', 'feed_buyers', 'entry_buyers', 'address_pairs', 'address_days', 'address_totals', 'ledger_totals']
+const TABLES = [
+  'feed_days',
+  'buyer_days',
+  'feed_buyers',
+  'entry_buyers',
+  'address_pairs',
+  'address_days',
+  'address_totals',
+  'ledger_totals',
+]
 
 let dir: string
 let db: Db
 let records: Records
-interface Sale { payer: string; payTo: string; amount: bigint; entry: string; feed: string; at: number }
+interface Sale {
+  payer: string
+  payTo: string
+  amount: bigint
+  entry: string
+  feed: string
+  at: number
+}
 const sales: Sale[] = []
 const feedsById = new Map<string, { id: string; owner: string; active: boolean; created_at: number; category: string | null }>()
 const wallets: { id: string; address: string; created_at: number }[] = []
 
 /** A deterministic PRNG, so a failure can be replayed. */
 function prng(seed: number) {
-  return () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31)
+  return () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
 }
 
 async function seed(target: Db, on: Records) {
   const random = prng(7)
   const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]
-  const categories = target.query<{ id: string }, []>('SELECT id FROM categories').all().map((c) => c.id)
+  const categories = target
+    .query<{ id: string }, []>('SELECT id FROM categories')
+    .all()
+    .map((c) => c.id)
   const hex = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
   await on.transact(async (tx) => {
     for (let i = 0; i < 60; i++) {
@@ -54,13 +73,39 @@ async function seed(target: Db, on: Records) {
       const at = NOW - 80 * DAY + i * 7_200
       const id = Bun.randomUUIDv7('hex', at * 1000)
       const category = i % 5 === 0 ? null : pick(categories)
-      await tx.feeds.insert({ id, owner_id: owner.id, category_id: category, name: `feed ${i}`, description: null, image_cid: null, tags: [`t${i % 4}`], now: at })
+      await tx.feeds.insert({
+        id,
+        owner_id: owner.id,
+        category_id: category,
+        name: `feed ${i}`,
+        description: null,
+        image_cid: null,
+        tags: [`t${i % 4}`],
+        now: at,
+      })
       if (target === db) feedsById.set(id, { id, owner: owner.address, active: true, created_at: at, category })
       for (let k = 0; k < 5; k++) {
         const entryAt = at + k * 60
         const entryId = Bun.randomUUIDv7('hex', entryAt * 1000)
         const price = BigInt(1 + Math.floor(random() * 5)) * 250_000n
-        const added = await tx.entries.add({ id: entryId, feed_id: id, cid: 'bafkqaaa', size: 10 + k, mime_type: 'text/plain', title: null, description: null, metadata: null, tags: [], is_free: k === 0, price: k === 0 ? 0n : price, expires_at: null, now: entryAt }, 1000)
+        const added = await tx.entries.add(
+          {
+            id: entryId,
+            feed_id: id,
+            cid: 'bafkqaaa',
+            size: 10 + k,
+            mime_type: 'text/plain',
+            title: null,
+            description: null,
+            metadata: null,
+            tags: [],
+            is_free: k === 0,
+            price: k === 0 ? 0n : price,
+            expires_at: null,
+            now: entryAt,
+          },
+          1000,
+        )
         if (typeof added === 'string') throw new Error(`no slot (${added})`)
         if (k > 0) entries.push({ id: entryId, feed: id, owner: owner.address, price })
       }
@@ -74,14 +119,39 @@ async function seed(target: Db, on: Records) {
       const entry = entries[Math.floor(random() ** 1.5 * entries.length)]
       const payer = pick(all)
       const id = Bun.randomUUIDv7('hex', at * 1000)
-      await tx.transactions.insert({ id, piid: null, payer: payer.address, pay_to: entry.owner, amount: entry.price, asset: 'USDC', entry_id: entry.id, transaction_hash: `0x${i.toString(16).padStart(64, '0')}`, created_at: at })
+      await tx.transactions.insert({
+        id,
+        piid: null,
+        payer: payer.address,
+        pay_to: entry.owner,
+        amount: entry.price,
+        asset: 'USDC',
+        entry_id: entry.id,
+        transaction_hash: `0x${i.toString(16).padStart(64, '0')}`,
+        created_at: at,
+      })
       await tx.purchases.addToTotals(entry.id, entry.price)
       await tx.purchases.grant(payer.id, entry.id, id, at)
-      if (target === db) sales.push({ payer: payer.address.toLowerCase(), payTo: entry.owner.toLowerCase(), amount: entry.price, entry: entry.id, feed: entry.feed, at })
+      if (target === db)
+        sales.push({
+          payer: payer.address.toLowerCase(),
+          payTo: entry.owner.toLowerCase(),
+          amount: entry.price,
+          entry: entry.id,
+          feed: entry.feed,
+          at,
+        })
     }
   })
   // Deactivated feeds leave the feed boards and providers' figures, not the buyers'.
-  for (const id of [...(target === db ? feedsById.keys() : target.query<{ id: string }, []>('SELECT id FROM feeds ORDER BY created_at').all().map((r) => r.id))].filter((_, i) => i % 7 === 3)) {
+  for (const id of [
+    ...(target === db
+      ? feedsById.keys()
+      : target
+          .query<{ id: string }, []>('SELECT id FROM feeds ORDER BY created_at')
+          .all()
+          .map((r) => r.id)),
+  ].filter((_, i) => i % 7 === 3)) {
     await on.transact(async (tx) => {
       await tx.entries.deactivateAllIn(id, NOW)
       await tx.feeds.update(id, { is_active: false }, NOW)
@@ -111,14 +181,18 @@ const inPeriod = (p: Period) => sales.filter((s) => NOW - s.at <= PERIOD_S[p])
 const sum = (xs: Sale[]) => xs.reduce((n, s) => n + s.amount, 0n)
 const distinct = <T>(xs: T[]) => new Set(xs).size
 const walletOf = (address: string) => wallets.find((w) => w.address.toLowerCase() === address)!
-const older = (a: { created_at: number; id: string }, b: { created_at: number; id: string }) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1)
+const older = (a: { created_at: number; id: string }, b: { created_at: number; id: string }) =>
+  a.created_at - b.created_at || (a.id < b.id ? -1 : 1)
 const desc = (a: bigint, b: bigint) => (a > b ? -1 : a < b ? 1 : 0)
 
 function feedFigures(p: Period) {
-  return [...feedsById.values()].filter((f) => f.active).map((f) => {
-    const s = inPeriod(p).filter((x) => x.feed === f.id)
-    return { f, purchases: s.length, revenue: sum(s), buyers: distinct(s.map((x) => x.payer)) }
-  }).filter((x) => x.purchases > 0)
+  return [...feedsById.values()]
+    .filter((f) => f.active)
+    .map((f) => {
+      const s = inPeriod(p).filter((x) => x.feed === f.id)
+      return { f, purchases: s.length, revenue: sum(s), buyers: distinct(s.map((x) => x.payer)) }
+    })
+    .filter((x) => x.purchases > 0)
 }
 
 describe('tallies kept by triggers', () => {
@@ -131,22 +205,32 @@ describe('tallies kept by triggers', () => {
     expect(problems.map((p) => p.problem)).toEqual(['ledger row without a settled payment'])
     // A broken tally is found.
     const one = db.query<{ feed_id: string; day: number }, []>('SELECT feed_id, day FROM feed_days LIMIT 1').get()!
-    const nudge = (by: number) => db.query('UPDATE feed_days SET revenue = revenue + ? WHERE feed_id = ? AND day = ?').run(by, one.feed_id, one.day)
+    const nudge = (by: number) =>
+      db.query('UPDATE feed_days SET revenue = revenue + ? WHERE feed_id = ? AND day = ?').run(by, one.feed_id, one.day)
     nudge(1)
     try {
-      expect((await inconsistencies()).find((p) => p.problem === 'daily feed tallies differ from the ledger')?.subjects).toEqual([`${one.feed_id}@${one.day}`])
+      expect((await inconsistencies()).find((p) => p.problem === 'daily feed tallies differ from the ledger')?.subjects).toEqual([
+        `${one.feed_id}@${one.day}`,
+      ])
     } finally {
       nudge(-1)
     }
     // A ledger row whose buyer lost the entitlement is named.
-    const bought = db.query<{ wallet_id: string; entry_id: string; transaction_id: string; created_at: number }, []>('SELECT * FROM purchases LIMIT 1').get()!
+    const bought = db
+      .query<{ wallet_id: string; entry_id: string; transaction_id: string; created_at: number }, []>('SELECT * FROM purchases LIMIT 1')
+      .get()!
     db.query('DELETE FROM purchases WHERE wallet_id = ? AND entry_id = ?').run(bought.wallet_id, bought.entry_id)
     try {
       const entitled = (await inconsistencies()).find((p) => p.problem === "ledger row without the buyer's entitlement")?.subjects ?? []
       expect(entitled.length).toBeGreaterThan(0)
       expect(entitled).toContain(bought.transaction_id)
     } finally {
-      db.query('INSERT INTO purchases (wallet_id, entry_id, transaction_id, created_at) VALUES (?, ?, ?, ?)').run(bought.wallet_id, bought.entry_id, bought.transaction_id, bought.created_at)
+      db.query('INSERT INTO purchases (wallet_id, entry_id, transaction_id, created_at) VALUES (?, ?, ?, ?)').run(
+        bought.wallet_id,
+        bought.entry_id,
+        bought.transaction_id,
+        bought.created_at,
+      )
     }
     expect((await inconsistencies()).map((p) => p.problem)).toEqual(['ledger row without a settled payment'])
   })
@@ -158,7 +242,11 @@ describe('tallies kept by triggers', () => {
     // The same rows, copied as they are (triggers do not exist yet in this database), in the columns of that time.
     upgraded.exec(`ATTACH '${join(dir, 'trellis.db')}' AS source`)
     for (const table of ['wallets', 'categories', 'feeds', 'entries', 'transactions', 'purchases']) {
-      const columns = upgraded.query<{ name: string }, []>(`PRAGMA main.table_info(${table})`).all().map((c) => c.name).join(', ')
+      const columns = upgraded
+        .query<{ name: string }, []>(`PRAGMA main.table_info(${table})`)
+        .all()
+        .map((c) => c.name)
+        .join(', ')
       upgraded.exec(`DELETE FROM main.${table}`)
       upgraded.exec(`INSERT INTO main.${table} (${columns}) SELECT ${columns} FROM source.${table}`)
     }
@@ -174,25 +262,45 @@ describe('tallies kept by triggers', () => {
     test(`leaderboards for ${period} equal a brute-force pass over the ledger`, async () => {
       const boards = await records.snapshot((view) => buildLeaderboards(view.stats, NOW))
       const byPurchases = feedFigures(period).sort((a, b) => b.purchases - a.purchases || older(a.f, b.f))
-      expect((boards[`most-popular:${period}`] as any[]).map((i) => [i.feed_id, i.total_purchases, i.total_revenue, i.unique_buyers]))
-        .toEqual(byPurchases.map((x) => [x.f.id, String(x.purchases), x.revenue.toString(), String(x.buyers)]))
+      expect(
+        (boards[`most-popular:${period}`] as any[]).map((i) => [i.feed_id, i.total_purchases, i.total_revenue, i.unique_buyers]),
+      ).toEqual(byPurchases.map((x) => [x.f.id, String(x.purchases), x.revenue.toString(), String(x.buyers)]))
       const byRevenue = feedFigures(period).sort((a, b) => desc(a.revenue, b.revenue) || b.purchases - a.purchases || older(a.f, b.f))
-      expect((boards[`top-revenue:${period}`] as any[]).map((i) => [i.feed_id, i.total_purchases, i.total_revenue, i.unique_buyers]))
-        .toEqual(byRevenue.map((x) => [x.f.id, String(x.purchases), x.revenue.toString(), String(x.buyers)]))
+      expect(
+        (boards[`top-revenue:${period}`] as any[]).map((i) => [i.feed_id, i.total_purchases, i.total_revenue, i.unique_buyers]),
+      ).toEqual(byRevenue.map((x) => [x.f.id, String(x.purchases), x.revenue.toString(), String(x.buyers)]))
 
-      const owners = [...new Set(feedFigures(period).map((x) => x.f.owner))].map((owner) => {
-        const s = inPeriod(period).filter((x) => feedsById.get(x.feed)!.active && feedsById.get(x.feed)!.owner === owner)
-        return { w: walletOf(owner.toLowerCase()), purchases: s.length, revenue: sum(s), buyers: distinct(s.map((x) => x.payer)) }
-      }).sort((a, b) => desc(a.revenue, b.revenue) || b.purchases - a.purchases || older(a.w, b.w))
-      expect((boards[`top-providers:${period}`] as any[]).map((i) => [i.user_id, i.total_purchases, i.total_revenue, i.unique_buyers]))
-        .toEqual(owners.map((x) => [x.w.id, String(x.purchases), x.revenue.toString(), String(x.buyers)]))
+      const owners = [...new Set(feedFigures(period).map((x) => x.f.owner))]
+        .map((owner) => {
+          const s = inPeriod(period).filter((x) => feedsById.get(x.feed)!.active && feedsById.get(x.feed)!.owner === owner)
+          return { w: walletOf(owner.toLowerCase()), purchases: s.length, revenue: sum(s), buyers: distinct(s.map((x) => x.payer)) }
+        })
+        .sort((a, b) => desc(a.revenue, b.revenue) || b.purchases - a.purchases || older(a.w, b.w))
+      expect(
+        (boards[`top-providers:${period}`] as any[]).map((i) => [i.user_id, i.total_purchases, i.total_revenue, i.unique_buyers]),
+      ).toEqual(owners.map((x) => [x.w.id, String(x.purchases), x.revenue.toString(), String(x.buyers)]))
 
-      const buyers = [...new Set(inPeriod(period).map((s) => s.payer))].map((payer) => {
-        const s = inPeriod(period).filter((x) => x.payer === payer)
-        return { w: walletOf(payer), purchases: s.length, spent: sum(s), entries: distinct(s.map((x) => x.entry)), feeds: distinct(s.map((x) => x.feed)) }
-      }).sort((a, b) => desc(a.spent, b.spent) || b.purchases - a.purchases || older(a.w, b.w))
-      expect((boards[`top-buyers:${period}`] as any[]).map((i) => [i.user_id, i.total_purchases, i.total_spent, i.unique_entries_purchased, i.unique_feeds_purchased_from]))
-        .toEqual(buyers.map((x) => [x.w.id, String(x.purchases), x.spent.toString(), String(x.entries), String(x.feeds)]))
+      const buyers = [...new Set(inPeriod(period).map((s) => s.payer))]
+        .map((payer) => {
+          const s = inPeriod(period).filter((x) => x.payer === payer)
+          return {
+            w: walletOf(payer),
+            purchases: s.length,
+            spent: sum(s),
+            entries: distinct(s.map((x) => x.entry)),
+            feeds: distinct(s.map((x) => x.feed)),
+          }
+        })
+        .sort((a, b) => desc(a.spent, b.spent) || b.purchases - a.purchases || older(a.w, b.w))
+      expect(
+        (boards[`top-buyers:${period}`] as any[]).map((i) => [
+          i.user_id,
+          i.total_purchases,
+          i.total_spent,
+          i.unique_entries_purchased,
+          i.unique_feeds_purchased_from,
+        ]),
+      ).toEqual(buyers.map((x) => [x.w.id, String(x.purchases), x.spent.toString(), String(x.entries), String(x.feeds)]))
     })
   }
 
@@ -201,19 +309,47 @@ describe('tallies kept by triggers', () => {
     for (const item of boards['category-stats'] as any[]) {
       const feeds = [...feedsById.values()].filter((f) => f.active && f.category === item.category_id)
       const s = sales.filter((x) => feeds.some((f) => f.id === x.feed))
-      expect([item.total_feeds, item.total_purchases, item.total_revenue, item.unique_buyers], item.category_name)
-        .toEqual([String(feeds.length), String(s.length), sum(s).toString(), String(distinct(s.map((x) => x.payer)))])
+      expect([item.total_feeds, item.total_purchases, item.total_revenue, item.unique_buyers], item.category_name).toEqual([
+        String(feeds.length),
+        String(s.length),
+        sum(s).toString(),
+        String(distinct(s.map((x) => x.payer))),
+      ])
     }
     const ranks = ranksFrom(await records.read.stats.ranks())
     for (const w of wallets) {
-      const stats = await walletStats(records, ranks, { ...w, network: 'base-sepolia', username: null, picture_url: null, updated_at: w.created_at, total_feeds: 0, total_entries: 0, total_revenue: 0n }, NOW)
+      const stats = await walletStats(
+        records,
+        ranks,
+        {
+          ...w,
+          network: 'base-sepolia',
+          username: null,
+          picture_url: null,
+          updated_at: w.created_at,
+          total_feeds: 0,
+          total_entries: 0,
+          total_revenue: 0n,
+        },
+        NOW,
+      )
       const address = w.address.toLowerCase()
       const sold = sales.filter((s) => s.payTo === address)
       const bought = sales.filter((s) => s.payer === address)
-      expect([stats.revenue_stats.total_revenue, stats.total_items_sold, stats.unique_buyers_count], w.address)
-        .toEqual([sum(sold).toString(), sold.length, distinct(sold.map((s) => s.payer))])
-      expect([stats.purchase_stats.total_spent, stats.total_purchases_made, stats.purchase_stats.unique_sellers, stats.unique_feeds_purchased_from], w.address)
-        .toEqual([sum(bought).toString(), bought.length, distinct(bought.map((s) => s.payTo)), distinct(bought.map((s) => s.feed))])
+      expect([stats.revenue_stats.total_revenue, stats.total_items_sold, stats.unique_buyers_count], w.address).toEqual([
+        sum(sold).toString(),
+        sold.length,
+        distinct(sold.map((s) => s.payer)),
+      ])
+      expect(
+        [
+          stats.purchase_stats.total_spent,
+          stats.total_purchases_made,
+          stats.purchase_stats.unique_sellers,
+          stats.unique_feeds_purchased_from,
+        ],
+        w.address,
+      ).toEqual([sum(bought).toString(), bought.length, distinct(bought.map((s) => s.payTo)), distinct(bought.map((s) => s.feed))])
       const revenueRank = 1 + wallets.filter((o) => sum(sales.filter((s) => s.payTo === o.address.toLowerCase())) > sum(sold)).length
       expect(stats.rankings.revenue_rank, w.address).toBe(revenueRank)
     }

@@ -18,14 +18,21 @@ let admin: SQL
 let icuDatabase: string
 let embedded: TestServer
 let onIcu: TestServer
-const engines = () => [['sqlite', embedded.url], ['postgres', onIcu.url]] as const
+const engines = () =>
+  [
+    ['sqlite', embedded.url],
+    ['postgres', onIcu.url],
+  ] as const
 
 beforeAll(async () => {
   postgres = await postgresForTest()
   admin = new SQL(postgres.adminUrl, { max: 1 })
   const [{ icu }] = await admin`SELECT EXISTS (SELECT 1 FROM pg_collation WHERE collprovider = 'i') AS icu`
-  if (!icu) throw new Error('this PostgreSQL was built without ICU: no database with a non-bytewise default collation can ' +
-    'be made here (the machine has only the C locales)')
+  if (!icu)
+    throw new Error(
+      'this PostgreSQL was built without ICU: no database with a non-bytewise default collation can ' +
+        'be made here (the machine has only the C locales)',
+    )
   icuDatabase = `text_icu_${process.pid}_${crypto.randomUUID().replaceAll('-', '').slice(0, 8)}`
   await admin.unsafe(`CREATE DATABASE "${icuDatabase}" TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US'`)
   embedded = await startTestServer({ TRELLIS_ADMIN_KEY: ADMIN_KEY }, { embedded: true })
@@ -49,7 +56,11 @@ async function categoryNames(url: string, query = ''): Promise<{ names: string[]
   let token: string | null = null
   let pages = 0
   do {
-    const reply: Reply = await call(url, 'GET', `/v1/categories?page_size=3${query}${token ? `&page_token=${encodeURIComponent(token)}` : ''}`)
+    const reply: Reply = await call(
+      url,
+      'GET',
+      `/v1/categories?page_size=3${query}${token ? `&page_token=${encodeURIComponent(token)}` : ''}`,
+    )
     expect(reply.status).toBe(200)
     names.push(...reply.body.data.map((c: { name: string }) => c.name))
     token = reply.body.pagination.next_page_token
@@ -66,39 +77,63 @@ async function textAnswers(url: string) {
   const seen: Record<string, unknown> = {}
   for (const name of NAMES) expect((await call(url, 'POST', '/v1/categories', { headers: asAdmin, body: { name } })).status).toBe(201)
   // Unique by lower case: each of these is taken on both engines.
-  seen.taken = await Promise.all(['b', 'É', 'z', 'ä', 'AB', 'A B', '_X'].map(async (name) => {
-    const reply = await call(url, 'POST', '/v1/categories', { headers: asAdmin, body: { name } })
-    return [name, reply.status, reply.body.code]
-  }))
+  seen.taken = await Promise.all(
+    ['b', 'É', 'z', 'ä', 'AB', 'A B', '_X'].map(async (name) => {
+      const reply = await call(url, 'POST', '/v1/categories', { headers: asAdmin, body: { name } })
+      return [name, reply.status, reply.body.code]
+    }),
+  )
   seen.free = (await call(url, 'POST', '/v1/categories', { headers: asAdmin, body: { name: 'e' } })).status // 'é' does not take 'e'
   seen.list = await categoryNames(url)
-  seen.search = Object.fromEntries(await Promise.all(['a', 'A', '_', '_X', 'É', 'é', 'a b', '%', 'b', 'e'].map(async (search) =>
-    [search, (await categoryNames(url, `&search=${encodeURIComponent(search)}`)).names])))
+  seen.search = Object.fromEntries(
+    await Promise.all(
+      ['a', 'A', '_', '_X', 'É', 'é', 'a b', '%', 'b', 'e'].map(async (search) => [
+        search,
+        (await categoryNames(url, `&search=${encodeURIComponent(search)}`)).names,
+      ]),
+    ),
+  )
 
   const owner = newWallet()
   const feeds = new Map<string, string>()
   for (const tag of TAGS) feeds.set((await createFeed(url, owner, { name: `feed ${tag}`, tags: [tag] })).id, tag)
   const ownerId = (await call(url, 'GET', `/v1/wallets/address/${owner.address}`)).body.id
-  seen.tags = Object.fromEntries(await Promise.all(['b', 'B', 'é', 'É', 'z', '_X', 'ä', 'Ä', 'A', 'a,Z'].map(async (tags) => {
-    const reply = await call(url, 'GET', `/v1/feeds?owner_id=${ownerId}&tags=${encodeURIComponent(tags)}&page_size=100`)
-    expect(reply.status).toBe(200)
-    return [tags, reply.body.data.map((f: { name: string }) => f.name)]
-  })))
+  seen.tags = Object.fromEntries(
+    await Promise.all(
+      ['b', 'B', 'é', 'É', 'z', '_X', 'ä', 'Ä', 'A', 'a,Z'].map(async (tags) => {
+        const reply = await call(url, 'GET', `/v1/feeds?owner_id=${ownerId}&tags=${encodeURIComponent(tags)}&page_size=100`)
+        expect(reply.status).toBe(200)
+        return [tags, reply.body.data.map((f: { name: string }) => f.name)]
+      }),
+    ),
+  )
 
   // Feeds of a category named in any case; the category-stats board lists categories by revenue, then name.
   const categories = (await call(url, 'GET', '/v1/categories?page_size=100')).body.data as { id: string; name: string }[]
   const other = newWallet()
   const inAcute = await createFeed(url, other, { name: 'in é', category_id: categories.find((c) => c.name === 'é')!.id })
   await createEntry(url, other, inAcute.id)
-  seen.category = Object.fromEntries(await Promise.all(['é', 'É', 'e', 'E'].map(async (category) =>
-    [category, (await call(url, 'GET', `/v1/feeds?category=${encodeURIComponent(category)}`)).body.data.map((f: { name: string }) => f.name)])))
+  seen.category = Object.fromEntries(
+    await Promise.all(
+      ['é', 'É', 'e', 'E'].map(async (category) => [
+        category,
+        (await call(url, 'GET', `/v1/feeds?category=${encodeURIComponent(category)}`)).body.data.map((f: { name: string }) => f.name),
+      ]),
+    ),
+  )
 
   const names = async (wallet: Wallet, username: string) => {
     const id = (await call(url, 'GET', `/v1/wallets/address/${wallet.address}`)).body.id
     const reply = await call(url, 'PATCH', `/v1/wallets/${id}`, { wallet, body: { username } })
     return [username, reply.status, reply.body.code ?? reply.body.username]
   }
-  seen.usernames = [await names(owner, 'Bob1'), await names(other, 'bob1'), await names(other, 'BOB1'), await names(other, 'Éclair'), await names(other, 'Alice')]
+  seen.usernames = [
+    await names(owner, 'Bob1'),
+    await names(other, 'bob1'),
+    await names(other, 'BOB1'),
+    await names(other, 'Éclair'),
+    await names(other, 'Alice'),
+  ]
   return seen
 }
 
@@ -109,10 +144,12 @@ describe('text on a database whose default collation is not bytewise (ICU en-US)
     // The premise: this database orders as en-US does, not as SQLite does, and folds É.
     const sql = new SQL(databaseUrl(postgres.adminUrl, icuDatabase), { max: 1 })
     try {
-      const [row] = await sql`SELECT 'a' < 'B' AS a_first, lower('É') AS folded, (SELECT datlocprovider FROM pg_database WHERE datname = current_database()) AS provider`
+      const [row] =
+        await sql`SELECT 'a' < 'B' AS a_first, lower('É') AS folded, (SELECT datlocprovider FROM pg_database WHERE datname = current_database()) AS provider`
       expect(row).toEqual({ a_first: true, folded: 'é', provider: 'i' })
       // Every text column of the schema the server migrated compares bytewise anyway.
-      const [{ n }] = await sql`SELECT COUNT(*)::int AS n FROM information_schema.columns WHERE table_schema = 'public' AND data_type = 'text' AND collation_name IS DISTINCT FROM 'C'`
+      const [{ n }] =
+        await sql`SELECT COUNT(*)::int AS n FROM information_schema.columns WHERE table_schema = 'public' AND data_type = 'text' AND collation_name IS DISTINCT FROM 'C'`
       expect(n).toBe(0)
     } finally {
       await sql.close()
@@ -125,28 +162,61 @@ describe('text on a database whose default collation is not bytewise (ICU en-US)
     const all = [...NAMES, 'e', 'Business', 'Crypto', 'Finance', 'Games', 'Politics', 'Sports', 'Tech']
     const expected = [...all].sort((a, b) => byBytes(a.toLowerCase(), b.toLowerCase()))
     // '_' (0x5F) before the letters, 'Ä' and 'é' (0xC3 …) after 'zb'; en-US would put 'ä' after 'a' and 'é' after 'e'.
-    expect([expected.slice(0, 2), expected.slice(-5)]).toEqual([['_x', 'a'], ['Z', 'zb', 'Ä', 'é', 'éb']])
-    for (const engine of ['sqlite', 'postgres']) expect(answers[engine]!.list).toEqual({ names: expected, pages: Math.ceil(expected.length / 3) })
+    expect([expected.slice(0, 2), expected.slice(-5)]).toEqual([
+      ['_x', 'a'],
+      ['Z', 'zb', 'Ä', 'é', 'éb'],
+    ])
+    for (const engine of ['sqlite', 'postgres'])
+      expect(answers[engine]!.list).toEqual({ names: expected, pages: Math.ceil(expected.length / 3) })
   })
 
   test('uniqueness by lower case refuses the same names on both engines', () => {
-    expect(answers.sqlite!.taken).toEqual([['b', 409, 'CATEGORY_CONFLICT'], ['É', 409, 'CATEGORY_CONFLICT'], ['z', 409, 'CATEGORY_CONFLICT'],
-      ['ä', 409, 'CATEGORY_CONFLICT'], ['AB', 409, 'CATEGORY_CONFLICT'], ['A B', 409, 'CATEGORY_CONFLICT'], ['_X', 409, 'CATEGORY_CONFLICT']])
+    expect(answers.sqlite!.taken).toEqual([
+      ['b', 409, 'CATEGORY_CONFLICT'],
+      ['É', 409, 'CATEGORY_CONFLICT'],
+      ['z', 409, 'CATEGORY_CONFLICT'],
+      ['ä', 409, 'CATEGORY_CONFLICT'],
+      ['AB', 409, 'CATEGORY_CONFLICT'],
+      ['A B', 409, 'CATEGORY_CONFLICT'],
+      ['_X', 409, 'CATEGORY_CONFLICT'],
+    ])
     expect(answers.sqlite!.free).toBe(201)
-    expect(answers.sqlite!.usernames).toEqual([['Bob1', 200, 'Bob1'], ['bob1', 409, 'USERNAME_CONFLICT'], ['BOB1', 409, 'USERNAME_CONFLICT'],
-      ['Éclair', 400, 'INVALID_USERNAME'], ['Alice', 200, 'Alice']])
+    expect(answers.sqlite!.usernames).toEqual([
+      ['Bob1', 200, 'Bob1'],
+      ['bob1', 409, 'USERNAME_CONFLICT'],
+      ['BOB1', 409, 'USERNAME_CONFLICT'],
+      ['Éclair', 400, 'INVALID_USERNAME'],
+      ['Alice', 200, 'Alice'],
+    ])
     for (const part of ['taken', 'free', 'usernames']) expect(answers.postgres![part]).toEqual(answers.sqlite![part])
   })
 
   test('search: the same matches in the same order; _ and % are plain characters', () => {
-    expect(answers.sqlite!.search).toMatchObject({ _: ['_x'], _X: ['_x'], É: ['é', 'éb'], é: ['é', 'éb'], 'a b': ['a b'], '%': [],
-      e: ['Business', 'e', 'Finance', 'Games', 'Tech'], b: ['a b', 'ab', 'B', 'b2', 'Business', 'zb', 'éb'] })
+    expect(answers.sqlite!.search).toMatchObject({
+      _: ['_x'],
+      _X: ['_x'],
+      É: ['é', 'éb'],
+      é: ['é', 'éb'],
+      'a b': ['a b'],
+      '%': [],
+      e: ['Business', 'e', 'Finance', 'Games', 'Tech'],
+      b: ['a b', 'ab', 'B', 'b2', 'Business', 'zb', 'éb'],
+    })
     expect(answers.postgres!.search).toEqual(answers.sqlite!.search)
   })
 
   test('tag filters fold A-Z only, as SQL lower() does on both engines: É and é are two tags', () => {
     expect(answers.sqlite!.tags).toEqual({
-      b: ['feed B'], B: ['feed B'], é: ['feed é'], É: ['feed É'], z: ['feed Z'], _X: ['feed _x'], ä: ['feed ä'], Ä: [], A: ['feed a'], 'a,Z': ['feed Z', 'feed a'],
+      b: ['feed B'],
+      B: ['feed B'],
+      é: ['feed é'],
+      É: ['feed É'],
+      z: ['feed Z'],
+      _X: ['feed _x'],
+      ä: ['feed ä'],
+      Ä: [],
+      A: ['feed a'],
+      'a,Z': ['feed Z', 'feed a'],
     })
     expect(answers.postgres!.tags).toEqual(answers.sqlite!.tags)
   })
@@ -162,9 +232,15 @@ describe('a lone surrogate (no Unicode character) in text a request carries', ()
     const answers: Record<string, unknown> = {}
     for (const [engine, url] of engines()) {
       const owner = newWallet()
-      const feed = await call(url, 'POST', '/v1/feeds', { wallet: owner, rawBody: '{"name":"a\\ud800","description":"\\udc00b","tags":["\\ud800","x\\udfff"]}' })
+      const feed = await call(url, 'POST', '/v1/feeds', {
+        wallet: owner,
+        rawBody: '{"name":"a\\ud800","description":"\\udc00b","tags":["\\ud800","x\\udfff"]}',
+      })
       expect(feed.status).toBe(201)
-      const entry = await call(url, 'POST', `/v1/feeds/${feed.body.id}/entries`, { wallet: owner, rawBody: '{"content_base64":"aGk=","mime_type":"text/plain","title":"\\ud800","metadata":"\\udbff","tags":["\\udfff"]}' })
+      const entry = await call(url, 'POST', `/v1/feeds/${feed.body.id}/entries`, {
+        wallet: owner,
+        rawBody: '{"content_base64":"aGk=","mime_type":"text/plain","title":"\\ud800","metadata":"\\udbff","tags":["\\udfff"]}',
+      })
       expect(entry.status).toBe(201)
       const again = (await call(url, 'GET', `/v1/feeds/${feed.body.id}/entries/${entry.body.id}`)).body
       const ownerId = feed.body.owner_id
@@ -174,14 +250,25 @@ describe('a lone surrogate (no Unicode character) in text a request carries', ()
         tagged: (await call(url, 'GET', `/v1/feeds?owner_id=${ownerId}&tags=${encodeURIComponent('x\uFFFD')}`)).body.data.length,
       }
     }
-    expect(answers.sqlite).toEqual({ feed: ['a\uFFFD', '\uFFFDb', ['\uFFFD', 'x\uFFFD']], entry: ['\uFFFD', '\uFFFD', ['\uFFFD']], tagged: 1 })
+    expect(answers.sqlite).toEqual({
+      feed: ['a\uFFFD', '\uFFFDb', ['\uFFFD', 'x\uFFFD']],
+      entry: ['\uFFFD', '\uFFFD', ['\uFFFD']],
+      tagged: 1,
+    })
     expect(answers.postgres).toEqual(answers.sqlite)
   })
 })
 
 // ——— NUL ———
 
-interface Fixtures { owner: Wallet; feedId: string; entryId: string; walletId: string; categoryId: string; linkId: string }
+interface Fixtures {
+  owner: Wallet
+  feedId: string
+  entryId: string
+  walletId: string
+  categoryId: string
+  linkId: string
+}
 
 async function fixtures(url: string): Promise<Fixtures> {
   const owner = newWallet()
@@ -207,7 +294,10 @@ const BASE_BODIES: Record<string, Record<string, unknown>> = {
 const NUL_TEXT = 'a\u0000b'
 
 /** Where a string may be in a request: `query <name>`, `path <name>`, `body <dotted.path>` (`[]` for an array's items). */
-interface Input { operation: string; where: string }
+interface Input {
+  operation: string
+  where: string
+}
 
 /** Every string input of every documented operation (a property of no declared type counts: it may be a string). */
 function stringInputs(doc: any): Input[] {
@@ -244,11 +334,19 @@ function stringInputs(doc: any): Input[] {
 async function sendWithNul(url: string, f: Fixtures, input: Input): Promise<Reply> {
   const [method, template] = input.operation.split(' ') as [string, string]
   const ids: Record<string, string> = {
-    feed_id: f.feedId, entry_id: f.entryId, wallet_id: f.walletId, category_id: f.categoryId, id: template.startsWith('/v1/access-links') ? f.linkId : f.entryId,
-    address: f.owner.address, hash: `0x${'0'.repeat(64)}`, token: 'x',
+    feed_id: f.feedId,
+    entry_id: f.entryId,
+    wallet_id: f.walletId,
+    category_id: f.categoryId,
+    id: template.startsWith('/v1/access-links') ? f.linkId : f.entryId,
+    address: f.owner.address,
+    hash: `0x${'0'.repeat(64)}`,
+    token: 'x',
   }
   const [kind, name] = input.where.startsWith('body') ? ['body', undefined] : (input.where.split(' ') as [string, string])
-  const path = template.replace(/\{(\w+)\}/g, (_, param: string) => (kind === 'path' && param === name ? encodeURIComponent(NUL_TEXT) : ids[param] ?? param))
+  const path = template.replace(/\{(\w+)\}/g, (_, param: string) =>
+    kind === 'path' && param === name ? encodeURIComponent(NUL_TEXT) : (ids[param] ?? param),
+  )
   const query = kind === 'query' ? `?${name!.replace('[]', '')}=${encodeURIComponent(NUL_TEXT)}` : ''
   let body: unknown
   if (kind === 'body') {
@@ -280,8 +378,21 @@ describe('a NUL (U+0000) in any text a request carries', () => {
 
   test('every string input of every operation was tried (the OpenAPI document lists them)', () => {
     expect(inputs.length).toBeGreaterThan(60)
-    for (const where of ['body.name', 'body.tags[]', 'body.description', 'body.title', 'body.metadata', 'body.picture_url', 'query search', 'query tags', 'path wallet_id']) {
-      expect(inputs.some((i) => i.where === where), where).toBe(true)
+    for (const where of [
+      'body.name',
+      'body.tags[]',
+      'body.description',
+      'body.title',
+      'body.metadata',
+      'body.picture_url',
+      'query search',
+      'query tags',
+      'path wallet_id',
+    ]) {
+      expect(
+        inputs.some((i) => i.where === where),
+        where,
+      ).toBe(true)
     }
   })
 
@@ -289,7 +400,11 @@ describe('a NUL (U+0000) in any text a request carries', () => {
     for (const key of Object.keys(replies.sqlite!)) {
       const [sqlite, pg] = [replies.sqlite![key]!, replies.postgres![key]!]
       expect(sqlite.status, key).toBeLessThan(500)
-      expect({ key, status: pg.status, body: pg.status >= 400 ? pg.body : null }).toEqual({ key, status: sqlite.status, body: sqlite.status >= 400 ? sqlite.body : null })
+      expect({ key, status: pg.status, body: pg.status >= 400 ? pg.body : null }).toEqual({
+        key,
+        status: sqlite.status,
+        body: sqlite.status >= 400 ? sqlite.body : null,
+      })
     }
   })
 
@@ -298,23 +413,44 @@ describe('a NUL (U+0000) in any text a request carries', () => {
     // Shape B for the feed bodies.
     for (const key of ['POST /v1/feeds body.name', 'PATCH /v1/feeds/{feed_id} body.description', 'POST /v1/feeds body.tags[]']) {
       const field = key.split('body.')[1]!.replace('[]', '.0')
-      expect({ key, status: reply(key).status, body: reply(key).body }).toEqual({ key, status: 400, body: { error: 'invalid_request', message: `${field} must not contain NUL (U+0000)`, details: { field } } })
+      expect({ key, status: reply(key).status, body: reply(key).body }).toEqual({
+        key,
+        status: 400,
+        body: { error: 'invalid_request', message: `${field} must not contain NUL (U+0000)`, details: { field } },
+      })
     }
     // Shape A, INVALID_PARAMETER, elsewhere.
-    for (const [key, field] of [['POST /v1/feeds/{feed_id}/entries body.title', 'title'], ['POST /v1/feeds/{feed_id}/entries body.metadata', 'metadata'],
-      ['POST /v1/feeds/{feed_id}/entries body.tags[]', 'tags.0'], ['POST /v1/feeds/{feed_id}/entries/{entry_id}/access-link body.description', 'description'],
-      ['POST /v1/categories body.name', 'name'], ['PATCH /v1/categories/{category_id} body.icon_url', 'icon_url'], ['GET /v1/categories query search', 'search'],
-      ['GET /v1/feeds query category', 'category'], ['GET /v1/feeds query tags', 'tags']] as const) {
-      expect({ key, status: reply(key).status, body: reply(key).body }).toEqual({ key, status: 400, body: { error: `invalid ${field}`, code: 'INVALID_PARAMETER', details: `${field} must not contain NUL (U+0000)` } })
+    for (const [key, field] of [
+      ['POST /v1/feeds/{feed_id}/entries body.title', 'title'],
+      ['POST /v1/feeds/{feed_id}/entries body.metadata', 'metadata'],
+      ['POST /v1/feeds/{feed_id}/entries body.tags[]', 'tags.0'],
+      ['POST /v1/feeds/{feed_id}/entries/{entry_id}/access-link body.description', 'description'],
+      ['POST /v1/categories body.name', 'name'],
+      ['PATCH /v1/categories/{category_id} body.icon_url', 'icon_url'],
+      ['GET /v1/categories query search', 'search'],
+      ['GET /v1/feeds query category', 'category'],
+      ['GET /v1/feeds query tags', 'tags'],
+    ] as const) {
+      expect({ key, status: reply(key).status, body: reply(key).body }).toEqual({
+        key,
+        status: 400,
+        body: { error: `invalid ${field}`, code: 'INVALID_PARAMETER', details: `${field} must not contain NUL (U+0000)` },
+      })
     }
-    expect(reply('PATCH /v1/wallets/{wallet_id} body.picture_url').body).toEqual({ error: 'invalid picture_url', code: 'INVALID_PICTURE_URL', details: 'picture_url must be a valid http or https URL' })
+    expect(reply('PATCH /v1/wallets/{wallet_id} body.picture_url').body).toEqual({
+      error: 'invalid picture_url',
+      code: 'INVALID_PICTURE_URL',
+      details: 'picture_url must be a valid http or https URL',
+    })
     expect(reply('POST /v1/feeds/{feed_id}/entries body.mime_type').status).toBe(400)
     expect(reply('POST /v1/feeds/{feed_id}/entries body.mime_type').body.code).toBe('UNSUPPORTED_MIME_TYPE')
   })
 
   test('nothing was stored by a refused request: the feed and its entries are as they were', async () => {
     for (const [, url] of engines()) {
-      const mine = (await call(url, 'GET', '/v1/feeds?min_entries=0&page_size=100')).body.data.filter((f: { name: string }) => f.name.includes('\u0000'))
+      const mine = (await call(url, 'GET', '/v1/feeds?min_entries=0&page_size=100')).body.data.filter((f: { name: string }) =>
+        f.name.includes('\u0000'),
+      )
       expect(mine).toEqual([])
     }
   })

@@ -40,7 +40,11 @@ describe('transactions: bad input', () => {
   test('list: empty ledger, bad filters, bad tokens', async () => {
     const empty = await call(app, 'GET', '/v1/transactions')
     expect(empty.status).toBe(200)
-    expect(empty.body).toEqual({ transactions: [], data: [], pagination: { page_size: 0, next_page_token: null, has_more: false, total_count: 0 } })
+    expect(empty.body).toEqual({
+      transactions: [],
+      data: [],
+      pagination: { page_size: 0, next_page_token: null, has_more: false, total_count: 0 },
+    })
     for (const q of ['payer=nope', 'pay_to=0x12', 'entry_id=abc', 'page_size=101', 'page_size=0']) {
       const reply = await call(app, 'GET', `/v1/transactions?${q}`)
       expect(reply.status).toBe(400)

@@ -18,9 +18,18 @@ describe('wallets', () => {
     const byId = await call(app, 'GET', `/v1/wallets/${feed.owner_id}`)
     expect(byId.status).toBe(200)
     expect(byId.body).toEqual({
-      id: feed.owner_id, address: wallet.address, wallet_address: wallet.address, network: 'base-sepolia', wallet_address_network: 'base-sepolia',
-      username: null, picture_url: null, total_feeds: 1, total_entries: 2, total_revenue: '0',
-      created_at: expect.any(Number), updated_at: expect.any(Number),
+      id: feed.owner_id,
+      address: wallet.address,
+      wallet_address: wallet.address,
+      network: 'base-sepolia',
+      wallet_address_network: 'base-sepolia',
+      username: null,
+      picture_url: null,
+      total_feeds: 1,
+      total_entries: 2,
+      total_revenue: '0',
+      created_at: expect.any(Number),
+      updated_at: expect.any(Number),
     })
     for (const form of [wallet.address, wallet.address.toLowerCase(), '0x' + wallet.address.slice(2).toUpperCase()]) {
       const reply = await call(app, 'GET', `/v1/wallets/address/${form}`)

@@ -13,16 +13,26 @@ const CERT = `${import.meta.dir}/helpers/webhook-test.cert.pem`
 const KEY = `${import.meta.dir}/helpers/webhook-test.key.pem`
 const PRICE = 25_000n
 
-interface Received { path: string; headers: Record<string, string>; body: string }
+interface Received {
+  path: string
+  headers: Record<string, string>
+  body: string
+}
 
 /** An HTTPS receiver: each path answers as `answer` says, given how often this delivery id came before. */
 function receiver(answer: (path: string, seen: number) => number, port = 0) {
   const received: Received[] = []
   const server = Bun.serve({
-    hostname: '127.0.0.1', port, tls: { cert: Bun.file(CERT), key: Bun.file(KEY) },
+    hostname: '127.0.0.1',
+    port,
+    tls: { cert: Bun.file(CERT), key: Bun.file(KEY) },
     async fetch(request) {
       const path = new URL(request.url).pathname
-      const entry = { path, headers: Object.fromEntries(request.headers as unknown as Iterable<[string, string]>), body: await request.text() }
+      const entry = {
+        path,
+        headers: Object.fromEntries(request.headers as unknown as Iterable<[string, string]>),
+        body: await request.text(),
+      }
       const seen = received.filter((r) => r.path === path && r.headers['webhook-id'] === entry.headers['webhook-id']).length
       received.push(entry)
       return new Response('ok', { status: answer(path, seen) })
@@ -37,7 +47,13 @@ let hooks: ReturnType<typeof receiver>
 let creator: Wallet
 let feed: { id: string }
 
-const env = () => ({ ...chain.env, TRELLIS_TEST_ALLOW_PRIVATE_FETCH: '1', NODE_EXTRA_CA_CERTS: CERT, TRELLIS_TEST_WEBHOOK_RETRY_S: '1', TRELLIS_TEST_WEBHOOK_GIVE_UP_S: '5' })
+const env = () => ({
+  ...chain.env,
+  TRELLIS_TEST_ALLOW_PRIVATE_FETCH: '1',
+  NODE_EXTRA_CA_CERTS: CERT,
+  TRELLIS_TEST_WEBHOOK_RETRY_S: '1',
+  TRELLIS_TEST_WEBHOOK_GIVE_UP_S: '5',
+})
 
 beforeAll(async () => {
   chain = await startChain()
@@ -62,13 +78,23 @@ async function until<T>(what: string, check: () => Promise<T | undefined | false
   }
 }
 
-const register = (wallet: Wallet, body: Record<string, unknown>, target = server) => call(target.url, 'POST', '/v1/webhooks', { wallet, body })
-const deliveries = async (wallet: Wallet, id: string, query = '') => (await call(server.url, 'GET', `/v1/webhooks/${id}/deliveries${query}`, { wallet })).body
+const register = (wallet: Wallet, body: Record<string, unknown>, target = server) =>
+  call(target.url, 'POST', '/v1/webhooks', { wallet, body })
+const deliveries = async (wallet: Wallet, id: string, query = '') =>
+  (await call(server.url, 'GET', `/v1/webhooks/${id}/deliveries${query}`, { wallet })).body
 const paidEntry = (title: string, body: Record<string, unknown> = {}) =>
-  createEntry(server.url, creator, feed.id, { content_base64: b64(`paid: ${title}`), title, is_free: false, price: { amount: String(PRICE), currency: 'USDC' }, ...body })
+  createEntry(server.url, creator, feed.id, {
+    content_base64: b64(`paid: ${title}`),
+    title,
+    is_free: false,
+    price: { amount: String(PRICE), currency: 'USDC' },
+    ...body,
+  })
 async function buy(entry: { id: string }): Promise<{ buyer: Wallet; hash: string }> {
   const buyer = await chain.newFundedBuyer(1_000_000n)
-  const paid = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE })) } })
+  const paid = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`, {
+    headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE })) },
+  })
   expect(paid.status).toBe(200)
   const settlement = JSON.parse(Buffer.from(paid.headers.get('x-payment-response')!, 'base64').toString())
   return { buyer, hash: settlement.transaction }
@@ -89,7 +115,12 @@ describe('registering', () => {
     const wallet = newWallet()
     const first = await register(wallet, { url: hooks.url('/listed'), description: 'my shop' })
     expect(first.status).toBe(201)
-    expect(first.body).toMatchObject({ url: hooks.url('/listed'), description: 'my shop', events: ['sale.recorded', 'entry.expired'], is_active: true })
+    expect(first.body).toMatchObject({
+      url: hooks.url('/listed'),
+      description: 'my shop',
+      events: ['sale.recorded', 'entry.expired'],
+      is_active: true,
+    })
     expect(first.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
     const listed = await call(server.url, 'GET', '/v1/webhooks', { wallet })
     expect(listed.body.data).toHaveLength(1)
@@ -110,7 +141,8 @@ describe('registering', () => {
     for (const url of ['http://example.com/hook', 'ftp://example.com', 'https://user:pw@example.com/', 'not a url', 'https://']) {
       expect((await register(wallet, { url })).status).toBe(400)
     }
-    for (const events of [[], ['sale.refunded'], ['sale.recorded', 'sale.recorded']]) expect((await register(wallet, { url: hooks.url('/e'), events })).status).toBe(400)
+    for (const events of [[], ['sale.refunded'], ['sale.recorded', 'sale.recorded']])
+      expect((await register(wallet, { url: hooks.url('/e'), events })).status).toBe(400)
     expect((await call(server.url, 'GET', '/v1/webhooks', { wallet })).body.data).toEqual([])
   })
 
@@ -118,7 +150,15 @@ describe('registering', () => {
     const strict = await startTestServer()
     try {
       const wallet = newWallet()
-      for (const url of [hooks.url('/x'), 'https://localhost/', 'https://[::1]/', 'https://10.1.2.3/', 'https://169.254.169.254/latest', 'https://192.168.0.1/', 'https://0.0.0.0/']) {
+      for (const url of [
+        hooks.url('/x'),
+        'https://localhost/',
+        'https://[::1]/',
+        'https://10.1.2.3/',
+        'https://169.254.169.254/latest',
+        'https://192.168.0.1/',
+        'https://0.0.0.0/',
+      ]) {
         expectError(await register(wallet, { url }, strict), 400, 'INVALID_WEBHOOK_URL')
       }
     } finally {
@@ -137,10 +177,20 @@ describe('delivering', () => {
     const event = verified(shop.body.secret, delivery!)
     const ledger = (await call(server.url, 'GET', `/v1/transactions?entry_id=${entry.id}`)).body.data
     expect(event).toEqual({
-      type: 'sale.recorded', timestamp: expect.any(String),
+      type: 'sale.recorded',
+      timestamp: expect.any(String),
       data: {
-        transaction_id: ledger[0].id, transaction_hash: hash, network: 'base-sepolia', asset: ledger[0].asset, amount: String(PRICE),
-        payer: buyer.address, pay_to: creator.address, entry_id: entry.id, feed_id: feed.id, entry_title: 'sold once', created_at: ledger[0].created_at,
+        transaction_id: ledger[0].id,
+        transaction_hash: hash,
+        network: 'base-sepolia',
+        asset: ledger[0].asset,
+        amount: String(PRICE),
+        payer: buyer.address,
+        pay_to: creator.address,
+        entry_id: entry.id,
+        feed_id: feed.id,
+        entry_title: 'sold once',
+        created_at: ledger[0].created_at,
       },
     })
     expect(() => new Webhook(expiriesOnly.body.secret).verify(delivery!.body, delivery!.headers)).toThrow()
@@ -148,7 +198,18 @@ describe('delivering', () => {
     expect(at('/ok')).toHaveLength(1)
     expect(at('/expiries')).toHaveLength(0)
     const log = await deliveries(creator, shop.body.id)
-    expect(log.data).toEqual([expect.objectContaining({ id: delivery!.headers['webhook-id'], event: 'sale.recorded', status: 'delivered', attempts: 1, last_status: 200, last_error: null, payload: delivery!.body, next_attempt_at: null })])
+    expect(log.data).toEqual([
+      expect.objectContaining({
+        id: delivery!.headers['webhook-id'],
+        event: 'sale.recorded',
+        status: 'delivered',
+        attempts: 1,
+        last_status: 200,
+        last_error: null,
+        payload: delivery!.body,
+        next_attempt_at: null,
+      }),
+    ])
   })
 
   test('retried with the same id and bytes until a 2xx; given up after the day (here 5 s); the log tells each', async () => {
@@ -177,35 +238,69 @@ describe('delivering', () => {
     'deliveries hanging, another seller told within 3 s', async () => {
     // Accepts connections and says nothing (not even the TLS handshake): each attempt waits for its timeout.
     let hanging = 0
-    const silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {}, open() { hanging++ }, close() { hanging-- } } })
+    const silent = Bun.listen({
+      hostname: '127.0.0.1',
+      port: 0,
+      socket: {
+        data() {},
+        open() {
+          hanging++
+        },
+        close() {
+          hanging--
+        },
+      },
+    })
     // A server of its own, where a delivery is retried each second for a day: the silent ones are never given up.
     const busy = await startTestServer({ ...env(), TRELLIS_TEST_WEBHOOK_GIVE_UP_S: '86400' })
     try {
       // 26 new wallets (nothing paid to become one), each with 5 endpoints there and 4 entries sold: 520 deliveries.
       const silentHooks: Array<{ wallet: Wallet; id: string }> = []
-      await Promise.all(Array.from({ length: 26 }, async (_, w) => {
-        const stalled = newWallet()
-        const stalledFeed = await createFeed(busy.url, stalled, { name: `stalls its webhooks ${w}` })
-        for (let i = 0; i < 5; i++) {
-          const hook = await register(stalled, { url: `https://127.0.0.1:${silent.port}/hang/${w}/${i}`, events: ['sale.recorded'] }, busy)
-          expect(hook.status).toBe(201)
-          silentHooks.push({ wallet: stalled, id: hook.body.id })
-        }
-        const buyer = await chain.newFundedBuyer(1_000_000n)
-        for (let i = 0; i < 4; i++) {
-          const entry = await createEntry(busy.url, stalled, stalledFeed.id, { content_base64: b64(`hang ${w} ${i}`), is_free: false, price: { amount: String(PRICE), currency: 'USDC' } })
-          const paid = await fetch(`${busy.url}/v1/feeds/${stalledFeed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: stalled.address, value: PRICE })) } })
-          expect(paid.status).toBe(200)
-        }
-      }))
-      const owed = async () => (await Promise.all(silentHooks.map(async (h) => (await call(busy.url, 'GET', `/v1/webhooks/${h.id}/deliveries`, { wallet: h.wallet })).body.data)))
-        .flat().filter((delivery: { status: string }) => delivery.status === 'pending').length
+      await Promise.all(
+        Array.from({ length: 26 }, async (_, w) => {
+          const stalled = newWallet()
+          const stalledFeed = await createFeed(busy.url, stalled, { name: `stalls its webhooks ${w}` })
+          for (let i = 0; i < 5; i++) {
+            const hook = await register(
+              stalled,
+              { url: `https://127.0.0.1:${silent.port}/hang/${w}/${i}`, events: ['sale.recorded'] },
+              busy,
+            )
+            expect(hook.status).toBe(201)
+            silentHooks.push({ wallet: stalled, id: hook.body.id })
+          }
+          const buyer = await chain.newFundedBuyer(1_000_000n)
+          for (let i = 0; i < 4; i++) {
+            const entry = await createEntry(busy.url, stalled, stalledFeed.id, {
+              content_base64: b64(`hang ${w} ${i}`),
+              is_free: false,
+              price: { amount: String(PRICE), currency: 'USDC' },
+            })
+            const paid = await fetch(`${busy.url}/v1/feeds/${stalledFeed.id}/entries/${entry.id}/content`, {
+              headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: stalled.address, value: PRICE })) },
+            })
+            expect(paid.status).toBe(200)
+          }
+        }),
+      )
+      const owed = async () =>
+        (
+          await Promise.all(
+            silentHooks.map(async (h) => (await call(busy.url, 'GET', `/v1/webhooks/${h.id}/deliveries`, { wallet: h.wallet })).body.data),
+          )
+        )
+          .flat()
+          .filter((delivery: { status: string }) => delivery.status === 'pending').length
       /** A seller with a live endpoint sells once, while `load` holds: how long until its endpoint is told. */
       const honestSale = async (path: string, load: () => void) => {
         const other = newWallet()
         const shop = await register(other, { url: hooks.url(path), events: ['sale.recorded'] }, busy)
         const otherFeed = await createFeed(busy.url, other, { name: 'told at once' })
-        const entry = await createEntry(busy.url, other, otherFeed.id, { content_base64: b64('prompt'), is_free: false, price: { amount: String(PRICE), currency: 'USDC' } })
+        const entry = await createEntry(busy.url, other, otherFeed.id, {
+          content_base64: b64('prompt'),
+          is_free: false,
+          price: { amount: String(PRICE), currency: 'USDC' },
+        })
         const buyer = await chain.newFundedBuyer(1_000_000n)
         const payment = encodePaymentHeader(await v1Payment(buyer, { to: other.address, value: PRICE }))
         load()
@@ -230,46 +325,69 @@ describe('delivering', () => {
     }
   }, 90_000)
 
-  test('an endpoint that keeps failing rests: none of its deliveries is tried meanwhile; what it held ' +
-    'is given up after the day', async () => {
-    // Retries after 1 s, then 60 s: the endpoint's second failure in a row rests it past the day (here 5 s).
-    const resting = await startTestServer({ ...env(), TRELLIS_TEST_WEBHOOK_RETRY_S: '1,60' })
-    try {
-      const seller = newWallet()
-      const hook = await register(seller, { url: hooks.url('/rests'), events: ['sale.recorded'] }, resting)
-      const sellerFeed = await createFeed(resting.url, seller, { name: 'its endpoint is down' })
-      const buyer = await chain.newFundedBuyer(1_000_000n)
-      for (let i = 0; i < 3; i++) {
-        const entry = await createEntry(resting.url, seller, sellerFeed.id, { content_base64: b64(`rests ${i}`), is_free: false, price: { amount: String(PRICE), currency: 'USDC' } })
-        const paid = await fetch(`${resting.url}/v1/feeds/${sellerFeed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: seller.address, value: PRICE })) } })
-        expect(paid.status).toBe(200)
+  test(
+    'an endpoint that keeps failing rests: none of its deliveries is tried meanwhile; what it held ' + 'is given up after the day',
+    async () => {
+      // Retries after 1 s, then 60 s: the endpoint's second failure in a row rests it past the day (here 5 s).
+      const resting = await startTestServer({ ...env(), TRELLIS_TEST_WEBHOOK_RETRY_S: '1,60' })
+      try {
+        const seller = newWallet()
+        const hook = await register(seller, { url: hooks.url('/rests'), events: ['sale.recorded'] }, resting)
+        const sellerFeed = await createFeed(resting.url, seller, { name: 'its endpoint is down' })
+        const buyer = await chain.newFundedBuyer(1_000_000n)
+        for (let i = 0; i < 3; i++) {
+          const entry = await createEntry(resting.url, seller, sellerFeed.id, {
+            content_base64: b64(`rests ${i}`),
+            is_free: false,
+            price: { amount: String(PRICE), currency: 'USDC' },
+          })
+          const paid = await fetch(`${resting.url}/v1/feeds/${sellerFeed.id}/entries/${entry.id}/content`, {
+            headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: seller.address, value: PRICE })) },
+          })
+          expect(paid.status).toBe(200)
+        }
+        const log = async () =>
+          (await call(resting.url, 'GET', `/v1/webhooks/${hook.body.id}/deliveries`, { wallet: seller })).body.data as Array<{
+            status: string
+            attempts: number
+            last_error: string | null
+          }>
+        const given = await until(
+          'the deliveries given up',
+          async () => {
+            const all = await log()
+            return all.length === 3 && all.every((d) => d.status === 'failed') && all
+          },
+          20_000,
+        )
+        // Two attempts failed in a row (a second apart), then none while it rested: a delivery was never tried.
+        expect(at('/rests')).toHaveLength(2)
+        expect(given.reduce((sum, d) => sum + d.attempts, 0)).toBe(2)
+        expect(given.filter((d) => d.attempts === 0).length).toBeGreaterThanOrEqual(1)
+        for (const d of given) expect(d.last_error).toBe(d.attempts === 0 ? 'not attempted: the endpoint kept failing' : 'answered 503')
+      } finally {
+        await resting.dispose()
       }
-      const log = async () => (await call(resting.url, 'GET', `/v1/webhooks/${hook.body.id}/deliveries`, { wallet: seller })).body.data as Array<{ status: string; attempts: number; last_error: string | null }>
-      const given = await until('the deliveries given up', async () => {
-        const all = await log()
-        return all.length === 3 && all.every((d) => d.status === 'failed') && all
-      }, 20_000)
-      // Two attempts failed in a row (a second apart), then none while it rested: a delivery was never tried.
-      expect(at('/rests')).toHaveLength(2)
-      expect(given.reduce((sum, d) => sum + d.attempts, 0)).toBe(2)
-      expect(given.filter((d) => d.attempts === 0).length).toBeGreaterThanOrEqual(1)
-      for (const d of given) expect(d.last_error).toBe(d.attempts === 0 ? 'not attempted: the endpoint kept failing' : 'answered 503')
-    } finally {
-      await resting.dispose()
-    }
-  })
+    },
+  )
 
   test('the log pages; removing an endpoint cancels what it was still owed', async () => {
     const hook = await register(creator, { url: hooks.url('/down'), events: ['sale.recorded'] })
     await buy(await paidEntry('cancelled'))
     await until('a first failed attempt', async () => (await deliveries(creator, hook.body.id)).data[0]?.attempts >= 1)
     expect((await call(server.url, 'DELETE', `/v1/webhooks/${hook.body.id}`, { wallet: creator })).status).toBe(204)
-    const shop = (await call(server.url, 'GET', '/v1/webhooks', { wallet: creator })).body.data.find((h: { url: string }) => h.url === hooks.url('/ok'))
+    const shop = (await call(server.url, 'GET', '/v1/webhooks', { wallet: creator })).body.data.find(
+      (h: { url: string }) => h.url === hooks.url('/ok'),
+    )
     const first = await deliveries(creator, shop.id, '?page_size=1')
     expect(first.pagination.has_more).toBe(true)
     const second = await deliveries(creator, shop.id, `?page_size=1&page_token=${first.pagination.next_page_token}`)
     expect(second.data[0].id).not.toBe(first.data[0].id)
-    expectError(await call(server.url, 'GET', `/v1/webhooks/${shop.id}/deliveries?page_token=forged`, { wallet: creator }), 422, 'INVALID_PAGE_TOKEN')
+    expectError(
+      await call(server.url, 'GET', `/v1/webhooks/${shop.id}/deliveries?page_token=forged`, { wallet: creator }),
+      422,
+      'INVALID_PAGE_TOKEN',
+    )
   })
   test('the log says why an attempt failed and never how the server resolved the name; the server log has the detail', async () => {
     const own = await startTestServer(env())
@@ -281,12 +399,21 @@ describe('delivering', () => {
         probe.stop(true)
         return port
       })()
-      const hook = await call(own.url, 'POST', '/v1/webhooks', { wallet: seller, body: { url: `https://localhost:${closed}/hook`, events: ['sale.recorded'] } })
+      const hook = await call(own.url, 'POST', '/v1/webhooks', {
+        wallet: seller,
+        body: { url: `https://localhost:${closed}/hook`, events: ['sale.recorded'] },
+      })
       expect(hook.status).toBe(201)
       const sellerFeed = await createFeed(own.url, seller, { name: 'resolved elsewhere' })
-      const entry = await createEntry(own.url, seller, sellerFeed.id, { content_base64: b64('sold'), is_free: false, price: { amount: String(PRICE), currency: 'USDC' } })
+      const entry = await createEntry(own.url, seller, sellerFeed.id, {
+        content_base64: b64('sold'),
+        is_free: false,
+        price: { amount: String(PRICE), currency: 'USDC' },
+      })
       const buyer = await chain.newFundedBuyer(1_000_000n)
-      const paid = await fetch(`${own.url}/v1/feeds/${sellerFeed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: seller.address, value: PRICE })) } })
+      const paid = await fetch(`${own.url}/v1/feeds/${sellerFeed.id}/entries/${entry.id}/content`, {
+        headers: { 'x-payment': encodePaymentHeader(await v1Payment(buyer, { to: seller.address, value: PRICE })) },
+      })
       expect(paid.status).toBe(200)
       const logOf = async () => (await call(own.url, 'GET', `/v1/webhooks/${hook.body.id}/deliveries`, { wallet: seller })).body.data[0]
       // Nothing listens there: the log says so, not at which address the server looked.
@@ -301,7 +428,11 @@ describe('delivering', () => {
         return last?.last_error === "the endpoint's address is not public" && last
       })
       expect(JSON.stringify(vetted)).not.toMatch(/127\.0\.0\.1|::1/)
-      expect(own.logs.some((line) => line.includes('a webhook attempt failed') && /localhost → (127\.0\.0\.1|::1): not a public address/.test(line))).toBe(true)
+      expect(
+        own.logs.some(
+          (line) => line.includes('a webhook attempt failed') && /localhost → (127\.0\.0\.1|::1): not a public address/.test(line),
+        ),
+      ).toBe(true)
     } finally {
       await own.dispose()
     }
@@ -331,7 +462,13 @@ describe('durable', () => {
       const got = await until('the sale and the expiry', () => back.received.length >= 2 && back.received)
       const events = got.map((r) => verified(hook.body.secret, r))
       expect(events.map((e) => e.type).sort()).toEqual(['entry.expired', 'sale.recorded'])
-      expect(events.find((e) => e.type === 'entry.expired')!.data).toEqual({ entry_id: entry.id, feed_id: feed.id, entry_title: 'owed across a crash', price: String(PRICE), expires_at: expect.any(Number) })
+      expect(events.find((e) => e.type === 'entry.expired')!.data).toEqual({
+        entry_id: entry.id,
+        feed_id: feed.id,
+        entry_title: 'owed across a crash',
+        price: String(PRICE),
+        expires_at: expect.any(Number),
+      })
       await Bun.sleep(2_500)
       expect(back.received).toHaveLength(2)
       expect(new Set(back.received.map((r) => r.headers['webhook-id'])).size).toBe(2)

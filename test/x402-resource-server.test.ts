@@ -16,13 +16,26 @@ import { ANSWER_HEADERS, PAYMENT_HEADERS, resourceServer } from '../src/chain/x4
 import { requirementsFor, type Payment, type PaymentOrRefusal } from '../src/chain/x402/payload.ts'
 import { REASONS } from '../src/chain/x402/reasons.ts'
 import type { PriceTag } from '../src/chain/x402/requirements.ts'
-import { BASE_SEPOLIA_CHAIN_ID, BASE_SEPOLIA_USDC, encodePaymentHeader, signTransferAuthorization, transferWithAuthorizationTypes, v1Payment } from '../dev/chain.ts'
+import {
+  BASE_SEPOLIA_CHAIN_ID,
+  BASE_SEPOLIA_USDC,
+  encodePaymentHeader,
+  signTransferAuthorization,
+  transferWithAuthorizationTypes,
+  v1Payment,
+} from '../dev/chain.ts'
 
 const SEPOLIA: NetworkInfo = { ...NETWORKS['base-sepolia'], rpcConfigured: false }
 const x402 = resourceServer(SEPOLIA)
 const seller = privateKeyToAccount(generatePrivateKey()).address
 const PRICE = 10_000n
-const tag: PriceTag = { amount: String(PRICE), payTo: seller, resource: 'https://market.example/v1/feeds/f/entries/e', description: 'Paid', mimeType: 'application/json' }
+const tag: PriceTag = {
+  amount: String(PRICE),
+  payTo: seller,
+  resource: 'https://market.example/v1/feeds/f/entries/e',
+  description: 'Paid',
+  mimeType: 'application/json',
+}
 
 const read = (headers: Record<string, string>) => x402.readPayment(new Headers(headers))
 function readable(payment: PaymentOrRefusal | null): Payment {
@@ -50,25 +63,39 @@ describe('readPayment', () => {
     expect(payment.authorization).toEqual(sent.payload.authorization)
     expect(payment.wire).toEqual({ version: 1, json: sent })
     const { from, to, value, validAfter, validBefore, nonce } = payment.authorization
-    expect(await verifyTypedData({
-      address: buyer.address, domain: USDC_DOMAIN, types: transferWithAuthorizationTypes, primaryType: 'TransferWithAuthorization',
-      message: { from: from as `0x${string}`, to: to as `0x${string}`, value: BigInt(value), validAfter: BigInt(validAfter), validBefore: BigInt(validBefore), nonce: nonce as `0x${string}` },
-      signature: sent.payload.signature,
-    })).toBe(true)
+    expect(
+      await verifyTypedData({
+        address: buyer.address,
+        domain: USDC_DOMAIN,
+        types: transferWithAuthorizationTypes,
+        primaryType: 'TransferWithAuthorization',
+        message: {
+          from: from as `0x${string}`,
+          to: to as `0x${string}`,
+          value: BigInt(value),
+          validAfter: BigInt(validAfter),
+          validBefore: BigInt(validBefore),
+          nonce: nonce as `0x${string}`,
+        },
+        signature: sent.payload.signature,
+      }),
+    ).toBe(true)
     expect(requirementsFor(payment, SEPOLIA, tag)).toEqual({ requirements: v1Body().accepts[0] })
   })
 
-  test('a v2 PAYMENT-SIGNATURE made by @x402/fetch from our own 402: held to the requirement it ' +
-    'accepted, CAIP-2 network included', async () => {
-    const buyer = privateKeyToAccount(generatePrivateKey())
-    const client = new x402Client()
-    registerExactEvmScheme(client, { signer: toClientEvmSigner(buyer as never) })
-    const sent = await client.createPaymentPayload(v2Header())
-    const payment = readable(read({ 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(sent) }))
-    expect(payment.wire.version).toBe(2)
-    expect(payment.authorization).toMatchObject({ from: buyer.address, to: seller, value: String(PRICE) })
-    expect(requirementsFor(payment, SEPOLIA, tag)).toEqual({ requirements: v2Header().accepts[0] })
-  })
+  test(
+    'a v2 PAYMENT-SIGNATURE made by @x402/fetch from our own 402: held to the requirement it ' + 'accepted, CAIP-2 network included',
+    async () => {
+      const buyer = privateKeyToAccount(generatePrivateKey())
+      const client = new x402Client()
+      registerExactEvmScheme(client, { signer: toClientEvmSigner(buyer as never) })
+      const sent = await client.createPaymentPayload(v2Header())
+      const payment = readable(read({ 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(sent) }))
+      expect(payment.wire.version).toBe(2)
+      expect(payment.authorization).toMatchObject({ from: buyer.address, to: seller, value: String(PRICE) })
+      expect(requirementsFor(payment, SEPOLIA, tag)).toEqual({ requirements: v2Header().accepts[0] })
+    },
+  )
 
   test('a v1 X-PAYMENT made by the x402 v1 client from our own 402 body', async () => {
     const buyer = privateKeyToAccount(generatePrivateKey())
@@ -92,7 +119,9 @@ describe('readPayment', () => {
     const refusal = (payment: object) => requirementsFor(readable(read({ 'x-payment': encodePaymentHeader(payment) })), SEPOLIA, tag)
     expect(refusal({ x402Version: 1, scheme: 'exact', network: 'base', payload: signed })).toEqual({ refused: REASONS.network })
     expect(refusal({ x402Version: 1, scheme: 'exact', network: 'eip155:84532', payload: signed })).toEqual({ refused: REASONS.network })
-    expect(refusal({ x402Version: 2, accepted: { ...accepted, network: 'base-sepolia' }, payload: signed })).toEqual({ refused: REASONS.network })
+    expect(refusal({ x402Version: 2, accepted: { ...accepted, network: 'base-sepolia' }, payload: signed })).toEqual({
+      refused: REASONS.network,
+    })
     expect(refusal({ x402Version: 2, accepted: { ...accepted, scheme: 'upto' }, payload: signed })).toEqual({ refused: REASONS.scheme })
     expect(refusal({ x402Version: 2, payload: signed })).toEqual({ refused: REASONS.scheme })
   })
@@ -100,7 +129,8 @@ describe('readPayment', () => {
   test('malformed headers: the reason, in either header', async () => {
     const signed = await v1Payment(privateKeyToAccount(generatePrivateKey()), { to: seller, value: PRICE })
     const b64 = (json: unknown) => Buffer.from(JSON.stringify(json)).toString('base64')
-    const withAuthorization = (change: Record<string, unknown>) => b64({ ...signed, payload: { ...signed.payload, authorization: { ...signed.payload.authorization, ...change } } })
+    const withAuthorization = (change: Record<string, unknown>) =>
+      b64({ ...signed, payload: { ...signed.payload, authorization: { ...signed.payload.authorization, ...change } } })
     const cases: [string, string, string][] = [
       ['not base64 JSON', '!!!', REASONS.notBase64Json],
       ['base64 of text', Buffer.from('paid, honest').toString('base64'), REASONS.notBase64Json],
@@ -121,7 +151,8 @@ describe('readPayment', () => {
       ['short nonce', withAuthorization({ nonce: '0x1234' }), REASONS.badNonce],
     ]
     for (const [what, value, reason] of cases) {
-      for (const name of ['x-payment', 'payment-signature']) expect(read({ [name]: value }), `${what} in ${name}`).toEqual({ refused: reason })
+      for (const name of ['x-payment', 'payment-signature'])
+        expect(read({ [name]: value }), `${what} in ${name}`).toEqual({ refused: reason })
     }
   })
 })
@@ -136,17 +167,37 @@ describe('challenge', () => {
     expect(body).toEqual({
       x402Version: 1,
       error: REASONS.noPayment,
-      accepts: [{
-        scheme: 'exact', network: 'base-sepolia', maxAmountRequired: '10000', resource: tag.resource, description: 'Paid', mimeType: 'application/json',
-        payTo: seller, maxTimeoutSeconds: 300, asset: BASE_SEPOLIA_USDC, extra: { name: 'USDC', version: '2' },
-      }],
+      accepts: [
+        {
+          scheme: 'exact',
+          network: 'base-sepolia',
+          maxAmountRequired: '10000',
+          resource: tag.resource,
+          description: 'Paid',
+          mimeType: 'application/json',
+          payTo: seller,
+          maxTimeoutSeconds: 300,
+          asset: BASE_SEPOLIA_USDC,
+          extra: { name: 'USDC', version: '2' },
+        },
+      ],
     })
     expect(PaymentRequirementsSchema.safeParse(body.accepts[0]).success).toBe(true)
     expect(decodePaymentRequiredHeader(answer.headers['payment-required']!)).toEqual({
       x402Version: 2,
       error: REASONS.noPayment,
       resource: { url: tag.resource, description: 'Paid', mimeType: 'application/json' },
-      accepts: [{ scheme: 'exact', network: 'eip155:84532', amount: '10000', asset: BASE_SEPOLIA_USDC, payTo: seller, maxTimeoutSeconds: 300, extra: { name: 'USDC', version: '2' } }],
+      accepts: [
+        {
+          scheme: 'exact',
+          network: 'eip155:84532',
+          amount: '10000',
+          asset: BASE_SEPOLIA_USDC,
+          payTo: seller,
+          maxTimeoutSeconds: 300,
+          extra: { name: 'USDC', version: '2' },
+        },
+      ],
     })
   })
 
@@ -159,7 +210,13 @@ describe('challenge', () => {
     const mainnet = resourceServer({ ...NETWORKS.base, rpcConfigured: false })
     const bytes = { ...tag, resource: `${tag.resource}/content`, mimeType: 'text/plain' }
     const answer = mainnet.challenge(bytes)
-    expect(JSON.parse(answer.body).accepts[0]).toMatchObject({ network: 'base', resource: bytes.resource, mimeType: 'text/plain', asset: NETWORKS.base.usdcAddress, extra: { name: 'USD Coin', version: '2' } })
+    expect(JSON.parse(answer.body).accepts[0]).toMatchObject({
+      network: 'base',
+      resource: bytes.resource,
+      mimeType: 'text/plain',
+      asset: NETWORKS.base.usdcAddress,
+      extra: { name: 'USD Coin', version: '2' },
+    })
     expect(decodePaymentRequiredHeader(answer.headers['payment-required']!)).toMatchObject({
       resource: { url: bytes.resource, mimeType: 'text/plain' },
       accepts: [{ network: 'eip155:8453', asset: NETWORKS.base.usdcAddress }],
@@ -172,7 +229,10 @@ describe('receipt', () => {
   const transaction = `0x${'ab'.repeat(32)}` as const
   const paidWith = async (version: 1 | 2) => {
     const signed = await signTransferAuthorization(privateKeyToAccount(generatePrivateKey()), { to: seller, value: PRICE })
-    const sent = version === 1 ? { x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: signed } : { x402Version: 2, accepted: v2Header().accepts[0], payload: signed }
+    const sent =
+      version === 1
+        ? { x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: signed }
+        : { x402Version: 2, accepted: v2Header().accepts[0], payload: signed }
     return readable(read({ [version === 1 ? 'x-payment' : 'payment-signature']: encodePaymentHeader(sent) }))
   }
 
@@ -185,7 +245,12 @@ describe('receipt', () => {
   test('v2: PAYMENT-RESPONSE alone, the network as CAIP-2', async () => {
     const headers = x402.receipt(await paidWith(2), { payer, transaction })
     expect(Object.keys(headers)).toEqual(['payment-response'])
-    expect(decodePaymentResponseHeader(headers['payment-response']!)).toEqual({ success: true, transaction, network: 'eip155:84532', payer })
+    expect(decodePaymentResponseHeader(headers['payment-response']!)).toEqual({
+      success: true,
+      transaction,
+      network: 'eip155:84532',
+      payer,
+    })
   })
 
   test('nothing charged (the payer owns the entry): an empty transaction', async () => {
@@ -194,7 +259,11 @@ describe('receipt', () => {
   })
 
   test('CORS exposes every header the room answers with', async () => {
-    const named = [...Object.keys(x402.challenge(tag).headers), ...Object.keys(x402.receipt(await paidWith(1), { payer, transaction })), ...Object.keys(x402.receipt(await paidWith(2), { payer, transaction }))]
+    const named = [
+      ...Object.keys(x402.challenge(tag).headers),
+      ...Object.keys(x402.receipt(await paidWith(1), { payer, transaction })),
+      ...Object.keys(x402.receipt(await paidWith(2), { payer, transaction })),
+    ]
     const exposed = ANSWER_HEADERS.map((h) => h.toLowerCase())
     for (const name of named.filter((n) => n !== 'content-type')) expect(exposed).toContain(name)
   })

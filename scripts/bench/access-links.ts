@@ -31,7 +31,10 @@ function options() {
 }
 
 async function linkServer(source: string): Promise<{ server: TestServer; url: string }> {
-  const server = await startTestServer({ TRELLIS_LOG: 'warn', TRELLIS_STATS_REFRESH_S: '3600' }, { command: [process.execPath, join(source, 'src/main.ts')] })
+  const server = await startTestServer(
+    { TRELLIS_LOG: 'warn', TRELLIS_STATS_REFRESH_S: '3600' },
+    { command: [process.execPath, join(source, 'src/main.ts')] },
+  )
   const owner = newWallet()
   const feed = await createFeed(server.url, owner, { name: 'bench links' })
   const entry = await createEntry(server.url, owner, feed.id, { content_base64: b64(BODY), mime_type: 'text/plain' })
@@ -62,8 +65,10 @@ try {
   }
   for (const [source, rounds] of results) {
     const ratios = rounds.map((r) => r.link.rps / r.bare.rps)
-    console.log(`${source}: access-link open / bare = ${ratios.map((r) => r.toFixed(3)).join(', ')}; link ` +
-      `p99 ${rounds.map((r) => r.link.p99_ms?.toFixed(1)).join(', ')} ms`)
+    console.log(
+      `${source}: access-link open / bare = ${ratios.map((r) => r.toFixed(3)).join(', ')}; link ` +
+        `p99 ${rounds.map((r) => r.link.p99_ms?.toFixed(1)).join(', ')} ms`,
+    )
   }
 } finally {
   for (const s of servers) await s.server.dispose()

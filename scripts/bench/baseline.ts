@@ -4,7 +4,8 @@
 // size of that answer costs by itself.
 // The body is kept as bytes: some answers (images, content) are binary.
 let same = { body: new Uint8Array(0), status: 200, type: 'application/json' }
-const answerSame = () => new Response(same.status === 304 ? null : same.body, { status: same.status, headers: { 'content-type': same.type } })
+const answerSame = () =>
+  new Response(same.status === 304 ? null : same.body, { status: same.status, headers: { 'content-type': same.type } })
 const server = Bun.serve({
   hostname: '127.0.0.1',
   port: 0,
@@ -13,7 +14,11 @@ const server = Bun.serve({
       GET: answerSame,
       POST: answerSame,
       PUT: async (request) => {
-        same = { body: new Uint8Array(await request.arrayBuffer()), status: Number(request.headers.get('x-status') ?? 200), type: request.headers.get('content-type') ?? 'application/json' }
+        same = {
+          body: new Uint8Array(await request.arrayBuffer()),
+          status: Number(request.headers.get('x-status') ?? 200),
+          type: request.headers.get('content-type') ?? 'application/json',
+        }
         return new Response(null, { status: 204 })
       },
     },

@@ -13,7 +13,10 @@ function cacheKey(): string {
   const hash = createHash('sha256')
   // The seed writes the embedded records: their migrations make the version (PostgreSQL's are applied per run).
   const migrations = join(ROOT, 'src', 'store', 'migrations', 'sqlite')
-  for (const name of readdirSync(migrations).filter((f) => f.endsWith('.sql')).sort()) hash.update(name).update(readFileSync(join(migrations, name)))
+  for (const name of readdirSync(migrations)
+    .filter((f) => f.endsWith('.sql'))
+    .sort())
+    hash.update(name).update(readFileSync(join(migrations, name)))
   for (const name of ['seed.ts', 'prng.ts']) hash.update(readFileSync(join(import.meta.dir, name)))
   return hash.digest('hex').slice(0, 16)
 }
@@ -27,7 +30,10 @@ function readManifest(dir: string): Manifest | null {
 }
 
 /** Returns the cached seeded directory, seeding it first (in a child process) when missing or stale. */
-export async function seededDir(small: boolean, log: (line: string) => void): Promise<{ dir: string; manifest: Manifest; reused: boolean }> {
+export async function seededDir(
+  small: boolean,
+  log: (line: string) => void,
+): Promise<{ dir: string; manifest: Manifest; reused: boolean }> {
   const prefix = `trellis-bench-${small ? 'small' : 'full'}-`
   const dir = join(tmpdir(), prefix + cacheKey())
   const cached = readManifest(dir)
@@ -40,7 +46,11 @@ export async function seededDir(small: boolean, log: (line: string) => void): Pr
   const partial = `${dir}.partial-${process.pid}`
   try {
     log(`bench: seeding ${small ? 'small' : 'full'} data into ${dir}`)
-    const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'seed.ts'), partial, ...(small ? ['--small'] : [])], { cwd: ROOT, stdout: 'inherit', stderr: 'inherit' })
+    const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'seed.ts'), partial, ...(small ? ['--small'] : [])], {
+      cwd: ROOT,
+      stdout: 'inherit',
+      stderr: 'inherit',
+    })
     if ((await proc.exited) !== 0) throw new Error(`seeding failed (exit ${proc.exitCode})`)
     renameSync(partial, dir) // only a finished seed is ever reused
   } finally {

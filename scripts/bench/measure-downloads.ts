@@ -6,17 +6,19 @@ export async function downloads(url: string, pid: number, entry: { feed_id: stri
   const target = `${url}/v1/feeds/${entry.feed_id}/entries/${entry.entry_id}/content`
   const sampler = rssSampler(pid)
   const started = performance.now()
-  const results = await Promise.all(Array.from({ length: parallel }, async () => {
-    try {
-      const response = await fetch(target)
-      let bytes = 0
-      const reader = response.body!.getReader()
-      for (let r = await reader.read(); !r.done; r = await reader.read()) bytes += r.value.byteLength
-      return { status: response.status, bytes }
-    } catch (error) {
-      return { status: `error: ${(error as Error).message}`, bytes: 0 }
-    }
-  }))
+  const results = await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      try {
+        const response = await fetch(target)
+        let bytes = 0
+        const reader = response.body!.getReader()
+        for (let r = await reader.read(); !r.done; r = await reader.read()) bytes += r.value.byteLength
+        return { status: response.status, bytes }
+      } catch (error) {
+        return { status: `error: ${(error as Error).message}`, bytes: 0 }
+      }
+    }),
+  )
   const ms = performance.now() - started
   const rss = sampler.stop()
   return {

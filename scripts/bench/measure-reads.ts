@@ -10,7 +10,14 @@ import { moreTargets, type Found } from './routes.ts'
 /** Which target applies: see TARGETS in report.ts. */
 export type ReadGroup = 'feed' | 'board' | 'challenge' | 'list' | 'search' | 'recent' | 'image' | 'page' | 'write' | 'other'
 /** A route under wrk; `request`: a method, body or headers other than a bare GET (see routes.ts). */
-export interface ReadTarget { name: string; path: string; group: ReadGroup; expect: number; request?: WrkRequest; connections?: number }
+export interface ReadTarget {
+  name: string
+  path: string
+  group: ReadGroup
+  expect: number
+  request?: WrkRequest
+  connections?: number
+}
 
 /** The routes measured under wrk: the original set, then every other route a client can reach (routes.ts). */
 export function readTargets(m: Manifest, found: Found): ReadTarget[] {
@@ -20,7 +27,8 @@ export function readTargets(m: Manifest, found: Found): ReadTarget[] {
 function firstTargets(m: Manifest): ReadTarget[] {
   const t = (name: string, path: string, group: ReadGroup, expect = 200): ReadTarget => ({ name, path, group, expect })
   const boards = ['most-popular', 'top-revenue', 'top-providers', 'top-buyers'].flatMap((b) =>
-    ['7d', 'all'].map((p) => t(`GET leaderboards/${b}?period=${p}`, `/v1/leaderboards/${b}?period=${p}`, 'board')))
+    ['7d', 'all'].map((p) => t(`GET leaderboards/${b}?period=${p}`, `/v1/leaderboards/${b}?period=${p}`, 'board')),
+  )
   return [
     t('GET /v1/feeds/{id}', `/v1/feeds/${m.hot_feed_id}`, 'feed'),
     ...boards,
@@ -36,9 +44,18 @@ function firstTargets(m: Manifest): ReadTarget[] {
   ]
 }
 
-const init = (target: ReadTarget): RequestInit => ({ method: target.request?.method ?? 'GET', headers: target.request?.headers, body: target.request?.body })
+const init = (target: ReadTarget): RequestInit => ({
+  method: target.request?.method ?? 'GET',
+  headers: target.request?.headers,
+  body: target.request?.body,
+})
 
-export interface Probe { status: number | string; bytes: number; ms: number; sample: string }
+export interface Probe {
+  status: number | string
+  bytes: number
+  ms: number
+  sample: string
+}
 
 /** One request per route before any load: its status, size and cold latency (and a hint when it misbehaves). */
 export async function probe(url: string, target: ReadTarget): Promise<Probe> {
@@ -47,7 +64,12 @@ export async function probe(url: string, target: ReadTarget): Promise<Probe> {
     const response = await fetch(`${url}${target.path}`, { ...init(target), signal: AbortSignal.timeout(60_000) })
     const bytes = new Uint8Array(await response.arrayBuffer())
     const text = new TextDecoder().decode(bytes.subarray(0, 200))
-    return { status: response.status, bytes: bytes.byteLength, ms: performance.now() - started, sample: response.status === target.expect ? '' : text.slice(0, 200) }
+    return {
+      status: response.status,
+      bytes: bytes.byteLength,
+      ms: performance.now() - started,
+      sample: response.status === target.expect ? '' : text.slice(0, 200),
+    }
   } catch (error) {
     return { status: `error: ${(error as Error).message}`, bytes: 0, ms: performance.now() - started, sample: '' }
   }
@@ -56,14 +78,28 @@ export async function probe(url: string, target: ReadTarget): Promise<Probe> {
 /** A few sequential passes over every route: compiled paths, warm caches, steady memory. */
 export async function warmUp(url: string, targets: ReadTarget[], rounds: number): Promise<void> {
   for (let i = 0; i < rounds; i++) {
-    for (const target of targets) await fetch(`${url}${target.path}`, { ...init(target), signal: AbortSignal.timeout(60_000) }).then((r) => r.arrayBuffer(), () => null)
+    for (const target of targets)
+      await fetch(`${url}${target.path}`, { ...init(target), signal: AbortSignal.timeout(60_000) }).then(
+        (r) => r.arrayBuffer(),
+        () => null,
+      )
   }
 }
 
 /** A baseline run, a run of the route, and a run of the bare server answering the route's own body. */
-export interface ReadPair { baseline: WrkResult; result: WrkResult; ratio: number; sameBody: WrkResult; ratioToSameBody: number }
+export interface ReadPair {
+  baseline: WrkResult
+  result: WrkResult
+  ratio: number
+  sameBody: WrkResult
+  ratioToSameBody: number
+}
 /** The pair with the median ratio (`ratioToSameBody` is the median of its own); `pairs`: all (status and p99 use all). */
-export interface ReadResult extends ReadPair { target: ReadTarget; probe: Probe; pairs: ReadPair[] }
+export interface ReadResult extends ReadPair {
+  target: ReadTarget
+  probe: Probe
+  pairs: ReadPair[]
+}
 
 export const PAIRS = 3
 
@@ -71,12 +107,22 @@ export const PAIRS = 3
 async function serveSameBody(baselineUrl: string, url: string, target: ReadTarget): Promise<void> {
   const response = await fetch(`${url}${target.path}`, init(target))
   const body = await response.arrayBuffer()
-  await fetch(`${baselineUrl}/same`, { method: 'PUT', headers: { 'content-type': response.headers.get('content-type') ?? 'application/json', 'x-status': String(response.status) }, body })
+  await fetch(`${baselineUrl}/same`, {
+    method: 'PUT',
+    headers: { 'content-type': response.headers.get('content-type') ?? 'application/json', 'x-status': String(response.status) },
+    body,
+  })
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
-export async function measureReads(baselineUrl: string, url: string, targets: ReadTarget[], seconds: number, log: (line: string) => void): Promise<ReadResult[]> {
+export async function measureReads(
+  baselineUrl: string,
+  url: string,
+  targets: ReadTarget[],
+  seconds: number,
+  log: (line: string) => void,
+): Promise<ReadResult[]> {
   const results: ReadResult[] = []
   for (const target of targets) {
     const first = await probe(url, target)
@@ -91,10 +137,12 @@ export async function measureReads(baselineUrl: string, url: string, targets: Re
     const middle = pairs.find((p) => p.ratio === median(pairs.map((q) => q.ratio)))!
     const toSameBody = median(pairs.map((p) => p.ratioToSameBody))
     const p99 = Math.max(...pairs.map((p) => p.result.p99_ms ?? Infinity))
-    log(`bench: ${target.name.padEnd(44)} ${String(first.status).padEnd(4)} ${middle.result.rps.toFixed(0).padStart(7)} ` +
-      `req/s  bare ${middle.baseline.rps.toFixed(0).padStart(6)}  ratio ${middle.ratio.toFixed(2)} ` +
-      `(${pairs.map((p) => p.ratio.toFixed(2)).join(' ')}), to its body served ` +
-      `bare ${toSameBody.toFixed(2)}  p99 ≤ ${p99.toFixed(1)} ms`)
+    log(
+      `bench: ${target.name.padEnd(44)} ${String(first.status).padEnd(4)} ${middle.result.rps.toFixed(0).padStart(7)} ` +
+        `req/s  bare ${middle.baseline.rps.toFixed(0).padStart(6)}  ratio ${middle.ratio.toFixed(2)} ` +
+        `(${pairs.map((p) => p.ratio.toFixed(2)).join(' ')}), to its body served ` +
+        `bare ${toSameBody.toFixed(2)}  p99 ≤ ${p99.toFixed(1)} ms`,
+    )
     results.push({ target, probe: first, ...middle, ratioToSameBody: toSameBody, pairs })
   }
   return results

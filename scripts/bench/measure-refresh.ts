@@ -9,7 +9,14 @@ const REFRESH_S = 2
 const WINDOW_S = 15
 
 /** `env`: what else the server needs (the database URL of a run on PostgreSQL). */
-export async function duringRefresh(binary: string, dataDir: string, path: string, seconds: number, probePath: string, env: Record<string, string> = {}) {
+export async function duringRefresh(
+  binary: string,
+  dataDir: string,
+  path: string,
+  seconds: number,
+  probePath: string,
+  env: Record<string, string> = {},
+) {
   const duration = Math.max(seconds, WINDOW_S)
   const server = await startTrellis(binary, dataDir, { ...env, TRELLIS_STATS_REFRESH_S: String(REFRESH_S) }, probePath)
   try {
@@ -26,7 +33,14 @@ export async function duringRefresh(binary: string, dataDir: string, path: strin
     const result = await wrk(`${server.url}${path}`, duration)
     polling = false
     await poller
-    return { refresh_period_s: REFRESH_S, duration_s: duration, route: path, stats_runs_seen: [...seen].sort(), rebuilds_finished_in_window: Math.max(0, seen.size - 1), ...result }
+    return {
+      refresh_period_s: REFRESH_S,
+      duration_s: duration,
+      route: path,
+      stats_runs_seen: [...seen].sort(),
+      rebuilds_finished_in_window: Math.max(0, seen.size - 1),
+      ...result,
+    }
   } finally {
     await server.stop()
   }

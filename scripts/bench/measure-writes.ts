@@ -10,18 +10,34 @@ import { rssSampler } from './processes.ts'
 
 export const SIGNERS = 10
 
-export interface PostLoadResult { count: number; prepare_ms: number; elapsed_ms: number; rps: number; statuses: Record<string, number>; p50_ms: number; p99_ms: number; first_error: string | null }
+export interface PostLoadResult {
+  count: number
+  prepare_ms: number
+  elapsed_ms: number
+  rps: number
+  statuses: Record<string, number>
+  p50_ms: number
+  p99_ms: number
+  first_error: string | null
+}
 
 /**
  * Creates the signers' feeds, then runs post-load.ts (its own process) for `count` signed POSTs; `prepared` is called
  * once their nonces are signed, as the clock starts.
  */
-export async function signedPosts(url: string, count: number, prepared: () => void = () => {}): Promise<PostLoadResult & { feed_ids: string[] }> {
+export async function signedPosts(
+  url: string,
+  count: number,
+  prepared: () => void = () => {},
+): Promise<PostLoadResult & { feed_ids: string[] }> {
   const feedIds = await signerFeeds(url, SIGNERS)
   // At most 1000 active entries per feed: keep below that (the 50 MB upload adds one more to feed 0).
   if (count / SIGNERS > 999) throw new Error(`${count} posts over ${SIGNERS} feeds exceeds the per-feed entry limit`)
   const config = { url, keys: Array.from({ length: SIGNERS }, (_, i) => signerKey(i)), feedIds, count, concurrency: 50 }
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'post-load.ts'), JSON.stringify(config)], { stdout: 'pipe', stderr: 'pipe' })
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'post-load.ts'), JSON.stringify(config)], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   const lines: string[] = []
   const readOut = (async () => {
     let pending = ''
@@ -45,7 +61,8 @@ function randomBytes(size: number): Buffer {
   return bytes
 }
 
-const entryBody = (payload: Buffer) => JSON.stringify({ content_base64: payload.toString('base64'), mime_type: 'video/mp4', title: 'bench upload' })
+const entryBody = (payload: Buffer) =>
+  JSON.stringify({ content_base64: payload.toString('base64'), mime_type: 'video/mp4', title: 'bench upload' })
 
 /** The floor: what the server cannot avoid doing with the body, done here in the simplest way. */
 function floorMs(body: string, tmpDir: string): number {

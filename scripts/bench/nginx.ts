@@ -10,12 +10,15 @@ const EXAMPLE = resolve(import.meta.dir, '..', '..', 'docs', 'examples', 'nginx.
 
 /** The example with `port` to listen on and `targets` as its upstream servers; its scratch files under `dir`. */
 export function nginxConfig(port: number, targets: string[], dir: string): string {
-  const lines = readFileSync(EXAMPLE, 'utf8').split('\n').flatMap((line) => {
-    if (line.includes('#@SERVERS@')) return targets.map((target) => `    server ${new URL(target).host};`)
-    if (line.includes('#@LISTEN@')) return [`    listen 127.0.0.1:${port};`]
-    if (line.trim() === 'http {') return [line, ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((k) => `  ${k}_temp_path ${join(dir, k)};`)]
-    return [line]
-  })
+  const lines = readFileSync(EXAMPLE, 'utf8')
+    .split('\n')
+    .flatMap((line) => {
+      if (line.includes('#@SERVERS@')) return targets.map((target) => `    server ${new URL(target).host};`)
+      if (line.includes('#@LISTEN@')) return [`    listen 127.0.0.1:${port};`]
+      if (line.trim() === 'http {')
+        return [line, ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((k) => `  ${k}_temp_path ${join(dir, k)};`)]
+      return [line]
+    })
   return [`daemon off;`, `pid ${join(dir, 'nginx.pid')};`, `error_log ${join(dir, 'error.log')} warn;`, ...lines].join('\n')
 }
 
@@ -23,7 +26,11 @@ export async function startNginx(port: number, targets: string[], log: (line: st
   ensureDebianPackage('nginx', 'nginx-light', log)
   const dir = mkdtempSync(join(tmpdir(), 'trellis-bench-nginx-'))
   writeFileSync(join(dir, 'nginx.conf'), nginxConfig(port, targets, dir))
-  const proc = Bun.spawn(['nginx', '-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+  const proc = Bun.spawn(['nginx', '-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], {
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   const url = `http://127.0.0.1:${port}`
   const errors = () => {
     try {
@@ -47,7 +54,13 @@ export async function startNginx(port: number, targets: string[], log: (line: st
       await stop()
       throw new Error(`nginx exited ${proc.exitCode}:\n${why}`)
     }
-    if (await fetch(`${url}/health`).then((r) => r.arrayBuffer().then(() => true), () => false)) break
+    if (
+      await fetch(`${url}/health`).then(
+        (r) => r.arrayBuffer().then(() => true),
+        () => false,
+      )
+    )
+      break
     if (performance.now() - started > 10_000) {
       await stop()
       throw new Error(`nginx did not answer within 10 s:\n${errors()}`)

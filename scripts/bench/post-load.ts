@@ -5,14 +5,22 @@
 // Prints `prepared` when the clock starts, then one JSON line: {count, prepare_ms, elapsed_ms, rps, statuses, p50_ms, p99_ms, first_error}.
 import { authHeaders, signer } from './signing.ts'
 
-const { url, keys, feedIds, count, concurrency } = JSON.parse(process.argv[2]!) as { url: string; keys: `0x${string}`[]; feedIds: string[]; count: number; concurrency: number }
+const { url, keys, feedIds, count, concurrency } = JSON.parse(process.argv[2]!) as {
+  url: string
+  keys: `0x${string}`[]
+  feedIds: string[]
+  count: number
+  concurrency: number
+}
 const accounts = keys.map(signer)
 
 async function pool(n: number, work: (i: number) => Promise<void>) {
   let next = 0
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < n) await work(next++)
-  }))
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) await work(next++)
+    }),
+  )
 }
 
 // Prepare: every request needs its own nonce, signed before the clock starts.
@@ -50,7 +58,15 @@ await pool(count, async (i) => {
 const elapsed = performance.now() - started
 latencies.sort((a, b) => a - b)
 const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!
-console.log(JSON.stringify({
-  count, prepare_ms: Math.round(prepareMs), elapsed_ms: Math.round(elapsed), rps: ((statuses['201'] ?? 0) / elapsed) * 1000,
-  statuses, p50_ms: pct(50), p99_ms: pct(99), first_error: firstError,
-}))
+console.log(
+  JSON.stringify({
+    count,
+    prepare_ms: Math.round(prepareMs),
+    elapsed_ms: Math.round(elapsed),
+    rps: ((statuses['201'] ?? 0) / elapsed) * 1000,
+    statuses,
+    p50_ms: pct(50),
+    p99_ms: pct(99),
+    first_error: firstError,
+  }),
+)

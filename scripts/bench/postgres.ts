@@ -35,13 +35,17 @@ export function urlOf(adminUrl: string, database: string): string {
 
 export async function openCluster(adminUrl: string | null, log: (line: string) => void): Promise<Cluster> {
   // Statements are counted per request (pg_stat_statements) where the cluster loads it: always on a throwaway one.
-  const throwaway = adminUrl === null ? await startPostgres({ settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=top'] }) : null
+  const throwaway =
+    adminUrl === null
+      ? await startPostgres({ settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=top'] })
+      : null
   const url = adminUrl ?? throwaway!.adminUrl
   if (throwaway) log(`bench: started a throwaway PostgreSQL cluster at ${shownPostgresUrl(url)}`)
   const admin = new SQL(url, { max: 1, connectionTimeout: 10 })
   const created: string[] = []
   const close = async () => {
-    for (const name of created.splice(0)) await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch((e) => log(`bench: could not drop database ${name}: ${e}`))
+    for (const name of created.splice(0))
+      await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch((e) => log(`bench: could not drop database ${name}: ${e}`))
     await admin.close().catch(() => {})
     await throwaway?.stop()
   }
@@ -61,8 +65,11 @@ export async function openCluster(adminUrl: string | null, log: (line: string) =
       async statements(name: string) {
         try {
           await admin.unsafe('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
-          const [row] = await admin.unsafe('SELECT COALESCE(sum(calls), 0)::bigint AS calls FROM pg_stat_statements s JOIN pg_database d ' +
-            'ON d.oid = s.dbid WHERE d.datname = $1', [name])
+          const [row] = await admin.unsafe(
+            'SELECT COALESCE(sum(calls), 0)::bigint AS calls FROM pg_stat_statements s JOIN pg_database d ' +
+              'ON d.oid = s.dbid WHERE d.datname = $1',
+            [name],
+          )
           return Number(row.calls)
         } catch {
           return null // not in shared_preload_libraries (a given cluster)
@@ -80,7 +87,10 @@ export async function openCluster(adminUrl: string | null, log: (line: string) =
           await db.close()
         }
         // CHECKPOINT needs a superuser or pg_checkpoint: a role without either still gets a run, without it.
-        await admin.unsafe('CHECKPOINT').then(() => done.push('CHECKPOINT'), (error) => skipped.push(`CHECKPOINT: ${(error as Error).message}`))
+        await admin.unsafe('CHECKPOINT').then(
+          () => done.push('CHECKPOINT'),
+          (error) => skipped.push(`CHECKPOINT: ${(error as Error).message}`),
+        )
         return { ms: performance.now() - started, done, skipped }
       },
       close,
@@ -111,7 +121,12 @@ export async function migrateToPostgres(binary: string, dataDir: string, url: st
   const args = ['migrate-to-postgres', '--data-dir', dataDir, '--database-url', url]
   const before = postmaster === null ? null : clusterUsage(postmaster).cpu_s
   const started = performance.now()
-  const proc = Bun.spawn([binary, ...args], { env: { ...process.env, TRELLIS_LOG: 'warn' }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+  const proc = Bun.spawn([binary, ...args], {
+    env: { ...process.env, TRELLIS_LOG: 'warn' },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
   const exitCode = await proc.exited
   const ms = performance.now() - started

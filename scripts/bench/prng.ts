@@ -14,7 +14,10 @@ export function rng(seed: number) {
     next,
     int: (min: number, maxInclusive: number) => min + Math.floor(next() * (maxInclusive - min + 1)),
     pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!,
-    hex32: () => Math.floor(next() * 4294967296).toString(16).padStart(8, '0'),
+    hex32: () =>
+      Math.floor(next() * 4294967296)
+        .toString(16)
+        .padStart(8, '0'),
     /** Fisher-Yates, in place. */
     shuffle<T>(items: T[]): T[] {
       for (let i = items.length - 1; i > 0; i--) {

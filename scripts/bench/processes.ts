@@ -46,13 +46,29 @@ async function stopProcess(proc: Subprocess): Promise<void> {
  * Starts dist/trellis on dataDir and returns once GET <probe> answers 200; startMs is spawn → that first 200,
  * polled every 2 ms (the start-up figure the targets name).
  */
-export async function startTrellis(binary: string, dataDir: string, env: Record<string, string>, probe: string, args: string[] = []): Promise<Child & { startMs: number }> {
+export async function startTrellis(
+  binary: string,
+  dataDir: string,
+  env: Record<string, string>,
+  probe: string,
+  args: string[] = [],
+): Promise<Child & { startMs: number }> {
   const port = freePort()
   const url = `http://127.0.0.1:${port}`
   const started = performance.now()
   const proc = Bun.spawn([binary, ...args], {
-    env: { ...process.env, TRELLIS_DATA_DIR: dataDir, TRELLIS_HOST: '127.0.0.1', TRELLIS_PORT: String(port), TRELLIS_RATE_LIMIT: 'off', TRELLIS_LOG: 'warn', ...env },
-    stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
+    env: {
+      ...process.env,
+      TRELLIS_DATA_DIR: dataDir,
+      TRELLIS_HOST: '127.0.0.1',
+      TRELLIS_PORT: String(port),
+      TRELLIS_RATE_LIMIT: 'off',
+      TRELLIS_LOG: 'warn',
+      ...env,
+    },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
   })
   const tail = keepTail(proc)
   const child = { pid: proc.pid, url, tail, stop: () => stopProcess(proc) }
@@ -62,7 +78,10 @@ export async function startTrellis(binary: string, dataDir: string, env: Record<
       await child.stop()
       throw new Error(`trellis did not answer 200 on ${probe} within 300 s:\n${tail()}`)
     }
-    const status = await fetch(`${url}${probe}`).then((r) => r.arrayBuffer().then(() => r.status), () => 0)
+    const status = await fetch(`${url}${probe}`).then(
+      (r) => r.arrayBuffer().then(() => r.status),
+      () => 0,
+    )
     if (status === 200) return { ...child, startMs: performance.now() - started }
     await Bun.sleep(2)
   }
@@ -70,12 +89,22 @@ export async function startTrellis(binary: string, dataDir: string, env: Record<
 
 /** dev/balancer.ts in its own process at `port`, round-robin over `targets`; returns once it answers. */
 export async function startBalancerProcess(port: number, targets: string[]): Promise<Child> {
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, '..', '..', 'dev', 'balancer.ts'), String(port), ...targets], { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, '..', '..', 'dev', 'balancer.ts'), String(port), ...targets], {
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   const tail = keepTail(proc)
   const url = `http://127.0.0.1:${port}`
   for (const started = performance.now(); ; await Bun.sleep(20)) {
     if (proc.exitCode !== null) throw new Error(`the balancer exited ${proc.exitCode}:\n${tail()}`)
-    if (await fetch(`${url}/health`).then((r) => r.arrayBuffer().then(() => true), () => false)) break
+    if (
+      await fetch(`${url}/health`).then(
+        (r) => r.arrayBuffer().then(() => true),
+        () => false,
+      )
+    )
+      break
     if (performance.now() - started > 10_000) throw new Error(`the balancer did not answer within 10 s:\n${tail()}`)
   }
   return { pid: proc.pid, url, tail, stop: () => stopProcess(proc) }
@@ -110,7 +139,9 @@ export function memory(pid: number): { rss: number; hwm: number } {
 export function rssSampler(pid: number) {
   const before = memory(pid).rss
   let peak = before
-  const timer = setInterval(() => { peak = Math.max(peak, memory(pid).rss) }, 20)
+  const timer = setInterval(() => {
+    peak = Math.max(peak, memory(pid).rss)
+  }, 20)
   return {
     before,
     stop() {
@@ -123,7 +154,10 @@ export function rssSampler(pid: number) {
 
 /** The server's background jobs as /health reports them: name → last_run (null until a first run finished). */
 export async function jobRuns(url: string): Promise<Record<string, number | null> | null> {
-  const health = (await fetch(`${url}/health`).then((r) => r.json(), () => null)) as { jobs?: Record<string, { last_run?: number | null }> } | null
+  const health = (await fetch(`${url}/health`).then(
+    (r) => r.json(),
+    () => null,
+  )) as { jobs?: Record<string, { last_run?: number | null }> } | null
   if (!health?.jobs) return null
   return Object.fromEntries(Object.entries(health.jobs).map(([name, job]) => [name, job.last_run ?? null]))
 }

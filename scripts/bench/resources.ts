@@ -15,7 +15,13 @@ const TICKS = (() => {
   return Number(out) > 0 ? Number(out) : 100
 })()
 
-interface Stat { ppid: number; utime: number; stime: number; cutime: number; cstime: number }
+interface Stat {
+  ppid: number
+  utime: number
+  stime: number
+  cutime: number
+  cstime: number
+}
 
 function stat(pid: number): Stat | null {
   try {
@@ -80,7 +86,10 @@ export function processUsage(pid: number): Usage {
 export function clusterUsage(postmaster: number): Usage {
   const root = stat(postmaster)
   if (!root) return { cpu_s: 0, rss_bytes: 0, pss_bytes: null, processes: 0 }
-  const children = readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => pid !== postmaster && stat(pid)?.ppid === postmaster)
+  const children = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => pid !== postmaster && stat(pid)?.ppid === postmaster)
   return usageOf([postmaster, ...children], root.cutime + root.cstime)
 }
 
@@ -100,7 +109,12 @@ export async function postmasterOf(sql: SQL): Promise<number | null> {
   }
 }
 
-const difference = (from: Usage, to: Usage) => ({ cpu_s: to.cpu_s - from.cpu_s, rss_bytes: to.rss_bytes, pss_bytes: to.pss_bytes, processes: to.processes })
+const difference = (from: Usage, to: Usage) => ({
+  cpu_s: to.cpu_s - from.cpu_s,
+  rss_bytes: to.rss_bytes,
+  pss_bytes: to.pss_bytes,
+  processes: to.processes,
+})
 
 /**
  * Readings of the server and the cluster at the end of each named phase, and the peaks of their memory sampled every
@@ -123,7 +137,10 @@ export function resourceLog(server: () => number | null, postmaster: number | nu
     if (!reading.cluster) return
     peak.postgres_rss_bytes = Math.max(peak.postgres_rss_bytes, reading.cluster.rss_bytes)
     peak.postgres_processes = Math.max(peak.postgres_processes, reading.cluster.processes)
-    peak.postgres_pss_bytes = peak.postgres_pss_bytes === null || reading.cluster.pss_bytes === null ? null : Math.max(peak.postgres_pss_bytes, reading.cluster.pss_bytes)
+    peak.postgres_pss_bytes =
+      peak.postgres_pss_bytes === null || reading.cluster.pss_bytes === null
+        ? null
+        : Math.max(peak.postgres_pss_bytes, reading.cluster.pss_bytes)
   }
   const timer = setInterval(() => sample(read()), 1000)
   return {
@@ -152,7 +169,8 @@ export function resourceLog(server: () => number | null, postmaster: number | nu
     },
     stop() {
       clearInterval(timer)
-      const sum = (pick: (p: (typeof phases)[number]) => { cpu_s: number } | null) => phases.reduce((total, p) => total + (pick(p)?.cpu_s ?? 0), 0)
+      const sum = (pick: (p: (typeof phases)[number]) => { cpu_s: number } | null) =>
+        phases.reduce((total, p) => total + (pick(p)?.cpu_s ?? 0), 0)
       return {
         phases,
         /** Each read route's measurement (its baseline and same-body runs included: the server is idle in those). */

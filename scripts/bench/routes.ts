@@ -25,10 +25,16 @@ export interface Found {
 }
 
 /** A JSON-RPC message POSTed to /mcp as an MCP client sends it. */
-const mcp = (message: unknown): ReadTarget['request'] =>
-  ({ method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(message) })
+const mcp = (message: unknown): ReadTarget['request'] => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+  body: JSON.stringify(message),
+})
 
-const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) bench' }
+const BROWSER = {
+  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+  'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) bench',
+}
 
 /** How deep the deep cursor pages go (page 50 of 20 items), or the last page when a listing is shorter. */
 export const DEEP_PAGE = 50
@@ -79,16 +85,24 @@ export async function discover(url: string, m: Manifest): Promise<Found> {
   }
   const feed = await post('/v1/feeds', { name: 'bench session reader' })
   const paid = await post(`/v1/feeds/${feed.id}/entries`, {
-    content_base64: Buffer.alloc(1024, 'p').toString('base64'), mime_type: 'text/plain', is_free: false, price: { amount: '10000', currency: 'USDC' },
+    content_base64: Buffer.alloc(1024, 'p').toString('base64'),
+    mime_type: 'text/plain',
+    is_free: false,
+    price: { amount: '10000', currency: 'USDC' },
   })
-  const free = await post(`/v1/feeds/${feed.id}/entries`, { content_base64: Buffer.alloc(1024, 'l').toString('base64'), mime_type: 'text/plain' })
-  const link = await post(`/v1/feeds/${feed.id}/entries/${free.id}/access-link`, {}) as unknown as { url: string }
+  const free = await post(`/v1/feeds/${feed.id}/entries`, {
+    content_base64: Buffer.alloc(1024, 'l').toString('base64'),
+    mime_type: 'text/plain',
+  })
+  const link = (await post(`/v1/feeds/${feed.id}/entries/${free.id}/access-link`, {})) as unknown as { url: string }
   return {
     sessionCookie,
     accessLink: new URL(link.url).pathname,
     ownPaid: `/v1/feeds/${feed.id}/entries/${paid.id}/content`,
     assetVersion,
-    deepFeeds, deepEntries, deepTransactions,
+    deepFeeds,
+    deepEntries,
+    deepTransactions,
     recentPage2: recent.pagination.next_page_token,
     transaction: { id: tx.id, hash: tx.transaction_hash },
     walletAddress: wallet.wallet_address ?? wallet.address,
@@ -96,23 +110,43 @@ export async function discover(url: string, m: Manifest): Promise<Found> {
 }
 
 export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
-  const t = (name: string, path: string, group: ReadTarget['group'], expect = 200, request?: ReadTarget['request']): ReadTarget =>
-    ({ name, path, group, expect, ...(request ? { request } : {}) })
+  const t = (name: string, path: string, group: ReadTarget['group'], expect = 200, request?: ReadTarget['request']): ReadTarget => ({
+    name,
+    path,
+    group,
+    expect,
+    ...(request ? { request } : {}),
+  })
   const token = (value: string) => encodeURIComponent(value)
   const free = `/v1/feeds/${m.free_entry.feed_id}/entries/${m.free_entry.entry_id}`
   const cover = `/v1/feeds/${m.cover_image.feed_id}/image`
   return [
     t('GET leaderboards/recent-entries?page_size=100', '/v1/leaderboards/recent-entries?page_size=100', 'recent'),
-    t('GET recent-entries?page_size=100, page 2', `/v1/leaderboards/recent-entries?page_size=100&page_token=${token(f.recentPage2)}`, 'recent'),
+    t(
+      'GET recent-entries?page_size=100, page 2',
+      `/v1/leaderboards/recent-entries?page_size=100&page_token=${token(f.recentPage2)}`,
+      'recent',
+    ),
     t('GET /v1/feeds/{id}/image (8 KiB PNG)', cover, 'image'),
     t('GET /v1/feeds/{id}/image, If-None-Match (304)', cover, 'image', 304, { headers: { 'if-none-match': `"${m.cover_image.cid}"` } }),
     t('GET free entry content (1 KiB)', `${free}/content`, 'other'),
     // 16 connections, as the downloads measure: 50 × 37 MiB in flight is a test of the loopback, not of the route.
-    { ...t('GET free entry content (37 MiB), 16 connections', `/v1/feeds/${m.big_entry.feed_id}/entries/${m.big_entry.entry_id}/content`, 'other'), connections: 16 },
+    {
+      ...t(
+        'GET free entry content (37 MiB), 16 connections',
+        `/v1/feeds/${m.big_entry.feed_id}/entries/${m.big_entry.entry_id}/content`,
+        'other',
+      ),
+      connections: 16,
+    },
     t('GET free entry (JSON)', free, 'other'),
     t('GET /v1/feeds?page_size=100', '/v1/feeds?page_size=100', 'list'),
     t(`GET /v1/feeds page ${f.deepFeeds.page}`, `/v1/feeds?page_token=${token(f.deepFeeds.token)}`, 'list'),
-    t(`GET /v1/feeds/{id}/entries page ${f.deepEntries.page}`, `/v1/feeds/${m.hot_feed_id}/entries?page_token=${token(f.deepEntries.token)}`, 'list'),
+    t(
+      `GET /v1/feeds/{id}/entries page ${f.deepEntries.page}`,
+      `/v1/feeds/${m.hot_feed_id}/entries?page_token=${token(f.deepEntries.token)}`,
+      'list',
+    ),
     t(`GET /v1/transactions page ${f.deepTransactions.page}`, `/v1/transactions?page_token=${token(f.deepTransactions.token)}`, 'list'),
     // Each open counts a use of the link, durably, before its bytes are sent (a commit per open, grouped per turn).
     t('GET /v1/access/{token} (counted open, 1 KiB)', f.accessLink, 'other'),
@@ -133,7 +167,13 @@ export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
     t('GET /feeds/{id} (feed page)', `/feeds/${m.hot_feed_id}`, 'page'),
     t('GET /feeds/{id}/entries/{id} (free entry page)', `/feeds/${m.free_entry.feed_id}/entries/${m.free_entry.entry_id}`, 'other'),
     t('GET /feeds/{id}/entries/{id} (paywall page, 402)', `/feeds/${m.paid_entry.feed_id}/entries/${m.paid_entry.entry_id}`, 'other', 402),
-    t('GET paid content as a browser (paywall, 402)', `/v1/feeds/${m.paid_entry.feed_id}/entries/${m.paid_entry.entry_id}/content`, 'challenge', 402, { headers: BROWSER }),
+    t(
+      'GET paid content as a browser (paywall, 402)',
+      `/v1/feeds/${m.paid_entry.feed_id}/entries/${m.paid_entry.entry_id}/content`,
+      'challenge',
+      402,
+      { headers: BROWSER },
+    ),
     t('GET /creators/{address}', `/creators/${f.walletAddress}`, 'other'),
     t('GET /leaderboards', '/leaderboards', 'other'),
     t('GET /leaderboards?period=7d', '/leaderboards?period=7d', 'other'),
@@ -148,15 +188,27 @@ export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
     t('GET /discovery/resources?limit=100&offset=5000', '/discovery/resources?limit=100&offset=5000', 'other'),
     // MCP over Streamable HTTP: a fresh server and transport per request, tools answered through the app's handler.
     t('POST /mcp tools/list', '/mcp', 'other', 200, mcp({ jsonrpc: '2.0', id: 1, method: 'tools/list' })),
-    t('POST /mcp tools/call search_feeds (category and tag)', '/mcp', 'other', 200,
-      mcp({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_feeds', arguments: { category: m.category_id, tags: [m.tag] } } })),
+    t(
+      'POST /mcp tools/call search_feeds (category and tag)',
+      '/mcp',
+      'other',
+      200,
+      mcp({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'search_feeds', arguments: { category: m.category_id, tags: [m.tag] } },
+      }),
+    ),
     t('GET /v1/admin/takedowns (admin)', '/v1/admin/takedowns', 'other', 200, { headers: { 'admin-api-key': ADMIN_KEY } }),
     t('GET /v1/auth/session, no session (401)', '/v1/auth/session', 'other', 401),
     t('GET /v1/auth/session, a live session', '/v1/auth/session', 'other', 200, { headers: { cookie: f.sessionCookie } }),
     t('GET paid content (1 KiB) with a session cookie', f.ownPaid, 'other', 200, { headers: { cookie: f.sessionCookie } }),
     t('DELETE /v1/auth/session', '/v1/auth/session', 'write', 204, { method: 'DELETE' }),
     t('POST /v1/auth/nonce', '/v1/auth/nonce', 'write', 200, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ wallet_address: '0x000000000000000000000000000000000000bEEF' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ wallet_address: '0x000000000000000000000000000000000000bEEF' }),
     }),
   ]
 }

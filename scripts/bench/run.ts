@@ -52,15 +52,29 @@ const MAIN_ENV: Record<string, string> = { TRELLIS_STATS_REFRESH_S: '3600', TREL
 
 function options() {
   const args = process.argv.slice(2)
-  const usage = 'Usage: npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json] [--only ' +
+  const usage =
+    'Usage: npx bun scripts/bench/run.ts [--small] [--seconds N] [--out file.json] [--only ' +
     'name,name] [--memo-off] [--postgres | --database-url <admin postgres:// URL>] [--instances N ' +
     '[--balancer nginx|bun]]'
-  const opts = { small: false, seconds: 3, out: 'bench-results.json', only: [] as string[], postgres: false, databaseUrl: null as string | null, memoOff: false, instances: 1, balancer: 'nginx' as 'nginx' | 'bun' }
+  const opts = {
+    small: false,
+    seconds: 3,
+    out: 'bench-results.json',
+    only: [] as string[],
+    postgres: false,
+    databaseUrl: null as string | null,
+    memoOff: false,
+    instances: 1,
+    balancer: 'nginx' as 'nginx' | 'bun',
+  }
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--small') opts.small = true
     else if (args[i] === '--seconds' && /^\d+$/.test(args[i + 1] ?? '') && Number(args[i + 1]) > 0) opts.seconds = Number(args[++i])
     else if (args[i] === '--out' && args[i + 1]) opts.out = args[++i]!
-    else if (args[i] === '--only' && args[i + 1]) opts.only = args[++i]!.split(',').map((n) => n.trim().toLowerCase()).filter(Boolean)
+    else if (args[i] === '--only' && args[i + 1])
+      opts.only = args[++i]!.split(',')
+        .map((n) => n.trim().toLowerCase())
+        .filter(Boolean)
     else if (args[i] === '--postgres') opts.postgres = true
     else if (args[i] === '--memo-off') opts.memoOff = true
     else if (args[i] === '--database-url' && /^postgres(ql)?:\/\//.test(args[i + 1] ?? '')) opts.databaseUrl = args[++i]!
@@ -87,14 +101,18 @@ const sh = (cmd: string[]) => Bun.spawnSync(cmd, { cwd: ROOT, stdout: 'pipe', st
 function build(log: (line: string) => void) {
   log('bench: npm run build')
   const result = Bun.spawnSync(['npm', 'run', 'build', '--silent'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
-  const output = `${result.stdout}${result.stderr}`.split('\n').filter((l) => l && !l.startsWith('npm warn')).join('\n')
+  const output = `${result.stdout}${result.stderr}`
+    .split('\n')
+    .filter((l) => l && !l.startsWith('npm warn'))
+    .join('\n')
   if (result.exitCode !== 0) throw new Error(`npm run build failed (exit ${result.exitCode}):\n${output}`)
   log(output)
 }
 
 const opts = options()
 /** The balancer in front of several instances (and of the bare server, for its ceiling). */
-const startBalancer = (port: number, targets: string[]) => (opts.balancer === 'nginx' ? startNginx(port, targets, log) : startBalancerProcess(port, targets))
+const startBalancer = (port: number, targets: string[]) =>
+  opts.balancer === 'nginx' ? startNginx(port, targets, log) : startBalancerProcess(port, targets)
 // Uncached reads: every server of the run keeps no read results, so each list page is read from the records.
 if (opts.memoOff) MAIN_ENV.TRELLIS_READ_MEMO_MB = '0'
 const withPostgres = opts.postgres || opts.databaseUrl !== null
@@ -103,7 +121,10 @@ const selected = (name: string) => opts.only.length === 0 || opts.only.some((tex
 const log = (line: string) => console.log(line)
 const cleanups: (() => unknown)[] = []
 const cleanup = async () => {
-  for (const fn of cleanups.splice(0).reverse()) await Promise.resolve().then(fn).catch((e) => console.error(`bench: cleanup: ${e}`))
+  for (const fn of cleanups.splice(0).reverse())
+    await Promise.resolve()
+      .then(fn)
+      .catch((e) => console.error(`bench: cleanup: ${e}`))
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void cleanup().then(() => process.exit(130)))
 
@@ -137,13 +158,24 @@ async function startInstances(engine: Engine, env: Record<string, string>) {
       if (i > 0) cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
       servers.push(await startTrellis(BINARY, dataDir, { ...env, TRELLIS_PUBLIC_URL: publicUrl }, PROBE))
     }
-    const balancer = await startBalancer(balancerPort, servers.map((server) => server.url))
-    log(`bench: ${opts.balancer === 'nginx' ? 'nginx (docs/examples/nginx.conf)' : 'dev/balancer.ts'} ` +
-      `at ${balancer.url} in front of ${servers.map((server) => server.url).join(', ')}`)
-    const healths = await Promise.all(servers.map((server) => fetch(`${server.url}/health`).then((r) => r.json() as Promise<{ leader: boolean }>)))
+    const balancer = await startBalancer(
+      balancerPort,
+      servers.map((server) => server.url),
+    )
+    log(
+      `bench: ${opts.balancer === 'nginx' ? 'nginx (docs/examples/nginx.conf)' : 'dev/balancer.ts'} ` +
+        `at ${balancer.url} in front of ${servers.map((server) => server.url).join(', ')}`,
+    )
+    const healths = await Promise.all(
+      servers.map((server) => fetch(`${server.url}/health`).then((r) => r.json() as Promise<{ leader: boolean }>)),
+    )
     const leader = servers[healths.findIndex((h) => h.leader)] ?? servers[0]!
     return {
-      pid: servers[0]!.pid, url: balancer.url, startMs: servers[0]!.startMs, leaderUrl: leader.url, pids: servers.map((server) => server.pid),
+      pid: servers[0]!.pid,
+      url: balancer.url,
+      startMs: servers[0]!.startMs,
+      leaderUrl: leader.url,
+      pids: servers.map((server) => server.pid),
       tail: () => servers.map((server) => server.tail()).join('\n'),
       stop: async () => {
         await balancer.stop()
@@ -164,10 +196,15 @@ async function measureEngine(engine: Engine, m: Manifest, baselineUrl: string, s
   const say = engine.name === 'embedded' ? log : (line: string) => log(line.replace(/^bench: /, `bench [${label}]: `))
   let pid: number | null = null
   const resources = resourceLog(() => pid, engine.postmaster)
-  say(`bench: starting dist/trellis ` +
-    `on ${engine.dataDir}${engine.name === 'postgres' ? ' (caches only) with TRELLIS_DATABASE_URL' : ''}${behind ? `, ${engine.instances} behind the balancer (CPU and memory figures: the first instance's)` : ''}`)
+  say(
+    `bench: starting dist/trellis ` +
+      `on ${engine.dataDir}${engine.name === 'postgres' ? ' (caches only) with TRELLIS_DATABASE_URL' : ''}${behind ? `, ${engine.instances} behind the balancer (CPU and memory figures: the first instance's)` : ''}`,
+  )
   const env = { ...MAIN_ENV, ...engine.env }
-  const server = await (behind ? startInstances(engine, env) : startTrellis(BINARY, engine.dataDir, env, PROBE).then((one) => ({ ...one, leaderUrl: one.url, pids: [one.pid] }))).catch((error) => {
+  const server = await (behind
+    ? startInstances(engine, env)
+    : startTrellis(BINARY, engine.dataDir, env, PROBE).then((one) => ({ ...one, leaderUrl: one.url, pids: [one.pid] }))
+  ).catch((error) => {
     resources.stop()
     throw error
   })
@@ -189,28 +226,36 @@ async function measureEngine(engine: Engine, m: Manifest, baselineUrl: string, s
   resources.mark('start-up jobs')
   const found = readTargets(m, await discover(server.url, m)).filter((t) => selected(t.name))
   // Memo off: the list pages' requests each name another page, so none is answered from another's read.
-  const targets = opts.memoOff ? await Promise.all(found.map((t) => (LIST_PAGES.includes(t.group) ? spreadOverPages(server.url, t) : t))) : found
+  const targets = opts.memoOff
+    ? await Promise.all(found.map((t) => (LIST_PAGES.includes(t.group) ? spreadOverPages(server.url, t) : t)))
+    : found
   await warmUp(server.url, targets, 5)
   const rssAfterWarmUp = memory(server.pid).rss
   resources.mark('warm-up')
-  say(`bench: RSS after warm-up ${(rssAfterWarmUp / 1048576).toFixed(0)} MiB; wrk -t2 -c50 ` +
-    `-d${opts.seconds}s per run, ${PAIRS} rounds (baseline, route, its body served bare) per route, ` +
-    `median ratios`)
+  say(
+    `bench: RSS after warm-up ${(rssAfterWarmUp / 1048576).toFixed(0)} MiB; wrk -t2 -c50 ` +
+      `-d${opts.seconds}s per run, ${PAIRS} rounds (baseline, route, its body served bare) per route, ` +
+      `median ratios`,
+  )
   // One route at a time, so each route's CPU (the server's and the cluster's) is known: which reads reach the database.
   const reads: Awaited<ReturnType<typeof measureReads>> = []
   /** Statements per request answered, by measure (the projection in docs/scale-out.md reads them). */
   const statements: Record<string, number | null> = {}
   const counted = async (name: string, requests: () => number, work: () => Promise<unknown>) => {
-    const before = await engine.statements?.() ?? null
+    const before = (await engine.statements?.()) ?? null
     await work()
-    const after = await engine.statements?.() ?? null
+    const after = (await engine.statements?.()) ?? null
     statements[name] = before === null || after === null || requests() === 0 ? null : (after - before) / requests()
   }
   for (const target of targets) {
     let measured: typeof reads = []
-    await counted(target.name, () => measured.reduce((sum, r) => sum + r.pairs.reduce((n, p) => n + p.result.requests, 0) + r.pairs.length /* probes */, 0), async () => {
-      measured = await measureReads(baselineUrl, server.url, [target], opts.seconds, say)
-    })
+    await counted(
+      target.name,
+      () => measured.reduce((sum, r) => sum + r.pairs.reduce((n, p) => n + p.result.requests, 0) + r.pairs.length /* probes */, 0),
+      async () => {
+        measured = await measureReads(baselineUrl, server.url, [target], opts.seconds, say)
+      },
+    )
     reads.push(...measured)
     resources.lap(target.name)
   }
@@ -221,20 +266,28 @@ async function measureEngine(engine: Engine, m: Manifest, baselineUrl: string, s
   let posts: Awaited<ReturnType<typeof signedPosts>> | null = null
   if (selected('signed POST entry') || selected('upload')) {
     say(`bench: ${postCount} signed POST entries (1 KiB), 50 workers`)
-    await counted('signed POST entry', () => postCount, async () => {
-      posts = await signedPosts(server.url, postCount, () => resources.mark('signed POST: feeds and nonces (before the clock)'))
-    })
+    await counted(
+      'signed POST entry',
+      () => postCount,
+      async () => {
+        posts = await signedPosts(server.url, postCount, () => resources.mark('signed POST: feeds and nonces (before the clock)'))
+      },
+    )
     posts = posts!
-    say(`bench: ${posts.rps.toFixed(0)} ` +
-      `req/s ${JSON.stringify(posts.statuses)}${posts.first_error ? ` first error: ${posts.first_error}` : ''}`)
+    say(
+      `bench: ${posts.rps.toFixed(0)} ` +
+        `req/s ${JSON.stringify(posts.statuses)}${posts.first_error ? ` first error: ${posts.first_error}` : ''}`,
+    )
     resources.mark('signed POST entry')
   }
   let up: Awaited<ReturnType<typeof upload>> | null = null
   if (posts && selected('upload')) {
     say('bench: largest allowed upload')
     up = await upload(server.url, server.pid, posts.feed_ids[0]!, scratch)
-    say(`bench: upload ${up.payload_bytes} B: ${up.status} in ${up.ms.toFixed(0)} ms ` +
-      `(floor ${up.floor_ms.toFixed(0)} ms); 50 MiB: ${up.over_limit?.status}`)
+    say(
+      `bench: upload ${up.payload_bytes} B: ${up.status} in ${up.ms.toFixed(0)} ms ` +
+        `(floor ${up.floor_ms.toFixed(0)} ms); 50 MiB: ${up.over_limit?.status}`,
+    )
     resources.mark('upload')
   }
   let writes: Awaited<ReturnType<typeof signedWrites>> = []
@@ -263,9 +316,27 @@ async function measureEngine(engine: Engine, m: Manifest, baselineUrl: string, s
   const rows = [
     ...reads.map(readRow),
     ...writes.map(writeRow),
-    ...otherRows({ startMs: server.startMs, rssAfterWarmUp, refresh, posts, upload: up, downloads: down }).filter((row) => selected(row.measure)),
+    ...otherRows({ startMs: server.startMs, rssAfterWarmUp, refresh, posts, upload: up, downloads: down }).filter((row) =>
+      selected(row.measure),
+    ),
   ]
-  return { instances: engine.instances, startMs: server.startMs, jobsMs, rssAfterWarmUp, memoryAfterReads, memoryAtEnd, reads, posts, up, writes, down, refresh, rows, statements, resources: resources.stop() }
+  return {
+    instances: engine.instances,
+    startMs: server.startMs,
+    jobsMs,
+    rssAfterWarmUp,
+    memoryAfterReads,
+    memoryAtEnd,
+    reads,
+    posts,
+    up,
+    writes,
+    down,
+    refresh,
+    rows,
+    statements,
+    resources: resources.stop(),
+  }
 }
 type EngineRun = Awaited<ReturnType<typeof measureEngine>>
 
@@ -276,7 +347,18 @@ const engineJson = (run: EngineRun) => ({
   rss_after_warm_up_bytes: run.rssAfterWarmUp,
   memory_after_reads: run.memoryAfterReads,
   memory_at_end: run.memoryAtEnd,
-  reads: run.reads.map((r) => ({ name: r.target.name, path: r.target.path, group: r.target.group, expect: r.target.expect, probe: r.probe, ratio: r.ratio, ratio_to_same_body: r.ratioToSameBody, baseline: r.baseline, result: r.result, pairs: r.pairs })),
+  reads: run.reads.map((r) => ({
+    name: r.target.name,
+    path: r.target.path,
+    group: r.target.group,
+    expect: r.target.expect,
+    probe: r.probe,
+    ratio: r.ratio,
+    ratio_to_same_body: r.ratioToSameBody,
+    baseline: r.baseline,
+    result: r.result,
+    pairs: r.pairs,
+  })),
   signed_posts: run.posts,
   signed_writes: run.writes,
   upload: run.up,
@@ -291,7 +373,10 @@ try {
   const started = new Date()
   ensureWrk(log)
   // The source state the binary is built from (src/ may change while the benchmark runs).
-  const git = { commit: sh(['git', 'rev-parse', 'HEAD']), uncommitted: sh(['git', 'status', '--porcelain', '--', 'src']).split('\n').filter(Boolean) }
+  const git = {
+    commit: sh(['git', 'rev-parse', 'HEAD']),
+    uncommitted: sh(['git', 'status', '--porcelain', '--', 'src']).split('\n').filter(Boolean),
+  }
   build(log)
   const seeded = await seededDir(opts.small, log)
   const m = seeded.manifest
@@ -307,7 +392,12 @@ try {
 
   const baseline = await startBaseline()
   cleanups.push(() => baseline.stop())
-  const embedded = await measureEngine({ name: 'embedded', instances: 1, dataDir, env: {}, refreshEnv: {}, postmaster: null }, m, baseline.url, scratch)
+  const embedded = await measureEngine(
+    { name: 'embedded', instances: 1, dataDir, env: {}, refreshEnv: {}, postmaster: null },
+    m,
+    baseline.url,
+    scratch,
+  )
 
   let instances: null | { run: EngineRun; oneBehind: EngineRun; ceiling: Awaited<ReturnType<typeof balancerCeiling>> } = null
   let postgres: null | {
@@ -323,33 +413,60 @@ try {
     // the upload spool only (and could not read the embedded records or blocks by mistake).
     const pgDir = freshCopy(seeded.dir)
     cleanups.push(() => rmSync(pgDir, { recursive: true, force: true }))
-    log(`bench: PostgreSQL ${cluster.version} ` +
-      `at ${cluster.shown}${cluster.postmaster === null ? ' (not on this machine: no CPU or memory figures for it)' : ` (postmaster pid ${cluster.postmaster})`}; ` +
-      `database ${database.name}`)
+    log(
+      `bench: PostgreSQL ${cluster.version} ` +
+        `at ${cluster.shown}${cluster.postmaster === null ? ' (not on this machine: no CPU or memory figures for it)' : ` (postmaster pid ${cluster.postmaster})`}; ` +
+        `database ${database.name}`,
+    )
     log(`bench: dist/trellis migrate-to-postgres of the seeded market`)
     const migrate = await migrateToPostgres(BINARY, pgDir, database.url, cluster.postmaster)
-    log(`bench: migrate-to-postgres exit ${migrate.exit_code} in ${(migrate.ms / 1000).toFixed(1)} s; ` +
-      `moved ${JSON.stringify(migrate.moved)}; ` +
-      `verify ${migrate.verify ? (migrate.verify.ok ? 'clean' : 'NOT clean') : 'did not run'}`)
+    log(
+      `bench: migrate-to-postgres exit ${migrate.exit_code} in ${(migrate.ms / 1000).toFixed(1)} s; ` +
+        `moved ${JSON.stringify(migrate.moved)}; ` +
+        `verify ${migrate.verify ? (migrate.verify.ok ? 'clean' : 'NOT clean') : 'did not run'}`,
+    )
     if (!migrate.moved) throw new Error(`migrate-to-postgres failed (exit ${migrate.exit_code}):\n${migrate.stderr}`)
     if (!migrate.clean) log(`bench: migrate-to-postgres: ${JSON.stringify(migrate.verify).slice(0, 2000)}\n${migrate.stderr}`)
-    for (const moved of ['trellis.db', 'trellis.db-wal', 'trellis.db-shm', 'blocks', 'datastore', 'secret.key']) rmSync(join(pgDir, moved), { recursive: true, force: true })
+    for (const moved of ['trellis.db', 'trellis.db-wal', 'trellis.db-shm', 'blocks', 'datastore', 'secret.key'])
+      rmSync(join(pgDir, moved), { recursive: true, force: true })
     const settle = await cluster.settle(database.url)
     log(`bench: ${[...settle.done, ...settle.skipped].join('; ')} in ${(settle.ms / 1000).toFixed(1)} s`)
     // The N-instance run gets the same market, untouched by the one-instance run's writes (categories it created would
     // lengthen category-stats, and would be created again): a copy made now.
     const copies = opts.instances > 1 ? [await cluster.createDatabase(database.name), await cluster.createDatabase(database.name)] : null
-    if (copies) log(`bench: databases ${copies.map((c) => c.name).join(', ')}: copies of the migrated market, for 1 ` +
-      `and ${opts.instances} instances behind the balancer`)
+    if (copies)
+      log(
+        `bench: databases ${copies.map((c) => c.name).join(', ')}: copies of the migrated market, for 1 ` +
+          `and ${opts.instances} instances behind the balancer`,
+      )
     const env = { TRELLIS_DATABASE_URL: database.url }
     const statements = () => cluster.statements(database.name)
-    const run = await measureEngine({ name: 'postgres', instances: 1, dataDir: pgDir, env, refreshEnv: env, postmaster: cluster.postmaster, statements }, m, baseline.url, scratch)
+    const run = await measureEngine(
+      { name: 'postgres', instances: 1, dataDir: pgDir, env, refreshEnv: env, postmaster: cluster.postmaster, statements },
+      m,
+      baseline.url,
+      scratch,
+    )
     const { createDatabase: _c, settle: _s, close: _cl, statements: _st, ...shown } = cluster
     postgres = { cluster: shown, database: database.name, migrate, settle, run }
     if (copies) {
       const behindOn = (copy: { name: string; url: string }, count: number) => {
         const env = { TRELLIS_DATABASE_URL: copy.url }
-        return measureEngine({ name: 'postgres', instances: count, balanced: true, dataDir: pgDir, env, refreshEnv: env, postmaster: cluster.postmaster, statements: () => cluster.statements(copy.name) }, m, baseline.url, scratch)
+        return measureEngine(
+          {
+            name: 'postgres',
+            instances: count,
+            balanced: true,
+            dataDir: pgDir,
+            env,
+            refreshEnv: env,
+            postmaster: cluster.postmaster,
+            statements: () => cluster.statements(copy.name),
+          },
+          m,
+          baseline.url,
+          scratch,
+        )
       }
       const oneBehind = await behindOn(copies[0]!, 1)
       const many = await behindOn(copies[1]!, opts.instances)
@@ -366,41 +483,69 @@ try {
   console.log(`\n${printTable(embedded.rows, baselineMean)}`)
   let comparison = null
   if (postgres) {
-    console.log(`\nPostgreSQL ${postgres.cluster.version} (records and content), the same measures against the ` +
-      `same targets:\n\n${printTable(postgres.run.rows, baselineMean)}`)
+    console.log(
+      `\nPostgreSQL ${postgres.cluster.version} (records and content), the same measures against the ` +
+        `same targets:\n\n${printTable(postgres.run.rows, baselineMean)}`,
+    )
     comparison = compareEngines(embedded, postgres.run, postgres.migrate, opts.memoOff)
     console.log(`\nPostgreSQL beside embedded (issue 21 targets):\n\n${printComparison(comparison)}`)
     console.log(`\n${printResources(embedded.resources, postgres.run.resources, postgres.migrate)}`)
   }
-  const scaling = postgres && instances ? compareInstances(embedded, postgres.run, instances.oneBehind, instances.run, instances.ceiling) : null
-  if (scaling) console.log(`\nEmbedded, 1 instance, ${opts.instances} instances behind the balancer (ratios to bare Bun.serve):\n\n${printInstances(scaling)}`)
+  const scaling =
+    postgres && instances ? compareInstances(embedded, postgres.run, instances.oneBehind, instances.run, instances.ceiling) : null
+  if (scaling)
+    console.log(
+      `\nEmbedded, 1 instance, ${opts.instances} instances behind the balancer (ratios to bare Bun.serve):\n\n${printInstances(scaling)}`,
+    )
 
   const results = {
     date: started.toISOString(),
     duration_s: Math.round((Date.now() - started.getTime()) / 1000),
     git,
     commands: {
-      run: `npx bun scripts/bench/run.ts ${process.argv.slice(2).map((a) => (/^postgres(ql)?:/.test(a) ? '<admin url>' : a)).join(' ')}`.trim(),
+      run: `npx bun scripts/bench/run.ts ${process.argv
+        .slice(2)
+        .map((a) => (/^postgres(ql)?:/.test(a) ? '<admin url>' : a))
+        .join(' ')}`.trim(),
       build: 'npm run build',
       wrk: `wrk -t2 -c50 -d${opts.seconds}s --latency --timeout 10s <url>`,
       server_env: { TRELLIS_HOST: '127.0.0.1', TRELLIS_RATE_LIMIT: 'off', TRELLIS_LOG: 'warn', ...MAIN_ENV },
-      ...(postgres ? { migrate: postgres.migrate.command, postgres_server_env: { TRELLIS_DATABASE_URL: '<the run\'s database>' } } : {}),
+      ...(postgres ? { migrate: postgres.migrate.command, postgres_server_env: { TRELLIS_DATABASE_URL: "<the run's database>" } } : {}),
     },
-    machine: { cpus: cpus().length, model: cpus()[0]?.model, memory_bytes: totalmem(), kernel: release(), bun: Bun.version, wrk: sh(['sh', '-c', 'wrk -v 2>&1 | head -1']) },
+    machine: {
+      cpus: cpus().length,
+      model: cpus()[0]?.model,
+      memory_bytes: totalmem(),
+      kernel: release(),
+      bun: Bun.version,
+      wrk: sh(['sh', '-c', 'wrk -v 2>&1 | head -1']),
+    },
     options: { ...opts, databaseUrl: opts.databaseUrl && '<admin url>' },
     seed: { reused: seeded.reused, cache_dir: seeded.dir, manifest: m },
     ...engineJson(embedded),
-    ...(postgres ? {
-      postgres: {
-        cluster: postgres.cluster,
-        database: postgres.database,
-        migrate: postgres.migrate,
-        settle: postgres.settle,
-        ...engineJson(postgres.run),
-        comparison,
-      },
-    } : {}),
-    ...(instances ? { instances: { count: opts.instances, ...engineJson(instances.run), one_behind: engineJson(instances.oneBehind), balancer_ceiling: instances.ceiling, scaling } } : {}),
+    ...(postgres
+      ? {
+          postgres: {
+            cluster: postgres.cluster,
+            database: postgres.database,
+            migrate: postgres.migrate,
+            settle: postgres.settle,
+            ...engineJson(postgres.run),
+            comparison,
+          },
+        }
+      : {}),
+    ...(instances
+      ? {
+          instances: {
+            count: opts.instances,
+            ...engineJson(instances.run),
+            one_behind: engineJson(instances.oneBehind),
+            balancer_ceiling: instances.ceiling,
+            scaling,
+          },
+        }
+      : {}),
   }
   writeFileSync(resolve(opts.out), JSON.stringify(results, null, 2) + '\n')
   log(`bench: wrote ${resolve(opts.out)} (${results.duration_s} s)`)

@@ -43,7 +43,17 @@ export interface Manifest {
   phases_ms: Record<string, number>
 }
 
-interface Entry { id: string; feed: number; created: number; paid: boolean; price: bigint; cid: string; size: number; mime: string; expires: number | null }
+interface Entry {
+  id: string
+  feed: number
+  created: number
+  paid: boolean
+  price: bigint
+  cid: string
+  size: number
+  mime: string
+  expires: number | null
+}
 
 export async function seed(dataDir: string, opts: { small?: boolean; log?: (line: string) => void } = {}): Promise<Manifest> {
   const log = opts.log ?? ((line: string) => console.log(line))
@@ -67,7 +77,9 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
   // Content first: entries must name CIDs that exist. A 1 KiB text, a small JSON, one 37 MiB binary and a cover image.
   const content = await openContent(dataDir)
   const text = await content.put(new TextEncoder().encode('Trellis benchmark entry. '.repeat(41).slice(0, 1023) + '\n'))
-  const json = await content.put(new TextEncoder().encode(JSON.stringify({ kind: 'bench', values: Array.from({ length: 20 }, (_, i) => i * i) })))
+  const json = await content.put(
+    new TextEncoder().encode(JSON.stringify({ kind: 'bench', values: Array.from({ length: 20 }, (_, i) => i * i) })),
+  )
   const bigBytes = new Uint8Array(BIG_BLOB_BYTES)
   const words = new Uint32Array(bigBytes.buffer)
   for (let i = 0; i < words.length; i++) words[i] = (r.next() * 4294967296) >>> 0 // incompressible
@@ -99,7 +111,9 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
   }
 
   // Categories: the names the server would seed on its first start (it skips seeding when some exist).
-  await batched(SEED_CATEGORIES, (tx, name) => tx.categories.insert({ id: uuid(now - 500 * DAY), name, description: `${name} feeds`, icon_url: null, now: now - 500 * DAY }))
+  await batched(SEED_CATEGORIES, (tx, name) =>
+    tx.categories.insert({ id: uuid(now - 500 * DAY), name, description: `${name} feeds`, icon_url: null, now: now - 500 * DAY }),
+  )
   const categoryIds = await Promise.all(SEED_CATEGORIES.map(async (name) => (await records.read.categories.byName(name))!.id))
 
   // Wallets: fake addresses (EIP-55 form, as the product stores them), created 370..500 days ago.
@@ -116,7 +130,9 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
   const owners = order.slice(0, n.owners)
   const feedsPerOwner = spread(n.feeds, n.owners, 10, 0.9, r)
   const feedOwner: number[] = []
-  owners.forEach((w, k) => { for (let j = 0; j < feedsPerOwner[k]!; j++) feedOwner.push(w) })
+  owners.forEach((w, k) => {
+    for (let j = 0; j < feedsPerOwner[k]!; j++) feedOwner.push(w)
+  })
   const feedCreated = feedOwner.map(() => now - r.int(30 * DAY, 395 * DAY))
   const feedCategory = feedOwner.map(() => (r.next() < 0.9 ? r.pick(categoryIds) : null))
   const feedTags = feedOwner.map(() => r.shuffle([...TAGS]).slice(0, r.int(1, 3)))
@@ -125,11 +141,21 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
   const hot = feedRank[0]!
   feedCategory[hot] ??= categoryIds[0]! // so the category+tag listing has a known match
   const feedOrder = feedIds.map((_, i) => i).sort((a, b) => (feedIds[a]! < feedIds[b]! ? -1 : 1)) // append to the id index
-  await records.transact((tx) => tx.images.record({ cid: cover.cid, mime_type: 'image/png', size: cover.size, created_at: now - 500 * DAY }))
-  await batched(feedOrder, (tx, f) => tx.feeds.insert({
-    id: feedIds[f]!, owner_id: walletIds[feedOwner[f]!]!, category_id: feedCategory[f]!, name: `Bench feed ${f}`,
-    description: `Benchmark feed number ${f}`, image_cid: f === hot ? cover.cid : null, tags: feedTags[f]!, now: feedCreated[f]!,
-  }))
+  await records.transact((tx) =>
+    tx.images.record({ cid: cover.cid, mime_type: 'image/png', size: cover.size, created_at: now - 500 * DAY }),
+  )
+  await batched(feedOrder, (tx, f) =>
+    tx.feeds.insert({
+      id: feedIds[f]!,
+      owner_id: walletIds[feedOwner[f]!]!,
+      category_id: feedCategory[f]!,
+      name: `Bench feed ${f}`,
+      description: `Benchmark feed number ${f}`,
+      image_cid: f === hot ? cover.cid : null,
+      tags: feedTags[f]!,
+      now: feedCreated[f]!,
+    }),
+  )
   phase('feeds')
 
   // Entries: ≤1000 per feed (skewed; the biggest feed is the "hot" one), 60 % paid at 0.01..5 USDC, 1 % of the
@@ -144,7 +170,12 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
       const isText = (rank === 0 && j < 2) || r.next() < 0.8
       const blob = rank === 1 && j === 0 ? big : isText ? text : json
       entries.push({
-        id: uuid(created), feed: f, created, paid: paid && blob !== big, cid: blob.cid, size: blob.size,
+        id: uuid(created),
+        feed: f,
+        created,
+        paid: paid && blob !== big,
+        cid: blob.cid,
+        size: blob.size,
         mime: blob === big ? 'video/mp4' : isText ? 'text/plain' : 'application/json',
         price: paid ? BigInt(Math.round(10 * Math.exp(Math.log(500) * r.next()))) * 1000n : 0n,
         expires: paid && r.next() < 0.01 ? now + r.int(DAY, 90 * DAY) : null,
@@ -153,13 +184,30 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
   })
   const [paidEntry, freeEntry] = [entries[0]!, entries[1]!]
   const bigEntry = entries[perFeed[0]!]!
-  await batched([...entries].sort((a, b) => (a.id < b.id ? -1 : 1)), async (tx, e) => {
-    const added = await tx.entries.add({
-      id: e.id, feed_id: feedIds[e.feed]!, cid: e.cid, size: e.size, mime_type: e.mime, title: `Entry ${e.id.slice(-6)}`,
-      description: null, metadata: null, tags: [r.pick(TAGS)], is_free: !e.paid, price: e.paid ? e.price : 0n, expires_at: e.expires, now: e.created,
-    }, 1000)
-    if (typeof added === 'string') throw new Error(`seed: no room in feed ${e.feed} (${added})`)
-  })
+  await batched(
+    [...entries].sort((a, b) => (a.id < b.id ? -1 : 1)),
+    async (tx, e) => {
+      const added = await tx.entries.add(
+        {
+          id: e.id,
+          feed_id: feedIds[e.feed]!,
+          cid: e.cid,
+          size: e.size,
+          mime_type: e.mime,
+          title: `Entry ${e.id.slice(-6)}`,
+          description: null,
+          metadata: null,
+          tags: [r.pick(TAGS)],
+          is_free: !e.paid,
+          price: e.paid ? e.price : 0n,
+          expires_at: e.expires,
+          now: e.created,
+        },
+        1000,
+      )
+      if (typeof added === 'string') throw new Error(`seed: no room in feed ${e.feed} (${added})`)
+    },
+  )
   phase('entries')
 
   // Ledger: payers Zipf-skewed over all wallets, entries Zipf-popular among paid ones (the hot paid entry first),
@@ -201,17 +249,43 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
         const payTo = addresses[feedOwner[entry.feed]!]!
         const payerLc = addresses[payer]!.toLowerCase()
         const nonce = `0x${createHash('sha256').update(hash).digest('hex')}`
-        const authorization = { from: addresses[payer]!, to: payTo, value: entry.price.toString(), validAfter: '0', validBefore: String(created + 300), nonce }
-        if (!(await tx.payments.insertPending({
-          id: piid, payer_lc: payerLc, nonce, entry_id: entry.id, pay_to: payTo, amount: entry.price, x402_version: 2,
-          payload: JSON.stringify({ x402Version: 2, payload: { authorization, signature: SEEDED_SIGNATURE } }),
-          requirements: JSON.stringify({ scheme: 'exact', network: NETWORK, amount: entry.price.toString(), payTo, asset: 'USDC' }),
-          valid_before: created + 300, submitted_block: null, settler: 'seed', now: created,
-        }))) throw new Error(`seed: payment ${piid} was not written`)
+        const authorization = {
+          from: addresses[payer]!,
+          to: payTo,
+          value: entry.price.toString(),
+          validAfter: '0',
+          validBefore: String(created + 300),
+          nonce,
+        }
+        if (
+          !(await tx.payments.insertPending({
+            id: piid,
+            payer_lc: payerLc,
+            nonce,
+            entry_id: entry.id,
+            pay_to: payTo,
+            amount: entry.price,
+            x402_version: 2,
+            payload: JSON.stringify({ x402Version: 2, payload: { authorization, signature: SEEDED_SIGNATURE } }),
+            requirements: JSON.stringify({ scheme: 'exact', network: NETWORK, amount: entry.price.toString(), payTo, asset: 'USDC' }),
+            valid_before: created + 300,
+            submitted_block: null,
+            settler: 'seed',
+            now: created,
+          }))
+        )
+          throw new Error(`seed: payment ${piid} was not written`)
         if (!(await tx.payments.markSettled(piid, hash, SEEDED_BLOCK, created))) throw new Error(`seed: payment ${piid} was not settled`)
         await tx.transactions.insert({
-          id, piid, payer: addresses[payer]!, pay_to: payTo, amount: entry.price, asset: 'USDC',
-          entry_id: entry.id, transaction_hash: hash, created_at: created,
+          id,
+          piid,
+          payer: addresses[payer]!,
+          pay_to: payTo,
+          amount: entry.price,
+          asset: 'USDC',
+          entry_id: entry.id,
+          transaction_hash: hash,
+          created_at: created,
         })
         await tx.purchases.addToTotals(entry.id, entry.price)
         await tx.purchases.grant(walletIds[payer]!, entry.id, id, created)
@@ -244,8 +318,10 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
     phases_ms: phases,
   }
   writeFileSync(join(dataDir, 'bench-manifest.json'), JSON.stringify(manifest, null, 2) + '\n')
-  log(`seed: done in ${(manifest.seed_ms / 1000).toFixed(1)} s (${n.wallets} wallets, ${n.feeds} ` +
-    `feeds, ${n.entries} entries, ${n.transactions} transactions, ${purchaseCount} purchases)`)
+  log(
+    `seed: done in ${(manifest.seed_ms / 1000).toFixed(1)} s (${n.wallets} wallets, ${n.feeds} ` +
+      `feeds, ${n.entries} entries, ${n.transactions} transactions, ${purchaseCount} purchases)`,
+  )
   return manifest
 }
 

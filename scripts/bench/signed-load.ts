@@ -6,16 +6,31 @@
 // Prints one JSON line: {count, elapsed_ms, rps (2xx answers per second), statuses, first_error, ids}.
 import { authHeaders, signer } from './signing.ts'
 
-export interface LoadRequest { key?: `0x${string}`; method: string; path: string; body?: unknown; headers?: Record<string, string> }
-export interface LoadResult { count: number; elapsed_ms: number; rps: number; statuses: Record<string, number>; first_error: string | null; ids: (string | null)[] }
+export interface LoadRequest {
+  key?: `0x${string}`
+  method: string
+  path: string
+  body?: unknown
+  headers?: Record<string, string>
+}
+export interface LoadResult {
+  count: number
+  elapsed_ms: number
+  rps: number
+  statuses: Record<string, number>
+  first_error: string | null
+  ids: (string | null)[]
+}
 
 if (import.meta.main) {
   const { url, requests, concurrency } = JSON.parse(await Bun.stdin.text()) as { url: string; requests: LoadRequest[]; concurrency: number }
   const pool = async (work: (i: number) => Promise<void>) => {
     let next = 0
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (next < requests.length) await work(next++)
-    }))
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < requests.length) await work(next++)
+      }),
+    )
   }
   const prepared: { headers: Record<string, string>; body?: string }[] = new Array(requests.length)
   await pool(async (i) => {
@@ -40,6 +55,17 @@ if (import.meta.main) {
     }
   })
   const elapsed = performance.now() - started
-  const ok = Object.entries(statuses).filter(([s]) => s.startsWith('2')).reduce((sum, [, n]) => sum + n, 0)
-  console.log(JSON.stringify({ count: requests.length, elapsed_ms: Math.round(elapsed), rps: (ok / elapsed) * 1000, statuses, first_error: firstError, ids } satisfies LoadResult))
+  const ok = Object.entries(statuses)
+    .filter(([s]) => s.startsWith('2'))
+    .reduce((sum, [, n]) => sum + n, 0)
+  console.log(
+    JSON.stringify({
+      count: requests.length,
+      elapsed_ms: Math.round(elapsed),
+      rps: (ok / elapsed) * 1000,
+      statuses,
+      first_error: firstError,
+      ids,
+    } satisfies LoadResult),
+  )
 }

@@ -25,8 +25,11 @@ function options() {
     if (args[i] === '--database-url') opts.databaseUrl = args[++i] ?? null
     else if (args[i] === '--rounds') opts.rounds = Number(args[++i])
     else if (args[i] === '--count') opts.count = Number(args[++i])
-    else throw new Error(`unknown argument ${args[i]}; usage: npx bun scripts/bench/signed-post-pinned.ts ` +
-      `[--database-url <admin URL>] [--rounds N] [--count N]`)
+    else
+      throw new Error(
+        `unknown argument ${args[i]}; usage: npx bun scripts/bench/signed-post-pinned.ts ` +
+          `[--database-url <admin URL>] [--rounds N] [--count N]`,
+      )
   }
   return opts
 }
@@ -40,7 +43,10 @@ function pin(pid: number, cpuList: string) {
 /** The postmaster and its running children (new backends are forked from the postmaster and inherit its cores). */
 function pinCluster(postmaster: number, cpuList: string) {
   pin(postmaster, cpuList)
-  const children = Bun.spawnSync(['pgrep', '-P', String(postmaster)]).stdout.toString().split('\n').filter(Boolean)
+  const children = Bun.spawnSync(['pgrep', '-P', String(postmaster)])
+    .stdout.toString()
+    .split('\n')
+    .filter(Boolean)
   for (const child of children) pin(Number(child), cpuList)
 }
 
@@ -89,7 +95,9 @@ try {
   await cluster.close()
 }
 
-console.log(`\nsigned POST entry, 1 KiB, ${opts.count} per round, 50 workers; medians of ${opts.rounds} rounds (PostgreSQL ${cluster.version})`)
+console.log(
+  `\nsigned POST entry, 1 KiB, ${opts.count} per round, 50 workers; medians of ${opts.rounds} rounds (PostgreSQL ${cluster.version})`,
+)
 console.log('layout                                         embedded      PostgreSQL    ratio')
 for (const [layout, runs] of Object.entries(figures)) {
   const e = median(runs.embedded)

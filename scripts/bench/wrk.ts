@@ -20,7 +20,8 @@ const has = (cmd: string) => Bun.spawnSync(['sh', '-c', `command -v ${cmd}`]).ex
 export function ensureDebianPackage(command: string, pkg: string, log: (line: string) => void): void {
   if (has(command)) return
   const root = process.getuid?.() === 0
-  if (!root && !has('sudo')) throw new Error(`${command} is not installed and this user is not root (no sudo): run \`apt-get install -y ${pkg}\` as root`)
+  if (!root && !has('sudo'))
+    throw new Error(`${command} is not installed and this user is not root (no sudo): run \`apt-get install -y ${pkg}\` as root`)
   const sudo = root ? [] : ['sudo', '-n']
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
   const run = (args: string[]) => Bun.spawnSync([...sudo, ...args], { env, stdout: 'pipe', stderr: 'pipe' })
@@ -32,9 +33,11 @@ export function ensureDebianPackage(command: string, pkg: string, log: (line: st
     result = run(['apt-get', 'install', '-y', pkg])
   }
   if (result.exitCode !== 0 || !has(command)) {
-    throw new Error(`could not install ${pkg} (${[...sudo, 'apt-get', 'install', '-y', pkg].join(' ')} ` +
-      `exited ${result.exitCode}):\n${result.stderr.toString().trim().slice(-800)}\nInstall it ` +
-      `yourself (Debian package "${pkg}") and run again.`)
+    throw new Error(
+      `could not install ${pkg} (${[...sudo, 'apt-get', 'install', '-y', pkg].join(' ')} ` +
+        `exited ${result.exitCode}):\n${result.stderr.toString().trim().slice(-800)}\nInstall it ` +
+        `yourself (Debian package "${pkg}") and run again.`,
+    )
   }
 }
 
@@ -63,7 +66,10 @@ export function parseWrk(url: string, out: string): WrkResult {
     max_ms: max ? toMs(max[1]!, max[2]!) : null,
     non_2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
     socket_errors: {
-      connect: Number(errors?.[1] ?? 0), read: Number(errors?.[2] ?? 0), write: Number(errors?.[3] ?? 0), timeout: Number(errors?.[4] ?? 0),
+      connect: Number(errors?.[1] ?? 0),
+      read: Number(errors?.[2] ?? 0),
+      write: Number(errors?.[3] ?? 0),
+      timeout: Number(errors?.[4] ?? 0),
     },
   }
 }
@@ -73,7 +79,12 @@ export function parseWrk(url: string, out: string): WrkResult {
  * paths to send in turn instead of the URL's own (each thread starts half the list apart, so no two requests in
  * flight name the same path when the list is longer than the connections).
  */
-export interface WrkRequest { method?: string; headers?: Record<string, string>; body?: string; paths?: string[] }
+export interface WrkRequest {
+  method?: string
+  headers?: Record<string, string>
+  body?: string
+  paths?: string[]
+}
 
 /** The Lua script wrk needs for anything but a bare GET (written once per distinct request). */
 function scriptFor(request: WrkRequest): string | null {
@@ -97,7 +108,10 @@ function scriptFor(request: WrkRequest): string | null {
 export async function wrk(url: string, seconds: number, connections = 50, request: WrkRequest = {}): Promise<WrkResult> {
   const script = scriptFor(request)
   const extra = [...Object.entries(request.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), ...(script ? ['-s', script] : [])]
-  const proc = Bun.spawn(['wrk', '-t2', `-c${connections}`, `-d${seconds}s`, '--latency', '--timeout', '10s', ...extra, url], { stdout: 'pipe', stderr: 'pipe' })
+  const proc = Bun.spawn(['wrk', '-t2', `-c${connections}`, `-d${seconds}s`, '--latency', '--timeout', '10s', ...extra, url], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()])
   if ((await proc.exited) !== 0) throw new Error(`wrk exited ${proc.exitCode} for ${url}: ${err}${out}`)
   return parseWrk(url, out)

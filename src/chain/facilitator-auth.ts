@@ -35,9 +35,13 @@ export function cdpSigningKey(secret: string): { key: KeyObject; alg: 'ES256' | 
     return { key, alg: 'ES256' }
   }
   const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(text) ? Buffer.from(text, 'base64') : Buffer.alloc(0)
-  if (bytes.length !== 64) throw new FacilitatorKeyError('TRELLIS_CDP_API_KEY_SECRET is neither a PEM EC key nor a base64 Ed25519 key (64 bytes)')
+  if (bytes.length !== 64)
+    throw new FacilitatorKeyError('TRELLIS_CDP_API_KEY_SECRET is neither a PEM EC key nor a base64 Ed25519 key (64 bytes)')
   try {
-    const key = createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', d: base64url.encode(bytes.subarray(0, 32)), x: base64url.encode(bytes.subarray(32)) }, format: 'jwk' })
+    const key = createPrivateKey({
+      key: { kty: 'OKP', crv: 'Ed25519', d: base64url.encode(bytes.subarray(0, 32)), x: base64url.encode(bytes.subarray(32)) },
+      format: 'jwk',
+    })
     return { key, alg: 'EdDSA' }
   } catch {
     throw new FacilitatorKeyError('TRELLIS_CDP_API_KEY_SECRET is not a valid Ed25519 key')

@@ -23,14 +23,18 @@ export function checkSettlementSettings(config: Config): void {
   const network = config.network
   if (!network.mainnet) return
   if (TEST_TOKEN_SET.has(network.usdcAddress.toLowerCase())) {
-    throw new ConfigError(`TRELLIS_NETWORK=${network.name} is mainnet but TRELLIS_USDC_ADDRESS ${network.usdcAddress} is ` +
-      `a testnet token: unset it (${network.label} USDC is ${NETWORKS[network.name].usdcAddress}) or ` +
-      `set TRELLIS_NETWORK=${TEST_NETWORKS.join(' or ')}`)
+    throw new ConfigError(
+      `TRELLIS_NETWORK=${network.name} is mainnet but TRELLIS_USDC_ADDRESS ${network.usdcAddress} is ` +
+        `a testnet token: unset it (${network.label} USDC is ${NETWORKS[network.name].usdcAddress}) or ` +
+        `set TRELLIS_NETWORK=${TEST_NETWORKS.join(' or ')}`,
+    )
   }
   if (config.settlement === 'facilitator' && TESTNET_ONLY_FACILITATORS.has(new URL(config.facilitatorUrl).hostname)) {
-    throw new ConfigError(`TRELLIS_NETWORK=${network.name} is mainnet but the facilitator ${config.facilitatorUrl} ` +
-      `settles testnets only: set TRELLIS_CDP_API_KEY_ID and TRELLIS_CDP_API_KEY_SECRET (Coinbase's ` +
-      `facilitator), or TRELLIS_FACILITATOR_URL (with TRELLIS_FACILITATOR_BEARER if it wants a token) ` +
-      `to a mainnet facilitator, or TRELLIS_SETTLEMENT=local with TRELLIS_RELAYER_KEY`)
+    throw new ConfigError(
+      `TRELLIS_NETWORK=${network.name} is mainnet but the facilitator ${config.facilitatorUrl} ` +
+        `settles testnets only: set TRELLIS_CDP_API_KEY_ID and TRELLIS_CDP_API_KEY_SECRET (Coinbase's ` +
+        `facilitator), or TRELLIS_FACILITATOR_URL (with TRELLIS_FACILITATOR_BEARER if it wants a token) ` +
+        `to a mainnet facilitator, or TRELLIS_SETTLEMENT=local with TRELLIS_RELAYER_KEY`,
+    )
   }
 }

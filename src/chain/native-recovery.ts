@@ -23,16 +23,18 @@ const addon = loadAddon()
  * True or false for a 65-byte r‖s‖v signature (v is 0, 1, 27 or 28); null for any other form, which viem then
  * judges (it knows more encodings than this fast path needs to).
  */
-export const nativeSignatureCheck = addon && ((address: Hex, message: string, signature: Hex): boolean | null => {
-  if (!isHex(signature) || signature.length !== 132) return null
-  const bytes = hexToBytes(signature)
-  const v = bytes[64]!
-  const recoveryId = v === 27 || v === 28 ? v - 27 : v === 0 || v === 1 ? v : -1
-  if (recoveryId < 0) return null
-  try {
-    const publicKey = addon.ecdsaRecover(bytes.subarray(0, 64), recoveryId, hashMessage(message, 'bytes'), false)
-    return publicKeyToAddress(`0x${Buffer.from(publicKey).toString('hex')}`).toLowerCase() === address.toLowerCase()
-  } catch {
-    return false // r or s out of range, or no point: recovery fails, as it does in viem
-  }
-})
+export const nativeSignatureCheck =
+  addon &&
+  ((address: Hex, message: string, signature: Hex): boolean | null => {
+    if (!isHex(signature) || signature.length !== 132) return null
+    const bytes = hexToBytes(signature)
+    const v = bytes[64]!
+    const recoveryId = v === 27 || v === 28 ? v - 27 : v === 0 || v === 1 ? v : -1
+    if (recoveryId < 0) return null
+    try {
+      const publicKey = addon.ecdsaRecover(bytes.subarray(0, 64), recoveryId, hashMessage(message, 'bytes'), false)
+      return publicKeyToAddress(`0x${Buffer.from(publicKey).toString('hex')}`).toLowerCase() === address.toLowerCase()
+    } catch {
+      return false // r or s out of range, or no point: recovery fails, as it does in viem
+    }
+  })

@@ -1,14 +1,35 @@
 // Reads that decide a payment's fate: the chain head (chain time), a transaction's receipt, EIP-3009 authorization
 // state, and the AuthorizationUsed/Canceled event of one authorization, searched in bounded block windows.
-import { BaseError, HttpRequestError, TimeoutError, createPublicClient, encodeEventTopics, isAddressEqual, numberToHex, parseAbi, parseEventLogs, TransactionReceiptNotFoundError, type Hex, type Log, type Transport } from 'viem'
+import {
+  BaseError,
+  HttpRequestError,
+  TimeoutError,
+  createPublicClient,
+  encodeEventTopics,
+  isAddressEqual,
+  numberToHex,
+  parseAbi,
+  parseEventLogs,
+  TransactionReceiptNotFoundError,
+  type Hex,
+  type Log,
+  type Transport,
+} from 'viem'
 import { proveSettlement, TOKEN_EVENTS, type ExpectedTransfer, type Proof } from './settlement-proof.ts'
 
 const AUTHORIZATION_STATE = parseAbi(['function authorizationState(address authorizer, bytes32 nonce) view returns (bool)'])
 const USED = TOKEN_EVENTS.find((e) => e.name === 'AuthorizationUsed')!
 const CANCELED = TOKEN_EVENTS.find((e) => e.name === 'AuthorizationCanceled')!
 
-export interface Head { number: bigint; timestamp: bigint }
-export interface AuthorizationEvent { kind: 'used' | 'canceled'; hash: Hex; block: bigint }
+export interface Head {
+  number: bigint
+  timestamp: bigint
+}
+export interface AuthorizationEvent {
+  kind: 'used' | 'canceled'
+  hash: Hex
+  block: bigint
+}
 
 /** An eth_getLogs refused for its size (public RPCs cap the block range or the result count), not an outage. */
 function isRangeRefusal(error: unknown): boolean {
@@ -42,11 +63,23 @@ export function chainReader(transport: Transport, token: Hex, options: { logWind
     const [canceled] = encodeEventTopics({ abi: [CANCELED] })
     const raw = await client.request({
       method: 'eth_getLogs',
-      params: [{ address: token, topics: [[used, canceled], authorizer, nonceTopic] as never, fromBlock: numberToHex(fromBlock), toBlock: numberToHex(toBlock) }],
+      params: [
+        {
+          address: token,
+          topics: [[used, canceled], authorizer, nonceTopic] as never,
+          fromBlock: numberToHex(fromBlock),
+          toBlock: numberToHex(toBlock),
+        },
+      ],
     })
     // Re-checked here: an RPC that ignores topics must not make another payer's event look like this one.
-    const first = parseEventLogs({ abi: [USED, CANCELED], logs: raw as Log[] }).find((l) => !l.removed
-      && isAddressEqual(l.address, token) && isAddressEqual(l.args.authorizer, from) && l.args.nonce.toLowerCase() === nonce.toLowerCase())
+    const first = parseEventLogs({ abi: [USED, CANCELED], logs: raw as Log[] }).find(
+      (l) =>
+        !l.removed &&
+        isAddressEqual(l.address, token) &&
+        isAddressEqual(l.args.authorizer, from) &&
+        l.args.nonce.toLowerCase() === nonce.toLowerCase(),
+    )
     if (!first) return null
     return { kind: first.eventName === 'AuthorizationUsed' ? 'used' : 'canceled', hash: first.transactionHash!, block: first.blockNumber! }
   }

@@ -33,17 +33,30 @@ const NODE_CODES = new Set([-32005, -32002, -32603, 429])
 
 /** True when an error says the RPC node or the facilitator could not answer, as opposed to a refusal. */
 export function isBackendFailure(error: unknown): boolean {
-  if (!(error instanceof BaseError)) return error instanceof Error && /fetch failed|ECONNREFUSED|ENOTFOUND|Unable to connect|timed? ?out/i.test(error.message)
-  return Boolean(error.walk((e) =>
-    e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof SocketClosedError
-    || e instanceof LimitExceededRpcError || e instanceof ResourceUnavailableRpcError || e instanceof InternalRpcError
-    || (e instanceof RpcRequestError && NODE_CODES.has(e.code))))
+  if (!(error instanceof BaseError))
+    return error instanceof Error && /fetch failed|ECONNREFUSED|ENOTFOUND|Unable to connect|timed? ?out/i.test(error.message)
+  return Boolean(
+    error.walk(
+      (e) =>
+        e instanceof HttpRequestError ||
+        e instanceof TimeoutError ||
+        e instanceof SocketClosedError ||
+        e instanceof LimitExceededRpcError ||
+        e instanceof ResourceUnavailableRpcError ||
+        e instanceof InternalRpcError ||
+        (e instanceof RpcRequestError && NODE_CODES.has(e.code)),
+    ),
+  )
 }
 
 /** The first line of an error, without URLs' credentials, for logs and short reasons. */
 export function describeFailure(error: unknown): string {
   const message = error instanceof BaseError ? error.shortMessage : String((error as Error)?.message ?? error)
-  const line = message.split('\n').map((l) => l.trim()).find(Boolean) ?? 'unknown error'
+  const line =
+    message
+      .split('\n')
+      .map((l) => l.trim())
+      .find(Boolean) ?? 'unknown error'
   const redacted = line.replace(/(https?:\/\/[^/\s]+)\/[^\s]*/g, '$1/…')
   return redacted.length > 200 ? `${redacted.slice(0, 197)}...` : redacted
 }

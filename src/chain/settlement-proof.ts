@@ -51,16 +51,21 @@ function decodeTokenLogs(receipt: ReceiptLike, token: Hex): Decoded[] {
 export function proveSettlement(receipt: ReceiptLike, expected: ExpectedTransfer): Proof {
   if (receipt.status !== 'success') return { kind: 'absent' }
   const logs = decodeTokenLogs(receipt, expected.token)
-  const at = logs.findIndex((l) => l.name === 'AuthorizationUsed'
-    && isAddressEqual(l.args.authorizer as Hex, expected.payer as Hex)
-    && (l.args.nonce as string).toLowerCase() === expected.nonce.toLowerCase())
+  const at = logs.findIndex(
+    (l) =>
+      l.name === 'AuthorizationUsed' &&
+      isAddressEqual(l.args.authorizer as Hex, expected.payer as Hex) &&
+      (l.args.nonce as string).toLowerCase() === expected.nonce.toLowerCase(),
+  )
   if (at < 0) return { kind: 'absent' }
   // FiatToken emits AuthorizationUsed and then the Transfer it authorised, with nothing in between.
-  const isPayment = (l: Decoded | undefined) => l !== undefined && l.name === 'Transfer'
-    && l.logIndex - logs[at].logIndex === 1
-    && isAddressEqual(l.args.from as Hex, expected.payer as Hex)
-    && isAddressEqual(l.args.to as Hex, expected.payTo as Hex)
-    && (l.args.value as bigint) === expected.amount
+  const isPayment = (l: Decoded | undefined) =>
+    l !== undefined &&
+    l.name === 'Transfer' &&
+    l.logIndex - logs[at].logIndex === 1 &&
+    isAddressEqual(l.args.from as Hex, expected.payer as Hex) &&
+    isAddressEqual(l.args.to as Hex, expected.payTo as Hex) &&
+    (l.args.value as bigint) === expected.amount
   const proof = { hash: receipt.transactionHash, block: receipt.blockNumber }
   return isPayment(logs[at + 1]) ? { kind: 'paid', ...proof } : { kind: 'used-otherwise', ...proof }
 }

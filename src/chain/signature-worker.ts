@@ -5,7 +5,12 @@ import { nativeSignatureCheck } from './native-recovery.ts'
 
 declare const self: Worker
 
-export interface SignatureCheck { id: number; address: Hex; message: string; signature: Hex }
+export interface SignatureCheck {
+  id: number
+  address: Hex
+  message: string
+  signature: Hex
+}
 
 self.onmessage = async (event: MessageEvent<SignatureCheck>) => {
   const { id, address, message, signature } = event.data

@@ -4,7 +4,23 @@
 // the functions below, which check them together.
 import { testHooks, type TestHooks } from '../test-hooks.ts'
 import { NETWORKS, type NetworkInfo, type NetworkName } from './networks.ts'
-import { address, ConfigError, integer, oneOf, onOff, optionalText, read, seconds, setToOne, signedInteger, url, type Environment, type S3Place, type Setting, type ValuesOf } from './values.ts'
+import {
+  address,
+  ConfigError,
+  integer,
+  oneOf,
+  onOff,
+  optionalText,
+  read,
+  seconds,
+  setToOne,
+  signedInteger,
+  url,
+  type Environment,
+  type S3Place,
+  type Setting,
+  type ValuesOf,
+} from './values.ts'
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -65,27 +81,37 @@ export type ContentPlace = 'leveldb' | 'postgres' | S3Place
  */
 export function contentFrom(asked: ContentPlace | null, databaseUrl: string | null): ContentPlace {
   const place = asked ?? (databaseUrl ? 'postgres' : 'leveldb')
-  if (place === 'postgres' && !databaseUrl) throw new ConfigError('content in postgres means the records\' PostgreSQL: set --database-url (TRELLIS_DATABASE_URL) too')
-  if (typeof place === 'object' && !databaseUrl) throw new ConfigError('content in S3 is indexed in the records\' PostgreSQL (so a collection never races an upload): ' +
-    'set --database-url (TRELLIS_DATABASE_URL) too')
-  if (place === 'leveldb' && databaseUrl) throw new ConfigError('content in leveldb is refused with records in PostgreSQL (content must live where the records ' +
-    'are): leave --content-url (TRELLIS_CONTENT_URL) unset, or set postgres')
+  if (place === 'postgres' && !databaseUrl)
+    throw new ConfigError("content in postgres means the records' PostgreSQL: set --database-url (TRELLIS_DATABASE_URL) too")
+  if (typeof place === 'object' && !databaseUrl)
+    throw new ConfigError(
+      "content in S3 is indexed in the records' PostgreSQL (so a collection never races an upload): " +
+        'set --database-url (TRELLIS_DATABASE_URL) too',
+    )
+  if (place === 'leveldb' && databaseUrl)
+    throw new ConfigError(
+      'content in leveldb is refused with records in PostgreSQL (content must live where the records ' +
+        'are): leave --content-url (TRELLIS_CONTENT_URL) unset, or set postgres',
+    )
   return place
 }
 
 /** Who settles: a facilitator, or this server with its own wallet paying the gas. */
 export function settlementFrom(env: Environment): { settlement: 'facilitator' | 'local'; relayerKey: string | null } {
   const relayerKey = env.TRELLIS_RELAYER_KEY || null
-  if (relayerKey && !/^0x[0-9a-fA-F]{64}$/.test(relayerKey)) throw new ConfigError('TRELLIS_RELAYER_KEY must be a 0x-prefixed 32-byte hex key')
+  if (relayerKey && !/^0x[0-9a-fA-F]{64}$/.test(relayerKey))
+    throw new ConfigError('TRELLIS_RELAYER_KEY must be a 0x-prefixed 32-byte hex key')
   const settlement = read(env, 'TRELLIS_SETTLEMENT', oneOf(['facilitator', 'local'] as const, 'facilitator'))
-  if (settlement === 'local' && !relayerKey) throw new ConfigError('TRELLIS_SETTLEMENT=local needs TRELLIS_RELAYER_KEY (the wallet that pays gas)')
+  if (settlement === 'local' && !relayerKey)
+    throw new ConfigError('TRELLIS_SETTLEMENT=local needs TRELLIS_RELAYER_KEY (the wallet that pays gas)')
   return { settlement, relayerKey }
 }
 
 /** 'admin': /metrics answers only with the admin-api-key header. */
 export function metricsAuthFrom(env: Environment): 'public' | 'admin' {
   const metricsAuth = read(env, 'TRELLIS_METRICS_AUTH', oneOf(['public', 'admin'] as const, 'public'))
-  if (metricsAuth === 'admin' && !env.TRELLIS_ADMIN_KEY) throw new ConfigError('TRELLIS_METRICS_AUTH=admin needs TRELLIS_ADMIN_KEY (the admin-api-key header /metrics then asks for)')
+  if (metricsAuth === 'admin' && !env.TRELLIS_ADMIN_KEY)
+    throw new ConfigError('TRELLIS_METRICS_AUTH=admin needs TRELLIS_ADMIN_KEY (the admin-api-key header /metrics then asks for)')
   return metricsAuth
 }
 
@@ -101,10 +127,16 @@ export function facilitatorAuthFrom(env: Environment): FacilitatorAuth {
   const bearer = env.TRELLIS_FACILITATOR_BEARER || null
   const cdpKeyId = env.TRELLIS_CDP_API_KEY_ID || null
   const cdpKeySecret = env.TRELLIS_CDP_API_KEY_SECRET || null
-  if (Boolean(cdpKeyId) !== Boolean(cdpKeySecret)) throw new ConfigError('TRELLIS_CDP_API_KEY_ID and TRELLIS_CDP_API_KEY_SECRET go together (a CDP API key: its id and its secret)')
+  if (Boolean(cdpKeyId) !== Boolean(cdpKeySecret))
+    throw new ConfigError('TRELLIS_CDP_API_KEY_ID and TRELLIS_CDP_API_KEY_SECRET go together (a CDP API key: its id and its secret)')
   if (bearer && cdpKeyId) throw new ConfigError('set TRELLIS_FACILITATOR_BEARER or the TRELLIS_CDP_API_KEY_ID/_SECRET pair, not both')
-  if (bearer !== null && !/^[\x21-\x7e]+$/.test(bearer)) throw new ConfigError('TRELLIS_FACILITATOR_BEARER must be one token of printable characters')
-  return cdpKeyId && cdpKeySecret ? { kind: 'cdp', keyId: cdpKeyId, keySecret: cdpKeySecret } : bearer ? { kind: 'bearer', token: bearer } : { kind: 'none' }
+  if (bearer !== null && !/^[\x21-\x7e]+$/.test(bearer))
+    throw new ConfigError('TRELLIS_FACILITATOR_BEARER must be one token of printable characters')
+  return cdpKeyId && cdpKeySecret
+    ? { kind: 'cdp', keyId: cdpKeyId, keySecret: cdpKeySecret }
+    : bearer
+      ? { kind: 'bearer', token: bearer }
+      : { kind: 'none' }
 }
 
 export function facilitatorUrlFrom(env: Environment, auth: FacilitatorAuth): string {
@@ -139,9 +171,10 @@ export function testHookSettings(env: Environment): TestHookSettings {
     clockFile: hooks.allowed ? env.TRELLIS_TEST_CLOCK_FILE || null : null,
     crashAfterSettle: hooks.allowed && env.TRELLIS_TEST_CRASH_AFTER_SETTLE === '1',
     pauseBeforePendingMs: hooks.allowed ? Number(env.TRELLIS_TEST_PAUSE_BEFORE_PENDING_MS ?? 0) || 0 : 0,
-    webhookRetries: hooks.allowed && env.TRELLIS_TEST_WEBHOOK_RETRY_S
-      ? { afterS: env.TRELLIS_TEST_WEBHOOK_RETRY_S.split(',').map(Number), giveUpS: Number(env.TRELLIS_TEST_WEBHOOK_GIVE_UP_S ?? 86_400) }
-      : null,
+    webhookRetries:
+      hooks.allowed && env.TRELLIS_TEST_WEBHOOK_RETRY_S
+        ? { afterS: env.TRELLIS_TEST_WEBHOOK_RETRY_S.split(',').map(Number), giveUpS: Number(env.TRELLIS_TEST_WEBHOOK_GIVE_UP_S ?? 86_400) }
+        : null,
     testHooks: hooks,
   }
 }

@@ -15,24 +15,78 @@ interface Flag<T> extends Setting<T> {
 }
 
 export const FLAGS = {
-  host: { flag: 'host', value: '<addr>', variable: 'TRELLIS_HOST', read: bindHost, help: 'bind address: an IP address or a host name (default 127.0.0.1)' },
-  port: { flag: 'port', value: '<n>', variable: 'TRELLIS_PORT', read: integer(8402, 0, 65535), help: 'port, 0 = any free port (default 8402)' },
-  dataDir: { flag: 'data-dir', value: '<path>', variable: 'TRELLIS_DATA_DIR', read: text('./trellis-data'), help: 'everything persistent (default ./trellis-data); with a database URL, caches only' },
+  host: {
+    flag: 'host',
+    value: '<addr>',
+    variable: 'TRELLIS_HOST',
+    read: bindHost,
+    help: 'bind address: an IP address or a host name (default 127.0.0.1)',
+  },
+  port: {
+    flag: 'port',
+    value: '<n>',
+    variable: 'TRELLIS_PORT',
+    read: integer(8402, 0, 65535),
+    help: 'port, 0 = any free port (default 8402)',
+  },
+  dataDir: {
+    flag: 'data-dir',
+    value: '<path>',
+    variable: 'TRELLIS_DATA_DIR',
+    read: text('./trellis-data'),
+    help: 'everything persistent (default ./trellis-data); with a database URL, caches only',
+  },
   /** null: derived from the bound address once listening. */
-  publicUrl: { flag: 'public-url', value: '<url>', variable: 'TRELLIS_PUBLIC_URL', read: url, help: 'base of access_url and x402 resource (default http://<host>:<port>)' },
+  publicUrl: {
+    flag: 'public-url',
+    value: '<url>',
+    variable: 'TRELLIS_PUBLIC_URL',
+    read: url,
+    help: 'base of access_url and x402 resource (default http://<host>:<port>)',
+  },
   /** null: the embedded database (<data-dir>/trellis.db). */
-  databaseUrl: { flag: 'database-url', value: '<url>', variable: 'TRELLIS_DATABASE_URL', read: postgresUrl, help: 'records (and by default content) in PostgreSQL ≥ 15 (default: embedded in the data dir)' },
+  databaseUrl: {
+    flag: 'database-url',
+    value: '<url>',
+    variable: 'TRELLIS_DATABASE_URL',
+    read: postgresUrl,
+    help: 'records (and by default content) in PostgreSQL ≥ 15 (default: embedded in the data dir)',
+  },
   /** null: the default for where the records are (environment.ts, contentFrom). */
-  contentUrl: { flag: 'content-url', value: '<where>', variable: 'TRELLIS_CONTENT_URL', read: contentPlace, help: 'content blocks: leveldb (in the data dir) | postgres (the records\' database; the default with ' +
-    'a database URL) | s3://bucket/prefix?endpoint=…&region=… (an S3-compatible bucket, indexed in ' +
-    'the records\' database)' },
-  network: { flag: 'network', value: '<name>', variable: 'TRELLIS_NETWORK', read: oneOf(NETWORK_NAMES, 'base-sepolia'), help: 'base | base-sepolia (default base-sepolia)' },
+  contentUrl: {
+    flag: 'content-url',
+    value: '<where>',
+    variable: 'TRELLIS_CONTENT_URL',
+    read: contentPlace,
+    help:
+      "content blocks: leveldb (in the data dir) | postgres (the records' database; the default with " +
+      'a database URL) | s3://bucket/prefix?endpoint=…&region=… (an S3-compatible bucket, indexed in ' +
+      "the records' database)",
+  },
+  network: {
+    flag: 'network',
+    value: '<name>',
+    variable: 'TRELLIS_NETWORK',
+    read: oneOf(NETWORK_NAMES, 'base-sepolia'),
+    help: 'base | base-sepolia (default base-sepolia)',
+  },
 } satisfies Record<string, Flag<unknown>>
 
 export type FlagValues = ValuesOf<typeof FLAGS>
 
 /** The commands on a data directory (src/ops). */
-export const DATA_COMMANDS = ['backup', 'restore', 'export-car', 'import-car', 'verify', 'gc', 'migrate-to-postgres', 'takedown', 'reinstate', 'takedowns'] as const
+export const DATA_COMMANDS = [
+  'backup',
+  'restore',
+  'export-car',
+  'import-car',
+  'verify',
+  'gc',
+  'migrate-to-postgres',
+  'takedown',
+  'reinstate',
+  'takedowns',
+] as const
 export type DataCommand = (typeof DATA_COMMANDS)[number]
 
 const option = (name: string, variable: string, help: string) => `  ${name.padEnd(21)}${variable.padEnd(22)}${help}`

@@ -40,15 +40,21 @@ const privateKey: Reader<`0x${string}` | null> = (name, raw) => {
 }
 
 /** An amount in USDC smallest units, as digits (never a float: 1000000 = 1 USDC). */
-const units = (fallback: bigint): Reader<bigint> => (name, raw) => {
-  if (raw === undefined || raw === '') return fallback
-  if (!/^\d{1,30}$/.test(raw)) throw new ConfigError(`${name} must be a whole number of USDC smallest units (1000000 = 1 USDC), got "${raw}"`)
-  return BigInt(raw)
-}
+const units =
+  (fallback: bigint): Reader<bigint> =>
+  (name, raw) => {
+    if (raw === undefined || raw === '') return fallback
+    if (!/^\d{1,30}$/.test(raw))
+      throw new ConfigError(`${name} must be a whole number of USDC smallest units (1000000 = 1 USDC), got "${raw}"`)
+    return BigInt(raw)
+  }
 
 const networkList: Reader<NetworkName[] | null> = (name, raw) => {
   if (raw === undefined || raw.trim() === '') return null
-  const names = raw.split(',').map((one) => one.trim()).filter((one) => one !== '')
+  const names = raw
+    .split(',')
+    .map((one) => one.trim())
+    .filter((one) => one !== '')
   const unknown = names.find((one) => !(NETWORK_NAMES as readonly string[]).includes(one))
   if (unknown !== undefined) throw new ConfigError(`${name} names "${unknown}"; known networks: ${NETWORK_NAMES.join(', ')}`)
   return [...new Set(names)] as NetworkName[]

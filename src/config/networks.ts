@@ -16,8 +16,13 @@ export interface ChainFacts {
   usdc: `0x${string}` | null
 }
 
-const chain = (name: string, chainId: number, mainnet: boolean, usdc: `0x${string}` | null = null): ChainFacts =>
-  ({ name, chainId, caip2: `eip155:${chainId}`, mainnet, usdc })
+const chain = (name: string, chainId: number, mainnet: boolean, usdc: `0x${string}` | null = null): ChainFacts => ({
+  name,
+  chainId,
+  caip2: `eip155:${chainId}`,
+  mainnet,
+  usdc,
+})
 
 export const CHAINS = {
   base: chain('base', 8453, true, '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'),
@@ -33,7 +38,9 @@ const CHAINS_BY_ID = new Map(Object.values(CHAINS).map((facts) => [String(facts.
 export const chainOfId = (chainId: string): ChainFacts | undefined => CHAINS_BY_ID.get(chainId)
 
 /** Token contracts that exist on test networks only (Circle's test USDC): refused as the token of a mainnet. */
-export const TEST_TOKENS: readonly `0x${string}`[] = Object.values(CHAINS).flatMap((facts) => (!facts.mainnet && facts.usdc ? [facts.usdc] : []))
+export const TEST_TOKENS: readonly `0x${string}`[] = Object.values(CHAINS).flatMap((facts) =>
+  !facts.mainnet && facts.usdc ? [facts.usdc] : [],
+)
 
 export interface NetworkInfo {
   name: NetworkName
@@ -51,14 +58,22 @@ export interface NetworkInfo {
   usdcVersion: string
 }
 
-const settledOn = (name: NetworkName, facts: { label: string; rpcUrl: string; usdcName: string; usdcVersion: string }): Omit<NetworkInfo, 'rpcConfigured'> => {
+const settledOn = (
+  name: NetworkName,
+  facts: { label: string; rpcUrl: string; usdcName: string; usdcVersion: string },
+): Omit<NetworkInfo, 'rpcConfigured'> => {
   const { chainId, caip2, mainnet, usdc } = CHAINS[name]
   return { name, chainId, caip2, mainnet, usdcAddress: usdc!, ...facts }
 }
 
 export const NETWORKS: Record<NetworkName, Omit<NetworkInfo, 'rpcConfigured'>> = {
   base: settledOn('base', { label: 'Base', rpcUrl: 'https://mainnet.base.org', usdcName: 'USD Coin', usdcVersion: '2' }),
-  'base-sepolia': settledOn('base-sepolia', { label: 'Base Sepolia', rpcUrl: 'https://sepolia.base.org', usdcName: 'USDC', usdcVersion: '2' }),
+  'base-sepolia': settledOn('base-sepolia', {
+    label: 'Base Sepolia',
+    rpcUrl: 'https://sepolia.base.org',
+    usdcName: 'USDC',
+    usdcVersion: '2',
+  }),
 }
 
 /** The networks settled on that move no real money: where to try Trellis out. */

@@ -19,32 +19,41 @@ export type ValuesOf<Table extends Record<string, Setting<unknown>>> = { [K in k
 
 /** Every row of a table, in its order: of several bad variables, the first row's is the one named. */
 export function readAll<Table extends Record<string, Setting<unknown>>>(table: Table, env: Environment): ValuesOf<Table> {
-  return Object.fromEntries(Object.entries(table).map(([key, { variable, read }]) => [key, read(variable, env[variable])])) as ValuesOf<Table>
+  return Object.fromEntries(
+    Object.entries(table).map(([key, { variable, read }]) => [key, read(variable, env[variable])]),
+  ) as ValuesOf<Table>
 }
 
 export const read = <T>(env: Environment, variable: string, reader: Reader<T>): T => reader(variable, env[variable])
 
-export const text = (fallback: string): Reader<string> => (_, raw) => raw || fallback
+export const text =
+  (fallback: string): Reader<string> =>
+  (_, raw) =>
+    raw || fallback
 export const optionalText: Reader<string | null> = (_, raw) => raw || null
 /** Set to 1 (anything else is off). */
 export const setToOne: Reader<boolean> = (_, raw) => raw === '1'
 
-export const integer = (fallback: number, min: number, max: number): Reader<number> => (name, raw) => {
-  if (raw === undefined || raw === '') return fallback
-  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`)
-  const n = Number(raw)
-  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}`)
-  return n
-}
+export const integer =
+  (fallback: number, min: number, max: number): Reader<number> =>
+  (name, raw) => {
+    if (raw === undefined || raw === '') return fallback
+    if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`)
+    const n = Number(raw)
+    if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}`)
+    return n
+  }
 
 /** A number of seconds that may have a fraction (0.2). */
-export const seconds = (fallback: number, min: number, max: number): Reader<number> => (name, raw) => {
-  if (raw === undefined || raw === '') return fallback
-  if (!/^\d+(\.\d+)?$/.test(raw)) throw new ConfigError(`${name} must be a number of seconds, got "${raw}"`)
-  const n = Number(raw)
-  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}`)
-  return n
-}
+export const seconds =
+  (fallback: number, min: number, max: number): Reader<number> =>
+  (name, raw) => {
+    if (raw === undefined || raw === '') return fallback
+    if (!/^\d+(\.\d+)?$/.test(raw)) throw new ConfigError(`${name} must be a number of seconds, got "${raw}"`)
+    const n = Number(raw)
+    if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}`)
+    return n
+  }
 
 export const signedInteger: Reader<number> = (name, raw) => {
   if (raw === undefined || raw === '') return 0
@@ -52,23 +61,33 @@ export const signedInteger: Reader<number> = (name, raw) => {
   return Number(raw)
 }
 
-export const oneOf = <T extends string>(allowed: readonly T[], fallback: T): Reader<T> => (name, raw) => {
-  if (raw === undefined || raw === '') return fallback
-  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}`)
-  return raw as T
-}
+export const oneOf =
+  <T extends string>(allowed: readonly T[], fallback: T): Reader<T> =>
+  (name, raw) => {
+    if (raw === undefined || raw === '') return fallback
+    if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}`)
+    return raw as T
+  }
 
 /** `read`'s value when set, null when not. */
-export const optional = <T>(read: Reader<T>): Reader<T | null> => (name, raw) => (raw === undefined || raw === '' ? null : read(name, raw))
+export const optional =
+  <T>(read: Reader<T>): Reader<T | null> =>
+  (name, raw) =>
+    raw === undefined || raw === '' ? null : read(name, raw)
 
 /** on or off, as a boolean. */
-export const onOff = (fallback: 'on' | 'off'): Reader<boolean> => (name, raw) => oneOf(['on', 'off'], fallback)(name, raw) === 'on'
+export const onOff =
+  (fallback: 'on' | 'off'): Reader<boolean> =>
+  (name, raw) =>
+    oneOf(['on', 'off'], fallback)(name, raw) === 'on'
 
-export const address = (fallback: `0x${string}`): Reader<`0x${string}`> => (name, raw) => {
-  if (raw === undefined || raw === '') return fallback
-  if (!/^0x[0-9a-fA-F]{40}$/.test(raw)) throw new ConfigError(`${name} must be a 0x address`)
-  return raw as `0x${string}`
-}
+export const address =
+  (fallback: `0x${string}`): Reader<`0x${string}`> =>
+  (name, raw) => {
+    if (raw === undefined || raw === '') return fallback
+    if (!/^0x[0-9a-fA-F]{40}$/.test(raw)) throw new ConfigError(`${name} must be a 0x address`)
+    return raw as `0x${string}`
+  }
 
 /** Without its trailing slashes; null when unset. */
 export const url: Reader<string | null> = (name, raw) => {
@@ -91,8 +110,10 @@ export const postgresUrl: Reader<string | null> = (name, raw) => {
   } catch {
     throw new ConfigError(`${name} must be a postgres:// URL (postgres://user:password@host:port/database)`)
   }
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') throw new ConfigError(`${name} must be a postgres:// URL, got a ${parsed.protocol} one`)
-  if (!parsed.hostname || parsed.pathname.length < 2) throw new ConfigError(`${name} must name a host and a database (postgres://user:password@host:port/database)`)
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:')
+    throw new ConfigError(`${name} must be a postgres:// URL, got a ${parsed.protocol} one`)
+  if (!parsed.hostname || parsed.pathname.length < 2)
+    throw new ConfigError(`${name} must name a host and a database (postgres://user:password@host:port/database)`)
   return raw
 }
 
@@ -114,7 +135,15 @@ export const urlHost = (host: string, wildcard = 'localhost') => (isWildcardHost
  * Credentials come from the environment, as Bun's S3 client reads them (S3_ACCESS_KEY_ID / AWS_ACCESS_KEY_ID, and
  * the secret beside it), never from the URL, so no message or process list shows them.
  */
-export interface S3Place { kind: 's3'; bucket: string; prefix: string; endpoint: string | null; region: string | null; virtualHostedStyle: boolean; url: string }
+export interface S3Place {
+  kind: 's3'
+  bucket: string
+  prefix: string
+  endpoint: string | null
+  region: string | null
+  virtualHostedStyle: boolean
+  url: string
+}
 
 const S3_OPTIONS = new Set(['endpoint', 'region', 'virtual_hosted_style'])
 
@@ -129,13 +158,20 @@ export const contentPlace: Reader<'leveldb' | 'postgres' | S3Place | null> = (na
     throw new ConfigError(shape)
   }
   if (parsed.protocol !== 's3:' || !parsed.hostname) throw new ConfigError(shape)
-  if (parsed.username || parsed.password) throw new ConfigError(`${name} must not hold the S3 credentials: give them in the environment (S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY)`)
-  for (const key of parsed.searchParams.keys()) if (!S3_OPTIONS.has(key)) throw new ConfigError(`${name} has an unknown option ${key} (known: ${[...S3_OPTIONS].join(', ')})`)
+  if (parsed.username || parsed.password)
+    throw new ConfigError(`${name} must not hold the S3 credentials: give them in the environment (S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY)`)
+  for (const key of parsed.searchParams.keys())
+    if (!S3_OPTIONS.has(key)) throw new ConfigError(`${name} has an unknown option ${key} (known: ${[...S3_OPTIONS].join(', ')})`)
   const endpoint = parsed.searchParams.get('endpoint')
   if (endpoint !== null && !/^https?:\/\/[^/]/.test(endpoint)) throw new ConfigError(`${name} needs an http:// or https:// endpoint`)
   const prefix = decodeURIComponent(parsed.pathname.replace(/^\/+/, '').replace(/\/*$/, ''))
   return {
-    kind: 's3', bucket: parsed.hostname, prefix: prefix ? `${prefix}/` : '', endpoint, region: parsed.searchParams.get('region'),
-    virtualHostedStyle: parsed.searchParams.get('virtual_hosted_style') === '1', url: raw,
+    kind: 's3',
+    bucket: parsed.hostname,
+    prefix: prefix ? `${prefix}/` : '',
+    endpoint,
+    region: parsed.searchParams.get('region'),
+    virtualHostedStyle: parsed.searchParams.get('virtual_hosted_style') === '1',
+    url: raw,
   }
 }

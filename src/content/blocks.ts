@@ -11,4 +11,5 @@ export async function readBlock(store: Blockstore, cid: CID): Promise<Uint8Array
 }
 
 /** The blocks a block links to: a UnixFS node's children; none for a raw leaf. */
-export const linksOf = (cid: CID, bytes: Uint8Array): CID[] => (cid.code === dagPb.code ? dagPb.decode(bytes).Links.map((link) => link.Hash) : [])
+export const linksOf = (cid: CID, bytes: Uint8Array): CID[] =>
+  cid.code === dagPb.code ? dagPb.decode(bytes).Links.map((link) => link.Hash) : []

@@ -46,7 +46,8 @@ export function fileCache(dir: string, budgetBytes: number): FileCache {
   let total = 0
   for (const name of readdirSync(dir)) {
     const path = join(dir, name)
-    if (name.includes('.tmp')) rmSync(path, { force: true }) // an interrupted write
+    if (name.includes('.tmp'))
+      rmSync(path, { force: true }) // an interrupted write
     else {
       const size = statSync(path).size
       files.set(name, { size, usedAt: 0 })
@@ -75,7 +76,7 @@ export function fileCache(dir: string, budgetBytes: number): FileCache {
     try {
       let written = 0
       for await (const chunk of source()) {
-        for (let at = 0; at < chunk.byteLength;) at += (await file.write(chunk, at)).bytesWritten
+        for (let at = 0; at < chunk.byteLength; ) at += (await file.write(chunk, at)).bytesWritten
         written += chunk.byteLength
       }
       if (written !== size) throw new Error(`content ${name}: read ${written} bytes, expected ${size}`)

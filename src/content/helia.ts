@@ -38,7 +38,8 @@ export function parseCid(text: string): CID | null {
 }
 
 /** The bytes are the block this CID names (every block we store is SHA-256 addressed). */
-const hashesTo = async (cid: CID, bytes: Uint8Array) => cid.multihash.code === sha256.code && equals((await sha256.digest(bytes)).bytes, cid.multihash.bytes)
+const hashesTo = async (cid: CID, bytes: Uint8Array) =>
+  cid.multihash.code === sha256.code && equals((await sha256.digest(bytes)).bytes, cid.multihash.bytes)
 
 /**
  * Yields the pieces (sealed by `seal`, when given) and lets go of each once taken, so an import holds little more
@@ -73,13 +74,14 @@ export async function contentStore(parts: ContentParts): Promise<ContentStore> {
   await helia.start()
   const fs = unixfs(helia)
   // An import notes each block before it is written, so a collection running meanwhile spares it (store.ts, Hold).
-  const importer = (hold: Hold | undefined) => unixfs({
-    blockstore: {
-      get: (...args: Parameters<BlockSpace['get']>) => space.get(...args),
-      has: (...args: Parameters<BlockSpace['has']>) => space.has(...args),
-      put: (...args: Parameters<BlockSpace['put']>) => (hold?.note(args[0]), space.put(...args)),
-    },
-  })
+  const importer = (hold: Hold | undefined) =>
+    unixfs({
+      blockstore: {
+        get: (...args: Parameters<BlockSpace['get']>) => space.get(...args),
+        has: (...args: Parameters<BlockSpace['has']>) => space.has(...args),
+        put: (...args: Parameters<BlockSpace['put']>) => (hold?.note(args[0]), space.put(...args)),
+      },
+    })
   const cache = bytesCache()
   const sizes = new Map<string, number>()
   const files = fileCache(join(parts.cacheDir, 'content'), parts.fileCacheBytes ?? FILE_CACHE_BYTES)
@@ -100,7 +102,8 @@ export async function contentStore(parts: ContentParts): Promise<ContentStore> {
 
   /** A large item whole, a window at a time: the exporter reads what is asked as fast as it can, whoever waits. */
   async function* inWindows(cid: CID, size: number): AsyncGenerator<Uint8Array> {
-    for (let offset = 0; offset < size; offset += READ_WINDOW_BYTES) yield* fs.cat(cid, { offset, length: Math.min(READ_WINDOW_BYTES, size - offset) })
+    for (let offset = 0; offset < size; offset += READ_WINDOW_BYTES)
+      yield* fs.cat(cid, { offset, length: Math.min(READ_WINDOW_BYTES, size - offset) })
   }
 
   /** The stored bytes of an item (sealed ones as stored), or a range of them; small whole items are cached. */
@@ -130,18 +133,26 @@ export async function contentStore(parts: ContentParts): Promise<ContentStore> {
       const seal = key && sealer(key)
       if (!(input instanceof Uint8Array) && !Array.isArray(input)) {
         let size = 0
-        const cid = await importItem((async function* () {
-          for await (const piece of input) {
-            size += piece.byteLength
-            yield seal ? seal(piece) : piece
-          }
-        })())
+        const cid = await importItem(
+          (async function* () {
+            for await (const piece of input) {
+              size += piece.byteLength
+              yield seal ? seal(piece) : piece
+            }
+          })(),
+        )
         sizes.set(cid, size)
         return key ? { cid, size, key } : { cid, size }
       }
       const size = Array.isArray(input) ? input.reduce((sum, piece) => sum + piece.byteLength, 0) : input.byteLength
       // A small item is joined (it is cached whole, as stored); a large one is imported piece by piece, never joined.
-      const joined = !Array.isArray(input) ? input : size <= CACHE_ITEM_MAX ? (input.length === 1 ? input[0]! : Buffer.concat(input, size)) : null
+      const joined = !Array.isArray(input)
+        ? input
+        : size <= CACHE_ITEM_MAX
+          ? input.length === 1
+            ? input[0]!
+            : Buffer.concat(input, size)
+          : null
       const bytes = joined && seal ? seal(joined) : joined
       const cid = await importItem(bytes ?? consume(input as Uint8Array[], seal))
       sizes.set(cid, size)
@@ -183,7 +194,10 @@ export async function contentStore(parts: ContentParts): Promise<ContentStore> {
         has: (bytes: Uint8Array) => seen.has(key(bytes)),
         add: (bytes: Uint8Array) => void (seen.add(key(bytes)), onBlock?.()),
       }
-      return car(helia).export(roots.map((root) => CID.parse(root)), { offline: true, blockFilter: blockFilter as never })
+      return car(helia).export(
+        roots.map((root) => CID.parse(root)),
+        { offline: true, blockFilter: blockFilter as never },
+      )
     },
     async importCar(source, onBlock) {
       const reader = await CarBlockIterator.fromIterable(source)

@@ -37,7 +37,10 @@ export async function openContent(dataDir: string, options: { fileCacheBytes?: n
  * the last `gcGraceSeconds`: the longest an import may take, from its first block to the record naming it. Helia's
  * datastore is in memory: it keeps only Helia's own version mark and pins, and the content store uses no pins.
  */
-export function openSharedContent(space: BlockSpace, options: { dataDir: string; gcGraceSeconds: number; fileCacheBytes?: number }): Promise<ContentStore> {
+export function openSharedContent(
+  space: BlockSpace,
+  options: { dataDir: string; gcGraceSeconds: number; fileCacheBytes?: number },
+): Promise<ContentStore> {
   return contentStore({
     space,
     datastore: new MemoryDatastore(),

@@ -41,13 +41,13 @@ export interface UploadSpool {
 }
 
 async function writeAll(file: FileHandle, piece: Uint8Array) {
-  for (let at = 0; at < piece.byteLength;) at += (await file.write(piece, at)).bytesWritten
+  for (let at = 0; at < piece.byteLength; ) at += (await file.write(piece, at)).bytesWritten
 }
 
 async function* readBack(path: string, size: number): AsyncGenerator<Uint8Array> {
   const file = await open(path, 'r')
   try {
-    for (let offset = 0; offset < size;) {
+    for (let offset = 0; offset < size; ) {
       const chunk = new Uint8Array(Math.min(READ_BYTES, size - offset)) // a new one each time: the importer may keep it
       const { bytesRead } = await file.read(chunk, 0, chunk.byteLength, offset)
       if (bytesRead === 0) throw new Error(`upload file ${path}: ended at ${offset} of ${size} bytes`)
@@ -89,7 +89,16 @@ export function uploadSpool(dir: string): UploadSpool {
         // A failed write stops taking pieces: its failure ends the wait too.
         ready() {
           const room = queue.room()
-          return room && Promise.race([room, written.then(() => {}, () => {})])
+          return (
+            room &&
+            Promise.race([
+              room,
+              written.then(
+                () => {},
+                () => {},
+              ),
+            ])
+          )
         },
         async end() {
           queue.end()

@@ -15,7 +15,9 @@ export interface StoredContent {
 }
 
 /** Sealed: encrypted under a new key of its own, so the CID is not that of the content (paid content). */
-export interface PutOptions { sealed?: boolean }
+export interface PutOptions {
+  sealed?: boolean
+}
 
 export interface Collected {
   /** Blocks in the store before, kept because a record names them (directly or under an item). */
@@ -45,7 +47,12 @@ export interface ContentStore {
    * A response body for the item's content or a range of it (`size` is the item's): bytes for a small item, a file
    * for a large one, so N downloads of a large item cost no N copies of it in memory.
    */
-  body(cid: string, size: number, range?: { offset: number; length: number }, key?: ContentKey | null): Promise<Uint8Array<ArrayBuffer> | Blob>
+  body(
+    cid: string,
+    size: number,
+    range?: { offset: number; length: number },
+    key?: ContentKey | null,
+  ): Promise<Uint8Array<ArrayBuffer> | Blob>
   /** A CAR file (v1) of these items and every block under them, each block once; `onBlock` counts them. */
   exportCar(roots: string[], onBlock?: () => void): AsyncIterable<Uint8Array>
   /** Stores every block of a CAR file (each checked against its CID); its roots and how many blocks it held. */
@@ -53,6 +60,9 @@ export interface ContentStore {
   /** Every block under `cid` is present and hashes to its CID: null, or what is wrong. */
   check(cid: string): Promise<string | null>
   /** Removes the blocks of items no record names (`named` lists those that are), sparing imports under way. */
-  collect(named: () => string[] | Promise<string[]>, options: { dryRun: boolean; progress: (what: string, done: number, total?: number) => void }): Promise<Collected>
+  collect(
+    named: () => string[] | Promise<string[]>,
+    options: { dryRun: boolean; progress: (what: string, done: number, total?: number) => void },
+  ): Promise<Collected>
   close(): Promise<void>
 }

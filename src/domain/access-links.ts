@@ -13,7 +13,6 @@ import { rangeSessions } from './range-sessions.ts'
 export const DEFAULT_LINK_LIFETIME_S = 24 * 3600
 const UNKEPT = { unkept: true } as const
 
-
 export function accessLinkService(d: { records: Records; entries: EntryService; tokens: AccessTokens }) {
   const links = d.records.read.accessLinks
   const isOwner = (signer: Signer, feed: FeedRecord) => signer.address.toLowerCase() === feed.owner_wallet_address.toLowerCase()
@@ -64,7 +63,10 @@ export function accessLinkService(d: { records: Records; entries: EntryService; 
     const now = nowSeconds()
     // Unkept: no read of access links is kept, so a use leaves the read memo as it was. Counted as a change, every
     // open emptied the memo, and the next open read its entry and feed again, as did every other read of the market.
-    const outcome = await d.records.transact(async (tx) => (gone() ? 'gone' : (await tx.accessLinks.use(link.id, now)) ? 'counted' : 'refused'), UNKEPT)
+    const outcome = await d.records.transact(
+      async (tx) => (gone() ? 'gone' : (await tx.accessLinks.use(link.id, now)) ? 'counted' : 'refused'),
+      UNKEPT,
+    )
     if (outcome === 'refused') refuseUnusable((await links.byId(link.id))!, now, true)
     return outcome === 'counted'
   }
@@ -75,17 +77,32 @@ export function accessLinkService(d: { records: Records; entries: EntryService; 
   return {
     tokenFor,
 
-    async create(signer: Signer, feedId: string, entryId: string, input: CreateAccessLink): Promise<{ link: AccessLinkRecord; token: string }> {
+    async create(
+      signer: Signer,
+      feedId: string,
+      entryId: string,
+      input: CreateAccessLink,
+    ): Promise<{ link: AccessLinkRecord; token: string }> {
       const { feed, entry } = await ownedEntry(signer, feedId, entryId)
       if (!entry.is_active || !feed.is_active) fail('ENTRY_NOT_FOUND', 'entry is no longer available')
       const now = nowSeconds()
       const expiresAt = input.expires_at ?? now + DEFAULT_LINK_LIFETIME_S
-      if (!Number.isInteger(expiresAt) || expiresAt <= now) fail('INVALID_EXPIRES_AT', 'expires_at must be a Unix time in seconds in the future')
+      if (!Number.isInteger(expiresAt) || expiresAt <= now)
+        fail('INVALID_EXPIRES_AT', 'expires_at must be a Unix time in seconds in the future')
       if (input.max_uses !== undefined && input.max_uses !== null && (!Number.isInteger(input.max_uses) || input.max_uses < 1)) {
         fail('INVALID_PARAMETER', 'invalid max_uses', 'max_uses must be a positive integer, or omitted for unlimited')
       }
       const id = newId()
-      const row = { id, entry_id: entry.id, feed_id: feed.id, created_by: signer.address.toLowerCase(), expires_at: expiresAt, max_uses: input.max_uses ?? null, description: input.description ?? null, now }
+      const row = {
+        id,
+        entry_id: entry.id,
+        feed_id: feed.id,
+        created_by: signer.address.toLowerCase(),
+        expires_at: expiresAt,
+        max_uses: input.max_uses ?? null,
+        description: input.description ?? null,
+        now,
+      }
       const link = await d.records.transact(async (tx) => (await tx.accessLinks.insert(row), (await tx.accessLinks.byId(id))!))
       return { link, token: await tokenFor(link) }
     },
@@ -108,7 +125,10 @@ export function accessLinkService(d: { records: Records; entries: EntryService; 
      * counted later (countOpen, countRange), once the answer is known to deliver the bytes. `rangeClient`: a range
      * request's client, whose open range session may go on when the link has no use left.
      */
-    async admit(claims: AccessClaims, rangeClient: string | null = null): Promise<{ feed: FeedRecord; entry: EntryRecord; link: AccessLinkRecord | null }> {
+    async admit(
+      claims: AccessClaims,
+      rangeClient: string | null = null,
+    ): Promise<{ feed: FeedRecord; entry: EntryRecord; link: AccessLinkRecord | null }> {
       const found = await entryOrNotFound(claims.feedId, claims.entryId)
       if (!found.entry.is_active || !found.feed.is_active) fail('ENTRY_NOT_FOUND', 'entry is no longer available')
       if (claims.kind === 'receipt') return { ...found, link: null }

@@ -17,7 +17,12 @@ export interface AccessClaims {
 export function accessTokens(key: Uint8Array) {
   return {
     async sign(claims: AccessClaims): Promise<string> {
-      const jwt = new SignJWT({ knd: claims.kind, eid: claims.entryId, fid: claims.feedId, ...(claims.linkId ? { lid: claims.linkId } : {}) })
+      const jwt = new SignJWT({
+        knd: claims.kind,
+        eid: claims.entryId,
+        fid: claims.feedId,
+        ...(claims.linkId ? { lid: claims.linkId } : {}),
+      })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setIssuedAt(nowSeconds())
         .setExpirationTime(claims.exp)

@@ -50,7 +50,11 @@ export function authService(deps: { records: Records; verify: SignatureVerifier;
   return {
     async issueNonce(walletAddress: string) {
       if (!isWalletAddress(walletAddress)) {
-        fail('INVALID_PARAMETER', 'wallet_address must be a 0x-prefixed Ethereum address', 'wallet_address must be 0x followed by 40 hex characters')
+        fail(
+          'INVALID_PARAMETER',
+          'wallet_address must be a 0x-prefixed Ethereum address',
+          'wallet_address must be 0x followed by 40 hex characters',
+        )
       }
       const address = checksumAddress(walletAddress)
       const now = nowSeconds()
@@ -58,8 +62,18 @@ export function authService(deps: { records: Records; verify: SignatureVerifier;
       const issued = { nonce, issuedAt: now, expiresAt: now + NONCE_TTL_S }
       const place = deps.place()
       const message = lineMessage(place.host, issued)
-      await deps.records.single((tx) => tx.nonces.insert({ nonce, address_lc: address.toLowerCase(), message, expires_at: issued.expiresAt }), lazily)
-      return { nonce, message, siwe_message: siweMessage(place, address, issued), wallet_address: address, expires_at: issued.expiresAt, expiresAt: issued.expiresAt * 1000 }
+      await deps.records.single(
+        (tx) => tx.nonces.insert({ nonce, address_lc: address.toLowerCase(), message, expires_at: issued.expiresAt }),
+        lazily,
+      )
+      return {
+        nonce,
+        message,
+        siwe_message: siweMessage(place, address, issued),
+        wallet_address: address,
+        expires_at: issued.expiresAt,
+        expiresAt: issued.expiresAt * 1000,
+      }
     },
 
     /** Forgets nonces that expired before `cutoff`: how many. */
@@ -96,7 +110,12 @@ export function authService(deps: { records: Records; verify: SignatureVerifier;
       // would write for this nonce and wallet, and its record the line of the same nonce and times.
       const place = deps.place()
       if (signIn.form === 'siwe' && siweMessage(place, address, signIn) !== message) fail('INVALID_NONCE', NOT_ISSUED)
-      const claim = { nonce: signIn.nonce, addressLc: address.toLowerCase(), message: signIn.form === 'line' ? message : lineMessage(place.host, signIn), expiresAt: signIn.expiresAt }
+      const claim = {
+        nonce: signIn.nonce,
+        addressLc: address.toLowerCase(),
+        message: signIn.form === 'line' ? message : lineMessage(place.host, signIn),
+        expiresAt: signIn.expiresAt,
+      }
       // The signature first (no statement), then one statement claims the nonce only if its record matches all of the
       // above: a forged signature never uses a nonce up, and a refused claim alone reads the record, to say why.
       if (!(await deps.verify(address, message, h.signature as `0x${string}`))) {
@@ -104,7 +123,12 @@ export function authService(deps: { records: Records; verify: SignatureVerifier;
       }
       if (!(await deps.records.single((tx) => tx.nonces.consume(claim, nowSeconds()), lazily))) {
         const record = await deps.records.read.nonces.find(signIn.nonce)
-        const issued = record && record.used_at === null && record.address_lc === claim.addressLc && record.message === claim.message && record.expires_at === claim.expiresAt
+        const issued =
+          record &&
+          record.used_at === null &&
+          record.address_lc === claim.addressLc &&
+          record.message === claim.message &&
+          record.expires_at === claim.expiresAt
         if (issued && record.expires_at <= nowSeconds()) fail('NONCE_EXPIRED', 'nonce has expired')
         fail('INVALID_NONCE', NOT_ISSUED)
       }
@@ -130,7 +154,7 @@ export function authService(deps: { records: Records; verify: SignatureVerifier;
     /** sessionSigner's wallet without waiting (the hot route): its address, null, or undefined when only it can tell. */
     sessionAddressNow(token: string): `0x${string}` | null | undefined {
       const session = sessions.peek(token)
-      return session && session.address
+      return session ? session.address : session // null (not live) and undefined (unknown) kept apart
     },
 
     /** Sign-out: the token's session ends now, on every instance (live-sessions.ts), not at its expiry. */

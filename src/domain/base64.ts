@@ -41,7 +41,8 @@ export function base64Decoder(expectedChars?: number, handOn?: (block: Uint8Arra
   let used = 0
   let size = 0
   let chars = 0
-  const firstBlock = expectedChars === undefined ? DECODED_BLOCK_BYTES : Math.max(3, Math.min(DECODED_BLOCK_BYTES, Math.ceil(expectedChars / 4) * 3))
+  const firstBlock =
+    expectedChars === undefined ? DECODED_BLOCK_BYTES : Math.max(3, Math.min(DECODED_BLOCK_BYTES, Math.ceil(expectedChars / 4) * 3))
 
   function room(): Buffer {
     if (block && used < block.length) return block
@@ -51,7 +52,7 @@ export function base64Decoder(expectedChars?: number, handOn?: (block: Uint8Arra
     return block
   }
   function append(bytes: Uint8Array) {
-    for (let at = 0; at < bytes.length;) {
+    for (let at = 0; at < bytes.length; ) {
       const target = room()
       const n = Math.min(target.length - used, bytes.length - at)
       target.set(bytes.subarray(at, at + n), used)
@@ -66,10 +67,11 @@ export function base64Decoder(expectedChars?: number, handOn?: (block: Uint8Arra
    * letter: counting the bytes checks them, where a regex pass cost six times the decoding.
    */
   function decode(text: string): boolean {
-    for (let at = 0; at < text.length;) {
+    for (let at = 0; at < text.length; ) {
       const target = room()
       const quanta = Math.min(Math.floor((target.length - used) / 3), (text.length - at) / 4)
-      if (quanta === 0) { // a quantum straddles two blocks
+      if (quanta === 0) {
+        // a quantum straddles two blocks
         const bytes = Buffer.from(text.slice(at, at + 4), 'base64')
         if (bytes.length !== 3) return false
         append(bytes)
@@ -91,13 +93,15 @@ export function base64Decoder(expectedChars?: number, handOn?: (block: Uint8Arra
       chars += text.length
       if (!blocks) return false
       // The text is checked and decoded where it lies (no joined copy): only the few pending characters are joined.
-      if (pending.endsWith('=')) { // padding so far: only more padding may follow
+      if (pending.endsWith('=')) {
+        // padding so far: only more padding may follow
         pending += text
         if (ALPHABET.test(pending)) return true
         blocks = block = null
         return false
       }
-      if (text.includes('-') || text.includes('_')) { // base64url letters: the decoder would take them
+      if (text.includes('-') || text.includes('_')) {
+        // base64url letters: the decoder would take them
         blocks = block = null
         return false
       }
@@ -105,7 +109,8 @@ export function base64Decoder(expectedChars?: number, handOn?: (block: Uint8Arra
       const total = pending.length + data
       let whole = total - (total % 4)
       if (whole === total) whole -= 4 // keep the last quantum for end()
-      if (whole <= pending.length) { // a few characters, kept for later: checked now, so a bad one is known at once
+      if (whole <= pending.length) {
+        // a few characters, kept for later: checked now, so a bad one is known at once
         if (!ALPHABET.test(text)) {
           blocks = block = null
           return false
@@ -116,8 +121,10 @@ export function base64Decoder(expectedChars?: number, handOn?: (block: Uint8Arra
       const fromText = whole - pending.length // characters of the text decoded now
       const head = (4 - (pending.length % 4)) % 4 // those completing the pending quantum
       const rest = text.slice(fromText)
-      const valid = (pending.length === 0 || decode(pending + text.slice(0, head))) && decode(text.slice(pending.length > 0 ? head : 0, fromText))
-      if (!valid || !ALPHABET.test(rest)) { // padding anywhere but at the very end fails here too
+      const valid =
+        (pending.length === 0 || decode(pending + text.slice(0, head))) && decode(text.slice(pending.length > 0 ? head : 0, fromText))
+      if (!valid || !ALPHABET.test(rest)) {
+        // padding anywhere but at the very end fails here too
         blocks = block = null
         return false
       }

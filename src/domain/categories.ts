@@ -19,13 +19,20 @@ export function categoryService(d: { records: Records }) {
     async seedIfEmpty(): Promise<void> {
       await d.records.transact(async (tx) => {
         if ((await tx.categories.count()) > 0) return
-        for (const name of SEED_CATEGORIES) await tx.categories.insert({ id: newId(), name, description: `${name} feeds`, icon_url: null, now: nowSeconds() })
+        for (const name of SEED_CATEGORIES)
+          await tx.categories.insert({ id: newId(), name, description: `${name} feeds`, icon_url: null, now: nowSeconds() })
       })
     },
     get,
     async create(input: CreateCategory): Promise<CategoryRecord> {
       const id = newId()
-      const row = { id, name: input.name.trim(), description: input.description ?? null, icon_url: input.icon_url ?? null, now: nowSeconds() }
+      const row = {
+        id,
+        name: input.name.trim(),
+        description: input.description ?? null,
+        icon_url: input.icon_url ?? null,
+        now: nowSeconds(),
+      }
       if (!(await d.records.transact((tx) => tx.categories.insert(row)))) fail('CATEGORY_CONFLICT', 'a category with this name exists')
       return (await categories.byId(id))!
     },
@@ -37,7 +44,8 @@ export function categoryService(d: { records: Records }) {
         ...(patch.icon_url !== undefined ? { icon_url: patch.icon_url } : {}),
         ...(patch.is_active !== undefined ? { is_active: patch.is_active } : {}),
       }
-      if (!(await d.records.transact((tx) => tx.categories.update(category.id, changes, nowSeconds())))) fail('CATEGORY_CONFLICT', 'a category with this name exists')
+      if (!(await d.records.transact((tx) => tx.categories.update(category.id, changes, nowSeconds()))))
+        fail('CATEGORY_CONFLICT', 'a category with this name exists')
       return (await categories.byId(category.id))!
     },
     list: (filter: Parameters<CategoryStore['list']>[0]) => categories.list(filter),

@@ -37,16 +37,22 @@ interface Deps {
 function parsePrice(input: Price | null | undefined, network: string): bigint {
   if (!input || typeof input !== 'object') return fail('INVALID_PRICE', 'a paid entry needs price {amount, currency: "USDC"}')
   const raw = typeof input.amount === 'number' && Number.isSafeInteger(input.amount) ? String(input.amount) : input.amount
-  if (typeof raw !== 'string' || !/^\d{1,19}$/.test(raw)) fail('INVALID_PRICE', 'price.amount must be a string of digits in the smallest unit (1000000 = 1 USDC)')
+  if (typeof raw !== 'string' || !/^\d{1,19}$/.test(raw))
+    fail('INVALID_PRICE', 'price.amount must be a string of digits in the smallest unit (1000000 = 1 USDC)')
   const amount = BigInt(raw as string)
   if (amount <= 0n || amount > MAX_AMOUNT) fail('INVALID_PRICE', 'price.amount must be greater than 0')
   if (input.currency !== undefined && input.currency.toUpperCase() !== 'USDC') fail('INVALID_PRICE', 'price.currency must be USDC')
-  if (input.network !== undefined && input.network !== network) fail('INVALID_PRICE', `price.network must be ${network}, the network of this server`)
+  if (input.network !== undefined && input.network !== network)
+    fail('INVALID_PRICE', `price.network must be ${network}, the network of this server`)
   return amount
 }
 
 /** An item as served: its CID (the ETag), its media type, and the key that opens it when it is stored sealed. */
-export interface ServableContent { cid: string; mime_type: string; key?: ContentKey | null }
+export interface ServableContent {
+  cid: string
+  mime_type: string
+  key?: ContentKey | null
+}
 
 /** How a caller may read an entry's content (see access()). */
 export type Access = 'free' | 'owner' | 'buyer' | 'pay' | 'withdrawn'
@@ -63,7 +69,8 @@ function accessWithoutPurchases(feed: FeedRecord, entry: EntryRecord, signer: Si
   return isOwner ? 'owner' : 'pay'
 }
 
-const contentPublic = (): never => fail('ENTRY_CONTENT_PUBLIC', 'this entry has been free, so its content is public: publish a new paid entry instead')
+const contentPublic = (): never =>
+  fail('ENTRY_CONTENT_PUBLIC', 'this entry has been free, so its content is public: publish a new paid entry instead')
 const limitReached = (): never => fail('ENTRY_LIMIT_REACHED', `a feed may hold at most ${MAX_ENTRIES_PER_FEED} active entries`)
 const feedInactive = (): never => fail('FEED_INACTIVE', 'entries can only be added to an active feed')
 
@@ -91,7 +98,8 @@ export function entryService(d: Deps) {
       const isFree = input.is_free ?? true
       const price = isFree ? 0n : parsePrice(input.price, d.network)
       const now = nowSeconds()
-      if (input.expires_at !== undefined && input.expires_at !== null && input.expires_at <= now) fail('INVALID_EXPIRES_AT', 'expires_at must be in the future')
+      if (input.expires_at !== undefined && input.expires_at !== null && input.expires_at <= now)
+        fail('INVALID_EXPIRES_AT', 'expires_at must be in the future')
       if (feed.total_entries >= MAX_ENTRIES_PER_FEED) limitReached() // before the content is stored; the slot is taken below
       const pieces = input.content.pieces ?? fail('INVALID_BASE64', 'content_base64 is not valid base64')
       if (input.content.size === 0) fail('INVALID_BASE64', 'content_base64 decodes to no content')
@@ -99,11 +107,27 @@ export function entryService(d: Deps) {
       // Paid content is stored sealed, so its public CID cannot confirm a guess of its bytes (content/sealing.ts).
       const stored = await d.content.put(input.arrived ? (await input.arrived).pieces() : pieces, { sealed: !isFree })
       if (!isFree && !stored.key) throw new Error('paid content was stored unsealed')
-      const added = await d.records.single((tx) => tx.entries.add({
-        id: newId(), feed_id: feed.id, cid: stored.cid, size: stored.size, mime_type: input.mime_type,
-        title: input.title ?? null, description: input.description ?? null, metadata: input.metadata ?? null,
-        tags: input.tags ?? [], is_free: isFree, price, expires_at: input.expires_at ?? null, content_key: stored.key ?? null, now: nowSeconds(),
-      }, MAX_ENTRIES_PER_FEED))
+      const added = await d.records.single((tx) =>
+        tx.entries.add(
+          {
+            id: newId(),
+            feed_id: feed.id,
+            cid: stored.cid,
+            size: stored.size,
+            mime_type: input.mime_type,
+            title: input.title ?? null,
+            description: input.description ?? null,
+            metadata: input.metadata ?? null,
+            tags: input.tags ?? [],
+            is_free: isFree,
+            price,
+            expires_at: input.expires_at ?? null,
+            content_key: stored.key ?? null,
+            now: nowSeconds(),
+          },
+          MAX_ENTRIES_PER_FEED,
+        ),
+      )
       if (added === 'full') limitReached()
       return typeof added === 'string' ? feedInactive() : added
     },
@@ -127,15 +151,18 @@ export function entryService(d: Deps) {
      * ever free", and no stored flag is needed. Past buyers keep their access: purchases belong to the entry.
      */
     async update(signer: Signer, feedId: string, entryId: string, changes: UpdateEntry): Promise<EntryRecord> {
-      if (changes.content_base64 !== undefined || changes.mime_type !== undefined) fail('CONTENT_IMMUTABLE', "an entry's content cannot change: create a new entry")
+      if (changes.content_base64 !== undefined || changes.mime_type !== undefined)
+        fail('CONTENT_IMMUTABLE', "an entry's content cannot change: create a new entry")
       const feed = await d.feeds.owned(signer, feedId)
       const { entry } = await get(feedId, entryId)
       if (!entry.is_active || !feed.is_active) fail('ENTRY_NOT_FOUND', 'entry not found')
       const now = nowSeconds()
       const patch: EntryPatch = {}
-      for (const field of ['title', 'description', 'metadata', 'tags'] as const) if (changes[field] !== undefined) (patch as Record<string, unknown>)[field] = changes[field]
+      for (const field of ['title', 'description', 'metadata', 'tags'] as const)
+        if (changes[field] !== undefined) (patch as Record<string, unknown>)[field] = changes[field]
       if (changes.is_free === true && changes.price) fail('INVALID_PRICE', 'a free entry has no price')
-      if (changes.expires_at !== undefined && changes.expires_at !== null && changes.expires_at <= now) fail('INVALID_EXPIRES_AT', 'expires_at must be in the future')
+      if (changes.expires_at !== undefined && changes.expires_at !== null && changes.expires_at <= now)
+        fail('INVALID_EXPIRES_AT', 'expires_at must be in the future')
       const paidNow = !isFreeNow(entry, now)
       const paid = changes.is_free === true ? false : changes.is_free === false || changes.price ? true : paidNow
       if (!paid && paidNow) Object.assign(patch, { is_free: true, price: 0n, expires_at: null })

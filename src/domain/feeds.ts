@@ -98,7 +98,16 @@ export function feedService(d: Deps) {
         const now = nowSeconds()
         const ownerId = await tx.wallets.ensure(newId(), signer.address, signer.network ?? d.defaultNetwork, now)
         await roomForOneMore(tx, ownerId)
-        await tx.feeds.insert({ id, owner_id: ownerId, category_id: categoryId, name: input.name, description: input.description ?? null, image_cid: imageCid, tags: input.tags ?? [], now })
+        await tx.feeds.insert({
+          id,
+          owner_id: ownerId,
+          category_id: categoryId,
+          name: input.name,
+          description: input.description ?? null,
+          image_cid: imageCid,
+          tags: input.tags ?? [],
+          now,
+        })
       })
       return (await read.feeds.byId(id))!
     },
@@ -148,7 +157,8 @@ export function feedService(d: Deps) {
         if (!categoryId) return []
       }
       let ownerId = q.owner_id === '' ? undefined : q.owner_id
-      if (ownerId !== undefined && !isUuid(ownerId) && !isWalletAddress(ownerId)) fail('INVALID_PARAMETER', 'invalid owner_id', 'owner_id must be a wallet id (UUID) or a 0x-prefixed address')
+      if (ownerId !== undefined && !isUuid(ownerId) && !isWalletAddress(ownerId))
+        fail('INVALID_PARAMETER', 'invalid owner_id', 'owner_id must be a wallet id (UUID) or a 0x-prefixed address')
       if (ownerId !== undefined && isUuid(ownerId)) ownerId = ownerId.toLowerCase()
       else if (ownerId !== undefined) {
         ownerId = (await read.wallets.byAddress(ownerId))?.id // owner_id also accepts the owner's address

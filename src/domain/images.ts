@@ -16,7 +16,8 @@ const invalid = (details: string): never => fail('invalid_request', `image_url $
 
 // One answer for every way a URL can fail (unresolvable, private, refused, reset, timed out, an error status, too
 // big, no image): telling them apart would let image_url probe which ports are open where this server stands.
-const URL_FAILED = 'could not be fetched as an image: an http(s) URL must answer 200 with a PNG, JPEG, GIF, WebP ' +
+const URL_FAILED =
+  'could not be fetched as an image: an http(s) URL must answer 200 with a PNG, JPEG, GIF, WebP ' +
   'or SVG image of at most 10 MB from a public address'
 
 async function imageFromUrl(url: URL, allowPrivate: boolean, log: FetchLog): Promise<{ bytes: Uint8Array; mimeType: string }> {
@@ -59,7 +60,13 @@ export function sniffImageType(bytes: Uint8Array): string | null {
 }
 
 /** Stores the image, records it as one, and returns its CID. */
-export async function ingestImage(imageUrl: string, content: ContentStore, records: Records, allowPrivate: boolean, log: FetchLog): Promise<string> {
+export async function ingestImage(
+  imageUrl: string,
+  content: ContentStore,
+  records: Records,
+  allowPrivate: boolean,
+  log: FetchLog,
+): Promise<string> {
   const text = imageUrl.trim()
   if (text === '') invalid('must not be empty')
   let bytes: Uint8Array

@@ -18,14 +18,21 @@ export const BOARD_SIZE = 100
 
 export type { PeriodBoard, PlainBoard }
 export type BoardKey = `${PeriodBoard}:${Period}` | PlainBoard
-type ItemOf<K extends BoardKey> = K extends `${infer B extends PeriodBoard}:${string}` ? BoardItem<B> : K extends PlainBoard ? BoardItem<K> : never
+type ItemOf<K extends BoardKey> = K extends `${infer B extends PeriodBoard}:${string}`
+  ? BoardItem<B>
+  : K extends PlainBoard
+    ? BoardItem<K>
+    : never
 /** Every board's items, as the models document them. */
 export type Leaderboards = { [K in BoardKey]: ItemOf<K>[] }
 
 const tags = (json: string) => JSON.parse(json) as string[]
 const periods = Object.keys(PERIODS) as Period[]
 
-interface Figures { purchases: number; amount: bigint }
+interface Figures {
+  purchases: number
+  amount: bigint
+}
 const figuresOf = (rows: Sales[]) => new Map(rows.map((r) => [r.key, { purchases: r.purchases, amount: BigInt(r.amount) }]))
 
 function byAge(a: { created_at: number; id: string }, b: { created_at: number; id: string }): number {
@@ -53,8 +60,16 @@ export async function buildLeaderboards(store: StatsStore, now: number): Promise
       })
       .slice(0, BOARD_SIZE)
   const feedCommon = (f: MarketFeed) => ({
-    owner_id: f.owner_id, owner_username: f.owner_username, owner_wallet: f.owner_wallet, category_id: f.category_id, category_name: f.category_name,
-    description: f.description, image_cid: f.image_cid, is_active: f.is_active === 1, tags: tags(f.tags), total_entries: f.total_entries,
+    owner_id: f.owner_id,
+    owner_username: f.owner_username,
+    owner_wallet: f.owner_wallet,
+    category_id: f.category_id,
+    category_name: f.category_name,
+    description: f.description,
+    image_cid: f.image_cid,
+    is_active: f.is_active === 1,
+    tags: tags(f.tags),
+    total_entries: f.total_entries,
   })
 
   const activeByOwner = new Map<string, { feeds: number; entries: number }>()
@@ -78,22 +93,57 @@ export async function buildLeaderboards(store: StatsStore, now: number): Promise
     const feedItem = (f: MarketFeed, i: number) => {
       const s = sales.get(f.id)!
       // id, name and feed (the name) beside feed_id and feed_name: versions of the official SDK read these.
-      return { rank: String(i + 1), feed_id: f.id, feed_name: f.name, id: f.id, name: f.name, feed: f.name, ...feedCommon(f), total_purchases: String(s.purchases), total_revenue: s.amount.toString(), unique_buyers: buyersOf(f.id) }
+      return {
+        rank: String(i + 1),
+        feed_id: f.id,
+        feed_name: f.name,
+        id: f.id,
+        name: f.name,
+        feed: f.name,
+        ...feedCommon(f),
+        total_purchases: String(s.purchases),
+        total_revenue: s.amount.toString(),
+        unique_buyers: buyersOf(f.id),
+      }
     }
     boards[`most-popular:${p}`] = byPurchases.map((f, i) => {
       const s = sales.get(f.id)!
-      return { ...feedItem(f, i), avg_revenue_per_purchase: floorDiv(s.amount, s.purchases), created_at: f.created_at, updated_at: f.updated_at }
+      return {
+        ...feedItem(f, i),
+        avg_revenue_per_purchase: floorDiv(s.amount, s.purchases),
+        created_at: f.created_at,
+        updated_at: f.updated_at,
+      }
     })
-    boards[`top-revenue:${p}`] = byRevenue.map((f, i) => ({ ...feedItem(f, i), feed_created_at: f.created_at, feed_updated_at: f.updated_at }))
+    boards[`top-revenue:${p}`] = byRevenue.map((f, i) => ({
+      ...feedItem(f, i),
+      feed_created_at: f.created_at,
+      feed_updated_at: f.updated_at,
+    }))
     if (p === '7d') {
       boards.trending = byRevenue.map((f, i) => {
         const s = sales.get(f.id)!
         return {
-          rank: String(i + 1), id: f.id, owner_id: f.owner_id, owner_wallet: f.owner_wallet, owner_username: f.owner_username,
-          category_id: f.category_id, category_name: f.category_name, name: f.name, description: f.description, image_cid: f.image_cid,
-          is_active: true, total_entries: f.total_entries, total_purchases: f.total_purchases, total_revenue: f.total_revenue, tags: tags(f.tags),
-          created_at: f.created_at, updated_at: f.updated_at,
-          purchases_last_7d: String(s.purchases), revenue_last_7d: s.amount.toString(), unique_buyers_last_7d: buyersOf(f.id),
+          rank: String(i + 1),
+          id: f.id,
+          owner_id: f.owner_id,
+          owner_wallet: f.owner_wallet,
+          owner_username: f.owner_username,
+          category_id: f.category_id,
+          category_name: f.category_name,
+          name: f.name,
+          description: f.description,
+          image_cid: f.image_cid,
+          is_active: true,
+          total_entries: f.total_entries,
+          total_purchases: f.total_purchases,
+          total_revenue: f.total_revenue,
+          tags: tags(f.tags),
+          created_at: f.created_at,
+          updated_at: f.updated_at,
+          purchases_last_7d: String(s.purchases),
+          revenue_last_7d: s.amount.toString(),
+          unique_buyers_last_7d: buyersOf(f.id),
         }
       })
     }
@@ -115,10 +165,17 @@ export async function buildLeaderboards(store: StatsStore, now: number): Promise
     const providerBuyers = new Map<string, number>()
     for (const { wallet } of topProviders) providerBuyers.set(wallet.id, await store.ownerBuyers(wallet.id, from))
     boards[`top-providers:${p}`] = topProviders.map(({ wallet, t }, i) => ({
-        rank: String(i + 1), user_id: wallet.id, username: wallet.username, wallet_address: wallet.address,
-        total_feeds: String(activeByOwner.get(wallet.id)?.feeds ?? 0), total_entries: String(activeByOwner.get(wallet.id)?.entries ?? 0),
-        total_purchases: String(t.purchases), total_revenue: t.amount.toString(), unique_buyers: String(providerBuyers.get(wallet.id)), joined_at: wallet.created_at,
-      }))
+      rank: String(i + 1),
+      user_id: wallet.id,
+      username: wallet.username,
+      wallet_address: wallet.address,
+      total_feeds: String(activeByOwner.get(wallet.id)?.feeds ?? 0),
+      total_entries: String(activeByOwner.get(wallet.id)?.entries ?? 0),
+      total_purchases: String(t.purchases),
+      total_revenue: t.amount.toString(),
+      unique_buyers: String(providerBuyers.get(wallet.id)),
+      joined_at: wallet.created_at,
+    }))
 
     const topBuyers = [...figuresOf(await store.buyerSales(since)).entries()]
       .map(([address, t]) => ({ wallet: walletByAddress.get(address), t }))
@@ -127,15 +184,20 @@ export async function buildLeaderboards(store: StatsStore, now: number): Promise
       .slice(0, BOARD_SIZE)
     const reaches = new Map<string, { feeds: number; entries: number }>()
     for (const { wallet } of topBuyers) reaches.set(wallet.address_lc, await store.buyerReach(wallet.address_lc, from))
-    boards[`top-buyers:${p}`] = topBuyers
-      .map(({ wallet, t }, i) => {
-        const reach = reaches.get(wallet.address_lc)!
-        return {
-          rank: String(i + 1), user_id: wallet.id, username: wallet.username, wallet_address: wallet.address,
-          total_purchases: String(t.purchases), total_spent: t.amount.toString(), unique_entries_purchased: String(reach.entries),
-          unique_feeds_purchased_from: String(reach.feeds), joined_at: wallet.created_at,
-        }
-      })
+    boards[`top-buyers:${p}`] = topBuyers.map(({ wallet, t }, i) => {
+      const reach = reaches.get(wallet.address_lc)!
+      return {
+        rank: String(i + 1),
+        user_id: wallet.id,
+        username: wallet.username,
+        wallet_address: wallet.address,
+        total_purchases: String(t.purchases),
+        total_spent: t.amount.toString(),
+        unique_entries_purchased: String(reach.entries),
+        unique_feeds_purchased_from: String(reach.feeds),
+        joined_at: wallet.created_at,
+      }
+    })
   }
 
   boards['top-feeds'] = active
@@ -143,9 +205,22 @@ export async function buildLeaderboards(store: StatsStore, now: number): Promise
     .sort((a, b) => b.total_entries - a.total_entries || b.total_purchases - a.total_purchases || byAge(a, b))
     .slice(0, BOARD_SIZE)
     .map((f) => ({
-      id: f.id, owner_id: f.owner_id, category_id: f.category_id, name: f.name, description: f.description, image_cid: f.image_cid,
-      is_active: true, total_entries: f.total_entries, total_purchases: f.total_purchases, total_revenue: f.total_revenue, tags: tags(f.tags),
-      created_at: f.created_at, updated_at: f.updated_at, owner_wallet: f.owner_wallet, owner_username: f.owner_username, category_name: f.category_name,
+      id: f.id,
+      owner_id: f.owner_id,
+      category_id: f.category_id,
+      name: f.name,
+      description: f.description,
+      image_cid: f.image_cid,
+      is_active: true,
+      total_entries: f.total_entries,
+      total_purchases: f.total_purchases,
+      total_revenue: f.total_revenue,
+      tags: tags(f.tags),
+      created_at: f.created_at,
+      updated_at: f.updated_at,
+      owner_wallet: f.owner_wallet,
+      owner_username: f.owner_username,
+      category_name: f.category_name,
     }))
 
   const byCategory = new Map((await store.categoryFigures()).map((c) => [c.category_id, c]))
@@ -155,9 +230,16 @@ export async function buildLeaderboards(store: StatsStore, now: number): Promise
       const t = byCategory.get(c.id)
       const revenue = BigInt(t?.revenue ?? 0)
       return {
-        category_id: c.id, category_name: c.name, category_description: c.description, category_icon_url: c.icon_url,
-        total_feeds: String(t?.feeds ?? 0), total_providers: String(t?.providers ?? 0), total_entries: String(t?.entries ?? 0),
-        total_purchases: String(t?.purchases ?? 0), total_revenue: revenue.toString(), unique_buyers: String(t?.buyers ?? 0),
+        category_id: c.id,
+        category_name: c.name,
+        category_description: c.description,
+        category_icon_url: c.icon_url,
+        total_feeds: String(t?.feeds ?? 0),
+        total_providers: String(t?.providers ?? 0),
+        total_entries: String(t?.entries ?? 0),
+        total_purchases: String(t?.purchases ?? 0),
+        total_revenue: revenue.toString(),
+        unique_buyers: String(t?.buyers ?? 0),
         avg_purchase_amount: floorDiv(revenue, t?.purchases ?? 0),
       }
     })

@@ -31,9 +31,11 @@ const PARALLEL = 8
 
 async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++])
-  }))
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await work(items[next++])
+    }),
+  )
 }
 
 export function ledgerAudit(d: { records: Records; chain: ChainReader; token: Hex }) {
@@ -45,13 +47,17 @@ export function ledgerAudit(d: { records: Records; chain: ChainReader; token: He
    * `full`: every ledger row and every failed submission, from the start. Otherwise only what was added since the
    * last run (the proven cursor is kept in the database, so a restart does not re-read a million receipts).
    */
-  async function run(options: {
-    full: boolean
-    onProgress?: (done: number) => void
-    /** The SQL checks read the whole ledger: a server runs them on another thread and passes them in here. */
-    inconsistencies?: () => Promise<AuditReport['problems']>
-  } = { full: false }): Promise<AuditReport> {
-    const problems: AuditReport['problems'] = [...(options.inconsistencies ? await options.inconsistencies() : await d.records.snapshot((view) => view.audit.inconsistencies()))]
+  async function run(
+    options: {
+      full: boolean
+      onProgress?: (done: number) => void
+      /** The SQL checks read the whole ledger: a server runs them on another thread and passes them in here. */
+      inconsistencies?: () => Promise<AuditReport['problems']>
+    } = { full: false },
+  ): Promise<AuditReport> {
+    const problems: AuditReport['problems'] = [
+      ...(options.inconsistencies ? await options.inconsistencies() : await d.records.snapshot((view) => view.audit.inconsistencies())),
+    ]
     const note = (problem: string, subject: string) => {
       const known = problems.find((p) => p.problem === problem)
       if (known) known.subjects.length < 20 && known.subjects.push(subject)
@@ -78,8 +84,15 @@ export function ledgerAudit(d: { records: Records; chain: ChainReader; token: He
       await inParallel(rows, PARALLEL, async (row) => {
         if (!row.nonce) return note('ledger row without its payment authorization', row.id)
         try {
-          const proof = await d.chain.prove(row.transaction_hash as Hex, { token: d.token, payer: row.payer_lc, payTo: row.pay_to_lc, amount: BigInt(row.amount), nonce: row.nonce })
-          if (proof?.kind !== 'paid') note(proof ? 'ledger row not matched by its on-chain transfer' : 'ledger row whose transaction is not on chain', row.id)
+          const proof = await d.chain.prove(row.transaction_hash as Hex, {
+            token: d.token,
+            payer: row.payer_lc,
+            payTo: row.pay_to_lc,
+            amount: BigInt(row.amount),
+            nonce: row.nonce,
+          })
+          if (proof?.kind !== 'paid')
+            note(proof ? 'ledger row not matched by its on-chain transfer' : 'ledger row whose transaction is not on chain', row.id)
           else proven++
         } catch (error) {
           cannotRead(error, row.id)
@@ -96,9 +109,19 @@ export function ledgerAudit(d: { records: Records; chain: ChainReader; token: He
     await inParallel(failed, PARALLEL, async (row) => {
       try {
         if (!(await d.chain.authorizationUsed(row.payer_lc as Hex, row.nonce as Hex))) return
-        const event = await d.chain.findAuthorizationEvent(row.payer_lc as Hex, row.nonce as Hex, BigInt(Math.max(0, row.submitted_block - 5)))
+        const event = await d.chain.findAuthorizationEvent(
+          row.payer_lc as Hex,
+          row.nonce as Hex,
+          BigInt(Math.max(0, row.submitted_block - 5)),
+        )
         if (event?.kind !== 'used') return
-        const proof = await d.chain.prove(event.hash, { token: d.token, payer: row.payer_lc, payTo: row.pay_to, amount: BigInt(row.amount), nonce: row.nonce })
+        const proof = await d.chain.prove(event.hash, {
+          token: d.token,
+          payer: row.payer_lc,
+          payTo: row.pay_to,
+          amount: BigInt(row.amount),
+          nonce: row.nonce,
+        })
         if (proof?.kind === 'paid') note('failed payment that the chain shows as paid (a lost purchase)', row.id)
       } catch (error) {
         cannotRead(error, row.id)
@@ -107,7 +130,16 @@ export function ledgerAudit(d: { records: Records; chain: ChainReader; token: He
     if (!unreadable) lastFailedCheck = startedAt - 60
 
     const totals = await store.totals()
-    return { ok: problems.length === 0 && unreadable === null, unreadable, proven, failedChecked: failed.length, transactions: totals.transactions, revenue: totals.revenue, pending: (await store.pending()).n, problems }
+    return {
+      ok: problems.length === 0 && unreadable === null,
+      unreadable,
+      proven,
+      failedChecked: failed.length,
+      transactions: totals.transactions,
+      revenue: totals.revenue,
+      pending: (await store.pending()).n,
+      problems,
+    }
   }
 
   return { run }

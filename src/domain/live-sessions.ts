@@ -23,7 +23,8 @@ export function liveSessions(tokens: SessionTokens, records: Records) {
   }
   function learn(): Promise<void> {
     if (known) return known
-    const learning: Promise<void> = records.read.endedSessions.standing(nowSeconds())
+    const learning: Promise<void> = records.read.endedSessions
+      .standing(nowSeconds())
       .then((rows) => {
         for (const row of rows) remember(row.id, row.expires_at)
         learned = learning

@@ -1,7 +1,11 @@
 // The market's size at a glance, for /metrics.
 import type { Stores } from '../store/stores.ts'
 
-export interface Gauge { name: string; help: string; value: number }
+export interface Gauge {
+  name: string
+  help: string
+  value: number
+}
 
 /**
  * Counting wallets, active feeds and active entries scans their tables (see docs/performance.md), and /metrics may

@@ -48,7 +48,11 @@ export function checkMediaType(value: unknown, supported: readonly string[]): Me
   }
   const base = mediaTypeBase(value)
   if (base === null) {
-    return { ok: false, reason: 'mime_type must be a media type: type/subtype, optionally followed by "; name=value" parameters (value a token or a quoted string)' }
+    return {
+      ok: false,
+      reason:
+        'mime_type must be a media type: type/subtype, optionally followed by "; name=value" parameters (value a token or a quoted string)',
+    }
   }
   if (!supported.includes(base)) return { ok: false, reason: `${base} is not a supported type` }
   return { ok: true, base }

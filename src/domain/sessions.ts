@@ -11,7 +11,11 @@ export const SESSION_COOKIE = 'trellis_session'
 /** Names the signed-in wallet for the pages' script; it grants nothing. */
 export const WALLET_COOKIE = 'trellis_wallet'
 
-export interface Session { id: string; address: `0x${string}`; expiresAt: number }
+export interface Session {
+  id: string
+  address: `0x${string}`
+  expiresAt: number
+}
 
 export function sessionTokens(key: Uint8Array) {
   return {
@@ -30,7 +34,13 @@ export function sessionTokens(key: Uint8Array) {
     async verify(token: string): Promise<Session | null> {
       try {
         const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], currentDate: new Date(nowSeconds() * 1000) })
-        if (payload.knd !== 'session' || typeof payload.sub !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(payload.sub) || typeof payload.exp !== 'number') return null
+        if (
+          payload.knd !== 'session' ||
+          typeof payload.sub !== 'string' ||
+          !/^0x[0-9a-fA-F]{40}$/.test(payload.sub) ||
+          typeof payload.exp !== 'number'
+        )
+          return null
         // A token without an id could not be ended by sign-out: not one this server stands for.
         if (typeof payload.jti !== 'string' || payload.jti === '') return null
         return { id: payload.jti, address: payload.sub as `0x${string}`, expiresAt: payload.exp }

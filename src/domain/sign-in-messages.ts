@@ -7,10 +7,18 @@ import { createSiweMessage, parseSiweMessage } from 'viem/siwe'
 import type { Address } from 'viem'
 
 /** What a nonce was issued as: the nonce and its times (Unix seconds). */
-export interface Issued { nonce: string; issuedAt: number; expiresAt: number }
+export interface Issued {
+  nonce: string
+  issuedAt: number
+  expiresAt: number
+}
 
 /** Where a sign-in is for: this server's host and URL, and its chain. */
-export interface SignInPlace { host: string; uri: string; chainId: number }
+export interface SignInPlace {
+  host: string
+  uri: string
+  chainId: number
+}
 
 const STATEMENT = 'Sign in to Trellis with this wallet.'
 const isoTime = (seconds: number) => new Date(seconds * 1000).toISOString()
@@ -21,8 +29,15 @@ const LINE = /^Sign in to Trellis \(.*\) at (\S+) with nonce: ([A-Za-z0-9]{32}),
 
 export const siweMessage = (place: SignInPlace, address: Address, i: Issued): string =>
   createSiweMessage({
-    domain: place.host, address, statement: STATEMENT, uri: place.uri, version: '1', chainId: place.chainId,
-    nonce: i.nonce, issuedAt: new Date(i.issuedAt * 1000), expirationTime: new Date(i.expiresAt * 1000),
+    domain: place.host,
+    address,
+    statement: STATEMENT,
+    uri: place.uri,
+    version: '1',
+    chainId: place.chainId,
+    nonce: i.nonce,
+    issuedAt: new Date(i.issuedAt * 1000),
+    expirationTime: new Date(i.expiresAt * 1000),
   })
 
 /** Whole Unix seconds of a time; null for anything else. */

@@ -56,14 +56,16 @@ export function statsService(d: { records: Records; wallets: WalletService }) {
     },
     /** Reads which feeds stand taken down (at start, after a takedown, on another instance's notice); one read at a time. */
     takedownsChanged(): Promise<void> {
-      hiddenRead = hiddenRead.catch(() => {}).then(async () => {
-        const now = new Set(await d.records.read.takedowns.standingFeeds())
-        if (now.size === hidden.size && [...now].every((id) => hidden.has(id))) return
-        hidden = now
-        boards = without(installed, hidden)
-        bodies = new Map()
-        boardsGeneration++
-      })
+      hiddenRead = hiddenRead
+        .catch(() => {})
+        .then(async () => {
+          const now = new Set(await d.records.read.takedowns.standingFeeds())
+          if (now.size === hidden.size && [...now].every((id) => hidden.has(id))) return
+          hidden = now
+          boards = without(installed, hidden)
+          bodies = new Map()
+          boardsGeneration++
+        })
       return hiddenRead
     },
     /** Changes whenever new leaderboards are installed. */

@@ -28,12 +28,18 @@ export function transactionService(d: { records: Records }) {
       return (await transactions.byId(parseId(raw))) ?? fail('NOT_FOUND', 'transaction not found')
     },
     async byHash(hash: string): Promise<TransactionRecord> {
-      if (!/^0x[0-9a-fA-F]{64}$/.test(hash)) fail('INVALID_PARAMETER', 'invalid transaction hash', 'hash must be 0x-prefixed and 66 characters long')
-      return (await transactions.byHash(hash)) ?? fail('NOT_FOUND', 'transaction not found', 'no payment with this hash was recorded by this service')
+      if (!/^0x[0-9a-fA-F]{64}$/.test(hash))
+        fail('INVALID_PARAMETER', 'invalid transaction hash', 'hash must be 0x-prefixed and 66 characters long')
+      return (
+        (await transactions.byHash(hash)) ??
+        fail('NOT_FOUND', 'transaction not found', 'no payment with this hash was recorded by this service')
+      )
     },
     validateFilter(q: { payer?: string; pay_to?: string; entry_id?: string }): TransactionFilter {
-      if (q.payer !== undefined && !isWalletAddress(q.payer)) fail('INVALID_PARAMETER', 'invalid payer', 'payer must be a 0x-prefixed address')
-      if (q.pay_to !== undefined && !isWalletAddress(q.pay_to)) fail('INVALID_PARAMETER', 'invalid pay_to', 'pay_to must be a 0x-prefixed address')
+      if (q.payer !== undefined && !isWalletAddress(q.payer))
+        fail('INVALID_PARAMETER', 'invalid payer', 'payer must be a 0x-prefixed address')
+      if (q.pay_to !== undefined && !isWalletAddress(q.pay_to))
+        fail('INVALID_PARAMETER', 'invalid pay_to', 'pay_to must be a 0x-prefixed address')
       if (q.entry_id !== undefined && !isUuid(q.entry_id)) fail('INVALID_PARAMETER', 'invalid entry_id', 'entry_id must be a UUID')
       return { payer: q.payer, payTo: q.pay_to, entryId: q.entry_id?.toLowerCase() }
     },

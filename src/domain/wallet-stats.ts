@@ -9,7 +9,10 @@ import { usdcDecimal } from '../lib/money.ts'
 import type { WalletStats } from '../models/wallet.ts'
 
 /** Wallet ranks by wallet id, from the last ranking pass; `size` wallets were ranked. */
-export interface Ranks { byWallet: Map<string, Omit<WalletRanks, 'id'>>; size: number }
+export interface Ranks {
+  byWallet: Map<string, Omit<WalletRanks, 'id'>>
+  size: number
+}
 
 export function ranksFrom(rows: WalletRanks[]): Ranks {
   return { byWallet: new Map(rows.map(({ id, ...r }) => [id, r])), size: rows.length }
@@ -17,7 +20,10 @@ export function ranksFrom(rows: WalletRanks[]): Ranks {
 
 /** The stats of one wallet, now. A wallet newer than the last ranking pass gets the last rank. */
 export async function walletStats(records: Records, ranks: Ranks, wallet: WalletRecord, now: number): Promise<WalletStats> {
-  const { content, totals } = await records.snapshot(async (view) => ({ content: await view.stats.content(wallet.id, now), totals: await view.stats.totals(wallet.address.toLowerCase()) }))
+  const { content, totals } = await records.snapshot(async (view) => ({
+    content: await view.stats.content(wallet.id, now),
+    totals: await view.stats.totals(wallet.address.toLowerCase()),
+  }))
   const last = ranks.size + 1
   const rank = ranks.byWallet.get(wallet.id) ?? { revenue_rank: last, content_rank: last, buyer_rank: last }
   const contentStats = contentFigures(content)
@@ -33,12 +39,18 @@ export async function walletStats(records: Records, ranks: Ranks, wallet: Wallet
     generated_at: now,
     content_stats: contentStats,
     revenue_stats: {
-      total_revenue: revenue.toString(), revenue_usdc: usdcDecimal(revenue), unique_buyers: buyers,
-      total_purchases_received: sold, average_entry_price: floorDiv(BigInt(content.paid_price_sum), content.paid_entries),
+      total_revenue: revenue.toString(),
+      revenue_usdc: usdcDecimal(revenue),
+      unique_buyers: buyers,
+      total_purchases_received: sold,
+      average_entry_price: floorDiv(BigInt(content.paid_price_sum), content.paid_entries),
     },
     purchase_stats: {
-      total_spent: spent.toString(), spent_usdc: usdcDecimal(spent), unique_sellers: totals?.sellers ?? 0,
-      total_purchases_made: bought, average_purchase_amount: floorDiv(spent, bought),
+      total_spent: spent.toString(),
+      spent_usdc: usdcDecimal(spent),
+      unique_sellers: totals?.sellers ?? 0,
+      total_purchases_made: bought,
+      average_purchase_amount: floorDiv(spent, bought),
     },
     rankings: { revenue_rank: rank.revenue_rank, content_rank: rank.content_rank, buyer_rank: rank.buyer_rank },
     activity: { first_activity: totals?.first_at ?? 0, last_activity: totals?.last_at ?? 0, active_days: totals?.active_days ?? 0 },
@@ -59,5 +71,11 @@ export async function walletStats(records: Records, ranks: Ranks, wallet: Wallet
 }
 
 function contentFigures(c: ContentFigures): WalletStats['content_stats'] {
-  return { total_feeds: c.feeds, total_entries: c.entries, free_entries: c.free_entries, paid_entries: c.paid_entries, total_content_size: c.content_size }
+  return {
+    total_feeds: c.feeds,
+    total_entries: c.entries,
+    free_entries: c.free_entries,
+    paid_entries: c.paid_entries,
+    total_content_size: c.content_size,
+  }
 }

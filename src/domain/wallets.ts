@@ -32,7 +32,8 @@ export function walletService(d: { records: Records }) {
     /** A wallet updates only itself: username (unique, any case) and picture_url. */
     async update(signer: Signer, id: string, patch: { username?: unknown; picture_url?: unknown }): Promise<WalletRecord> {
       const wallet = await byId(id)
-      if (wallet.address.toLowerCase() !== signer.address.toLowerCase()) fail('UNAUTHORIZED_WALLET_UPDATE', 'a wallet can update only itself')
+      if (wallet.address.toLowerCase() !== signer.address.toLowerCase())
+        fail('UNAUTHORIZED_WALLET_UPDATE', 'a wallet can update only itself')
       const changes: { username?: string | null; picture_url?: string | null } = {}
       if (patch.username !== undefined) {
         if (patch.username !== null && (typeof patch.username !== 'string' || !USERNAME.test(patch.username))) {
@@ -46,7 +47,8 @@ export function walletService(d: { records: Records }) {
         }
         changes.picture_url = patch.picture_url as string | null
       }
-      if (!(await d.records.transact((tx) => tx.wallets.update(wallet.id, changes, nowSeconds())))) fail('USERNAME_CONFLICT', 'username is already taken')
+      if (!(await d.records.transact((tx) => tx.wallets.update(wallet.id, changes, nowSeconds()))))
+        fail('USERNAME_CONFLICT', 'username is already taken')
       return (await wallets.byId(wallet.id))!
     },
     async byAddress(address: string): Promise<WalletRecord> {

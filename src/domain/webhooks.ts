@@ -49,7 +49,8 @@ export interface WebhookDeps {
   log: (msg: string, fields?: Record<string, unknown>) => void
 }
 
-const invalidUrl = (): never => fail('INVALID_WEBHOOK_URL', 'url must be an https URL of a public host', 'no loopback, private or link-local address, no user:password')
+const invalidUrl = (): never =>
+  fail('INVALID_WEBHOOK_URL', 'url must be an https URL of a public host', 'no loopback, private or link-local address, no user:password')
 
 /** An https URL whose host resolves to public addresses only (checked again at every attempt: DNS may change). */
 async function publicUrl(raw: string, allowPrivate: boolean): Promise<string> {
@@ -91,15 +92,35 @@ async function payloadOf(d: WebhookDeps, delivery: WebhookDeliveryRecord): Promi
     const sale = (await read.transactions.byId(delivery.subject_id))!
     const entry = sale.entry_id ? await read.entries.byId(sale.entry_id) : undefined
     payload = {
-      type: delivery.event, timestamp, data: {
-        transaction_id: `tx_${sale.id}`, transaction_hash: sale.transaction_hash, network: d.network, asset: sale.asset,
-        amount: sale.amount.toString(), payer: sale.payer, pay_to: sale.pay_to, entry_id: sale.entry_id, feed_id: entry?.feed_id ?? null,
-        entry_title: entry?.title ?? null, created_at: sale.created_at,
+      type: delivery.event,
+      timestamp,
+      data: {
+        transaction_id: `tx_${sale.id}`,
+        transaction_hash: sale.transaction_hash,
+        network: d.network,
+        asset: sale.asset,
+        amount: sale.amount.toString(),
+        payer: sale.payer,
+        pay_to: sale.pay_to,
+        entry_id: sale.entry_id,
+        feed_id: entry?.feed_id ?? null,
+        entry_title: entry?.title ?? null,
+        created_at: sale.created_at,
       },
     }
   } else {
     const entry = (await read.entries.byId(delivery.subject_id))!
-    payload = { type: delivery.event, timestamp, data: { entry_id: entry.id, feed_id: entry.feed_id, entry_title: entry.title, price: entry.price.toString(), expires_at: entry.expires_at } }
+    payload = {
+      type: delivery.event,
+      timestamp,
+      data: {
+        entry_id: entry.id,
+        feed_id: entry.feed_id,
+        entry_title: entry.title,
+        price: entry.price.toString(),
+        expires_at: entry.expires_at,
+      },
+    }
   }
   return JSON.stringify(payload)
 }
@@ -112,7 +133,8 @@ export function webhookService(d: WebhookDeps) {
   const unkept = { unkept: true }
   /** Endpoints with an attempt in flight: the pool it started in, and when. */
   const inFlight = new Map<string, { pool: keyof typeof IN_FLIGHT; since: number }>()
-  const poolOf = (a: { pool: keyof typeof IN_FLIGHT; since: number }) => (a.pool === 'good' && performance.now() - a.since < SLOW_AFTER_MS ? 'good' : 'failing')
+  const poolOf = (a: { pool: keyof typeof IN_FLIGHT; since: number }) =>
+    a.pool === 'good' && performance.now() - a.since < SLOW_AFTER_MS ? 'good' : 'failing'
   const held = (pool: keyof typeof IN_FLIGHT) => [...inFlight.values()].filter((a) => poolOf(a) === pool).length
   /** When the sender last gave up what resting endpoints held past the day (once a minute is soon enough, at most). */
   let staleCheckedAt = 0
@@ -128,7 +150,11 @@ export function webhookService(d: WebhookDeps) {
   /** One attempt at one claimed delivery, and what it leads to. */
   async function attempt(delivery: DueDelivery, now: number): Promise<void> {
     const endpoint = (await read.webhooks.byId(delivery.endpoint_id))!
-    if (!endpoint.is_active) return d.records.transact((tx) => tx.webhooks.finish(delivery.id, 'cancelled', { status: null, error: 'the endpoint was removed' }, nowSeconds()), unkept)
+    if (!endpoint.is_active)
+      return d.records.transact(
+        (tx) => tx.webhooks.finish(delivery.id, 'cancelled', { status: null, error: 'the endpoint was removed' }, nowSeconds()),
+        unkept,
+      )
     let payload = delivery.payload
     if (payload === null) {
       const built = await payloadOf(d, delivery)
@@ -138,17 +164,34 @@ export function webhookService(d: WebhookDeps) {
     const signature = new Signature(endpoint.secret).sign(delivery.id, sentAt, payload)
     let outcome: AttemptOutcome
     try {
-      const response = await requestPublic(new URL(endpoint.url), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'Trellis-Webhooks', 'webhook-id': delivery.id, 'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)), 'webhook-signature': signature },
-        body: payload,
-      }, d.allowPrivate, ATTEMPT_TIMEOUT_S * 1000)
+      const response = await requestPublic(
+        new URL(endpoint.url),
+        {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'Trellis-Webhooks',
+            'webhook-id': delivery.id,
+            'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+            'webhook-signature': signature,
+          },
+          body: payload,
+        },
+        d.allowPrivate,
+        ATTEMPT_TIMEOUT_S * 1000,
+      )
       await response.body?.cancel().catch(() => {})
       outcome = { status: response.status, error: response.ok ? null : `answered ${response.status}` }
     } catch (error) {
       outcome = { status: null, error: outwardReason(error) }
       if (!(error instanceof PublicFetchFailed && error.kind === 'timed-out')) {
-        d.log('a webhook attempt failed', { delivery: delivery.id, endpoint: endpoint.id, error: String((error as Error).message).split('\n')[0]!.slice(0, 500) })
+        d.log('a webhook attempt failed', {
+          delivery: delivery.id,
+          endpoint: endpoint.id,
+          error: String((error as Error).message)
+            .split('\n')[0]!
+            .slice(0, 500),
+        })
       }
     }
     if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300) {
@@ -161,7 +204,12 @@ export function webhookService(d: WebhookDeps) {
     const restUntil = nowSeconds() + retryAfter[Math.min(delivery.endpoint_failures, retryAfter.length - 1)]!
     const next = now + retryAfter[Math.min(delivery.attempts, retryAfter.length - 1)]!
     const givenUp = next - delivery.created_at >= giveUpS
-    if (givenUp) d.log('a webhook delivery was given up after a day of retries', { delivery: delivery.id, endpoint: endpoint.id, error: outcome.error })
+    if (givenUp)
+      d.log('a webhook delivery was given up after a day of retries', {
+        delivery: delivery.id,
+        endpoint: endpoint.id,
+        error: outcome.error,
+      })
     await d.records.transact(async (tx) => {
       if (givenUp) await tx.webhooks.finish(delivery.id, 'failed', outcome, nowSeconds())
       else await tx.webhooks.retryAt(delivery.id, next, outcome)
@@ -179,7 +227,8 @@ export function webhookService(d: WebhookDeps) {
       await d.records.transact(async (tx) => {
         const walletId = await tx.wallets.ensure(newId(), signer.address, signer.network ?? d.network, now)
         await tx.feeds.lockOwner(walletId) // two registrations at once do not both see room for one more
-        if ((await tx.webhooks.activeCountOf(walletId)) >= MAX_WEBHOOKS_PER_WALLET) fail('WEBHOOK_LIMIT_REACHED', `a wallet may register at most ${MAX_WEBHOOKS_PER_WALLET} webhooks`)
+        if ((await tx.webhooks.activeCountOf(walletId)) >= MAX_WEBHOOKS_PER_WALLET)
+          fail('WEBHOOK_LIMIT_REACHED', `a wallet may register at most ${MAX_WEBHOOKS_PER_WALLET} webhooks`)
         await tx.webhooks.insert({ id, wallet_id: walletId, url, description: input.description ?? null, events, secret, created_at: now })
       })
       const { secret: _, ...endpoint } = (await read.webhooks.byId(id))!
@@ -232,7 +281,12 @@ export function webhookService(d: WebhookDeps) {
           inFlight.set(delivery.endpoint_id, { pool, since: performance.now() })
           started++
           void attempt(delivery, now)
-            .catch((error: unknown) => d.log('a webhook attempt could not be recorded; it is due again once its claim lapses', { delivery: delivery.id, error: String(error) }))
+            .catch((error: unknown) =>
+              d.log('a webhook attempt could not be recorded; it is due again once its claim lapses', {
+                delivery: delivery.id,
+                error: String(error),
+              }),
+            )
             .finally(() => inFlight.delete(delivery.endpoint_id))
         }
       }

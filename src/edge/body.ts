@@ -47,4 +47,7 @@ export function parseJsonBytes(bytes: Uint8Array): unknown {
 }
 
 /** An Elysia parse hook for JSON routes with the given cap. */
-export const jsonBody = (limit = DEFAULT_BODY_LIMIT) => ({ request }: { request: Request }) => readJson(request, limit)
+export const jsonBody =
+  (limit = DEFAULT_BODY_LIMIT) =>
+  ({ request }: { request: Request }) =>
+    readJson(request, limit)

@@ -5,16 +5,61 @@ import { isStoreUnavailable } from '../lib/store-faults.ts'
 import { holdsNul } from '../lib/text.ts'
 
 export const STATUS: Record<string, number> = {
-  INVALID_AUTH_HEADERS: 400, CONTENT_IMMUTABLE: 400, INVALID_PARAMETER: 400, INVALID_WALLET_ID: 400, INVALID_JSON: 400, invalid_request: 400,
-  UNSUPPORTED_MIME_TYPE: 400, INVALID_WEBHOOK_URL: 400, INVALID_HOST: 400, INVALID_PRICE: 400, INVALID_BASE64: 400, INVALID_EXPIRES_AT: 400, INVALID_USERNAME: 400,
-  AUTH_REQUIRED: 401, NONCE_EXPIRED: 401, INVALID_NONCE: 401, INVALID_SIGNATURE: 401, TIMESTAMP_OUT_OF_RANGE: 401,
-  UNAUTHORIZED: 403, UNAUTHORIZED_WALLET_UPDATE: 403, CROSS_SITE_REQUEST: 403, FEED_LIMIT_REACHED: 403, WEBHOOK_LIMIT_REACHED: 403, ENTRY_LIMIT_REACHED: 403,
-  INVALID_ACCESS_TOKEN: 403, ACCESS_LINK_EXHAUSTED: 410, ACCESS_LINK_EXPIRED: 410, ACCESS_LINK_REVOKED: 410, ACCESS_LINK_NOT_FOUND: 404,
-  ADMIN_KEY_REQUIRED: 401, CATEGORY_CONFLICT: 409, INVALID_PICTURE_URL: 400,
-  NOT_FOUND: 404, FEED_NOT_FOUND: 404, ENTRY_NOT_FOUND: 404, WALLET_NOT_FOUND: 404, CATEGORY_NOT_FOUND: 404, CONTENT_NOT_FOUND: 404, WEBHOOK_NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405, ALREADY_TAKEN_DOWN: 409, NOT_TAKEN_DOWN: 409, TAKEN_DOWN: 451, FEED_INACTIVE: 409, ENTRY_CONTENT_PUBLIC: 409, USERNAME_CONFLICT: 409, PAYLOAD_TOO_LARGE: 413, UNSUPPORTED_MEDIA_TYPE: 415,
-  RANGE_NOT_SATISFIABLE: 416, INVALID_PAGE_TOKEN: 422, RATE_LIMITED: 429, INTERNAL_ERROR: 500,
-  PAYMENT_BACKEND_UNAVAILABLE: 502, PAYMENT_PENDING: 503, SERVICE_UNAVAILABLE: 503,
+  INVALID_AUTH_HEADERS: 400,
+  CONTENT_IMMUTABLE: 400,
+  INVALID_PARAMETER: 400,
+  INVALID_WALLET_ID: 400,
+  INVALID_JSON: 400,
+  invalid_request: 400,
+  UNSUPPORTED_MIME_TYPE: 400,
+  INVALID_WEBHOOK_URL: 400,
+  INVALID_HOST: 400,
+  INVALID_PRICE: 400,
+  INVALID_BASE64: 400,
+  INVALID_EXPIRES_AT: 400,
+  INVALID_USERNAME: 400,
+  AUTH_REQUIRED: 401,
+  NONCE_EXPIRED: 401,
+  INVALID_NONCE: 401,
+  INVALID_SIGNATURE: 401,
+  TIMESTAMP_OUT_OF_RANGE: 401,
+  UNAUTHORIZED: 403,
+  UNAUTHORIZED_WALLET_UPDATE: 403,
+  CROSS_SITE_REQUEST: 403,
+  FEED_LIMIT_REACHED: 403,
+  WEBHOOK_LIMIT_REACHED: 403,
+  ENTRY_LIMIT_REACHED: 403,
+  INVALID_ACCESS_TOKEN: 403,
+  ACCESS_LINK_EXHAUSTED: 410,
+  ACCESS_LINK_EXPIRED: 410,
+  ACCESS_LINK_REVOKED: 410,
+  ACCESS_LINK_NOT_FOUND: 404,
+  ADMIN_KEY_REQUIRED: 401,
+  CATEGORY_CONFLICT: 409,
+  INVALID_PICTURE_URL: 400,
+  NOT_FOUND: 404,
+  FEED_NOT_FOUND: 404,
+  ENTRY_NOT_FOUND: 404,
+  WALLET_NOT_FOUND: 404,
+  CATEGORY_NOT_FOUND: 404,
+  CONTENT_NOT_FOUND: 404,
+  WEBHOOK_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  ALREADY_TAKEN_DOWN: 409,
+  NOT_TAKEN_DOWN: 409,
+  TAKEN_DOWN: 451,
+  FEED_INACTIVE: 409,
+  ENTRY_CONTENT_PUBLIC: 409,
+  USERNAME_CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RANGE_NOT_SATISFIABLE: 416,
+  INVALID_PAGE_TOKEN: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  PAYMENT_BACKEND_UNAVAILABLE: 502,
+  PAYMENT_PENDING: 503,
+  SERVICE_UNAVAILABLE: 503,
 }
 
 /** Seconds a client waits before retrying when a store cannot be reached: a database restart takes a few. */
@@ -35,7 +80,8 @@ export const shapeB = (message: string, field: string) => json(400, { error: 'in
 export function describeValidation(error: ValidationError): { field: string; message: string } {
   const first = error.valueError
   const field = (first?.path ?? '').replace(/^\//, '').replace(/\//g, '.') || error.type
-  if ((typeof first?.value === 'string' || Array.isArray(first?.value)) && holdsNul(first.value)) return { field, message: `${field} must not contain NUL (U+0000)` }
+  if ((typeof first?.value === 'string' || Array.isArray(first?.value)) && holdsNul(first.value))
+    return { field, message: `${field} must not contain NUL (U+0000)` }
   const reason = first?.schema?.error ?? first?.message ?? 'is invalid'
   return { field, message: field ? `${field}: ${String(reason).toLowerCase()}` : String(reason) }
 }
@@ -49,10 +95,11 @@ export function toErrorResponse(error: unknown, code: string | number, log: (e: 
   }
   if (error instanceof ValidationError) {
     // An answer that breaks its own schema is our fault, never the client's.
-    if (error.type === 'response') return log(error), errorResponse('INTERNAL_ERROR', 'internal error')
+    if (error.type === 'response') return (log(error), errorResponse('INTERNAL_ERROR', 'internal error'))
     return validationResponse(error)
   }
-  if (error instanceof URIError) return errorResponse('INVALID_PARAMETER', 'malformed URL', 'the path or query has invalid percent-encoding')
+  if (error instanceof URIError)
+    return errorResponse('INVALID_PARAMETER', 'malformed URL', 'the path or query has invalid percent-encoding')
   if (isStoreUnavailable(error)) {
     log(error)
     const body = { error: 'service unavailable: the database cannot be reached; retry shortly', code: 'SERVICE_UNAVAILABLE' }
@@ -89,7 +136,9 @@ export const errorHandling = (log: (e: unknown) => void) =>
     .onError({ as: 'global' }, ({ error, code, request }) => {
       const work = beforeAnswers.get(request)
       if (!work) return toErrorResponse(error, code, log)
-      return work().catch(log).then(() => toErrorResponse(error, code, log))
+      return work()
+        .catch(log)
+        .then(() => toErrorResponse(error, code, log))
     })
     // Elysia leaves a path parameter null when its percent-encoding is invalid: refuse it before any handler.
     .onTransform({ as: 'global' }, ({ params }) => {

@@ -24,7 +24,12 @@ const invalidJson = () => new DomainError('INVALID_JSON', 'request body is not v
  * with its plain name, goes to `sink` as it arrives. `streamed` is false when it did not (no such field, a name
  * written with escapes, or the field given twice: JSON keeps the last one, which is then in `body`).
  */
-export async function readJsonStreamingField(request: Request, limit: number, field: string, sink: TextSink): Promise<{ body: unknown; streamed: boolean }> {
+export async function readJsonStreamingField(
+  request: Request,
+  limit: number,
+  field: string,
+  sink: TextSink,
+): Promise<{ body: unknown; streamed: boolean }> {
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > limit) throw bodyTooLarge(limit)
   const name = new TextEncoder().encode(field)
@@ -109,7 +114,7 @@ export async function readJsonStreamingField(request: Request, limit: number, fi
       const byte = chunk[i++]!
       if (inString) {
         if (escaped) escaped = false
-        else if (byte === BACKSLASH) escaped = true, matched = -1
+        else if (byte === BACKSLASH) (escaped = true), (matched = -1)
         else if (byte === QUOTE) {
           inString = false
           keyFound = matched === name.length
@@ -127,9 +132,9 @@ export async function readJsonStreamingField(request: Request, limit: number, fi
           continue
         }
       }
-      if (awaitingColon && byte === 0x3a) occurrences++, awaitingValue = true
+      if (awaitingColon && byte === 0x3a) occurrences++, (awaitingValue = true)
       awaitingColon = keyFound = false
-      if (byte === QUOTE) inString = true, matched = depth === 1 ? 0 : -1
+      if (byte === QUOTE) (inString = true), (matched = depth === 1 ? 0 : -1)
       else if (byte === 0x7b || byte === 0x5b) depth++
       else if (byte === 0x7d || byte === 0x5d) depth--
     }

@@ -13,7 +13,14 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 /** The route label of requests no route template matched (unknown paths, and paths Bun's router does not decode). */
 export const UNROUTED = 'other'
 
-interface Series { method: string; route: string; byStatus: Float64Array; inBucket: Float64Array; sum: number; total: number }
+interface Series {
+  method: string
+  route: string
+  byStatus: Float64Array
+  inBucket: Float64Array
+  sum: number
+  total: number
+}
 
 /**
  * Counted on every request, so counting allocates nothing: each route template and method has its series, made
@@ -45,13 +52,19 @@ export function requestMetrics() {
       }
     },
     render(): string {
-      const lines = ['# HELP trellis_http_requests_total HTTP requests by route template, method and status.', '# TYPE trellis_http_requests_total counter']
+      const lines = [
+        '# HELP trellis_http_requests_total HTTP requests by route template, method and status.',
+        '# TYPE trellis_http_requests_total counter',
+      ]
       for (const s of series) {
         s.byStatus.forEach((n, status) => {
           if (n > 0) lines.push(`trellis_http_requests_total{method="${s.method}",route="${s.route}",status="${status}"} ${n}`)
         })
       }
-      lines.push('# HELP trellis_http_request_duration_seconds Time to answer a request, by route template and method.', '# TYPE trellis_http_request_duration_seconds histogram')
+      lines.push(
+        '# HELP trellis_http_request_duration_seconds Time to answer a request, by route template and method.',
+        '# TYPE trellis_http_request_duration_seconds histogram',
+      )
       for (const s of series) {
         if (s.total === 0) continue
         const labels = `method="${s.method}",route="${s.route}"`
@@ -59,7 +72,11 @@ export function requestMetrics() {
         BUCKETS.forEach((le, i) => {
           lines.push(`trellis_http_request_duration_seconds_bucket{${labels},le="${le}"} ${(cumulative += s.inBucket[i]!)}`)
         })
-        lines.push(`trellis_http_request_duration_seconds_bucket{${labels},le="+Inf"} ${s.total}`, `trellis_http_request_duration_seconds_sum{${labels}} ${s.sum}`, `trellis_http_request_duration_seconds_count{${labels}} ${s.total}`)
+        lines.push(
+          `trellis_http_request_duration_seconds_bucket{${labels},le="+Inf"} ${s.total}`,
+          `trellis_http_request_duration_seconds_sum{${labels}} ${s.sum}`,
+          `trellis_http_request_duration_seconds_count{${labels}} ${s.total}`,
+        )
       }
       return lines.join('\n')
     },
@@ -73,20 +90,36 @@ const PAGE_SIZE = 4096
 function processMetrics(startedAt: number): string[] {
   const cpu = process.cpuUsage()
   const lines = [
-    '# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.', '# TYPE process_cpu_seconds_total counter',
+    '# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.',
+    '# TYPE process_cpu_seconds_total counter',
     `process_cpu_seconds_total ${(cpu.user + cpu.system) / 1e6}`,
-    '# HELP process_resident_memory_bytes Resident memory size in bytes.', '# TYPE process_resident_memory_bytes gauge',
+    '# HELP process_resident_memory_bytes Resident memory size in bytes.',
+    '# TYPE process_resident_memory_bytes gauge',
     `process_resident_memory_bytes ${process.memoryUsage.rss()}`,
-    '# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.', '# TYPE process_start_time_seconds gauge',
+    '# HELP process_start_time_seconds Start time of the process since unix epoch in seconds.',
+    '# TYPE process_start_time_seconds gauge',
     `process_start_time_seconds ${startedAt}`,
   ]
   if (process.platform === 'linux') {
     try {
       const pages = Number(readFileSync('/proc/self/statm', 'utf8').split(' ')[0])
-      lines.push('# HELP process_virtual_memory_bytes Virtual memory size in bytes.', '# TYPE process_virtual_memory_bytes gauge', `process_virtual_memory_bytes ${pages * PAGE_SIZE}`)
-      lines.push('# HELP process_open_fds Number of open file descriptors.', '# TYPE process_open_fds gauge', `process_open_fds ${readdirSync('/proc/self/fd').length}`)
+      lines.push(
+        '# HELP process_virtual_memory_bytes Virtual memory size in bytes.',
+        '# TYPE process_virtual_memory_bytes gauge',
+        `process_virtual_memory_bytes ${pages * PAGE_SIZE}`,
+      )
+      lines.push(
+        '# HELP process_open_fds Number of open file descriptors.',
+        '# TYPE process_open_fds gauge',
+        `process_open_fds ${readdirSync('/proc/self/fd').length}`,
+      )
       const limit = /Max open files\s+(\d+)/.exec(readFileSync('/proc/self/limits', 'utf8'))
-      if (limit) lines.push('# HELP process_max_fds Maximum number of open file descriptors.', '# TYPE process_max_fds gauge', `process_max_fds ${limit[1]}`)
+      if (limit)
+        lines.push(
+          '# HELP process_max_fds Maximum number of open file descriptors.',
+          '# TYPE process_max_fds gauge',
+          `process_max_fds ${limit[1]}`,
+        )
     } catch {
       // /proc unreadable: the portable series above still stand
     }
@@ -101,18 +134,25 @@ function processMetrics(startedAt: number): string[] {
 export function memoryMetrics(caches: { content: () => number; reads: () => number }): string[] {
   const { heapUsed, heapTotal } = process.memoryUsage()
   return [
-    '# HELP trellis_js_heap_bytes JavaScript heap, by kind (used: live objects and garbage not yet collected; total: reserved).', '# TYPE trellis_js_heap_bytes gauge',
-    `trellis_js_heap_bytes{kind="used"} ${heapUsed}`, `trellis_js_heap_bytes{kind="total"} ${heapTotal}`,
+    '# HELP trellis_js_heap_bytes JavaScript heap, by kind (used: live objects and garbage not yet collected; total: reserved).',
+    '# TYPE trellis_js_heap_bytes gauge',
+    `trellis_js_heap_bytes{kind="used"} ${heapUsed}`,
+    `trellis_js_heap_bytes{kind="total"} ${heapTotal}`,
     '# HELP trellis_cache_bytes Bytes held by a bounded in-memory cache (content: small items; ' +
-      'reads: read results, counted in characters).', '# TYPE trellis_cache_bytes gauge',
-    `trellis_cache_bytes{cache="content"} ${caches.content()}`, `trellis_cache_bytes{cache="reads"} ${caches.reads()}`,
+      'reads: read results, counted in characters).',
+    '# TYPE trellis_cache_bytes gauge',
+    `trellis_cache_bytes{cache="content"} ${caches.content()}`,
+    `trellis_cache_bytes{cache="reads"} ${caches.reads()}`,
   ]
 }
 
 /** Payment attempts answered since start, by outcome: paid (200), refused (402), unavailable (502), pending (503). */
 export function paymentMetrics(outcomes: Readonly<Record<string, number>>): string[] {
-  return ['# HELP trellis_payments_total Payments answered, by outcome.', '# TYPE trellis_payments_total counter',
-    ...Object.entries(outcomes).map(([outcome, n]) => `trellis_payments_total{outcome="${outcome}"} ${n}`)]
+  return [
+    '# HELP trellis_payments_total Payments answered, by outcome.',
+    '# TYPE trellis_payments_total counter',
+    ...Object.entries(outcomes).map(([outcome, n]) => `trellis_payments_total{outcome="${outcome}"} ${n}`),
+  ]
 }
 
 /** What /metrics shows besides requests and the process: the market's gauges, the build, and more series. */
@@ -128,24 +168,38 @@ const digest = (value: string) => createHash('sha256').update(value).digest()
 
 export const metricsRoutes = (requests: RequestMetrics, startedAt: number, sources: MetricsSources) => {
   const expected = sources.adminKey ? digest(sources.adminKey) : null
-  return new Elysia({ tags: ['Operations'] }).get('/metrics', async ({ request }) => {
-    if (expected) {
-      const given = request.headers.get('admin-api-key')
-      if (!given || !timingSafeEqual(digest(given), expected)) throw new DomainError('ADMIN_KEY_REQUIRED', 'a valid admin-api-key header is required')
-    }
-    const lines = [requests.render(), ...processMetrics(startedAt)]
-    lines.push('# HELP trellis_build_info The running build.', '# TYPE trellis_build_info gauge',
-      `trellis_build_info{version="${sources.build.version}",bun="${Bun.version}",network="${sources.build.network}"} 1`)
-    for (const { name, help, value } of await sources.gauges()) lines.push(`# HELP trellis_${name} ${help}`, `# TYPE trellis_${name} gauge`, `trellis_${name} ${value}`)
-    lines.push('# HELP trellis_uptime_seconds Seconds since the server started.', '# TYPE trellis_uptime_seconds gauge',
-      `trellis_uptime_seconds ${Math.floor(Date.now() / 1000) - startedAt}`, ...sources.more())
-    return new Response(lines.join('\n') + '\n', { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })
-  }, {
-    detail: {
-      summary: 'Prometheus metrics',
-      description: 'Requests by route template, method and status; process_*; trellis_build_info; market gauges; ' +
-        'payments by outcome; job runs and durations. With TRELLIS_METRICS_AUTH=admin, only with the ' +
-        'admin-api-key header (else 401 ADMIN_KEY_REQUIRED).',
+  return new Elysia({ tags: ['Operations'] }).get(
+    '/metrics',
+    async ({ request }) => {
+      if (expected) {
+        const given = request.headers.get('admin-api-key')
+        if (!given || !timingSafeEqual(digest(given), expected))
+          throw new DomainError('ADMIN_KEY_REQUIRED', 'a valid admin-api-key header is required')
+      }
+      const lines = [requests.render(), ...processMetrics(startedAt)]
+      lines.push(
+        '# HELP trellis_build_info The running build.',
+        '# TYPE trellis_build_info gauge',
+        `trellis_build_info{version="${sources.build.version}",bun="${Bun.version}",network="${sources.build.network}"} 1`,
+      )
+      for (const { name, help, value } of await sources.gauges())
+        lines.push(`# HELP trellis_${name} ${help}`, `# TYPE trellis_${name} gauge`, `trellis_${name} ${value}`)
+      lines.push(
+        '# HELP trellis_uptime_seconds Seconds since the server started.',
+        '# TYPE trellis_uptime_seconds gauge',
+        `trellis_uptime_seconds ${Math.floor(Date.now() / 1000) - startedAt}`,
+        ...sources.more(),
+      )
+      return new Response(lines.join('\n') + '\n', { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } })
     },
-  })
+    {
+      detail: {
+        summary: 'Prometheus metrics',
+        description:
+          'Requests by route template, method and status; process_*; trellis_build_info; market gauges; ' +
+          'payments by outcome; job runs and durations. With TRELLIS_METRICS_AUTH=admin, only with the ' +
+          'admin-api-key header (else 401 ADMIN_KEY_REQUIRED).',
+      },
+    },
+  )
 }

@@ -13,8 +13,11 @@ import { STATUS } from './errors.ts'
  * added to models/ is documented with no list to keep. A plain value (a query's text) stays inline where it is used.
  */
 const isShape = (value: unknown): value is TSchema => TypeGuard.IsObject(value) || TypeGuard.IsUnion(value)
-const COMPONENTS: Record<string, TSchema> = Object.fromEntries(Object.entries(models as Record<string, unknown>)
-  .flatMap(([name, value]) => (isShape(value) ? [[name.replace(/Body$/, ''), value]] : [])))
+const COMPONENTS: Record<string, TSchema> = Object.fromEntries(
+  Object.entries(models as Record<string, unknown>).flatMap(([name, value]) =>
+    isShape(value) ? [[name.replace(/Body$/, ''), value]] : [],
+  ),
+)
 export const modelsPlugin = new Elysia({ name: 'models' }).model(COMPONENTS)
 
 /** `{status: Error}` for each status a route may answer with an error besides those every route shares. */
@@ -36,23 +39,45 @@ export const contentResponses = (description: string) => ({
 })
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad request', 401: 'Not signed, or the signature is invalid', 402: 'Payment required', 403: 'Forbidden', 404: 'Not found',
-  409: 'Conflict', 410: 'Gone', 413: 'Body too large', 415: 'Unsupported media type', 416: 'Range not satisfiable',
-  422: 'Invalid page token', 451: 'Unavailable for legal reasons: taken down by the operator of this server', 429: 'Too many requests; retry after Retry-After seconds', 502: 'The payment backend failed; nothing was charged',
+  400: 'Bad request',
+  401: 'Not signed, or the signature is invalid',
+  402: 'Payment required',
+  403: 'Forbidden',
+  404: 'Not found',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Body too large',
+  415: 'Unsupported media type',
+  416: 'Range not satisfiable',
+  422: 'Invalid page token',
+  451: 'Unavailable for legal reasons: taken down by the operator of this server',
+  429: 'Too many requests; retry after Retry-After seconds',
+  502: 'The payment backend failed; nothing was charged',
   503: 'Not now: a payment is being settled, or the database cannot be reached; retry after Retry-After seconds',
 }
-const codesFor = (status: number) => Object.entries(STATUS).filter(([, s]) => s === status).map(([code]) => code)
+const codesFor = (status: number) =>
+  Object.entries(STATUS)
+    .filter(([, s]) => s === status)
+    .map(([code]) => code)
 /** How the document describes an error status: the codes that answer with it, and the body's schema. */
 const documentedError = (status: number, schema: object = { $ref: '#/components/schemas/Error' }) => ({
   description: `${STATUS_TEXT[status] ?? 'Error'}. code: ${codesFor(status).join(', ')}`,
   content: { 'application/json': { schema } },
 })
 const RETRY_AFTER = { 'Retry-After': { description: 'seconds', schema: { type: 'integer' } } }
-const CHAIN_ID = { name: models.CHAIN_ID_HEADER, in: 'header', required: false, description: 'the chain id the wallet signed on (optional)', schema: { type: 'string' } }
+const CHAIN_ID = {
+  name: models.CHAIN_ID_HEADER,
+  in: 'header',
+  required: false,
+  description: 'the chain id the wallet signed on (optional)',
+  schema: { type: 'string' },
+}
 
 type Json = Record<string, any>
 type Operation = Json & { responses?: Json; requestBody?: Json; security?: Json[]; parameters?: Json[] }
-interface RouteFacts { body?: TSchema }
+interface RouteFacts {
+  body?: TSchema
+}
 
 /** Replaces every schema carrying a component's $id with a $ref to it (the components keep their own, minus $id). */
 function referComponents(node: unknown, top = true): unknown {
@@ -69,7 +94,8 @@ function finishOperation(path: string, op: Operation, facts: RouteFacts | undefi
     const code = Number(status)
     const content = response.content as Json | undefined
     const schema = content?.['application/json']?.schema ?? content?.['text/plain']?.schema
-    if (content && 'type' in content) delete response.content // a body-less answer (204, 304)
+    if (content && 'type' in content)
+      delete response.content // a body-less answer (204, 304)
     else if (schema?.['x-media-type']) {
       const { 'x-media-type': media, ...bytes } = schema
       response.content = { [media]: { schema: bytes } }
@@ -91,8 +117,11 @@ function finishOperation(path: string, op: Operation, facts: RouteFacts | undefi
     if (facts?.body && TypeGuard.IsOptional(facts.body)) op.requestBody.required = false
     const shapeB = (facts?.body as Json | undefined)?.['x-error-shape'] === 'B'
     responses['400'] = shapeB
-      ? { ...documentedError(400, { anyOf: [{ $ref: '#/components/schemas/FieldError' }, { $ref: '#/components/schemas/Error' }] }), description: `${documentedError(400).description}; body validation failures in the FieldError shape` }
-      : responses['400'] ?? documentedError(400)
+      ? {
+          ...documentedError(400, { anyOf: [{ $ref: '#/components/schemas/FieldError' }, { $ref: '#/components/schemas/Error' }] }),
+          description: `${documentedError(400).description}; body validation failures in the FieldError shape`,
+        }
+      : (responses['400'] ?? documentedError(400))
     responses['413'] ??= documentedError(413)
   }
   if ((op.parameters ?? []).some((p) => p.in !== 'header')) responses['400'] ??= documentedError(400)
@@ -102,19 +131,31 @@ function finishOperation(path: string, op: Operation, facts: RouteFacts | undefi
   op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)))
 }
 
-export interface DocumentInfo { title: string; version: string; description: string; publicUrl: string; securitySchemes: Json }
+export interface DocumentInfo {
+  title: string
+  version: string
+  description: string
+  publicUrl: string
+  securitySchemes: Json
+}
 
 /** The finished OpenAPI 3.1 document of `app`'s routes. */
 export function openApiDocument(app: Elysia<any, any, any, any, any, any, any>, info: DocumentInfo): Json {
   // Paths with a dot are documented too (/.well-known/x402); the hidden ones (assets, the document itself) are not.
-  const generated = toOpenAPISchema(app as never, { staticFile: false } as never, undefined, undefined) as { paths: Json; components: { schemas: Json } }
+  const generated = toOpenAPISchema(app as never, { staticFile: false } as never, undefined, undefined) as {
+    paths: Json
+    components: { schemas: Json }
+  }
   const facts = new Map<string, RouteFacts>()
-  for (const route of app.routes) facts.set(`${route.method.toLowerCase()} ${route.path.replace(/:([^/]+)/g, '{$1}')}`, { body: (route.hooks as Json)?.body })
+  for (const route of app.routes)
+    facts.set(`${route.method.toLowerCase()} ${route.path.replace(/:([^/]+)/g, '{$1}')}`, { body: (route.hooks as Json)?.body })
   const paths = referComponents(generated.paths, false) as Json
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, op] of Object.entries(operations as Json)) finishOperation(path, op as Operation, facts.get(`${method} ${path}`))
   }
-  const schemas = Object.fromEntries(Object.entries(generated.components.schemas).map(([name, schema]) => [name, referComponents(schema, true)]))
+  const schemas = Object.fromEntries(
+    Object.entries(generated.components.schemas).map(([name, schema]) => [name, referComponents(schema, true)]),
+  )
   return {
     openapi: '3.1.0',
     info: { title: info.title, version: info.version, description: info.description },

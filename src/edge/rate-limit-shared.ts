@@ -26,7 +26,11 @@ interface Window {
   leasing: Promise<void> | null
 }
 
-export function sharedRateLimiter(cluster: Pick<Cluster, 'leaseRate'>, now: () => number = () => Date.now() / 1000, maxKeys = MAX_KEYS): RateLimiter & { size(): number } {
+export function sharedRateLimiter(
+  cluster: Pick<Cluster, 'leaseRate'>,
+  now: () => number = () => Date.now() / 1000,
+  maxKeys = MAX_KEYS,
+): RateLimiter & { size(): number } {
   const windows = new Map<string, Window>()
   const keyOf = clientKeyer()
   const alone = rateLimiter(now)

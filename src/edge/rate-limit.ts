@@ -3,12 +3,24 @@
 import ipaddr from 'ipaddr.js'
 import { errorResponse } from './errors.ts'
 
-export interface Rule { bucket: string; limit: number; windowS: number }
+export interface Rule {
+  bucket: string
+  limit: number
+  windowS: number
+}
 /** What a check decided: a 429 to answer, or the headers to add to the answer. */
-export interface Limit { rejected: Response | null; headers: Record<string, string> }
+export interface Limit {
+  rejected: Response | null
+  headers: Record<string, string>
+}
 /** The limiter the request wrapper asks (this one, or rate-limit-shared.ts's across instances). */
-export interface RateLimiter { check(method: string, path: string, ip: string): Limit | Promise<Limit> }
-interface Window { count: number; resetAt: number }
+export interface RateLimiter {
+  check(method: string, path: string, ip: string): Limit | Promise<Limit>
+}
+interface Window {
+  count: number
+  resetAt: number
+}
 
 const LEDGER: Rule = { bucket: 'transactions', limit: 100, windowS: 3600 }
 const DEFAULT: Rule = { bucket: 'default', limit: 100, windowS: 10 }
@@ -36,7 +48,10 @@ export function clientKeyer() {
       if (parsed.kind() === 'ipv4') return parsed.toString()
       const v6 = parsed as ipaddr.IPv6
       if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString()
-      return `${v6.parts.slice(0, 4).map((part) => part.toString(16)).join(':')}::/64`
+      return `${v6.parts
+        .slice(0, 4)
+        .map((part) => part.toString(16))
+        .join(':')}::/64`
     } catch {
       return address // not an address (a proxy's "unknown"): counted as given
     }
@@ -113,7 +128,11 @@ export function decided(rule: Rule, admitted: boolean, remaining: number, resetI
     'ratelimit-reset': String(reset),
   }
   if (admitted) return { rejected: null, headers }
-  const rejected = errorResponse('RATE_LIMITED', 'too many requests', `limit is ${rule.limit} requests per ${rule.windowS} s; retry after ${reset} s`)
+  const rejected = errorResponse(
+    'RATE_LIMITED',
+    'too many requests',
+    `limit is ${rule.limit} requests per ${rule.windowS} s; retry after ${reset} s`,
+  )
   for (const [k, v] of Object.entries({ ...headers, 'retry-after': String(reset) })) rejected.headers.set(k, v)
   return { rejected, headers }
 }

@@ -11,7 +11,17 @@ import { ANSWER_HEADERS } from '../chain/x402/resource-server.ts'
 
 // CORS for an open API: every origin may read every answer, without credentials (the browser session's cookie is
 // SameSite=Lax, and "*" lets no other origin read an answer made with it).
-const EXPOSED = [...ANSWER_HEADERS, 'X-Request-Id', 'ETag', 'Content-Range', 'Accept-Ranges', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'].join(', ')
+const EXPOSED = [
+  ...ANSWER_HEADERS,
+  'X-Request-Id',
+  'ETag',
+  'Content-Range',
+  'Accept-Ranges',
+  'Retry-After',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+].join(', ')
 const METHODS = 'GET, HEAD, POST, PATCH, DELETE, OPTIONS'
 const PREFLIGHT_MAX_AGE_S = '600'
 
@@ -57,14 +67,21 @@ function pathOf(url: string): string {
 /** The socket's peer, or behind a trusted reverse proxy the address that proxy appended to X-Forwarded-For. */
 export function clientAddress(request: Request, peer: string | undefined, trustProxy: boolean): string {
   if (trustProxy) {
-    const hops = request.headers.get('x-forwarded-for')?.split(',').map((h) => h.trim()).filter(Boolean)
+    const hops = request.headers
+      .get('x-forwarded-for')
+      ?.split(',')
+      .map((h) => h.trim())
+      .filter(Boolean)
     if (hops?.length) return hops[hops.length - 1]
   }
   return peer ?? 'unknown'
 }
 
 /** An answer made once and served many times: its body (text or bytes), status and complete headers (see withCors). */
-export interface Prepared<Body extends string | Uint8Array<ArrayBuffer> | null = string> { body: Body; init: { status: number; headers: Headers } }
+export interface Prepared<Body extends string | Uint8Array<ArrayBuffer> | null = string> {
+  body: Body
+  init: { status: number; headers: Headers }
+}
 
 /** A route's answer: a response, the text of a 200 JSON answer (the wrapper adds all its headers at once), or a prepared one. */
 export type Answer = Response | string | Prepared<string | Uint8Array<ArrayBuffer> | null>
@@ -78,7 +95,8 @@ export type Route = (request: Request) => Answer | Promise<Answer>
 function unusableHost(url: string, path: string): boolean {
   return !URL.canParse(url) && (path || pathOf(url)) !== '/health'
 }
-const invalidHost = () => errorResponse('INVALID_HOST', 'invalid Host header', 'the Host header must be a host name or address, with an optional port')
+const invalidHost = () =>
+  errorResponse('INVALID_HOST', 'invalid Host header', 'the Host header must be a host name or address, with an optional port')
 
 // X-Request-Id ties an answer to its log lines, so it goes with them: handled whenever requests are logged (TRELLIS_LOG
 // info or debug, the default), skipped at warn and error. On a cached read it costs a small share of the throughput
@@ -93,7 +111,15 @@ const CALLER_ID = /^[\w.:@/+=-]{1,128}$/
 export function requestWrapper(d: { limiter: RateLimiter | null; requests: RequestMetrics; log: Logger; trustProxy: boolean }) {
   const logRequests = d.log.enabled('info')
 
-  function finish(request: Request, limit: Limit | undefined, started: number, path: string, series: number, id: string, answer: Answer): Response {
+  function finish(
+    request: Request,
+    limit: Limit | undefined,
+    started: number,
+    path: string,
+    series: number,
+    id: string,
+    answer: Answer,
+  ): Response {
     let response: Response
     if (typeof answer === 'string') response = new Response(answer, { headers: JSON_HEADERS })
     else if (answer instanceof Response) {
@@ -104,33 +130,52 @@ export function requestWrapper(d: { limiter: RateLimiter | null; requests: Reque
     if (id) response.headers.set('x-request-id', id)
     d.requests.observe(series, response.status, (performance.now() - started) / 1000)
     // Access tokens are credentials: keep them out of logs.
-    if (logRequests) d.log.info('request', { request_id: id, method: request.method, path: path.startsWith('/v1/access/') ? '/v1/access/<token>' : path, status: response.status, ms: Math.round((performance.now() - started) * 10) / 10 })
+    if (logRequests)
+      d.log.info('request', {
+        request_id: id,
+        method: request.method,
+        path: path.startsWith('/v1/access/') ? '/v1/access/<token>' : path,
+        status: response.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      })
     return response
   }
 
   /** `series`: the metrics series of the route template (null: not matched by Bun's router, counted per method). */
-  return (route: Route, series: number | null = null) => (request: Request, server: Server<unknown>): Response | Promise<Response> => {
-    const started = performance.now()
-    if (request.method === 'OPTIONS' && request.headers.has('access-control-request-method')) return preflight(request)
-    let id = ''
-    if (logRequests) {
-      const given = request.headers.get('x-request-id')
-      id = given !== null && CALLER_ID.test(given) ? given : randomUUID()
+  return (route: Route, series: number | null = null) =>
+    (request: Request, server: Server<unknown>): Response | Promise<Response> => {
+      const started = performance.now()
+      if (request.method === 'OPTIONS' && request.headers.has('access-control-request-method')) return preflight(request)
+      let id = ''
+      if (logRequests) {
+        const given = request.headers.get('x-request-id')
+        id = given !== null && CALLER_ID.test(given) ? given : randomUUID()
+      }
+      const counted = series ?? d.requests.unrouted(request.method)
+      const url = request.url
+      const path = d.limiter || logRequests ? pathOf(url) : ''
+      const limit = d.limiter?.check(request.method, path, clientAddress(request, server.requestIP(request)?.address, d.trustProxy))
+      // A limit shared by instances may have to ask the database first (rate-limit-shared.ts).
+      if (limit instanceof Promise) return limit.then((decided) => answer(route, request, decided, started, path, counted, id, url))
+      return answer(route, request, limit, started, path, counted, id, url)
     }
-    const counted = series ?? d.requests.unrouted(request.method)
-    const url = request.url
-    const path = d.limiter || logRequests ? pathOf(url) : ''
-    const limit = d.limiter?.check(request.method, path, clientAddress(request, server.requestIP(request)?.address, d.trustProxy))
-    // A limit shared by instances may have to ask the database first (rate-limit-shared.ts).
-    if (limit instanceof Promise) return limit.then((decided) => answer(route, request, decided, started, path, counted, id, url))
-    return answer(route, request, limit, started, path, counted, id, url)
-  }
 
-  function answer(route: Route, request: Request, limit: Limit | undefined, started: number, path: string, counted: number, id: string, url: string): Response | Promise<Response> {
+  function answer(
+    route: Route,
+    request: Request,
+    limit: Limit | undefined,
+    started: number,
+    path: string,
+    counted: number,
+    id: string,
+    url: string,
+  ): Response | Promise<Response> {
     if (limit?.rejected) return finish(request, limit, started, path, counted, id, limit.rejected)
     if (unusableHost(url, path)) return finish(request, limit, started, path, counted, id, invalidHost())
     // Lines logged while the route runs (payments, errors) carry the request's id too.
     const routed = id ? requestContext.run(id, route, request) : route(request)
-    return routed instanceof Promise ? routed.then((a) => finish(request, limit, started, path, counted, id, a)) : finish(request, limit, started, path, counted, id, routed)
+    return routed instanceof Promise
+      ? routed.then((a) => finish(request, limit, started, path, counted, id, a))
+      : finish(request, limit, started, path, counted, id, routed)
   }
 }

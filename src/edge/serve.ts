@@ -14,7 +14,12 @@ const MAX_BODY_BYTES = 64 * 1024 * 1024 // backstop; routes enforce their own, s
 const ROUTED = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
 
 export interface ServeOptions {
-  host: string; port: number; limiter: RateLimiter | null; trustProxy: boolean; requests: RequestMetrics; log: Logger
+  host: string
+  port: number
+  limiter: RateLimiter | null
+  trustProxy: boolean
+  requests: RequestMetrics
+  log: Logger
   /** Told, once the server listens, how to find a request's client address (behind a trusted proxy or not). */
   listening?: (clientAddress: (request: Request) => string) => void
 }

@@ -18,7 +18,15 @@ import type { Cluster } from '../store/records.ts'
 
 const SQL_CHECK_S = 3_600
 
-interface JobState { lastRun: number | null; lastError: string | null; running: boolean; ok: number; failed: number; seconds: number; lastSeconds: number }
+interface JobState {
+  lastRun: number | null
+  lastError: string | null
+  running: boolean
+  ok: number
+  failed: number
+  seconds: number
+  lastSeconds: number
+}
 
 export interface Jobs {
   status(): Record<string, { last_run: number | null; last_error: string | null }>
@@ -32,23 +40,39 @@ export interface Jobs {
 /** Runs by job and result, and the time they took. */
 function jobMetrics(state: Record<string, JobState>): string[] {
   const lines = ['# HELP trellis_job_runs_total Runs of each periodic job, by result.', '# TYPE trellis_job_runs_total counter']
-  for (const [job, s] of Object.entries(state)) lines.push(`trellis_job_runs_total{job="${job}",result="ok"} ${s.ok}`, `trellis_job_runs_total{job="${job}",result="error"} ${s.failed}`)
+  for (const [job, s] of Object.entries(state))
+    lines.push(
+      `trellis_job_runs_total{job="${job}",result="ok"} ${s.ok}`,
+      `trellis_job_runs_total{job="${job}",result="error"} ${s.failed}`,
+    )
   lines.push('# HELP trellis_job_duration_seconds_total Time spent in each job.', '# TYPE trellis_job_duration_seconds_total counter')
   for (const [job, s] of Object.entries(state)) lines.push(`trellis_job_duration_seconds_total{job="${job}"} ${s.seconds}`)
-  lines.push('# HELP trellis_job_last_duration_seconds How long the last run of each job took.', '# TYPE trellis_job_last_duration_seconds gauge')
+  lines.push(
+    '# HELP trellis_job_last_duration_seconds How long the last run of each job took.',
+    '# TYPE trellis_job_last_duration_seconds gauge',
+  )
   for (const [job, s] of Object.entries(state)) lines.push(`trellis_job_last_duration_seconds{job="${job}"} ${s.lastSeconds}`)
   return lines
 }
 
 export interface JobServices {
-  log: Logger; auth: AuthService; entries: EntryService; purchases: PurchaseService; stats: StatsService; ledgerAudit: LedgerAudit; webhooks: WebhookService
+  log: Logger
+  auth: AuthService
+  entries: EntryService
+  purchases: PurchaseService
+  stats: StatsService
+  ledgerAudit: LedgerAudit
+  webhooks: WebhookService
   /** Leaderboards and ranks are built on one thread, the ledger's SQL checks on another: neither waits for the other. */
   threads: { boards: LongReads; checks: LongReads }
   leadership: Leadership
   snapshots: SnapshotFollower
   /** Instances sharing one database: their rate-limit windows are swept here. */
   cluster: Cluster | null
-  statsRefreshS: number; rankingsRefreshS: number; reconcileS: number; ledgerCheckS: number
+  statsRefreshS: number
+  rankingsRefreshS: number
+  reconcileS: number
+  ledgerCheckS: number
 }
 
 export function startJobs(d: JobServices): Jobs {
@@ -95,10 +119,15 @@ export function startJobs(d: JobServices): Jobs {
   ]).then(() => {})
   const cluster = d.cluster
   if (cluster) every('rate-window-cleanup', 60, () => cluster.sweepRateWindows(), { once: true })
-  every('payment-reconciliation', d.reconcileS, async () => {
-    const counts = await d.purchases.reconcilePending()
-    if (counts.settled || counts.failed) d.log.info('payments reconciled', counts)
-  }, { once: true })
+  every(
+    'payment-reconciliation',
+    d.reconcileS,
+    async () => {
+      const counts = await d.purchases.reconcilePending()
+      if (counts.settled || counts.failed) d.log.info('payments reconciled', counts)
+    },
+    { once: true },
+  )
 
   // The ledger against the chain: what was added since the last check (the first check at start reads the rest).
   let audit: { report: AuditReport; at: number } | null = null
@@ -112,26 +141,45 @@ export function startJobs(d: JobServices): Jobs {
     }
     return sqlChecked.problems
   }
-  every('ledger-check', d.ledgerCheckS, async () => {
-    const report = await d.ledgerAudit.run({ full: false, inconsistencies })
-    provenTotal += report.proven
-    audit = { report, at: nowSeconds() }
-    if (report.problems.length > 0) d.log.error('the ledger does not match the chain', { problems: report.problems })
-    // An RPC outage proves nothing either way: the unchecked rows are checked again at the next run.
-    if (report.unreadable) d.log.warn('could not check the ledger against the chain: the RPC is not readable', { cause: report.unreadable.cause, unchecked: report.unreadable.subjects })
-  }, { once: true })
+  every(
+    'ledger-check',
+    d.ledgerCheckS,
+    async () => {
+      const report = await d.ledgerAudit.run({ full: false, inconsistencies })
+      provenTotal += report.proven
+      audit = { report, at: nowSeconds() }
+      if (report.problems.length > 0) d.log.error('the ledger does not match the chain', { problems: report.problems })
+      // An RPC outage proves nothing either way: the unchecked rows are checked again at the next run.
+      if (report.unreadable)
+        d.log.warn('could not check the ledger against the chain: the RPC is not readable', {
+          cause: report.unreadable.cause,
+          unchecked: report.unreadable.subjects,
+        })
+    },
+    { once: true },
+  )
 
   // Built and published on the boards thread; until the first build the server serves the last one published.
-  every('stats', d.statsRefreshS, async () => {
-    const result = await d.threads.boards.run({ boards: true }, nowSeconds())
-    d.snapshots.built('boards', result.boardsGeneration!, result.boards!)
-    d.log.debug('stats and leaderboards rebuilt', { ms: Math.round(result.ms * 10) / 10 })
-  }, { once: true })
-  every('rankings', d.rankingsRefreshS, async () => {
-    const result = await d.threads.boards.run({ ranks: true }, nowSeconds())
-    d.snapshots.built('ranks', result.ranksGeneration!, result.ranks!)
-    d.log.debug('wallet ranks rebuilt', { ms: Math.round(result.ms * 10) / 10 })
-  }, { once: true })
+  every(
+    'stats',
+    d.statsRefreshS,
+    async () => {
+      const result = await d.threads.boards.run({ boards: true }, nowSeconds())
+      d.snapshots.built('boards', result.boardsGeneration!, result.boards!)
+      d.log.debug('stats and leaderboards rebuilt', { ms: Math.round(result.ms * 10) / 10 })
+    },
+    { once: true },
+  )
+  every(
+    'rankings',
+    d.rankingsRefreshS,
+    async () => {
+      const result = await d.threads.boards.run({ ranks: true }, nowSeconds())
+      d.snapshots.built('ranks', result.ranksGeneration!, result.ranks!)
+      d.log.debug('wallet ranks rebuilt', { ms: Math.round(result.ms * 10) / 10 })
+    },
+    { once: true },
+  )
 
   // Each second: a sale's webhook leaves about a second after the sale, never inside the paid request.
   every('webhooks', 1, () => d.webhooks.deliverDue(), { once: true })
@@ -142,22 +190,27 @@ export function startJobs(d: JobServices): Jobs {
   return {
     ready,
     status: () => Object.fromEntries(Object.entries(state).map(([k, v]) => [k, { last_run: v.lastRun, last_error: v.lastError }])),
-    metrics: () => [...jobMetrics(state), ...(audit === null ? [] : [
-      '# HELP trellis_ledger_problems Rules broken at the last check of the ledger against the chain ' +
-        '(0 = the ledger equals the chain).',
-      '# TYPE trellis_ledger_problems gauge',
-      `trellis_ledger_problems ${audit.report.problems.length}`,
-      '# HELP trellis_ledger_unreadable 1 when the last check could not read the chain (RPC down): ' +
-        'rows went unchecked, nothing was found wrong.',
-      '# TYPE trellis_ledger_unreadable gauge',
-      `trellis_ledger_unreadable ${audit.report.unreadable ? 1 : 0}`,
-      '# HELP trellis_ledger_proven_total Ledger rows proven by their on-chain transfer since start.',
-      '# TYPE trellis_ledger_proven_total counter',
-      `trellis_ledger_proven_total ${provenTotal}`,
-      '# HELP trellis_ledger_last_check_timestamp_seconds When the ledger was last checked against the chain.',
-      '# TYPE trellis_ledger_last_check_timestamp_seconds gauge',
-      `trellis_ledger_last_check_timestamp_seconds ${audit.at}`,
-    ])],
+    metrics: () => [
+      ...jobMetrics(state),
+      ...(audit === null
+        ? []
+        : [
+            '# HELP trellis_ledger_problems Rules broken at the last check of the ledger against the chain ' +
+              '(0 = the ledger equals the chain).',
+            '# TYPE trellis_ledger_problems gauge',
+            `trellis_ledger_problems ${audit.report.problems.length}`,
+            '# HELP trellis_ledger_unreadable 1 when the last check could not read the chain (RPC down): ' +
+              'rows went unchecked, nothing was found wrong.',
+            '# TYPE trellis_ledger_unreadable gauge',
+            `trellis_ledger_unreadable ${audit.report.unreadable ? 1 : 0}`,
+            '# HELP trellis_ledger_proven_total Ledger rows proven by their on-chain transfer since start.',
+            '# TYPE trellis_ledger_proven_total counter',
+            `trellis_ledger_proven_total ${provenTotal}`,
+            '# HELP trellis_ledger_last_check_timestamp_seconds When the ledger was last checked against the chain.',
+            '# TYPE trellis_ledger_last_check_timestamp_seconds gauge',
+            `trellis_ledger_last_check_timestamp_seconds ${audit.at}`,
+          ]),
+    ],
     async stop() {
       timers.forEach(clearInterval)
     },

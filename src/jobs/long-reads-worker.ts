@@ -28,12 +28,22 @@ self.onmessage = async (event: MessageEvent<LongReadsRequest | { close: true }>)
     const result: LongReadsResult = { id: request.id, ms: 0 }
     if (request.boards) {
       const boards = await records.snapshot((view) => buildLeaderboards(view.stats, request.now))
-      result.boards = Object.fromEntries(Object.entries(boards).map(([key, items]) => [key, items.map((item) => JSON.stringify(item))])) as Record<BoardKey, string[]>
-      result.boardsGeneration = await records.snapshots.publish('boards', request.now, JSON.stringify({ generated_at: request.now, boards: result.boards } satisfies BoardsSnapshot))
+      result.boards = Object.fromEntries(
+        Object.entries(boards).map(([key, items]) => [key, items.map((item) => JSON.stringify(item))]),
+      ) as Record<BoardKey, string[]>
+      result.boardsGeneration = await records.snapshots.publish(
+        'boards',
+        request.now,
+        JSON.stringify({ generated_at: request.now, boards: result.boards } satisfies BoardsSnapshot),
+      )
     }
     if (request.ranks) {
       result.ranks = await records.read.stats.ranks()
-      result.ranksGeneration = await records.snapshots.publish('ranks', request.now, JSON.stringify({ generated_at: request.now, ranks: result.ranks } satisfies RanksSnapshot))
+      result.ranksGeneration = await records.snapshots.publish(
+        'ranks',
+        request.now,
+        JSON.stringify({ generated_at: request.now, ranks: result.ranks } satisfies RanksSnapshot),
+      )
     }
     if (request.checks) result.problems = await records.snapshot((view) => view.audit.inconsistencies())
     if (request.integrity) result.integrity = await records.upkeep.integrity()
@@ -42,6 +52,10 @@ self.onmessage = async (event: MessageEvent<LongReadsRequest | { close: true }>)
     result.ms = performance.now() - started
     postMessage(result)
   } catch (error) {
-    postMessage({ id: request.id, ms: performance.now() - started, error: String((error as Error)?.message ?? error) } satisfies LongReadsResult)
+    postMessage({
+      id: request.id,
+      ms: performance.now() - started,
+      error: String((error as Error)?.message ?? error),
+    } satisfies LongReadsResult)
   }
 }

@@ -8,21 +8,42 @@ import { workerClient } from '../lib/workers.ts'
 import type { RecordsPlace } from '../store/open.ts'
 
 export interface LongReadsAsked {
-  boards?: boolean; ranks?: boolean; checks?: boolean
+  boards?: boolean
+  ranks?: boolean
+  checks?: boolean
   /** A consistent copy of the database written here. */
-  copyTo?: string; integrity?: boolean; namedCids?: boolean
+  copyTo?: string
+  integrity?: boolean
+  namedCids?: boolean
 }
-export interface LongReadsRequest extends LongReadsAsked { id: number; place: RecordsPlace; now: number }
+export interface LongReadsRequest extends LongReadsAsked {
+  id: number
+  place: RecordsPlace
+  now: number
+}
 export interface LongReadsResult {
-  id: number; ms: number; problems?: Inconsistency[]; integrity?: { problems: string[]; skipped?: string }; cids?: string[]
+  id: number
+  ms: number
+  problems?: Inconsistency[]
+  integrity?: { problems: string[]; skipped?: string }
+  cids?: string[]
   /** Built and published: each with the generation the shelf gave it. */
-  boards?: Partial<Record<BoardKey, string[]>>; boardsGeneration?: number; ranks?: WalletRanks[]; ranksGeneration?: number
+  boards?: Partial<Record<BoardKey, string[]>>
+  boardsGeneration?: number
+  ranks?: WalletRanks[]
+  ranksGeneration?: number
   error?: string
 }
 
 /** The bodies of the snapshots published: each leaderboard's items already serialised, and the wallet ranks. */
-export interface BoardsSnapshot { generated_at: number; boards: Partial<Record<BoardKey, string[]>> }
-export interface RanksSnapshot { generated_at: number; ranks: WalletRanks[] }
+export interface BoardsSnapshot {
+  generated_at: number
+  boards: Partial<Record<BoardKey, string[]>>
+}
+export interface RanksSnapshot {
+  generated_at: number
+  ranks: WalletRanks[]
+}
 
 export interface LongReads {
   run(what: LongReadsAsked, now: number): Promise<LongReadsResult>

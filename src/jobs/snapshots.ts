@@ -17,7 +17,11 @@ export interface SnapshotFollower {
 const KINDS: SnapshotKind[] = ['boards', 'ranks']
 
 /** Resolves once what the shelf holds is installed (nothing, the first time a market starts). */
-export async function followSnapshots(records: Pick<Records, 'snapshots' | 'cluster'>, stats: StatsService, log: Logger): Promise<SnapshotFollower> {
+export async function followSnapshots(
+  records: Pick<Records, 'snapshots' | 'cluster'>,
+  stats: StatsService,
+  log: Logger,
+): Promise<SnapshotFollower> {
   const installed: Record<SnapshotKind, number> = { boards: -1, ranks: -1 }
   const loading: Partial<Record<SnapshotKind, Promise<void>>> = {}
 
@@ -37,9 +41,14 @@ export async function followSnapshots(records: Pick<Records, 'snapshots' | 'clus
 
   /** One load of a kind at a time; a notice meanwhile loads again after it (it may name a newer generation). */
   function reload(kind: SnapshotKind): Promise<void> {
-    const next = (loading[kind] ?? Promise.resolve()).then(() => load(kind)).catch((error: unknown) => {
-      log.warn('could not load a published snapshot; the next notice or start loads it', { kind, error: String((error as Error)?.message ?? error).split('\n')[0] })
-    })
+    const next = (loading[kind] ?? Promise.resolve())
+      .then(() => load(kind))
+      .catch((error: unknown) => {
+        log.warn('could not load a published snapshot; the next notice or start loads it', {
+          kind,
+          error: String((error as Error)?.message ?? error).split('\n')[0],
+        })
+      })
     loading[kind] = next
     return next
   }
@@ -51,7 +60,8 @@ export async function followSnapshots(records: Pick<Records, 'snapshots' | 'clus
   })
   await Promise.all(KINDS.map(reload))
   return {
-    built: (kind: SnapshotKind, generation: number, content: BoardsSnapshot['boards'] | RanksSnapshot['ranks']) => install(kind, generation, content),
+    built: (kind: SnapshotKind, generation: number, content: BoardsSnapshot['boards'] | RanksSnapshot['ranks']) =>
+      install(kind, generation, content),
     stop: () => unhear?.(),
   }
 }

@@ -7,7 +7,11 @@ import type { CID } from 'multiformats/cid'
  * A block as listed: `key` is its name in the space (keyOf its CID), `storedAt` when it was last written (milliseconds
  * since the epoch), or null in a space that does not know.
  */
-export interface ListedBlock { readonly key: string; readonly cid: CID; readonly storedAt: number | null }
+export interface ListedBlock {
+  readonly key: string
+  readonly cid: CID
+  readonly storedAt: number | null
+}
 
 /** One import's blocks, noted before each is written; `end` when the import is over, stored or failed. */
 export interface Hold {

@@ -16,7 +16,11 @@ export type FetchFailure = 'unresolved' | 'not-public' | 'timed-out' | 'unreacha
  * that may go back to the one who gave the URL.
  */
 export class PublicFetchFailed extends Error {
-  constructor(detail: string, readonly kind: FetchFailure = 'refused', readonly code?: string) {
+  constructor(
+    detail: string,
+    readonly kind: FetchFailure = 'refused',
+    readonly code?: string,
+  ) {
     super(detail)
   }
 }
@@ -58,12 +62,18 @@ export async function vettedAddresses(hostname: string, allowPrivate: boolean, d
 /** A signal aborted after `ms`, and a promise that rejects then (to race a lookup, which takes no signal). */
 export function timeLimit(ms: number): { signal: AbortSignal; deadline: Promise<never> } {
   const signal = AbortSignal.timeout(ms)
-  const deadline = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new PublicFetchFailed('timed out', 'timed-out')), { once: true }))
+  const deadline = new Promise<never>((_, reject) =>
+    signal.addEventListener('abort', () => reject(new PublicFetchFailed('timed out', 'timed-out')), { once: true }),
+  )
   deadline.catch(() => {}) // it only matters while raced
   return { signal, deadline }
 }
 
-export interface PublicRequest { method?: string; headers?: Record<string, string>; body?: string }
+export interface PublicRequest {
+  method?: string
+  headers?: Record<string, string>
+  body?: string
+}
 
 /** One request to `url`, connected to `address` (a vetted one), with the URL's own name as Host and TLS name. */
 function requestAt(url: URL, address: string, init: PublicRequest, signal: AbortSignal): Promise<Response> {

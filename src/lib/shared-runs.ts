@@ -8,10 +8,12 @@ export function sharedRuns(run: () => Promise<void>): () => Promise<void> {
   const start = (): Promise<void> => (current = run().finally(() => (current = null)))
   return () => {
     if (!current) return start()
-    next ??= current.catch(() => {}).then(() => {
-      next = null
-      return start()
-    })
+    next ??= current
+      .catch(() => {})
+      .then(() => {
+        next = null
+        return start()
+      })
     return next
   }
 }

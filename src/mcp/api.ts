@@ -7,7 +7,11 @@ export type Fetcher = (request: Request) => Promise<Response>
 
 /** An answer of the API that is not what the tool needed: its status, and the code and message of its error body. */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string | null, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string | null,
+    message: string,
+  ) {
     super(message)
   }
 }
@@ -52,8 +56,12 @@ export async function apiError(response: Response): Promise<ApiError> {
     // not JSON: the status says it
   }
   const code = typeof body?.code === 'string' ? body.code : typeof body?.error === 'string' ? body.error : null
-  const message = [body?.message ?? body?.error, typeof body?.details === 'string' ? body.details : body?.details?.field ? `field ${body.details.field}` : null]
-    .filter((part) => typeof part === 'string' && part !== '' && part !== code).join(': ')
+  const message = [
+    body?.message ?? body?.error,
+    typeof body?.details === 'string' ? body.details : body?.details?.field ? `field ${body.details.field}` : null,
+  ]
+    .filter((part) => typeof part === 'string' && part !== '' && part !== code)
+    .join(': ')
   return new ApiError(response.status, code, `Trellis answered ${response.status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}`)
 }
 

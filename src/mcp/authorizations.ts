@@ -22,7 +22,13 @@ export function authorizationCheck(rpcUrls: Partial<Record<NetworkName, string>>
     // The state AT a block whose time is validBefore or later: unused there, no later block can use it (EIP-3009
     // needs block.timestamp < validBefore).
     const block = await client.getBlock({ blockTag: 'latest' })
-    const used = await client.readContract({ address: sent.asset, abi: EIP3009, functionName: 'authorizationState', args: [sent.from, sent.nonce], blockNumber: block.number })
+    const used = await client.readContract({
+      address: sent.asset,
+      abi: EIP3009,
+      functionName: 'authorizationState',
+      args: [sent.from, sent.nonce],
+      blockNumber: block.number,
+    })
     if (used) return 'used'
     return block.timestamp >= sent.validBefore ? 'expired-unused' : 'unknown'
   }

@@ -10,7 +10,12 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js'
-import { isJSONRPCRequest, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js'
+import {
+  isJSONRPCRequest,
+  JSONRPCMessageSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type JSONRPCRequest,
+} from '@modelcontextprotocol/sdk/types.js'
 import { nowSeconds } from '../lib/clock.ts'
 import { sharedServer } from './shared-server.ts'
 
@@ -25,7 +30,11 @@ export interface StatelessMcpOptions {
    * Keeps a reading tool's result until the records next change (the read memo's `get`): `made` says from when it
    * is stale by the clock (server seconds). Without it every call is made.
    */
-  keep?: (key: string, make: (staleFrom: (at: number) => void) => Promise<string | null>, size: (text: string | null) => number) => Promise<string | null>
+  keep?: (
+    key: string,
+    make: (staleFrom: (at: number) => void) => Promise<string | null>,
+    size: (text: string | null) => number,
+  ) => Promise<string | null>
   /** What `keep` holds for a key now, without making it: undefined when nothing is held. */
   peek?: (key: string) => string | null | undefined
   /** The tools whose result is a function of their arguments and the market (no wallet, no caller's headers). */
@@ -43,19 +52,29 @@ const RESULT_HEAD = '{"result":'
 const resultTail = (id: string | number) => `,"jsonrpc":"2.0","id":${JSON.stringify(id)}}`
 const ACCEPT = 'application/json, text/event-stream'
 const ASK_TOOLS = '{"jsonrpc":"2.0","id":0,"method":"tools/list"}'
-const BATCH_REFUSED = JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not accepted here; send one message per request' }, id: null })
+const BATCH_REFUSED = JSON.stringify({
+  jsonrpc: '2.0',
+  error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not accepted here; send one message per request' },
+  id: null,
+})
 
 /** The message is tools/list and nothing more (no cursor, no _meta, nothing the SDK might answer otherwise). */
 function plainToolsList(message: unknown): message is { id: string | number } {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return false
   const { jsonrpc, id, method, params, ...rest } = message as Record<string, unknown>
-  return jsonrpc === '2.0' && method === 'tools/list' && Object.keys(rest).length === 0
+  return (
+    jsonrpc === '2.0' &&
+    method === 'tools/list' &&
+    Object.keys(rest).length === 0 &&
     // The SDK's id: a string, or an integer it can hold (others are its 400).
-    && (typeof id === 'string' || Number.isSafeInteger(id))
-    && (params === undefined ? !('params' in message) : isEmptyObject(params))
+    (typeof id === 'string' || Number.isSafeInteger(id)) &&
+    (params === undefined ? !('params' in message) : isEmptyObject(params))
+  )
 }
-const isToolCall = (message: unknown) => typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'tools/call'
-const isEmptyObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0
+const isToolCall = (message: unknown) =>
+  typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'tools/call'
+const isEmptyObject = (value: unknown) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0
 
 /**
  * The body as the SDK reads it: `over` once more than `limit` bytes came (then `chunks` holds those, no more is read).
@@ -81,7 +100,9 @@ async function readBody(body: ReadableStream<Uint8Array>, limit: number): Promis
 /** A tools/call as the key of its kept result: its tool and arguments, or null when it is not kept. */
 function keptKey(request: JSONRPCRequest, tools: readonly string[]): string | null {
   const { name, arguments: args, ...rest } = (request.params ?? {}) as Record<string, unknown>
-  return typeof name === 'string' && tools.includes(name) && Object.keys(rest).length === 0 ? `mcp:${name}:${JSON.stringify(args ?? null)}` : null
+  return typeof name === 'string' && tools.includes(name) && Object.keys(rest).length === 0
+    ? `mcp:${name}:${JSON.stringify(args ?? null)}`
+    : null
 }
 
 /**
@@ -97,10 +118,21 @@ function plainToolCall(message: unknown, tools: readonly string[]): { id: string
   return key ? { id: id as string | number, key } : null
 }
 
-export function statelessMcp({ server, shared, maxBodyBytes, keep, peek, keptTools = [] }: StatelessMcpOptions): (request: Request) => Promise<Response> {
+export function statelessMcp({
+  server,
+  shared,
+  maxBodyBytes,
+  keep,
+  peek,
+  keptTools = [],
+}: StatelessMcpOptions): (request: Request) => Promise<Response> {
   async function sdk(request: Request, parsedBody?: unknown): Promise<Response> {
     const mcp = server()
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: maxBodyBytes })
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: maxBodyBytes,
+    })
     await mcp.connect(transport)
     try {
       // JSON mode: the answer is whole when it resolves. A parsed body is not read again (its size was checked).
@@ -114,24 +146,37 @@ export function statelessMcp({ server, shared, maxBodyBytes, keep, peek, keptToo
 
   let toolsList: Promise<string | null> | undefined
   /** The SDK's tools/list result as JSON text, asked once; null (never the fast path) if its answer is not as expected. */
-  const cachedToolsList = () => (toolsList ??= (async () => {
-    const answer = await sdk(new Request('http://localhost/mcp', { method: 'POST', headers: { accept: ACCEPT, 'content-type': 'application/json' }, body: ASK_TOOLS }))
-    const text = await answer.text()
-    const tail = resultTail(0)
-    let headers = 0
-    answer.headers.forEach(() => void headers++)
-    const plain = answer.status === 200 && headers === 1 && answer.headers.get('content-type') === 'application/json'
-    return plain && text.startsWith(RESULT_HEAD) && text.endsWith(tail) ? text.slice(RESULT_HEAD.length, -tail.length) : null
-  })().catch(() => null))
+  const cachedToolsList = () =>
+    (toolsList ??= (async () => {
+      const answer = await sdk(
+        new Request('http://localhost/mcp', {
+          method: 'POST',
+          headers: { accept: ACCEPT, 'content-type': 'application/json' },
+          body: ASK_TOOLS,
+        }),
+      )
+      const text = await answer.text()
+      const tail = resultTail(0)
+      let headers = 0
+      answer.headers.forEach(() => void headers++)
+      const plain = answer.status === 200 && headers === 1 && answer.headers.get('content-type') === 'application/json'
+      return plain && text.startsWith(RESULT_HEAD) && text.endsWith(tail) ? text.slice(RESULT_HEAD.length, -tail.length) : null
+    })().catch(() => null))
 
   return async (request) => {
     // What the SDK checks before the body, in its order (406, 415, 413 by the declared length), and the protocol
     // version it checks after: anything the fast path would not answer as it does is left to it, body unread.
     const accept = request.headers.get('accept')
     const version = request.headers.get('mcp-protocol-version')
-    if (request.method !== 'POST' || !accept?.includes('application/json') || !accept.includes('text/event-stream')
-      || !isJsonContentType(request.headers.get('content-type')) || Number(request.headers.get('content-length')) > maxBodyBytes
-      || (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) || request.body === null) {
+    if (
+      request.method !== 'POST' ||
+      !accept?.includes('application/json') ||
+      !accept.includes('text/event-stream') ||
+      !isJsonContentType(request.headers.get('content-type')) ||
+      Number(request.headers.get('content-length')) > maxBodyBytes ||
+      (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) ||
+      request.body === null
+    ) {
       return sdk(request)
     }
     const { chunks, over } = await readBody(request.body, maxBodyBytes)
@@ -147,11 +192,13 @@ export function statelessMcp({ server, shared, maxBodyBytes, keep, peek, keptToo
     if (Array.isArray(message)) return new Response(BATCH_REFUSED, { status: 400, headers: { 'Content-Type': 'application/json' } })
     if (plainToolsList(message)) {
       const result = await cachedToolsList()
-      if (result !== null) return new Response(RESULT_HEAD + result + resultTail(message.id), { status: 200, headers: { 'Content-Type': 'application/json' } })
+      if (result !== null)
+        return new Response(RESULT_HEAD + result + resultTail(message.id), { status: 200, headers: { 'Content-Type': 'application/json' } })
     }
     const plain = peek && plainToolCall(message, keptTools)
     const held = plain ? peek(plain.key) : undefined
-    if (plain && held) return new Response(RESULT_HEAD + held + resultTail(plain.id), { status: 200, headers: { 'Content-Type': 'application/json' } })
+    if (plain && held)
+      return new Response(RESULT_HEAD + held + resultTail(plain.id), { status: 200, headers: { 'Content-Type': 'application/json' } })
     if (isToolCall(message)) {
       // What the SDK's transport hands its server: the message as its schema reads it, and the request's headers and URL.
       const checked = JSONRPCMessageSchema.safeParse(message)
@@ -164,14 +211,22 @@ export function statelessMcp({ server, shared, maxBodyBytes, keep, peek, keptToo
           const asked: JSONRPCRequest = { ...checked.data, id: 0 }
           // The result as the SDK wrote it for id 0, kept unless it is an error (a failure may pass); each caller gets
           // it with its own id, the same bytes as the SDK's answer.
-          const result = await keep(key, async (staleFrom) => {
-            staleFrom(nowSeconds() + KEPT_CLOCK_S)
-            const text = JSON.stringify(await call(asked, extra))
-            const tail = resultTail(0)
-            const plain = text.startsWith(RESULT_HEAD) && text.endsWith(tail) && !text.includes('"isError":true')
-            return plain ? text.slice(RESULT_HEAD.length, -tail.length) : null
-          }, (text) => 64 + (text?.length ?? 0))
-          if (result !== null) return new Response(RESULT_HEAD + result + resultTail(checked.data.id), { status: 200, headers: { 'Content-Type': 'application/json' } })
+          const result = await keep(
+            key,
+            async (staleFrom) => {
+              staleFrom(nowSeconds() + KEPT_CLOCK_S)
+              const text = JSON.stringify(await call(asked, extra))
+              const tail = resultTail(0)
+              const plain = text.startsWith(RESULT_HEAD) && text.endsWith(tail) && !text.includes('"isError":true')
+              return plain ? text.slice(RESULT_HEAD.length, -tail.length) : null
+            },
+            (text) => 64 + (text?.length ?? 0),
+          )
+          if (result !== null)
+            return new Response(RESULT_HEAD + result + resultTail(checked.data.id), {
+              status: 200,
+              headers: { 'Content-Type': 'application/json' },
+            })
         }
         const answer = await call(checked.data, extra)
         return new Response(JSON.stringify(answer), { status: 200, headers: { 'Content-Type': 'application/json' } })

@@ -12,7 +12,10 @@ export function networkNamed(network: unknown): NetworkName | null {
 export class PinnedNetworks {
   #pinned: Promise<readonly NetworkName[]> | null
 
-  constructor(private readonly api: TrellisApi, given: readonly NetworkName[] | null) {
+  constructor(
+    private readonly api: TrellisApi,
+    given: readonly NetworkName[] | null,
+  ) {
     this.#pinned = given ? Promise.resolve(given) : null
   }
 
@@ -29,7 +32,8 @@ export class PinnedNetworks {
     const about = await this.api.json<{ network?: unknown; networks?: unknown }>('/.well-known/x402')
     const named = Array.isArray(about.networks) ? about.networks : [about.network]
     const known = named.map(networkNamed).filter((name): name is NetworkName => name !== null)
-    if (known.length === 0) throw new Error(`the server names no network this client knows (${NETWORK_NAMES.join(', ')}); set TRELLIS_MCP_NETWORKS`)
+    if (known.length === 0)
+      throw new Error(`the server names no network this client knows (${NETWORK_NAMES.join(', ')}); set TRELLIS_MCP_NETWORKS`)
     return [...new Set(known)]
   }
 

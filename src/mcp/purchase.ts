@@ -16,22 +16,29 @@ import { networkNamed } from './networks.ts'
 /** A refusal of the MCP process itself (a cap, the agent's own limit, a network not pinned): nothing was signed. */
 export class Refused extends Error {}
 
-export interface Settlement { transaction: string; network: string; payer: string }
+export interface Settlement {
+  transaction: string
+  network: string
+  payer: string
+}
 
 export type Bought =
   /** The wallet may read it already (its owner, a past buyer, or it is free): nothing was paid. */
-  | { kind: 'owned'; entry: any }
-  | { kind: 'paid'; entry: any; amount: bigint; settlement: Settlement }
+  { kind: 'owned'; entry: any } | { kind: 'paid'; entry: any; amount: bigint; settlement: Settlement }
 
 /** Why a requirement is not one to sign (null when it is). */
 async function outOfBounds(wallet: OperatorWallet, requirement: PaymentRequirements, maxPrice: bigint | undefined): Promise<string | null> {
   const amount = amountOf(requirement)
   const pinned = await wallet.networks.names()
   const network = networkNamed(requirement.network)
-  if (network === null || !pinned.includes(network)) return `refused: the server asks for a payment on ${String(requirement.network)}, and this client pays ` +
-    `only on ${pinned.join(', ')} (TRELLIS_MCP_NETWORKS); nothing was signed`
+  if (network === null || !pinned.includes(network))
+    return (
+      `refused: the server asks for a payment on ${String(requirement.network)}, and this client pays ` +
+      `only on ${pinned.join(', ')} (TRELLIS_MCP_NETWORKS); nothing was signed`
+    )
   if (amount === null) return 'refused: the server asks for an amount that is not a whole number of units; nothing was signed'
-  if (maxPrice !== undefined && amount > maxPrice) return `refused: the entry costs ${amount} units, more than the max_price of ${maxPrice} given; nothing was signed`
+  if (maxPrice !== undefined && amount > maxPrice)
+    return `refused: the entry costs ${amount} units, more than the max_price of ${maxPrice} given; nothing was signed`
   return null
 }
 
@@ -42,7 +49,13 @@ function sentAuthorization(payload: Record<string, unknown>, requirement: Paymen
   const hex = (value: unknown, digits: number) => typeof value === 'string' && new RegExp(`^0x[0-9a-fA-F]{${digits}}$`).test(value)
   if (!auth || !network || !hex(auth.from, 40) || !hex(auth.nonce, 64) || !hex(requirement.asset, 40)) return null
   if (typeof auth.validBefore !== 'string' || !/^\d{1,30}$/.test(auth.validBefore)) return null
-  return { network, asset: requirement.asset as `0x${string}`, from: auth.from as `0x${string}`, nonce: auth.nonce as `0x${string}`, validBefore: BigInt(auth.validBefore) }
+  return {
+    network,
+    asset: requirement.asset as `0x${string}`,
+    from: auth.from as `0x${string}`,
+    nonce: auth.nonce as `0x${string}`,
+    validBefore: BigInt(auth.validBefore),
+  }
 }
 
 /**
@@ -65,7 +78,11 @@ export async function buyEntry(api: TrellisApi, wallet: OperatorWallet, path: st
   client.setSpendControls({ maxAmountPerPayment: false })
   // Of several requirements, one on a pinned network is chosen (the hook below refuses any other all the same).
   client.registerPolicy((_, requirements) => requirements.filter((one) => pinned.includes(networkNamed(one.network)!)))
-  const held: { hold: Hold | null; refusal: string | null; requirement: PaymentRequirements | null } = { hold: null, refusal: null, requirement: null }
+  const held: { hold: Hold | null; refusal: string | null; requirement: PaymentRequirements | null } = {
+    hold: null,
+    refusal: null,
+    requirement: null,
+  }
   client.onBeforePaymentCreation(async ({ selectedRequirements }) => {
     held.refusal = await outOfBounds(wallet, selectedRequirements, maxPrice)
     if (held.refusal === null) {
@@ -86,8 +103,10 @@ export async function buyEntry(api: TrellisApi, wallet: OperatorWallet, path: st
     if (held.refusal !== null) throw new Refused(held.refusal)
     const offered = challenge.accepts.map((one) => String(one.network))
     if (held.requirement === null && offered.every((one) => !pinned.includes(networkNamed(one)!))) {
-      throw new Refused(`refused: the server asks for a payment on ${offered.join(', ')}, and this client pays only ` +
-        `on ${pinned.join(', ')} (TRELLIS_MCP_NETWORKS); nothing was signed`)
+      throw new Refused(
+        `refused: the server asks for a payment on ${offered.join(', ')}, and this client pays only ` +
+          `on ${pinned.join(', ')} (TRELLIS_MCP_NETWORKS); nothing was signed`,
+      )
     }
     throw new Error(`cannot pay this entry: ${(error as Error).message}`)
   }
@@ -97,7 +116,9 @@ export async function buyEntry(api: TrellisApi, wallet: OperatorWallet, path: st
   const authorization = sentAuthorization(payment.payload, held.requirement!)
   if (typeof signedValue !== 'string' || !/^\d+$/.test(signedValue) || BigInt(signedValue) !== hold.amount || authorization === null) {
     hold.release()
-    throw new Refused(`refused: the payment signed ${String(signedValue)} units, not the ${hold.amount} checked against the caps; it was not sent`)
+    throw new Refused(
+      `refused: the payment signed ${String(signedValue)} units, not the ${hold.amount} checked against the caps; it was not sent`,
+    )
   }
 
   let paid: Response
@@ -113,8 +134,8 @@ export async function buyEntry(api: TrellisApi, wallet: OperatorWallet, path: st
 /** What the agent is told of an authorization that left this process and was not (known to be) settled. */
 const stillSpendable = (sent: SentAuthorization) =>
   `the signed authorization left this process and can be settled by whoever holds it ` +
-    `until ${new Date(Number(sent.validBefore) * 1000).toISOString()}, so it may still be charged: ` +
-    `it counts against the session cap until the chain shows it expired unused`
+  `until ${new Date(Number(sent.validBefore) * 1000).toISOString()}, so it may still be charged: ` +
+  `it counts against the session cap until the chain shows it expired unused`
 
 /** The answer to a paid request: the entry, or why not. A sent authorization is never given back on the server's word. */
 async function settle(paid: Response, hold: Hold, http: x402HTTPClient, sent: SentAuthorization): Promise<Bought> {
@@ -132,12 +153,23 @@ async function settle(paid: Response, hold: Hold, http: x402HTTPClient, sent: Se
   hold.sent(sent)
   const error = await apiError(paid.clone())
   if (paid.status === 402) {
-    const reason = await paid.json().then((body: { error?: unknown }) => String(body.error ?? ''), () => '')
-    throw new ApiError(402, 'PAYMENT_REFUSED', `the server answered that it refused the payment${reason ? ` (${reason})` : ''}; ${stillSpendable(sent)}`)
+    const reason = await paid.json().then(
+      (body: { error?: unknown }) => String(body.error ?? ''),
+      () => '',
+    )
+    throw new ApiError(
+      402,
+      'PAYMENT_REFUSED',
+      `the server answered that it refused the payment${reason ? ` (${reason})` : ''}; ${stillSpendable(sent)}`,
+    )
   }
   if (paid.status === 503) {
-    throw new ApiError(503, error.code, `${error.message}. The payment is not settled yet and may still be ` +
-      `charged; ${stillSpendable(sent)}. Try again later to read the entry`)
+    throw new ApiError(
+      503,
+      error.code,
+      `${error.message}. The payment is not settled yet and may still be ` +
+        `charged; ${stillSpendable(sent)}. Try again later to read the entry`,
+    )
   }
   throw new ApiError(error.status, error.code, `${error.message}; ${stillSpendable(sent)}`)
 }

@@ -23,12 +23,14 @@ export interface McpServerOptions {
 export const READING_TOOLS = ['search_feeds', 'list_categories', 'list_entries', 'get_entry', 'get_price'] as const
 export const WALLET_TOOLS = ['buy_entry', 'list_purchases', 'create_feed', 'create_entry'] as const
 
-const INSTRUCTIONS = `Trellis is a marketplace of content feeds: creators publish entries (text, JSON, images, ` +
+const INSTRUCTIONS =
+  `Trellis is a marketplace of content feeds: creators publish entries (text, JSON, images, ` +
   `audio, video, PDF), free or paid in USDC over x402.
 Find feeds with search_feeds (words, category, tags), list a feed's entries with list_entries, ` +
   `read one with get_entry, and see what a paid entry costs with get_price.
 ${UNTRUSTED}`
-const WALLET_INSTRUCTIONS = `
+const WALLET_INSTRUCTIONS =
+  `
 This server holds the operator's wallet: buy_entry pays for an entry (within the operator's ` +
   `caps, checked before anything is signed), list_purchases lists what it bought, create_feed and ` +
   `create_entry publish as it. Amounts are USDC smallest units as strings (1000000 = 1 USDC).`
@@ -41,10 +43,13 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   const { api, wallet } = options
   // The operator's own process inlines more than /mcp, which any client may ask.
   const ctx = { api, wallet, inline: options.remote ? OPERATOR_INLINE : SERVER_INLINE }
-  const server = new McpServer({ name: 'trellis', title: 'Trellis content marketplace', version: VERSION }, {
-    instructions: INSTRUCTIONS + (wallet ? WALLET_INSTRUCTIONS : ''),
-    jsonSchemaValidator: SCHEMA_VALIDATOR,
-  })
+  const server = new McpServer(
+    { name: 'trellis', title: 'Trellis content marketplace', version: VERSION },
+    {
+      instructions: INSTRUCTIONS + (wallet ? WALLET_INSTRUCTIONS : ''),
+      jsonSchemaValidator: SCHEMA_VALIDATOR,
+    },
+  )
   registerReadingTools(server, ctx)
   if (wallet) registerBuyingTool(server, { ...ctx, wallet })
   if (options.remote) registerPurchasesTool(server, ctx)

@@ -7,7 +7,13 @@
 // only carries messages to it and back, through the SDK's Transport interface.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { isJSONRPCErrorResponse, isJSONRPCResultResponse, type JSONRPCMessage, type JSONRPCRequest, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js'
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type MessageExtraInfo,
+} from '@modelcontextprotocol/sdk/types.js'
 
 type Answer = Exclude<JSONRPCMessage, JSONRPCRequest | { method: string }>
 

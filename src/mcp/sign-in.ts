@@ -32,14 +32,20 @@ export function foreignSignIn(message: unknown, base: string, address: string, c
   }
   if (!uri || uri.origin !== server.origin) return `the message names ${JSON.stringify(siwe.uri)}, not ${server.origin}`
   if (siwe.address?.toLowerCase() !== address.toLowerCase()) return `the message is for ${siwe.address}, not this wallet`
-  if (!chainIds.includes(siwe.chainId ?? -1)) return `the message names chain ${siwe.chainId}, not one this client pays on (${chainIds.join(', ')})`
+  if (!chainIds.includes(siwe.chainId ?? -1))
+    return `the message names chain ${siwe.chainId}, not one this client pays on (${chainIds.join(', ')})`
   if (Math.abs(issued.issuedAt - now) > CLOCK_SKEW_S) return 'the message was not issued now'
-  if (issued.expiresAt <= now || issued.expiresAt - issued.issuedAt > MAX_LIFE_S) return `the message is valid for more than ${MAX_LIFE_S} s`
+  if (issued.expiresAt <= now || issued.expiresAt - issued.issuedAt > MAX_LIFE_S)
+    return `the message is valid for more than ${MAX_LIFE_S} s`
   const rebuilt = siweMessage({ host: server.host, uri: siwe.uri!, chainId: siwe.chainId! }, address as `0x${string}`, issued)
   return rebuilt === message ? null : 'the message says more than a Trellis sign-in does'
 }
 
-export async function signedHeaders(api: TrellisApi, account: PrivateKeyAccount, networks: PinnedNetworks): Promise<Record<string, string>> {
+export async function signedHeaders(
+  api: TrellisApi,
+  account: PrivateKeyAccount,
+  networks: PinnedNetworks,
+): Promise<Record<string, string>> {
   const [answer, chainIds] = await Promise.all([
     api.json<{ siwe_message?: unknown }>('/v1/auth/nonce', {
       method: 'POST',

@@ -45,7 +45,10 @@ export class SpendingCaps {
   #held = 0n
   readonly #outstanding = new Set<{ amount: bigint; authorization: SentAuthorization }>()
 
-  constructor(readonly maxPerCall: bigint, readonly maxPerSession: bigint) {}
+  constructor(
+    readonly maxPerCall: bigint,
+    readonly maxPerSession: bigint,
+  ) {}
 
   /** Spent in this session: payments settled, and authorizations sent whose outcome the chain has not shown. */
   get spent(): bigint {
@@ -69,25 +72,35 @@ export class SpendingCaps {
    */
   async reclaim(check: AuthorizationCheck, nowSeconds = BigInt(Math.floor(Date.now() / 1000))): Promise<void> {
     const due = [...this.#outstanding].filter((one) => one.authorization.validBefore <= nowSeconds)
-    await Promise.all(due.map(async (one) => {
-      const fate = await check(one.authorization).catch((): AuthorizationFate => 'unknown')
-      if (fate === 'unknown' || !this.#outstanding.delete(one)) return
-      if (fate === 'expired-unused') this.#spent -= one.amount
-    }))
+    await Promise.all(
+      due.map(async (one) => {
+        const fate = await check(one.authorization).catch((): AuthorizationFate => 'unknown')
+        if (fate === 'unknown' || !this.#outstanding.delete(one)) return
+        if (fate === 'expired-unused') this.#spent -= one.amount
+      }),
+    )
   }
 
   hold(amount: bigint): Holding {
     if (amount < 0n) return { ok: false, reason: `refused: the amount ${amount} is negative; nothing was signed` }
     if (amount > this.maxPerCall) {
-      return { ok: false, reason: `refused: this purchase costs ${usdc(amount)}, over the per-call cap ` +
-        `of ${usdc(this.maxPerCall)} set by ${MCP_VARIABLES.maxPerCall}; nothing was signed` }
+      return {
+        ok: false,
+        reason:
+          `refused: this purchase costs ${usdc(amount)}, over the per-call cap ` +
+          `of ${usdc(this.maxPerCall)} set by ${MCP_VARIABLES.maxPerCall}; nothing was signed`,
+      }
     }
     if (this.#spent + this.#held + amount > this.maxPerSession) {
       const inFlight = this.#held > 0n ? `, and ${usdc(this.#held)} held by purchases in progress` : ''
-      const unsettled = this.#outstanding.size > 0 ? ` (${this.#outstanding.size} of them sent and not settled, counted until the chain shows them expired unused)` : ''
+      const unsettled =
+        this.#outstanding.size > 0
+          ? ` (${this.#outstanding.size} of them sent and not settled, counted until the chain shows them expired unused)`
+          : ''
       return {
         ok: false,
-        reason: `refused: this purchase costs ${usdc(amount)}; with ${usdc(this.#spent)} already spent in this ` +
+        reason:
+          `refused: this purchase costs ${usdc(amount)}; with ${usdc(this.#spent)} already spent in this ` +
           `session${unsettled}${inFlight}, it would exceed the per-session cap ` +
           `of ${usdc(this.maxPerSession)} set by ${MCP_VARIABLES.maxPerSession}; nothing was signed`,
       }

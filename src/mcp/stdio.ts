@@ -29,9 +29,13 @@ export async function runStdioMcp(options: McpOptions): Promise<void> {
   process.on('SIGTERM', close)
   process.on('SIGINT', close)
   await server.connect(transport)
-  say(`serving ${options.url} over stdio; ${wallet
-    ? `wallet ${wallet.account.address}, at most ${usdcDecimal(options.maxPerCall)} USDC a purchase ` +
-      `and ${usdcDecimal(options.maxPerSession)} USDC in all, paying ` +
-      `on ${options.networks?.join(', ') ?? "the server's network as it first names it"}`
-    : 'no wallet (TRELLIS_MCP_WALLET_KEY unset): reading tools only'}`)
+  say(
+    `serving ${options.url} over stdio; ${
+      wallet
+        ? `wallet ${wallet.account.address}, at most ${usdcDecimal(options.maxPerCall)} USDC a purchase ` +
+          `and ${usdcDecimal(options.maxPerSession)} USDC in all, paying ` +
+          `on ${options.networks?.join(', ') ?? "the server's network as it first names it"}`
+        : 'no wallet (TRELLIS_MCP_WALLET_KEY unset): reading tools only'
+    }`,
+  )
 }

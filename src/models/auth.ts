@@ -17,21 +17,33 @@ export const SIGNED_HEADERS_TEXT = `${SIGNED_HEADER_NAMES.slice(0, -1).join(', '
 
 export const NonceRequest = t.Object({ wallet_address: t.String({ description: 'your 0x address' }) })
 
-export const Nonce = t.Object({
-  nonce: t.String(),
-  message: t.String({ description: 'one line naming this server, the issue time, the nonce and the expiry: sign it with ' +
-    'personal_sign and send it in x-message. The signed headers are good for one authenticated ' +
-    'request, to any route, until that expiry' }),
-  siwe_message: t.String({ description: 'the same sign-in as an EIP-4361 (Sign-In with Ethereum) message, which wallets show as a ' +
-    'sign-in request: sign it instead of message and send its base64 in x-message (it has newlines). ' +
-    'Either form signs in once' }),
-  wallet_address: t.String(),
-  expires_at: t.Integer({ description: 'Unix seconds' }),
-  expiresAt: t.Integer({ description: 'Unix milliseconds (as the hosted service sends)' }),
-}, { description: 'A nonce to sign' })
+export const Nonce = t.Object(
+  {
+    nonce: t.String(),
+    message: t.String({
+      description:
+        'one line naming this server, the issue time, the nonce and the expiry: sign it with ' +
+        'personal_sign and send it in x-message. The signed headers are good for one authenticated ' +
+        'request, to any route, until that expiry',
+    }),
+    siwe_message: t.String({
+      description:
+        'the same sign-in as an EIP-4361 (Sign-In with Ethereum) message, which wallets show as a ' +
+        'sign-in request: sign it instead of message and send its base64 in x-message (it has newlines). ' +
+        'Either form signs in once',
+    }),
+    wallet_address: t.String(),
+    expires_at: t.Integer({ description: 'Unix seconds' }),
+    expiresAt: t.Integer({ description: 'Unix milliseconds (as the hosted service sends)' }),
+  },
+  { description: 'A nonce to sign' },
+)
 
-export const BrowserSession = t.Object({
-  wallet_address: t.String(),
-  expires_at: t.Integer({ description: 'Unix seconds' }),
-}, { description: 'A browser session: the wallet it stands for on reads, until when' })
+export const BrowserSession = t.Object(
+  {
+    wallet_address: t.String(),
+    expires_at: t.Integer({ description: 'Unix seconds' }),
+  },
+  { description: 'A browser session: the wallet it stands for on reads, until when' },
+)
 export type BrowserSession = Static<typeof BrowserSession>

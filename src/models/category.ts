@@ -1,15 +1,18 @@
 import { Type as t, type Static } from '@sinclair/typebox'
 import { Nullable, Text, UnixSeconds } from './common.ts'
 
-export const Category = t.Object({
-  id: t.String({ description: 'UUID' }),
-  name: t.String(),
-  description: Nullable(t.String()),
-  icon_url: Nullable(t.String()),
-  is_active: t.Boolean(),
-  created_at: UnixSeconds(),
-  updated_at: UnixSeconds(),
-}, { description: 'A category' })
+export const Category = t.Object(
+  {
+    id: t.String({ description: 'UUID' }),
+    name: t.String(),
+    description: Nullable(t.String()),
+    icon_url: Nullable(t.String()),
+    is_active: t.Boolean(),
+    created_at: UnixSeconds(),
+    updated_at: UnixSeconds(),
+  },
+  { description: 'A category' },
+)
 export type Category = Static<typeof Category>
 
 const Name = Text({ minLength: 1, maxLength: 100, pattern: '\\S' })

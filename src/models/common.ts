@@ -19,7 +19,8 @@ export const Text = (options: StringOptions = {}) => t.String({ ...options, patt
 export const TagList = (options: { error?: string } = {}) =>
   t.Array(Text({ minLength: 1, maxLength: 100 }), { maxItems: 20, description: 'at most 20 tags of 1-100 characters', ...options })
 /** A nullable value, written `T | null`. */
-export const Nullable = <T extends TSchema>(schema: T, options: { description?: string; error?: string } = {}) => t.Union([schema, t.Null()], options)
+export const Nullable = <T extends TSchema>(schema: T, options: { description?: string; error?: string } = {}) =>
+  t.Union([schema, t.Null()], options)
 
 /** Items in a page of a listing: at most MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE when the caller does not say. */
 export const DEFAULT_PAGE_SIZE = 20
@@ -32,18 +33,25 @@ export const Pagination = t.Object({
 })
 
 /** `{data: [...], pagination}`: the cursor-paginated list of an item. */
-export const Page = <T extends TSchema>(item: T, description?: string) => t.Object({ data: t.Array(item), pagination: Pagination }, { description })
+export const Page = <T extends TSchema>(item: T, description?: string) =>
+  t.Object({ data: t.Array(item), pagination: Pagination }, { description })
 
 /** Shape A: every error except feed body validation. */
-export const ErrorBody = t.Object({
-  error: t.String({ description: 'what went wrong, for people' }),
-  code: t.String({ description: 'what went wrong, for programs: a stable UPPER_SNAKE code' }),
-  details: t.Optional(t.String()),
-}, { description: 'An error' })
+export const ErrorBody = t.Object(
+  {
+    error: t.String({ description: 'what went wrong, for people' }),
+    code: t.String({ description: 'what went wrong, for programs: a stable UPPER_SNAKE code' }),
+    details: t.Optional(t.String()),
+  },
+  { description: 'An error' },
+)
 
 /** Shape B: a create/update feed body that fails validation. */
-export const FieldErrorBody = t.Object({
-  error: t.Literal('invalid_request'),
-  message: t.String(),
-  details: t.Object({ field: t.String() }),
-}, { description: 'A feed body that failed validation' })
+export const FieldErrorBody = t.Object(
+  {
+    error: t.Literal('invalid_request'),
+    message: t.String(),
+    details: t.Object({ field: t.String() }),
+  },
+  { description: 'A feed body that failed validation' },
+)

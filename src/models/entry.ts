@@ -4,34 +4,47 @@ import { Money, Nullable, TagList, Text, UnixSeconds } from './common.ts'
 export const MAX_CONTENT_BASE64_CHARS = 50 * 1024 * 1024
 
 export const SUPPORTED_MIME_TYPES = [
-  'text/plain', 'text/markdown', 'text/html',
+  'text/plain',
+  'text/markdown',
+  'text/html',
   'application/json',
-  'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/svg+xml',
-  'video/mp4', 'video/quicktime', 'video/webm',
-  'audio/mpeg', 'audio/wav', 'audio/ogg',
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'image/svg+xml',
+  'video/mp4',
+  'video/quicktime',
+  'video/webm',
+  'audio/mpeg',
+  'audio/wav',
+  'audio/ogg',
   'application/pdf',
 ] as const
 
-export const Entry = t.Object({
-  id: t.String({ description: 'UUID' }),
-  feed_id: t.String(),
-  cid: t.String({ description: 'the content on the private IPFS store (a paid entry: the CID of its encrypted copy, not of its bytes)' }),
-  mime_type: t.String(),
-  title: Nullable(t.String()),
-  description: Nullable(t.String()),
-  metadata: Nullable(t.String({ description: 'opaque text, usually JSON' })),
-  tags: t.Array(t.String()),
-  is_free: t.Boolean({ description: 'true for free entries, and for paid ones once expires_at has passed' }),
-  expires_at: Nullable(UnixSeconds('end of early access: a paid entry becomes free then')),
-  is_active: t.Boolean(),
-  total_purchases: t.Integer(),
-  total_revenue: Money(),
-  price: Money('smallest unit; "0" for free entries'),
-  asset: t.String({ description: 'USDC' }),
-  created_at: UnixSeconds(),
-  updated_at: UnixSeconds(),
-  content_url: t.Optional(t.String({ description: 'signed URL of the bytes, valid one hour (only when the caller may read them)' })),
-}, { description: 'An entry' })
+export const Entry = t.Object(
+  {
+    id: t.String({ description: 'UUID' }),
+    feed_id: t.String(),
+    cid: t.String({ description: 'the content on the private IPFS store (a paid entry: the CID of its encrypted copy, not of its bytes)' }),
+    mime_type: t.String(),
+    title: Nullable(t.String()),
+    description: Nullable(t.String()),
+    metadata: Nullable(t.String({ description: 'opaque text, usually JSON' })),
+    tags: t.Array(t.String()),
+    is_free: t.Boolean({ description: 'true for free entries, and for paid ones once expires_at has passed' }),
+    expires_at: Nullable(UnixSeconds('end of early access: a paid entry becomes free then')),
+    is_active: t.Boolean(),
+    total_purchases: t.Integer(),
+    total_revenue: Money(),
+    price: Money('smallest unit; "0" for free entries'),
+    asset: t.String({ description: 'USDC' }),
+    created_at: UnixSeconds(),
+    updated_at: UnixSeconds(),
+    content_url: t.Optional(t.String({ description: 'signed URL of the bytes, valid one hour (only when the caller may read them)' })),
+  },
+  { description: 'An entry' },
+)
 export type Entry = Static<typeof Entry>
 
 export const Price = t.Object({
@@ -50,26 +63,37 @@ const entryWords = {
   price: t.Optional(Nullable(Price)),
 }
 
-export const CreateEntry = t.Object({
-  content_base64: t.String({ description: 'the content in base64, at most 50 MB of base64 text' }),
-  mime_type: t.String({ description: `one of ${SUPPORTED_MIME_TYPES.join(', ')}` }),
-  ...entryWords,
-  is_free: t.Optional(t.Boolean({ description: 'default true' })),
-  expires_at: t.Optional(Nullable(t.Integer({ description: 'Unix seconds; a paid entry becomes free then' }))),
-}, {
-  // Body validation failures name the rule they broke.
-  'x-field-codes': { price: 'INVALID_PRICE', mime_type: 'UNSUPPORTED_MIME_TYPE', content_base64: 'INVALID_BASE64', expires_at: 'INVALID_EXPIRES_AT' },
-})
+export const CreateEntry = t.Object(
+  {
+    content_base64: t.String({ description: 'the content in base64, at most 50 MB of base64 text' }),
+    mime_type: t.String({ description: `one of ${SUPPORTED_MIME_TYPES.join(', ')}` }),
+    ...entryWords,
+    is_free: t.Optional(t.Boolean({ description: 'default true' })),
+    expires_at: t.Optional(Nullable(t.Integer({ description: 'Unix seconds; a paid entry becomes free then' }))),
+  },
+  {
+    // Body validation failures name the rule they broke.
+    'x-field-codes': {
+      price: 'INVALID_PRICE',
+      mime_type: 'UNSUPPORTED_MIME_TYPE',
+      content_base64: 'INVALID_BASE64',
+      expires_at: 'INVALID_EXPIRES_AT',
+    },
+  },
+)
 export type CreateEntry = Static<typeof CreateEntry>
 
 /** What may change after publishing: the words and the price. The content (and its type) never changes. */
-export const UpdateEntry = t.Object({
-  ...entryWords,
-  is_free: t.Optional(t.Boolean({ description: 'false makes a free entry paid (it needs a price), true makes a paid entry free' })),
-  expires_at: t.Optional(Nullable(t.Integer({ description: 'Unix seconds, in the future; null: paid until changed' }))),
-  content_base64: t.Optional(t.Unknown({ description: 'refused: content is immutable (create a new entry)' })),
-  mime_type: t.Optional(t.Unknown({ description: 'refused: content is immutable (create a new entry)' })),
-}, {
-  'x-field-codes': { price: 'INVALID_PRICE', expires_at: 'INVALID_EXPIRES_AT' },
-})
+export const UpdateEntry = t.Object(
+  {
+    ...entryWords,
+    is_free: t.Optional(t.Boolean({ description: 'false makes a free entry paid (it needs a price), true makes a paid entry free' })),
+    expires_at: t.Optional(Nullable(t.Integer({ description: 'Unix seconds, in the future; null: paid until changed' }))),
+    content_base64: t.Optional(t.Unknown({ description: 'refused: content is immutable (create a new entry)' })),
+    mime_type: t.Optional(t.Unknown({ description: 'refused: content is immutable (create a new entry)' })),
+  },
+  {
+    'x-field-codes': { price: 'INVALID_PRICE', expires_at: 'INVALID_EXPIRES_AT' },
+  },
+)
 export type UpdateEntry = Static<typeof UpdateEntry>

@@ -13,7 +13,12 @@ import type { Webhook, WebhookDelivery } from './webhook.ts'
 export type FeedRecord = Omit<Feed, 'total_revenue'> & { total_revenue: bigint; taken_down: boolean }
 
 /** `is_free` is the stored flag; on the wire an entry whose early access has ended is free too (isFreeNow). */
-export type EntryRecord = Omit<Entry, 'content_url' | 'asset' | 'price' | 'total_revenue'> & { size: number; price: bigint; total_revenue: bigint; taken_down: boolean }
+export type EntryRecord = Omit<Entry, 'content_url' | 'asset' | 'price' | 'total_revenue'> & {
+  size: number
+  price: bigint
+  total_revenue: bigint
+  taken_down: boolean
+}
 
 export type WalletRecord = Omit<Wallet, 'wallet_address' | 'wallet_address_network' | 'total_revenue'> & { total_revenue: bigint }
 
@@ -24,7 +29,12 @@ export type AccessLinkRecord = Omit<AccessLink, 'access_token' | 'access_url' | 
 /** `id` without the tx_ prefix the wire adds. */
 export type TransactionRecord = Omit<Transaction, 'amount'> & { amount: bigint }
 
-export interface ImageRecord { cid: string; mime_type: string; size: number; created_at: number }
+export interface ImageRecord {
+  cid: string
+  mime_type: string
+  size: number
+  created_at: number
+}
 
 /**
  * `target_id`: the feed or the entry taken down (on the wire, entry_id is set for an entry only). `was_active`: a
@@ -37,4 +47,8 @@ export type WebhookEndpointRecord = Webhook & { wallet_id: string }
 export type DeliveryStatus = WebhookDelivery['status']
 
 /** `subject_id`: the ledger row of a sale, the entry of an expiry. `next_attempt_at` is also its sender's claim on it. */
-export type WebhookDeliveryRecord = Omit<WebhookDelivery, 'next_attempt_at'> & { endpoint_id: string; subject_id: string; next_attempt_at: number }
+export type WebhookDeliveryRecord = Omit<WebhookDelivery, 'next_attempt_at'> & {
+  endpoint_id: string
+  subject_id: string
+  next_attempt_at: number
+}

@@ -7,68 +7,112 @@ export const WEBHOOK_EVENTS = ['sale.recorded', 'entry.expired'] as const
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
 const Event = t.Union([t.Literal('sale.recorded'), t.Literal('entry.expired')])
 
-export const Webhook = t.Object({
-  id: t.String({ description: 'UUID' }),
-  url: t.String({ description: 'the HTTPS URL deliveries are POSTed to' }),
-  description: Nullable(t.String()),
-  events: t.Array(Event),
-  is_active: t.Boolean(),
-  created_at: UnixSeconds(),
-  updated_at: UnixSeconds(),
-}, { description: "A creator's webhook endpoint" })
+export const Webhook = t.Object(
+  {
+    id: t.String({ description: 'UUID' }),
+    url: t.String({ description: 'the HTTPS URL deliveries are POSTed to' }),
+    description: Nullable(t.String()),
+    events: t.Array(Event),
+    is_active: t.Boolean(),
+    created_at: UnixSeconds(),
+    updated_at: UnixSeconds(),
+  },
+  { description: "A creator's webhook endpoint" },
+)
 export type Webhook = Static<typeof Webhook>
 
-export const CreatedWebhook = t.Composite([Webhook, t.Object({
-  secret: t.String({ description: 'whsec_…: verifies the webhook-signature of every delivery (Standard Webhooks). Shown this once only.' }),
-})], { description: 'A webhook endpoint just registered, with its signing secret' })
+export const CreatedWebhook = t.Composite(
+  [
+    Webhook,
+    t.Object({
+      secret: t.String({
+        description: 'whsec_…: verifies the webhook-signature of every delivery (Standard Webhooks). Shown this once only.',
+      }),
+    }),
+  ],
+  { description: 'A webhook endpoint just registered, with its signing secret' },
+)
 export type CreatedWebhook = Static<typeof CreatedWebhook>
 
 export const CreateWebhook = t.Object({
-  url: Text({ minLength: 9, maxLength: 2048, pattern: '^https://', description: 'https only; a public host (no loopback, private or link-local address)' }),
+  url: Text({
+    minLength: 9,
+    maxLength: 2048,
+    pattern: '^https://',
+    description: 'https only; a public host (no loopback, private or link-local address)',
+  }),
   description: t.Optional(Nullable(Text({ maxLength: 500 }))),
-  events: t.Optional(t.Array(Event, { minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true, description: 'default: every event' })),
+  events: t.Optional(
+    t.Array(Event, { minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true, description: 'default: every event' }),
+  ),
 })
 export type CreateWebhook = Static<typeof CreateWebhook>
 
-export const WebhookDelivery = t.Object({
-  id: t.String({ description: 'the webhook-id header of every attempt of this delivery' }),
-  event: Event,
-  status: t.Union([t.Literal('pending'), t.Literal('delivered'), t.Literal('failed'), t.Literal('cancelled')], {
-    description: 'pending (being retried), delivered (a 2xx came), failed (no 2xx within 24 h), cancelled (the endpoint was removed)',
-  }),
-  attempts: t.Integer(),
-  next_attempt_at: Nullable(UnixSeconds('when the next attempt is due, while pending')),
-  last_status: Nullable(t.Integer({ description: 'the HTTP status of the last attempt; null when none came' })),
-  last_error: Nullable(t.String({ description: 'why the last attempt failed' })),
-  payload: Nullable(t.String({ description: 'the body sent (fixed by the first attempt)' })),
-  created_at: UnixSeconds(),
-  finished_at: Nullable(UnixSeconds()),
-}, { description: 'One event for one endpoint, and how its delivery went' })
+export const WebhookDelivery = t.Object(
+  {
+    id: t.String({ description: 'the webhook-id header of every attempt of this delivery' }),
+    event: Event,
+    status: t.Union([t.Literal('pending'), t.Literal('delivered'), t.Literal('failed'), t.Literal('cancelled')], {
+      description: 'pending (being retried), delivered (a 2xx came), failed (no 2xx within 24 h), cancelled (the endpoint was removed)',
+    }),
+    attempts: t.Integer(),
+    next_attempt_at: Nullable(UnixSeconds('when the next attempt is due, while pending')),
+    last_status: Nullable(t.Integer({ description: 'the HTTP status of the last attempt; null when none came' })),
+    last_error: Nullable(t.String({ description: 'why the last attempt failed' })),
+    payload: Nullable(t.String({ description: 'the body sent (fixed by the first attempt)' })),
+    created_at: UnixSeconds(),
+    finished_at: Nullable(UnixSeconds()),
+  },
+  { description: 'One event for one endpoint, and how its delivery went' },
+)
 export type WebhookDelivery = Static<typeof WebhookDelivery>
 
 const sale = TransactionItem.properties
 const entry = Entry.properties
 /** What a delivery's `timestamp` is: when the event was recorded, as JavaScript's toISOString writes it. */
-const Timestamp = t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$', description: 'when the event was recorded (ISO 8601, UTC)' })
+const Timestamp = t.String({
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
+  description: 'when the event was recorded (ISO 8601, UTC)',
+})
 
 /** A sale recorded in the ledger (`type` sale.recorded): the ledger row, and the entry sold. */
-export const SaleRecordedData = t.Object({
-  transaction_id: sale.id, transaction_hash: sale.transaction_hash,
-  network: t.String({ description: 'the network the server settles on (base, base-sepolia, …)' }),
-  asset: sale.asset, amount: sale.amount, payer: sale.payer, pay_to: sale.pay_to, entry_id: sale.entry_id,
-  feed_id: Nullable(entry.feed_id), entry_title: entry.title, created_at: sale.created_at,
-}, { additionalProperties: false })
+export const SaleRecordedData = t.Object(
+  {
+    transaction_id: sale.id,
+    transaction_hash: sale.transaction_hash,
+    network: t.String({ description: 'the network the server settles on (base, base-sepolia, …)' }),
+    asset: sale.asset,
+    amount: sale.amount,
+    payer: sale.payer,
+    pay_to: sale.pay_to,
+    entry_id: sale.entry_id,
+    feed_id: Nullable(entry.feed_id),
+    entry_title: entry.title,
+    created_at: sale.created_at,
+  },
+  { additionalProperties: false },
+)
 export type SaleRecordedData = Static<typeof SaleRecordedData>
 
 /** A paid entry whose early access ended (`type` entry.expired): it is free from now on. */
-export const EntryExpiredData = t.Object({
-  entry_id: entry.id, feed_id: entry.feed_id, entry_title: entry.title, price: entry.price, expires_at: entry.expires_at,
-}, { additionalProperties: false })
+export const EntryExpiredData = t.Object(
+  {
+    entry_id: entry.id,
+    feed_id: entry.feed_id,
+    entry_title: entry.title,
+    price: entry.price,
+    expires_at: entry.expires_at,
+  },
+  { additionalProperties: false },
+)
 export type EntryExpiredData = Static<typeof EntryExpiredData>
 
 /** The body of every webhook delivery, the same bytes on each attempt (routes/webhooks.ts tells how it is signed). */
-export const WebhookPayload = t.Union([
-  t.Object({ type: t.Literal('sale.recorded'), timestamp: Timestamp, data: SaleRecordedData }, { additionalProperties: false }),
-  t.Object({ type: t.Literal('entry.expired'), timestamp: Timestamp, data: EntryExpiredData }, { additionalProperties: false }),
-], { description: 'A webhook delivery: {type, timestamp, data} as Standard Webhooks suggests' })
+export const WebhookPayload = t.Union(
+  [
+    t.Object({ type: t.Literal('sale.recorded'), timestamp: Timestamp, data: SaleRecordedData }, { additionalProperties: false }),
+    t.Object({ type: t.Literal('entry.expired'), timestamp: Timestamp, data: EntryExpiredData }, { additionalProperties: false }),
+  ],
+  { description: 'A webhook delivery: {type, timestamp, data} as Standard Webhooks suggests' },
+)
 export type WebhookPayload = Static<typeof WebhookPayload>

@@ -38,7 +38,10 @@ function operationArgs(command: DataCommand, args: string[], out: string | undef
       need(args.length === 1, 'backup <directory>')
       return [resolve(args[0]!)]
     case 'restore':
-      need(args.filter((arg) => arg !== '--replace-nul').length === 1, 'restore <backup directory> [--data-dir <empty directory> | --database-url <url> [--replace-nul]]')
+      need(
+        args.filter((arg) => arg !== '--replace-nul').length === 1,
+        'restore <backup directory> [--data-dir <empty directory> | --database-url <url> [--replace-nul]]',
+      )
       return [resolve(args[0]!), ...args.slice(1)]
     case 'export-car':
       need(args.length >= 1 && out !== undefined, 'export-car <cid>... --out <file.car>')
@@ -50,21 +53,36 @@ function operationArgs(command: DataCommand, args: string[], out: string | undef
       need(args.length === 0, 'verify')
       return []
     case 'gc':
-      need(args.every((arg) => arg === '--dry-run'), 'gc [--dry-run]')
+      need(
+        args.every((arg) => arg === '--dry-run'),
+        'gc [--dry-run]',
+      )
       return args
     case 'takedown':
     case 'reinstate': {
       const usage = `${command} feed|entry <id> ${command === 'takedown' ? '--reason <why>' : '[--reason <why>]'}`
       const [kind, id, flag, reason, ...rest] = args
-      need((kind === 'feed' || kind === 'entry') && id !== undefined && rest.length === 0 && (flag === undefined ? command === 'reinstate' : flag === '--reason'), usage)
+      need(
+        (kind === 'feed' || kind === 'entry') &&
+          id !== undefined &&
+          rest.length === 0 &&
+          (flag === undefined ? command === 'reinstate' : flag === '--reason'),
+        usage,
+      )
       need(isUuid(id!), `${usage} (the id is a UUID)`)
       return [kind!, id!.toLowerCase(), ...(flag ? [flag, reason!] : [])]
     }
     case 'takedowns':
-      need((args.length === 0 || (args[0] === '--state' && (TAKEDOWN_STATES as readonly string[]).includes(args[1]!))) && args.length <= 2, 'takedowns [--state standing|reinstated|all]')
+      need(
+        (args.length === 0 || (args[0] === '--state' && (TAKEDOWN_STATES as readonly string[]).includes(args[1]!))) && args.length <= 2,
+        'takedowns [--state standing|reinstated|all]',
+      )
       return args
     case 'migrate-to-postgres':
-      need(args.every((arg) => arg === '--replace-nul'), 'migrate-to-postgres --data-dir <dir> --database-url <postgres://…> [--replace-nul]')
+      need(
+        args.every((arg) => arg === '--replace-nul'),
+        'migrate-to-postgres --data-dir <dir> --database-url <postgres://…> [--replace-nul]',
+      )
       return args
   }
 }
@@ -74,7 +92,9 @@ async function runOffline(config: Config, command: DataCommand, args: string[], 
   if (!config.databaseUrl && !existsSync(databaseFile(config.dataDir))) throw new Error(`no Trellis data directory at ${config.dataDir}`)
   await using locked = new AsyncDisposableStack()
   locked.defer(lockDataDir(config.dataDir))
-  return await withDataStores(config, (records, content) => runOperation(commandDataAccess(config, records, content), command, args, progress))
+  return await withDataStores(config, (records, content) =>
+    runOperation(commandDataAccess(config, records, content), command, args, progress),
+  )
 }
 
 /** A backup into the configured PostgreSQL (which holds no market yet): records, key, then content. */
@@ -83,7 +103,13 @@ async function restoreIntoConfigured(config: Config, backupDir: string, progress
   const dir = mkdtempSync(join(tmpdir(), 'trellis-restore-'))
   scratch.defer(() => rmSync(dir, { recursive: true, force: true }))
   return await withDataStores(config, async (records, content) =>
-    restoreIntoDatabase(backupDir, { name: await recordsName(recordsPlace(config)), records, content, scratch: join(dir, 'schema.db') }, progress, { replaceNul }))
+    restoreIntoDatabase(
+      backupDir,
+      { name: await recordsName(recordsPlace(config)), records, content, scratch: join(dir, 'schema.db') },
+      progress,
+      { replaceNul },
+    ),
+  )
 }
 
 /** The command's exit code: 0 done (verify: sound), 1 failed (verify: problems found), 2 bad usage. */
@@ -114,7 +140,10 @@ export async function runDataCommand(config: Config, command: DataCommand, posit
     } else if (lockHolder(config.dataDir) !== null) {
       // On either engine: the server's caches (an upload being spooled) live in the data directory it holds.
       const socket = join(config.dataDir, CONTROL_SOCKET)
-      if (!existsSync(socket)) throw new Error(`a server (pid ${lockHolder(config.dataDir)}) holds ${config.dataDir} but has no control socket: upgrade it or stop it first`)
+      if (!existsSync(socket))
+        throw new Error(
+          `a server (pid ${lockHolder(config.dataDir)}) holds ${config.dataDir} but has no control socket: upgrade it or stop it first`,
+        )
       result = await runInServer(socket, command, args, progress)
     } else {
       result = await runOffline(config, command, args, progress)

@@ -56,7 +56,11 @@ export async function runInServer(path: string, command: string, args: string[],
     buffered += decoder.decode(chunk, { stream: true })
     let newline: number
     while ((newline = buffered.indexOf('\n')) >= 0) {
-      const line = JSON.parse(buffered.slice(0, newline)) as { progress?: { what: string; done: number; total?: number }; result?: unknown; error?: string }
+      const line = JSON.parse(buffered.slice(0, newline)) as {
+        progress?: { what: string; done: number; total?: number }
+        result?: unknown
+        error?: string
+      }
       buffered = buffered.slice(newline + 1)
       if (line.progress) progress(line.progress.what, line.progress.done, line.progress.total)
       else if (line.error !== undefined) throw new Error(line.error)

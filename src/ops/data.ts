@@ -73,7 +73,8 @@ export async function writeCar(content: ContentStore, roots: string[], path: str
 export const fileChunks = (path: string) => createReadStream(path) as AsyncIterable<Uint8Array>
 
 /** A directory that does not exist or holds nothing but `allowed` (a data directory's rebuildable cache/). */
-const isEmptyDir = (dir: string, allowed: string[] = []) => !existsSync(dir) || (statSync(dir).isDirectory() && readdirSync(dir).every((name) => allowed.includes(name)))
+const isEmptyDir = (dir: string, allowed: string[] = []) =>
+  !existsSync(dir) || (statSync(dir).isDirectory() && readdirSync(dir).every((name) => allowed.includes(name)))
 
 /** Writes a backup of `access` into `dir` (new or empty). */
 export async function backup(access: DataAccess, dir: string, progress: Progress): Promise<Manifest> {
@@ -101,8 +102,13 @@ export async function backup(access: DataAccess, dir: string, progress: Progress
     files[name] = { bytes: statSync(join(dir, name)).size, sha256: await sha256File(join(dir, name)) }
   }
   const manifest: Manifest = {
-    format: BACKUP_FORMAT, version: BACKUP_VERSION, trellis_version: VERSION, created_at: new Date().toISOString(), schema_version: schema,
-    counts: { ...counts, blocks }, files,
+    format: BACKUP_FORMAT,
+    version: BACKUP_VERSION,
+    trellis_version: VERSION,
+    created_at: new Date().toISOString(),
+    schema_version: schema,
+    counts: { ...counts, blocks },
+    files,
   }
   writeFileSync(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 })
   return manifest
@@ -116,11 +122,13 @@ export async function readBackup(dir: string): Promise<Manifest> {
   } catch {
     throw new Error(`${dir} holds no readable manifest.json: not a Trellis backup`)
   }
-  if (manifest.format !== BACKUP_FORMAT || manifest.version !== BACKUP_VERSION) throw new Error(`${dir}: unknown backup format ${manifest.format} v${manifest.version}`)
+  if (manifest.format !== BACKUP_FORMAT || manifest.version !== BACKUP_VERSION)
+    throw new Error(`${dir}: unknown backup format ${manifest.format} v${manifest.version}`)
   for (const [name, expected] of Object.entries(manifest.files)) {
     const path = join(dir, name)
     if (!existsSync(path)) throw new Error(`${dir}: ${name} is missing`)
-    if ((await sha256File(path)) !== expected.sha256) throw new Error(`${dir}: ${name} does not match its SHA-256 in manifest.json (damaged or changed)`)
+    if ((await sha256File(path)) !== expected.sha256)
+      throw new Error(`${dir}: ${name} does not match its SHA-256 in manifest.json (damaged or changed)`)
   }
   return manifest
 }
@@ -136,10 +144,18 @@ async function schemaOf(path: string): Promise<number> {
 }
 
 /** Restores a backup into `dataDir` (new or empty); `open` opens the content store there. */
-export async function restore(backupDir: string, dataDir: string, open: (dataDir: string) => Promise<ContentStore>, progress: Progress): Promise<Manifest> {
+export async function restore(
+  backupDir: string,
+  dataDir: string,
+  open: (dataDir: string) => Promise<ContentStore>,
+  progress: Progress,
+): Promise<Manifest> {
   const manifest = await readBackup(backupDir)
   // A backup of a newer Trellis: this binary would serve a database it does not understand.
-  const newer = newerSchema(Math.max(manifest.schema_version ?? 0, await schemaOf(join(backupDir, 'trellis.db'))), `the backup ${backupDir}`)
+  const newer = newerSchema(
+    Math.max(manifest.schema_version ?? 0, await schemaOf(join(backupDir, 'trellis.db'))),
+    `the backup ${backupDir}`,
+  )
   if (newer) throw new Error(newer)
   // cache/ may be there already: the executable puts its addons in it before anything else.
   if (!isEmptyDir(dataDir, ['cache'])) throw new Error(`${dataDir} is not empty: restore into a new or empty data directory`)
@@ -185,21 +201,29 @@ export function nulPolicy(replaceNul: boolean): NulPolicy {
 
 /** `entries.title of entries id "…"`: a value of a copy, as an operator finds it. */
 const placeOf = (text: NulText) => {
-  const key = Object.entries(text.key).map(([column, value]) => `${column} ${JSON.stringify(typeof value === 'bigint' ? Number(value) : value)}`).join(', ')
+  const key = Object.entries(text.key)
+    .map(([column, value]) => `${column} ${JSON.stringify(typeof value === 'bigint' ? Number(value) : value)}`)
+    .join(', ')
   return `${text.table}.${text.column} of the ${text.table} row ${key}`
 }
 
 /** What a load did with each NUL it carried over, for the command's answer. */
-const changedText = (carried: Array<{ text: NulText; stored: string | 'drop' }>) => carried.map(({ text, stored }) =>
-  stored === 'drop' ? `${placeOf(text)}: not copied (a tag with NUL cannot be asked for; the feed keeps it)`
-    : text.column === 'mime_type' ? `${placeOf(text)}: stored as ${JSON.stringify(stored)}, the type it is served as`
-      : `${placeOf(text)}: stored with U+FFFD for each NUL`)
+const changedText = (carried: Array<{ text: NulText; stored: string | 'drop' }>) =>
+  carried.map(({ text, stored }) =>
+    stored === 'drop'
+      ? `${placeOf(text)}: not copied (a tag with NUL cannot be asked for; the feed keeps it)`
+      : text.column === 'mime_type'
+        ? `${placeOf(text)}: stored as ${JSON.stringify(stored)}, the type it is served as`
+        : `${placeOf(text)}: stored with U+FFFD for each NUL`,
+  )
 
 /** The refusal of a load whose text PostgreSQL cannot store: every value (the first 20), and `fix`. */
 export function unloadable(error: UnloadableText, holder: string, fix: string): Error {
   const shown = error.values.slice(0, 20).map(placeOf)
   const more = error.values.length > shown.length ? `, and ${error.values.length - shown.length} more` : ''
-  return new Error(`${holder} holds ${error.message}, which PostgreSQL cannot store: ${shown.join('; ')}${more}. Nothing was loaded. ${fix}`)
+  return new Error(
+    `${holder} holds ${error.message}, which PostgreSQL cannot store: ${shown.join('; ')}${more}. Nothing was loaded. ${fix}`,
+  )
 }
 
 /** What a restore into a database answers: the backup's manifest, and what was changed of text PostgreSQL cannot hold. */
@@ -210,9 +234,17 @@ export type RestoredIntoDatabase = Manifest & { changed_text?: string[] }
  * `replaceNul`: text with NUL that cannot be carried over as served is stored with U+FFFD for each NUL (see nulPolicy);
  * without it such text refuses the restore, in the words of `refusal` (by default, of a restore of this backup).
  */
-export async function restoreIntoDatabase(backupDir: string, target: RestoreTarget, progress: Progress, options: { replaceNul?: boolean; refusal?: (error: UnloadableText) => Error } = {}): Promise<RestoredIntoDatabase> {
+export async function restoreIntoDatabase(
+  backupDir: string,
+  target: RestoreTarget,
+  progress: Progress,
+  options: { replaceNul?: boolean; refusal?: (error: UnloadableText) => Error } = {},
+): Promise<RestoredIntoDatabase> {
   const manifest = await readBackup(backupDir)
-  const newer = newerSchema(Math.max(manifest.schema_version ?? 0, await schemaOf(join(backupDir, 'trellis.db'))), `the backup ${backupDir}`)
+  const newer = newerSchema(
+    Math.max(manifest.schema_version ?? 0, await schemaOf(join(backupDir, 'trellis.db'))),
+    `the backup ${backupDir}`,
+  )
   if (newer) throw new Error(newer)
   progress('database', 0)
   let loaded: Awaited<ReturnType<typeof target.records.upkeep.loadCopy>>
@@ -221,9 +253,15 @@ export async function restoreIntoDatabase(backupDir: string, target: RestoreTarg
   } catch (error) {
     if (error instanceof OccupiedDatabase) throw new Error(`${target.name} is not empty (${error.message}): restore into an empty database`)
     if (error instanceof UnloadableText) {
-      throw options.refusal?.(error) ?? unloadable(error, `the backup ${backupDir}`,
-        'Run the restore again with --replace-nul to store each NUL as U+FFFD (�), or restore the ' +
-          'backup into a data directory, change those values there, and move it with migrate-to-postgres.')
+      throw (
+        options.refusal?.(error) ??
+        unloadable(
+          error,
+          `the backup ${backupDir}`,
+          'Run the restore again with --replace-nul to store each NUL as U+FFFD (�), or restore the ' +
+            'backup into a data directory, change those values there, and move it with migrate-to-postgres.',
+        )
+      )
     }
     throw error
   }

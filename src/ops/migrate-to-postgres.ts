@@ -21,21 +21,33 @@ export interface Migrated {
 export async function migrateToPostgres(config: Config, progress: Progress, options: { replaceNul?: boolean } = {}): Promise<Migrated> {
   if (!config.databaseUrl) throw new Error('usage: trellis migrate-to-postgres --data-dir <dir> --database-url <postgres://…>')
   const holder = lockHolder(config.dataDir)
-  if (holder !== null) throw new Error(`a server (pid ${holder}) holds ${config.dataDir}: stop it first, so that nothing is written after the move`)
+  if (holder !== null)
+    throw new Error(`a server (pid ${holder}) holds ${config.dataDir}: stop it first, so that nothing is written after the move`)
   const embedded: Config = { ...config, databaseUrl: null, content: 'leveldb' }
   await using held = new AsyncDisposableStack()
   held.defer(lockDataDir(config.dataDir))
   const scratch = mkdtempSync(join(tmpdir(), 'trellis-move-'))
   held.defer(() => rmSync(scratch, { recursive: true, force: true }))
 
-  const manifest = await withDataStores(embedded, (records, content) => backup(commandDataAccess(embedded, records, content), join(scratch, 'backup'), progress))
+  const manifest = await withDataStores(embedded, (records, content) =>
+    backup(commandDataAccess(embedded, records, content), join(scratch, 'backup'), progress),
+  )
   return await withDataStores(config, async (records, content) => {
-    const restored = await restoreIntoDatabase(join(scratch, 'backup'), { name: await recordsName(recordsPlace(config)), records, content, scratch: join(scratch, 'schema.db') }, progress, {
-      replaceNul: options.replaceNul,
-      refusal: (error) => unloadable(error, `the data directory ${config.dataDir}`,
-        `Run migrate-to-postgres again with --replace-nul to store each NUL as U+FFFD (�) in PostgreSQL ` +
-          `(${config.dataDir} keeps them as they are), or change those values first.`),
-    })
+    const restored = await restoreIntoDatabase(
+      join(scratch, 'backup'),
+      { name: await recordsName(recordsPlace(config)), records, content, scratch: join(scratch, 'schema.db') },
+      progress,
+      {
+        replaceNul: options.replaceNul,
+        refusal: (error) =>
+          unloadable(
+            error,
+            `the data directory ${config.dataDir}`,
+            `Run migrate-to-postgres again with --replace-nul to store each NUL as U+FFFD (�) in PostgreSQL ` +
+              `(${config.dataDir} keeps them as they are), or change those values first.`,
+          ),
+      },
+    )
     const changed = restored.changed_text ? { changed_text: restored.changed_text } : {}
     return { moved: manifest.counts, ...changed, verify: await verify(commandDataAccess(config, records, content), progress) }
   })

@@ -3,14 +3,20 @@
 import type { Logger } from '../log.ts'
 
 type Result = 'ok' | 'problems' | 'error'
-interface Runs { counts: Record<Result, number>; lastSuccess: number | null; lastSeconds: number }
+interface Runs {
+  counts: Record<Result, number>
+  lastSuccess: number | null
+  lastSeconds: number
+}
 
 export function operationRecord(log: Pick<Logger, 'info' | 'warn'>) {
   const runs = new Map<string, Runs>()
   return {
     /** Runs an operation, counting its result: 'problems' when it ran but reports `ok: false` (verify). */
     async run<T>(command: string, work: () => Promise<T>): Promise<T> {
-      const state = runs.get(command) ?? runs.set(command, { counts: { ok: 0, problems: 0, error: 0 }, lastSuccess: null, lastSeconds: 0 }).get(command)!
+      const state =
+        runs.get(command) ??
+        runs.set(command, { counts: { ok: 0, problems: 0, error: 0 }, lastSuccess: null, lastSeconds: 0 }).get(command)!
       const started = performance.now()
       let result: Result = 'error'
       let error: string | undefined
@@ -31,11 +37,23 @@ export function operationRecord(log: Pick<Logger, 'info' | 'warn'>) {
       }
     },
     metrics(): string[] {
-      const lines = ['# HELP trellis_operations_total Operations run by this server (trellis backup, verify, gc, ...), by result.', '# TYPE trellis_operations_total counter']
-      for (const [command, s] of runs) for (const [result, n] of Object.entries(s.counts)) lines.push(`trellis_operations_total{command="${command}",result="${result}"} ${n}`)
-      lines.push('# HELP trellis_operation_last_success_timestamp_seconds When each operation last succeeded.', '# TYPE trellis_operation_last_success_timestamp_seconds gauge')
-      for (const [command, s] of runs) if (s.lastSuccess !== null) lines.push(`trellis_operation_last_success_timestamp_seconds{command="${command}"} ${s.lastSuccess}`)
-      lines.push('# HELP trellis_operation_last_duration_seconds How long the last run of each operation took.', '# TYPE trellis_operation_last_duration_seconds gauge')
+      const lines = [
+        '# HELP trellis_operations_total Operations run by this server (trellis backup, verify, gc, ...), by result.',
+        '# TYPE trellis_operations_total counter',
+      ]
+      for (const [command, s] of runs)
+        for (const [result, n] of Object.entries(s.counts))
+          lines.push(`trellis_operations_total{command="${command}",result="${result}"} ${n}`)
+      lines.push(
+        '# HELP trellis_operation_last_success_timestamp_seconds When each operation last succeeded.',
+        '# TYPE trellis_operation_last_success_timestamp_seconds gauge',
+      )
+      for (const [command, s] of runs)
+        if (s.lastSuccess !== null) lines.push(`trellis_operation_last_success_timestamp_seconds{command="${command}"} ${s.lastSuccess}`)
+      lines.push(
+        '# HELP trellis_operation_last_duration_seconds How long the last run of each operation took.',
+        '# TYPE trellis_operation_last_duration_seconds gauge',
+      )
       for (const [command, s] of runs) lines.push(`trellis_operation_last_duration_seconds{command="${command}"} ${s.lastSeconds}`)
       return lines
     },

@@ -2,7 +2,10 @@
 import script from './assets/trellis.js' with { type: 'text' }
 import style from './assets/trellis.css' with { type: 'text' }
 
-export const ASSETS = { 'trellis.js': { text: script, type: 'text/javascript; charset=utf-8' }, 'trellis.css': { text: style, type: 'text/css; charset=utf-8' } }
+export const ASSETS = {
+  'trellis.js': { text: script, type: 'text/javascript; charset=utf-8' },
+  'trellis.css': { text: style, type: 'text/css; charset=utf-8' },
+}
 
 /** Changes with the assets' text: pages name it, so a browser never keeps an old script for a new page. */
 export const ASSET_VERSION = Bun.hash(script + style).toString(36)

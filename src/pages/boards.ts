@@ -6,7 +6,12 @@ import { page } from './layout.ts'
 import { count, usdc } from './format.ts'
 import { creatorName } from './names.ts'
 
-export const PAGE_PERIODS = [['1d', 'Last 24 hours'], ['7d', 'Last 7 days'], ['30d', 'Last 30 days'], ['all', 'All time']] as const
+export const PAGE_PERIODS = [
+  ['1d', 'Last 24 hours'],
+  ['7d', 'Last 7 days'],
+  ['30d', 'Last 30 days'],
+  ['all', 'All time'],
+] as const
 export type PagePeriod = (typeof PAGE_PERIODS)[number][0]
 
 export interface BoardsFacts {
@@ -19,7 +24,10 @@ export interface BoardsFacts {
   assetVersion: string
 }
 
-type FeedItem = Pick<Static<typeof TopRevenueItem>, 'rank' | 'feed_id' | 'feed_name' | 'owner_wallet' | 'owner_username' | 'total_purchases' | 'unique_buyers' | 'total_revenue'>
+type FeedItem = Pick<
+  Static<typeof TopRevenueItem>,
+  'rank' | 'feed_id' | 'feed_name' | 'owner_wallet' | 'owner_username' | 'total_purchases' | 'unique_buyers' | 'total_revenue'
+>
 const feedRows = (items: FeedItem[]) => html`<table>
   <thead><tr><th>#</th><th>Feed</th><th>Creator</th><th class="num">Sales</th><th class="num">Buyers</th><th class="num">Revenue</th></tr></thead>
   <tbody>${items.map((f) => html`<tr><td>${f.rank}</td><td><a href="/feeds/${f.feed_id}">${f.feed_name}</a></td><td><a href="/creators/${f.owner_wallet}">${creatorName({ username: f.owner_username, address: f.owner_wallet })}</a></td><td class="num">${count(f.total_purchases)}</td><td class="num">${count(f.unique_buyers)}</td><td class="num">${usdc(f.total_revenue)}</td></tr>`)}</tbody>
@@ -28,7 +36,9 @@ const feedRows = (items: FeedItem[]) => html`<table>
 const none = html`<p class="empty">Nothing in this period.</p>`
 
 export function boardsPage(f: BoardsFacts): string {
-  return page({ title: 'Leaderboards', network: f.network, assetVersion: f.assetVersion }, html`
+  return page(
+    { title: 'Leaderboards', network: f.network, assetVersion: f.assetVersion },
+    html`
 <h1>Leaderboards</h1>
 <nav class="links">${PAGE_PERIODS.map(([period, label]) => (period === f.period ? html`<span class="button primary">${label}</span>` : html`<a class="button" href="/leaderboards?period=${period}">${label}</a>`))}</nav>
 <h2>Top revenue</h2>
@@ -36,13 +46,22 @@ ${f.topRevenue.length ? feedRows(f.topRevenue) : none}
 <h2>Most popular</h2>
 ${f.mostPopular.length ? feedRows(f.mostPopular) : none}
 <h2>Top creators</h2>
-${f.topProviders.length ? html`<table>
+${
+  f.topProviders.length
+    ? html`<table>
   <thead><tr><th>#</th><th>Creator</th><th class="num">Feeds</th><th class="num">Sales</th><th class="num">Buyers</th><th class="num">Revenue</th></tr></thead>
   <tbody>${f.topProviders.map((c) => html`<tr><td>${c.rank}</td><td><a href="/creators/${c.wallet_address}">${creatorName({ username: c.username, address: c.wallet_address })}</a></td><td class="num">${count(c.total_feeds)}</td><td class="num">${count(c.total_purchases)}</td><td class="num">${count(c.unique_buyers)}</td><td class="num">${usdc(c.total_revenue)}</td></tr>`)}</tbody>
-</table>` : none}
+</table>`
+    : none
+}
 <h2>Categories</h2>
-${f.categories.length ? html`<table>
+${
+  f.categories.length
+    ? html`<table>
   <thead><tr><th>Category</th><th class="num">Feeds</th><th class="num">Creators</th><th class="num">Entries</th><th class="num">Sales</th><th class="num">Revenue</th></tr></thead>
   <tbody>${f.categories.map((c) => html`<tr><td>${c.category_name}</td><td class="num">${count(c.total_feeds)}</td><td class="num">${count(c.total_providers)}</td><td class="num">${count(c.total_entries)}</td><td class="num">${count(c.total_purchases)}</td><td class="num">${usdc(c.total_revenue)}</td></tr>`)}</tbody>
-</table>` : none}`)
+</table>`
+    : none
+}`,
+  )
 }

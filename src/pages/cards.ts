@@ -14,7 +14,9 @@ export interface FeedCard {
   total_revenue: string
 }
 
-export const feedCards = (feeds: FeedCard[]): Html => html`<ul class="cards">${feeds.map((f) => html`
+export const feedCards = (feeds: FeedCard[]): Html =>
+  html`<ul class="cards">${feeds.map(
+    (f) => html`
   <li class="card">
     <a class="cover" href="/feeds/${f.id}">${f.image_cid ? html`<img src="/v1/feeds/${f.id}/image" alt="" loading="lazy">` : ''}</a>
     <div class="body">
@@ -23,9 +25,11 @@ export const feedCards = (feeds: FeedCard[]): Html => html`<ul class="cards">${f
       ${f.description ? html`<p>${clip(f.description, 140)}</p>` : ''}
       <p class="muted">${count(f.total_entries)} entries · ${usdc(f.total_revenue)} earned</p>
     </div>
-  </li>`)}</ul>`
+  </li>`,
+  )}</ul>`
 
-export const tagList = (tags: string[]): Html => (tags.length ? html`<ul class="tags">${tags.map((t) => html`<li>${t}</li>`)}</ul>` : html``)
+export const tagList = (tags: string[]): Html =>
+  tags.length ? html`<ul class="tags">${tags.map((t) => html`<li>${t}</li>`)}</ul>` : html``
 
 export const figures = (items: [label: string, value: string][]): Html =>
   html`<div class="figures">${items.map(([label, value]) => html`<div><strong>${value}</strong><span>${label}</span></div>`)}</div>`

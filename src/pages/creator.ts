@@ -18,7 +18,9 @@ export interface CreatorFacts {
 export function creatorPage(f: CreatorFacts): string {
   const { wallet, stats } = f
   const name = creatorName(wallet)
-  return page({ title: name, network: f.network, assetVersion: f.assetVersion }, html`
+  return page(
+    { title: name, network: f.network, assetVersion: f.assetVersion },
+    html`
 <section class="intro">
   <p class="kicker">Creator</p>
   <h1>${name}</h1>
@@ -35,5 +37,6 @@ export function creatorPage(f: CreatorFacts): string {
   ])}
 </section>
 <h2>Feeds</h2>
-${f.feeds.length ? feedCards(f.feeds) : html`<p class="empty">No feeds.</p>`}`)
+${f.feeds.length ? feedCards(f.feeds) : html`<p class="empty">No feeds.</p>`}`,
+  )
 }

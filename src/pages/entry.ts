@@ -21,7 +21,9 @@ export interface EntryFacts {
 
 export function entryPage(f: EntryFacts): string {
   const title = entryTitle(f.entry)
-  return page({ title, network: f.network, description: f.entry.description ?? undefined, assetVersion: f.assetVersion }, html`
+  return page(
+    { title, network: f.network, description: f.entry.description ?? undefined, assetVersion: f.assetVersion },
+    html`
 <article class="entry">
   <p class="kicker">${mediaKind(f.entry.mime_type)} · ${f.free ? 'free' : usdc(f.entry.price)}</p>
   <h1>${title}</h1>
@@ -29,7 +31,8 @@ export function entryPage(f: EntryFacts): string {
   ${f.entry.description ? html`<p class="description">${f.entry.description}</p>` : ''}
   ${tagList(f.entry.tags)}
   <div class="shown">${contentView(f.entry.mime_type, f.contentUrl, title)}</div>
-</article>`)
+</article>`,
+  )
 }
 
 function contentView(mimeType: string, url: string, title: string): Html {

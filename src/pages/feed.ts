@@ -19,7 +19,9 @@ export interface FeedFacts {
 
 export function feedPage(f: FeedFacts): string {
   const { feed } = f
-  return page({ title: feed.name, network: f.network, description: feed.description ?? undefined, assetVersion: f.assetVersion }, html`
+  return page(
+    { title: feed.name, network: f.network, description: feed.description ?? undefined, assetVersion: f.assetVersion },
+    html`
 <section class="feed-head">
   <div class="cover">${feed.image_cid ? html`<img src="/v1/feeds/${feed.id}/image" alt="Cover of ${feed.name}">` : ''}</div>
   <div>
@@ -28,19 +30,30 @@ export function feedPage(f: FeedFacts): string {
     <p class="byline">by ${creatorLink(feed, f.creator)} · since ${day(feed.created_at)}</p>
     ${feed.description ? html`<p class="description">${feed.description}</p>` : ''}
     ${tagList(feed.tags)}
-    ${figures([['entries', count(feed.total_entries)], ['purchases', count(feed.total_purchases)], ['earned', usdc(feed.total_revenue)]])}
+    ${figures([
+      ['entries', count(feed.total_entries)],
+      ['purchases', count(feed.total_purchases)],
+      ['earned', usdc(feed.total_revenue)],
+    ])}
   </div>
 </section>
 <h2>Entries</h2>
-${f.entries.length ? html`<table class="entries">
+${
+  f.entries.length
+    ? html`<table class="entries">
   <thead><tr><th>Entry</th><th>Type</th><th>Published</th><th class="num">Price</th><th></th></tr></thead>
-  <tbody>${f.entries.map(({ entry, free }) => html`<tr>
+  <tbody>${f.entries.map(
+    ({ entry, free }) => html`<tr>
     <td><a class="title" href="/feeds/${feed.id}/entries/${entry.id}">${entryTitle(entry)}</a>${entry.description ? html`<div class="muted">${entry.description}</div>` : ''}</td>
     <td>${mediaKind(entry.mime_type)}</td>
     <td>${day(entry.created_at)}</td>
     <td class="num">${free ? html`<span class="badge free">Free</span>` : usdc(entry.price)}</td>
     <td class="num">${free ? html`<a class="button" href="/feeds/${feed.id}/entries/${entry.id}">Read</a>` : html`<a class="button primary" href="/feeds/${feed.id}/entries/${entry.id}">Buy</a>`}</td>
-  </tr>`)}</tbody>
-</table>` : html`<p class="empty">No entries yet.</p>`}
-${f.nextPageToken ? html`<p class="more"><a class="button" href="/feeds/${feed.id}?page_token=${encodeURIComponent(f.nextPageToken)}">Older entries</a></p>` : ''}`)
+  </tr>`,
+  )}</tbody>
+</table>`
+    : html`<p class="empty">No entries yet.</p>`
+}
+${f.nextPageToken ? html`<p class="more"><a class="button" href="/feeds/${feed.id}?page_token=${encodeURIComponent(f.nextPageToken)}">Older entries</a></p>` : ''}`,
+  )
 }

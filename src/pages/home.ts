@@ -17,7 +17,14 @@ export interface HomeFacts {
 }
 
 export function homePage(f: HomeFacts): string {
-  return page({ title: 'Feeds for sale', network: f.network, description: 'A content-feed marketplace: creators publish feeds of entries and sell paid entries for USDC over HTTP 402.', assetVersion: f.assetVersion }, html`
+  return page(
+    {
+      title: 'Feeds for sale',
+      network: f.network,
+      description: 'A content-feed marketplace: creators publish feeds of entries and sell paid entries for USDC over HTTP 402.',
+      assetVersion: f.assetVersion,
+    },
+    html`
 <section class="intro">
   <h1>Trellis</h1>
   <p>A marketplace of content feeds. Creators sign in with an Ethereum wallet and publish feeds of entries: text, JSON,
@@ -28,8 +35,13 @@ export function homePage(f: HomeFacts): string {
 <h2>${f.feedsAreTrending ? 'Trending feeds' : 'Newest feeds'}</h2>
 ${f.feeds.length ? feedCards(f.feeds) : html`<p class="empty">No feeds yet. Create one with <code>POST /v1/feeds</code>.</p>`}
 <h2>Top creators</h2>
-${f.creators.length ? html`<table>
+${
+  f.creators.length
+    ? html`<table>
   <thead><tr><th>#</th><th>Creator</th><th class="num">Feeds</th><th class="num">Entries</th><th class="num">Sales</th><th class="num">Revenue</th></tr></thead>
   <tbody>${f.creators.map((c) => html`<tr><td>${c.rank}</td><td><a href="/creators/${c.wallet_address}">${creatorName({ username: c.username, address: c.wallet_address })}</a></td><td class="num">${count(c.total_feeds)}</td><td class="num">${count(c.total_entries)}</td><td class="num">${count(c.total_purchases)}</td><td class="num">${usdc(c.total_revenue)}</td></tr>`)}</tbody>
-</table>` : html`<p class="empty">No sales yet.</p>`}`)
+</table>`
+    : html`<p class="empty">No sales yet.</p>`
+}`,
+  )
 }

@@ -15,7 +15,8 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
  * Characters no XML document may hold (C0 controls but tab and line ends, U+FFFE/U+FFFF, unpaired surrogates):
  * dropped, so the same escaping serves HTML pages and XML feeds.
  */
-const NOT_IN_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+const NOT_IN_XML =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 
 /** Text as it may stand between tags or inside a quoted attribute, in HTML or XML. */
 export const escapeHtml = (text: string): string => text.replace(NOT_IN_XML, '').replace(/[&<>"']/g, (c) => ESCAPES[c]!)

@@ -31,7 +31,15 @@ export function paywallPage(f: PaywallFacts): string {
   const title = entryTitle(f.entry)
   const price = usdc(f.entry.price)
   const data: PaywallData = { kind: 'paywall', ...f.offer, sold: f.sold, mimeType: f.entry.mime_type, title }
-  return page({ title: `${title} (${price})`, network: f.offer.requirement.network, description: f.entry.description ?? undefined, data, assetVersion: f.assetVersion }, html`
+  return page(
+    {
+      title: `${title} (${price})`,
+      network: f.offer.requirement.network,
+      description: f.entry.description ?? undefined,
+      data,
+      assetVersion: f.assetVersion,
+    },
+    html`
 <article class="paywall">
   <p class="kicker">Payment required · HTTP 402</p>
   <h1>${title}</h1>
@@ -49,7 +57,8 @@ export function paywallPage(f: PaywallFacts): string {
   </div>
   <div id="bought" class="bought" hidden></div>
   <noscript><p class="status">Paying from this page needs JavaScript and a browser wallet. API clients pay with the X-PAYMENT header (see <a href="/v1/docs">the API</a>).</p></noscript>
-</article>`)
+</article>`,
+  )
 }
 
 export const creatorLink = (feed: FeedRecord, creator: WalletRecord | null): Html =>

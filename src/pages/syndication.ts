@@ -61,7 +61,8 @@ const titled = (e: EntryRecord, free: boolean) => (free ? entryTitle(e) : `${ent
 
 export function rssFeed(f: SyndicationFacts): string {
   const at = places(f)
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${html`<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom">
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${
+    html`<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom">
 <channel>
 <title>${f.feed.name}</title>
 <link>${at.feedPage}</link>
@@ -71,7 +72,8 @@ export function rssFeed(f: SyndicationFacts): string {
 <lastBuildDate>${rfc822(f.updatedAt)}</lastBuildDate>
 ${at.cover ? html`<image><url>${at.cover}</url><title>${f.feed.name}</title><link>${at.feedPage}</link></image>` : ''}
 ${f.feed.tags.map((tag) => html`<category>${tag}</category>`)}
-${f.entries.map(({ entry: e, free }) => html`<item>
+${f.entries.map(
+  ({ entry: e, free }) => html`<item>
 <title>${titled(e, free)}</title>
 <link>${at.entryPage(e)}</link>
 <guid isPermaLink="false">urn:uuid:${e.id}</guid>
@@ -80,15 +82,18 @@ ${f.entries.map(({ entry: e, free }) => html`<item>
 ${e.tags.map((tag) => html`<category>${tag}</category>`)}
 ${enclosed(e, free) ? html`<enclosure url="${at.bytes(e)}" length="${e.size}" type="${baseType(e.mime_type)}"/>` : ''}
 </item>
-`)}</channel>
+`,
+)}</channel>
 </rss>
-`.text}`
+`.text
+  }`
 }
 
 export function atomFeed(f: SyndicationFacts): string {
   const at = places(f)
   const author = f.creator ? creatorName(f.creator) : f.feed.owner_wallet_address
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${html`<feed xmlns="http://www.w3.org/2005/Atom">
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${
+    html`<feed xmlns="http://www.w3.org/2005/Atom">
 <id>urn:uuid:${f.feed.id}</id>
 <title>${f.feed.name}</title>
 ${f.feed.description ? html`<subtitle>${f.feed.description}</subtitle>` : ''}
@@ -99,7 +104,8 @@ ${f.feed.description ? html`<subtitle>${f.feed.description}</subtitle>` : ''}
 <generator>Trellis</generator>
 ${at.cover ? html`<logo>${at.cover}</logo>` : ''}
 ${f.feed.tags.map((tag) => html`<category term="${tag}"/>`)}
-${f.entries.map(({ entry: e, free }) => html`<entry>
+${f.entries.map(
+  ({ entry: e, free }) => html`<entry>
 <id>urn:uuid:${e.id}</id>
 <title>${titled(e, free)}</title>
 <updated>${rfc3339(e.updated_at)}</updated>
@@ -109,8 +115,10 @@ ${enclosed(e, free) ? html`<link rel="enclosure" type="${baseType(e.mime_type)}"
 <summary>${summary(f, e, free, at.entryPage(e))}</summary>
 ${e.tags.map((tag) => html`<category term="${tag}"/>`)}
 </entry>
-`)}</feed>
-`.text}`
+`,
+)}</feed>
+`.text
+  }`
 }
 
 export function jsonFeed(f: SyndicationFacts): string {
@@ -137,4 +145,8 @@ export function jsonFeed(f: SyndicationFacts): string {
   })
 }
 
-export const SYNDICATE: Record<Format, (f: SyndicationFacts) => string> = { 'feed.xml': rssFeed, 'feed.atom': atomFeed, 'feed.json': jsonFeed }
+export const SYNDICATE: Record<Format, (f: SyndicationFacts) => string> = {
+  'feed.xml': rssFeed,
+  'feed.atom': atomFeed,
+  'feed.json': jsonFeed,
+}

@@ -19,14 +19,23 @@ export function adminKeyGuard(key: string): (context: { request: Request }) => v
   const expected = digest(key)
   return ({ request }) => {
     const given = request.headers.get('admin-api-key')
-    if (!given || !timingSafeEqual(digest(given), expected)) throw new DomainError('ADMIN_KEY_REQUIRED', 'a valid admin-api-key header is required')
+    if (!given || !timingSafeEqual(digest(given), expected))
+      throw new DomainError('ADMIN_KEY_REQUIRED', 'a valid admin-api-key header is required')
   }
 }
 
 /** The hooks of an admin route with a JSON body: the key checked before the body is read, and again before validation. */
 export function adminBodyGuard(key: string) {
   const requireKey = adminKeyGuard(key)
-  return { parse: [(c: { request: Request }) => { requireKey(c) }, jsonBody()], transform: requireKey }
+  return {
+    parse: [
+      (c: { request: Request }) => {
+        requireKey(c)
+      },
+      jsonBody(),
+    ],
+    transform: requireKey,
+  }
 }
 
 export const adminRoutes = (s: Services) => {
@@ -34,19 +43,27 @@ export const adminRoutes = (s: Services) => {
   if (!key) return new Elysia({ name: 'admin-disabled' })
   const guarded = adminBodyGuard(key)
   return new Elysia({ prefix: '/v1/categories', tags: ['Admin'] })
-    .post('', async ({ body, set }) => {
-      set.status = 201
-      return categoryBody(await s.categories.create(body))
-    }, {
-      ...guarded,
-      body: CreateCategory,
-      response: { 201: Category, ...errors(409) },
-      detail: { summary: 'Create a category (admin)', security: [{ adminApiKey: [] }] },
-    })
+    .post(
+      '',
+      async ({ body, set }) => {
+        set.status = 201
+        return categoryBody(await s.categories.create(body))
+      },
+      {
+        ...guarded,
+        body: CreateCategory,
+        response: { 201: Category, ...errors(409) },
+        detail: { summary: 'Create a category (admin)', security: [{ adminApiKey: [] }] },
+      },
+    )
     .patch('/:category_id', async ({ params, body }) => categoryBody(await s.categories.update(params.category_id, body)), {
       ...guarded,
       body: UpdateCategory,
       response: { 200: Category, ...errors(404, 409) },
-      detail: { summary: 'Update, rename or deactivate a category (admin)', security: [{ adminApiKey: [] }], description: 'Inactive categories leave category-stats and cannot be chosen for new feeds.' },
+      detail: {
+        summary: 'Update, rename or deactivate a category (admin)',
+        security: [{ adminApiKey: [] }],
+        description: 'Inactive categories leave category-stats and cannot be chosen for new feeds.',
+      },
     })
 }

@@ -16,7 +16,11 @@ const HELD_TOTAL_MAX_BYTES = 16 * 1024 * 1024
 export const coverCacheControl = (cidParam: string | undefined, image: Pick<ImageRecord, 'cid'>): string =>
   cidParam === image.cid ? 'public, max-age=31536000, immutable' : 'public, max-age=60'
 
-interface Held { ok: Prepared<Uint8Array<ArrayBuffer>>; notModified: Prepared<null>; etag: string }
+interface Held {
+  ok: Prepared<Uint8Array<ArrayBuffer>>
+  notModified: Prepared<null>
+  etag: string
+}
 
 export function coverImages(s: Services) {
   const bytesByCid = new Map<string, Uint8Array<ArrayBuffer>>()
@@ -38,9 +42,15 @@ export function coverImages(s: Services) {
   function load(image: ImageRecord): void {
     if (image.size > HELD_IMAGE_MAX_BYTES || loading.has(image.cid)) return
     loading.add(image.cid)
-    s.content.size(image.cid)
+    s.content
+      .size(image.cid)
       .then((size) => (size === null || size > HELD_IMAGE_MAX_BYTES ? null : s.content.body(image.cid, size)))
-      .then((bytes) => { if (bytes instanceof Uint8Array) hold(image.cid, bytes) }, () => {}) // the route reports failures
+      .then(
+        (bytes) => {
+          if (bytes instanceof Uint8Array) hold(image.cid, bytes)
+        },
+        () => {},
+      ) // the route reports failures
       .finally(() => loading.delete(image.cid))
   }
 
@@ -70,7 +80,14 @@ export function coverImages(s: Services) {
     // Which image the feed names now: kept until the database next changes (a PATCH may name another).
     const key = `cover:${id}`
     const image = s.cached.peek<ImageRecord | null>(key)
-    if (image === undefined) void s.cached.get(key, () => s.feeds.knownCover(id), () => 128).catch(() => {}) // for the next request
+    if (image === undefined)
+      void s.cached
+        .get(
+          key,
+          () => s.feeds.knownCover(id),
+          () => 128,
+        )
+        .catch(() => {}) // for the next request
     if (!image) return null
     const bytes = bytesByCid.get(image.cid)
     if (!bytes) {

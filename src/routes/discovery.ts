@@ -20,58 +20,105 @@ const Discovered = t.Object({
   x402Version: t.Integer(),
   accepts: t.Array(t.Unknown({ description: 'the x402 v1 payment requirement, as the 402 gives it' })),
   lastUpdated: t.String({ description: 'ISO 8601' }),
-  metadata: t.Object({}, { additionalProperties: true, description: 'feed_id, feed_name, entry_id, title, description, mime_type, tags, category' }),
+  metadata: t.Object(
+    {},
+    { additionalProperties: true, description: 'feed_id, feed_name, entry_id, title, description, mime_type, tags, category' },
+  ),
 })
-const DiscoveryList = t.Object({
-  x402Version: t.Integer(),
-  items: t.Array(Discovered),
-  pagination: t.Object({ limit: t.Integer(), offset: t.Integer(), total: t.Integer() }),
-}, { description: 'Paid entries for sale now, newest first' })
+const DiscoveryList = t.Object(
+  {
+    x402Version: t.Integer(),
+    items: t.Array(Discovered),
+    pagination: t.Object({ limit: t.Integer(), offset: t.Integer(), total: t.Integer() }),
+  },
+  { description: 'Paid entries for sale now, newest first' },
+)
 
 export const discoveryRoutes = (s: Services) => {
   const x402 = resourceServer(s.config.network)
   return new Elysia({ tags: ['Discovery'] })
-    .get('/discovery/resources', async ({ query }) => {
-      const limit = integerQuery(query.limit, 'limit', 1) ?? DEFAULT_LIMIT
-      const offset = integerQuery(query.offset, 'offset') ?? 0
-      if (limit > MAX_LIMIT) throw new DomainError('INVALID_PARAMETER', 'invalid limit', `limit must be an integer from 1 to ${MAX_LIMIT}`)
-      if (offset > MAX_OFFSET) throw new DomainError('INVALID_PARAMETER', 'invalid offset', `offset must be at most ${MAX_OFFSET}`)
-      const type = query.type ?? 'http'
-      return jsonResponse(await s.cached.get(`discovery:${type}:${limit}:${offset}`, async (staleFrom) => {
-        if (type !== 'http') return JSON.stringify({ x402Version: 1, items: [], pagination: { limit, offset, total: 0 } })
-        // The count is one read per database version (and minute: early access ends by the clock), whatever the page;
-        // a page past the end reads nothing.
-        const total = await s.cached.get('discovery:total', async (totalStaleFrom) => (totalStaleFrom(nowSeconds() + 60), s.stats.forSaleCount()), () => 16)
-        const entries = offset < total ? await s.stats.forSale(limit, offset) : []
-        const items = entries.map((e) => {
-          if (e.expires_at !== null) staleFrom(e.expires_at)
-          const path = `/v1/feeds/${e.feed_id}/entries/${e.id}`
-          const tag = s.entries.priceTag({ owner_wallet_address: e.owner_wallet }, e, `${s.publicUrl()}${path}`, 'record')
-          return x402.discovered(tag, e.updated_at, {
-            feed_id: e.feed_id, feed_name: e.feed_name, entry_id: e.id, title: e.title, description: e.description, mime_type: e.mime_type, tags: e.tags, category: e.category_name,
-          })
-        })
-        return JSON.stringify({ x402Version: 1, items, pagination: { limit, offset, total } })
-      }))
-    }, {
-      query: t.Object({
-        type: t.Optional(t.String({ description: 'http (the only type here)' })),
-        limit: t.Optional(t.String({ description: `1..${MAX_LIMIT} (default ${DEFAULT_LIMIT})` })),
-        offset: t.Optional(t.String({ description: 'items to skip' })),
-      }),
-      response: { 200: DiscoveryList, ...errors(400) },
-      detail: { summary: 'Paid resources for sale (x402 discovery)', description: "The x402 discovery list: each paid entry on sale now, with its payment requirement. The x402 " +
-        "package's useFacilitator({ url: <this server> }).list() reads it." },
-    })
-    .get('/.well-known/x402', () => jsonResponse(JSON.stringify({
-      x402Version: 1,
-      name: 'Trellis',
-      network: s.config.network.name,
-      asset: { address: s.config.network.usdcAddress, symbol: 'USDC', decimals: 6 },
-      discovery: `${s.publicUrl()}/discovery/resources`,
-      openapi: `${s.publicUrl()}/v1/openapi.json`,
-    })), {
-      response: { 200: t.Object({ x402Version: t.Integer(), name: t.String(), network: t.String(), asset: t.Object({ address: t.String(), symbol: t.String(), decimals: t.Integer() }), discovery: t.String(), openapi: t.String() }) },
-      detail: { summary: 'Where the x402 discovery list is', description: 'For agents: the network, the token, the discovery list and the API document.' },
-    })
+    .get(
+      '/discovery/resources',
+      async ({ query }) => {
+        const limit = integerQuery(query.limit, 'limit', 1) ?? DEFAULT_LIMIT
+        const offset = integerQuery(query.offset, 'offset') ?? 0
+        if (limit > MAX_LIMIT)
+          throw new DomainError('INVALID_PARAMETER', 'invalid limit', `limit must be an integer from 1 to ${MAX_LIMIT}`)
+        if (offset > MAX_OFFSET) throw new DomainError('INVALID_PARAMETER', 'invalid offset', `offset must be at most ${MAX_OFFSET}`)
+        const type = query.type ?? 'http'
+        return jsonResponse(
+          await s.cached.get(`discovery:${type}:${limit}:${offset}`, async (staleFrom) => {
+            if (type !== 'http') return JSON.stringify({ x402Version: 1, items: [], pagination: { limit, offset, total: 0 } })
+            // The count is one read per database version (and minute: early access ends by the clock), whatever the page;
+            // a page past the end reads nothing.
+            const total = await s.cached.get(
+              'discovery:total',
+              async (totalStaleFrom) => (totalStaleFrom(nowSeconds() + 60), s.stats.forSaleCount()),
+              () => 16,
+            )
+            const entries = offset < total ? await s.stats.forSale(limit, offset) : []
+            const items = entries.map((e) => {
+              if (e.expires_at !== null) staleFrom(e.expires_at)
+              const path = `/v1/feeds/${e.feed_id}/entries/${e.id}`
+              const tag = s.entries.priceTag({ owner_wallet_address: e.owner_wallet }, e, `${s.publicUrl()}${path}`, 'record')
+              return x402.discovered(tag, e.updated_at, {
+                feed_id: e.feed_id,
+                feed_name: e.feed_name,
+                entry_id: e.id,
+                title: e.title,
+                description: e.description,
+                mime_type: e.mime_type,
+                tags: e.tags,
+                category: e.category_name,
+              })
+            })
+            return JSON.stringify({ x402Version: 1, items, pagination: { limit, offset, total } })
+          }),
+        )
+      },
+      {
+        query: t.Object({
+          type: t.Optional(t.String({ description: 'http (the only type here)' })),
+          limit: t.Optional(t.String({ description: `1..${MAX_LIMIT} (default ${DEFAULT_LIMIT})` })),
+          offset: t.Optional(t.String({ description: 'items to skip' })),
+        }),
+        response: { 200: DiscoveryList, ...errors(400) },
+        detail: {
+          summary: 'Paid resources for sale (x402 discovery)',
+          description:
+            'The x402 discovery list: each paid entry on sale now, with its payment requirement. The x402 ' +
+            "package's useFacilitator({ url: <this server> }).list() reads it.",
+        },
+      },
+    )
+    .get(
+      '/.well-known/x402',
+      () =>
+        jsonResponse(
+          JSON.stringify({
+            x402Version: 1,
+            name: 'Trellis',
+            network: s.config.network.name,
+            asset: { address: s.config.network.usdcAddress, symbol: 'USDC', decimals: 6 },
+            discovery: `${s.publicUrl()}/discovery/resources`,
+            openapi: `${s.publicUrl()}/v1/openapi.json`,
+          }),
+        ),
+      {
+        response: {
+          200: t.Object({
+            x402Version: t.Integer(),
+            name: t.String(),
+            network: t.String(),
+            asset: t.Object({ address: t.String(), symbol: t.String(), decimals: t.Integer() }),
+            discovery: t.String(),
+            openapi: t.String(),
+          }),
+        },
+        detail: {
+          summary: 'Where the x402 discovery list is',
+          description: 'For agents: the network, the token, the discovery list and the API document.',
+        },
+      },
+    )
 }

@@ -12,13 +12,19 @@ const DESCRIPTION = 'Content-feed marketplace: wallet-signed feeds and entries o
 
 const SECURITY_SCHEMES = {
   walletAddress: { type: 'apiKey', in: 'header', name: HEADER.address, description: 'Your 0x address.' },
-  walletSignature: { type: 'apiKey', in: 'header', name: HEADER.signature, description: 'personal_sign of the message from POST /v1/auth/nonce.' },
+  walletSignature: {
+    type: 'apiKey',
+    in: 'header',
+    name: HEADER.signature,
+    description: 'personal_sign of the message from POST /v1/auth/nonce.',
+  },
   walletMessage: { type: 'apiKey', in: 'header', name: HEADER.message, description: 'That message (or its base64).' },
   walletTimestamp: { type: 'apiKey', in: 'header', name: HEADER.timestamp, description: 'Unix seconds, now.' },
   adminApiKey: { type: 'apiKey', in: 'header', name: 'admin-api-key', description: 'TRELLIS_ADMIN_KEY (category administration).' },
 }
 
-const PAGE = `<!doctype html>
+const PAGE =
+  `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
@@ -37,7 +43,8 @@ const PAGE = `<!doctype html>
 </html>`
 
 /** Our script and Swagger UI's only; Swagger UI sets styles inline and shows data: images. */
-const EXPLORER_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+const EXPLORER_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
   "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 const asset = (path: string, type: string) => () =>
@@ -50,15 +57,27 @@ export const docsRoutes = (version: string, app: () => Elysia<any, any, any, any
     const url = publicUrl()
     let text = documents.get(url)
     if (text === undefined) {
-      text = JSON.stringify(openApiDocument(app(), { title: TITLE, version, description: DESCRIPTION, publicUrl: url, securitySchemes: SECURITY_SCHEMES }))
+      text = JSON.stringify(
+        openApiDocument(app(), { title: TITLE, version, description: DESCRIPTION, publicUrl: url, securitySchemes: SECURITY_SCHEMES }),
+      )
       documents.set(url, text)
     }
     return text
   }
   return new Elysia()
-    .get('/v1/openapi.json', () => new Response(document(), { headers: { 'content-type': 'application/json; charset=utf-8' } }), { detail: { hide: true } })
-    .get('/v1/docs', () => new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': EXPLORER_CSP } }), { detail: { hide: true } })
-    .get(`${ASSETS}/explorer.js`, () => new Response(explorerScript, { headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' } }), { detail: { hide: true } })
+    .get('/v1/openapi.json', () => new Response(document(), { headers: { 'content-type': 'application/json; charset=utf-8' } }), {
+      detail: { hide: true },
+    })
+    .get(
+      '/v1/docs',
+      () => new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': EXPLORER_CSP } }),
+      { detail: { hide: true } },
+    )
+    .get(
+      `${ASSETS}/explorer.js`,
+      () => new Response(explorerScript, { headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' } }),
+      { detail: { hide: true } },
+    )
     .get(`${ASSETS}/swagger-ui-bundle.js`, asset(bundlePath, 'application/javascript; charset=utf-8'), { detail: { hide: true } })
     .get(`${ASSETS}/swagger-ui.css`, asset(cssPath, 'text/css; charset=utf-8'), { detail: { hide: true } })
 }

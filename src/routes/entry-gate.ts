@@ -33,7 +33,8 @@ const response = (i: Instructions) => new Response(i.body, { status: i.status, h
 const prepared = (i: Instructions): Prepared => ({ body: i.body, init: { status: i.status, headers: withCors(i.headers) } })
 
 /** A gate's answer as a Response, for a route that cannot return a prepared one. */
-export const asResponse = (answer: Prepared | Response): Response => (answer instanceof Response ? answer : new Response(answer.body, answer.init))
+export const asResponse = (answer: Prepared | Response): Response =>
+  answer instanceof Response ? answer : new Response(answer.body, answer.init)
 
 function withRetryAfter(answer: Response, seconds: number): Response {
   answer.headers.set('retry-after', String(seconds))
@@ -44,14 +45,25 @@ export function entryGate(s: Services) {
   const x402 = resourceServer(s.config.network)
 
   /** The 402 to a caller who sent no payment is the same for everyone at this URL until the entry or feed changes. */
-  const plainChallenge = (tag: PriceTag): Prepared => s.cached(`challenge:${tag.resource}`, () => prepared(x402.challenge(tag)), (c) => 2 * c.body.length)
+  const plainChallenge = (tag: PriceTag): Prepared =>
+    s.cached(
+      `challenge:${tag.resource}`,
+      () => prepared(x402.challenge(tag)),
+      (c) => 2 * c.body.length,
+    )
 
   /** The same 402 for a person in a browser: the paywall page, kept as long. */
   const paywall = (feed: FeedRecord, entry: EntryRecord, tag: PriceTag, sold: Sold): Promise<Prepared> =>
-    s.cached.get(`paywall:${tag.resource}`, async () => {
-      const creator = await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
-      return prepared(x402.paywall(tag, (offer) => paywallPage({ feed, entry, creator, offer, sold, assetVersion: ASSET_VERSION }), PAGE_HEADERS))
-    }, (c) => 2 * c.body.length)
+    s.cached.get(
+      `paywall:${tag.resource}`,
+      async () => {
+        const creator = await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
+        return prepared(
+          x402.paywall(tag, (offer) => paywallPage({ feed, entry, creator, offer, sold, assetVersion: ASSET_VERSION }), PAGE_HEADERS),
+        )
+      },
+      (c) => 2 * c.body.length,
+    )
 
   /**
    * Pays with the request's payment: served with the receipt; a 402 when the payment is refused; 502 when the
@@ -66,7 +78,9 @@ export function entryGate(s: Services) {
       case 'refused':
         return answered(response(x402.challenge(tag, outcome.reason)))
       case 'unavailable':
-        return answered(withRetryAfter(errorResponse('PAYMENT_BACKEND_UNAVAILABLE', 'the payment service is unavailable', outcome.reason), 10))
+        return answered(
+          withRetryAfter(errorResponse('PAYMENT_BACKEND_UNAVAILABLE', 'the payment service is unavailable', outcome.reason), 10),
+        )
       case 'pending':
         return answered(withRetryAfter(errorResponse('PAYMENT_PENDING', 'the payment is being settled', outcome.reason), 15))
     }
@@ -79,12 +93,25 @@ export function entryGate(s: Services) {
    */
   function gate(feed: FeedRecord, entry: EntryRecord, signer: null, headers: null, path: () => string): Gate<Prepared>
   function gate(feed: FeedRecord, entry: EntryRecord, signer: Signer | null, headers: Headers, path: () => string): Promise<Gate>
-  function gate(feed: FeedRecord, entry: EntryRecord, signer: Signer | null, headers: Headers | null, path: () => string): Gate | Promise<Gate> {
+  function gate(
+    feed: FeedRecord,
+    entry: EntryRecord,
+    signer: Signer | null,
+    headers: Headers | null,
+    path: () => string,
+  ): Gate | Promise<Gate> {
     if (signer === null) return decide(s.entries.anonymousAccess(feed, entry), feed, entry, signer, headers, path)
     return s.entries.access(feed, entry, signer).then((access) => decide(access, feed, entry, signer, headers, path))
   }
 
-  function decide(access: Access, feed: FeedRecord, entry: EntryRecord, signer: Signer | null, headers: Headers | null, path: () => string): Gate | Promise<Gate> {
+  function decide(
+    access: Access,
+    feed: FeedRecord,
+    entry: EntryRecord,
+    signer: Signer | null,
+    headers: Headers | null,
+    path: () => string,
+  ): Gate | Promise<Gate> {
     if (access === 'withdrawn') return WITHDRAWN
     if (access !== 'pay') return SERVE
     const at = path()

@@ -118,7 +118,8 @@ export function hotReads(s: Services): HotReads {
       return length ? s.stats.plain(board, length) : null
     })
   }
-  for (const board of WHOLE_BOARDS) routes[`/v1/leaderboards/${board}`] = boardRoute(s, [], () => s.stats.plain(board, Number.MAX_SAFE_INTEGER))
+  for (const board of WHOLE_BOARDS)
+    routes[`/v1/leaderboards/${board}`] = boardRoute(s, [], () => s.stats.plain(board, Number.MAX_SAFE_INTEGER))
   // Live, not a snapshot: its pages are kept until the database next changes (see recentEntriesJson).
   routes['/v1/leaderboards/recent-entries'] = (request) => {
     const q = request.url.indexOf('?')
@@ -142,7 +143,13 @@ export function hotReads(s: Services): HotReads {
         // The answer Elysia's route gives a caller who neither signs nor pays; only a 402 is answered here.
         const passed = gate(feed, entry, null, null, () => path)
         if (passed.kind === 'answered') {
-          return { path, entry, answer: passed.answer, page: await gate.paywallAt(feed, entry, path), ownerLc: feed.owner_wallet_address.toLowerCase() }
+          return {
+            path,
+            entry,
+            answer: passed.answer,
+            page: await gate.paywallAt(feed, entry, path),
+            ownerLc: feed.owner_wallet_address.toLowerCase(),
+          }
         }
         const bytes = suffix === '/content' && passed.kind === 'serve' && isFreeNow(entry) ? await freeContent(s, entry) : null
         return bytes && { path, entry, bytes }
@@ -156,7 +163,12 @@ export function hotReads(s: Services): HotReads {
       const { feed_id: feedId, entry_id: entryId } = request.params
       const key = `402${suffix}:${feedId}/${entryId}`
       const hot = s.cached.peek<HotEntry | null>(key)
-      if (hot === undefined) void s.cached.get(key, () => prepare(feedId, entryId), (held) => 2_000 + (held && 'bytes' in held ? held.bytes.body.byteLength : 0))
+      if (hot === undefined)
+        void s.cached.get(
+          key,
+          () => prepare(feedId, entryId),
+          (held) => 2_000 + (held && 'bytes' in held ? held.bytes.body.byteLength : 0),
+        )
       if (!hot || !request.url.endsWith(hot.path) || SIGNED_OR_PAYING.some((h) => request.headers.has(h))) return null
       const session = sessionCookie(request.headers)
       // Bytes: whole, to a request that asks for nothing conditional or partial (those are Elysia's).
@@ -184,6 +196,7 @@ export function hotReads(s: Services): HotReads {
     const id = request.params.feed_id
     return withoutQuery(request.url) && isUuid(id) ? (heldPage(s, feedKey(id.toLowerCase())) ?? null) : null
   }
-  routes['/v1/wallets/:wallet_id/stats'] = (request) => (withoutQuery(request.url) ? (heldWalletStatsJson(s, request.params.wallet_id) ?? null) : null)
+  routes['/v1/wallets/:wallet_id/stats'] = (request) =>
+    withoutQuery(request.url) ? (heldWalletStatsJson(s, request.params.wallet_id) ?? null) : null
   return routes
 }

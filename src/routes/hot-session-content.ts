@@ -42,12 +42,24 @@ export function sessionContent(s: Services) {
     if (wallet !== ownerLc) {
       const key = `owns:${wallet}:${entry.id}`
       const bought = s.cached.peek<boolean>(key)
-      if (bought === undefined) return later(s, key, () => s.purchases.owns(wallet, entry.id), () => 64)
+      if (bought === undefined)
+        return later(
+          s,
+          key,
+          () => s.purchases.owns(wallet, entry.id),
+          () => 64,
+        )
       if (!bought) return null
     }
     const key = `paid-bytes:${entry.id}`
     const bytes = s.cached.peek<Prepared<Uint8Array<ArrayBuffer>> | null>(key)
-    if (bytes === undefined) return later(s, key, () => paidContent(s, entry), (held: Prepared<Uint8Array<ArrayBuffer>> | null) => 2_000 + (held?.body.byteLength ?? 0))
+    if (bytes === undefined)
+      return later(
+        s,
+        key,
+        () => paidContent(s, entry),
+        (held: Prepared<Uint8Array<ArrayBuffer>> | null) => 2_000 + (held?.body.byteLength ?? 0),
+      )
     return bytes
   }
 }

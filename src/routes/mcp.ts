@@ -13,23 +13,43 @@ import { NoBody, errors } from '../edge/openapi.ts'
 const MAX_BODY_BYTES = 256 * 1024
 
 const JsonRpcError = t.Object({ code: t.Integer(), message: t.String(), data: t.Optional(t.Unknown()) })
-const JsonRpcMessage = t.Object({
-  jsonrpc: t.Literal('2.0'),
-  id: t.Optional(t.Union([t.String(), t.Number(), t.Null()])),
-  result: t.Optional(t.Unknown({ description: 'the method\'s result (tools/list: {tools}; tools/call: {content, structuredContent?, isError?})' })),
-  error: t.Optional(JsonRpcError),
-}, { description: 'a JSON-RPC 2.0 response' })
+const JsonRpcMessage = t.Object(
+  {
+    jsonrpc: t.Literal('2.0'),
+    id: t.Optional(t.Union([t.String(), t.Number(), t.Null()])),
+    result: t.Optional(
+      t.Unknown({ description: "the method's result (tools/list: {tools}; tools/call: {content, structuredContent?, isError?})" }),
+    ),
+    error: t.Optional(JsonRpcError),
+  },
+  { description: 'a JSON-RPC 2.0 response' },
+)
 const JsonRpcAnswer = JsonRpcMessage
-const JsonRpcRefusal = (description: string) => t.Object({ jsonrpc: t.Literal('2.0'), id: t.Union([t.String(), t.Number(), t.Null()]), error: JsonRpcError }, { description })
+const JsonRpcRefusal = (description: string) =>
+  t.Object({ jsonrpc: t.Literal('2.0'), id: t.Union([t.String(), t.Number(), t.Null()]), error: JsonRpcError }, { description })
 
-const METHOD_NOT_ALLOWED = JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless, POST only (no SSE stream, no session)' }, id: null })
+const METHOD_NOT_ALLOWED = JSON.stringify({
+  jsonrpc: '2.0',
+  error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless, POST only (no SSE stream, no session)' },
+  id: null,
+})
 const notAllowed = () => new Response(METHOD_NOT_ALLOWED, { status: 405, headers: { 'content-type': 'application/json', allow: 'POST' } })
-const onlyPost = { response: { 405: JsonRpcRefusal('this endpoint answers POST only') }, detail: { summary: 'MCP (POST only)', description: 'Stateless: no server-sent event stream and no session to end. 405 with Allow: POST.' } }
+const onlyPost = {
+  response: { 405: JsonRpcRefusal('this endpoint answers POST only') },
+  detail: {
+    summary: 'MCP (POST only)',
+    description: 'Stateless: no server-sent event stream and no session to end. 405 with Allow: POST.',
+  },
+}
 
 const DESCRIPTION = `The Model Context Protocol server of this marketplace, for AI agents, over Streamable HTTP (stateless, JSON answers; send Accept: application/json, text/event-stream and Content-Type: application/json). Point an MCP client at this URL. Its tools: ${READING_TOOLS.join(', ')} (find feeds by words, category and tags; list categories and a feed's entries; read an entry, a free one's content inline; a paid entry's price and x402 requirements). It holds no wallet: buy_entry, list_purchases, create_feed and create_entry are offered by \`trellis mcp\` (stdio), run by the agent's operator with TRELLIS_MCP_WALLET_KEY.`
 
 /** `app`: the whole application, whose handler answers the tools' requests (as the docs route reads its routes). */
-export const mcpRoutes = (app: () => { handle(request: Request): Promise<Response> }, publicUrl: () => string, memo?: Pick<StatelessMcpOptions, 'keep' | 'peek'>) => {
+export const mcpRoutes = (
+  app: () => { handle(request: Request): Promise<Response> },
+  publicUrl: () => string,
+  memo?: Pick<StatelessMcpOptions, 'keep' | 'peek'>,
+) => {
   const fetcher: Fetcher = (request) => app().handle(request)
   const server = () => createMcpServer({ api: trellisApi(publicUrl(), fetcher), wallet: null, remote: false })
   // The tools' API base is the public URL, known once the server listens: the shared server is made again if it changes.
@@ -65,7 +85,12 @@ export const mcpRoutes = (app: () => { handle(request: Request): Promise<Respons
                 description: 'one JSON-RPC 2.0 message (batches are refused): initialize, tools/list, tools/call {name, arguments}, …',
                 type: 'object',
                 required: ['jsonrpc', 'method'],
-                properties: { jsonrpc: { type: 'string', enum: ['2.0'] }, id: { oneOf: [{ type: 'string' }, { type: 'integer' }] }, method: { type: 'string' }, params: { type: 'object' } },
+                properties: {
+                  jsonrpc: { type: 'string', enum: ['2.0'] },
+                  id: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
+                  method: { type: 'string' },
+                  params: { type: 'object' },
+                },
               },
             },
           },

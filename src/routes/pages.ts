@@ -40,7 +40,11 @@ const items = <K extends BoardName>(_board: K, body: string): BoardItem<K>[] => 
 
 /** A page the memo keeps under `key` until the records (or, when the key names them, the leaderboards) change. */
 const kept = (s: Services, key: string, make: (staleFrom: (at: number) => void) => Promise<string>) =>
-  s.cached.get<Prepared>(`page:${key}`, async (staleFrom) => ok(await make(staleFrom)), (p) => 2 * p.body.length)
+  s.cached.get<Prepared>(
+    `page:${key}`,
+    async (staleFrom) => ok(await make(staleFrom)),
+    (p) => 2 * p.body.length,
+  )
 
 /** The memo's copy of a page, for the hot path (routes/hot-reads.ts); undefined until a request made it. */
 export const heldPage = (s: Services, key: string): Prepared | undefined => s.cached.peek<Prepared>(`page:${key}`)
@@ -52,17 +56,25 @@ function errorPage(s: Services, error: unknown): Response {
   if (!(error instanceof DomainError)) throw error
   const status = error.code === 'INVALID_PARAMETER' ? 404 : (STATUS[error.code] ?? 400)
   const title = status === 404 ? 'Not found' : status === 451 ? 'Taken down' : 'Cannot show this page'
-  const body = page({ title, network: s.config.network.name, assetVersion: ASSET_VERSION }, html`<section class="intro"><h1>${title}</h1><p>${status === 404 ? 'Nothing is here, or it was deleted.' : error.message}</p><p><a href="/">Back to the feeds</a></p></section>`)
+  const body = page(
+    { title, network: s.config.network.name, assetVersion: ASSET_VERSION },
+    html`<section class="intro"><h1>${title}</h1><p>${status === 404 ? 'Nothing is here, or it was deleted.' : error.message}</p><p><a href="/">Back to the feeds</a></p></section>`,
+  )
   return new Response(body, { status, headers: HEADERS })
 }
 
-const feedCard = (f: FeedRecord, ownerUsername: string | null): FeedCard =>
-  ({ ...f, owner_wallet: f.owner_wallet_address, owner_username: ownerUsername, total_revenue: f.total_revenue.toString() })
+const feedCard = (f: FeedRecord, ownerUsername: string | null): FeedCard => ({
+  ...f,
+  owner_wallet: f.owner_wallet_address,
+  owner_username: ownerUsername,
+  total_revenue: f.total_revenue.toString(),
+})
 
 async function feedCardsOf(s: Services, feeds: FeedRecord[]): Promise<FeedCard[]> {
   const owners = new Map<string, string | null>()
   for (const f of feeds) {
-    if (!owners.has(f.owner_wallet_address)) owners.set(f.owner_wallet_address, (await s.wallets.byAddress(f.owner_wallet_address).catch(() => null))?.username ?? null)
+    if (!owners.has(f.owner_wallet_address))
+      owners.set(f.owner_wallet_address, (await s.wallets.byAddress(f.owner_wallet_address).catch(() => null))?.username ?? null)
   }
   return feeds.map((f) => feedCard(f, owners.get(f.owner_wallet_address) ?? null))
 }
@@ -70,7 +82,9 @@ async function feedCardsOf(s: Services, feeds: FeedRecord[]): Promise<FeedCard[]
 export function homePageOf(s: Services): Promise<Prepared> {
   return kept(s, homeKey(s), async () => {
     const trending = items('trending', s.stats.plain('trending', HOME_FEEDS))
-    const feeds = trending.length ? trending : await feedCardsOf(s, await s.feeds.list({ is_active: true, min_entries: 0, limit: HOME_FEEDS }))
+    const feeds = trending.length
+      ? trending
+      : await feedCardsOf(s, await s.feeds.list({ is_active: true, min_entries: 0, limit: HOME_FEEDS }))
     const creators = items('top-providers', s.stats.byPeriod('top-providers', 'all', HOME_CREATORS))
     return homePage({ network: s.config.network.name, feeds, feedsAreTrending: trending.length > 0, creators, assetVersion: ASSET_VERSION })
   })
@@ -88,7 +102,14 @@ export function feedPageOf(s: Services, rawId: string, token?: string): Promise<
     for (const e of listed.data) if (!isFreeNow(e, now) && e.expires_at !== null) staleFrom(e.expires_at)
     const creator = await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
     const entries = listed.data.map((entry) => ({ entry, free: isFreeNow(entry, now) }))
-    return feedPage({ network: s.config.network.name, feed, creator, entries, nextPageToken: listed.pagination.next_page_token, assetVersion: ASSET_VERSION })
+    return feedPage({
+      network: s.config.network.name,
+      feed,
+      creator,
+      entries,
+      nextPageToken: listed.pagination.next_page_token,
+      assetVersion: ASSET_VERSION,
+    })
   })
 }
 
@@ -105,52 +126,84 @@ export const pageRoutes = (s: Services) => {
 
   return new Elysia({ detail: { hide: true } })
     .get('/', () => answer(() => homePageOf(s)))
-    .get('/feeds/:feed_id', ({ params, query }) => answer(() => feedPageOf(s, params.feed_id, typeof query.page_token === 'string' ? query.page_token : undefined)))
-    .get('/feeds/:feed_id/entries/:entry_id', ({ params, request }) => answer(async () => {
-      const [feedId, entryId] = [uuid(params.feed_id, 'feed_id'), uuid(params.entry_id, 'entry_id')]
-      const { feed, entry } = await entryRows(s, feedId, entryId)
-      const session = sessionCookie(request.headers)
-      const signer = session ? await s.auth.sessionSigner(session) : null
-      const access = signer ? await s.entries.access(feed, entry, signer) : s.entries.anonymousAccess(feed, entry)
-      if (access === 'withdrawn' || !feed.is_active) throw new DomainError('ENTRY_NOT_FOUND', 'entry not found')
-      if (access === 'pay') return gate.paywallAt(feed, entry, `/v1/feeds/${feedId}/entries/${entryId}`)
-      const creator = () => s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
-      if (access === 'free') {
-        return kept(s, `entry:${feedId}/${entryId}`, async () =>
-          entryPage({ network, feed, entry, creator: await creator(), free: true, contentUrl: `/v1/feeds/${feedId}/entries/${entryId}/content`, assetVersion: ASSET_VERSION }))
-      }
-      // The owner's or a buyer's: made for them alone, the bytes behind a receipt link.
-      const token = await s.accessTokens.sign({ kind: 'receipt', entryId, feedId, exp: nowSeconds() + RECEIPT_TTL_S })
-      const body = entryPage({ network, feed, entry, creator: await creator(), free: false, contentUrl: `/v1/access/${token}`, assetVersion: ASSET_VERSION })
-      return new Response(body, { headers: { ...PAGE_HEADERS, 'cache-control': 'private, no-store' } })
-    }))
-    .get('/creators/:address', ({ params }) => answer(() =>
-      kept(s, `creator:${params.address.toLowerCase()}#${s.stats.ranksGeneration()}`, async (staleFrom) => {
-        const wallet = await s.wallets.byAddress(params.address)
-        const now = nowSeconds()
-        staleFrom(now + 60) // the statistics' periods move on
-        const stats = await s.stats.stats(wallet.id, now)
-        const feeds = (await s.feeds.list({ owner_id: wallet.id, is_active: true, min_entries: 0, limit: CREATOR_FEEDS })).map((f) => feedCard(f, wallet.username))
-        return creatorPage({ network, wallet, stats, feeds, assetVersion: ASSET_VERSION })
-      })))
-    .get('/leaderboards', ({ query }) => answer(async () => {
-      const period = (query.period ?? 'all') as PagePeriod
-      if (!PAGE_PERIODS.some(([p]) => p === period)) throw new DomainError('INVALID_PERIOD', 'period must be one of 1d, 7d, 30d, all')
-      return kept(s, `boards:${period}#${s.stats.boardsGeneration()}`, async () => boardsPage({
-        network,
-        period,
-        topRevenue: items('top-revenue', s.stats.byPeriod('top-revenue', period, BOARD_LENGTH)),
-        mostPopular: items('most-popular', s.stats.byPeriod('most-popular', period, BOARD_LENGTH)),
-        topProviders: items('top-providers', s.stats.byPeriod('top-providers', period, BOARD_LENGTH)),
-        categories: items('category-stats', s.stats.plain('category-stats', Number.MAX_SAFE_INTEGER)),
-        assetVersion: ASSET_VERSION,
-      }))
-    }))
+    .get('/feeds/:feed_id', ({ params, query }) =>
+      answer(() => feedPageOf(s, params.feed_id, typeof query.page_token === 'string' ? query.page_token : undefined)),
+    )
+    .get('/feeds/:feed_id/entries/:entry_id', ({ params, request }) =>
+      answer(async () => {
+        const [feedId, entryId] = [uuid(params.feed_id, 'feed_id'), uuid(params.entry_id, 'entry_id')]
+        const { feed, entry } = await entryRows(s, feedId, entryId)
+        const session = sessionCookie(request.headers)
+        const signer = session ? await s.auth.sessionSigner(session) : null
+        const access = signer ? await s.entries.access(feed, entry, signer) : s.entries.anonymousAccess(feed, entry)
+        if (access === 'withdrawn' || !feed.is_active) throw new DomainError('ENTRY_NOT_FOUND', 'entry not found')
+        if (access === 'pay') return gate.paywallAt(feed, entry, `/v1/feeds/${feedId}/entries/${entryId}`)
+        const creator = () => s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
+        if (access === 'free') {
+          return kept(s, `entry:${feedId}/${entryId}`, async () =>
+            entryPage({
+              network,
+              feed,
+              entry,
+              creator: await creator(),
+              free: true,
+              contentUrl: `/v1/feeds/${feedId}/entries/${entryId}/content`,
+              assetVersion: ASSET_VERSION,
+            }),
+          )
+        }
+        // The owner's or a buyer's: made for them alone, the bytes behind a receipt link.
+        const token = await s.accessTokens.sign({ kind: 'receipt', entryId, feedId, exp: nowSeconds() + RECEIPT_TTL_S })
+        const body = entryPage({
+          network,
+          feed,
+          entry,
+          creator: await creator(),
+          free: false,
+          contentUrl: `/v1/access/${token}`,
+          assetVersion: ASSET_VERSION,
+        })
+        return new Response(body, { headers: { ...PAGE_HEADERS, 'cache-control': 'private, no-store' } })
+      }),
+    )
+    .get('/creators/:address', ({ params }) =>
+      answer(() =>
+        kept(s, `creator:${params.address.toLowerCase()}#${s.stats.ranksGeneration()}`, async (staleFrom) => {
+          const wallet = await s.wallets.byAddress(params.address)
+          const now = nowSeconds()
+          staleFrom(now + 60) // the statistics' periods move on
+          const stats = await s.stats.stats(wallet.id, now)
+          const feeds = (await s.feeds.list({ owner_id: wallet.id, is_active: true, min_entries: 0, limit: CREATOR_FEEDS })).map((f) =>
+            feedCard(f, wallet.username),
+          )
+          return creatorPage({ network, wallet, stats, feeds, assetVersion: ASSET_VERSION })
+        }),
+      ),
+    )
+    .get('/leaderboards', ({ query }) =>
+      answer(async () => {
+        const period = (query.period ?? 'all') as PagePeriod
+        if (!PAGE_PERIODS.some(([p]) => p === period)) throw new DomainError('INVALID_PERIOD', 'period must be one of 1d, 7d, 30d, all')
+        return kept(s, `boards:${period}#${s.stats.boardsGeneration()}`, async () =>
+          boardsPage({
+            network,
+            period,
+            topRevenue: items('top-revenue', s.stats.byPeriod('top-revenue', period, BOARD_LENGTH)),
+            mostPopular: items('most-popular', s.stats.byPeriod('most-popular', period, BOARD_LENGTH)),
+            topProviders: items('top-providers', s.stats.byPeriod('top-providers', period, BOARD_LENGTH)),
+            categories: items('category-stats', s.stats.plain('category-stats', Number.MAX_SAFE_INTEGER)),
+            assetVersion: ASSET_VERSION,
+          }),
+        )
+      }),
+    )
     .get('/assets/:name', ({ params, query }) => {
       const asset = ASSETS[params.name as keyof typeof ASSETS]
       if (!asset) return new Response('not found', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } })
       // A versioned name never changes: the page names the next version.
       const cacheControl = query.v === ASSET_VERSION ? 'public, max-age=31536000, immutable' : 'no-cache'
-      return new Response(asset.text, { headers: { 'content-type': asset.type, 'cache-control': cacheControl, 'x-content-type-options': 'nosniff' } })
+      return new Response(asset.text, {
+        headers: { 'content-type': asset.type, 'cache-control': cacheControl, 'x-content-type-options': 'nosniff' },
+      })
     })
 }

@@ -16,7 +16,8 @@ export const pageQuery = {
  * A read memo key for a list's query: the values of its known parameters only, so parameters the route ignores do
  * not make new keys (nor does the clock: results that depend on it say when they go stale, see readMemo).
  */
-export const queryKey = (query: Record<string, unknown>, names: readonly string[]): string => JSON.stringify(names.map((name) => query[name] ?? null))
+export const queryKey = (query: Record<string, unknown>, names: readonly string[]): string =>
+  JSON.stringify(names.map((name) => query[name] ?? null))
 
 export function pageSize(raw: string | undefined, max = MAX_PAGE_SIZE): number {
   if (raw === undefined || raw === '') return DEFAULT_PAGE_SIZE
@@ -36,7 +37,8 @@ export function pageTokens(key: Uint8Array) {
     /** The cursor inside a token minted for `scope`; throws INVALID_PAGE_TOKEN otherwise. */
     decode<T>(scope: string, token: string | undefined): T | undefined {
       if (token === undefined || token === '') return undefined
-      const invalid = () => new DomainError('INVALID_PAGE_TOKEN', 'page_token is invalid', 'use the next_page_token of the previous response')
+      const invalid = () =>
+        new DomainError('INVALID_PAGE_TOKEN', 'page_token is invalid', 'use the next_page_token of the previous response')
       const [payload, mac, extra] = token.split('.')
       if (!payload || !mac || extra !== undefined) throw invalid()
       const expected = sign(payload)

@@ -17,6 +17,7 @@ export function booleanQuery(value: string | undefined, name: string): boolean |
 
 export function integerQuery(value: string | undefined, name: string, min = 0): number | undefined {
   if (value === undefined || value === '') return undefined
-  if (!/^\d{1,12}$/.test(value) || Number(value) < min) throw new DomainError('INVALID_PARAMETER', `invalid ${name}`, `${name} must be an integer ≥ ${min}`)
+  if (!/^\d{1,12}$/.test(value) || Number(value) < min)
+    throw new DomainError('INVALID_PARAMETER', `invalid ${name}`, `${name} must be an integer ≥ ${min}`)
   return Number(value)
 }

@@ -62,7 +62,12 @@ export const matchesEtag = (ifNoneMatch: string | null, etag: string): boolean =
   ifNoneMatch?.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*') ?? false
 
 /** Serves an item's content: a sealed one (a paid entry's) is opened with its key, its CID (the ETag) stays the stored one's. */
-export async function serveContent(content: ContentStore, entry: ServableContent, request: Request, cacheControl = 'private, max-age=300'): Promise<Response> {
+export async function serveContent(
+  content: ContentStore,
+  entry: ServableContent,
+  request: Request,
+  cacheControl = 'private, max-age=300',
+): Promise<Response> {
   // Checked before streaming: a missing block would otherwise fail mid-response.
   const size = await content.size(entry.cid)
   if (size === null) return errorResponse('CONTENT_NOT_FOUND', 'content is not in the store')

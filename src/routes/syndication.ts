@@ -13,7 +13,11 @@ import { FORMATS, SYNDICATE, type Format } from '../pages/syndication.ts'
 const LISTED_ENTRIES = 50
 const CACHE_CONTROL = 'public, max-age=60'
 
-interface Document { body: string; etag: string; lastModified: string }
+interface Document {
+  body: string
+  etag: string
+  lastModified: string
+}
 
 const DESCRIPTIONS: Record<Format, string> = {
   'feed.xml': 'RSS 2.0',
@@ -23,17 +27,28 @@ const DESCRIPTIONS: Record<Format, string> = {
 
 function document(s: Services, rawId: string, format: Format): Promise<Document> {
   const feedId = uuid(rawId, 'feed_id')
-  return s.cached.get<Document>(`syndication:${format}:${feedId}`, async (staleFrom) => {
-    const feed = await s.feeds.get(feedId)
-    if (!feed.is_active) throw new DomainError('FEED_NOT_FOUND', 'feed not found')
-    const now = nowSeconds()
-    const rows = await s.entries.list({ feedId, limit: LISTED_ENTRIES })
-    for (const e of rows) if (!isFreeNow(e, now) && e.expires_at !== null) staleFrom(e.expires_at)
-    const creator = await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
-    const updatedAt = Math.max(feed.updated_at, ...rows.map((e) => e.updated_at))
-    const body = SYNDICATE[format]({ baseUrl: s.publicUrl(), network: s.config.network.name, feed, creator, entries: rows.map((entry) => ({ entry, free: isFreeNow(entry, now) })), updatedAt })
-    return { body, etag: `"${Bun.hash(body).toString(36)}"`, lastModified: new Date(updatedAt * 1000).toUTCString() }
-  }, (d) => 2 * d.body.length)
+  return s.cached.get<Document>(
+    `syndication:${format}:${feedId}`,
+    async (staleFrom) => {
+      const feed = await s.feeds.get(feedId)
+      if (!feed.is_active) throw new DomainError('FEED_NOT_FOUND', 'feed not found')
+      const now = nowSeconds()
+      const rows = await s.entries.list({ feedId, limit: LISTED_ENTRIES })
+      for (const e of rows) if (!isFreeNow(e, now) && e.expires_at !== null) staleFrom(e.expires_at)
+      const creator = await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
+      const updatedAt = Math.max(feed.updated_at, ...rows.map((e) => e.updated_at))
+      const body = SYNDICATE[format]({
+        baseUrl: s.publicUrl(),
+        network: s.config.network.name,
+        feed,
+        creator,
+        entries: rows.map((entry) => ({ entry, free: isFreeNow(entry, now) })),
+        updatedAt,
+      })
+      return { body, etag: `"${Bun.hash(body).toString(36)}"`, lastModified: new Date(updatedAt * 1000).toUTCString() }
+    },
+    (d) => 2 * d.body.length,
+  )
 }
 
 /** 304 when the reader has this version: by ETag, or (without one) by a date no older than the last change. */
@@ -47,16 +62,32 @@ function unchanged(request: Request, d: Document): boolean {
 export const syndicationRoutes = (s: Services) => {
   const app = new Elysia({ prefix: '/v1/feeds/:feed_id', tags: ['Feeds'] })
   for (const format of Object.keys(FORMATS) as Format[]) {
-    app.get(`/${format}`, async ({ params, request }) => {
-      const d = await document(s, params.feed_id, format)
-      const headers = { 'content-type': FORMATS[format], etag: d.etag, 'last-modified': d.lastModified, 'cache-control': CACHE_CONTROL }
-      return unchanged(request, d) ? new Response(null, { status: 304, headers }) : new Response(d.body, { headers })
-    }, {
-      response: { 200: t.String({ format: 'binary', 'x-media-type': FORMATS[format].split(';')[0], description: `The feed as ${DESCRIPTIONS[format]}: its 50 newest entries` }), 304: NoBody('not modified (If-None-Match or If-Modified-Since)'), ...errors(400, 404) },
-      detail: { summary: `The feed as ${DESCRIPTIONS[format]}`, description: 'For feed readers and podcast apps: free audio and video as enclosures (length and type); a ' +
-        'paid entry with its price and a link to its paywall page, never its content. Answers 304 to a ' +
-        'reader that has this version.' },
-    })
+    app.get(
+      `/${format}`,
+      async ({ params, request }) => {
+        const d = await document(s, params.feed_id, format)
+        const headers = { 'content-type': FORMATS[format], etag: d.etag, 'last-modified': d.lastModified, 'cache-control': CACHE_CONTROL }
+        return unchanged(request, d) ? new Response(null, { status: 304, headers }) : new Response(d.body, { headers })
+      },
+      {
+        response: {
+          200: t.String({
+            format: 'binary',
+            'x-media-type': FORMATS[format].split(';')[0],
+            description: `The feed as ${DESCRIPTIONS[format]}: its 50 newest entries`,
+          }),
+          304: NoBody('not modified (If-None-Match or If-Modified-Since)'),
+          ...errors(400, 404),
+        },
+        detail: {
+          summary: `The feed as ${DESCRIPTIONS[format]}`,
+          description:
+            'For feed readers and podcast apps: free audio and video as enclosures (length and type); a ' +
+            'paid entry with its price and a link to its paywall page, never its content. Answers 304 to a ' +
+            'reader that has this version.',
+        },
+      },
+    )
   }
   return app
 }

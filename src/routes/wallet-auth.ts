@@ -16,7 +16,11 @@ const signers = new WeakMap<Request, Signer | null>()
  * process's RSS before the signature was checked (meanwhile the body arrives and is held for the reader), 0 for a
  * body too small for memoryGuard to check.
  */
-export type BodyReader = (request: Request, limit: number, signed: { signer: Signer; params: Record<string, string>; rssAtArrival: number }) => Promise<unknown>
+export type BodyReader = (
+  request: Request,
+  limit: number,
+  signed: { signer: Signer; params: Record<string, string>; rssAtArrival: number },
+) => Promise<unknown>
 
 /** The four headers, all required together (see the security schemes in docs.ts). */
 export const WALLET_SECURITY = { walletAddress: [], walletSignature: [], walletMessage: [], walletTimestamp: [] }
@@ -40,7 +44,11 @@ async function authenticateOnce(auth: AuthService, request: Request, required: b
   // A browser session stands for its wallet on reads where signing is optional (an entry and its bytes).
   const session = !signer && !required && (request.method === 'GET' || request.method === 'HEAD') ? sessionCookie(h) : null
   if (session) signer = await auth.sessionSigner(session)
-  if (!signer && required) throw new DomainError('AUTH_REQUIRED', `authentication required: sign a nonce from POST /v1/auth/nonce and send the ${SIGNED_HEADERS_TEXT} headers`)
+  if (!signer && required)
+    throw new DomainError(
+      'AUTH_REQUIRED',
+      `authentication required: sign a nonce from POST /v1/auth/nonce and send the ${SIGNED_HEADERS_TEXT} headers`,
+    )
   signers.set(request, signer)
 }
 
@@ -53,10 +61,17 @@ export const walletAuth = (auth: AuthService) =>
     wallet: (options: true | { bodyLimit: number; readBody?: BodyReader }) => ({
       detail: { security: [WALLET_SECURITY] },
       parse: async ({ request, params }: { request: Request; params: Record<string, string> }) => {
-        const rssAtArrival = options !== true && options.readBody ? rssBeforeBody(Number(request.headers.get('content-length') ?? Number.NaN)) : 0
+        const rssAtArrival =
+          options !== true && options.readBody ? rssBeforeBody(Number(request.headers.get('content-length') ?? Number.NaN)) : 0
         await authenticateOnce(auth, request, true)
         const read: BodyReader = options === true ? readJson : (options.readBody ?? readJson)
-        return (await read(request, options === true ? DEFAULT_BODY_LIMIT : options.bodyLimit, { signer: signers.get(request) as Signer, params, rssAtArrival })) ?? {}
+        return (
+          (await read(request, options === true ? DEFAULT_BODY_LIMIT : options.bodyLimit, {
+            signer: signers.get(request) as Signer,
+            params,
+            rssAtArrival,
+          })) ?? {}
+        )
       },
       transform: ({ request }: { request: Request }) => authenticateOnce(auth, request, true),
       resolve: ({ request }: { request: Request }) => ({ signer: signers.get(request) as Signer }),

@@ -17,9 +17,16 @@ export interface CategoryStore {
 }
 
 /** A categories row as the database returns it. */
-interface CategoryRow extends Omit<CategoryRecord, 'is_active'> { is_active: number }
+interface CategoryRow extends Omit<CategoryRecord, 'is_active'> {
+  is_active: number
+}
 
-const toRecord = (row: CategoryRow): CategoryRecord => ({ ...row, is_active: Number(row.is_active) === 1, created_at: Number(row.created_at), updated_at: Number(row.updated_at) })
+const toRecord = (row: CategoryRow): CategoryRecord => ({
+  ...row,
+  is_active: Number(row.is_active) === 1,
+  created_at: Number(row.created_at),
+  updated_at: Number(row.updated_at),
+})
 
 const SELECT = q`SELECT id, name, description, icon_url, is_active, created_at, updated_at FROM categories`
 
@@ -31,7 +38,8 @@ export function categoryStore(sql: Sql): CategoryStore {
   return {
     byId: (id) => one(q`${SELECT} WHERE id = ${id}`),
     byName: (name) => one(q`${SELECT} WHERE name_lc = ${name.toLowerCase()}`),
-    insert: async (row) => (await sql.run(q`INSERT INTO categories (id, name, name_lc, description, icon_url, is_active, created_at, updated_at)
+    insert: async (row) =>
+      (await sql.run(q`INSERT INTO categories (id, name, name_lc, description, icon_url, is_active, created_at, updated_at)
       VALUES (${row.id}, ${row.name}, ${row.name.toLowerCase()}, ${row.description}, ${row.icon_url}, 1, ${row.now}, ${row.now})
       ON CONFLICT (name_lc) DO NOTHING`)) === 1,
     update(id, patch, now) {
@@ -50,7 +58,9 @@ export function categoryStore(sql: Sql): CategoryStore {
         const name = filter.after.name.toLowerCase()
         where.push(q`(name_lc > ${name} OR (name_lc = ${name} AND id > ${filter.after.id}))`)
       }
-      const rows = await sql.all<CategoryRow>(q`${SELECT} ${where.length ? q`WHERE ${join(where, ' AND ')}` : q``} ORDER BY name_lc, id LIMIT ${filter.limit}`)
+      const rows = await sql.all<CategoryRow>(
+        q`${SELECT} ${where.length ? q`WHERE ${join(where, ' AND ')}` : q``} ORDER BY name_lc, id LIMIT ${filter.limit}`,
+      )
       return rows.map(toRecord)
     },
   }

@@ -12,7 +12,8 @@ export interface ChainBinding {
 const KEY = 'chain_binding'
 
 const describe = (b: ChainBinding) => `${b.network} (chain ${b.chain_id}, token ${b.token})`
-const same = (a: ChainBinding, b: ChainBinding) => a.network === b.network && a.chain_id === b.chain_id && a.token.toLowerCase() === b.token.toLowerCase()
+const same = (a: ChainBinding, b: ChainBinding) =>
+  a.network === b.network && a.chain_id === b.chain_id && a.token.toLowerCase() === b.token.toLowerCase()
 
 /** The chain this data directory was bound to, or null (made before the record existed, or never started). */
 export async function recordedChain(meta: MetaStore): Promise<ChainBinding | null> {
@@ -24,16 +25,23 @@ export async function recordedChain(meta: MetaStore): Promise<ChainBinding | nul
 export async function chainMismatch(meta: MetaStore, where: string, current: ChainBinding): Promise<string | null> {
   const recorded = await recordedChain(meta)
   if (!recorded || same(recorded, current)) return null
-  return `${where} holds a ledger of ${describe(recorded)} but this start is for ${describe(current)}: ` +
+  return (
+    `${where} holds a ledger of ${describe(recorded)} but this start is for ${describe(current)}: ` +
     `start it with the settings it was made with, or set TRELLIS_ALLOW_CHAIN_CHANGE=1 to rebind it ` +
     `to the new chain (its ledger then holds sales of both)`
+  )
 }
 
 /**
  * Binds the data directory to `current` when it has no binding yet; with `allowChange`, rebinds it. Returns what was
  * done (`rebound` carries the previous chain, for the warning); throws the mismatch otherwise.
  */
-export async function bindChain(meta: MetaStore, where: string, current: ChainBinding, allowChange: boolean): Promise<{ kind: 'kept' | 'recorded' } | { kind: 'rebound'; previous: ChainBinding }> {
+export async function bindChain(
+  meta: MetaStore,
+  where: string,
+  current: ChainBinding,
+  allowChange: boolean,
+): Promise<{ kind: 'kept' | 'recorded' } | { kind: 'rebound'; previous: ChainBinding }> {
   const recorded = await recordedChain(meta)
   if (recorded && same(recorded, current)) return { kind: 'kept' }
   if (recorded && !allowChange) throw new Error((await chainMismatch(meta, where, current))!)

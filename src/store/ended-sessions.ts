@@ -19,8 +19,10 @@ export function endedSessionStore(sql: Sql): EndedSessionStore {
       await sql.run(q`INSERT INTO ended_sessions (id, expires_at) VALUES (${id}, ${expiresAt}) ON CONFLICT (id) DO NOTHING`)
     },
     isEnded: async (id) => (await sql.get(q`SELECT 1 AS ended FROM ended_sessions WHERE id = ${id}`)) !== undefined,
-    standing: async (now) => (await sql.all<{ id: string; expires_at: number }>(q`SELECT id, expires_at FROM ended_sessions WHERE expires_at > ${now}`))
-      .map((row) => ({ id: row.id, expires_at: Number(row.expires_at) })),
+    standing: async (now) =>
+      (await sql.all<{ id: string; expires_at: number }>(q`SELECT id, expires_at FROM ended_sessions WHERE expires_at > ${now}`)).map(
+        (row) => ({ id: row.id, expires_at: Number(row.expires_at) }),
+      ),
     purgeExpiredBefore: (cutoff) => sql.run(q`DELETE FROM ended_sessions WHERE expires_at < ${cutoff}`),
   }
 }

@@ -4,7 +4,10 @@ import { textListJson } from '../lib/text.ts'
 import { patchRow } from './patch.ts'
 
 /** `content_key`: the key the content is sealed under (paid entries). It is kept out of EntryRecord, so no answer can carry it. */
-export type NewEntry = Omit<EntryRecord, 'is_active' | 'taken_down' | 'total_purchases' | 'total_revenue' | 'created_at' | 'updated_at'> & { content_key?: Uint8Array | null; now: number }
+export type NewEntry = Omit<EntryRecord, 'is_active' | 'taken_down' | 'total_purchases' | 'total_revenue' | 'created_at' | 'updated_at'> & {
+  content_key?: Uint8Array | null
+  now: number
+}
 
 export interface EntryStore {
   byId(id: string): Promise<EntryRecord | undefined>
@@ -33,7 +36,11 @@ export interface EntryStore {
   moderate(id: string, feedId: string, state: EntryStanding, now: number): Promise<void>
 }
 
-export interface EntryStanding { is_active: boolean; taken_down: boolean; deactivated_with_feed: boolean }
+export interface EntryStanding {
+  is_active: boolean
+  taken_down: boolean
+  deactivated_with_feed: boolean
+}
 
 export type EntryPatch = Partial<Pick<EntryRecord, 'title' | 'description' | 'metadata' | 'tags' | 'is_free' | 'price' | 'expires_at'>>
 
@@ -72,13 +79,16 @@ export const ENTRY_SELECT = q`SELECT ${ENTRY_COLUMNS} FROM entries e`
 
 // A feed's total_entries is kept equal to its active entries in the same transaction as every change: by one for a
 // single entry, by a recount when a whole feed is (de)activated. The ledger audit checks it.
-const recount = (feedId: string) => q`UPDATE feeds SET total_entries = (SELECT COUNT(*) FROM entries WHERE feed_id = ${feedId} AND is_active = 1) WHERE id = ${feedId}`
+const recount = (feedId: string) =>
+  q`UPDATE feeds SET total_entries = (SELECT COUNT(*) FROM entries WHERE feed_id = ${feedId} AND is_active = 1) WHERE id = ${feedId}`
 
 export const takeSlot = (feedId: string, max: number) =>
   q`UPDATE feeds SET total_entries = total_entries + 1 WHERE id = ${feedId} AND is_active = 1 AND total_entries < ${max}`
 
 export const NEW_ENTRY_COLUMNS = q`(id, feed_id, cid, size, mime_type, title, description, metadata, tags, is_free, price, expires_at, content_key, created_at, updated_at)`
-export const newEntryValues = (e: NewEntry) => q`${e.id}, ${e.feed_id}, ${e.cid}, ${e.size}, ${e.mime_type}, ${e.title}, ${e.description}, ${e.metadata},
+export const newEntryValues = (
+  e: NewEntry,
+) => q`${e.id}, ${e.feed_id}, ${e.cid}, ${e.size}, ${e.mime_type}, ${e.title}, ${e.description}, ${e.metadata},
   ${textListJson(e.tags)}, ${e.is_free ? 1 : 0}, ${e.price}, ${e.expires_at}, ${e.content_key ?? null}, ${e.now}, ${e.now}`
 
 /** Why the feed had no slot, as it stands now. */
@@ -99,8 +109,10 @@ export function entryStore(sql: Sql): EntryStore {
     // and the entry inserted as three statements of it. An engine with concurrent writers overrides both
     // (store/postgres/stores.ts).
     held: byId,
-    contentKey: async (id) => (await sql.get<{ content_key: Uint8Array | null }>(q`SELECT content_key FROM entries WHERE id = ${id}`))?.content_key ?? null,
-    freeExpired: (now) => sql.run(q`UPDATE entries SET is_free = 1, updated_at = ${now} WHERE is_free = 0 AND expires_at IS NOT NULL AND expires_at <= ${now}`),
+    contentKey: async (id) =>
+      (await sql.get<{ content_key: Uint8Array | null }>(q`SELECT content_key FROM entries WHERE id = ${id}`))?.content_key ?? null,
+    freeExpired: (now) =>
+      sql.run(q`UPDATE entries SET is_free = 1, updated_at = ${now} WHERE is_free = 0 AND expires_at IS NOT NULL AND expires_at <= ${now}`),
     async add(e, max) {
       if ((await sql.run(takeSlot(e.feed_id, max))) !== 1) return noSlot(sql, e.feed_id)
       await sql.run(q`INSERT INTO entries ${NEW_ENTRY_COLUMNS} VALUES (${newEntryValues(e)})`)
@@ -122,7 +134,9 @@ export function entryStore(sql: Sql): EntryStore {
       if ((await sql.run(deactivate)) > 0) await sql.run(recount(feedId))
     },
     async reactivateAllIn(feedId, now) {
-      await sql.run(q`UPDATE entries SET is_active = 1, deactivated_with_feed = 0, updated_at = ${now} WHERE feed_id = ${feedId} AND deactivated_with_feed = 1 AND taken_down = 0`)
+      await sql.run(
+        q`UPDATE entries SET is_active = 1, deactivated_with_feed = 0, updated_at = ${now} WHERE feed_id = ${feedId} AND deactivated_with_feed = 1 AND taken_down = 0`,
+      )
       await sql.run(recount(feedId))
     },
     async update(id, patch, now) {
@@ -132,7 +146,8 @@ export function entryStore(sql: Sql): EntryStore {
       if (is_free !== undefined) values.is_free = is_free ? 1 : 0
       await patchRow(sql, 'entries', id, values, now)
     },
-    withdrawnWithFeed: async (id) => Number((await sql.get<{ d: number }>(q`SELECT deactivated_with_feed AS d FROM entries WHERE id = ${id}`))?.d ?? 0) === 1,
+    withdrawnWithFeed: async (id) =>
+      Number((await sql.get<{ d: number }>(q`SELECT deactivated_with_feed AS d FROM entries WHERE id = ${id}`))?.d ?? 0) === 1,
     async moderate(id, feedId, state, now) {
       await sql.run(q`UPDATE entries SET is_active = ${state.is_active ? 1 : 0}, taken_down = ${state.taken_down ? 1 : 0},
         deactivated_with_feed = ${state.deactivated_with_feed ? 1 : 0}, updated_at = ${now} WHERE id = ${id}`)

@@ -17,8 +17,19 @@ export interface FeedFilter {
   limit: number
 }
 
-export type FeedPatch = Partial<Pick<FeedRecord, 'name' | 'description' | 'image_cid' | 'category_id' | 'tags' | 'is_active' | 'taken_down'>>
-export type NewFeed = { id: string; owner_id: string; category_id: string | null; name: string; description: string | null; image_cid: string | null; tags: string[]; now: number }
+export type FeedPatch = Partial<
+  Pick<FeedRecord, 'name' | 'description' | 'image_cid' | 'category_id' | 'tags' | 'is_active' | 'taken_down'>
+>
+export type NewFeed = {
+  id: string
+  owner_id: string
+  category_id: string | null
+  name: string
+  description: string | null
+  image_cid: string | null
+  tags: string[]
+  now: number
+}
 
 export interface FeedStore {
   byId(id: string): Promise<FeedRecord | undefined>
@@ -45,8 +56,15 @@ export interface FeedRow extends Omit<FeedRecord, 'is_active' | 'taken_down' | '
 }
 
 export const feedRecord = (row: FeedRow): FeedRecord => ({
-  ...row, is_active: Number(row.is_active) === 1, taken_down: Number(row.taken_down) === 1, tags: JSON.parse(row.tags) as string[], total_revenue: BigInt(row.total_revenue),
-  total_entries: Number(row.total_entries), total_purchases: Number(row.total_purchases), created_at: Number(row.created_at), updated_at: Number(row.updated_at),
+  ...row,
+  is_active: Number(row.is_active) === 1,
+  taken_down: Number(row.taken_down) === 1,
+  tags: JSON.parse(row.tags) as string[],
+  total_revenue: BigInt(row.total_revenue),
+  total_entries: Number(row.total_entries),
+  total_purchases: Number(row.total_purchases),
+  created_at: Number(row.created_at),
+  updated_at: Number(row.updated_at),
 })
 
 export const FEED_SELECT = q`SELECT f.id, f.owner_id, w.address AS owner_wallet_address, f.category_id, f.name, f.description,
@@ -63,7 +81,8 @@ export function feedStore(sql: Sql): FeedStore {
     // One writer at a time (the embedded engine): a row read in a transaction is held by being read there. An engine
     // with concurrent writers overrides these two (store/postgres/stores.ts).
     held: byId,
-    activeCountOf: async (ownerId) => Number((await sql.get<{ n: number }>(q`SELECT COUNT(*) AS n FROM feeds WHERE owner_id = ${ownerId} AND is_active = 1`))!.n),
+    activeCountOf: async (ownerId) =>
+      Number((await sql.get<{ n: number }>(q`SELECT COUNT(*) AS n FROM feeds WHERE owner_id = ${ownerId} AND is_active = 1`))!.n),
     async insert(row) {
       await sql.run(q`INSERT INTO feeds (id, owner_id, category_id, name, description, image_cid, tags, created_at, updated_at)
         VALUES (${row.id}, ${row.owner_id}, ${row.category_id}, ${row.name}, ${row.description}, ${row.image_cid}, ${textListJson(row.tags)}, ${row.now}, ${row.now})`)
@@ -84,7 +103,13 @@ export function feedStore(sql: Sql): FeedStore {
       if (filter.ownerId) where.push(q`f.owner_id = ${filter.ownerId}`)
       if (filter.categoryId) where.push(q`f.category_id = ${filter.categoryId}`)
       // tag_lc is lower(tag) as the engine's triggers make it: A-Z folded, nothing else (an É tag is found as É only).
-      if (filter.tags?.length) where.push(q`f.id IN (SELECT feed_id FROM feed_tags WHERE tag_lc IN (${join(filter.tags.map((tag) => q`${sqlLower(tag)}`), ', ')}))`)
+      if (filter.tags?.length)
+        where.push(
+          q`f.id IN (SELECT feed_id FROM feed_tags WHERE tag_lc IN (${join(
+            filter.tags.map((tag) => q`${sqlLower(tag)}`),
+            ', ',
+          )}))`,
+        )
       if (filter.search) {
         const pattern = `%${sqlLower(filter.search).replace(/[\\%_]/g, (c) => `\\${c}`)}%`
         where.push(q`(lower(f.name) LIKE ${pattern} ESCAPE '\\' OR lower(COALESCE(f.description, '')) LIKE ${pattern} ESCAPE '\\')`)

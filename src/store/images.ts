@@ -26,7 +26,8 @@ export function imageStore(sql: Sql): ImageStore {
     },
     isEntryContent: async (cid) => (await sql.get(q`SELECT 1 AS one FROM entries WHERE cid = ${cid} LIMIT 1`)) !== undefined,
     // Feeds by their standing takedowns (few, and feeds have no index on image_cid); entries by their CID's index.
-    isTakenDown: async (cid) => (await sql.get(q`SELECT 1 AS one FROM takedowns t JOIN feeds f ON f.id = t.target_id
+    isTakenDown: async (cid) =>
+      (await sql.get(q`SELECT 1 AS one FROM takedowns t JOIN feeds f ON f.id = t.target_id
         WHERE t.kind = 'feed' AND t.reinstated_at IS NULL AND f.image_cid = ${cid}
       UNION ALL SELECT 1 AS one FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE e.cid = ${cid} AND (e.taken_down = 1 OR f.taken_down = 1)
       LIMIT 1`)) !== undefined,

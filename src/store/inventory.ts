@@ -14,20 +14,33 @@ export interface InventoryStore {
 }
 
 type Counts<K extends string> = Record<K, number>
-const numbers = <K extends string>(row: Counts<K>): Counts<K> => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)])) as Counts<K>
+const numbers = <K extends string>(row: Counts<K>): Counts<K> =>
+  Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)])) as Counts<K>
 
 export function inventoryStore(sql: Sql): InventoryStore {
   return {
-    namedCids: async () => (await sql.all<{ cid: string }>(q`SELECT cid FROM entries UNION SELECT cid FROM images UNION
-      SELECT image_cid AS cid FROM feeds WHERE image_cid IS NOT NULL ORDER BY cid`)).map((r) => r.cid),
-    rows: async () => numbers((await sql.get<Counts<'feeds' | 'entries' | 'transactions'>>(q`SELECT
-      (SELECT COUNT(*) FROM feeds) AS feeds, (SELECT COUNT(*) FROM entries) AS entries, (SELECT COUNT(*) FROM transactions) AS transactions`))!),
-    sizes: async () => numbers((await sql.get<Counts<'wallets' | 'active_feeds' | 'active_entries'>>(q`SELECT
+    namedCids: async () =>
+      (
+        await sql.all<{ cid: string }>(q`SELECT cid FROM entries UNION SELECT cid FROM images UNION
+      SELECT image_cid AS cid FROM feeds WHERE image_cid IS NOT NULL ORDER BY cid`)
+      ).map((r) => r.cid),
+    rows: async () =>
+      numbers(
+        (await sql.get<Counts<'feeds' | 'entries' | 'transactions'>>(q`SELECT
+      (SELECT COUNT(*) FROM feeds) AS feeds, (SELECT COUNT(*) FROM entries) AS entries, (SELECT COUNT(*) FROM transactions) AS transactions`))!,
+      ),
+    sizes: async () =>
+      numbers(
+        (await sql.get<Counts<'wallets' | 'active_feeds' | 'active_entries'>>(q`SELECT
       (SELECT COUNT(*) FROM wallets) AS wallets,
       (SELECT COUNT(*) FROM feeds WHERE is_active = 1) AS active_feeds,
-      (SELECT COUNT(*) FROM entries WHERE is_active = 1) AS active_entries`))!),
-    live: async () => numbers((await sql.get<Counts<'transactions' | 'pending_payments'>>(q`SELECT
+      (SELECT COUNT(*) FROM entries WHERE is_active = 1) AS active_entries`))!,
+      ),
+    live: async () =>
+      numbers(
+        (await sql.get<Counts<'transactions' | 'pending_payments'>>(q`SELECT
       (SELECT transactions FROM ledger_totals) AS transactions,
-      (SELECT COUNT(*) FROM payments WHERE status = 'pending') AS pending_payments`))!),
+      (SELECT COUNT(*) FROM payments WHERE status = 'pending') AS pending_payments`))!,
+      ),
   }
 }

@@ -21,39 +21,59 @@ export interface FailedSubmission {
 }
 
 const INCONSISTENCIES: [string, string][] = [
-  ['entry totals differ from the ledger', `
+  [
+    'entry totals differ from the ledger',
+    `
     SELECT e.id AS subject FROM entries e
     LEFT JOIN (SELECT entry_id, COUNT(*) AS n, SUM(amount) AS total FROM transactions GROUP BY entry_id) t ON
       t.entry_id = e.id
-    WHERE e.total_purchases != COALESCE(t.n, 0) OR e.total_revenue != COALESCE(t.total, 0)`],
-  ['feed totals differ from the ledger', `
+    WHERE e.total_purchases != COALESCE(t.n, 0) OR e.total_revenue != COALESCE(t.total, 0)`,
+  ],
+  [
+    'feed totals differ from the ledger',
+    `
     SELECT f.id AS subject FROM feeds f
     LEFT JOIN (SELECT e.feed_id, COUNT(*) AS n, SUM(t.amount) AS total FROM transactions t JOIN entries e ON
       e.id = t.entry_id GROUP BY e.feed_id) s
       ON s.feed_id = f.id
-    WHERE f.total_purchases != COALESCE(s.n, 0) OR f.total_revenue != COALESCE(s.total, 0)`],
-  ["feed entry counts differ from the feed's active entries", `
+    WHERE f.total_purchases != COALESCE(s.n, 0) OR f.total_revenue != COALESCE(s.total, 0)`,
+  ],
+  [
+    "feed entry counts differ from the feed's active entries",
+    `
     SELECT f.id AS subject FROM feeds f
-    WHERE f.total_entries != (SELECT COUNT(*) FROM entries e WHERE e.feed_id = f.id AND e.is_active = 1)`],
-  ['ledger totals differ from the ledger', `
+    WHERE f.total_entries != (SELECT COUNT(*) FROM entries e WHERE e.feed_id = f.id AND e.is_active = 1)`,
+  ],
+  [
+    'ledger totals differ from the ledger',
+    `
     SELECT 'ledger_totals' AS subject FROM ledger_totals
-    WHERE (transactions, revenue) != (SELECT COUNT(*), COALESCE(SUM(amount), 0) FROM transactions)`],
-  ['daily feed tallies differ from the ledger', `
+    WHERE (transactions, revenue) != (SELECT COUNT(*), COALESCE(SUM(amount), 0) FROM transactions)`,
+  ],
+  [
+    'daily feed tallies differ from the ledger',
+    `
     SELECT DISTINCT feed_id || '@' || day AS subject FROM (
       SELECT * FROM (SELECT feed_id, day, purchases, revenue FROM feed_days
         EXCEPT SELECT e.feed_id, t.created_at / 86400, COUNT(*), SUM(t.amount) FROM transactions t JOIN
           entries e ON e.id = t.entry_id GROUP BY 1, 2) AS part1
       UNION ALL SELECT * FROM (SELECT e.feed_id, t.created_at / 86400, COUNT(*), SUM(t.amount) FROM
         transactions t JOIN entries e ON e.id = t.entry_id GROUP BY 1, 2
-        EXCEPT SELECT feed_id, day, purchases, revenue FROM feed_days) AS last_part) AS differences`],
-  ['daily buyer tallies differ from the ledger', `
+        EXCEPT SELECT feed_id, day, purchases, revenue FROM feed_days) AS last_part) AS differences`,
+  ],
+  [
+    'daily buyer tallies differ from the ledger',
+    `
     SELECT DISTINCT payer_lc || '@' || day AS subject FROM (
       SELECT * FROM (SELECT payer_lc, day, purchases, spent FROM buyer_days
         EXCEPT SELECT payer_lc, created_at / 86400, COUNT(*), SUM(amount) FROM transactions GROUP BY 1, 2) AS part2
       UNION ALL SELECT * FROM (SELECT payer_lc, created_at / 86400, COUNT(*), SUM(amount) FROM transactions
         GROUP BY 1, 2
-        EXCEPT SELECT payer_lc, day, purchases, spent FROM buyer_days) AS last_part) AS differences`],
-  ['buyer lists differ from the ledger', `
+        EXCEPT SELECT payer_lc, day, purchases, spent FROM buyer_days) AS last_part) AS differences`,
+  ],
+  [
+    'buyer lists differ from the ledger',
+    `
     SELECT DISTINCT feed_id || '/' || payer_lc AS subject FROM (
       SELECT * FROM (SELECT feed_id, payer_lc, last_at FROM feed_buyers
         EXCEPT SELECT e.feed_id, t.payer_lc, MAX(t.created_at) FROM transactions t JOIN entries e ON e.id =
@@ -66,8 +86,11 @@ const INCONSISTENCIES: [string, string][] = [
           BY 1, 2) AS part5
       UNION ALL SELECT * FROM (SELECT entry_id, payer_lc, MAX(created_at) FROM transactions WHERE entry_id IS
         NOT NULL GROUP BY 1, 2
-        EXCEPT SELECT entry_id, payer_lc, last_at FROM entry_buyers) AS last_part) AS differences`],
-  ['address tallies differ from the ledger', `
+        EXCEPT SELECT entry_id, payer_lc, last_at FROM entry_buyers) AS last_part) AS differences`,
+  ],
+  [
+    'address tallies differ from the ledger',
+    `
     SELECT a.address_lc AS subject FROM address_totals a
     LEFT JOIN (SELECT pay_to_lc, COUNT(*) AS n, SUM(amount) AS total, COUNT(DISTINCT payer_lc) AS other FROM
       transactions GROUP BY 1) s ON s.pay_to_lc = a.address_lc
@@ -80,20 +103,30 @@ const INCONSISTENCIES: [string, string][] = [
     UNION ALL SELECT t.payer_lc FROM transactions t LEFT JOIN address_totals a ON a.address_lc = t.payer_lc
       WHERE a.address_lc IS NULL
     UNION ALL SELECT t.pay_to_lc FROM transactions t LEFT JOIN address_totals a ON a.address_lc = t.pay_to_lc
-      WHERE a.address_lc IS NULL`],
-  ['settled payment without exactly one matching ledger row', `
+      WHERE a.address_lc IS NULL`,
+  ],
+  [
+    'settled payment without exactly one matching ledger row',
+    `
     SELECT p.id AS subject FROM payments p
     WHERE p.status = 'settled' AND (SELECT COUNT(*) FROM transactions t
       WHERE t.piid = p.id AND t.transaction_hash = p.transaction_hash AND t.amount = p.amount AND t.payer_lc
         = p.payer_lc
-        AND t.pay_to_lc = LOWER(p.pay_to) AND t.entry_id = p.entry_id) != 1`],
-  ['ledger row without a settled payment', `
+        AND t.pay_to_lc = LOWER(p.pay_to) AND t.entry_id = p.entry_id) != 1`,
+  ],
+  [
+    'ledger row without a settled payment',
+    `
     SELECT t.id AS subject FROM transactions t LEFT JOIN payments p ON p.id = t.piid
-    WHERE p.id IS NULL OR p.status != 'settled'`],
-  ["ledger row without the buyer's entitlement", `
+    WHERE p.id IS NULL OR p.status != 'settled'`,
+  ],
+  [
+    "ledger row without the buyer's entitlement",
+    `
     SELECT t.id AS subject FROM transactions t
     WHERE NOT EXISTS (SELECT 1 FROM wallets w JOIN purchases u ON u.wallet_id = w.id WHERE w.address_lc =
-      t.payer_lc AND u.entry_id = t.entry_id)`],
+      t.payer_lc AND u.entry_id = t.entry_id)`,
+  ],
 ]
 
 export type Inconsistency = { problem: string; subjects: string[] }
@@ -120,15 +153,21 @@ export function ledgerAuditStore(sql: Sql): LedgerAuditStore {
       }
       return found
     },
-    ledgerRowsAfter: async (id, limit) => (await sql.all<LedgerRowToProve>(q`SELECT t.id, t.transaction_hash,
+    ledgerRowsAfter: async (id, limit) =>
+      await sql.all<LedgerRowToProve>(q`SELECT t.id, t.transaction_hash,
       t.payer_lc, t.pay_to_lc, CAST(t.amount AS TEXT) AS amount, p.nonce
-      FROM transactions t LEFT JOIN payments p ON p.id = t.piid WHERE t.id > ${id} ORDER BY t.id LIMIT ${limit}`)),
-    lastLedgerId: async () => (await sql.get<{ id: string | null }>(q`SELECT MAX(id) AS id FROM
-      transactions`))?.id ?? '',
-    failedSubmissionsSince: async (seconds) => (await sql.all<FailedSubmission>(q`SELECT id, payer_lc, nonce,
+      FROM transactions t LEFT JOIN payments p ON p.id = t.piid WHERE t.id > ${id} ORDER BY t.id LIMIT ${limit}`),
+    lastLedgerId: async () =>
+      (
+        await sql.get<{ id: string | null }>(q`SELECT MAX(id) AS id FROM
+      transactions`)
+      )?.id ?? '',
+    failedSubmissionsSince: async (seconds) =>
+      (
+        await sql.all<FailedSubmission>(q`SELECT id, payer_lc, nonce,
       pay_to, CAST(amount AS TEXT) AS amount, submitted_block
-      FROM payments WHERE status = 'failed' AND submitted_block IS NOT NULL AND updated_at >= ${seconds} ORDER BY id`))
-      .map((row) => ({ ...row, submitted_block: Number(row.submitted_block) })),
+      FROM payments WHERE status = 'failed' AND submitted_block IS NOT NULL AND updated_at >= ${seconds} ORDER BY id`)
+      ).map((row) => ({ ...row, submitted_block: Number(row.submitted_block) })),
     async pending() {
       const row = (await sql.get<{ n: number; oldest: number | null }>(q`SELECT COUNT(*) AS n,
         MIN(valid_before) AS oldest FROM payments WHERE status = 'pending'`))!

@@ -18,7 +18,12 @@ type Attempt = 'locked' | 'held' | 'unsupported'
 
 /** flock(fd, LOCK_EX | LOCK_NB) from libc, or null where libc cannot be opened. */
 const exclusiveLock = ((): ((fd: number) => Attempt) | null => {
-  const libraries = process.platform === 'darwin' ? ['libSystem.B.dylib'] : process.platform === 'linux' ? ['libc.so.6', `libc.musl-${process.arch === 'x64' ? 'x86_64' : 'aarch64'}.so.1`] : []
+  const libraries =
+    process.platform === 'darwin'
+      ? ['libSystem.B.dylib']
+      : process.platform === 'linux'
+        ? ['libc.so.6', `libc.musl-${process.arch === 'x64' ? 'x86_64' : 'aarch64'}.so.1`]
+        : []
   const errnoSymbol = process.platform === 'darwin' ? '__error' : '__errno_location'
   for (const library of libraries) {
     try {

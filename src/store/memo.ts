@@ -11,7 +11,12 @@
 import { nowSeconds } from '../lib/clock.ts'
 import type { Changes } from './records.ts'
 
-interface Held { value: unknown; weight: number; staleAt: number; seq: number }
+interface Held {
+  value: unknown
+  weight: number
+  staleAt: number
+  seq: number
+}
 
 type StaleFrom = (at: number) => void
 type Size<T> = (value: T) => number
@@ -85,7 +90,11 @@ export function readMemo(changes: Pick<Changes, 'version' | 'live'>, maxChars = 
   }
 
   /** As `cached`, for a result read asynchronously; callers asking for the same key meanwhile share one read. */
-  async function get<T = string>(key: string, compute: (staleFrom: StaleFrom) => Promise<T>, size: Size<T> = (v) => String(v).length): Promise<T> {
+  async function get<T = string>(
+    key: string,
+    compute: (staleFrom: StaleFrom) => Promise<T>,
+    size: Size<T> = (v) => String(v).length,
+  ): Promise<T> {
     const before = current()
     const entry = found(key)
     if (entry) {

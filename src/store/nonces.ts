@@ -27,12 +27,19 @@ export interface NonceStore {
   purgeExpiredBefore(cutoff: number): Promise<number>
 }
 
-export interface NonceClaim { nonce: string; addressLc: string; message: string; expiresAt: number }
+export interface NonceClaim {
+  nonce: string
+  addressLc: string
+  message: string
+  expiresAt: number
+}
 
 export function nonceStore(sql: Sql): NonceStore {
   return {
     async insert(row) {
-      await sql.run(q`INSERT INTO nonces (nonce, address_lc, message, expires_at) VALUES (${row.nonce}, ${row.address_lc}, ${row.message}, ${row.expires_at})`)
+      await sql.run(
+        q`INSERT INTO nonces (nonce, address_lc, message, expires_at) VALUES (${row.nonce}, ${row.address_lc}, ${row.message}, ${row.expires_at})`,
+      )
     },
     async find(nonce) {
       const row = await sql.get<NonceRow>(q`SELECT nonce, address_lc, message, expires_at, used_at FROM nonces WHERE nonce = ${nonce}`)

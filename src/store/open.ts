@@ -9,14 +9,14 @@ export { SchemaMismatch, type OpenMode }
 export { DatabaseUnavailable } from './records.ts'
 
 /** Which records: plain data, so a thread can be told it and open its own. */
-export type RecordsPlace =
-  | { engine: 'sqlite'; dataDir: string }
-  | { engine: 'postgres'; url: string; pool: number; application?: string }
+export type RecordsPlace = { engine: 'sqlite'; dataDir: string } | { engine: 'postgres'; url: string; pool: number; application?: string }
 
 export const databaseFile = (dataDir: string) => join(dataDir, 'trellis.db')
 
 export const recordsPlace = (settings: { dataDir: string; databaseUrl: string | null; dbPool: number }): RecordsPlace =>
-  settings.databaseUrl ? { engine: 'postgres', url: settings.databaseUrl, pool: settings.dbPool } : { engine: 'sqlite', dataDir: settings.dataDir }
+  settings.databaseUrl
+    ? { engine: 'postgres', url: settings.databaseUrl, pool: settings.dbPool }
+    : { engine: 'sqlite', dataDir: settings.dataDir }
 
 /** The records as a message names them: "the data directory ./trellis-data", "the database postgres://trellis@db/trellis". */
 export async function recordsName(place: RecordsPlace): Promise<string> {
@@ -29,7 +29,11 @@ export async function recordsName(place: RecordsPlace): Promise<string> {
  * The records at `place`. `assertNoIo`: fail a transaction that awaits anything but its statements (tests). `listen`:
  * hear the commits of other processes on the same database (a server on PostgreSQL; SQLite has one writer).
  */
-export async function openRecords(place: RecordsPlace, mode: OpenMode, options: { assertNoIo?: boolean; listen?: boolean } = {}): Promise<Records> {
+export async function openRecords(
+  place: RecordsPlace,
+  mode: OpenMode,
+  options: { assertNoIo?: boolean; listen?: boolean } = {},
+): Promise<Records> {
   if (place.engine === 'sqlite') return openEmbeddedRecords(databaseFile(place.dataDir), mode, options)
   // Loaded only when asked for: the embedded default never loads the PostgreSQL adapter.
   const { openPostgresRecords } = await import('./postgres/open.ts')

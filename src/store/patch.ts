@@ -7,7 +7,13 @@ import { isUniqueViolation } from '../lib/store-faults.ts'
  * Inside a transaction only: the statement runs under a savepoint, since on PostgreSQL a refused statement aborts
  * the whole transaction unless rolled back to one (SQLite undoes the statement alone, and the savepoint costs nothing).
  */
-export async function patchRow(sql: Sql, table: 'wallets' | 'feeds' | 'categories' | 'entries', id: string, values: Record<string, string | number | bigint | null>, now: number): Promise<boolean> {
+export async function patchRow(
+  sql: Sql,
+  table: 'wallets' | 'feeds' | 'categories' | 'entries',
+  id: string,
+  values: Record<string, string | number | bigint | null>,
+  now: number,
+): Promise<boolean> {
   const sets = [...Object.entries(values).map(([column, value]) => q`${sqlText(column)} = ${value}`), q`updated_at = ${now}`]
   await sql.run(q`SAVEPOINT patch_row`)
   try {

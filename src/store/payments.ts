@@ -25,7 +25,10 @@ export interface PaymentRow {
   settler: string | null
 }
 
-export type NewPayment = Omit<PaymentRow, 'amount' | 'status' | 'error' | 'transaction_hash' | 'submitted_hash' | 'settled_block' | 'created_at' | 'updated_at' | 'settler'> & { amount: bigint; now: number; settler: string }
+export type NewPayment = Omit<
+  PaymentRow,
+  'amount' | 'status' | 'error' | 'transaction_hash' | 'submitted_hash' | 'settled_block' | 'created_at' | 'updated_at' | 'settler'
+> & { amount: bigint; now: number; settler: string }
 
 export interface PaymentStore {
   byKey(payer: string, nonce: string): Promise<PaymentRow | undefined>
@@ -38,7 +41,15 @@ export interface PaymentStore {
    */
   insertPending(p: NewPayment): Promise<boolean>
   /** A failed payment may be tried again with the same authorization (e.g. after topping up the balance), unless another payment of the purchase is pending. */
-  retryFailed(id: string, entryId: string, payload: string, requirements: string, submittedBlock: number, settler: string, now: number): Promise<boolean>
+  retryFailed(
+    id: string,
+    entryId: string,
+    payload: string,
+    requirements: string,
+    submittedBlock: number,
+    settler: string,
+    now: number,
+  ): Promise<boolean>
   /** Our settling transaction is signed: its hash is kept before it is sent. */
   recordSigned(id: string, hash: string, now: number): Promise<boolean>
   markFailed(id: string, error: string, now: number): Promise<boolean>
@@ -54,8 +65,13 @@ export interface PurchaseStore {
 
 const nullableNumber = (value: number | null) => (value === null ? null : Number(value))
 const toRow = (row: PaymentRow): PaymentRow => ({
-  ...row, x402_version: Number(row.x402_version), valid_before: Number(row.valid_before), submitted_block: nullableNumber(row.submitted_block),
-  settled_block: nullableNumber(row.settled_block), created_at: Number(row.created_at), updated_at: Number(row.updated_at),
+  ...row,
+  x402_version: Number(row.x402_version),
+  valid_before: Number(row.valid_before),
+  submitted_block: nullableNumber(row.submitted_block),
+  settled_block: nullableNumber(row.settled_block),
+  created_at: Number(row.created_at),
+  updated_at: Number(row.updated_at),
 })
 
 const SELECT = q`SELECT id, payer_lc, nonce, entry_id, pay_to, CAST(amount AS TEXT) AS amount, x402_version, payload, requirements,
@@ -70,34 +86,48 @@ export function paymentStore(sql: Sql): PaymentStore {
     },
     pending: async () => (await sql.all<PaymentRow>(q`${SELECT} WHERE status = 'pending' ORDER BY id`)).map(toRow),
     async pendingPurchase(payer, entryId) {
-      const row = await sql.get<PaymentRow>(q`${SELECT} WHERE payer_lc = ${payer.toLowerCase()} AND entry_id = ${entryId} AND status = 'pending' ORDER BY pending_slot LIMIT 1`)
+      const row = await sql.get<PaymentRow>(
+        q`${SELECT} WHERE payer_lc = ${payer.toLowerCase()} AND entry_id = ${entryId} AND status = 'pending' ORDER BY pending_slot LIMIT 1`,
+      )
       return row && toRow(row)
     },
-    insertPending: (p) => changed(q`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements, valid_before,
+    insertPending: (p) =>
+      changed(q`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements, valid_before,
         submitted_block, status, created_at, updated_at, settler)
       VALUES (${p.id}, ${p.payer_lc}, ${p.nonce.toLowerCase()}, ${p.entry_id}, ${p.pay_to}, ${p.amount}, ${p.x402_version}, ${p.payload}, ${p.requirements},
         ${p.valid_before}, ${p.submitted_block}, 'pending', ${p.now}, ${p.now}, ${p.settler})
       ON CONFLICT DO NOTHING`),
-    retryFailed: (id, entryId, payload, requirements, submittedBlock, settler, now) => changed(q`UPDATE payments SET status = 'pending', error = NULL, entry_id = ${entryId},
+    retryFailed: (id, entryId, payload, requirements, submittedBlock, settler, now) =>
+      changed(q`UPDATE payments SET status = 'pending', error = NULL, entry_id = ${entryId},
         payload = ${payload}, requirements = ${requirements}, submitted_block = ${submittedBlock}, submitted_hash = NULL, pending_slot = 0, settler = ${settler}, updated_at = ${now}
       WHERE id = ${id} AND status = 'failed' AND NOT EXISTS (SELECT 1 FROM payments o WHERE o.payer_lc = payments.payer_lc AND o.entry_id = ${entryId} AND o.status = 'pending')`),
-    recordSigned: (id, hash, now) => changed(q`UPDATE payments SET submitted_hash = ${hash.toLowerCase()}, updated_at = ${now} WHERE id = ${id} AND status = 'pending'`),
-    markFailed: (id, error, now) => changed(q`UPDATE payments SET status = 'failed', error = ${error}, updated_at = ${now} WHERE id = ${id} AND status = 'pending'`),
-    markSettled: (id, hash, block, now) => changed(q`UPDATE payments SET status = 'settled', transaction_hash = ${hash.toLowerCase()}, settled_block = ${block},
+    recordSigned: (id, hash, now) =>
+      changed(q`UPDATE payments SET submitted_hash = ${hash.toLowerCase()}, updated_at = ${now} WHERE id = ${id} AND status = 'pending'`),
+    markFailed: (id, error, now) =>
+      changed(q`UPDATE payments SET status = 'failed', error = ${error}, updated_at = ${now} WHERE id = ${id} AND status = 'pending'`),
+    markSettled: (id, hash, block, now) =>
+      changed(q`UPDATE payments SET status = 'settled', transaction_hash = ${hash.toLowerCase()}, settled_block = ${block},
         error = NULL, updated_at = ${now} WHERE id = ${id} AND status IN ('pending', 'failed')`),
   }
 }
 
 export function purchaseStore(sql: Sql): PurchaseStore {
   return {
-    owns: async (address, entryId) => (await sql.get(q`SELECT 1 AS one FROM purchases p JOIN wallets w ON w.id = p.wallet_id
+    owns: async (address, entryId) =>
+      (await sql.get(q`SELECT 1 AS one FROM purchases p JOIN wallets w ON w.id = p.wallet_id
       WHERE w.address_lc = ${address.toLowerCase()} AND p.entry_id = ${entryId} LIMIT 1`)) !== undefined,
     async grant(walletId, entryId, transactionId, now) {
-      await sql.run(q`INSERT INTO purchases (wallet_id, entry_id, transaction_id, created_at) VALUES (${walletId}, ${entryId}, ${transactionId}, ${now}) ON CONFLICT DO NOTHING`)
+      await sql.run(
+        q`INSERT INTO purchases (wallet_id, entry_id, transaction_id, created_at) VALUES (${walletId}, ${entryId}, ${transactionId}, ${now}) ON CONFLICT DO NOTHING`,
+      )
     },
     async addToTotals(entryId, amount) {
-      await sql.run(q`UPDATE entries SET total_purchases = total_purchases + 1, total_revenue = total_revenue + ${amount} WHERE id = ${entryId}`)
-      await sql.run(q`UPDATE feeds SET total_purchases = total_purchases + 1, total_revenue = total_revenue + ${amount} WHERE id = (SELECT feed_id FROM entries WHERE id = ${entryId})`)
+      await sql.run(
+        q`UPDATE entries SET total_purchases = total_purchases + 1, total_revenue = total_revenue + ${amount} WHERE id = ${entryId}`,
+      )
+      await sql.run(
+        q`UPDATE feeds SET total_purchases = total_purchases + 1, total_revenue = total_revenue + ${amount} WHERE id = (SELECT feed_id FROM entries WHERE id = ${entryId})`,
+      )
     },
   }
 }

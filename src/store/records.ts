@@ -46,7 +46,10 @@ export type Durability = 'full' | 'lazy'
  * How a write commits. `unkept`: it writes only tables no read is kept of (nonces): the version does not move, so
  * the read memo keeps what it holds (else every nonce asked for would empty it).
  */
-export interface WriteOptions { durability?: Durability; unkept?: boolean }
+export interface WriteOptions {
+  durability?: Durability
+  unkept?: boolean
+}
 
 /** Tells when what was read may be stale: the version moves once per commit that changed memoized records. */
 export interface Changes {
@@ -84,7 +87,11 @@ export interface Lease {
 
 /** What the leader builds for every instance: the leaderboards, the wallet ranks. */
 export type SnapshotKind = 'boards' | 'ranks'
-export interface Snapshot { generation: number; generated_at: number; body: string }
+export interface Snapshot {
+  generation: number
+  generated_at: number
+  body: string
+}
 
 /** Where the newest snapshot of each kind is kept: for the other instances, and for the next start. */
 export interface SnapshotShelf {
@@ -97,7 +104,12 @@ export interface SnapshotShelf {
 export type Topic = 'snapshots' | 'payments' | 'takedowns' | 'sessions'
 
 /** Tokens of a rate-limit window, shared by every instance: `taken` by this lease, `granted` by all so far. */
-export interface RateLease { taken: number; granted: number; resetAt: number; resetIn: number }
+export interface RateLease {
+  taken: number
+  granted: number
+  resetAt: number
+  resetIn: number
+}
 
 /** The mechanisms of many instances on one database (PostgreSQL). */
 export interface Cluster {
@@ -118,7 +130,12 @@ export interface Cluster {
  * Waits for lease `name` (trying every `pollMs`) and answers its release; throws after `timeoutMs`. For work that
  * must not run on two instances at once but may wait its turn (a relayer's nonce).
  */
-export async function waitForLease(lease: (name: string) => Promise<Lease | null>, name: string, timeoutMs: number, pollMs = 10): Promise<() => Promise<void>> {
+export async function waitForLease(
+  lease: (name: string) => Promise<Lease | null>,
+  name: string,
+  timeoutMs: number,
+  pollMs = 10,
+): Promise<() => Promise<void>> {
   const deadline = performance.now() + timeoutMs
   for (;;) {
     const held = await lease(name)
@@ -143,7 +160,11 @@ export interface Upkeep {
    * null, the load is refused (UnloadableText) before anything is written. Where a restore copies the file instead
    * (the embedded engine), it throws.
    */
-  loadCopy(path: string, scratch: string, nul?: NulPolicy): Promise<{ rows: number; nul: Array<{ text: NulText; stored: string | 'drop' }> }>
+  loadCopy(
+    path: string,
+    scratch: string,
+    nul?: NulPolicy,
+  ): Promise<{ rows: number; nul: Array<{ text: NulText; stored: string | 'drop' }> }>
 }
 
 /** Places for content blocks an engine hosts beside its records, for instances sharing them. */

@@ -23,27 +23,83 @@ export interface MarketFeed {
   updated_at: number
 }
 
-export interface MarketWallet { id: string; address: string; address_lc: string; network: string; username: string | null; created_at: number; updated_at: number }
-export interface MarketCategory { id: string; name: string; description: string | null; icon_url: string | null; is_active: number }
+export interface MarketWallet {
+  id: string
+  address: string
+  address_lc: string
+  network: string
+  username: string | null
+  created_at: number
+  updated_at: number
+}
+export interface MarketCategory {
+  id: string
+  name: string
+  description: string | null
+  icon_url: string | null
+  is_active: number
+}
 /** Sales of one feed (or one buyer) in a period; money as text. */
-export interface Sales { key: string; purchases: number; amount: string }
-export interface CategoryFigures { category_id: string; feeds: number; providers: number; entries: number; purchases: number; revenue: string; buyers: number }
-export interface WalletRanks { id: string; revenue_rank: number; content_rank: number; buyer_rank: number }
-export interface ContentFigures { feeds: number; entries: number; free_entries: number; paid_entries: number; content_size: number; paid_price_sum: string }
+export interface Sales {
+  key: string
+  purchases: number
+  amount: string
+}
+export interface CategoryFigures {
+  category_id: string
+  feeds: number
+  providers: number
+  entries: number
+  purchases: number
+  revenue: string
+  buyers: number
+}
+export interface WalletRanks {
+  id: string
+  revenue_rank: number
+  content_rank: number
+  buyer_rank: number
+}
+export interface ContentFigures {
+  feeds: number
+  entries: number
+  free_entries: number
+  paid_entries: number
+  content_size: number
+  paid_price_sum: string
+}
 export interface AddressTotals {
-  sold: number; revenue: string; buyers: number; bought: number; spent: string; sellers: number; feeds_bought_from: number
-  first_at: number | null; last_at: number | null; active_days: number
+  sold: number
+  revenue: string
+  buyers: number
+  bought: number
+  spent: string
+  sellers: number
+  feeds_bought_from: number
+  first_at: number | null
+  last_at: number | null
+  active_days: number
 }
 
-interface Placement { feed_name: string; feed_owner_id: string; owner_wallet: string; category_name: string | null }
+interface Placement {
+  feed_name: string
+  feed_owner_id: string
+  owner_wallet: string
+  category_name: string | null
+}
 export type RecentEntry = EntryRecord & Placement
 
 const forSaleNow = (now: number) => q`FROM entries e JOIN feeds f ON f.id = e.feed_id JOIN wallets w ON w.id = f.owner_id
   LEFT JOIN categories c ON c.id = f.category_id
   WHERE e.is_active = 1 AND f.is_active = 1 AND e.is_free = 0 AND (e.expires_at IS NULL OR e.expires_at > ${now})`
 
-const placedEntry = (row: EntryRow & Placement): RecentEntry =>
-  ({ ...entryRecord(row), feed_name: row.feed_name, feed_owner_id: row.feed_owner_id, owner_wallet: row.owner_wallet, category_name: row.category_name })
+const placedEntry = (row: EntryRow & Placement): RecentEntry => ({
+  ...entryRecord(row),
+  feed_name: row.feed_name,
+  feed_owner_id: row.feed_owner_id,
+  owner_wallet: row.owner_wallet,
+  category_name: row.category_name,
+})
 
 const DAY = 86_400
 
@@ -112,50 +168,81 @@ export function statsStore(sql: Sql): StatsStore {
       return rows.map(placedEntry)
     },
     forSaleCount: async (now) => Number((await sql.get<{ n: number | string }>(q`SELECT COUNT(*) AS n ${forSaleNow(now)}`))?.n ?? 0),
-    feeds: async () => (await sql.all<MarketFeed>(q`SELECT f.id, f.owner_id, w.address AS owner_wallet, w.username AS owner_username, f.category_id,
+    feeds: async () =>
+      (
+        await sql.all<MarketFeed>(q`SELECT f.id, f.owner_id, w.address AS owner_wallet, w.username AS owner_username, f.category_id,
         c.name AS category_name, f.name, f.description, f.image_cid, f.is_active, f.tags, f.total_entries, f.total_purchases,
         CAST(f.total_revenue AS TEXT) AS total_revenue, f.created_at, f.updated_at
-      FROM feeds f JOIN wallets w ON w.id = f.owner_id LEFT JOIN categories c ON c.id = f.category_id WHERE f.taken_down = 0`))
-      .map((row) => numbers(row, ['is_active', 'total_entries', 'total_purchases', 'created_at', 'updated_at'])),
-    wallets: async () => (await sql.all<MarketWallet>(q`SELECT id, address, address_lc, network, username, created_at, updated_at FROM wallets`))
-      .map((row) => numbers(row, ['created_at', 'updated_at'])),
-    categories: async () => (await sql.all<MarketCategory>(q`SELECT id, name, description, icon_url, is_active FROM categories`)).map((row) => numbers(row, ['is_active'])),
+      FROM feeds f JOIN wallets w ON w.id = f.owner_id LEFT JOIN categories c ON c.id = f.category_id WHERE f.taken_down = 0`)
+      ).map((row) => numbers(row, ['is_active', 'total_entries', 'total_purchases', 'created_at', 'updated_at'])),
+    wallets: async () =>
+      (await sql.all<MarketWallet>(q`SELECT id, address, address_lc, network, username, created_at, updated_at FROM wallets`)).map((row) =>
+        numbers(row, ['created_at', 'updated_at']),
+      ),
+    categories: async () =>
+      (await sql.all<MarketCategory>(q`SELECT id, name, description, icon_url, is_active FROM categories`)).map((row) =>
+        numbers(row, ['is_active']),
+      ),
     async feedSales(since) {
-      if (since === null) return salesOf(await sql.all<Sales>(q`SELECT id AS key, total_purchases AS purchases, CAST(total_revenue AS TEXT) AS amount FROM feeds WHERE total_purchases > 0`))
+      if (since === null)
+        return salesOf(
+          await sql.all<Sales>(
+            q`SELECT id AS key, total_purchases AS purchases, CAST(total_revenue AS TEXT) AS amount FROM feeds WHERE total_purchases > 0`,
+          ),
+        )
       const p = inPeriod(since)
-      return salesOf(await sql.all<Sales>(q`SELECT key, SUM(purchases) AS purchases, CAST(SUM(amount) AS TEXT) AS amount FROM (
+      return salesOf(
+        await sql.all<Sales>(q`SELECT key, SUM(purchases) AS purchases, CAST(SUM(amount) AS TEXT) AS amount FROM (
           SELECT feed_id AS key, purchases, revenue AS amount FROM feed_days WHERE day >= ${p.firstWholeDay}
           UNION ALL SELECT e.feed_id, 1, t.amount FROM transactions t JOIN entries e ON e.id = t.entry_id WHERE t.created_at >= ${since} AND t.created_at < ${p.edgeEnd}
-        ) s GROUP BY key`))
+        ) s GROUP BY key`),
+      )
     },
     async buyerSales(since) {
-      if (since === null) return salesOf(await sql.all<Sales>(q`SELECT address_lc AS key, bought AS purchases, CAST(spent AS TEXT) AS amount FROM address_totals WHERE bought > 0`))
+      if (since === null)
+        return salesOf(
+          await sql.all<Sales>(
+            q`SELECT address_lc AS key, bought AS purchases, CAST(spent AS TEXT) AS amount FROM address_totals WHERE bought > 0`,
+          ),
+        )
       const p = inPeriod(since)
-      return salesOf(await sql.all<Sales>(q`SELECT key, SUM(purchases) AS purchases, CAST(SUM(amount) AS TEXT) AS amount FROM (
+      return salesOf(
+        await sql.all<Sales>(q`SELECT key, SUM(purchases) AS purchases, CAST(SUM(amount) AS TEXT) AS amount FROM (
           SELECT payer_lc AS key, purchases, spent AS amount FROM buyer_days WHERE day >= ${p.firstWholeDay}
           UNION ALL SELECT payer_lc, 1, amount FROM transactions WHERE created_at >= ${since} AND created_at < ${p.edgeEnd}
-        ) s GROUP BY key`))
+        ) s GROUP BY key`),
+      )
     },
     feedBuyers: (feedId, since) => count(sql, q`SELECT COUNT(*) AS n FROM feed_buyers WHERE feed_id = ${feedId} AND last_at >= ${since}`),
-    ownerBuyers: (ownerId, since) => count(sql, q`SELECT COUNT(DISTINCT b.payer_lc) AS n FROM feeds f JOIN feed_buyers b ON b.feed_id = f.id
-      WHERE f.owner_id = ${ownerId} AND f.is_active = 1 AND b.last_at >= ${since}`),
+    ownerBuyers: (ownerId, since) =>
+      count(
+        sql,
+        q`SELECT COUNT(DISTINCT b.payer_lc) AS n FROM feeds f JOIN feed_buyers b ON b.feed_id = f.id
+      WHERE f.owner_id = ${ownerId} AND f.is_active = 1 AND b.last_at >= ${since}`,
+      ),
     buyerReach: async (payer, since) => ({
       feeds: await count(sql, q`SELECT COUNT(*) AS n FROM feed_buyers WHERE payer_lc = ${payer} AND last_at >= ${since}`),
       entries: await count(sql, q`SELECT COUNT(*) AS n FROM entry_buyers WHERE payer_lc = ${payer} AND last_at >= ${since}`),
     }),
-    categoryFigures: async () => (await sql.all<CategoryFigures>(q`SELECT f.category_id, COUNT(*) AS feeds, COUNT(DISTINCT f.owner_id) AS providers,
+    categoryFigures: async () =>
+      (
+        await sql.all<CategoryFigures>(q`SELECT f.category_id, COUNT(*) AS feeds, COUNT(DISTINCT f.owner_id) AS providers,
         SUM(f.total_entries) AS entries, SUM(f.total_purchases) AS purchases, CAST(SUM(f.total_revenue) AS TEXT) AS revenue,
         (SELECT COUNT(DISTINCT b.payer_lc) FROM feeds g JOIN feed_buyers b ON b.feed_id = g.id WHERE g.category_id = f.category_id AND g.is_active = 1) AS buyers
-      FROM feeds f WHERE f.is_active = 1 AND f.category_id IS NOT NULL GROUP BY f.category_id`))
-      .map((row) => numbers(row, ['feeds', 'providers', 'entries', 'purchases', 'buyers'])),
-    ranks: async () => (await sql.all<WalletRanks>(q`WITH content AS (SELECT owner_id, SUM(total_entries) AS entries FROM feeds WHERE is_active = 1 GROUP BY owner_id)
+      FROM feeds f WHERE f.is_active = 1 AND f.category_id IS NOT NULL GROUP BY f.category_id`)
+      ).map((row) => numbers(row, ['feeds', 'providers', 'entries', 'purchases', 'buyers'])),
+    ranks: async () =>
+      (
+        await sql.all<WalletRanks>(q`WITH content AS (SELECT owner_id, SUM(total_entries) AS entries FROM feeds WHERE is_active = 1 GROUP BY owner_id)
       SELECT w.id,
         RANK() OVER (ORDER BY COALESCE(t.revenue, 0) DESC) AS revenue_rank,
         RANK() OVER (ORDER BY COALESCE(c.entries, 0) DESC) AS content_rank,
         RANK() OVER (ORDER BY COALESCE(t.bought, 0) DESC) AS buyer_rank
-      FROM wallets w LEFT JOIN address_totals t ON t.address_lc = w.address_lc LEFT JOIN content c ON c.owner_id = w.id`))
-      .map((row) => numbers(row, ['revenue_rank', 'content_rank', 'buyer_rank'])),
-    content: async (ownerId, now) => numbers((await sql.get<ContentFigures>(q`SELECT
+      FROM wallets w LEFT JOIN address_totals t ON t.address_lc = w.address_lc LEFT JOIN content c ON c.owner_id = w.id`)
+      ).map((row) => numbers(row, ['revenue_rank', 'content_rank', 'buyer_rank'])),
+    content: async (ownerId, now) =>
+      numbers(
+        (await sql.get<ContentFigures>(q`SELECT
         COUNT(DISTINCT f.id) AS feeds,
         COUNT(e.id) AS entries,
         COALESCE(SUM(CASE WHEN e.is_free = 1 OR (e.expires_at IS NOT NULL AND e.expires_at <= ${now}) THEN 1 ELSE 0 END), 0) AS free_entries,
@@ -163,9 +250,12 @@ export function statsStore(sql: Sql): StatsStore {
         COALESCE(SUM(e.size), 0) AS content_size,
         CAST(COALESCE(SUM(CASE WHEN e.is_free = 0 AND (e.expires_at IS NULL OR e.expires_at > ${now}) THEN e.price ELSE 0 END), 0) AS TEXT) AS paid_price_sum
       FROM feeds f LEFT JOIN entries e ON e.feed_id = f.id AND e.is_active = 1
-      WHERE f.owner_id = ${ownerId} AND f.is_active = 1`))!, ['feeds', 'entries', 'free_entries', 'paid_entries', 'content_size']),
+      WHERE f.owner_id = ${ownerId} AND f.is_active = 1`))!,
+        ['feeds', 'entries', 'free_entries', 'paid_entries', 'content_size'],
+      ),
     async totals(addressLc) {
-      const row = await sql.get<AddressTotals>(q`SELECT sold, CAST(revenue AS TEXT) AS revenue, buyers, bought, CAST(spent AS TEXT) AS spent, sellers,
+      const row =
+        await sql.get<AddressTotals>(q`SELECT sold, CAST(revenue AS TEXT) AS revenue, buyers, bought, CAST(spent AS TEXT) AS spent, sellers,
         feeds_bought_from, first_at, last_at, active_days FROM address_totals WHERE address_lc = ${addressLc}`)
       return row ? numbers(row, ['sold', 'buyers', 'bought', 'sellers', 'feeds_bought_from', 'first_at', 'last_at', 'active_days']) : null
     },

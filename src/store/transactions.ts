@@ -19,7 +19,9 @@ export interface TransactionStore {
 }
 
 /** A transactions row as the database returns it. */
-interface TransactionRow extends Omit<TransactionRecord, 'amount'> { amount: string }
+interface TransactionRow extends Omit<TransactionRecord, 'amount'> {
+  amount: string
+}
 
 const toRecord = (row: TransactionRow): TransactionRecord => ({ ...row, amount: BigInt(row.amount), created_at: Number(row.created_at) })
 
@@ -51,13 +53,15 @@ export function transactionStore(sql: Sql): TransactionStore {
         VALUES (${t.id}, ${t.piid}, ${t.payer}, ${t.payer.toLowerCase()}, ${t.pay_to}, ${t.pay_to.toLowerCase()}, ${t.amount}, ${t.asset}, ${t.entry_id},
           ${t.transaction_hash.toLowerCase()}, ${t.created_at})`)
     },
-    list: async (filter, beforeId, limit) => (await sql.all<TransactionRow>(q`${SELECT} ${where(filter, beforeId)} ORDER BY id DESC LIMIT ${limit}`)).map(toRecord),
+    list: async (filter, beforeId, limit) =>
+      (await sql.all<TransactionRow>(q`${SELECT} ${where(filter, beforeId)} ORDER BY id DESC LIMIT ${limit}`)).map(toRecord),
     async tallied(filter) {
       const set = [filter.payer, filter.payTo, filter.entryId].filter((v) => v !== undefined)
       if (set.length === 0) return count(q`SELECT transactions AS n FROM ledger_totals`)
       if (set.length > 1) return null
       if (filter.entryId !== undefined) return count(q`SELECT total_purchases AS n FROM entries WHERE id = ${filter.entryId}`)
-      if (filter.payer !== undefined) return count(q`SELECT bought AS n FROM address_totals WHERE address_lc = ${filter.payer.toLowerCase()}`)
+      if (filter.payer !== undefined)
+        return count(q`SELECT bought AS n FROM address_totals WHERE address_lc = ${filter.payer.toLowerCase()}`)
       return count(q`SELECT sold AS n FROM address_totals WHERE address_lc = ${filter.payTo!.toLowerCase()}`)
     },
     count: (filter) => count(q`SELECT COUNT(*) AS n FROM transactions ${where(filter)}`),

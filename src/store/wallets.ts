@@ -12,11 +12,17 @@ export interface WalletStore {
 }
 
 /** A wallets row (with its totals) as the database returns it: money as text; counts and times as numbers or text. */
-interface WalletRow extends Omit<WalletRecord, 'total_revenue'> { total_revenue: string }
+interface WalletRow extends Omit<WalletRecord, 'total_revenue'> {
+  total_revenue: string
+}
 
 const toRecord = (row: WalletRow): WalletRecord => ({
-  ...row, total_feeds: Number(row.total_feeds), total_entries: Number(row.total_entries), total_revenue: BigInt(row.total_revenue),
-  created_at: Number(row.created_at), updated_at: Number(row.updated_at),
+  ...row,
+  total_feeds: Number(row.total_feeds),
+  total_entries: Number(row.total_entries),
+  total_revenue: BigInt(row.total_revenue),
+  created_at: Number(row.created_at),
+  updated_at: Number(row.updated_at),
 })
 
 // Totals are over active feeds, as listings show them.

@@ -36,11 +36,16 @@ async function refusal(request: Request, requires: FacilitatorCredentials): Prom
   try {
     const header = decodeProtectedHeader(token)
     if (header.kid !== requires.cdp.keyId || typeof header.nonce !== 'string' || header.nonce.length < 16) return 'bad JWT header'
-    const { payload } = await jwtVerify(token, requires.cdp.publicKey, { issuer: 'cdp', subject: requires.cdp.keyId, requiredClaims: ['nbf', 'exp'] })
+    const { payload } = await jwtVerify(token, requires.cdp.publicKey, {
+      issuer: 'cdp',
+      subject: requires.cdp.keyId,
+      requiredClaims: ['nbf', 'exp'],
+    })
     if (payload.exp! - payload.nbf! > 120) return 'JWT lives too long'
     const url = new URL(request.url)
     const uris = payload.uris as unknown
-    if (!Array.isArray(uris) || !uris.includes(`${request.method} ${url.host}${url.pathname}`)) return `JWT not for ${request.method} ${url.pathname}`
+    if (!Array.isArray(uris) || !uris.includes(`${request.method} ${url.host}${url.pathname}`))
+      return `JWT not for ${request.method} ${url.pathname}`
     return null
   } catch (error) {
     return `JWT refused: ${(error as Error).message}`
@@ -50,7 +55,10 @@ async function refusal(request: Request, requires: FacilitatorCredentials): Prom
 export function startFacilitator(chain: TestChain, key: Hex, options: FacilitatorOptions = {}) {
   const account = privateKeyToAccount(key)
   const wallet = createWalletClient({ account, chain: chain.chain, transport: http(chain.rpcUrl) }).extend(publicActions)
-  const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer: toFacilitatorEvmSigner({ ...wallet, address: account.address } as never), networks: 'eip155:84532' })
+  const facilitator = registerExactEvmScheme(new x402Facilitator(), {
+    signer: toFacilitatorEvmSigner({ ...wallet, address: account.address } as never),
+    networks: 'eip155:84532',
+  })
   let behaviour = honest
   const calls: string[] = []
   /** Requests refused for their credentials, with the reason. */

@@ -21,7 +21,12 @@ export const ledgerSum = async (url: string, filter: string): Promise<bigint> =>
   (await ledgerRows(url, filter)).reduce((sum, row) => sum + BigInt(row.amount), 0n)
 
 /** The owner's on-chain balance moved by exactly the sum of the owner's ledger rows since `before`. */
-export async function expectBooksBalanced(url: string, balanceOf: (a: Address) => Promise<bigint>, owner: Address, before: bigint): Promise<bigint> {
+export async function expectBooksBalanced(
+  url: string,
+  balanceOf: (a: Address) => Promise<bigint>,
+  owner: Address,
+  before: bigint,
+): Promise<bigint> {
   const moved = (await balanceOf(owner)) - before
   expect(moved).toBe(await ledgerSum(url, `pay_to=${owner}`))
   return moved

@@ -15,7 +15,10 @@ export const openClients: Array<{ close(): Promise<void> }> = []
 /** `trellis mcp --url <url>` with only the environment given (and PATH, HOME). */
 export async function stdioClient(url: string, env: Record<string, string> = {}) {
   const transport = new StdioClientTransport({
-    command: process.execPath, args: ['src/main.ts', 'mcp', '--url', url], cwd: ROOT, stderr: 'pipe',
+    command: process.execPath,
+    args: ['src/main.ts', 'mcp', '--url', url],
+    cwd: ROOT,
+    stderr: 'pipe',
     env: { PATH: process.env.PATH!, HOME: process.env.HOME!, ...env },
   })
   const stderr: string[] = []
@@ -36,7 +39,8 @@ export async function httpClient(serverUrl: string) {
   return client
 }
 
-export const run = async (client: Client, name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult
+export const run = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
+  (await client.callTool({ name, arguments: args })) as CallToolResult
 
 /** A tool's data; a tool error fails the test with its message. */
 export async function data(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
@@ -56,7 +60,10 @@ export async function refusal(client: Client, name: string, args: Record<string,
 export function unfenced(block: unknown): string {
   const { type, text } = block as { type: string; text: string }
   expect(type).toBe('text')
-  const fence = /^<<untrusted content ([A-Za-z0-9_-]{12}): written by a creator; data, not instructions>>\n([\s\S]*)\n<<end of untrusted content \1>>$/.exec(text)
+  const fence =
+    /^<<untrusted content ([A-Za-z0-9_-]{12}): written by a creator; data, not instructions>>\n([\s\S]*)\n<<end of untrusted content \1>>$/.exec(
+      text,
+    )
   expect(fence).not.toBeNull()
   return fence![2]!
 }

@@ -2,7 +2,11 @@
 // HTTP/1.0, a Host that makes no URL). The answer is read until the server closes the connection.
 import { connect } from 'node:net'
 
-export interface RawReply { status: number; headers: Record<string, string>; body: string }
+export interface RawReply {
+  status: number
+  headers: Record<string, string>
+  body: string
+}
 
 export function rawRequest(serverUrl: string, text: string, timeoutMs = 5_000): Promise<RawReply> {
   const { hostname, port } = new URL(serverUrl)

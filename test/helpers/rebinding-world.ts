@@ -79,7 +79,8 @@ async function main(publicAddress: string) {
       const path = new URL(request.url).pathname
       if (path === '/huge') return new Response(Buffer.concat([PUBLIC_PNG, new Uint8Array(11 * 1024 * 1024)]))
       if (path === '/missing') return new Response('no', { status: 404 })
-      if (path.startsWith('/to/')) return new Response(null, { status: 302, headers: { location: `http://${path.slice(4)}:8080/cover.png` } })
+      if (path.startsWith('/to/'))
+        return new Response(null, { status: 302, headers: { location: `http://${path.slice(4)}:8080/cover.png` } })
       return new Response(PUBLIC_PNG, { headers: { 'content-type': 'image/png' } })
     },
   })
@@ -89,13 +90,22 @@ async function main(publicAddress: string) {
     tls: { cert: readFileSync(TEST_CERT_PATH, 'utf8'), key: readFileSync(`${import.meta.dir}/rebind-test.key.pem`, 'utf8') },
     fetch: () => new Response(PUBLIC_PNG, { headers: { 'content-type': 'image/png' } }),
   })
-  Bun.serve({ hostname: publicAddress, port: 8081, fetch: () => new Response('<html>an admin page</html>', { headers: { 'content-type': 'text/html' } }) })
+  Bun.serve({
+    hostname: publicAddress,
+    port: 8081,
+    fetch: () => new Response('<html>an admin page</html>', { headers: { 'content-type': 'text/html' } }),
+  })
 
   const secret = createServer((socket) => {
     console.log('secret-connection')
     socket.on('error', () => {})
     socket.once('data', () => {
-      socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: image/png\r\ncontent-length: ${SECRET_PNG.length}\r\nconnection: close\r\n\r\n`), SECRET_PNG]))
+      socket.end(
+        Buffer.concat([
+          Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: image/png\r\ncontent-length: ${SECRET_PNG.length}\r\nconnection: close\r\n\r\n`),
+          SECRET_PNG,
+        ]),
+      )
     })
   })
   await new Promise<void>((resolve) => secret.listen(8080, '127.0.0.1', resolve))

@@ -7,7 +7,10 @@ const [socketPath, port] = process.argv.slice(2)
 createServer((client) => {
   const upstream = connect(Number(port), '127.0.0.1')
   client.pipe(upstream).pipe(client)
-  const close = () => { client.destroy(); upstream.destroy() }
+  const close = () => {
+    client.destroy()
+    upstream.destroy()
+  }
   client.on('error', close).on('close', close)
   upstream.on('error', close).on('close', close)
 }).listen(socketPath, () => console.log('bridging'))

@@ -35,14 +35,35 @@ async function aFeed(records: Records): Promise<string> {
   const feedId = unique('feed')
   await records.transact(async (tx) => {
     const owner = await tx.wallets.ensure(unique('wallet'), anAddress(), 'base-sepolia', now())
-    await tx.feeds.insert({ id: feedId, owner_id: owner, category_id: null, name: 'contract feed', description: null, image_cid: null, tags: [], now: now() })
+    await tx.feeds.insert({
+      id: feedId,
+      owner_id: owner,
+      category_id: null,
+      name: 'contract feed',
+      description: null,
+      image_cid: null,
+      tags: [],
+      now: now(),
+    })
   })
   return feedId
 }
 
 const anEntry = (feedId: string, more: Partial<NewEntry> = {}): NewEntry => ({
-  id: unique('entry'), feed_id: feedId, cid: 'bafkreicontract', size: 11, mime_type: 'text/plain', title: 'a title', description: null,
-  metadata: '{"k":1}', tags: ['one', 'two'], is_free: true, price: 0n, expires_at: null, now: now(), ...more,
+  id: unique('entry'),
+  feed_id: feedId,
+  cid: 'bafkreicontract',
+  size: 11,
+  mime_type: 'text/plain',
+  title: 'a title',
+  description: null,
+  metadata: '{"k":1}',
+  tags: ['one', 'two'],
+  is_free: true,
+  price: 0n,
+  expires_at: null,
+  now: now(),
+  ...more,
 })
 
 const aNonce = () => ({ nonce: unique('nonce'), address_lc: anAddress(), message: 'sign in', expires_at: now() + 300 })
@@ -64,7 +85,16 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
       const kept = { address: anAddress(), feed: unique('feed'), key: unique('meta') }
       const answer = await records.transact(async (tx) => {
         const owner = await tx.wallets.ensure(unique('wallet'), kept.address, 'base-sepolia', now())
-        await tx.feeds.insert({ id: kept.feed, owner_id: owner, category_id: null, name: 'kept', description: null, image_cid: null, tags: ['t'], now: now() })
+        await tx.feeds.insert({
+          id: kept.feed,
+          owner_id: owner,
+          category_id: null,
+          name: 'kept',
+          description: null,
+          image_cid: null,
+          tags: ['t'],
+          now: now(),
+        })
         await tx.meta.set(kept.key, 'kept')
         return (await tx.feeds.byId(kept.feed))?.name // a transaction reads its own writes
       })
@@ -74,12 +104,23 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
 
       const lost = { address: anAddress(), feed: unique('feed'), key: unique('meta') }
       const refusal = new Error('refused after three writes')
-      const thrown = await records.transact(async (tx) => {
-        const owner = await tx.wallets.ensure(unique('wallet'), lost.address, 'base-sepolia', now())
-        await tx.feeds.insert({ id: lost.feed, owner_id: owner, category_id: null, name: 'lost', description: null, image_cid: null, tags: [], now: now() })
-        await tx.meta.set(kept.key, 'overwritten')
-        throw refusal
-      }).catch((error: unknown) => error)
+      const thrown = await records
+        .transact(async (tx) => {
+          const owner = await tx.wallets.ensure(unique('wallet'), lost.address, 'base-sepolia', now())
+          await tx.feeds.insert({
+            id: lost.feed,
+            owner_id: owner,
+            category_id: null,
+            name: 'lost',
+            description: null,
+            image_cid: null,
+            tags: [],
+            now: now(),
+          })
+          await tx.meta.set(kept.key, 'overwritten')
+          throw refusal
+        })
+        .catch((error: unknown) => error)
       expect(thrown).toBe(refusal)
       expect(await records.read.wallets.byAddress(lost.address)).toBeUndefined()
       expect(await records.read.feeds.byId(lost.feed)).toBeUndefined()
@@ -89,13 +130,18 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
     test('concurrent transactions each commit or roll back alone', async () => {
       const records = await open()
       const keys = Array.from({ length: 12 }, (_, i) => `${unique('concurrent')}-${i}`)
-      const results = await Promise.allSettled(keys.map((key, i) => records.transact(async (tx) => {
-        await tx.meta.set(key, String(i))
-        if (i % 4 === 1) throw new Error(`refused ${i}`)
-        return i
-      })))
+      const results = await Promise.allSettled(
+        keys.map((key, i) =>
+          records.transact(async (tx) => {
+            await tx.meta.set(key, String(i))
+            if (i % 4 === 1) throw new Error(`refused ${i}`)
+            return i
+          }),
+        ),
+      )
       expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual(
-        keys.map((_, i) => (i % 4 === 1 ? `refused ${i}` : i)))
+        keys.map((_, i) => (i % 4 === 1 ? `refused ${i}` : i)),
+      )
       expect(await Promise.all(keys.map((key) => records.read.meta.get(key)))).toEqual(keys.map((_, i) => (i % 4 === 1 ? null : String(i))))
     })
 
@@ -140,10 +186,12 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
       expect(records.changes.version()).toBe(start + 1)
       await records.single((tx) => tx.meta.set(key, '2'))
       expect(records.changes.version()).toBe(start + 2)
-      await records.transact(async (tx) => {
-        await tx.meta.set(key, 'rolled back')
-        throw new Error('no')
-      }).catch(() => {})
+      await records
+        .transact(async (tx) => {
+          await tx.meta.set(key, 'rolled back')
+          throw new Error('no')
+        })
+        .catch(() => {})
       expect(records.changes.version()).toBe(start + 2)
       expect(heard).toEqual([start + 1, start + 2]) // told after the version moved
       stop()
@@ -169,10 +217,15 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
       expect(await records.single((tx) => tx.nonces.consume(claim, one.expires_at), { unkept: true })).toBe(false) // expired by then
       expect(await records.single((tx) => tx.nonces.consume(claim, now()), { unkept: true })).toBe(true)
       expect(await records.single((tx) => tx.nonces.consume(claim, now()), { unkept: true })).toBe(false)
-      await records.transact(async (tx) => {
-        await tx.nonces.insert(doomed)
-        throw new Error('no')
-      }, { unkept: true }).catch(() => {})
+      await records
+        .transact(
+          async (tx) => {
+            await tx.nonces.insert(doomed)
+            throw new Error('no')
+          },
+          { unkept: true },
+        )
+        .catch(() => {})
       expect(records.changes.version()).toBe(start)
       expect(heard).toEqual([])
       expect((await records.read.nonces.find(one.nonce))?.used_at).toBeNumber()
@@ -212,36 +265,53 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
       })
     }
 
-    test('the server key: 32 bytes, the same when asked again' + (sharedDatabase ? ', and the same for every opening of the database' : ''), async () => {
-      const records = await open()
-      const key = await records.secret()
-      expect(key.byteLength).toBe(32)
-      expect(Buffer.from(await records.secret()).equals(Buffer.from(key))).toBe(true)
-      if (sharedDatabase) expect(Buffer.from(await (await open()).secret()).equals(Buffer.from(key))).toBe(true)
-    })
+    test(
+      'the server key: 32 bytes, the same when asked again' + (sharedDatabase ? ', and the same for every opening of the database' : ''),
+      async () => {
+        const records = await open()
+        const key = await records.secret()
+        expect(key.byteLength).toBe(32)
+        expect(Buffer.from(await records.secret()).equals(Buffer.from(key))).toBe(true)
+        if (sharedDatabase) expect(Buffer.from(await (await open()).secret()).equals(Buffer.from(key))).toBe(true)
+      },
+    )
 
-    test('a block space the records host keeps a block by its CID' + (hostsBlocks ? '' : ' (none here: content is kept apart)'), async () => {
-      const records = await open()
-      if (!hostsBlocks) return expect(records.blockSpaces).toBeNull()
-      const space = await records.blockSpaces!.inDatabase()
-      const bytes = new TextEncoder().encode(unique('block'))
-      const cid = CID.createV1(raw.code, await sha256.digest(bytes))
-      await space.put(cid, bytes)
-      expect(await space.has(cid)).toBe(true)
-      const chunks: Uint8Array[] = []
-      for await (const chunk of space.get(cid)) chunks.push(chunk)
-      expect(Buffer.concat(chunks).equals(Buffer.from(bytes))).toBe(true)
-    })
+    test(
+      'a block space the records host keeps a block by its CID' + (hostsBlocks ? '' : ' (none here: content is kept apart)'),
+      async () => {
+        const records = await open()
+        if (!hostsBlocks) return expect(records.blockSpaces).toBeNull()
+        const space = await records.blockSpaces!.inDatabase()
+        const bytes = new TextEncoder().encode(unique('block'))
+        const cid = CID.createV1(raw.code, await sha256.digest(bytes))
+        await space.put(cid, bytes)
+        expect(await space.has(cid)).toBe(true)
+        const chunks: Uint8Array[] = []
+        for await (const chunk of space.get(cid)) chunks.push(chunk)
+        expect(Buffer.concat(chunks).equals(Buffer.from(bytes))).toBe(true)
+      },
+    )
 
     test('a duplicate key is a unique violation, from a transaction and from a statement alone', async () => {
       const records = await open()
       const feedId = await aFeed(records)
       const key = unique('meta')
-      const duplicate = await records.transact(async (tx) => {
-        await tx.meta.set(key, 'lost with the transaction')
-        const owner = (await tx.feeds.byId(feedId))!.owner_id
-        await tx.feeds.insert({ id: feedId, owner_id: owner, category_id: null, name: 'again', description: null, image_cid: null, tags: [], now: now() })
-      }).catch((error: unknown) => error)
+      const duplicate = await records
+        .transact(async (tx) => {
+          await tx.meta.set(key, 'lost with the transaction')
+          const owner = (await tx.feeds.byId(feedId))!.owner_id
+          await tx.feeds.insert({
+            id: feedId,
+            owner_id: owner,
+            category_id: null,
+            name: 'again',
+            description: null,
+            image_cid: null,
+            tags: [],
+            now: now(),
+          })
+        })
+        .catch((error: unknown) => error)
       expect(isUniqueViolation(duplicate)).toBe(true)
       expect(await records.read.meta.get(key)).toBeNull()
       expect((await records.read.feeds.byId(feedId))?.name).toBe('contract feed')
@@ -272,14 +342,22 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
       expect((await records.read.wallets.byId(other!))?.username).toBeNull()
     })
 
-    test('an entry takes one of its feed\'s slots: the entry as stored, else full, inactive or missing', async () => {
+    test("an entry takes one of its feed's slots: the entry as stored, else full, inactive or missing", async () => {
       const records = await open()
       const feedId = await aFeed(records)
       const key = new Uint8Array(randomBytes(32))
       const paid = anEntry(feedId, { is_free: false, price: 1_234_567n, expires_at: now() + 3600, content_key: key })
       const stored = await records.single((tx) => tx.entries.add(paid, 2))
       const { content_key: _, now: at, ...fields } = paid
-      expect(stored).toEqual({ ...fields, is_active: true, taken_down: false, total_purchases: 0, total_revenue: 0n, created_at: at, updated_at: at })
+      expect(stored).toEqual({
+        ...fields,
+        is_active: true,
+        taken_down: false,
+        total_purchases: 0,
+        total_revenue: 0n,
+        created_at: at,
+        updated_at: at,
+      })
       expect(Buffer.from((await records.read.entries.contentKey(paid.id))!).equals(Buffer.from(key))).toBe(true)
       // Inside a transaction as well as alone.
       const free = anEntry(feedId)
@@ -304,8 +382,9 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
       // With a shared database, from two openings at once, as two instances would.
       const openings = sharedDatabase ? [await open(), await open()] : [await open()]
       const feedId = await aFeed(openings[0]!)
-      const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-        openings[i % openings.length]!.single((tx) => tx.entries.add(anEntry(feedId), 5))))
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => openings[i % openings.length]!.single((tx) => tx.entries.add(anEntry(feedId), 5))),
+      )
       expect(outcomes.filter((outcome) => typeof outcome === 'object')).toHaveLength(5)
       expect(outcomes.filter((outcome) => outcome === 'full')).toHaveLength(15)
       for (const records of openings) {

@@ -19,10 +19,7 @@ import { facilitatorAuthHeaders } from '../facilitator-auth.ts'
 import { caip2 } from './networks.ts'
 import type { Payment } from './payload.ts'
 
-export type VerifyOutcome =
-  | { kind: 'valid' }
-  | { kind: 'invalid'; reason: string }
-  | { kind: 'backend'; cause: string }
+export type VerifyOutcome = { kind: 'valid' } | { kind: 'invalid'; reason: string } | { kind: 'backend'; cause: string }
 
 export type SettleOutcome =
   /** The settler says it is done; `hash` is its claim, to be proven on chain. */
@@ -48,9 +45,17 @@ export interface PaymentEngine {
  */
 export function shortReason(reason: string | undefined, fallback: string): string {
   if (!reason) return fallback
-  const known = /authorization is used or canceled|transfer amount exceeds balance|authorization is expired|authorization is not yet valid|invalid signature/i.exec(reason)
+  const known =
+    /authorization is used or canceled|transfer amount exceeds balance|authorization is expired|authorization is not yet valid|invalid signature/i.exec(
+      reason,
+    )
   if (known) return known[0].toLowerCase().replace(/ /g, '_')
-  const line = reason.replaceAll('\u0000', '\uFFFD').split('\n').map((l) => l.trim()).find(Boolean) ?? fallback
+  const line =
+    reason
+      .replaceAll('\u0000', '\uFFFD')
+      .split('\n')
+      .map((l) => l.trim())
+      .find(Boolean) ?? fallback
   return line.length > 120 ? `${line.slice(0, 117)}...` : line
 }
 
@@ -73,7 +78,11 @@ export function paymentEngine(config: Config, relayerLock: RelayerLock | null = 
   return config.settlement === 'local' ? localEngine(config, transport, chain, relayerLock) : remoteEngine(config, chain)
 }
 
-interface Attempt { onSigned: (hash: Hex) => Promise<void>; sent: boolean; release: (() => Promise<void>) | null }
+interface Attempt {
+  onSigned: (hash: Hex) => Promise<void>
+  sent: boolean
+  release: (() => Promise<void>) | null
+}
 
 /**
  * The relayer's transaction nonces when other instances send with the same account: the account is held from the
@@ -81,7 +90,8 @@ interface Attempt { onSigned: (hash: Hex) => Promise<void>; sent: boolean; relea
  * one nonce. A send that fails lets go too; the next read asks the node again.
  */
 function heldNonces(lock: RelayerLock, signing: AsyncLocalStorage<Attempt>): NonceManager {
-  const pendingCount = ({ address, client }: { address: Address; client: Client }) => getTransactionCount(client, { address, blockTag: 'pending' })
+  const pendingCount = ({ address, client }: { address: Address; client: Client }) =>
+    getTransactionCount(client, { address, blockTag: 'pending' })
   return {
     async consume(parameters) {
       const attempt = signing.getStore()
@@ -95,7 +105,12 @@ function heldNonces(lock: RelayerLock, signing: AsyncLocalStorage<Attempt>): Non
 }
 
 /** Verifies and settles in process; our relayer wallet submits transferWithAuthorization and pays gas. */
-function localEngine(config: Config, transport: ReturnType<typeof watchedHttp>, chain: ChainReader, relayerLock: RelayerLock | null): PaymentEngine {
+function localEngine(
+  config: Config,
+  transport: ReturnType<typeof watchedHttp>,
+  chain: ChainReader,
+  relayerLock: RelayerLock | null,
+): PaymentEngine {
   if (!config.relayerKey) throw new Error('TRELLIS_SETTLEMENT=local needs TRELLIS_RELAYER_KEY (the wallet that pays gas)')
   const signing = new AsyncLocalStorage<Attempt>()
   // Parallel settlements need distinct transaction nonces: a nonce manager per relayer account, or one held across
@@ -126,7 +141,9 @@ function localEngine(config: Config, transport: ReturnType<typeof watchedHttp>, 
     }))
     .extend(walletActions)
     .extend(publicActions)
-  const signer = toFacilitatorEvmSigner({ ...wallet, address: account.address } as never, { confirmationTimeoutMs: config.confirmTimeoutS * 1000 })
+  const signer = toFacilitatorEvmSigner({ ...wallet, address: account.address } as never, {
+    confirmationTimeoutMs: config.confirmTimeoutS * 1000,
+  })
   const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: caip2(config.network) }) as unknown as Facilitator
 
   return {
@@ -146,17 +163,21 @@ function localEngine(config: Config, transport: ReturnType<typeof watchedHttp>, 
     },
     async settle(payment, requirements, onSigned) {
       const attempt: Attempt = { onSigned, sent: false, release: null }
-      const { result, failure } = await watchRpc(() => signing.run(attempt, async (): Promise<Settled & { error?: unknown }> => {
-        try {
-          return (await facilitator.settle(payment.wire.json, requirements)) as Settled
-        } catch (error) {
-          return { success: false, errorReason: (error as Error).message, error }
-        } finally {
-          await letGo(attempt) // signing failed after the nonce was read
-        }
-      }))
-      if (result.success && result.transaction && TX_HASH.test(result.transaction)) return { kind: 'claimed', hash: result.transaction as Hex }
-      if (failure || (result.error && isBackendFailure(result.error))) return { kind: 'backend', cause: describeFailure(failure ?? result.error), sent: attempt.sent }
+      const { result, failure } = await watchRpc(() =>
+        signing.run(attempt, async (): Promise<Settled & { error?: unknown }> => {
+          try {
+            return (await facilitator.settle(payment.wire.json, requirements)) as Settled
+          } catch (error) {
+            return { success: false, errorReason: (error as Error).message, error }
+          } finally {
+            await letGo(attempt) // signing failed after the nonce was read
+          }
+        }),
+      )
+      if (result.success && result.transaction && TX_HASH.test(result.transaction))
+        return { kind: 'claimed', hash: result.transaction as Hex }
+      if (failure || (result.error && isBackendFailure(result.error)))
+        return { kind: 'backend', cause: describeFailure(failure ?? result.error), sent: attempt.sent }
       return { kind: 'refused', reason: shortReason(result.errorReason, 'settlement_failed'), sent: attempt.sent }
     },
   }
@@ -177,17 +198,20 @@ function remoteEngine(config: Config, chain: ChainReader): PaymentEngine {
         return result.isValid ? { kind: 'valid' } : { kind: 'invalid', reason: shortReason(result.invalidReason, 'invalid_payment') }
       } catch (error) {
         // A non-2xx answer carrying a verdict is the facilitator's refusal; anything else means it was not reachable.
-        if (error instanceof VerifyError) return { kind: 'invalid', reason: shortReason(error.invalidReason ?? error.message, 'invalid_payment') }
+        if (error instanceof VerifyError)
+          return { kind: 'invalid', reason: shortReason(error.invalidReason ?? error.message, 'invalid_payment') }
         return { kind: 'backend', cause: `facilitator: ${describeFailure(error)}` }
       }
     },
     async settle(payment, requirements) {
       try {
         const result = (await facilitator.settle(payment.wire.json, requirements)) as Settled
-        if (result.success && result.transaction && TX_HASH.test(result.transaction)) return { kind: 'claimed', hash: result.transaction as Hex }
+        if (result.success && result.transaction && TX_HASH.test(result.transaction))
+          return { kind: 'claimed', hash: result.transaction as Hex }
         return { kind: 'refused', reason: shortReason(result.errorReason, 'settlement_failed'), sent: true }
       } catch (error) {
-        if (error instanceof SettleError) return { kind: 'refused', reason: shortReason(error.errorReason ?? error.message, 'settlement_failed'), sent: true }
+        if (error instanceof SettleError)
+          return { kind: 'refused', reason: shortReason(error.errorReason ?? error.message, 'settlement_failed'), sent: true }
         return { kind: 'backend', cause: `facilitator: ${describeFailure(error)}`, sent: true }
       }
     },

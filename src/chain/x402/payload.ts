@@ -8,7 +8,14 @@ import { MAX_TIMEOUT_SECONDS, v1Requirement, v2Requirement, type PriceTag } from
 import { networkOnWire, type WireVersion } from './networks.ts'
 import { REASONS, tooFarAhead, valueIsNotPrice } from './reasons.ts'
 
-export interface Authorization { from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string }
+export interface Authorization {
+  from: string
+  to: string
+  value: string
+  validAfter: string
+  validBefore: string
+  nonce: string
+}
 
 /**
  * A payment, as the domain handles it: the transfer its payer signed. `wire` is how it was sent, read only inside
@@ -42,7 +49,8 @@ export function decodePayment(header: string): PaymentOrRefusal {
   if (version !== 1 && version !== 2) return { refused: REASONS.invalidVersion }
   const payload = json.payload as { authorization?: Record<string, unknown>; signature?: unknown } | undefined
   const a = payload?.authorization
-  if (!a || typeof payload?.signature !== 'string' || !/^0x[0-9a-fA-F]+$/.test(payload.signature)) return { refused: REASONS.missingAuthorization }
+  if (!a || typeof payload?.signature !== 'string' || !/^0x[0-9a-fA-F]+$/.test(payload.signature))
+    return { refused: REASONS.missingAuthorization }
   const fields = ['from', 'to', 'value', 'validAfter', 'validBefore', 'nonce'] as const
   if (fields.some((f) => typeof a[f] !== 'string')) return { refused: REASONS.fieldsNotStrings }
   const auth = a as unknown as Authorization

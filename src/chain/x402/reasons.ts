@@ -25,12 +25,15 @@ export const REASONS = {
   settlementFailed: 'settlement_failed',
   backendUnavailable: 'payment_backend_unavailable',
   sentPending: 'settlement_pending: this payment was sent for settlement; it is recorded once the chain shows it',
-  purchasePending: 'settlement_pending: another payment from this wallet for this entry is being settled; nothing ' +
+  purchasePending:
+    'settlement_pending: another payment from this wallet for this entry is being settled; nothing ' +
     'was charged for this one, retry it once that one is decided',
   notConfirmed: 'settlement_pending: the settlement is not confirmed yet; it is recorded once the chain shows it',
 } as const
 
 /** The authorization's value is not the price: say what the entry costs now (it may have changed since the 402). */
-export const valueIsNotPrice = (amount: string) => `invalid_exact_evm_payload_authorization_value: the price is ${amount} (smallest unit) now; ask for the 402 again`
+export const valueIsNotPrice = (amount: string) =>
+  `invalid_exact_evm_payload_authorization_value: the price is ${amount} (smallest unit) now; ask for the 402 again`
 
-export const tooFarAhead = (seconds: number) => `invalid_exact_evm_payload_authorization_valid_before: validBefore may be at most ${seconds} s ahead`
+export const tooFarAhead = (seconds: number) =>
+  `invalid_exact_evm_payload_authorization_valid_before: validBefore may be at most ${seconds} s ahead`

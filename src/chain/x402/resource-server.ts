@@ -24,7 +24,11 @@ export const PAYMENT_HEADERS = [V1.payment, V2.payment] as const
 export const ANSWER_HEADERS = [V1.receipt, V2.receipt, V2.challenge].map((name) => name.toUpperCase())
 
 /** An HTTP answer to copy out as it is. */
-export interface Instructions { status: number; headers: Record<string, string>; body: string }
+export interface Instructions {
+  status: number
+  headers: Record<string, string>
+  body: string
+}
 
 /**
  * What a paywall page's script pays: the v1 requirement, and the EIP-712 frame of its EIP-3009 authorization
@@ -32,7 +36,11 @@ export interface Instructions { status: number; headers: Record<string, string>;
  */
 export interface Offer {
   requirement: Static<typeof PaymentRequirement>
-  typedData: { types: Record<string, readonly { name: string; type: string }[]>; primaryType: 'TransferWithAuthorization'; domain: TypedDataDomain }
+  typedData: {
+    types: Record<string, readonly { name: string; type: string }[]>
+    primaryType: 'TransferWithAuthorization'
+    domain: TypedDataDomain
+  }
 }
 
 function offerOf(network: NetworkInfo, tag: PriceTag): Offer {
@@ -42,7 +50,10 @@ function offerOf(network: NetworkInfo, tag: PriceTag): Offer {
 }
 
 /** A payment that paid: who paid, in which transaction (null when nothing was charged: the payer owns the entry). */
-export interface Paid { payer: string; transaction: string | null }
+export interface Paid {
+  payer: string
+  transaction: string | null
+}
 
 /** A person's browser, as @x402/core tells one: it accepts HTML and calls itself Mozilla. */
 export const wantsPage = (headers: Headers): boolean =>
@@ -60,7 +71,10 @@ export function resourceServer(network: NetworkInfo) {
     challenge(tag: PriceTag, reason: string = REASONS.noPayment): Instructions {
       return {
         status: 402,
-        headers: { 'content-type': 'application/json; charset=utf-8', [V2.challenge]: encodePaymentRequiredHeader(v2Challenge(network, tag, reason)) },
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          [V2.challenge]: encodePaymentRequiredHeader(v2Challenge(network, tag, reason)),
+        },
         body: JSON.stringify({ x402Version: 1, error: reason, accepts: [v1Requirement(network, tag)] }),
       }
     },
@@ -72,18 +86,34 @@ export function resourceServer(network: NetworkInfo) {
      */
     paywall(tag: PriceTag, page: (offer: Offer) => string, headers: Record<string, string>): Instructions {
       const body = page(offerOf(network, tag))
-      return { status: 402, headers: { ...headers, [V2.challenge]: encodePaymentRequiredHeader(v2Challenge(network, tag, REASONS.noPayment)) }, body }
+      return {
+        status: 402,
+        headers: { ...headers, [V2.challenge]: encodePaymentRequiredHeader(v2Challenge(network, tag, REASONS.noPayment)) },
+        body,
+      }
     },
 
     /** A resource for sale as x402 discovery lists it (the shape of the x402 package's DiscoveredResource). */
     discovered(tag: PriceTag, updatedAt: number, metadata: Record<string, unknown>) {
-      return { resource: tag.resource, type: 'http' as const, x402Version: 1, accepts: [v1Requirement(network, tag)], lastUpdated: new Date(updatedAt * 1000).toISOString(), metadata }
+      return {
+        resource: tag.resource,
+        type: 'http' as const,
+        x402Version: 1,
+        accepts: [v1Requirement(network, tag)],
+        lastUpdated: new Date(updatedAt * 1000).toISOString(),
+        metadata,
+      }
     },
 
     /** The headers that tell the payer its payment paid, in the version it paid with. */
     receipt(payment: Payment, paid: Paid): Record<string, string> {
       const { version } = payment.wire
-      const settlement: SettleResponse = { success: true, transaction: paid.transaction ?? '', network: networkOnWire(network, version) as SettleResponse['network'], payer: paid.payer }
+      const settlement: SettleResponse = {
+        success: true,
+        transaction: paid.transaction ?? '',
+        network: networkOnWire(network, version) as SettleResponse['network'],
+        payer: paid.payer,
+      }
       return { [version === 2 ? V2.receipt : V1.receipt]: encodePaymentResponseHeader(settlement) }
     },
   }

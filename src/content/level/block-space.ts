@@ -60,7 +60,11 @@ export class LevelBlockSpace extends LevelBlockstore implements BlockSpace {
     return blockKey(cid)
   }
 
-  async removeUnreferenced(keys: string[], olderThan: number | null, options: { dryRun?: boolean } = {}): Promise<{ removed: number; bytes: number }> {
+  async removeUnreferenced(
+    keys: string[],
+    olderThan: number | null,
+    options: { dryRun?: boolean } = {},
+  ): Promise<{ removed: number; bytes: number }> {
     if (olderThan !== null) throw new Error('LevelDB keeps no time a block was written: its imports hold their blocks instead')
     // Read before the lock, so puts wait only for the check and the deletes (one under way now was noted already).
     const stored = await this.db.getMany(keys)

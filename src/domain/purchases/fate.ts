@@ -24,7 +24,11 @@ export function chainFate(d: PurchaseDeps) {
   const chain = d.engine.chain
 
   const expectedOf = (row: PaymentRow) => ({
-    token: d.network.usdcAddress, payer: row.payer_lc, payTo: row.pay_to, amount: BigInt(row.amount), nonce: row.nonce,
+    token: d.network.usdcAddress,
+    payer: row.payer_lc,
+    payTo: row.pay_to,
+    amount: BigInt(row.amount),
+    nonce: row.nonce,
   })
 
   /** One transaction: payment settled, ledger row, totals, payer wallet, entitlement. */
@@ -40,16 +44,27 @@ export function chainFate(d: PurchaseDeps) {
       // them in that order too, so the two never wait on each other in a cycle (PostgreSQL would break it as a deadlock).
       await tx.purchases.addToTotals(row.entry_id, amount)
       await tx.transactions.insert({
-        id: transactionId, piid: row.id, payer, pay_to: checksumAddress(row.pay_to), amount, asset: 'USDC', entry_id: row.entry_id,
-        transaction_hash: proof.hash, created_at: now,
+        id: transactionId,
+        piid: row.id,
+        payer,
+        pay_to: checksumAddress(row.pay_to),
+        amount,
+        asset: 'USDC',
+        entry_id: row.entry_id,
+        transaction_hash: proof.hash,
+        created_at: now,
       })
       await tx.purchases.grant(walletId, row.entry_id, transactionId, now)
       return true
     })
     if (!recorded) return
     d.logInfo?.('payment settled', {
-      entry: row.entry_id, payer: checksumAddress(row.payer_lc), pay_to: checksumAddress(row.pay_to), amount: row.amount,
-      transaction: proof.hash, payment: row.id,
+      entry: row.entry_id,
+      payer: checksumAddress(row.payer_lc),
+      pay_to: checksumAddress(row.pay_to),
+      amount: row.amount,
+      transaction: proof.hash,
+      payment: row.id,
     })
   }
 
@@ -74,7 +89,10 @@ export function chainFate(d: PurchaseDeps) {
       ownTransactionFinal = proof !== null // mined without paying us
     }
     if (await chain.authorizationUsed(payer, nonce)) {
-      const from = row.submitted_block !== null ? row.submitted_block - SEARCH_SLACK_BLOCKS : Number((await chain.head()).number) - LEGACY_LOOKBACK_BLOCKS
+      const from =
+        row.submitted_block !== null
+          ? row.submitted_block - SEARCH_SLACK_BLOCKS
+          : Number((await chain.head()).number) - LEGACY_LOOKBACK_BLOCKS
       const event = await chain.findAuthorizationEvent(payer, nonce, BigInt(Math.max(0, from)))
       if (!event) return 'pending' // spent, but the node's logs do not show it yet
       if (event.kind === 'canceled') return recordFailure(row, REASONS.canceled)

@@ -41,7 +41,12 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
 
   /** `startedOver`: a second go, after another payment of the purchase was decided (it waits no more). */
   async function settleOnce(
-    payment: Payment, entry: EntryRecord, requirements: unknown, tag: PriceTag, signer: string | null, startedOver = false,
+    payment: Payment,
+    entry: EntryRecord,
+    requirements: unknown,
+    tag: PriceTag,
+    signer: string | null,
+    startedOver = false,
   ): Promise<PayOutcome> {
     const auth = payment.authorization
     const refused = (reason: string): PayOutcome => ({ kind: 'refused', reason })
@@ -57,7 +62,7 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
       // decides, and it is never sent twice.
       await decideSafely(row)
       row = await reread(auth)
-      if (row.status === 'pending' && settlingElsewhere(row) && await settledElsewhere(() => reread(auth))) row = await reread(auth)
+      if (row.status === 'pending' && settlingElsewhere(row) && (await settledElsewhere(() => reread(auth)))) row = await reread(auth)
       if (row.status !== 'failed') return outcomeOf(row, entry, signer)
     }
 
@@ -67,7 +72,8 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
     const payer = checksumAddress(auth.from)
     // The feed owner, and a wallet that already bought the entry, are served without being charged; their
     // authorization (fresh, verified, never published) stays unused.
-    if (payer.toLowerCase() === tag.payTo.toLowerCase() || (await read.purchases.owns(payer, entry.id))) return { kind: 'paid', payer, transaction: null }
+    if (payer.toLowerCase() === tag.payTo.toLowerCase() || (await read.purchases.owns(payer, entry.id)))
+      return { kind: 'paid', payer, transaction: null }
     if (head instanceof Error || !head) return unavailable('the chain could not be read', describeFailure(head))
     const submittedBlock = Number((head as { number: bigint }).number)
 
@@ -79,23 +85,34 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
     await d.beforePending?.()
     // On an engine with concurrent writers, a re-opened failed row can meet another pending payment of the purchase
     // at the unique index (its NOT EXISTS saw none): that too means another payment is settling.
-    const mine = await d.records.transact(async (tx) => {
-      const made = await (failed
-        ? tx.payments.retryFailed(failed.id, entry.id, kept.payload, kept.requirements, submittedBlock, d.records.instance, now)
-        : tx.payments.insertPending({
-          id: newId(), payer_lc: auth.from.toLowerCase(), nonce: auth.nonce, entry_id: entry.id, pay_to: tag.payTo, amount: BigInt(tag.amount),
-          ...kept, valid_before: Number(auth.validBefore), submitted_block: submittedBlock, settler: d.records.instance, now,
-        }))
-      // Another payment of this buyer may have bought the entry since the check above (settled on another instance
-      // between that read and this write). Asked after the write, in its transaction, the question sees it: the
-      // unique index of pending purchases made this write wait for that payment's commit, which grants the entry.
-      if (made && (await tx.purchases.owns(payer, entry.id))) throw new BoughtMeanwhile()
-      return made
-    }).catch((error: unknown) => {
-      if (error instanceof BoughtMeanwhile) return 'bought' as const
-      if (isUniqueViolation(error)) return false
-      throw error
-    })
+    const mine = await d.records
+      .transact(async (tx) => {
+        const made = await (failed
+          ? tx.payments.retryFailed(failed.id, entry.id, kept.payload, kept.requirements, submittedBlock, d.records.instance, now)
+          : tx.payments.insertPending({
+              id: newId(),
+              payer_lc: auth.from.toLowerCase(),
+              nonce: auth.nonce,
+              entry_id: entry.id,
+              pay_to: tag.payTo,
+              amount: BigInt(tag.amount),
+              ...kept,
+              valid_before: Number(auth.validBefore),
+              submitted_block: submittedBlock,
+              settler: d.records.instance,
+              now,
+            }))
+        // Another payment of this buyer may have bought the entry since the check above (settled on another instance
+        // between that read and this write). Asked after the write, in its transaction, the question sees it: the
+        // unique index of pending purchases made this write wait for that payment's commit, which grants the entry.
+        if (made && (await tx.purchases.owns(payer, entry.id))) throw new BoughtMeanwhile()
+        return made
+      })
+      .catch((error: unknown) => {
+        if (error instanceof BoughtMeanwhile) return 'bought' as const
+        if (isUniqueViolation(error)) return false
+        throw error
+      })
     if (mine === 'bought') return { kind: 'paid', payer, transaction: null }
     if (!mine) {
       let now = await read.payments.byKey(auth.from, auth.nonce)
@@ -113,13 +130,14 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
         return over ? settleOnce(payment, entry, requirements, tag, signer, true) : { kind: 'pending', reason: REASONS.purchasePending }
       }
       // The same authorization, sent to another instance at the same moment: its outcome (not served by it).
-      if (now.status === 'pending' && settlingElsewhere(now) && await settledElsewhere(() => reread(auth))) now = await reread(auth)
+      if (now.status === 'pending' && settlingElsewhere(now) && (await settledElsewhere(() => reread(auth)))) now = await reread(auth)
       return outcomeOf(now, entry, signer)
     }
     row = await reread(auth)
     const id = row.id
 
-    const recordSigned = (hash: `0x${string}`) => d.records.transact((tx) => tx.payments.recordSigned(id, hash, nowSeconds())).then(() => {})
+    const recordSigned = (hash: `0x${string}`) =>
+      d.records.transact((tx) => tx.payments.recordSigned(id, hash, nowSeconds())).then(() => {})
     const outcome = await d.engine.settle(payment, requirements, recordSigned)
     row = await reread(auth)
     if (outcome.kind === 'claimed') {

@@ -11,49 +11,71 @@ import { entryPath } from './reading.ts'
 
 export function registerBuyingTool(server: McpServer, ctx: ToolContext & { wallet: NonNullable<ToolContext['wallet']> }): void {
   const { api, wallet } = ctx
-  const caps = `at most ${usdcDecimal(wallet.caps.maxPerCall)} USDC a purchase ` +
-    `and ${usdcDecimal(wallet.caps.maxPerSession)} USDC in this session`
-  server.registerTool('buy_entry', {
-    title: 'Buy an entry',
-    description: `Pays for a paid entry with the operator's wallet (${wallet.account.address}) over x402, in ` +
-      `USDC, and returns its content as get_entry does, with the settlement (transaction hash). The ` +
-      `operator allows ${caps}: a purchase over a cap is refused before anything is signed. An entry ` +
-      `this wallet owns or already bought is read without paying. Check the price first with ` +
-      `get_price; max_price refuses to pay more should it have changed.`,
-    inputSchema: {
-      feed_id: id('feed id'),
-      entry_id: id('entry id'),
-      max_price: units('the most to pay for this entry, USDC smallest units (e.g. the amount get_price gave)').optional(),
+  const caps =
+    `at most ${usdcDecimal(wallet.caps.maxPerCall)} USDC a purchase ` + `and ${usdcDecimal(wallet.caps.maxPerSession)} USDC in this session`
+  server.registerTool(
+    'buy_entry',
+    {
+      title: 'Buy an entry',
+      description:
+        `Pays for a paid entry with the operator's wallet (${wallet.account.address}) over x402, in ` +
+        `USDC, and returns its content as get_entry does, with the settlement (transaction hash). The ` +
+        `operator allows ${caps}: a purchase over a cap is refused before anything is signed. An entry ` +
+        `this wallet owns or already bought is read without paying. Check the price first with ` +
+        `get_price; max_price refuses to pay more should it have changed.`,
+      inputSchema: {
+        feed_id: id('feed id'),
+        entry_id: id('entry id'),
+        max_price: units('the most to pay for this entry, USDC smallest units (e.g. the amount get_price gave)').optional(),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  }, async ({ feed_id, entry_id, max_price }) => {
-    const bought = await buyEntry(api, wallet, entryPath(feed_id, entry_id), max_price === undefined ? undefined : BigInt(max_price))
-    const entry = bought.entry
-    const purchase = bought.kind === 'paid'
-      ? { paid: true, amount: bought.amount.toString(), amount_usdc: usdcDecimal(bought.amount), ...bought.settlement }
-      : { paid: false, reason: entry.is_free ? 'the entry is free: nothing was paid' : 'this wallet owns or already bought the entry: nothing was paid' }
-    const session = { spent: wallet.caps.spent.toString(), left: wallet.caps.left.toString() }
-    if (typeof entry.content_url !== 'string') return answer({ purchase, session, entry, readable: false })
-    const shown = await showContent(api, entry.content_url, entry.mime_type, entry.content_url, ctx.inline)
-    return answer({ purchase, session, entry, readable: true, content: shown.about }, shown.blocks)
-  })
+    async ({ feed_id, entry_id, max_price }) => {
+      const bought = await buyEntry(api, wallet, entryPath(feed_id, entry_id), max_price === undefined ? undefined : BigInt(max_price))
+      const entry = bought.entry
+      const purchase =
+        bought.kind === 'paid'
+          ? { paid: true, amount: bought.amount.toString(), amount_usdc: usdcDecimal(bought.amount), ...bought.settlement }
+          : {
+              paid: false,
+              reason: entry.is_free
+                ? 'the entry is free: nothing was paid'
+                : 'this wallet owns or already bought the entry: nothing was paid',
+            }
+      const session = { spent: wallet.caps.spent.toString(), left: wallet.caps.left.toString() }
+      if (typeof entry.content_url !== 'string') return answer({ purchase, session, entry, readable: false })
+      const shown = await showContent(api, entry.content_url, entry.mime_type, entry.content_url, ctx.inline)
+      return answer({ purchase, session, entry, readable: true, content: shown.about }, shown.blocks)
+    },
+  )
 }
 
 export function registerPurchasesTool(server: McpServer, ctx: ToolContext): void {
   const { api, wallet } = ctx
   const payer = address(wallet ? `the buyer's address (default: this wallet, ${wallet.account.address})` : "the buyer's address")
-  server.registerTool('list_purchases', {
-    title: 'List purchases',
-    description: `What a wallet bought on this marketplace, newest first, from the public ledger: each ` +
-      `purchase's entry_id, amount (USDC smallest units), the address paid, the on-chain transaction ` +
-      `hash and time.${wallet ? " Without wallet_address, this agent's own wallet." : ''}`,
-    inputSchema: { wallet_address: wallet ? payer.optional() : payer, page_size: pageSize, page_token: pageToken },
-    annotations: { readOnlyHint: true, openWorldHint: true },
-  }, async (input: { wallet_address?: string; page_size?: number; page_token?: string }) => {
-    const buyer = input.wallet_address ?? wallet?.account.address
-    if (!buyer) throw new Error('wallet_address is required')
-    const body = await api.json(withQuery('/v1/transactions', { payer: buyer, page_size: input.page_size, page_token: input.page_token }))
-    const purchases = (body.transactions ?? []).map((row: { amount: string }) => ({ ...row, amount_usdc: usdcDecimal(row.amount) }))
-    return answer({ wallet_address: buyer, purchases, total_count: body.pagination?.total_count ?? purchases.length, next_page_token: body.pagination?.next_page_token ?? null, has_more: body.pagination?.has_more ?? false })
-  })
+  server.registerTool(
+    'list_purchases',
+    {
+      title: 'List purchases',
+      description:
+        `What a wallet bought on this marketplace, newest first, from the public ledger: each ` +
+        `purchase's entry_id, amount (USDC smallest units), the address paid, the on-chain transaction ` +
+        `hash and time.${wallet ? " Without wallet_address, this agent's own wallet." : ''}`,
+      inputSchema: { wallet_address: wallet ? payer.optional() : payer, page_size: pageSize, page_token: pageToken },
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    async (input: { wallet_address?: string; page_size?: number; page_token?: string }) => {
+      const buyer = input.wallet_address ?? wallet?.account.address
+      if (!buyer) throw new Error('wallet_address is required')
+      const body = await api.json(withQuery('/v1/transactions', { payer: buyer, page_size: input.page_size, page_token: input.page_token }))
+      const purchases = (body.transactions ?? []).map((row: { amount: string }) => ({ ...row, amount_usdc: usdcDecimal(row.amount) }))
+      return answer({
+        wallet_address: buyer,
+        purchases,
+        total_count: body.pagination?.total_count ?? purchases.length,
+        next_page_token: body.pagination?.next_page_token ?? null,
+        has_more: body.pagination?.has_more ?? false,
+      })
+    },
+  )
 }

@@ -19,49 +19,69 @@ const IMAGE_REFERENCE_MAX = 4096
 export function registerPublishingTools(server: McpServer, ctx: ToolContext & { wallet: OperatorWallet }): void {
   const { api, wallet } = ctx
   const post = async (path: string, body: unknown) =>
-    api.json(path, { method: 'POST', expect: 201, headers: { 'content-type': 'application/json', ...(await wallet.signIn()) }, body: JSON.stringify(body) })
-
-  server.registerTool('create_feed', {
-    title: 'Create a feed',
-    description: `Creates a feed owned by the operator's wallet (${wallet.account.address}); a wallet has at ` +
-      `most 10 active feeds. Publish into it with create_entry. A feed shows in search_feeds once it ` +
-      `has an entry.`,
-    inputSchema: {
-      name: textOf(feed.name).describe(`${feed.name.minLength}-${feed.name.maxLength} characters`),
-      description: textOf(feed.description).optional(),
-      tags: listOf(feed.tags).optional().describe(`up to ${feed.tags.maxItems}`),
-      category_id: id('category id').optional().describe('a category id (see list_categories)'),
-      image_url: z.string().max(IMAGE_REFERENCE_MAX).optional().describe('a cover image: an http(s) URL, or the CID of an image stored here'),
-    },
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  }, async (input) => answer({ feed: await post('/v1/feeds', input) }))
-
-  server.registerTool('create_entry', {
-    title: 'Publish an entry',
-    description: 'Publishes an entry in a feed of the operator\'s wallet: give its content as text (text/*, ' +
-      'JSON, SVG) or as base64 (any supported type). With a price (USDC smallest units, e.g. "10000" = ' +
-      '0.01 USDC) the entry is paid and sold over x402; without one it is free. The content can never ' +
-      'change after.',
-    inputSchema: {
-      feed_id: id('feed id'),
-      mime_type: z.enum(SUPPORTED_MIME_TYPES).describe('the content\'s type'),
-      text: z.string().optional().describe('the content as text (UTF-8); or give content_base64'),
-      content_base64: z.string().optional().describe('the content in base64; or give text'),
-      title: textOf(entry.title).optional(),
-      description: textOf(entry.description).optional(),
-      tags: listOf(entry.tags).optional().describe(`up to ${entry.tags.maxItems}`),
-      price: units('the price in USDC smallest units: the entry is paid (omit, or "0", for a free entry)').optional(),
-    },
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  }, async ({ feed_id, text, content_base64, price, ...fields }) => {
-    if ((text === undefined) === (content_base64 === undefined)) throw new Error('give the content as exactly one of text or content_base64')
-    const paid = price !== undefined && BigInt(price) > 0n
-    const entry = await post(`/v1/feeds/${segment(feed_id)}/entries`, {
-      ...fields,
-      content_base64: content_base64 ?? Buffer.from(text!, 'utf8').toString('base64'),
-      is_free: !paid,
-      ...(paid ? { price: { amount: price, currency: 'USDC' } } : {}),
+    api.json(path, {
+      method: 'POST',
+      expect: 201,
+      headers: { 'content-type': 'application/json', ...(await wallet.signIn()) },
+      body: JSON.stringify(body),
     })
-    return answer({ entry: paid ? { ...entry, price_usdc: usdcDecimal(price!) } : entry })
-  })
+
+  server.registerTool(
+    'create_feed',
+    {
+      title: 'Create a feed',
+      description:
+        `Creates a feed owned by the operator's wallet (${wallet.account.address}); a wallet has at ` +
+        `most 10 active feeds. Publish into it with create_entry. A feed shows in search_feeds once it ` +
+        `has an entry.`,
+      inputSchema: {
+        name: textOf(feed.name).describe(`${feed.name.minLength}-${feed.name.maxLength} characters`),
+        description: textOf(feed.description).optional(),
+        tags: listOf(feed.tags).optional().describe(`up to ${feed.tags.maxItems}`),
+        category_id: id('category id').optional().describe('a category id (see list_categories)'),
+        image_url: z
+          .string()
+          .max(IMAGE_REFERENCE_MAX)
+          .optional()
+          .describe('a cover image: an http(s) URL, or the CID of an image stored here'),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    async (input) => answer({ feed: await post('/v1/feeds', input) }),
+  )
+
+  server.registerTool(
+    'create_entry',
+    {
+      title: 'Publish an entry',
+      description:
+        "Publishes an entry in a feed of the operator's wallet: give its content as text (text/*, " +
+        'JSON, SVG) or as base64 (any supported type). With a price (USDC smallest units, e.g. "10000" = ' +
+        '0.01 USDC) the entry is paid and sold over x402; without one it is free. The content can never ' +
+        'change after.',
+      inputSchema: {
+        feed_id: id('feed id'),
+        mime_type: z.enum(SUPPORTED_MIME_TYPES).describe("the content's type"),
+        text: z.string().optional().describe('the content as text (UTF-8); or give content_base64'),
+        content_base64: z.string().optional().describe('the content in base64; or give text'),
+        title: textOf(entry.title).optional(),
+        description: textOf(entry.description).optional(),
+        tags: listOf(entry.tags).optional().describe(`up to ${entry.tags.maxItems}`),
+        price: units('the price in USDC smallest units: the entry is paid (omit, or "0", for a free entry)').optional(),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    async ({ feed_id, text, content_base64, price, ...fields }) => {
+      if ((text === undefined) === (content_base64 === undefined))
+        throw new Error('give the content as exactly one of text or content_base64')
+      const paid = price !== undefined && BigInt(price) > 0n
+      const entry = await post(`/v1/feeds/${segment(feed_id)}/entries`, {
+        ...fields,
+        content_base64: content_base64 ?? Buffer.from(text!, 'utf8').toString('base64'),
+        is_free: !paid,
+        ...(paid ? { price: { amount: price, currency: 'USDC' } } : {}),
+      })
+      return answer({ entry: paid ? { ...entry, price_usdc: usdcDecimal(price!) } : entry })
+    },
+  )
 }

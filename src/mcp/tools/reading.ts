@@ -24,7 +24,11 @@ const SEARCH_FEEDS = inputSchema({
   page_token: pageToken,
 })
 // A part of a name is no longer than a name.
-const LIST_CATEGORIES = inputSchema({ text: textOf(CreateCategory.properties.name).optional().describe('part of the name'), page_size: pageSize, page_token: pageToken })
+const LIST_CATEGORIES = inputSchema({
+  text: textOf(CreateCategory.properties.name).optional().describe('part of the name'),
+  page_size: pageSize,
+  page_token: pageToken,
+})
 const LIST_ENTRIES = inputSchema({
   feed_id: id('feed id'),
   is_free: z.boolean().optional().describe('only free (true) or only paid (false) entries'),
@@ -36,87 +40,140 @@ const ONE_ENTRY = inputSchema({ feed_id: id('feed id'), entry_id: id('entry id')
 export const entryPath = (feedId: string, entryId: string) => `/v1/feeds/${segment(feedId)}/entries/${segment(entryId)}`
 
 /** An entry as listed, with its price also in decimal USDC (the price itself stays the integer string). */
-const withUsdc = (entry: { price?: string }) => (typeof entry.price === 'string' && /^\d+$/.test(entry.price) ? { ...entry, price_usdc: usdcDecimal(entry.price) } : entry)
+const withUsdc = (entry: { price?: string }) =>
+  typeof entry.price === 'string' && /^\d+$/.test(entry.price) ? { ...entry, price_usdc: usdcDecimal(entry.price) } : entry
 
 export function registerReadingTools(server: McpServer, ctx: ToolContext): void {
   const { api } = ctx
 
-  server.registerTool('search_feeds', {
-    title: 'Search feeds',
-    description: 'Find active feeds (with at least one entry) on this Trellis marketplace, newest first: by ' +
-      'words in their name or description, by category (id or name: see list_categories), by tags (any ' +
-      'of them), by owner. Each feed has its id, name, description, tags, category_id and counts; list ' +
-      'its entries with list_entries.',
-    inputSchema: SEARCH_FEEDS,
-    annotations: READ_ONLY,
-  }, async (input) => paged('feeds', await api.json(withQuery('/v1/feeds', {
-    search: input.text, category: input.category, tags: input.tags, owner_id: input.owner, page_size: input.page_size, page_token: input.page_token,
-  }))))
+  server.registerTool(
+    'search_feeds',
+    {
+      title: 'Search feeds',
+      description:
+        'Find active feeds (with at least one entry) on this Trellis marketplace, newest first: by ' +
+        'words in their name or description, by category (id or name: see list_categories), by tags (any ' +
+        'of them), by owner. Each feed has its id, name, description, tags, category_id and counts; list ' +
+        'its entries with list_entries.',
+      inputSchema: SEARCH_FEEDS,
+      annotations: READ_ONLY,
+    },
+    async (input) =>
+      paged(
+        'feeds',
+        await api.json(
+          withQuery('/v1/feeds', {
+            search: input.text,
+            category: input.category,
+            tags: input.tags,
+            owner_id: input.owner,
+            page_size: input.page_size,
+            page_token: input.page_token,
+          }),
+        ),
+      ),
+  )
 
-  server.registerTool('list_categories', {
-    title: 'List categories',
-    description: 'The categories feeds are filed under, by name (their ids and names work as search_feeds category).',
-    inputSchema: LIST_CATEGORIES,
-    annotations: READ_ONLY,
-  }, async (input) => paged('categories', await api.json(withQuery('/v1/categories', { search: input.text, page_size: input.page_size, page_token: input.page_token }))))
+  server.registerTool(
+    'list_categories',
+    {
+      title: 'List categories',
+      description: 'The categories feeds are filed under, by name (their ids and names work as search_feeds category).',
+      inputSchema: LIST_CATEGORIES,
+      annotations: READ_ONLY,
+    },
+    async (input) =>
+      paged(
+        'categories',
+        await api.json(withQuery('/v1/categories', { search: input.text, page_size: input.page_size, page_token: input.page_token })),
+      ),
+  )
 
-  server.registerTool('list_entries', {
-    title: 'List the entries of a feed',
-    description: "A feed's active entries, newest first: id, title, description, tags, mime_type, is_free, and " +
-      "price (USDC smallest units as a string; price_usdc in decimal USDC). Read one with get_entry; a " +
-      "paid one's payment terms with get_price.",
-    inputSchema: LIST_ENTRIES,
-    annotations: READ_ONLY,
-  }, async (input) => {
-    const body = await api.json(withQuery(`/v1/feeds/${segment(input.feed_id)}/entries`, { is_free: input.is_free, page_size: input.page_size, page_token: input.page_token }))
-    return paged('entries', body, (body.data ?? []).map(withUsdc))
-  })
+  server.registerTool(
+    'list_entries',
+    {
+      title: 'List the entries of a feed',
+      description:
+        "A feed's active entries, newest first: id, title, description, tags, mime_type, is_free, and " +
+        'price (USDC smallest units as a string; price_usdc in decimal USDC). Read one with get_entry; a ' +
+        "paid one's payment terms with get_price.",
+      inputSchema: LIST_ENTRIES,
+      annotations: READ_ONLY,
+    },
+    async (input) => {
+      const body = await api.json(
+        withQuery(`/v1/feeds/${segment(input.feed_id)}/entries`, {
+          is_free: input.is_free,
+          page_size: input.page_size,
+          page_token: input.page_token,
+        }),
+      )
+      return paged('entries', body, (body.data ?? []).map(withUsdc))
+    },
+  )
 
-  server.registerTool('get_entry', {
-    title: 'Read an entry',
-    description: `An entry's record and, when it may be read, its content: text and JSON inline, a small image as an image, anything else (audio, video, PDF, large items) as its size and a download link valid one hour. A paid entry answers with its price instead of its content${ctx.wallet ? ", unless this wallet owns or bought it (buy it with buy_entry)" : ' (this server holds no wallet: buy it with an x402 client at the resource get_price names)'}.`,
-    inputSchema: ONE_ENTRY,
-    annotations: READ_ONLY,
-  }, async ({ feed_id, entry_id }) => {
-    const path = entryPath(feed_id, entry_id)
-    let response = await api.send(path)
-    // A paid entry: its owner, or a past buyer, reads it signed (one sign-in, no payment).
-    if (response.status === 402 && ctx.wallet) {
-      const signed = await api.send(path, { headers: await ctx.wallet.signIn() })
-      if (signed.status === 200) {
-        await response.body?.cancel()
-        response = signed
-      } else await signed.body?.cancel()
-    }
-    if (response.status === 402) {
-      const terms = priceTerms(await challengeOf(response))
-      return answer({ entry: { id: entry_id, feed_id }, is_free: false, readable: false, price: terms, how_to_read: ctx.wallet ? 'buy_entry' : `pay with an x402 client at ${terms.resource}` })
-    }
-    if (response.status !== 200) throw await apiError(response)
-    const entry = await response.json()
-    // A deleted entry keeps its record, without content_url.
-    if (typeof entry.content_url !== 'string') return answer({ entry: withUsdc(entry), readable: false, reason: 'the entry is no longer available' })
-    const shown = await showContent(api, entry.content_url, entry.mime_type, entry.content_url, ctx.inline)
-    return answer({ entry: withUsdc(entry), readable: true, content: shown.about }, shown.blocks)
-  })
-
-  server.registerTool('get_price', {
-    title: 'Get the price and x402 terms of an entry',
-    description: "What reading an entry costs: for a paid entry, the x402 payment requirement its 402 answer " +
-      "gives (amount in USDC smallest units as a string, and in decimal USDC; the token's address, the " +
-      "network, the address paid, the resource URL to pay at, and every requirement as sent); for a " +
-      "free entry, amount \"0\". Nothing is paid.",
-    inputSchema: ONE_ENTRY,
-    annotations: READ_ONLY,
-  }, async ({ feed_id, entry_id }) => {
-    const response = await api.send(entryPath(feed_id, entry_id))
-    if (response.status === 200) {
-      // 200 for anyone: free, or deleted (its record stays, without content_url: nothing to buy).
+  server.registerTool(
+    'get_entry',
+    {
+      title: 'Read an entry',
+      description: `An entry's record and, when it may be read, its content: text and JSON inline, a small image as an image, anything else (audio, video, PDF, large items) as its size and a download link valid one hour. A paid entry answers with its price instead of its content${ctx.wallet ? ', unless this wallet owns or bought it (buy it with buy_entry)' : ' (this server holds no wallet: buy it with an x402 client at the resource get_price names)'}.`,
+      inputSchema: ONE_ENTRY,
+      annotations: READ_ONLY,
+    },
+    async ({ feed_id, entry_id }) => {
+      const path = entryPath(feed_id, entry_id)
+      let response = await api.send(path)
+      // A paid entry: its owner, or a past buyer, reads it signed (one sign-in, no payment).
+      if (response.status === 402 && ctx.wallet) {
+        const signed = await api.send(path, { headers: await ctx.wallet.signIn() })
+        if (signed.status === 200) {
+          await response.body?.cancel()
+          response = signed
+        } else await signed.body?.cancel()
+      }
+      if (response.status === 402) {
+        const terms = priceTerms(await challengeOf(response))
+        return answer({
+          entry: { id: entry_id, feed_id },
+          is_free: false,
+          readable: false,
+          price: terms,
+          how_to_read: ctx.wallet ? 'buy_entry' : `pay with an x402 client at ${terms.resource}`,
+        })
+      }
+      if (response.status !== 200) throw await apiError(response)
       const entry = await response.json()
-      if (typeof entry.content_url !== 'string') return answer({ feed_id, entry_id, available: false, reason: 'the entry is no longer available: nothing to buy' })
-      return answer({ feed_id, entry_id, is_free: true, amount: '0', amount_usdc: usdcDecimal(0n), available: true })
-    }
-    if (response.status !== 402) throw await apiError(response)
-    return answer({ feed_id, entry_id, is_free: false, ...priceTerms(await challengeOf(response)) })
-  })
+      // A deleted entry keeps its record, without content_url.
+      if (typeof entry.content_url !== 'string')
+        return answer({ entry: withUsdc(entry), readable: false, reason: 'the entry is no longer available' })
+      const shown = await showContent(api, entry.content_url, entry.mime_type, entry.content_url, ctx.inline)
+      return answer({ entry: withUsdc(entry), readable: true, content: shown.about }, shown.blocks)
+    },
+  )
+
+  server.registerTool(
+    'get_price',
+    {
+      title: 'Get the price and x402 terms of an entry',
+      description:
+        'What reading an entry costs: for a paid entry, the x402 payment requirement its 402 answer ' +
+        "gives (amount in USDC smallest units as a string, and in decimal USDC; the token's address, the " +
+        'network, the address paid, the resource URL to pay at, and every requirement as sent); for a ' +
+        'free entry, amount "0". Nothing is paid.',
+      inputSchema: ONE_ENTRY,
+      annotations: READ_ONLY,
+    },
+    async ({ feed_id, entry_id }) => {
+      const response = await api.send(entryPath(feed_id, entry_id))
+      if (response.status === 200) {
+        // 200 for anyone: free, or deleted (its record stays, without content_url: nothing to buy).
+        const entry = await response.json()
+        if (typeof entry.content_url !== 'string')
+          return answer({ feed_id, entry_id, available: false, reason: 'the entry is no longer available: nothing to buy' })
+        return answer({ feed_id, entry_id, is_free: true, amount: '0', amount_usdc: usdcDecimal(0n), available: true })
+      }
+      if (response.status !== 402) throw await apiError(response)
+      return answer({ feed_id, entry_id, is_free: false, ...priceTerms(await challengeOf(response)) })
+    },
+  )
 }

@@ -33,13 +33,29 @@ import pgWebhooks from './postgres/014-webhooks.sql' with { type: 'text' }
 import pgWebhookStanding from './postgres/015-webhook-standing.sql' with { type: 'text' }
 import pgEndedSessions from './postgres/016-ended-sessions.sql' with { type: 'text' }
 
-export interface Migration { version: number; name: string; sql: string }
+export interface Migration {
+  version: number
+  name: string
+  sql: string
+}
 
 /** The steps' names, once for both engines: a step's version is its number. */
 const NAMES = [
-  '001-init', '002-payments', '003-access-links', '004-settlement-proof', '005-tallies',
-  '006-read-indexes', '007-images', '008-content-keys', '009-one-pending-purchase', '010-insert-first-tallies',
-  '011-change-feed', '012-cluster', '013-takedowns', '014-webhooks', '015-webhook-standing',
+  '001-init',
+  '002-payments',
+  '003-access-links',
+  '004-settlement-proof',
+  '005-tallies',
+  '006-read-indexes',
+  '007-images',
+  '008-content-keys',
+  '009-one-pending-purchase',
+  '010-insert-first-tallies',
+  '011-change-feed',
+  '012-cluster',
+  '013-takedowns',
+  '014-webhooks',
+  '015-webhook-standing',
   '016-ended-sessions',
 ]
 
@@ -50,10 +66,42 @@ function steps(texts: string[]): Migration[] {
 }
 
 /** The embedded engine's (SQLite). */
-export const MIGRATIONS = steps([init, payments, accessLinks, settlementProof, tallies, readIndexes, images, contentKeys, onePendingPurchase, insertFirstTallies, changeFeed, cluster, takedowns, webhooks, webhookStanding, endedSessions])
+export const MIGRATIONS = steps([
+  init,
+  payments,
+  accessLinks,
+  settlementProof,
+  tallies,
+  readIndexes,
+  images,
+  contentKeys,
+  onePendingPurchase,
+  insertFirstTallies,
+  changeFeed,
+  cluster,
+  takedowns,
+  webhooks,
+  webhookStanding,
+  endedSessions,
+])
 
 export const POSTGRES_MIGRATIONS = steps([
-  pgInit, pgPayments, pgAccessLinks, pgSettlementProof, pgTallies, pgReadIndexes, pgImages, pgContentKeys, pgOnePendingPurchase, pgInsertFirstTallies, pgChangeFeed, pgCluster, pgTakedowns, pgWebhooks, pgWebhookStanding, pgEndedSessions,
+  pgInit,
+  pgPayments,
+  pgAccessLinks,
+  pgSettlementProof,
+  pgTallies,
+  pgReadIndexes,
+  pgImages,
+  pgContentKeys,
+  pgOnePendingPurchase,
+  pgInsertFirstTallies,
+  pgChangeFeed,
+  pgCluster,
+  pgTakedowns,
+  pgWebhooks,
+  pgWebhookStanding,
+  pgEndedSessions,
 ])
 
 export const migrationsFor = (dialect: 'sqlite' | 'postgres'): Migration[] => (dialect === 'sqlite' ? MIGRATIONS : POSTGRES_MIGRATIONS)
@@ -68,12 +116,15 @@ export class SchemaMismatch extends Error {}
 export function newerSchema(version: number, what: string): string | null {
   return version > SCHEMA_VERSION
     ? `${what} has schema version ${version}, newer than this Trellis knows (${SCHEMA_VERSION}): it ` +
-      `was written by a newer Trellis; run that version or newer (a downgrade needs a backup taken ` +
-      `before the upgrade)`
+        `was written by a newer Trellis; run that version or newer (a downgrade needs a backup taken ` +
+        `before the upgrade)`
     : null
 }
 
 /** Why a database at `version` cannot be used without migrating it (newer, or older than this binary's), or null. */
 export function notCurrentSchema(version: number, what: string): string | null {
-  return newerSchema(version, what) ?? (version < SCHEMA_VERSION ? 'this data directory has an older schema; start the server once to migrate it' : null)
+  return (
+    newerSchema(version, what) ??
+    (version < SCHEMA_VERSION ? 'this data directory has an older schema; start the server once to migrate it' : null)
+  )
 }

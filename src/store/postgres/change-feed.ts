@@ -13,7 +13,12 @@ import type { SQL } from 'bun'
 import type { Changes, Topic } from '../records.ts'
 
 export const CHANGES_CHANNEL = 'trellis_changes'
-const TOPIC_CHANNELS: Record<Topic, string> = { snapshots: 'trellis_snapshots', payments: 'trellis_payments', takedowns: 'trellis_takedowns', sessions: 'trellis_sessions' }
+const TOPIC_CHANNELS: Record<Topic, string> = {
+  snapshots: 'trellis_snapshots',
+  payments: 'trellis_payments',
+  takedowns: 'trellis_takedowns',
+  sessions: 'trellis_sessions',
+}
 const HEARTBEAT_PREFIX = 'hb:'
 export const HEARTBEAT_MS = 500
 export const STALE_MS = 1_500
@@ -33,7 +38,11 @@ export interface ChangeFeed {
  * Listens, and beats, through `client`: a client of its own (closed with the feed), so a pool busy with requests
  * never holds the heartbeat back. It opens two connections: the one Bun keeps for listening, and one for the beats.
  */
-export async function listenForChanges(client: SQL, instance: string, clock: () => number = performance.now.bind(performance)): Promise<ChangeFeed> {
+export async function listenForChanges(
+  client: SQL,
+  instance: string,
+  clock: () => number = performance.now.bind(performance),
+): Promise<ChangeFeed> {
   let version = 0
   let heardSelfAt = Number.NEGATIVE_INFINITY
   const listeners = new Set<() => void>()
@@ -65,11 +74,23 @@ export async function listenForChanges(client: SQL, instance: string, clock: () 
   }, HEARTBEAT_MS)
   beat.unref()
 
-  const hearing = Object.fromEntries(Object.keys(TOPIC_CHANNELS).map((topic) => [topic, new Set<(payload: string | null) => void>()])) as Record<Topic, Set<(payload: string | null) => void>>
-  const topics = await Promise.all(Object.entries(TOPIC_CHANNELS).map(([topic, channel]) => {
-    const listeners = hearing[topic as Topic]
-    return client.listen(channel, (payload) => listeners.forEach((listener) => listener(payload)), () => listeners.forEach((listener) => listener(null)))
-  }))
+  const hearing = Object.fromEntries(
+    Object.keys(TOPIC_CHANNELS).map((topic) => [topic, new Set<(payload: string | null) => void>()]),
+  ) as Record<Topic, Set<(payload: string | null) => void>>
+  const topics = await Promise.all(
+    Object.entries(TOPIC_CHANNELS).map(([topic, channel]) => {
+      const listeners = hearing[topic as Topic]
+      return client.listen(
+        channel,
+        (payload) => {
+          for (const listener of listeners) listener(payload)
+        },
+        () => {
+          for (const listener of listeners) listener(null)
+        },
+      )
+    }),
+  )
 
   return {
     changes: {

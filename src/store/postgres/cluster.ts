@@ -14,11 +14,14 @@ export function postgresSnapshots(sql: SQL): SnapshotShelf {
       return row ? { generation: Number(row.generation), generated_at: Number(row.generated_at), body: row.body } : null
     },
     async publish(kind: SnapshotKind, generatedAt: number, body: string): Promise<number> {
-      const [row] = await sql.unsafe(`WITH kept AS (
+      const [row] = await sql.unsafe(
+        `WITH kept AS (
           INSERT INTO snapshots AS s (kind, generation, generated_at, body) VALUES ($1, 1, $2, $3)
           ON CONFLICT (kind) DO UPDATE SET generation = s.generation + 1, generated_at = excluded.generated_at, body = excluded.body
           RETURNING generation)
-        SELECT generation, pg_notify($4, $1 || ':' || generation) FROM kept`, [kind, generatedAt, body, SNAPSHOTS_CHANNEL])
+        SELECT generation, pg_notify($4, $1 || ':' || generation) FROM kept`,
+        [kind, generatedAt, body, SNAPSHOTS_CHANNEL],
+      )
       return Number(row.generation)
     },
   }
@@ -30,9 +33,15 @@ export function postgresCluster(sql: SQL, feed: ChangeFeed | null): Cluster {
     hear: (topic, listener) => feed?.hear(topic, listener) ?? (() => {}),
     alive: (id) => feed?.alive(id) ?? false,
     async leaseRate(key, want, limit, windowS) {
-      const [row] = await sql.unsafe('SELECT taken, granted, reset_at, reset_in FROM trellis_lease($1, $2, $3, $4)', [key, want, limit, windowS])
+      const [row] = await sql.unsafe('SELECT taken, granted, reset_at, reset_in FROM trellis_lease($1, $2, $3, $4)', [
+        key,
+        want,
+        limit,
+        windowS,
+      ])
       return { taken: Number(row.taken), granted: Number(row.granted), resetAt: Number(row.reset_at), resetIn: Number(row.reset_in) }
     },
-    sweepRateWindows: async () => (await sql.unsafe('DELETE FROM rate_windows WHERE reset_at < extract(epoch FROM clock_timestamp())')).count,
+    sweepRateWindows: async () =>
+      (await sql.unsafe('DELETE FROM rate_windows WHERE reset_at < extract(epoch FROM clock_timestamp())')).count,
   }
 }

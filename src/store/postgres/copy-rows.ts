@@ -21,13 +21,21 @@ const SKIPPED = new Set(['schema_migrations'])
 
 /** The tables of a migrated embedded database (the shape both engines share), referenced tables first. */
 export function tablesOf(db: Database): TableShape[] {
-  const names = db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all()
-    .map((r) => r.name).filter((name) => !SKIPPED.has(name))
-  const shapes = new Map(names.map((name) => {
-    const columns = db.query<{ name: string; pk: number }, [string]>('SELECT name, pk FROM pragma_table_info(?) ORDER BY cid').all(name)
-    const key = columns.filter((c) => Number(c.pk) > 0).sort((a, b) => Number(a.pk) - Number(b.pk)).map((c) => c.name)
-    return [name, { name, columns: columns.map((c) => c.name), key }]
-  }))
+  const names = db
+    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .all()
+    .map((r) => r.name)
+    .filter((name) => !SKIPPED.has(name))
+  const shapes = new Map(
+    names.map((name) => {
+      const columns = db.query<{ name: string; pk: number }, [string]>('SELECT name, pk FROM pragma_table_info(?) ORDER BY cid').all(name)
+      const key = columns
+        .filter((c) => Number(c.pk) > 0)
+        .sort((a, b) => Number(a.pk) - Number(b.pk))
+        .map((c) => c.name)
+      return [name, { name, columns: columns.map((c) => c.name), key }]
+    }),
+  )
   const ordered: TableShape[] = []
   const placed = new Set<string>()
   const place = (name: string, path: Set<string>) => {
@@ -50,20 +58,41 @@ type Row = Record<string, unknown>
  * Copies `table`'s rows (those `keep` accepts, as `change` makes them) from `from` to `to`, page by page in key order;
  * answers how many.
  */
-export async function copyTable(from: Sql, to: Sql, table: TableShape, options: { keep?: (row: Row) => boolean; change?: (row: Row) => Row; onRows?: (n: number) => void } = {}): Promise<number> {
+export async function copyTable(
+  from: Sql,
+  to: Sql,
+  table: TableShape,
+  options: { keep?: (row: Row) => boolean; change?: (row: Row) => Row; onRows?: (n: number) => void } = {},
+): Promise<number> {
   const columns = list(table.columns)
   const key = list(table.key)
   let after: unknown[] | null = null
   let copied = 0
   for (;;) {
-    const past: Query = after ? q`WHERE (${key}) > (${join(after.map((value) => q`${value}`), ', ')})` : q``
-    const rows: Record<string, unknown>[] = await from.all<Record<string, unknown>>(q`SELECT ${columns} FROM ${sqlText(`"${table.name}"`)} ${past} ORDER BY ${key} LIMIT ${PAGE}`)
+    const past: Query = after
+      ? q`WHERE (${key}) > (${join(
+          after.map((value) => q`${value}`),
+          ', ',
+        )})`
+      : q``
+    const rows: Record<string, unknown>[] = await from.all<Record<string, unknown>>(
+      q`SELECT ${columns} FROM ${sqlText(`"${table.name}"`)} ${past} ORDER BY ${key} LIMIT ${PAGE}`,
+    )
     if (rows.length === 0) return copied
     after = table.key.map((column) => rows[rows.length - 1]![column])
     const filtered = options.keep ? rows.filter(options.keep) : rows
     const kept = options.change ? filtered.map(options.change) : filtered
     if (kept.length > 0) {
-      const values = join(kept.map((row) => q`(${join(table.columns.map((column) => q`${row[column]}`), ', ')})`), ', ')
+      const values = join(
+        kept.map(
+          (row) =>
+            q`(${join(
+              table.columns.map((column) => q`${row[column]}`),
+              ', ',
+            )})`,
+        ),
+        ', ',
+      )
       await to.run(q`INSERT INTO ${sqlText(`"${table.name}"`)} (${columns}) VALUES ${values}`)
       copied += kept.length
       options.onRows?.(kept.length)

@@ -6,7 +6,8 @@ import type { SQL } from 'bun'
 
 export async function checkIndexes(sql: SQL): Promise<{ problems: string[]; skipped?: string }> {
   const [{ installed }] = await sql.unsafe("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'amcheck') AS installed")
-  if (!installed) return { problems: [], skipped: 'amcheck is not installed in this database (CREATE EXTENSION amcheck enables the index checks)' }
+  if (!installed)
+    return { problems: [], skipped: 'amcheck is not installed in this database (CREATE EXTENSION amcheck enables the index checks)' }
   const indexes = (await sql.unsafe(`SELECT c.oid::regclass::text AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
     JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_am a ON a.oid = c.relam
     WHERE n.nspname = current_schema() AND a.amname = 'btree' AND i.indisvalid ORDER BY 1`)) as { name: string }[]

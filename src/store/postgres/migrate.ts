@@ -25,7 +25,9 @@ export async function migratePostgres(sql: SQL, where: string): Promise<number> 
 }
 
 async function migrateLocked(connection: ReservedSQL, where: string): Promise<number> {
-  await connection.unsafe('CREATE TABLE IF NOT EXISTS schema_migrations (version bigint PRIMARY KEY, name text COLLATE "C" NOT NULL, applied_at bigint NOT NULL)')
+  await connection.unsafe(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version bigint PRIMARY KEY, name text COLLATE "C" NOT NULL, applied_at bigint NOT NULL)',
+  )
   const applied = await appliedVersions(connection)
   // An older binary on a newer database would write rows the newer schema's rules (triggers, columns) do not expect.
   const newer = newerSchema(Math.max(0, ...applied), `the database ${where}`)
@@ -36,7 +38,11 @@ async function migrateLocked(connection: ReservedSQL, where: string): Promise<nu
     await connection.begin(async (tx) => {
       // The simple query protocol: a step is several statements, some with $$-quoted PL/pgSQL bodies.
       await tx.unsafe(m.sql).simple()
-      await tx.unsafe('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Math.floor(Date.now() / 1000)])
+      await tx.unsafe('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+        m.version,
+        m.name,
+        Math.floor(Date.now() / 1000),
+      ])
     })
     count++
   }

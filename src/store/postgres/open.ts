@@ -21,7 +21,13 @@ const CONNECT_TIMEOUT_S = 10
  * one (`?application_name=`). Each connection also says which instance it serves (`trellis.instance`, a new id per
  * opening), which names its writes in the change feed; `listen` (a server) hears the other instances' writes.
  */
-export async function openPostgresRecords(url: string, mode: OpenMode, pool: number, application = 'trellis', options: { listen?: boolean } = {}): Promise<Records> {
+export async function openPostgresRecords(
+  url: string,
+  mode: OpenMode,
+  pool: number,
+  application = 'trellis',
+  options: { listen?: boolean } = {},
+): Promise<Records> {
   const where = shownPostgresUrl(url)
   const named = new URL(url).searchParams.has('application_name')
   const instance = randomUUID()
@@ -44,7 +50,8 @@ export async function openPostgresRecords(url: string, mode: OpenMode, pool: num
     if (error instanceof SchemaMismatch) throw error
     throw new DatabaseUnavailable(`cannot use PostgreSQL at ${where}: ${reasonOf(error)}`)
   }
-  const leaseClient = () => new SQL(url, { max: 1, connectionTimeout: CONNECT_TIMEOUT_S, idleTimeout: 60, connection: connection(`${application} leases`) })
+  const leaseClient = () =>
+    new SQL(url, { max: 1, connectionTimeout: CONNECT_TIMEOUT_S, idleTimeout: 60, connection: connection(`${application} leases`) })
   return postgresRecords(sql, postgresStores, { feed, instance, leaseClient })
 }
 
@@ -53,7 +60,8 @@ function reasonOf(error: unknown): string {
   const { message, code, errno } = (error ?? {}) as { message?: string; code?: string; errno?: string }
   if (errno === '28P01') return 'password authentication failed'
   if (errno === '3D000') return 'the database does not exist (create it first: createdb, or CREATE DATABASE)'
-  if (code === 'ERR_POSTGRES_CONNECTION_REFUSED' || code === 'ECONNREFUSED' || /ECONNREFUSED|connection refused/i.test(message ?? '')) return 'connection refused (is PostgreSQL running, and listening there?)'
+  if (code === 'ERR_POSTGRES_CONNECTION_REFUSED' || code === 'ECONNREFUSED' || /ECONNREFUSED|connection refused/i.test(message ?? ''))
+    return 'connection refused (is PostgreSQL running, and listening there?)'
   if (code === 'ERR_POSTGRES_CONNECTION_TIMEOUT') return `no answer within ${CONNECT_TIMEOUT_S} s`
   return (message ?? String(error)).split('\n', 1)[0]!
 }

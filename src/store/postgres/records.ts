@@ -59,10 +59,14 @@ export function postgresRecords<Stores>(
   }
 
   const transact = <T>(work: (tx: Stores) => Promise<T>, options: WriteOptions = {}) =>
-    committing(() => sql.begin(async (tx) => {
-      if (options.durability === 'lazy') await tx.unsafe('SET LOCAL synchronous_commit = off')
-      return work(storesOn(postgresSql(tx)))
-    }) as Promise<T>, options)
+    committing(
+      () =>
+        sql.begin(async (tx) => {
+          if (options.durability === 'lazy') await tx.unsafe('SET LOCAL synchronous_commit = off')
+          return work(storesOn(postgresSql(tx)))
+        }) as Promise<T>,
+      options,
+    )
 
   const pooled = storesOn(postgresSql(sql), true)
 
@@ -80,7 +84,8 @@ export function postgresRecords<Stores>(
     // Its one statement is a transaction of its own. Lazy durability is left to the tables: nonces are UNLOGGED (a
     // commit that wrote no WAL waits for no flush), and a statement elsewhere may as well commit fully.
     single: (work, options) => committing(() => work(pooled), options),
-    snapshot: (work) => sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', (tx) => work(storesOn(postgresSql(tx)))) as ReturnType<typeof work>,
+    snapshot: (work) =>
+      sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', (tx) => work(storesOn(postgresSql(tx)))) as ReturnType<typeof work>,
     changes,
     snapshots: postgresSnapshots(sql),
     cluster: postgresCluster(sql, feed),

@@ -41,7 +41,11 @@ export async function exportToSqlite(sql: SQL, path: string): Promise<void> {
 type Row = Record<string, unknown>
 
 /** A row's primary key as one string (a key may be a bigint: this file reads SQLite with safeIntegers). */
-const keyOf = (table: TableShape, row: Row) => JSON.stringify(table.key.map((column) => row[column]), (_, value) => (typeof value === 'bigint' ? `${value}n` : value))
+const keyOf = (table: TableShape, row: Row) =>
+  JSON.stringify(
+    table.key.map((column) => row[column]),
+    (_, value) => (typeof value === 'bigint' ? `${value}n` : value),
+  )
 
 /**
  * Every text value of the copy that holds NUL (U+0000), which PostgreSQL's text cannot: SQLite's text can, and an
@@ -50,16 +54,22 @@ const keyOf = (table: TableShape, row: Row) => JSON.stringify(table.key.map((col
 function nulTexts(db: Database, tables: TableShape[]): NulText[] {
   const found: NulText[] = []
   for (const table of tables) {
-    const text = db.query<{ name: string; type: string }, [string]>('SELECT name, type FROM pragma_table_info(?) ORDER BY cid').all(table.name)
-      .filter((c) => c.type.toUpperCase() === 'TEXT').map((c) => c.name)
+    const text = db
+      .query<{ name: string; type: string }, [string]>('SELECT name, type FROM pragma_table_info(?) ORDER BY cid')
+      .all(table.name)
+      .filter((c) => c.type.toUpperCase() === 'TEXT')
+      .map((c) => c.name)
     if (text.length === 0) continue
     const columns = [...new Set([...table.key, ...text])].map((c) => `"${c}"`).join(', ')
     // By bytes: a cast to BLOB keeps them all (SQLite's text functions may stop at a NUL).
     const holds = text.map((c) => `instr(CAST("${c}" AS BLOB), x'00') > 0`).join(' OR ')
-    for (const row of db.query<Row, []>(`SELECT ${columns} FROM "${table.name}" WHERE ${holds} ORDER BY ${table.key.map((c) => `"${c}"`).join(', ')}`).all()) {
+    for (const row of db
+      .query<Row, []>(`SELECT ${columns} FROM "${table.name}" WHERE ${holds} ORDER BY ${table.key.map((c) => `"${c}"`).join(', ')}`)
+      .all()) {
       for (const column of text) {
         const value = row[column]
-        if (typeof value === 'string' && value.includes('\u0000')) found.push({ table: table.name, column, key: Object.fromEntries(table.key.map((c) => [c, row[c]])), value })
+        if (typeof value === 'string' && value.includes('\u0000'))
+          found.push({ table: table.name, column, key: Object.fromEntries(table.key.map((c) => [c, row[c]])), value })
       }
     }
   }
@@ -72,7 +82,12 @@ function nulTexts(db: Database, tables: TableShape[]): NulText[] {
  * directory would be by its first start. Text with NUL goes as `nul` says; a value it cannot carry (or any, without
  * it) refuses the whole load before anything is written.
  */
-export async function importFromSqlite(sql: SQL, path: string, scratch: string, nul?: NulPolicy): Promise<{ rows: number; nul: Array<{ text: NulText; stored: string | 'drop' }> }> {
+export async function importFromSqlite(
+  sql: SQL,
+  path: string,
+  scratch: string,
+  nul?: NulPolicy,
+): Promise<{ rows: number; nul: Array<{ text: NulText; stored: string | 'drop' }> }> {
   copyFileSync(path, scratch)
   try {
     openDb(scratch).close() // migrated
@@ -104,7 +119,9 @@ export async function importFromSqlite(sql: SQL, path: string, scratch: string, 
       const rows = await sql.begin(async (tx) => {
         // ALTER TABLE locks each table against another restore's: the second looks once the first has committed.
         for (const { name } of tables) await tx.unsafe(`ALTER TABLE "${name}" DISABLE TRIGGER USER`)
-        const [{ occupied }] = await tx.unsafe(`SELECT EXISTS (SELECT 1 FROM wallets) OR EXISTS (SELECT 1 FROM feeds) OR EXISTS (SELECT 1 FROM transactions) OR EXISTS (SELECT 1 FROM payments) AS occupied`)
+        const [{ occupied }] = await tx.unsafe(
+          `SELECT EXISTS (SELECT 1 FROM wallets) OR EXISTS (SELECT 1 FROM feeds) OR EXISTS (SELECT 1 FROM transactions) OR EXISTS (SELECT 1 FROM payments) AS occupied`,
+        )
         if (occupied) throw new OccupiedDatabase()
         for (const { name } of [...tables].reverse()) await tx.unsafe(`DELETE FROM "${name}"`)
         let rows = 0

@@ -61,7 +61,13 @@ function readWrite(db: Database): void {
   db.exec('PRAGMA temp_store = MEMORY')
 }
 
-const appliedVersions = (db: Database) => new Set(db.query<{ version: number }, []>('SELECT version FROM schema_migrations').all().map((r) => r.version))
+const appliedVersions = (db: Database) =>
+  new Set(
+    db
+      .query<{ version: number }, []>('SELECT version FROM schema_migrations')
+      .all()
+      .map((r) => r.version),
+  )
 
 function migrate(db: Database, path: string): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)')
@@ -73,7 +79,11 @@ function migrate(db: Database, path: string): void {
     if (applied.has(m.version)) continue
     db.transaction(() => {
       db.exec(m.sql)
-      db.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, Math.floor(Date.now() / 1000))
+      db.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        m.version,
+        m.name,
+        Math.floor(Date.now() / 1000),
+      )
     })()
   }
 }

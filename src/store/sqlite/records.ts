@@ -25,7 +25,8 @@ export interface SqliteRecordsOptions {
 }
 
 /** The records of an embedded database: every store over this one connection. */
-export const embeddedRecords = (db: Database, options: SqliteRecordsOptions = {}): Records<Stores> => sqliteRecords(db, sharedStores, options)
+export const embeddedRecords = (db: Database, options: SqliteRecordsOptions = {}): Records<Stores> =>
+  sqliteRecords(db, sharedStores, options)
 
 const GRANTED: Lease = { lost: new Promise<void>(() => {}), release: async () => {} }
 
@@ -58,7 +59,13 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
 
   const { changes, committed } = localChanges()
 
-  type Queued = { work: (tx: Stores) => Promise<unknown>; durability: Durability; unkept: boolean; resolve: (value: unknown) => void; reject: (error: unknown) => void }
+  type Queued = {
+    work: (tx: Stores) => Promise<unknown>
+    durability: Durability
+    unkept: boolean
+    resolve: (value: unknown) => void
+    reject: (error: unknown) => void
+  }
   let queue: Queued[] = []
 
   async function runOne(item: Queued, savepoint: string): Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
@@ -137,15 +144,22 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
   /** Work of its own on the connection, between groups (VACUUM and the integrity check refuse an open transaction). */
   function between<T>(work: () => T | Promise<T>): Promise<T> {
     const result = groups.then(work)
-    groups = result.then(() => {}, () => {})
+    groups = result.then(
+      () => {},
+      () => {},
+    )
     return result
   }
   const upkeep: Upkeep = {
     schemaVersion: () => between(() => db.query<{ v: number | null }, []>('SELECT MAX(version) AS v FROM schema_migrations').get()?.v ?? 0),
-    integrity: () => between(() => {
-      const rows = db.query<{ integrity_check: string }, []>('PRAGMA integrity_check(100)').all().map((r) => r.integrity_check)
-      return { problems: rows.length === 1 && rows[0] === 'ok' ? [] : rows }
-    }),
+    integrity: () =>
+      between(() => {
+        const rows = db
+          .query<{ integrity_check: string }, []>('PRAGMA integrity_check(100)')
+          .all()
+          .map((r) => r.integrity_check)
+        return { problems: rows.length === 1 && rows[0] === 'ok' ? [] : rows }
+      }),
     copyTo: (path) => between(() => void db.query('VACUUM INTO ?').run(path)),
     loadCopy: async () => {
       throw new Error('an embedded database is restored by copying its file')

@@ -10,7 +10,8 @@ export interface SyncStatements {
   run(query: Query): number
 }
 
-const hasFragments = (query: Query) => query.values.some((value) => typeof value === 'object' && value !== null && 'strings' in value && 'values' in value)
+const hasFragments = (query: Query) =>
+  query.values.some((value) => typeof value === 'object' && value !== null && 'strings' in value && 'values' in value)
 
 export function sqliteStatements(db: Database): SyncStatements {
   const prepared = new WeakMap<readonly string[], Statement>()

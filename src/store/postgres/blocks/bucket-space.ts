@@ -47,7 +47,12 @@ async function inTurns<T>(items: T[], work: (item: T) => Promise<unknown>): Prom
 }
 
 class S3BlockSpace implements BlockSpace {
-  constructor(private readonly sql: SQL, private readonly bucket: S3Client, private readonly prefix: string, private readonly now: () => number) {}
+  constructor(
+    private readonly sql: SQL,
+    private readonly bucket: S3Client,
+    private readonly prefix: string,
+    private readonly now: () => number,
+  ) {}
 
   private rows(strings: TemplateStringsArray, ...values: unknown[]): Promise<any[]> {
     return reaching(() => this.sql(strings, ...values))
@@ -98,7 +103,12 @@ class S3BlockSpace implements BlockSpace {
   /** Up to IN_FLIGHT objects asked for ahead of the one handed out. */
   async *getMany(source: Iterable<CID> | AsyncIterable<CID>, options?: AbortOptions): AsyncGenerator<Pair> {
     const ahead: Array<{ cid: CID; bytes: Promise<Uint8Array> }> = []
-    const handOut = (next: { cid: CID; bytes: Promise<Uint8Array> }): Pair => ({ cid: next.cid, bytes: (async function* () { yield await next.bytes })() })
+    const handOut = (next: { cid: CID; bytes: Promise<Uint8Array> }): Pair => ({
+      cid: next.cid,
+      bytes: (async function* () {
+        yield await next.bytes
+      })(),
+    })
     for await (const cid of source) {
       options?.signal?.throwIfAborted()
       const bytes = this.bytesOf(cid)
@@ -146,20 +156,27 @@ class S3BlockSpace implements BlockSpace {
     return keyOf(cid)
   }
 
-  async removeUnreferenced(keys: string[], olderThan: number | null, options: { dryRun?: boolean } = {}): Promise<{ removed: number; bytes: number }> {
-    if (olderThan === null) throw new Error('the S3 index knows when each block was written: a collection must give the time before which it removes blocks')
+  async removeUnreferenced(
+    keys: string[],
+    olderThan: number | null,
+    options: { dryRun?: boolean } = {},
+  ): Promise<{ removed: number; bytes: number }> {
+    if (olderThan === null)
+      throw new Error('the S3 index knows when each block was written: a collection must give the time before which it removes blocks')
     let removed = 0
     let bytes = 0
     for (let i = 0; i < keys.length; i += COLLECT_BATCH) {
       const mhs = this.sql.array(keys.slice(i, i + COLLECT_BATCH).map(keyBytes), 'BYTEA')
       const rows = options.dryRun
         ? await this.rows`SELECT mh, size FROM block_index WHERE mh = ANY(${mhs}) AND stored_at < ${olderThan}`
-        : await reaching(() => this.sql.begin(async (tx) => {
-          const gone = await tx`DELETE FROM block_index WHERE mh = ANY(${mhs}) AND stored_at < ${olderThan} RETURNING mh, size`
-          // Before the commit: a put of one of these waits on its row until then, and writes its object after.
-          await inTurns(gone as Array<{ mh: Uint8Array }>, (row) => this.object(base32upper.encode(plain(row.mh))).delete())
-          return gone
-        }))
+        : await reaching(() =>
+            this.sql.begin(async (tx) => {
+              const gone = await tx`DELETE FROM block_index WHERE mh = ANY(${mhs}) AND stored_at < ${olderThan} RETURNING mh, size`
+              // Before the commit: a put of one of these waits on its row until then, and writes its object after.
+              await inTurns(gone as Array<{ mh: Uint8Array }>, (row) => this.object(base32upper.encode(plain(row.mh))).delete())
+              return gone
+            }),
+          )
       removed += rows.length
       for (const row of rows) bytes += row.size
     }
@@ -173,7 +190,10 @@ class S3BlockSpace implements BlockSpace {
   async compact(): Promise<void> {}
 }
 
-export interface S3Bucket { client: S3Client; prefix: string }
+export interface S3Bucket {
+  client: S3Client
+  prefix: string
+}
 
 /**
  * The block space in `bucket` (objects under its prefix), indexed in table `block_index` of `sql`'s database (made at

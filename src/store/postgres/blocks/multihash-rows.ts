@@ -34,7 +34,11 @@ export async function* single(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
 }
 
 class ListedRow implements ListedBlock {
-  constructor(readonly key: string, readonly storedAt: number, private readonly mh: Uint8Array) {}
+  constructor(
+    readonly key: string,
+    readonly storedAt: number,
+    private readonly mh: Uint8Array,
+  ) {}
   get cid(): CID {
     return rowCid(this.mh)
   }
@@ -44,7 +48,9 @@ class ListedRow implements ListedBlock {
 export async function* listRows(sql: SQL, table: 'blocks' | 'block_index'): AsyncGenerator<ListedBlock> {
   let after = new Uint8Array(0) // every multihash sorts after the empty one
   while (true) {
-    const rows = await reaching(() => sql.unsafe(`SELECT mh, stored_at FROM ${table} WHERE mh > $1 ORDER BY mh LIMIT ${LIST_PAGE}`, [after]))
+    const rows = await reaching(() =>
+      sql.unsafe(`SELECT mh, stored_at FROM ${table} WHERE mh > $1 ORDER BY mh LIMIT ${LIST_PAGE}`, [after]),
+    )
     for (const row of rows) {
       const mh = plain(row.mh)
       yield new ListedRow(base32upper.encode(mh), Number(row.stored_at), mh)

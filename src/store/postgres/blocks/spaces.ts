@@ -14,7 +14,12 @@ export const postgresBlockSpaces = (sql: SQL): BlockSpaces => ({
 
 /** A client of the bucket `place` names, once it answered (credentials from the environment, as Bun reads them). */
 async function reachBucket(place: S3Place): Promise<S3Bucket> {
-  const client = new S3Client({ bucket: place.bucket, ...(place.endpoint ? { endpoint: place.endpoint } : {}), ...(place.region ? { region: place.region } : {}), virtualHostedStyle: place.virtualHostedStyle })
+  const client = new S3Client({
+    bucket: place.bucket,
+    ...(place.endpoint ? { endpoint: place.endpoint } : {}),
+    ...(place.region ? { region: place.region } : {}),
+    virtualHostedStyle: place.virtualHostedStyle,
+  })
   try {
     await client.exists(`${place.prefix}.trellis-reach`)
   } catch (error) {

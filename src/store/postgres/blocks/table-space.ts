@@ -24,7 +24,10 @@ const GET_ALL_PAGE = 16
 const CREATE_LOCK = 'trellis: blocks table'
 
 class PostgresBlockSpace implements BlockSpace {
-  constructor(private readonly sql: SQL, private readonly now: () => number) {}
+  constructor(
+    private readonly sql: SQL,
+    private readonly now: () => number,
+  ) {}
 
   /** A statement, with a lost connection thrown as StoreUnavailable. */
   private rows(strings: TemplateStringsArray, ...values: unknown[]): Promise<any[]> {
@@ -100,8 +103,13 @@ class PostgresBlockSpace implements BlockSpace {
   }
 
   /** `olderThan` in milliseconds since the epoch: rows stamped at or after it are spared. */
-  async removeUnreferenced(keys: string[], olderThan: number | null, options: { dryRun?: boolean } = {}): Promise<{ removed: number; bytes: number }> {
-    if (olderThan === null) throw new Error('PostgreSQL knows when each block was written: a collection must give the time before which it removes blocks')
+  async removeUnreferenced(
+    keys: string[],
+    olderThan: number | null,
+    options: { dryRun?: boolean } = {},
+  ): Promise<{ removed: number; bytes: number }> {
+    if (olderThan === null)
+      throw new Error('PostgreSQL knows when each block was written: a collection must give the time before which it removes blocks')
     if (keys.length === 0) return { removed: 0, bytes: 0 }
     const mhs = this.sql.array(keys.map(keyBytes), 'BYTEA')
     const rows = options.dryRun
