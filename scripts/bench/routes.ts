@@ -22,6 +22,8 @@ export interface Found {
   ownPaid: string
   /** The path of an unlimited access link to a free 1 KiB entry: every open counts a use, durably. */
   accessLink: string
+  /** The content path of a free 1 MiB entry: past the hot route's 64 KiB, served as Elysia's route serves it. */
+  freeMiB: string
 }
 
 /** A JSON-RPC message POSTed to /mcp as an MCP client sends it. */
@@ -95,10 +97,15 @@ export async function discover(url: string, m: Manifest): Promise<Found> {
     mime_type: 'text/plain',
   })
   const link = (await post(`/v1/feeds/${feed.id}/entries/${free.id}/access-link`, {})) as unknown as { url: string }
+  const mib = await post(`/v1/feeds/${feed.id}/entries`, {
+    content_base64: Buffer.alloc(1024 * 1024, 'm').toString('base64'),
+    mime_type: 'text/plain',
+  })
   return {
     sessionCookie,
     accessLink: new URL(link.url).pathname,
     ownPaid: `/v1/feeds/${feed.id}/entries/${paid.id}/content`,
+    freeMiB: `/v1/feeds/${feed.id}/entries/${mib.id}/content`,
     assetVersion,
     deepFeeds,
     deepEntries,
@@ -130,6 +137,7 @@ export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
     t('GET /v1/feeds/{id}/image (8 KiB PNG)', cover, 'image'),
     t('GET /v1/feeds/{id}/image, If-None-Match (304)', cover, 'image', 304, { headers: { 'if-none-match': `"${m.cover_image.cid}"` } }),
     t('GET free entry content (1 KiB)', `${free}/content`, 'other'),
+    t('GET free entry content (1 MiB)', f.freeMiB, 'other'),
     // 16 connections, as the downloads measure: 50 × 37 MiB in flight is a test of the loopback, not of the route.
     {
       ...t(

@@ -30,8 +30,11 @@ type HotEntry =
   | { path: string; entry: EntryRecord; answer: Prepared; page: Prepared; ownerLc: string }
   | { path: string; entry: EntryRecord; bytes: Prepared<Uint8Array<ArrayBuffer>> }
 
-/** A free entry's bytes up to this size are kept ready to serve from the hot route; larger ones stream from Elysia's. */
-const FREE_HELD_BYTES = 64 * 1024
+/**
+ * A free entry's bytes up to this size are kept ready to serve from the hot route (the read memo weighs them); larger
+ * ones stream from Elysia's.
+ */
+const FREE_HELD_BYTES = 1024 * 1024
 
 /** A free entry's content as Elysia's route answers it (routes/serve-content.ts), when it is small and stored plainly. */
 async function freeContent(s: Services, entry: EntryRecord): Promise<Prepared<Uint8Array<ArrayBuffer>> | null> {
