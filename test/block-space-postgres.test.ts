@@ -136,7 +136,8 @@ describe('the PostgreSQL block space', () => {
       // The collection's statement, held open: the put must wait for its row.
       await collector`BEGIN`
       const deleted =
-        await collector`DELETE FROM blocks WHERE mh = ANY(${sql.array([cid.multihash.bytes], 'BYTEA')}) AND stored_at < ${1_500_000} RETURNING size`
+        await collector`DELETE FROM blocks WHERE mh = ANY(${sql.array([cid.multihash.bytes], 'BYTEA')}) AND stored_at < ${1_500_000}
+          RETURNING size`
       expect(deleted.length).toBe(1)
       let put = false
       const putting = Promise.resolve(space.put(cid, bytes)).then(() => (put = true))
@@ -158,7 +159,8 @@ describe('the PostgreSQL block space', () => {
     try {
       // The put's statement, held open: the collection must wait for the row, then see its new time.
       await importer`BEGIN`
-      await importer`INSERT INTO blocks (mh, bytes, size, stored_at) VALUES (${cid.multihash.bytes}, ${bytes}, ${bytes.byteLength}, ${2_000_000})
+      await importer`INSERT INTO blocks (mh, bytes, size, stored_at)
+        VALUES (${cid.multihash.bytes}, ${bytes}, ${bytes.byteLength}, ${2_000_000})
         ON CONFLICT (mh) DO UPDATE SET stored_at = EXCLUDED.stored_at`
       let done = false
       const removing = space.removeUnreferenced([space.keyOf(cid)], 1_500_000).then((result) => ((done = true), result))

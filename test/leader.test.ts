@@ -94,7 +94,8 @@ describe('three servers on one database', () => {
     const admin = new SQL(postgres.adminUrl, { max: 1 })
     const database = new URL(url).pathname.slice(1)
     const holders = () =>
-      admin`SELECT l.pid FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE d.datname = ${database} AND l.locktype = 'advisory' AND l.granted`
+      admin`SELECT l.pid FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+        WHERE d.datname = ${database} AND l.locktype = 'advisory' AND l.granted`
     const [holder] = await holders()
     expect(holder).toBeDefined()
     await admin`SELECT pg_terminate_backend(${holder.pid}::int)`

@@ -158,8 +158,10 @@ async function postgresSchema(sql: SQL): Promise<Schema> {
   }
   // Keys: constraints, with their columns in key order.
   const constraints = await sql`SELECT t.relname AS table, c.contype AS kind, c.confrelid::regclass::text AS target,
-      ARRAY(SELECT a.attname FROM unnest(c.conkey) WITH ORDINALITY k (n, i) JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n ORDER BY k.i) AS columns,
-      ARRAY(SELECT a.attname FROM unnest(c.confkey) WITH ORDINALITY k (n, i) JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.n ORDER BY k.i) AS target_columns
+      ARRAY(SELECT a.attname FROM unnest(c.conkey) WITH ORDINALITY k (n, i)
+        JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n ORDER BY k.i) AS columns,
+      ARRAY(SELECT a.attname FROM unnest(c.confkey) WITH ORDINALITY k (n, i)
+        JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.n ORDER BY k.i) AS target_columns
     FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace s ON s.oid = t.relnamespace
     WHERE s.nspname = 'public' AND c.contype IN ('p', 'u', 'f')`
   for (const table of Object.keys(schema.columns)) {
@@ -176,8 +178,10 @@ async function postgresSchema(sql: SQL): Promise<Schema> {
   // Indexes made by CREATE INDEX: those no key constraint owns (SQLite's sqlite_autoindex_* are the others).
   const indexes =
     await sql`SELECT i.relname AS name, t.relname AS table, x.indisunique AS unique, pg_get_expr(x.indpred, x.indrelid) AS where,
-      ARRAY(SELECT a.attname FROM unnest(x.indkey::int2[]) WITH ORDINALITY k (n, i) JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.n ORDER BY k.i) AS columns
-    FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid JOIN pg_namespace s ON s.oid = t.relnamespace
+      ARRAY(SELECT a.attname FROM unnest(x.indkey::int2[]) WITH ORDINALITY k (n, i)
+        JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.n ORDER BY k.i) AS columns
+    FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+      JOIN pg_namespace s ON s.oid = t.relnamespace
     WHERE s.nspname = 'public' AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)`
   schema.indexes = sorted(
     indexes.map((i: Index) => ({ name: i.name, table: i.table, columns: i.columns, unique: i.unique, where: condition(i.where) })),

@@ -137,8 +137,8 @@ async function sell(tx: Tx, s: Sale) {
 async function insertPending(tx: Tx, era: 'current' | 'old', p: NewPayment): Promise<boolean> {
   if (era === 'current') return tx.payments.insertPending(p)
   return (
-    (await tx.sql.run(q`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements, valid_before,
-      submitted_block, status, created_at, updated_at)
+    (await tx.sql.run(q`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements,
+      valid_before, submitted_block, status, created_at, updated_at)
     VALUES (${p.id}, ${p.payer_lc}, ${p.nonce}, ${p.entry_id}, ${p.pay_to}, ${p.amount}, ${p.x402_version}, ${p.payload}, ${p.requirements},
       ${p.valid_before}, ${p.submitted_block}, 'pending', ${p.now}, ${p.now})`)) === 1
   )
@@ -169,8 +169,10 @@ async function addEntry(tx: Tx, era: 'current' | 'old', e: { id: string; feed: s
     if (typeof added === 'string') throw new Error(`no slot in ${e.feed} (${added})`)
   } else {
     await tx.sql.run(q`UPDATE feeds SET total_entries = total_entries + 1 WHERE id = ${e.feed}`)
-    await tx.sql.run(q`INSERT INTO entries (id, feed_id, cid, size, mime_type, title, description, metadata, tags, is_free, price, expires_at, created_at, updated_at)
-      VALUES (${e.id}, ${e.feed}, ${`bafk-${e.id}`}, ${10}, ${'text/plain'}, ${e.id}, ${null}, ${null}, ${'["x"]'}, ${free ? 1 : 0}, ${e.price}, ${free ? null : e.at + 30 * DAY}, ${e.at}, ${e.at})`)
+    await tx.sql.run(q`INSERT INTO entries
+      (id, feed_id, cid, size, mime_type, title, description, metadata, tags, is_free, price, expires_at, created_at, updated_at)
+      VALUES (${e.id}, ${e.feed}, ${`bafk-${e.id}`}, ${10}, ${'text/plain'}, ${e.id}, ${null}, ${null}, ${'["x"]'}, ${free ? 1 : 0},
+      ${e.price}, ${free ? null : e.at + 30 * DAY}, ${e.at}, ${e.at})`)
   }
 }
 
@@ -282,7 +284,8 @@ async function market(records: Records<Tx>, era: 'current' | 'old') {
     else {
       // As before 013 (no taken_down yet).
       await tx.sql.run(
-        q`UPDATE entries SET is_active = 1, deactivated_with_feed = 0, updated_at = ${T0 + 6 * DAY} WHERE feed_id = 'f-2' AND deactivated_with_feed = 1`,
+        q`UPDATE entries SET is_active = 1, deactivated_with_feed = 0, updated_at = ${T0 + 6 * DAY}
+          WHERE feed_id = 'f-2' AND deactivated_with_feed = 1`,
       )
       await tx.sql.run(
         q`UPDATE feeds SET total_entries = (SELECT COUNT(*) FROM entries WHERE feed_id = 'f-2' AND is_active = 1) WHERE id = 'f-2'`,

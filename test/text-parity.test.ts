@@ -144,12 +144,12 @@ describe('text on a database whose default collation is not bytewise (ICU en-US)
     // The premise: this database orders as en-US does, not as SQLite does, and folds É.
     const sql = new SQL(databaseUrl(postgres.adminUrl, icuDatabase), { max: 1 })
     try {
-      const [row] =
-        await sql`SELECT 'a' < 'B' AS a_first, lower('É') AS folded, (SELECT datlocprovider FROM pg_database WHERE datname = current_database()) AS provider`
+      const [row] = await sql`SELECT 'a' < 'B' AS a_first, lower('É') AS folded,
+          (SELECT datlocprovider FROM pg_database WHERE datname = current_database()) AS provider`
       expect(row).toEqual({ a_first: true, folded: 'é', provider: 'i' })
       // Every text column of the schema the server migrated compares bytewise anyway.
-      const [{ n }] =
-        await sql`SELECT COUNT(*)::int AS n FROM information_schema.columns WHERE table_schema = 'public' AND data_type = 'text' AND collation_name IS DISTINCT FROM 'C'`
+      const [{ n }] = await sql`SELECT COUNT(*)::int AS n FROM information_schema.columns
+          WHERE table_schema = 'public' AND data_type = 'text' AND collation_name IS DISTINCT FROM 'C'`
       expect(n).toBe(0)
     } finally {
       await sql.close()

@@ -32,7 +32,8 @@ const toRecord = (row: AccessLinkRow): AccessLinkRecord => ({
   updated_at: Number(row.updated_at),
 })
 
-const SELECT = q`SELECT id, entry_id, feed_id, created_by, expires_at, max_uses, current_uses, description, is_active, last_used_at, created_at, updated_at FROM access_links`
+const SELECT = q`SELECT id, entry_id, feed_id, created_by, expires_at, max_uses, current_uses, description, is_active, last_used_at,
+  created_at, updated_at FROM access_links`
 
 export function accessLinkStore(sql: Sql): AccessLinkStore {
   return {
@@ -41,8 +42,10 @@ export function accessLinkStore(sql: Sql): AccessLinkStore {
       return row ? toRecord(row) : undefined
     },
     async insert(l) {
-      await sql.run(q`INSERT INTO access_links (id, entry_id, feed_id, created_by, expires_at, max_uses, description, created_at, updated_at)
-        VALUES (${l.id}, ${l.entry_id}, ${l.feed_id}, ${l.created_by}, ${l.expires_at}, ${l.max_uses}, ${l.description}, ${l.now}, ${l.now})`)
+      await sql.run(q`INSERT INTO access_links
+        (id, entry_id, feed_id, created_by, expires_at, max_uses, description, created_at, updated_at)
+        VALUES (${l.id}, ${l.entry_id}, ${l.feed_id}, ${l.created_by}, ${l.expires_at}, ${l.max_uses}, ${l.description},
+        ${l.now}, ${l.now})`)
     },
     // The conditional UPDATE is the use counter.
     use: async (id, now) =>

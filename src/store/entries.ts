@@ -73,8 +73,8 @@ export const entryRecord = (row: EntryRow): EntryRecord => ({
 })
 
 export const ENTRY_COLUMNS = q`e.id, e.feed_id, e.cid, e.size, e.mime_type, e.title, e.description, e.metadata, e.tags, e.is_free,
-  CAST(e.price AS TEXT) AS price, e.expires_at, e.is_active, e.taken_down, e.total_purchases, CAST(e.total_revenue AS TEXT) AS total_revenue,
-  e.created_at, e.updated_at`
+  CAST(e.price AS TEXT) AS price, e.expires_at, e.is_active, e.taken_down, e.total_purchases,
+  CAST(e.total_revenue AS TEXT) AS total_revenue, e.created_at, e.updated_at`
 export const ENTRY_SELECT = q`SELECT ${ENTRY_COLUMNS} FROM entries e`
 
 // A feed's total_entries is kept equal to its active entries in the same transaction as every change: by one for a
@@ -85,7 +85,8 @@ const recount = (feedId: string) =>
 export const takeSlot = (feedId: string, max: number) =>
   q`UPDATE feeds SET total_entries = total_entries + 1 WHERE id = ${feedId} AND is_active = 1 AND total_entries < ${max}`
 
-export const NEW_ENTRY_COLUMNS = q`(id, feed_id, cid, size, mime_type, title, description, metadata, tags, is_free, price, expires_at, content_key, created_at, updated_at)`
+export const NEW_ENTRY_COLUMNS = q`(id, feed_id, cid, size, mime_type, title, description, metadata, tags, is_free, price, expires_at,
+  content_key, created_at, updated_at)`
 export const newEntryValues = (
   e: NewEntry,
 ) => q`${e.id}, ${e.feed_id}, ${e.cid}, ${e.size}, ${e.mime_type}, ${e.title}, ${e.description}, ${e.metadata},
@@ -124,7 +125,8 @@ export function entryStore(sql: Sql): EntryStore {
       return changed
     },
     async deactivateAllIn(feedId, now) {
-      const deactivate = q`UPDATE entries SET is_active = 0, deactivated_with_feed = 1, updated_at = ${now} WHERE feed_id = ${feedId} AND is_active = 1`
+      const deactivate = q`UPDATE entries SET is_active = 0, deactivated_with_feed = 1, updated_at = ${now}
+        WHERE feed_id = ${feedId} AND is_active = 1`
       await sql.run(deactivate)
       await sql.run(recount(feedId))
       // On PostgreSQL an entry created meanwhile (its slot taken, the feed row held until it committed) is not in the
@@ -135,7 +137,8 @@ export function entryStore(sql: Sql): EntryStore {
     },
     async reactivateAllIn(feedId, now) {
       await sql.run(
-        q`UPDATE entries SET is_active = 1, deactivated_with_feed = 0, updated_at = ${now} WHERE feed_id = ${feedId} AND deactivated_with_feed = 1 AND taken_down = 0`,
+        q`UPDATE entries SET is_active = 1, deactivated_with_feed = 0, updated_at = ${now}
+          WHERE feed_id = ${feedId} AND deactivated_with_feed = 1 AND taken_down = 0`,
       )
       await sql.run(recount(feedId))
     },

@@ -85,7 +85,8 @@ export function feedStore(sql: Sql): FeedStore {
       Number((await sql.get<{ n: number }>(q`SELECT COUNT(*) AS n FROM feeds WHERE owner_id = ${ownerId} AND is_active = 1`))!.n),
     async insert(row) {
       await sql.run(q`INSERT INTO feeds (id, owner_id, category_id, name, description, image_cid, tags, created_at, updated_at)
-        VALUES (${row.id}, ${row.owner_id}, ${row.category_id}, ${row.name}, ${row.description}, ${row.image_cid}, ${textListJson(row.tags)}, ${row.now}, ${row.now})`)
+        VALUES (${row.id}, ${row.owner_id}, ${row.category_id}, ${row.name}, ${row.description}, ${row.image_cid},
+        ${textListJson(row.tags)}, ${row.now}, ${row.now})`)
     },
     update(id, patch, now) {
       const { tags, is_active, taken_down, ...rest } = patch

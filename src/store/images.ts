@@ -21,7 +21,8 @@ export function imageStore(sql: Sql): ImageStore {
       return row ? { ...row, size: Number(row.size), created_at: Number(row.created_at) } : null
     },
     async record(image) {
-      await sql.run(q`INSERT INTO images (cid, mime_type, size, created_at) VALUES (${image.cid}, ${image.mime_type}, ${image.size}, ${image.created_at})
+      await sql.run(q`INSERT INTO images (cid, mime_type, size, created_at)
+        VALUES (${image.cid}, ${image.mime_type}, ${image.size}, ${image.created_at})
         ON CONFLICT (cid) DO NOTHING`)
     },
     isEntryContent: async (cid) => (await sql.get(q`SELECT 1 AS one FROM entries WHERE cid = ${cid} LIMIT 1`)) !== undefined,
@@ -29,7 +30,8 @@ export function imageStore(sql: Sql): ImageStore {
     isTakenDown: async (cid) =>
       (await sql.get(q`SELECT 1 AS one FROM takedowns t JOIN feeds f ON f.id = t.target_id
         WHERE t.kind = 'feed' AND t.reinstated_at IS NULL AND f.image_cid = ${cid}
-      UNION ALL SELECT 1 AS one FROM entries e JOIN feeds f ON f.id = e.feed_id WHERE e.cid = ${cid} AND (e.taken_down = 1 OR f.taken_down = 1)
+      UNION ALL SELECT 1 AS one FROM entries e JOIN feeds f ON f.id = e.feed_id
+        WHERE e.cid = ${cid} AND (e.taken_down = 1 OR f.taken_down = 1)
       LIMIT 1`)) !== undefined,
   }
 }

@@ -27,7 +27,8 @@ export function inventoryStore(sql: Sql): InventoryStore {
     rows: async () =>
       numbers(
         (await sql.get<Counts<'feeds' | 'entries' | 'transactions'>>(q`SELECT
-      (SELECT COUNT(*) FROM feeds) AS feeds, (SELECT COUNT(*) FROM entries) AS entries, (SELECT COUNT(*) FROM transactions) AS transactions`))!,
+      (SELECT COUNT(*) FROM feeds) AS feeds, (SELECT COUNT(*) FROM entries) AS entries,
+      (SELECT COUNT(*) FROM transactions) AS transactions`))!,
       ),
     sizes: async () =>
       numbers(

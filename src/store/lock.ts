@@ -37,7 +37,8 @@ const exclusiveLock = ((): ((fd: number) => Attempt) | null => {
       return (fd) => {
         if (libc.symbols.flock(fd, LOCK_EX | LOCK_NB) === 0) return 'locked'
         const code = read.i32(errno(), 0) // read at once: nothing in between makes a system call
-        return code === constants.errno.EWOULDBLOCK || code === constants.errno.EAGAIN ? 'held' : 'unsupported' // ENOLCK: some network filesystems
+        // 'unsupported' is e.g. ENOLCK, as some network filesystems answer.
+        return code === constants.errno.EWOULDBLOCK || code === constants.errno.EAGAIN ? 'held' : 'unsupported'
       }
     } catch {
       // not this libc: try the next

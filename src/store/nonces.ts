@@ -38,7 +38,8 @@ export function nonceStore(sql: Sql): NonceStore {
   return {
     async insert(row) {
       await sql.run(
-        q`INSERT INTO nonces (nonce, address_lc, message, expires_at) VALUES (${row.nonce}, ${row.address_lc}, ${row.message}, ${row.expires_at})`,
+        q`INSERT INTO nonces (nonce, address_lc, message, expires_at)
+          VALUES (${row.nonce}, ${row.address_lc}, ${row.message}, ${row.expires_at})`,
       )
     },
     async find(nonce) {

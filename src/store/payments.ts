@@ -40,7 +40,10 @@ export interface PaymentStore {
    * already, or another payment of the same purchase (payer, entry) is pending (migration 009).
    */
   insertPending(p: NewPayment): Promise<boolean>
-  /** A failed payment may be tried again with the same authorization (e.g. after topping up the balance), unless another payment of the purchase is pending. */
+  /**
+   * A failed payment may be tried again with the same authorization (e.g. after topping up the balance), unless another
+   * payment of the purchase is pending.
+   */
   retryFailed(
     id: string,
     entryId: string,
@@ -75,7 +78,8 @@ const toRow = (row: PaymentRow): PaymentRow => ({
 })
 
 const SELECT = q`SELECT id, payer_lc, nonce, entry_id, pay_to, CAST(amount AS TEXT) AS amount, x402_version, payload, requirements,
-  valid_before, status, error, transaction_hash, submitted_block, submitted_hash, settled_block, created_at, updated_at, settler FROM payments`
+  valid_before, status, error, transaction_hash, submitted_block, submitted_hash, settled_block, created_at, updated_at, settler
+  FROM payments`
 
 export function paymentStore(sql: Sql): PaymentStore {
   const changed = async (query: ReturnType<typeof q>) => (await sql.run(query)) === 1
@@ -94,13 +98,15 @@ export function paymentStore(sql: Sql): PaymentStore {
     insertPending: (p) =>
       changed(q`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements, valid_before,
         submitted_block, status, created_at, updated_at, settler)
-      VALUES (${p.id}, ${p.payer_lc}, ${p.nonce.toLowerCase()}, ${p.entry_id}, ${p.pay_to}, ${p.amount}, ${p.x402_version}, ${p.payload}, ${p.requirements},
-        ${p.valid_before}, ${p.submitted_block}, 'pending', ${p.now}, ${p.now}, ${p.settler})
+      VALUES (${p.id}, ${p.payer_lc}, ${p.nonce.toLowerCase()}, ${p.entry_id}, ${p.pay_to}, ${p.amount}, ${p.x402_version},
+        ${p.payload}, ${p.requirements}, ${p.valid_before}, ${p.submitted_block}, 'pending', ${p.now}, ${p.now}, ${p.settler})
       ON CONFLICT DO NOTHING`),
     retryFailed: (id, entryId, payload, requirements, submittedBlock, settler, now) =>
       changed(q`UPDATE payments SET status = 'pending', error = NULL, entry_id = ${entryId},
-        payload = ${payload}, requirements = ${requirements}, submitted_block = ${submittedBlock}, submitted_hash = NULL, pending_slot = 0, settler = ${settler}, updated_at = ${now}
-      WHERE id = ${id} AND status = 'failed' AND NOT EXISTS (SELECT 1 FROM payments o WHERE o.payer_lc = payments.payer_lc AND o.entry_id = ${entryId} AND o.status = 'pending')`),
+        payload = ${payload}, requirements = ${requirements}, submitted_block = ${submittedBlock}, submitted_hash = NULL,
+        pending_slot = 0, settler = ${settler}, updated_at = ${now}
+      WHERE id = ${id} AND status = 'failed' AND NOT EXISTS (SELECT 1 FROM payments o
+        WHERE o.payer_lc = payments.payer_lc AND o.entry_id = ${entryId} AND o.status = 'pending')`),
     recordSigned: (id, hash, now) =>
       changed(q`UPDATE payments SET submitted_hash = ${hash.toLowerCase()}, updated_at = ${now} WHERE id = ${id} AND status = 'pending'`),
     markFailed: (id, error, now) =>
@@ -118,7 +124,8 @@ export function purchaseStore(sql: Sql): PurchaseStore {
       WHERE w.address_lc = ${address.toLowerCase()} AND p.entry_id = ${entryId} LIMIT 1`)) !== undefined,
     async grant(walletId, entryId, transactionId, now) {
       await sql.run(
-        q`INSERT INTO purchases (wallet_id, entry_id, transaction_id, created_at) VALUES (${walletId}, ${entryId}, ${transactionId}, ${now}) ON CONFLICT DO NOTHING`,
+        q`INSERT INTO purchases (wallet_id, entry_id, transaction_id, created_at)
+          VALUES (${walletId}, ${entryId}, ${transactionId}, ${now}) ON CONFLICT DO NOTHING`,
       )
     },
     async addToTotals(entryId, amount) {
@@ -126,7 +133,8 @@ export function purchaseStore(sql: Sql): PurchaseStore {
         q`UPDATE entries SET total_purchases = total_purchases + 1, total_revenue = total_revenue + ${amount} WHERE id = ${entryId}`,
       )
       await sql.run(
-        q`UPDATE feeds SET total_purchases = total_purchases + 1, total_revenue = total_revenue + ${amount} WHERE id = (SELECT feed_id FROM entries WHERE id = ${entryId})`,
+        q`UPDATE feeds SET total_purchases = total_purchases + 1, total_revenue = total_revenue + ${amount}
+          WHERE id = (SELECT feed_id FROM entries WHERE id = ${entryId})`,
       )
     },
   }

@@ -194,7 +194,8 @@ export function statsStore(sql: Sql): StatsStore {
       return salesOf(
         await sql.all<Sales>(q`SELECT key, SUM(purchases) AS purchases, CAST(SUM(amount) AS TEXT) AS amount FROM (
           SELECT feed_id AS key, purchases, revenue AS amount FROM feed_days WHERE day >= ${p.firstWholeDay}
-          UNION ALL SELECT e.feed_id, 1, t.amount FROM transactions t JOIN entries e ON e.id = t.entry_id WHERE t.created_at >= ${since} AND t.created_at < ${p.edgeEnd}
+          UNION ALL SELECT e.feed_id, 1, t.amount FROM transactions t JOIN entries e ON e.id = t.entry_id
+            WHERE t.created_at >= ${since} AND t.created_at < ${p.edgeEnd}
         ) s GROUP BY key`),
       )
     },
@@ -228,12 +229,14 @@ export function statsStore(sql: Sql): StatsStore {
       (
         await sql.all<CategoryFigures>(q`SELECT f.category_id, COUNT(*) AS feeds, COUNT(DISTINCT f.owner_id) AS providers,
         SUM(f.total_entries) AS entries, SUM(f.total_purchases) AS purchases, CAST(SUM(f.total_revenue) AS TEXT) AS revenue,
-        (SELECT COUNT(DISTINCT b.payer_lc) FROM feeds g JOIN feed_buyers b ON b.feed_id = g.id WHERE g.category_id = f.category_id AND g.is_active = 1) AS buyers
+        (SELECT COUNT(DISTINCT b.payer_lc) FROM feeds g JOIN feed_buyers b ON b.feed_id = g.id
+          WHERE g.category_id = f.category_id AND g.is_active = 1) AS buyers
       FROM feeds f WHERE f.is_active = 1 AND f.category_id IS NOT NULL GROUP BY f.category_id`)
       ).map((row) => numbers(row, ['feeds', 'providers', 'entries', 'purchases', 'buyers'])),
     ranks: async () =>
       (
-        await sql.all<WalletRanks>(q`WITH content AS (SELECT owner_id, SUM(total_entries) AS entries FROM feeds WHERE is_active = 1 GROUP BY owner_id)
+        await sql.all<WalletRanks>(q`WITH content AS (
+        SELECT owner_id, SUM(total_entries) AS entries FROM feeds WHERE is_active = 1 GROUP BY owner_id)
       SELECT w.id,
         RANK() OVER (ORDER BY COALESCE(t.revenue, 0) DESC) AS revenue_rank,
         RANK() OVER (ORDER BY COALESCE(c.entries, 0) DESC) AS content_rank,
@@ -245,10 +248,12 @@ export function statsStore(sql: Sql): StatsStore {
         (await sql.get<ContentFigures>(q`SELECT
         COUNT(DISTINCT f.id) AS feeds,
         COUNT(e.id) AS entries,
-        COALESCE(SUM(CASE WHEN e.is_free = 1 OR (e.expires_at IS NOT NULL AND e.expires_at <= ${now}) THEN 1 ELSE 0 END), 0) AS free_entries,
+        COALESCE(SUM(CASE WHEN e.is_free = 1 OR (e.expires_at IS NOT NULL AND e.expires_at <= ${now}) THEN 1 ELSE 0 END), 0)
+          AS free_entries,
         COALESCE(SUM(CASE WHEN e.is_free = 0 AND (e.expires_at IS NULL OR e.expires_at > ${now}) THEN 1 ELSE 0 END), 0) AS paid_entries,
         COALESCE(SUM(e.size), 0) AS content_size,
-        CAST(COALESCE(SUM(CASE WHEN e.is_free = 0 AND (e.expires_at IS NULL OR e.expires_at > ${now}) THEN e.price ELSE 0 END), 0) AS TEXT) AS paid_price_sum
+        CAST(COALESCE(SUM(CASE WHEN e.is_free = 0 AND (e.expires_at IS NULL OR e.expires_at > ${now}) THEN e.price ELSE 0 END), 0) AS TEXT)
+          AS paid_price_sum
       FROM feeds f LEFT JOIN entries e ON e.feed_id = f.id AND e.is_active = 1
       WHERE f.owner_id = ${ownerId} AND f.is_active = 1`))!,
         ['feeds', 'entries', 'free_entries', 'paid_entries', 'content_size'],

@@ -36,8 +36,8 @@ export function takedownStore(sql: Sql): TakedownStore {
     },
     insert: async (t) =>
       (await sql.run(q`INSERT INTO takedowns (id, kind, target_id, feed_id, reason, was_active, taken_down_at)
-      VALUES (${t.id}, ${t.kind}, ${t.target_id}, ${t.feed_id}, ${t.reason}, ${t.was_active ? 1 : 0}, ${t.taken_down_at}) ON CONFLICT DO NOTHING`)) ===
-      1,
+      VALUES (${t.id}, ${t.kind}, ${t.target_id}, ${t.feed_id}, ${t.reason}, ${t.was_active ? 1 : 0}, ${t.taken_down_at})
+      ON CONFLICT DO NOTHING`)) === 1,
     close: async (id, now, reason) =>
       (await sql.run(
         q`UPDATE takedowns SET reinstated_at = ${now}, reinstate_reason = ${reason} WHERE id = ${id} AND reinstated_at IS NULL`,

@@ -25,7 +25,8 @@ interface TransactionRow extends Omit<TransactionRecord, 'amount'> {
 
 const toRecord = (row: TransactionRow): TransactionRecord => ({ ...row, amount: BigInt(row.amount), created_at: Number(row.created_at) })
 
-const SELECT = q`SELECT id, piid, payer, pay_to, CAST(amount AS TEXT) AS amount, asset, entry_id, transaction_hash, created_at FROM transactions`
+const SELECT = q`SELECT id, piid, payer, pay_to, CAST(amount AS TEXT) AS amount, asset, entry_id, transaction_hash, created_at
+  FROM transactions`
 
 function where(filter: TransactionFilter, beforeId?: string): Query {
   const clauses: Query[] = []
@@ -49,9 +50,10 @@ export function transactionStore(sql: Sql): TransactionStore {
     byId: (id) => one(q`${SELECT} WHERE id = ${id}`),
     byHash: (hash) => one(q`${SELECT} WHERE transaction_hash = ${hash.toLowerCase()}`),
     async insert(t) {
-      await sql.run(q`INSERT INTO transactions (id, piid, payer, payer_lc, pay_to, pay_to_lc, amount, asset, entry_id, transaction_hash, created_at)
-        VALUES (${t.id}, ${t.piid}, ${t.payer}, ${t.payer.toLowerCase()}, ${t.pay_to}, ${t.pay_to.toLowerCase()}, ${t.amount}, ${t.asset}, ${t.entry_id},
-          ${t.transaction_hash.toLowerCase()}, ${t.created_at})`)
+      await sql.run(q`INSERT INTO transactions
+        (id, piid, payer, payer_lc, pay_to, pay_to_lc, amount, asset, entry_id, transaction_hash, created_at)
+        VALUES (${t.id}, ${t.piid}, ${t.payer}, ${t.payer.toLowerCase()}, ${t.pay_to}, ${t.pay_to.toLowerCase()}, ${t.amount},
+          ${t.asset}, ${t.entry_id}, ${t.transaction_hash.toLowerCase()}, ${t.created_at})`)
     },
     list: async (filter, beforeId, limit) =>
       (await sql.all<TransactionRow>(q`${SELECT} ${where(filter, beforeId)} ORDER BY id DESC LIMIT ${limit}`)).map(toRecord),

@@ -47,7 +47,8 @@ export function walletStore(sql: Sql): WalletStore {
     },
     async ensure(id, address, network, now) {
       const lc = address.toLowerCase()
-      await sql.run(q`INSERT INTO wallets (id, address, address_lc, network, created_at, updated_at) VALUES (${id}, ${address}, ${lc}, ${network}, ${now}, ${now})
+      await sql.run(q`INSERT INTO wallets (id, address, address_lc, network, created_at, updated_at)
+        VALUES (${id}, ${address}, ${lc}, ${network}, ${now}, ${now})
         ON CONFLICT (address_lc) DO NOTHING`)
       return (await sql.get<{ id: string }>(q`SELECT id FROM wallets WHERE address_lc = ${lc}`))!.id
     },

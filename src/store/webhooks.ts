@@ -72,13 +72,15 @@ const deliveryRecord = (row: WebhookDeliveryRecord): WebhookDeliveryRecord => ({
 })
 
 const ENDPOINT = q`SELECT id, wallet_id, url, description, events, secret, is_active, created_at, updated_at FROM webhook_endpoints`
-const DELIVERY = q`SELECT id, endpoint_id, event, subject_id, payload, status, attempts, next_attempt_at, last_status, last_error, created_at, finished_at FROM webhook_deliveries`
+const DELIVERY = q`SELECT id, endpoint_id, event, subject_id, payload, status, attempts, next_attempt_at, last_status, last_error,
+  created_at, finished_at FROM webhook_deliveries`
 
 export function webhookStore(sql: Sql): WebhookStore {
   return {
     async insert(e) {
       await sql.run(q`INSERT INTO webhook_endpoints (id, wallet_id, url, description, events, secret, created_at, updated_at)
-        VALUES (${e.id}, ${e.wallet_id}, ${e.url}, ${e.description}, ${textListJson(e.events)}, ${e.secret}, ${e.created_at}, ${e.created_at})`)
+        VALUES (${e.id}, ${e.wallet_id}, ${e.url}, ${e.description}, ${textListJson(e.events)}, ${e.secret}, ${e.created_at},
+        ${e.created_at})`)
     },
     activeCountOf: async (walletId) =>
       Number(
@@ -127,7 +129,8 @@ export function webhookStore(sql: Sql): WebhookStore {
       return (await sql.get<{ payload: string }>(q`SELECT payload FROM webhook_deliveries WHERE id = ${id}`))!.payload
     },
     async finish(id, status, outcome, now) {
-      await sql.run(q`UPDATE webhook_deliveries SET status = ${status}, last_status = ${outcome.status}, last_error = ${outcome.error}, finished_at = ${now}
+      await sql.run(q`UPDATE webhook_deliveries
+        SET status = ${status}, last_status = ${outcome.status}, last_error = ${outcome.error}, finished_at = ${now}
         WHERE id = ${id} AND status = 'pending'`)
     },
     async retryAt(id, at, outcome) {
@@ -143,7 +146,8 @@ export function webhookStore(sql: Sql): WebhookStore {
     // A claimed one (next_attempt_at ahead) is its sender's to settle.
     giveUpOld: (before, now) =>
       sql.run(q`UPDATE webhook_deliveries SET status = 'failed', finished_at = ${now},
-      last_error = COALESCE(last_error, 'not attempted: the endpoint kept failing') WHERE status = 'pending' AND created_at < ${before} AND next_attempt_at <= ${now}`),
+      last_error = COALESCE(last_error, 'not attempted: the endpoint kept failing')
+      WHERE status = 'pending' AND created_at < ${before} AND next_attempt_at <= ${now}`),
     forget: (before, limit) =>
       sql.run(q`DELETE FROM webhook_deliveries WHERE id IN
       (SELECT id FROM webhook_deliveries WHERE status <> 'pending' AND finished_at < ${before} LIMIT ${limit})`),

@@ -24,7 +24,10 @@ export function isConnectionLoss(error: unknown): boolean {
   return typeof errno === 'string' && (SERVER_STATES.has(errno) || errno.startsWith('08'))
 }
 
-/** `error` as thrown on: a lost connection as StoreUnavailable, a duplicate key as UniqueViolation (the original kept as its cause), anything else as it is. */
+/**
+ * `error` as thrown on: a lost connection as StoreUnavailable, a duplicate key as UniqueViolation (the original kept as
+ * its cause), anything else as it is.
+ */
 export function postgresFault(error: unknown): unknown {
   if ((error as { errno?: unknown })?.errno === '23505') return new UniqueViolation(error)
   if (!isConnectionLoss(error)) return error

@@ -45,7 +45,8 @@ export function postgresStores(sql: Sql, alone = false): Stores {
       async add(e, max) {
         const lazily = alone ? q`, lazily AS (SELECT set_config('synchronous_commit', 'off', true))` : q``
         const row = await sql.get<EntryRow>(q`WITH slot AS (${takeSlot(e.feed_id, max)} RETURNING id)${lazily}
-          INSERT INTO entries AS e ${NEW_ENTRY_COLUMNS} SELECT ${newEntryValues(e)} FROM slot${alone ? q`, lazily` : q``} RETURNING ${ENTRY_COLUMNS}`)
+          INSERT INTO entries AS e ${NEW_ENTRY_COLUMNS} SELECT ${newEntryValues(e)} FROM slot${alone ? q`, lazily` : q``}
+          RETURNING ${ENTRY_COLUMNS}`)
         if (!row) return noSlot(sql, e.feed_id)
         if (alone) await sql.get(FLUSHED)
         return entryRecord(row)

@@ -120,7 +120,8 @@ export async function importFromSqlite(
         // ALTER TABLE locks each table against another restore's: the second looks once the first has committed.
         for (const { name } of tables) await tx.unsafe(`ALTER TABLE "${name}" DISABLE TRIGGER USER`)
         const [{ occupied }] = await tx.unsafe(
-          `SELECT EXISTS (SELECT 1 FROM wallets) OR EXISTS (SELECT 1 FROM feeds) OR EXISTS (SELECT 1 FROM transactions) OR EXISTS (SELECT 1 FROM payments) AS occupied`,
+          `SELECT EXISTS (SELECT 1 FROM wallets) OR EXISTS (SELECT 1 FROM feeds)
+            OR EXISTS (SELECT 1 FROM transactions) OR EXISTS (SELECT 1 FROM payments) AS occupied`,
         )
         if (occupied) throw new OccupiedDatabase()
         for (const { name } of [...tables].reverse()) await tx.unsafe(`DELETE FROM "${name}"`)

@@ -85,7 +85,8 @@ class S3BlockSpace implements BlockSpace {
     // Lazily committed, as the blocks table's puts: the record naming the block commits fully after it.
     await this.rows`
       INSERT INTO block_index (mh, size, stored_at)
-      SELECT ${cid.multihash.bytes}, ${bytes.byteLength}, ${this.now()} FROM (SELECT set_config('synchronous_commit', 'off', true)) AS lazily
+      SELECT ${cid.multihash.bytes}, ${bytes.byteLength}, ${this.now()}
+      FROM (SELECT set_config('synchronous_commit', 'off', true)) AS lazily
       ON CONFLICT (mh) DO UPDATE SET stored_at = EXCLUDED.stored_at`
     await this.object(keyOf(cid)).write(bytes)
     return cid

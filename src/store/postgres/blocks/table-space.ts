@@ -43,7 +43,8 @@ class PostgresBlockSpace implements BlockSpace {
     // transaction.
     await this.rows`
       INSERT INTO blocks (mh, bytes, size, stored_at)
-      SELECT ${cid.multihash.bytes}, ${bytes}, ${bytes.byteLength}, ${this.now()} FROM (SELECT set_config('synchronous_commit', 'off', true)) AS lazily
+      SELECT ${cid.multihash.bytes}, ${bytes}, ${bytes.byteLength}, ${this.now()}
+      FROM (SELECT set_config('synchronous_commit', 'off', true)) AS lazily
       ON CONFLICT (mh) DO UPDATE SET stored_at = EXCLUDED.stored_at`
     return cid
   }
