@@ -13,12 +13,11 @@ import { heldRecentEntriesJson } from './leaderboards.ts'
 import { coverImages } from './cover-images.ts'
 import { feedKey, heldPage, homeKey } from './pages.ts'
 import { sessionCookie } from './wallet-auth.ts'
-import { withCors, type Prepared } from '../edge/request-wrapper.ts'
+import type { Prepared } from '../edge/request-wrapper.ts'
 import type { HotRead, HotReads } from '../edge/serve.ts'
-import { contentHeaders } from './serve-content.ts'
 import type { EntryRecord } from '../models/records.ts'
 import { entryGate } from './entry-gate.ts'
-import { sessionContent } from './hot-session-content.ts'
+import { heldContent, sessionContent } from './hot-session-content.ts'
 import { PAYMENT_HEADERS, wantsPage } from '../chain/x402/resource-server.ts'
 import { isFreeNow } from '../domain/entries.ts'
 import { isUuid } from '../lib/ids.ts'
@@ -35,18 +34,6 @@ type HotEntry =
  * ones stream from Elysia's.
  */
 const FREE_HELD_BYTES = 1024 * 1024
-
-/** A free entry's content as Elysia's route answers it (routes/serve-content.ts), when it is small and stored plainly. */
-async function freeContent(s: Services, entry: EntryRecord): Promise<Prepared<Uint8Array<ArrayBuffer>> | null> {
-  const servable = await s.entries.servable(entry)
-  const size = servable.key ? null : await s.content.size(entry.cid)
-  if (size === null || size === 0 || size > FREE_HELD_BYTES) return null
-  const body = await s.content.body(entry.cid, size)
-  const bytes = body instanceof Blob ? new Uint8Array(await body.arrayBuffer()) : body
-  const headers = contentHeaders(entry, 'public, max-age=300')
-  headers['content-length'] = String(size)
-  return { body: bytes, init: { status: 200, headers: withCors(headers) } }
-}
 
 /**
  * A leaderboard route: the body answered to each query string, kept until the next snapshot is installed (clients
@@ -154,7 +141,10 @@ export function hotReads(s: Services): HotReads {
             ownerLc: feed.owner_wallet_address.toLowerCase(),
           }
         }
-        const bytes = suffix === '/content' && passed.kind === 'serve' && isFreeNow(entry) ? await freeContent(s, entry) : null
+        const bytes =
+          suffix === '/content' && passed.kind === 'serve' && isFreeNow(entry)
+            ? await heldContent(s, entry, { cacheControl: 'public, max-age=300', maxBytes: FREE_HELD_BYTES, sealed: false })
+            : null
         return bytes && { path, entry, bytes }
       } catch {
         return null

@@ -12,14 +12,21 @@ import { contentHeaders } from './serve-content.ts'
 const HELD_BYTES = 64 * 1024
 const PRIVATE = 'private, max-age=300'
 
-/** The entry's opened content as Elysia's route answers its owner or a buyer (routes/serve-content.ts), when small. */
-async function paidContent(s: Services, entry: EntryRecord): Promise<Prepared<Uint8Array<ArrayBuffer>> | null> {
+/**
+ * An entry's content as Elysia's route answers it (routes/serve-content.ts), held whole for the hot routes: when it
+ * is at most `maxBytes`, and stored sealed (a paid entry's, opened here) or plainly (a free one's) as `sealed` says.
+ */
+export async function heldContent(
+  s: Services,
+  entry: EntryRecord,
+  o: { cacheControl: string; maxBytes: number; sealed: boolean },
+): Promise<Prepared<Uint8Array<ArrayBuffer>> | null> {
   const servable = await s.entries.servable(entry)
-  const size = await s.content.size(servable.cid)
-  if (size === null || size === 0 || size > HELD_BYTES) return null
+  const size = Boolean(servable.key) === o.sealed ? await s.content.size(servable.cid) : null
+  if (size === null || size === 0 || size > o.maxBytes) return null
   const body = await s.content.body(servable.cid, size, undefined, servable.key)
   const bytes = body instanceof Blob ? new Uint8Array(await body.arrayBuffer()) : body
-  const headers = contentHeaders(servable, PRIVATE)
+  const headers = contentHeaders(servable, o.cacheControl)
   headers['content-length'] = String(size)
   return { body: bytes, init: { status: 200, headers: withCors(headers) } }
 }
@@ -57,7 +64,7 @@ export function sessionContent(s: Services) {
       return later(
         s,
         key,
-        () => paidContent(s, entry),
+        () => heldContent(s, entry, { cacheControl: PRIVATE, maxBytes: HELD_BYTES, sealed: true }),
         (held: Prepared<Uint8Array<ArrayBuffer>> | null) => 2_000 + (held?.body.byteLength ?? 0),
       )
     return bytes
