@@ -48,26 +48,67 @@ export const ANVIL_MNEMONIC = 'test test test test test test test test test test
 
 export const devKey = (index: number): Hex => toHex(mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: index }).getHdKey().privateKey!)
 
+// Signatures longer than a line are in viem's JSON form; the ABI is the same as parseAbi makes of them.
+const authorization = [
+  { name: 'from', type: 'address' },
+  { name: 'to', type: 'address' },
+  { name: 'value', type: 'uint256' },
+  { name: 'validAfter', type: 'uint256' },
+  { name: 'validBefore', type: 'uint256' },
+  { name: 'nonce', type: 'bytes32' },
+] as const
+const vrs = [
+  { name: 'v', type: 'uint8' },
+  { name: 'r', type: 'bytes32' },
+  { name: 's', type: 'bytes32' },
+] as const
+
 /** The functions of TestUSDC that tests call, typed for viem. The full ABI is in contracts/TestUSDC.json. */
-export const usdcAbi = parseAbi([
-  'function name() view returns (string)',
-  'function symbol() view returns (string)',
-  'function decimals() view returns (uint8)',
-  'function version() view returns (string)',
-  'function totalSupply() view returns (uint256)',
-  'function balanceOf(address) view returns (uint256)',
-  'function DOMAIN_SEPARATOR() view returns (bytes32)',
-  'function eip712Domain() view returns (bytes1 fields, string name, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)',
-  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
-  'function mint(address to, uint256 value) returns (bool)',
-  'function transfer(address to, uint256 value) returns (bool)',
-  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
-  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
-  'function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
-  'function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
-  'event Transfer(address indexed from, address indexed to, uint256 value)',
-  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
-])
+export const usdcAbi = [
+  ...parseAbi([
+    'function name() view returns (string)',
+    'function symbol() view returns (string)',
+    'function decimals() view returns (uint8)',
+    'function version() view returns (string)',
+    'function totalSupply() view returns (uint256)',
+    'function balanceOf(address) view returns (uint256)',
+    'function DOMAIN_SEPARATOR() view returns (bytes32)',
+  ]),
+  {
+    type: 'function',
+    name: 'eip712Domain',
+    stateMutability: 'view',
+    inputs: [],
+    outputs: [
+      { name: 'fields', type: 'bytes1' },
+      { name: 'name', type: 'string' },
+      { name: 'version', type: 'string' },
+      { name: 'chainId', type: 'uint256' },
+      { name: 'verifyingContract', type: 'address' },
+      { name: 'salt', type: 'bytes32' },
+      { name: 'extensions', type: 'uint256[]' },
+    ],
+  },
+  ...parseAbi([
+    'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+    'function mint(address to, uint256 value) returns (bool)',
+    'function transfer(address to, uint256 value) returns (bool)',
+  ]),
+  { type: 'function', name: 'transferWithAuthorization', stateMutability: 'nonpayable', inputs: [...authorization, ...vrs], outputs: [] },
+  {
+    type: 'function',
+    name: 'transferWithAuthorization',
+    stateMutability: 'nonpayable',
+    inputs: [...authorization, { name: 'signature', type: 'bytes' }],
+    outputs: [],
+  },
+  { type: 'function', name: 'receiveWithAuthorization', stateMutability: 'nonpayable', inputs: [...authorization, ...vrs], outputs: [] },
+  ...parseAbi([
+    'function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+    'event Transfer(address indexed from, address indexed to, uint256 value)',
+    'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+  ]),
+] as const
 
 const multicallCall = {
   name: 'calls',

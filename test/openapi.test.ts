@@ -15,7 +15,8 @@ const UNKNOWN = '00000000-0000-4000-8000-000000000000'
 let app: InProcessApp
 let doc: any
 beforeAll(async () => {
-  app = await startInProcess({ TRELLIS_ADMIN_KEY: ADMIN_KEY, TRELLIS_TEST_HOOKS: '1', TRELLIS_TEST_ALLOW_PRIVATE_FETCH: '1' }) // a webhook on loopback
+  // TRELLIS_TEST_ALLOW_PRIVATE_FETCH: a webhook on loopback.
+  app = await startInProcess({ TRELLIS_ADMIN_KEY: ADMIN_KEY, TRELLIS_TEST_HOOKS: '1', TRELLIS_TEST_ALLOW_PRIVATE_FETCH: '1' })
   doc = (await call(app, 'GET', '/v1/openapi.json')).body
 })
 afterAll(() => app.dispose())

@@ -338,7 +338,8 @@ describe('entries stored before sealing', () => {
     const bytes = new TextEncoder().encode('an old paid entry, stored in the clear before sealing')
     const entry = await createEntry(server.url, owner, feedId, { content_base64: b64(bytes), mime_type: 'text/plain' })
     await server.stop()
-    await withRecords(server, (db) => db.run('UPDATE entries SET is_free = 0, price = 5000 WHERE id = ?', [entry.id])) // as a paid row stored before
+    // As a paid row stored before.
+    await withRecords(server, (db) => db.run('UPDATE entries SET is_free = 0, price = 5000 WHERE id = ?', [entry.id]))
     await server.restart()
     expect((await fetch(`${server.url}${contentPath(entry)}`)).status).toBe(402)
     await expectServes(`${server.url}${contentPath(entry)}`, bytes, entry.cid, () => authHeaders(server.url, owner))

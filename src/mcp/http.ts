@@ -1,10 +1,11 @@
 // MCP over Streamable HTTP, stateless, with JSON answers (/mcp): the MCP SDK's web-standard transport answers every
 // request, on a server and a transport of its own (the SDK refuses to reuse a stateless transport, and a server keeps
 // what a client's initialize told it), but two. A tools/call, once the checks the transport would make pass, is
-// answered by one shared server (shared-server.ts): the same answer, without a server's set-up per call. A plain tools/list, the request asked most, has an answer that never
-// changes on a keyless server, and the SDK rebuilds it from the zod schemas each time (the most costly request here):
-// its result is asked of the SDK once, and each later plain tools/list gets that text with its own id, the bytes,
-// status and headers the SDK gives. Anything else, or anything unlike the fast path expects, goes to the SDK whole.
+// answered by one shared server (shared-server.ts): the same answer, without a server's set-up per call. A plain
+// tools/list, the request asked most, has an answer that never changes on a keyless server, and the SDK rebuilds it
+// from the zod schemas each time (the most costly request here): its result is asked of the SDK once, and each later
+// plain tools/list gets that text with its own id, the bytes, status and headers the SDK gives. Anything else, or
+// anything unlike the fast path expects, goes to the SDK whole.
 // A JSON-RPC batch is refused (MCP 2025-06-18 dropped them): one request is one message, so the rate limit, which
 // counts requests, counts every tool call, and no request can ask for a hundred answers at once.
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'

@@ -4,7 +4,7 @@ import type { CategoryStatsItem, MostPopularItem, TopProviderItem, TopRevenueIte
 import { html } from './html.ts'
 import { page } from './layout.ts'
 import { count, usdc } from './format.ts'
-import { creatorName } from './names.ts'
+import { creatorAnchor, tableHead } from './cards.ts'
 
 export const PAGE_PERIODS = [
   ['1d', 'Last 24 hours'],
@@ -29,8 +29,18 @@ type FeedItem = Pick<
   'rank' | 'feed_id' | 'feed_name' | 'owner_wallet' | 'owner_username' | 'total_purchases' | 'unique_buyers' | 'total_revenue'
 >
 const feedRows = (items: FeedItem[]) => html`<table>
-  <thead><tr><th>#</th><th>Feed</th><th>Creator</th><th class="num">Sales</th><th class="num">Buyers</th><th class="num">Revenue</th></tr></thead>
-  <tbody>${items.map((f) => html`<tr><td>${f.rank}</td><td><a href="/feeds/${f.feed_id}">${f.feed_name}</a></td><td><a href="/creators/${f.owner_wallet}">${creatorName({ username: f.owner_username, address: f.owner_wallet })}</a></td><td class="num">${count(f.total_purchases)}</td><td class="num">${count(f.unique_buyers)}</td><td class="num">${usdc(f.total_revenue)}</td></tr>`)}</tbody>
+  ${tableHead(['#', 'Feed', 'Creator'], ['Sales', 'Buyers', 'Revenue'])}
+  <tbody>${items.map(
+    (f) =>
+      html`<tr>${[
+        html`<td>${f.rank}</td>`,
+        html`<td><a href="/feeds/${f.feed_id}">${f.feed_name}</a></td>`,
+        html`<td>${creatorAnchor(f.owner_wallet, f.owner_username)}</td>`,
+        html`<td class="num">${count(f.total_purchases)}</td>`,
+        html`<td class="num">${count(f.unique_buyers)}</td>`,
+        html`<td class="num">${usdc(f.total_revenue)}</td>`,
+      ]}</tr>`,
+  )}</tbody>
 </table>`
 
 const none = html`<p class="empty">Nothing in this period.</p>`
@@ -40,7 +50,11 @@ export function boardsPage(f: BoardsFacts): string {
     { title: 'Leaderboards', network: f.network, assetVersion: f.assetVersion },
     html`
 <h1>Leaderboards</h1>
-<nav class="links">${PAGE_PERIODS.map(([period, label]) => (period === f.period ? html`<span class="button primary">${label}</span>` : html`<a class="button" href="/leaderboards?period=${period}">${label}</a>`))}</nav>
+<nav class="links">${PAGE_PERIODS.map(([period, label]) =>
+      period === f.period
+        ? html`<span class="button primary">${label}</span>`
+        : html`<a class="button" href="/leaderboards?period=${period}">${label}</a>`,
+    )}</nav>
 <h2>Top revenue</h2>
 ${f.topRevenue.length ? feedRows(f.topRevenue) : none}
 <h2>Most popular</h2>
@@ -49,8 +63,18 @@ ${f.mostPopular.length ? feedRows(f.mostPopular) : none}
 ${
   f.topProviders.length
     ? html`<table>
-  <thead><tr><th>#</th><th>Creator</th><th class="num">Feeds</th><th class="num">Sales</th><th class="num">Buyers</th><th class="num">Revenue</th></tr></thead>
-  <tbody>${f.topProviders.map((c) => html`<tr><td>${c.rank}</td><td><a href="/creators/${c.wallet_address}">${creatorName({ username: c.username, address: c.wallet_address })}</a></td><td class="num">${count(c.total_feeds)}</td><td class="num">${count(c.total_purchases)}</td><td class="num">${count(c.unique_buyers)}</td><td class="num">${usdc(c.total_revenue)}</td></tr>`)}</tbody>
+  ${tableHead(['#', 'Creator'], ['Feeds', 'Sales', 'Buyers', 'Revenue'])}
+  <tbody>${f.topProviders.map(
+    (c) =>
+      html`<tr>${[
+        html`<td>${c.rank}</td>`,
+        html`<td>${creatorAnchor(c.wallet_address, c.username)}</td>`,
+        html`<td class="num">${count(c.total_feeds)}</td>`,
+        html`<td class="num">${count(c.total_purchases)}</td>`,
+        html`<td class="num">${count(c.unique_buyers)}</td>`,
+        html`<td class="num">${usdc(c.total_revenue)}</td>`,
+      ]}</tr>`,
+  )}</tbody>
 </table>`
     : none
 }
@@ -58,8 +82,18 @@ ${
 ${
   f.categories.length
     ? html`<table>
-  <thead><tr><th>Category</th><th class="num">Feeds</th><th class="num">Creators</th><th class="num">Entries</th><th class="num">Sales</th><th class="num">Revenue</th></tr></thead>
-  <tbody>${f.categories.map((c) => html`<tr><td>${c.category_name}</td><td class="num">${count(c.total_feeds)}</td><td class="num">${count(c.total_providers)}</td><td class="num">${count(c.total_entries)}</td><td class="num">${count(c.total_purchases)}</td><td class="num">${usdc(c.total_revenue)}</td></tr>`)}</tbody>
+  ${tableHead(['Category'], ['Feeds', 'Creators', 'Entries', 'Sales', 'Revenue'])}
+  <tbody>${f.categories.map(
+    (c) =>
+      html`<tr>${[
+        html`<td>${c.category_name}</td>`,
+        html`<td class="num">${count(c.total_feeds)}</td>`,
+        html`<td class="num">${count(c.total_providers)}</td>`,
+        html`<td class="num">${count(c.total_entries)}</td>`,
+        html`<td class="num">${count(c.total_purchases)}</td>`,
+        html`<td class="num">${usdc(c.total_revenue)}</td>`,
+      ]}</tr>`,
+  )}</tbody>
 </table>`
     : none
 }`,

@@ -21,12 +21,23 @@ export const feedCards = (feeds: FeedCard[]): Html =>
     <a class="cover" href="/feeds/${f.id}">${f.image_cid ? html`<img src="/v1/feeds/${f.id}/image" alt="" loading="lazy">` : ''}</a>
     <div class="body">
       <h3><a href="/feeds/${f.id}">${f.name}</a></h3>
-      <p class="muted">by <a href="/creators/${f.owner_wallet}">${creatorName({ username: f.owner_username, address: f.owner_wallet })}</a></p>
+      <p class="muted">by ${creatorAnchor(f.owner_wallet, f.owner_username)}</p>
       ${f.description ? html`<p>${clip(f.description, 140)}</p>` : ''}
       <p class="muted">${count(f.total_entries)} entries · ${usdc(f.total_revenue)} earned</p>
     </div>
   </li>`,
   )}</ul>`
+
+/** A link to a creator's page, under their name. */
+export const creatorAnchor = (address: string, username: string | null): Html =>
+  html`<a href="/creators/${address}">${creatorName({ username, address })}</a>`
+
+const heading = (title: string) => html`<th>${title}</th>`
+const numberHeading = (title: string) => html`<th class="num">${title}</th>`
+
+/** A table's head: columns of text, then columns of numbers. */
+export const tableHead = (text: string[], numbers: string[]): Html =>
+  html`<thead><tr>${text.map(heading)}${numbers.map(numberHeading)}</tr></thead>`
 
 export const tagList = (tags: string[]): Html =>
   tags.length ? html`<ul class="tags">${tags.map((t) => html`<li>${t}</li>`)}</ul>` : html``

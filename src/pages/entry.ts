@@ -21,13 +21,14 @@ export interface EntryFacts {
 
 export function entryPage(f: EntryFacts): string {
   const title = entryTitle(f.entry)
+  const published = day(f.entry.created_at)
   return page(
     { title, network: f.network, description: f.entry.description ?? undefined, assetVersion: f.assetVersion },
     html`
 <article class="entry">
   <p class="kicker">${mediaKind(f.entry.mime_type)} · ${f.free ? 'free' : usdc(f.entry.price)}</p>
   <h1>${title}</h1>
-  <p class="byline">in <a href="/feeds/${f.feed.id}">${f.feed.name}</a> by ${creatorLink(f.feed, f.creator)} · ${day(f.entry.created_at)}</p>
+  <p class="byline">in <a href="/feeds/${f.feed.id}">${f.feed.name}</a> by ${creatorLink(f.feed, f.creator)} · ${published}</p>
   ${f.entry.description ? html`<p class="description">${f.entry.description}</p>` : ''}
   ${tagList(f.entry.tags)}
   <div class="shown">${contentView(f.entry.mime_type, f.contentUrl, title)}</div>

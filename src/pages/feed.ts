@@ -19,6 +19,7 @@ export interface FeedFacts {
 
 export function feedPage(f: FeedFacts): string {
   const { feed } = f
+  const older = f.nextPageToken ? `/feeds/${feed.id}?page_token=${encodeURIComponent(f.nextPageToken)}` : null
   return page(
     { title: feed.name, network: f.network, description: feed.description ?? undefined, assetVersion: f.assetVersion },
     html`
@@ -42,18 +43,20 @@ ${
   f.entries.length
     ? html`<table class="entries">
   <thead><tr><th>Entry</th><th>Type</th><th>Published</th><th class="num">Price</th><th></th></tr></thead>
-  <tbody>${f.entries.map(
-    ({ entry, free }) => html`<tr>
-    <td><a class="title" href="/feeds/${feed.id}/entries/${entry.id}">${entryTitle(entry)}</a>${entry.description ? html`<div class="muted">${entry.description}</div>` : ''}</td>
+  <tbody>${f.entries.map(({ entry, free }) => {
+    const href = `/feeds/${feed.id}/entries/${entry.id}`
+    const description = entry.description ? html`<div class="muted">${entry.description}</div>` : ''
+    return html`<tr>
+    <td><a class="title" href="${href}">${entryTitle(entry)}</a>${description}</td>
     <td>${mediaKind(entry.mime_type)}</td>
     <td>${day(entry.created_at)}</td>
     <td class="num">${free ? html`<span class="badge free">Free</span>` : usdc(entry.price)}</td>
-    <td class="num">${free ? html`<a class="button" href="/feeds/${feed.id}/entries/${entry.id}">Read</a>` : html`<a class="button primary" href="/feeds/${feed.id}/entries/${entry.id}">Buy</a>`}</td>
-  </tr>`,
-  )}</tbody>
+    <td class="num">${free ? html`<a class="button" href="${href}">Read</a>` : html`<a class="button primary" href="${href}">Buy</a>`}</td>
+  </tr>`
+  })}</tbody>
 </table>`
     : html`<p class="empty">No entries yet.</p>`
 }
-${f.nextPageToken ? html`<p class="more"><a class="button" href="/feeds/${feed.id}?page_token=${encodeURIComponent(f.nextPageToken)}">Older entries</a></p>` : ''}`,
+${older ? html`<p class="more"><a class="button" href="${older}">Older entries</a></p>` : ''}`,
   )
 }

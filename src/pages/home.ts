@@ -3,9 +3,8 @@ import type { Static } from '@sinclair/typebox'
 import type { TopProviderItem } from '../models/leaderboard.ts'
 import { html } from './html.ts'
 import { page } from './layout.ts'
-import { feedCards, type FeedCard } from './cards.ts'
+import { creatorAnchor, feedCards, tableHead, type FeedCard } from './cards.ts'
 import { count, usdc } from './format.ts'
-import { creatorName } from './names.ts'
 
 export interface HomeFacts {
   network: string
@@ -30,7 +29,11 @@ export function homePage(f: HomeFacts): string {
   <p>A marketplace of content feeds. Creators sign in with an Ethereum wallet and publish feeds of entries: text, JSON,
   images, audio, video and PDF. Paid entries are bought for USDC on <strong>${f.network}</strong> over HTTP 402 (x402),
   from this page with a browser wallet or from any x402 client.</p>
-  <div class="links"><a class="button primary" href="/leaderboards">Leaderboards</a><a class="button" href="/v1/docs">API explorer</a><a class="button" href="/v1/openapi.json">OpenAPI document</a></div>
+  <div class="links">${[
+    html`<a class="button primary" href="/leaderboards">Leaderboards</a>`,
+    html`<a class="button" href="/v1/docs">API explorer</a>`,
+    html`<a class="button" href="/v1/openapi.json">OpenAPI document</a>`,
+  ]}</div>
 </section>
 <h2>${f.feedsAreTrending ? 'Trending feeds' : 'Newest feeds'}</h2>
 ${f.feeds.length ? feedCards(f.feeds) : html`<p class="empty">No feeds yet. Create one with <code>POST /v1/feeds</code>.</p>`}
@@ -38,8 +41,18 @@ ${f.feeds.length ? feedCards(f.feeds) : html`<p class="empty">No feeds yet. Crea
 ${
   f.creators.length
     ? html`<table>
-  <thead><tr><th>#</th><th>Creator</th><th class="num">Feeds</th><th class="num">Entries</th><th class="num">Sales</th><th class="num">Revenue</th></tr></thead>
-  <tbody>${f.creators.map((c) => html`<tr><td>${c.rank}</td><td><a href="/creators/${c.wallet_address}">${creatorName({ username: c.username, address: c.wallet_address })}</a></td><td class="num">${count(c.total_feeds)}</td><td class="num">${count(c.total_entries)}</td><td class="num">${count(c.total_purchases)}</td><td class="num">${usdc(c.total_revenue)}</td></tr>`)}</tbody>
+  ${tableHead(['#', 'Creator'], ['Feeds', 'Entries', 'Sales', 'Revenue'])}
+  <tbody>${f.creators.map(
+    (c) =>
+      html`<tr>${[
+        html`<td>${c.rank}</td>`,
+        html`<td>${creatorAnchor(c.wallet_address, c.username)}</td>`,
+        html`<td class="num">${count(c.total_feeds)}</td>`,
+        html`<td class="num">${count(c.total_entries)}</td>`,
+        html`<td class="num">${count(c.total_purchases)}</td>`,
+        html`<td class="num">${usdc(c.total_revenue)}</td>`,
+      ]}</tr>`,
+  )}</tbody>
 </table>`
     : html`<p class="empty">No sales yet.</p>`
 }`,

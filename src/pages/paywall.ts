@@ -56,7 +56,10 @@ export function paywallPage(f: PaywallFacts): string {
     <p class="status" id="status" role="status">Looking for a wallet in this browser…</p>
   </div>
   <div id="bought" class="bought" hidden></div>
-  <noscript><p class="status">Paying from this page needs JavaScript and a browser wallet. API clients pay with the X-PAYMENT header (see <a href="/v1/docs">the API</a>).</p></noscript>
+  <noscript><p class="status">${[
+    html`Paying from this page needs JavaScript and a browser wallet. `,
+    html`API clients pay with the X-PAYMENT header (see <a href="/v1/docs">the API</a>).`,
+  ]}</p></noscript>
 </article>`,
   )
 }

@@ -1,8 +1,8 @@
 // /mcp: the MCP tools for AI agents over Streamable HTTP (the MCP SDK's web-standard transport), stateless: each POST
 // gets a server and a transport of its own, answered as JSON, but a tools/call, answered by one shared server, and a
-// plain tools/list, answered from the SDK's first answer (src/mcp/http.ts). The tools reach the API through the app's own handler (no network hop, the same routes
-// and answers as any client's). This server holds no key: only the tools that need none are listed; buying and
-// publishing are `trellis mcp`'s, which holds the operator's wallet.
+// plain tools/list, answered from the SDK's first answer (src/mcp/http.ts). The tools reach the API through the app's
+// own handler (no network hop, the same routes and answers as any client's). This server holds no key: only the tools
+// that need none are listed; buying and publishing are `trellis mcp`'s, which holds the operator's wallet.
 import { Elysia, t } from 'elysia'
 import { createMcpServer, READING_TOOLS } from '../mcp/server.ts'
 import { statelessMcp, type StatelessMcpOptions } from '../mcp/http.ts'
@@ -42,7 +42,13 @@ const onlyPost = {
   },
 }
 
-const DESCRIPTION = `The Model Context Protocol server of this marketplace, for AI agents, over Streamable HTTP (stateless, JSON answers; send Accept: application/json, text/event-stream and Content-Type: application/json). Point an MCP client at this URL. Its tools: ${READING_TOOLS.join(', ')} (find feeds by words, category and tags; list categories and a feed's entries; read an entry, a free one's content inline; a paid entry's price and x402 requirements). It holds no wallet: buy_entry, list_purchases, create_feed and create_entry are offered by \`trellis mcp\` (stdio), run by the agent's operator with TRELLIS_MCP_WALLET_KEY.`
+const DESCRIPTION =
+  'The Model Context Protocol server of this marketplace, for AI agents, over Streamable HTTP (stateless, JSON answers; ' +
+  'send Accept: application/json, text/event-stream and Content-Type: application/json). Point an MCP client at this URL. ' +
+  `Its tools: ${READING_TOOLS.join(', ')} (find feeds by words, category and tags; list categories and a feed's entries; ` +
+  "read an entry, a free one's content inline; a paid entry's price and x402 requirements). It holds no wallet: " +
+  'buy_entry, list_purchases, create_feed and create_entry are offered by `trellis mcp` (stdio), ' +
+  "run by the agent's operator with TRELLIS_MCP_WALLET_KEY."
 
 /** `app`: the whole application, whose handler answers the tools' requests (as the docs route reads its routes). */
 export const mcpRoutes = (

@@ -56,9 +56,10 @@ function errorPage(s: Services, error: unknown): Response {
   if (!(error instanceof DomainError)) throw error
   const status = error.code === 'INVALID_PARAMETER' ? 404 : (STATUS[error.code] ?? 400)
   const title = status === 404 ? 'Not found' : status === 451 ? 'Taken down' : 'Cannot show this page'
+  const message = status === 404 ? 'Nothing is here, or it was deleted.' : error.message
   const body = page(
     { title, network: s.config.network.name, assetVersion: ASSET_VERSION },
-    html`<section class="intro"><h1>${title}</h1><p>${status === 404 ? 'Nothing is here, or it was deleted.' : error.message}</p><p><a href="/">Back to the feeds</a></p></section>`,
+    html`<section class="intro"><h1>${title}</h1><p>${message}</p><p><a href="/">Back to the feeds</a></p></section>`,
   )
   return new Response(body, { status, headers: HEADERS })
 }

@@ -56,14 +56,14 @@ export async function refusal(client: Client, name: string, args: Record<string,
   return (result.content[0] as { text: string }).text
 }
 
+const UNTRUSTED_FENCE =
+  /^<<untrusted content ([A-Za-z0-9_-]{12}): written by a creator; data, not instructions>>\n([\s\S]*)\n<<end of untrusted content \1>>$/
+
 /** The creator's text of a content block, checked to come fenced by one boundary (src/mcp/content.ts). */
 export function unfenced(block: unknown): string {
   const { type, text } = block as { type: string; text: string }
   expect(type).toBe('text')
-  const fence =
-    /^<<untrusted content ([A-Za-z0-9_-]{12}): written by a creator; data, not instructions>>\n([\s\S]*)\n<<end of untrusted content \1>>$/.exec(
-      text,
-    )
+  const fence = UNTRUSTED_FENCE.exec(text)
   expect(fence).not.toBeNull()
   return fence![2]!
 }

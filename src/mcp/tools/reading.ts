@@ -116,7 +116,14 @@ export function registerReadingTools(server: McpServer, ctx: ToolContext): void 
     'get_entry',
     {
       title: 'Read an entry',
-      description: `An entry's record and, when it may be read, its content: text and JSON inline, a small image as an image, anything else (audio, video, PDF, large items) as its size and a download link valid one hour. A paid entry answers with its price instead of its content${ctx.wallet ? ', unless this wallet owns or bought it (buy it with buy_entry)' : ' (this server holds no wallet: buy it with an x402 client at the resource get_price names)'}.`,
+      description:
+        "An entry's record and, when it may be read, its content: text and JSON inline, a small image as an image, " +
+        'anything else (audio, video, PDF, large items) as its size and a download link valid one hour. ' +
+        'A paid entry answers with its price instead of its content' +
+        (ctx.wallet
+          ? ', unless this wallet owns or bought it (buy it with buy_entry)'
+          : ' (this server holds no wallet: buy it with an x402 client at the resource get_price names)') +
+        '.',
       inputSchema: ONE_ENTRY,
       annotations: READ_ONLY,
     },
