@@ -8,7 +8,8 @@ import type { Config } from '../config.ts'
 import { commandDataAccess, withDataStores } from './data-stores.ts'
 import { lockDataDir, lockHolder } from '../store/lock.ts'
 import { recordsName, recordsPlace } from '../store/open.ts'
-import { backup, restoreIntoDatabase, unloadable, verify, type Manifest, type Progress, type VerifyReport } from './data.ts'
+import { backup, restoreIntoDatabase, verify, type Manifest, type Progress, type VerifyReport } from './data.ts'
+import { unloadable } from './nul-text.ts'
 
 export interface Migrated {
   moved: Manifest['counts']
