@@ -51,7 +51,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   failed.defer(unfollowClock)
   // Only the holder walks the tree: a second server racing this one for the lock must not touch files it is writing.
   const tightened = tightenTree(config.dataDir)
-  const records = await openDataRecords(config, { listen: true }) // refuses a database of a newer schema: the directory is not this binary's to hold
+  // Refuses a database of a newer schema: the directory is not this binary's to hold.
+  const records = await openDataRecords(config, { listen: true })
   failed.defer(() => records.close())
   const where = await recordsName(recordsPlace(config))
   const binding = await records.transact((tx) =>

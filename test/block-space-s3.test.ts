@@ -1,7 +1,8 @@
 // The S3 block space (src/store/postgres/blocks/bucket-space.ts) on s3rver with its index in PostgreSQL: the Blockstore contract
 // (interface-blockstore-tests), a put and a collection crossing on one block, the grace, and a server with
 // TRELLIS_CONTENT_URL=s3://… serving the largest entry the interface takes (50 MB of base64) whole and by Range,
-// collected by `trellis gc` after its grace only when no record names it. PostgreSQL: the suite's cluster, or one of its own, so both passes run it.
+// collected by `trellis gc` after its grace only when no record names it. PostgreSQL: the suite's cluster, or one of
+// its own, so both passes run it.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, mock, test } from 'bun:test'
 import { S3Client, SQL } from 'bun'
 import { randomBytes } from 'node:crypto'

@@ -221,9 +221,10 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     await rename('second name')
     expect(await msUntilB('second name')).toBeLessThan(250)
 
-    const [{ pid }] =
-      await database`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'trellis changes' AND query LIKE 'LISTEN%'
-      AND backend_start = (SELECT max(backend_start) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'trellis changes' AND query LIKE 'LISTEN%')`
+    const [{ pid }] = await database`SELECT pid FROM pg_stat_activity
+      WHERE datname = current_database() AND application_name = 'trellis changes' AND query LIKE 'LISTEN%'
+      AND backend_start = (SELECT max(backend_start) FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = 'trellis changes' AND query LIKE 'LISTEN%')`
     await database`SELECT pg_terminate_backend(${pid}::int)`
     await Bun.sleep(2_000) // listening again by now, whichever instance it was
     for (let i = 0; i < 3; i++) expect(await nameOnB()).toBe('second name')
@@ -342,7 +343,8 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
       touched: number,
     ) => database`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements,
       valid_before, status, created_at, updated_at, settler, submitted_block)
-      VALUES (${id}, ${`0x${randomBytes(20).toString('hex')}`}, ${`0x${randomBytes(32).toString('hex')}`}, ${entry.id}, ${creator.address.toLowerCase()}, ${PRICE.toString()}, 1, '{}', '{}',
+      VALUES (${id}, ${`0x${randomBytes(20).toString('hex')}`}, ${`0x${randomBytes(32).toString('hex')}`}, ${entry.id},
+        ${creator.address.toLowerCase()}, ${PRICE.toString()}, 1, '{}', '{}',
         ${now - 3600}, 'pending', ${touched}, ${touched}, ${follower}, 1)`
     await row('settling-now', now)
     await row('left-behind', now - 600)

@@ -214,7 +214,8 @@ describe('a 37 MB entry', () => {
           const response = await fetch(url())
           expect(response.headers.get('content-length')).toBe(String(SIZE))
           let n = 0
-          for await (const chunk of response.body! as unknown as AsyncIterable<Uint8Array>) n += chunk.byteLength // read slowly enough to overlap, keep nothing
+          // Read slowly enough to overlap, keep nothing.
+          for await (const chunk of response.body! as unknown as AsyncIterable<Uint8Array>) n += chunk.byteLength
           return n
         }),
       )
@@ -224,7 +225,8 @@ describe('a 37 MB entry', () => {
     }
     const growth = peak - before
     console.log(
-      `16 × ${(SIZE / 2 ** 20).toFixed(0)} MiB downloads: RSS ${(before / 2 ** 20).toFixed(0)} → peak ${(peak / 2 ** 20).toFixed(0)} MiB (+${(growth / 2 ** 20).toFixed(0)} MiB; 16 copies would be ${((16 * SIZE) / 2 ** 20).toFixed(0)} MiB)`,
+      `16 × ${(SIZE / 2 ** 20).toFixed(0)} MiB downloads: RSS ${(before / 2 ** 20).toFixed(0)} → peak ${(peak / 2 ** 20).toFixed(0)} MiB ` +
+        `(+${(growth / 2 ** 20).toFixed(0)} MiB; 16 copies would be ${((16 * SIZE) / 2 ** 20).toFixed(0)} MiB)`,
     )
     expect(growth).toBeLessThan(256 * 1024 * 1024)
     expect(readdirSync(join(server.dataDir, 'cache', 'content'))).toEqual([cid]) // written once, by the first request

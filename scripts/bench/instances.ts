@@ -1,7 +1,7 @@
-// Embedded, one instance on PostgreSQL, and N instances on it behind a balancer (nginx, or dev/balancer.ts): the same measures side by side,
-// each as its ratio to bare Bun.serve in the same run, and the balancer's own ceiling (the bare server behind it), so
-// what the extra hop costs is told apart from what the instances cost. On one machine's cores no gain is expected:
-// the bar is that the ratios hold within the hop's cost and that nothing answers wrongly.
+// Embedded, one instance on PostgreSQL, and N instances on it behind a balancer (nginx, or dev/balancer.ts): the same
+// measures side by side, each as its ratio to bare Bun.serve in the same run, and the balancer's own ceiling (the bare
+// server behind it), so what the extra hop costs is told apart from what the instances cost. On one machine's cores no
+// gain is expected: the bar is that the ratios hold within the hop's cost and that nothing answers wrongly.
 import { PAIRS, type ReadResult } from './measure-reads.ts'
 import { CACHED_HOT_READS, LIST_PAGES, answerProblems } from './report.ts'
 import { freePort, type Child } from './processes.ts'

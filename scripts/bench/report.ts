@@ -48,8 +48,9 @@ export function answerProblems(r: ReadResult): string[] {
   const errors = runs.reduce((sum, run) => sum + Object.values(run.socket_errors).reduce((a, b) => a + b, 0), 0)
   const non2xx = runs.reduce((sum, run) => sum + run.non_2xx, 0)
   const requests = runs.reduce((sum, run) => sum + run.requests, 0)
-  // A fast wrong answer is no pass: the route must answer what it should, every time.
-  const wrongStatus = r.probe.status !== r.target.expect || (r.target.expect < 400 ? non2xx > 0 : non2xx < requests) // wrk counts only statuses ≥ 400 as non-2xx
+  // A fast wrong answer is no pass: the route must answer what it should, every time. (wrk counts only statuses ≥ 400
+  // as non-2xx.)
+  const wrongStatus = r.probe.status !== r.target.expect || (r.target.expect < 400 ? non2xx > 0 : non2xx < requests)
   return [
     wrongStatus ? `status ${r.probe.status}${non2xx && r.target.expect === 200 ? `, ${non2xx} non-2xx` : ''}` : '',
     errors ? `${errors} socket errors` : '',
@@ -181,8 +182,8 @@ export function printTable(rows: Row[], baselineRps: number): string {
     line(['measure', 'value', 'ratio', 'target', 'result']),
     line(['-'.repeat(46), '-'.repeat(40), '-'.repeat(8), '-'.repeat(24), '------']),
     ...rows.map((r) => line([r.measure, r.value, r.ratio, r.target, r.pass ? 'PASS' : `FAIL${r.note ? ` (${r.note})` : ''}`])),
-    `${Number.isFinite(baselineRps) ? `bare Bun.serve baseline: ${baselineRps.toFixed(0)} req/s (mean of the runs); ` : ''}${rows.filter((r) => r.pass).length}/${rows.length} ` +
-      `targets met`,
+    `${Number.isFinite(baselineRps) ? `bare Bun.serve baseline: ${baselineRps.toFixed(0)} req/s (mean of the runs); ` : ''}` +
+      `${rows.filter((r) => r.pass).length}/${rows.length} targets met`,
   ]
   return out.join('\n')
 }

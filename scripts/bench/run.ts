@@ -198,7 +198,8 @@ async function measureEngine(engine: Engine, m: Manifest, baselineUrl: string, s
   const resources = resourceLog(() => pid, engine.postmaster)
   say(
     `bench: starting dist/trellis ` +
-      `on ${engine.dataDir}${engine.name === 'postgres' ? ' (caches only) with TRELLIS_DATABASE_URL' : ''}${behind ? `, ${engine.instances} behind the balancer (CPU and memory figures: the first instance's)` : ''}`,
+      `on ${engine.dataDir}${engine.name === 'postgres' ? ' (caches only) with TRELLIS_DATABASE_URL' : ''}` +
+      `${behind ? `, ${engine.instances} behind the balancer (CPU and memory figures: the first instance's)` : ''}`,
   )
   const env = { ...MAIN_ENV, ...engine.env }
   const server = await (behind
@@ -413,11 +414,9 @@ try {
     // the upload spool only (and could not read the embedded records or blocks by mistake).
     const pgDir = freshCopy(seeded.dir)
     cleanups.push(() => rmSync(pgDir, { recursive: true, force: true }))
-    log(
-      `bench: PostgreSQL ${cluster.version} ` +
-        `at ${cluster.shown}${cluster.postmaster === null ? ' (not on this machine: no CPU or memory figures for it)' : ` (postmaster pid ${cluster.postmaster})`}; ` +
-        `database ${database.name}`,
-    )
+    const postmaster =
+      cluster.postmaster === null ? ' (not on this machine: no CPU or memory figures for it)' : ` (postmaster pid ${cluster.postmaster})`
+    log(`bench: PostgreSQL ${cluster.version} at ${cluster.shown}${postmaster}; database ${database.name}`)
     log(`bench: dist/trellis migrate-to-postgres of the seeded market`)
     const migrate = await migrateToPostgres(BINARY, pgDir, database.url, cluster.postmaster)
     log(

@@ -242,7 +242,8 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
         const entry = paid[txEntry[i]!]!
         const payer = txPayer[i]!
         const id = uuid(created)
-        const hash = `0x${r.hex32()}${r.hex32()}${r.hex32()}${r.hex32()}${r.hex32()}${r.hex32()}${r.hex32()}${i.toString(16).padStart(8, '0')}`
+        const hash =
+          `0x${r.hex32()}${r.hex32()}${r.hex32()}${r.hex32()}` + `${r.hex32()}${r.hex32()}${r.hex32()}${i.toString(16).padStart(8, '0')}`
         // Its payment, as the x402 flow leaves it: written pending, then settled with the transfer's hash. The ledger
         // row names it (piid), so `trellis verify` finds every ledger row backed by a settled payment.
         const piid = uuid(created)

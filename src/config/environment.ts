@@ -43,7 +43,10 @@ export const SETTINGS = {
   /** Behind one reverse proxy: take the client address from the last X-Forwarded-For hop. */
   trustProxy: { variable: 'TRELLIS_TRUST_PROXY', read: onOff('off') },
   log: { variable: 'TRELLIS_LOG', read: oneOf(LOG_LEVELS, 'info') },
-  /** Connections to PostgreSQL this process may open for requests, records and content alike (the long-reads threads have their own few). */
+  /**
+   * Connections to PostgreSQL this process may open for requests, records and content alike (the long-reads threads
+   * have their own few).
+   */
   dbPool: { variable: 'TRELLIS_DB_POOL', read: integer(10, 1, 500) },
   /** Millions of characters of read results kept until the records change (0: none, every read goes to the records). */
   readMemoMb: { variable: 'TRELLIS_READ_MEMO_MB', read: integer(32, 0, 4096) },

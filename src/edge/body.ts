@@ -1,4 +1,5 @@
-// JSON bodies (whatever Content-Type says: curl users forget it) read with a byte cap: a body over the limit is refused while streaming, never buffered whole.
+// JSON bodies (whatever Content-Type says: curl users forget it) read with a byte cap: a body over the limit is refused
+// while streaming, never buffered whole.
 import { DomainError } from '../domain/errors.ts'
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024

@@ -35,7 +35,8 @@ export const transactionRoutes = (s: Services) =>
             const result = page(await s.transactions.list(filter, beforeId, limit + 1), limit, s.pages, scope, (last) => last.id)
             // The same list under data too, where the official SDK reads it; serialised once.
             const items = JSON.stringify(result.data.map(item))
-            return `{"transactions":${items},"data":${items},"pagination":${JSON.stringify({ ...result.pagination, total_count: await s.transactions.count(filter) })}}`
+            const pagination = JSON.stringify({ ...result.pagination, total_count: await s.transactions.count(filter) })
+            return `{"transactions":${items},"data":${items},"pagination":${pagination}}`
           }),
           { 'cache-control': 'public, max-age=60' },
         ),

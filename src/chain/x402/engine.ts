@@ -39,16 +39,25 @@ export interface PaymentEngine {
   chain: ChainReader
 }
 
+// The refusals a payer can act on, known by name whatever else the message says.
+const KNOWN_REASONS = new RegExp(
+  [
+    'authorization is used or canceled',
+    'transfer amount exceeds balance',
+    'authorization is expired',
+    'authorization is not yet valid',
+    'invalid signature',
+  ].join('|'),
+  'i',
+)
+
 /**
  * Facilitator errors can be multi-line viem dumps: keep one short line. It is stored (a failed payment's error), so a
  * NUL in it becomes U+FFFD: PostgreSQL's text cannot hold NUL, and both engines keep the same line.
  */
 export function shortReason(reason: string | undefined, fallback: string): string {
   if (!reason) return fallback
-  const known =
-    /authorization is used or canceled|transfer amount exceeds balance|authorization is expired|authorization is not yet valid|invalid signature/i.exec(
-      reason,
-    )
+  const known = KNOWN_REASONS.exec(reason)
   if (known) return known[0].toLowerCase().replace(/ /g, '_')
   const line =
     reason

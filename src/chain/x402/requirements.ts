@@ -16,7 +16,10 @@ export interface PriceTag {
   mimeType: string
 }
 
-/** The v1 requirement, as documented to clients (models/payment.ts); @x402/core types v1 networks as CAIP-2 ids, which v1 clients refuse. */
+/**
+ * The v1 requirement, as documented to clients (models/payment.ts); @x402/core types v1 networks as CAIP-2 ids, which
+ * v1 clients refuse.
+ */
 export function v1Requirement(network: NetworkInfo, tag: PriceTag): Static<typeof PaymentRequirement> {
   return {
     scheme: 'exact',
