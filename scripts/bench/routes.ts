@@ -194,7 +194,8 @@ export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
     t('GET /.well-known/x402', '/.well-known/x402', 'other'),
     t('GET /discovery/resources', '/discovery/resources', 'other'),
     t('GET /discovery/resources?limit=100&offset=5000', '/discovery/resources?limit=100&offset=5000', 'other'),
-    // MCP over Streamable HTTP: a fresh server and transport per request, tools answered through the app's handler.
+    // MCP over Streamable HTTP: tools/list answered from its first answer; a tools/call of a reading tool kept until the
+    // records change (src/mcp/http.ts), first made on one shared server through the app's handler.
     t('POST /mcp tools/list', '/mcp', 'other', 200, mcp({ jsonrpc: '2.0', id: 1, method: 'tools/list' })),
     t(
       'POST /mcp tools/call search_feeds (category and tag)',
