@@ -1,4 +1,5 @@
 // Opens the stores, serves HTTP and runs the jobs; stop() shuts down cleanly. main.ts and tests use it.
+import { mcpKeptAnswers } from './routes/mcp.ts'
 import { rateLimiter } from './edge/rate-limit.ts'
 import { sharedRateLimiter } from './edge/rate-limit-shared.ts'
 import { mkdirSync } from 'node:fs'
@@ -137,6 +138,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         listening: (clientAddress) => {
           services.clientAddress = clientAddress
         },
+        posts: { '/mcp': mcpKeptAnswers((key) => services.cached.peek(key)) },
       }),
     config,
   )

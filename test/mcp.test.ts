@@ -294,6 +294,38 @@ describe('finding and reading (over /mcp)', () => {
   })
 })
 
+describe("kept tool answers over HTTP (Bun's router answers them before Elysia)", () => {
+  test('the same call answered again: the same result under each id, with the headers of the first; a write makes it anew', async () => {
+    const post = (message: unknown) =>
+      fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(message),
+      })
+    const search = (id: number | string) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'search_feeds', arguments: { tags: ['alps'] } },
+    })
+    const first = await post(search(1))
+    const firstText = await first.text()
+    const again = await post(search('x'))
+    expect([first.status, again.status]).toEqual([200, 200])
+    expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'))
+    // Kept: the result's untrusted-content boundary is the first answer's, drawn once.
+    expect(await again.text()).toBe(firstText.replace(/"id":1}$/, '"id":"x"}'))
+    // A message the fast path does not take whole (an extra _meta) is the SDK's, and the same result.
+    const withMeta = await post({ ...search(2), params: { ...search(2).params, _meta: { progressToken: 't' } } })
+    expect(JSON.parse(await withMeta.text()).result.structuredContent).toEqual(JSON.parse(firstText).result.structuredContent)
+    const owner = newWallet()
+    const feed = await createFeed(server.url, owner, { name: 'Alpine huts', tags: ['alps'] })
+    await createEntry(server.url, owner, feed.id)
+    const after = JSON.parse(await (await post(search(3))).text())
+    expect(after.result.structuredContent.feeds.map((f: { name: string }) => f.name)).toContain('Alpine huts')
+  })
+})
+
 describe('buying with the operator wallet (trellis mcp over stdio)', () => {
   let buyer: Buyer
   let agent: Awaited<ReturnType<typeof stdioClient>>

@@ -22,12 +22,16 @@ export interface ServeOptions {
   log: Logger
   /** Told, once the server listens, how to find a request's client address (behind a trusted proxy or not). */
   listening?: (clientAddress: (request: Request) => string) => void
+  /** POST routes answered first by a HotPost, by route template (each must be a POST route of the app). */
+  posts?: Record<string, HotPost>
 }
 
 /** A hot read: an answer from Bun's router (see Answer), or null: Elysia answers. */
 export type HotRead = (request: Request & { params: Record<string, string> }) => Answer | null
 /** The hot reads by route template (routes/hot-reads.ts): each must be a GET route of the app. */
 export type HotReads = Record<string, HotRead>
+/** A POST answered before Elysia when it can be: an answer, or the request to hand Elysia (its body given again if read). */
+export type HotPost = (request: Request) => Promise<Answer | Request>
 
 type BunRoutes = Record<string, Record<string, (request: Request, server: Bun.Server<unknown>) => Response | Promise<Response>>>
 
@@ -40,11 +44,17 @@ export function serve(app: Elysia<any, any, any, any, any, any, any>, hot: HotRe
     if (!ROUTED.has(method)) continue
     const series = o.requests.series(method, path)
     const fast = method === 'GET' ? hot[path] : undefined
+    const post = method === 'POST' ? o.posts?.[path] : undefined
     // Whatever a hot read declines goes to Elysia.
-    const route: Route = fast ? (request) => fast(request as Request & { params: Record<string, string> }) ?? handle(request) : handle
+    const route: Route = fast
+      ? (request) => fast(request as Request & { params: Record<string, string> }) ?? handle(request)
+      : post
+        ? (request) => post(request).then((answer) => (answer instanceof Request ? handle(answer) : answer))
+        : handle
     ;(routes[path] ??= {})[method] = wrap(route, series)
   }
   for (const path of Object.keys(hot)) if (!routes[path]?.GET) throw new Error(`hot read ${path} has no route in the app`)
+  for (const path of Object.keys(o.posts ?? {})) if (!routes[path]?.POST) throw new Error(`hot POST ${path} has no route in the app`)
   const server = Bun.serve({
     hostname: o.host,
     port: o.port,

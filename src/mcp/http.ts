@@ -119,6 +119,44 @@ function plainToolCall(message: unknown, tools: readonly string[]): { id: string
   return key ? { id: id as string | number, key } : null
 }
 
+/**
+ * What the SDK checks before the body, in its order (406, 415, 413 by the declared length), and the protocol version
+ * it checks after: false when the fast path would not answer as it does (the SDK answers, body unread).
+ */
+function sdkWouldRead(request: Request, maxBodyBytes: number): boolean {
+  const accept = request.headers.get('accept')
+  const version = request.headers.get('mcp-protocol-version')
+  return (
+    request.method === 'POST' &&
+    accept?.includes('application/json') === true &&
+    accept.includes('text/event-stream') &&
+    isJsonContentType(request.headers.get('content-type')) &&
+    !(Number(request.headers.get('content-length')) > maxBodyBytes) &&
+    (version === null || SUPPORTED_PROTOCOL_VERSIONS.includes(version))
+  )
+}
+
+const keptAnswer = (result: string, id: string | number) =>
+  new Response(RESULT_HEAD + result + resultTail(id), { status: 200, headers: { 'Content-Type': 'application/json' } })
+
+/**
+ * The kept answers alone, for Bun's router before the web framework: a plain tools/call whose result is kept is
+ * answered; anything else is handed back as the request for /mcp's route (its body given again once read). Only a
+ * body whose length is declared and within the limit is read here.
+ */
+export function keptAnswers({ maxBodyBytes, peek, keptTools = [] }: Pick<StatelessMcpOptions, 'maxBodyBytes' | 'peek' | 'keptTools'>) {
+  return async (request: Request): Promise<Response | Request> => {
+    if (!peek || !sdkWouldRead(request, maxBodyBytes) || !request.headers.has('content-length') || request.body === null) return request
+    const bytes = new Uint8Array(await request.arrayBuffer())
+    let plain: ReturnType<typeof plainToolCall> = null
+    try {
+      plain = plainToolCall(JSON.parse(new TextDecoder().decode(bytes)), keptTools)
+    } catch {}
+    const held = plain && peek(plain.key)
+    return plain && held ? keptAnswer(held, plain.id) : new Request(request.url, { method: 'POST', headers: request.headers, body: bytes })
+  }
+}
+
 export function statelessMcp({
   server,
   shared,
@@ -167,19 +205,7 @@ export function statelessMcp({
   return async (request) => {
     // What the SDK checks before the body, in its order (406, 415, 413 by the declared length), and the protocol
     // version it checks after: anything the fast path would not answer as it does is left to it, body unread.
-    const accept = request.headers.get('accept')
-    const version = request.headers.get('mcp-protocol-version')
-    if (
-      request.method !== 'POST' ||
-      !accept?.includes('application/json') ||
-      !accept.includes('text/event-stream') ||
-      !isJsonContentType(request.headers.get('content-type')) ||
-      Number(request.headers.get('content-length')) > maxBodyBytes ||
-      (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) ||
-      request.body === null
-    ) {
-      return sdk(request)
-    }
+    if (!sdkWouldRead(request, maxBodyBytes) || request.body === null) return sdk(request)
     const { chunks, over } = await readBody(request.body, maxBodyBytes)
     const bytes = Buffer.concat(chunks)
     let message: unknown
@@ -198,8 +224,7 @@ export function statelessMcp({
     }
     const plain = peek && plainToolCall(message, keptTools)
     const held = plain ? peek(plain.key) : undefined
-    if (plain && held)
-      return new Response(RESULT_HEAD + held + resultTail(plain.id), { status: 200, headers: { 'Content-Type': 'application/json' } })
+    if (plain && held) return keptAnswer(held, plain.id)
     if (isToolCall(message)) {
       // What the SDK's transport hands its server: the message as its schema reads it, and the request's headers and URL.
       const checked = JSONRPCMessageSchema.safeParse(message)
@@ -223,11 +248,7 @@ export function statelessMcp({
             },
             (text) => 64 + (text?.length ?? 0),
           )
-          if (result !== null)
-            return new Response(RESULT_HEAD + result + resultTail(checked.data.id), {
-              status: 200,
-              headers: { 'Content-Type': 'application/json' },
-            })
+          if (result !== null) return keptAnswer(result, checked.data.id)
         }
         const answer = await call(checked.data, extra)
         return new Response(JSON.stringify(answer), { status: 200, headers: { 'Content-Type': 'application/json' } })

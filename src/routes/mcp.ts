@@ -5,12 +5,12 @@
 // that need none are listed; buying and publishing are `trellis mcp`'s, which holds the operator's wallet.
 import { Elysia, t } from 'elysia'
 import { createMcpServer, READING_TOOLS } from '../mcp/server.ts'
-import { statelessMcp, type StatelessMcpOptions } from '../mcp/http.ts'
+import { keptAnswers, statelessMcp, type StatelessMcpOptions } from '../mcp/http.ts'
 import { trellisApi, type Fetcher } from '../mcp/api.ts'
 import { NoBody, errors } from '../edge/openapi.ts'
 
 /** A tool call's arguments are small: a body past this is refused (413) before it is parsed. */
-const MAX_BODY_BYTES = 256 * 1024
+export const MAX_BODY_BYTES = 256 * 1024
 
 const JsonRpcError = t.Object({ code: t.Integer(), message: t.String(), data: t.Optional(t.Unknown()) })
 const JsonRpcMessage = t.Object(
@@ -106,3 +106,7 @@ export const mcpRoutes = (
     .get('/mcp', notAllowed, onlyPost)
     .delete('/mcp', notAllowed, onlyPost)
 }
+
+/** The kept tool answers of POST /mcp, answered from Bun's router before Elysia (edge/serve.ts's `posts`). */
+export const mcpKeptAnswers = (peek: (key: string) => string | null | undefined) =>
+  keptAnswers({ maxBodyBytes: MAX_BODY_BYTES, peek, keptTools: READING_TOOLS })
