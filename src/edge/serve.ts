@@ -1,7 +1,7 @@
 // Serving the app. Every route of the app is also a route of Bun's router, so its template is known before Elysia
 // runs (metrics count by template at no cost per request); the hottest reads answer there from their cached JSON,
 // everything else goes on to Elysia. The request wrapper (request-wrapper.ts) goes around both as plain functions,
-// not Elysia hooks, which cost a cached read a third of its speed (docs/performance.md, "Figures that were in the
+// not Elysia hooks, which cost a cached read up to a third of its speed (docs/performance.md, "Figures that were in the
 // code's comments").
 import type { Elysia } from 'elysia'
 import { clientAddress, requestWrapper, type Answer, type Route } from './request-wrapper.ts'
