@@ -243,7 +243,13 @@ export function buildApp(s: Services, logError: (error: unknown) => void, extra:
     .use(transactionRoutes(s))
     .use(discoveryRoutes(s))
     .use(syndicationRoutes(s))
-    .use(mcpRoutes(() => app, s.publicUrl, { keep: (key, make, size) => s.cached.get(key, make, size), peek: (key) => s.cached.peek(key) }))
+    .use(
+      mcpRoutes(
+        () => app,
+        s.publicUrl,
+        (key, make, size) => s.cached.get(key, make, size),
+      ),
+    )
     .use(pageRoutes(s))
   for (const plugin of extra) app.use(plugin)
   return app

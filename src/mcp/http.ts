@@ -36,8 +36,6 @@ export interface StatelessMcpOptions {
     make: (staleFrom: (at: number) => void) => Promise<string | null>,
     size: (text: string | null) => number,
   ) => Promise<string | null>
-  /** What `keep` holds for a key now, without making it: undefined when nothing is held. */
-  peek?: (key: string) => string | null | undefined
   /** The tools whose result is a function of their arguments and the market (no wallet, no caller's headers). */
   keptTools?: readonly string[]
 }
@@ -144,9 +142,18 @@ const keptAnswer = (result: string, id: string | number) =>
  * answered; anything else is handed back as the request for /mcp's route (its body given again once read). Only a
  * body whose length is declared and within the limit is read here.
  */
-export function keptAnswers({ maxBodyBytes, peek, keptTools = [] }: Pick<StatelessMcpOptions, 'maxBodyBytes' | 'peek' | 'keptTools'>) {
+export function keptAnswers({
+  maxBodyBytes,
+  peek,
+  keptTools,
+}: {
+  maxBodyBytes: number
+  /** What `keep` holds for a key now, without making it: undefined when nothing is held. */
+  peek: (key: string) => string | null | undefined
+  keptTools: readonly string[]
+}) {
   return async (request: Request): Promise<Response | Request> => {
-    if (!peek || !sdkWouldRead(request, maxBodyBytes) || !request.headers.has('content-length') || request.body === null) return request
+    if (!sdkWouldRead(request, maxBodyBytes) || !request.headers.has('content-length') || request.body === null) return request
     const bytes = new Uint8Array(await request.arrayBuffer())
     let plain: ReturnType<typeof plainToolCall> = null
     try {
@@ -162,7 +169,6 @@ export function statelessMcp({
   shared,
   maxBodyBytes,
   keep,
-  peek,
   keptTools = [],
 }: StatelessMcpOptions): (request: Request) => Promise<Response> {
   async function sdk(request: Request, parsedBody?: unknown): Promise<Response> {
@@ -222,9 +228,6 @@ export function statelessMcp({
       if (result !== null)
         return new Response(RESULT_HEAD + result + resultTail(message.id), { status: 200, headers: { 'Content-Type': 'application/json' } })
     }
-    const plain = peek && plainToolCall(message, keptTools)
-    const held = plain ? peek(plain.key) : undefined
-    if (plain && held) return keptAnswer(held, plain.id)
     if (isToolCall(message)) {
       // What the SDK's transport hands its server: the message as its schema reads it, and the request's headers and URL.
       const checked = JSONRPCMessageSchema.safeParse(message)

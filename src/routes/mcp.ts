@@ -54,7 +54,7 @@ const DESCRIPTION =
 export const mcpRoutes = (
   app: () => { handle(request: Request): Promise<Response> },
   publicUrl: () => string,
-  memo?: Pick<StatelessMcpOptions, 'keep' | 'peek'>,
+  keep?: StatelessMcpOptions['keep'],
 ) => {
   const fetcher: Fetcher = (request) => app().handle(request)
   const server = () => createMcpServer({ api: trellisApi(publicUrl(), fetcher), wallet: null, remote: false })
@@ -65,7 +65,7 @@ export const mcpRoutes = (
     shared: () => (shared?.url === publicUrl() ? shared.server : (shared = { url: publicUrl(), server: server() }).server),
     maxBodyBytes: MAX_BODY_BYTES,
     // This server holds no key: every tool it lists reads the market alone, and is kept until the records change.
-    ...memo,
+    keep,
     keptTools: READING_TOOLS,
   })
   return new Elysia({ tags: ['MCP'] })
