@@ -17,7 +17,8 @@ import type { Prepared } from '../edge/request-wrapper.ts'
 import type { HotRead, HotReads } from '../edge/serve.ts'
 import type { EntryRecord } from '../models/records.ts'
 import { entryGate } from './entry-gate.ts'
-import { heldContent, sessionContent } from './hot-session-content.ts'
+import { sessionContent } from './hot-session-content.ts'
+import { heldContent } from './serve-content.ts'
 import { PAYMENT_HEADERS, wantsPage } from '../chain/x402/resource-server.ts'
 import { isFreeNow } from '../domain/entries.ts'
 import { isUuid } from '../lib/ids.ts'
@@ -143,7 +144,11 @@ export function hotReads(s: Services): HotReads {
         }
         const bytes =
           suffix === '/content' && passed.kind === 'serve' && isFreeNow(entry)
-            ? await heldContent(s, entry, { cacheControl: 'public, max-age=300', maxBytes: FREE_HELD_BYTES, sealed: false })
+            ? await heldContent(s.content, await s.entries.servable(entry), {
+                cacheControl: 'public, max-age=300',
+                maxBytes: FREE_HELD_BYTES,
+                sealed: false,
+              })
             : null
         return bytes && { path, entry, bytes }
       } catch {

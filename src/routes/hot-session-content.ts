@@ -5,31 +5,12 @@
 // looked up meanwhile for the next request.
 import type { Services } from './services.ts'
 import type { EntryRecord } from '../models/records.ts'
-import { withCors, type Prepared } from '../edge/request-wrapper.ts'
-import { contentHeaders } from './serve-content.ts'
+import type { Prepared } from '../edge/request-wrapper.ts'
+import { heldContent } from './serve-content.ts'
 
 /** Paid bytes up to this size are kept opened for the hot route; larger ones stream from Elysia's. */
 const HELD_BYTES = 64 * 1024
 const PRIVATE = 'private, max-age=300'
-
-/**
- * An entry's content as Elysia's route answers it (routes/serve-content.ts), held whole for the hot routes: when it
- * is at most `maxBytes`, and stored sealed (a paid entry's, opened here) or plainly (a free one's) as `sealed` says.
- */
-export async function heldContent(
-  s: Services,
-  entry: EntryRecord,
-  o: { cacheControl: string; maxBytes: number; sealed: boolean },
-): Promise<Prepared<Uint8Array<ArrayBuffer>> | null> {
-  const servable = await s.entries.servable(entry)
-  const size = Boolean(servable.key) === o.sealed ? await s.content.size(servable.cid) : null
-  if (size === null || size === 0 || size > o.maxBytes) return null
-  const body = await s.content.body(servable.cid, size, undefined, servable.key)
-  const bytes = body instanceof Blob ? new Uint8Array(await body.arrayBuffer()) : body
-  const headers = contentHeaders(servable, o.cacheControl)
-  headers['content-length'] = String(size)
-  return { body: bytes, init: { status: 200, headers: withCors(headers) } }
-}
 
 /** `compute`d into the memo for the next request; this one is Elysia's. */
 function later(s: Services, key: string, compute: () => Promise<unknown>, size: (value: never) => number): null {
@@ -64,7 +45,7 @@ export function sessionContent(s: Services) {
       return later(
         s,
         key,
-        () => heldContent(s, entry, { cacheControl: PRIVATE, maxBytes: HELD_BYTES, sealed: true }),
+        async () => heldContent(s.content, await s.entries.servable(entry), { cacheControl: PRIVATE, maxBytes: HELD_BYTES, sealed: true }),
         (held: Prepared<Uint8Array<ArrayBuffer>> | null) => 2_000 + (held?.body.byteLength ?? 0),
       )
     return bytes

@@ -5,6 +5,7 @@ import type { EntryRecord } from '../models/records.ts'
 import type { ServableContent } from '../domain/entries.ts'
 import { mediaTypeBase, safeMediaType } from '../domain/media-type.ts'
 import { errorResponse } from '../edge/errors.ts'
+import { withCors, type Prepared } from '../edge/request-wrapper.ts'
 
 // Bun drops a handler's Content-Length on streamed bodies (oven-sh/bun#10507, still so in 1.4), so bodies are
 // bytes (small items) or files (large ones, see content/file-cache.ts), and open-ended ranges are served in
@@ -91,4 +92,22 @@ export async function serveContent(
   }
   headers['content-length'] = String(size)
   return new Response(size === 0 ? null : await content.body(entry.cid, size, undefined, entry.key), { status: 200, headers })
+}
+
+/**
+ * An item's content as serveContent answers a whole GET, held for the hot routes: when it is at most `maxBytes`, and
+ * stored sealed (a paid entry's, opened here) or plainly (a free one's) as `sealed` says; else null.
+ */
+export async function heldContent(
+  content: ContentStore,
+  item: ServableContent,
+  o: { cacheControl: string; maxBytes: number; sealed: boolean },
+): Promise<Prepared<Uint8Array<ArrayBuffer>> | null> {
+  const size = Boolean(item.key) === o.sealed ? await content.size(item.cid) : null
+  if (size === null || size === 0 || size > o.maxBytes) return null
+  const body = await content.body(item.cid, size, undefined, item.key)
+  const bytes = body instanceof Blob ? new Uint8Array(await body.arrayBuffer()) : body
+  const headers = contentHeaders(item, o.cacheControl)
+  headers['content-length'] = String(size)
+  return { body: bytes, init: { status: 200, headers: withCors(headers) } }
 }
