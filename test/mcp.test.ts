@@ -313,6 +313,7 @@ describe("kept tool answers over HTTP (Bun's router answers them before Elysia)"
     const again = await post(search('x'))
     expect([first.status, again.status]).toEqual([200, 200])
     expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'))
+    expect(again.headers.get('access-control-allow-origin')).toBe(first.headers.get('access-control-allow-origin'))
     // Kept: the result's untrusted-content boundary is the first answer's, drawn once.
     expect(await again.text()).toBe(firstText.replace(/"id":1}$/, '"id":"x"}'))
     // A message the fast path does not take whole (an extra _meta) is the SDK's, and the same result.

@@ -152,7 +152,8 @@ export function keptAnswers({
   peek: (key: string) => string | null | undefined
   keptTools: readonly string[]
 }) {
-  return async (request: Request): Promise<Response | Request> => {
+  // A kept answer is given as its JSON text, for the wrapper to answer 200 with its made-once JSON headers.
+  return async (request: Request): Promise<string | Request> => {
     if (!sdkWouldRead(request, maxBodyBytes) || !request.headers.has('content-length') || request.body === null) return request
     const bytes = new Uint8Array(await request.arrayBuffer())
     let plain: ReturnType<typeof plainToolCall> = null
@@ -160,7 +161,9 @@ export function keptAnswers({
       plain = plainToolCall(JSON.parse(new TextDecoder().decode(bytes)), keptTools)
     } catch {}
     const held = plain && peek(plain.key)
-    return plain && held ? keptAnswer(held, plain.id) : new Request(request.url, { method: 'POST', headers: request.headers, body: bytes })
+    return plain && held
+      ? RESULT_HEAD + held + resultTail(plain.id)
+      : new Request(request.url, { method: 'POST', headers: request.headers, body: bytes })
   }
 }
 
