@@ -69,6 +69,8 @@ export async function openLedgerCheck(config: Config): Promise<{ records: Record
 const LONG_READ_CONNECTIONS = 2
 /** How long a settlement waits for the relayer account while other instances sign with it. */
 const RELAYER_WAIT_MS = 10_000
+/** About how many characters a kept record (a feed, an entry, a link) weighs in the read memo. */
+const KEPT_RECORD_CHARS = 1000
 
 export interface Background {
   jobs: Jobs
@@ -193,6 +195,7 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
   const wallets = walletService({ records })
   const stats = statsService({ records, wallets })
   await stats.takedownsChanged()
+  const cached = readMemo(records.changes, p.config.readMemoMb * 1_000_000)
   return {
     config: p.config,
     publicUrl: p.publicUrl,
@@ -212,11 +215,11 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     categories,
     transactions: transactionService({ records }),
     purchases,
-    accessLinks: accessLinkService({ records, entries, tokens }),
+    accessLinks: accessLinkService({ records, entries, tokens, kept: (key, read) => cached.get(key, read, () => KEPT_RECORD_CHARS) }),
     accessTokens: tokens,
     content: p.content,
     pages: pageTokens(p.secret),
-    cached: readMemo(records.changes, p.config.readMemoMb * 1_000_000),
+    cached,
     health: p.health,
     ledgerAudit: ledgerAudit({ records, chain: engine.chain, token: p.config.network.usdcAddress }),
   }

@@ -137,6 +137,7 @@ describe('use counting', () => {
     }
 
     const revoked = (await call(app, 'POST', linkPath(), { wallet: owner })).body
+    expect((await open(revoked.url)).status).toBe(200) // opened before: its records are kept until they change
     expect((await call(app, 'DELETE', `/v1/access-links/${revoked.id}`, { wallet: newWallet() })).status).toBe(403)
     expect((await call(app, 'DELETE', `/v1/access-links/${revoked.id}`)).status).toBe(401)
     expect((await call(app, 'DELETE', '/v1/access-links/01900000-0000-7000-8000-000000000000', { wallet: owner })).status).toBe(404)
@@ -149,6 +150,7 @@ describe('use counting', () => {
 
     const doomed = await createEntry(app, owner, feed.id, { content_base64: b64('gone soon') })
     const link = (await call(app, 'POST', linkPath(doomed), { wallet: owner })).body
+    expect((await open(link.url)).status).toBe(200)
     expect((await call(app, 'DELETE', `/v1/feeds/${feed.id}/entries/${doomed.id}`, { wallet: owner })).status).toBe(204)
     expect((await open(link.url)).status).toBe(404)
 

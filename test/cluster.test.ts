@@ -165,6 +165,17 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     ).toBe(true)
     const listed = await call(lb, 'GET', `/v1/feeds/${feed.id}/entries/${entry.id}/access-links?page_size=100`, { wallet: creator })
     expect(listed.body.data.find((l: { id: string }) => l.id === link.id).current_uses).toBe(5)
+
+    // Each instance keeps what an open read until it hears of a change; revoked on A, the link is refused at once by B
+    // and C, whose count statement decides, whatever they still hold.
+    const open = (server: TestServer, url: string) => fetch(`${server.url}${new URL(url).pathname}`, { headers: asClient(someClient()) })
+    const unlimited = (await call(lb, 'POST', `/v1/feeds/${feed.id}/entries/${entry.id}/access-link`, { wallet: creator })).body
+    for (const server of [a(), b(), c()]) expect((await open(server, unlimited.url)).status).toBe(200)
+    expect((await call(a().url, 'DELETE', `/v1/access-links/${unlimited.id}`, { wallet: creator })).status).toBe(204)
+    for (const server of [b(), c()]) {
+      const refused = await open(server, unlimited.url)
+      expect([refused.status, (await refused.json()).code]).toEqual([410, 'ACCESS_LINK_REVOKED'])
+    }
   })
 
   test('4. the limits under concurrent creates on A and B: 10 feeds, 1000 entries', async () => {

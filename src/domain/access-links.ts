@@ -13,7 +13,15 @@ import { rangeSessions } from './range-sessions.ts'
 export const DEFAULT_LINK_LIFETIME_S = 24 * 3600
 const UNKEPT = { unkept: true } as const
 
-export function accessLinkService(d: { records: Records; entries: EntryService; tokens: AccessTokens }) {
+/**
+ * A read kept until the records next change (the read memo; on another instance, until it hears of the change).
+ * Uses are unkept writes, so a kept link's `current_uses` may be behind: only an unlimited link is taken as kept,
+ * and its count statement still checks that the link is active and unexpired.
+ */
+export type Kept = <T>(key: string, read: () => Promise<T>) => Promise<T>
+
+export function accessLinkService(d: { records: Records; entries: EntryService; tokens: AccessTokens; kept?: Kept }) {
+  const kept: Kept = d.kept ?? ((_key, read) => read())
   const links = d.records.read.accessLinks
   const isOwner = (signer: Signer, feed: FeedRecord) => signer.address.toLowerCase() === feed.owner_wallet_address.toLowerCase()
 
@@ -55,7 +63,8 @@ export function accessLinkService(d: { records: Records; entries: EntryService; 
   /**
    * Counts one use of the link, atomically (of N concurrent counts, exactly the uses left succeed), in a commit
    * shared with the other writes of this turn; resolves once that commit is durable. False when the client left
-   * before the count (`gone`): nothing is counted. Throws the precise refusal when no use is left.
+   * before the count (`gone`): nothing is counted. Throws the precise refusal when no use is left. One statement:
+   * on PostgreSQL it commits alone.
    */
   async function countOpen(link: AccessLinkRecord, gone: () => boolean): Promise<boolean> {
     // One turn of the event loop first: a client that closed right after its request is seen gone by then.
@@ -63,7 +72,7 @@ export function accessLinkService(d: { records: Records; entries: EntryService; 
     const now = nowSeconds()
     // Unkept: no read of access links is kept, so a use leaves the read memo as it was. Counted as a change, every
     // open emptied the memo, and the next open read its entry and feed again, as did every other read of the market.
-    const outcome = await d.records.transact(
+    const outcome = await d.records.single(
       async (tx) => (gone() ? 'gone' : (await tx.accessLinks.use(link.id, now)) ? 'counted' : 'refused'),
       UNKEPT,
     )
@@ -129,10 +138,15 @@ export function accessLinkService(d: { records: Records; entries: EntryService; 
       claims: AccessClaims,
       rangeClient: string | null = null,
     ): Promise<{ feed: FeedRecord; entry: EntryRecord; link: AccessLinkRecord | null }> {
-      const found = await entryOrNotFound(claims.feedId, claims.entryId)
+      // An open reads its entry, feed and link as any open of them since the last change did.
+      const found = await kept(`open:${claims.feedId}:${claims.entryId}`, () => entryOrNotFound(claims.feedId, claims.entryId))
       if (!found.entry.is_active || !found.feed.is_active) fail('ENTRY_NOT_FOUND', 'entry is no longer available')
       if (claims.kind === 'receipt') return { ...found, link: null }
-      const link = (claims.linkId && (await links.byId(claims.linkId))) || fail('INVALID_ACCESS_TOKEN', 'access token is invalid')
+      const linkId = claims.linkId
+      const held = linkId ? await kept(`open:${linkId}`, () => links.byId(linkId)) : undefined
+      // A counted link's uses decide what even an answer that counts none (HEAD, 304, a range in session) may get.
+      const link =
+        (held?.max_uses === null ? held : held && (await links.byId(held.id))) || fail('INVALID_ACCESS_TOKEN', 'access token is invalid')
       if (link.entry_id !== found.entry.id) fail('INVALID_ACCESS_TOKEN', 'access token is invalid')
       const inSession = rangeClient !== null && sessions.live(sessionKey(link, rangeClient))
       refuseUnusable(link, nowSeconds(), false, inSession)
