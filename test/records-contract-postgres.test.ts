@@ -1,4 +1,4 @@
-// The records contract (test/records/common.case.ts) on PostgreSQL: every opening a pool of its own on one fresh
+// The records contract (test/records/common.case.ts) on PostgreSQL: every opening a pool (and a change feed) of its own on one fresh
 // migrated database of this file, as instances of a cluster share theirs. The PostgreSQL pass runs it; on the
 // embedded pass it is skipped, saying why.
 import { afterAll, beforeAll, describe } from 'bun:test'
@@ -22,7 +22,7 @@ describe.skipIf(!TEST_POSTGRES)('PostgreSQL', () => {
 
   recordsContract({
     name: 'PostgreSQL',
-    open: () => openRecords({ engine: 'postgres', url: database.url, pool: 4 }, 'current'),
+    open: () => openRecords({ engine: 'postgres', url: database.url, pool: 4 }, 'current', { listen: true }),
     sharedDatabase: true,
     hostsBlocks: true,
   })

@@ -252,6 +252,28 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
         expect(await one.lease(name)).toBeNull()
         await taken!.release()
       })
+
+      test("another opening hears of an access link's creation and revocation, not of its uses", async () => {
+        const [writer, listener] = [await open(), await open()]
+        const feedId = await aFeed(writer)
+        const entry = anEntry(feedId)
+        await writer.single((tx) => tx.entries.add(entry, 10))
+        const heard = () => listener.changes.version()
+        /** Waits until the listener has heard of a change (true), or a second went by without one (false). */
+        const hears = async (before: number) => {
+          for (let waited = 0; waited < 1000 && heard() === before; waited += 20) await Bun.sleep(20)
+          return heard() !== before
+        }
+        const link = { id: unique('link'), entry_id: entry.id, feed_id: feedId, created_by: anAddress(), expires_at: now() + 60 }
+        let before = heard()
+        await writer.transact((tx) => tx.accessLinks.insert({ ...link, max_uses: null, description: null, now: now() }))
+        expect(await hears(before)).toBe(true)
+        before = heard()
+        expect(await writer.single((tx) => tx.accessLinks.use(link.id, now()), { unkept: true })).toBe(true)
+        expect(await hears(before)).toBe(false)
+        expect(await writer.transact((tx) => tx.accessLinks.deactivate(link.id, now()))).toBe(true)
+        expect(await hears(before)).toBe(true)
+      })
     } else {
       test('a lease is always granted: one opening is the only process', async () => {
         const records = await open()

@@ -16,6 +16,7 @@ import takedowns from './sqlite/013-takedowns.sql' with { type: 'text' }
 import webhooks from './sqlite/014-webhooks.sql' with { type: 'text' }
 import webhookStanding from './sqlite/015-webhook-standing.sql' with { type: 'text' }
 import endedSessions from './sqlite/016-ended-sessions.sql' with { type: 'text' }
+import unheardLinkUses from './sqlite/017-unheard-link-uses.sql' with { type: 'text' }
 import pgInit from './postgres/001-init.sql' with { type: 'text' }
 import pgPayments from './postgres/002-payments.sql' with { type: 'text' }
 import pgAccessLinks from './postgres/003-access-links.sql' with { type: 'text' }
@@ -32,6 +33,7 @@ import pgTakedowns from './postgres/013-takedowns.sql' with { type: 'text' }
 import pgWebhooks from './postgres/014-webhooks.sql' with { type: 'text' }
 import pgWebhookStanding from './postgres/015-webhook-standing.sql' with { type: 'text' }
 import pgEndedSessions from './postgres/016-ended-sessions.sql' with { type: 'text' }
+import pgUnheardLinkUses from './postgres/017-unheard-link-uses.sql' with { type: 'text' }
 
 export interface Migration {
   version: number
@@ -57,6 +59,7 @@ const NAMES = [
   '014-webhooks',
   '015-webhook-standing',
   '016-ended-sessions',
+  '017-unheard-link-uses',
 ]
 
 /** One engine's steps, its SQL given in the order of NAMES. */
@@ -83,6 +86,7 @@ export const MIGRATIONS = steps([
   webhooks,
   webhookStanding,
   endedSessions,
+  unheardLinkUses,
 ])
 
 export const POSTGRES_MIGRATIONS = steps([
@@ -102,6 +106,7 @@ export const POSTGRES_MIGRATIONS = steps([
   pgWebhooks,
   pgWebhookStanding,
   pgEndedSessions,
+  pgUnheardLinkUses,
 ])
 
 export const migrationsFor = (dialect: 'sqlite' | 'postgres'): Migration[] => (dialect === 'sqlite' ? MIGRATIONS : POSTGRES_MIGRATIONS)
