@@ -17,6 +17,7 @@ import { categoryService } from './domain/categories.ts'
 import { transactionService } from './domain/transactions.ts'
 import { purchaseService } from './domain/purchases.ts'
 import { accessLinkService } from './domain/access-links.ts'
+import { passService } from './domain/passes.ts'
 import { statsService } from './domain/stats-service.ts'
 import { moderationService } from './domain/moderation.ts'
 import { webhookService } from './domain/webhooks.ts'
@@ -53,6 +54,7 @@ import { pageRoutes } from './routes/pages.ts'
 import { discoveryRoutes } from './routes/discovery.ts'
 import { syndicationRoutes } from './routes/syndication.ts'
 import { mcpRoutes } from './routes/mcp.ts'
+import { passRoutes } from './routes/passes.ts'
 import { modelsPlugin } from './edge/openapi.ts'
 import { VERSION } from './version.ts'
 
@@ -215,6 +217,7 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     categories,
     transactions: transactionService({ records }),
     purchases,
+    passes: passService({ records, feeds, network: p.config.network.name }),
     accessLinks: accessLinkService({ records, entries, tokens, kept: (key, read) => cached.get(key, read, () => KEPT_RECORD_CHARS) }),
     accessTokens: tokens,
     content: p.content,
@@ -243,6 +246,7 @@ export function buildApp(s: Services, logError: (error: unknown) => void, extra:
     .use(webhookRoutes(s))
     .use(leaderboardRoutes(s))
     .use(accessRoutes(s))
+    .use(passRoutes(s))
     .use(transactionRoutes(s))
     .use(discoveryRoutes(s))
     .use(syndicationRoutes(s))

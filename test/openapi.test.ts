@@ -280,6 +280,23 @@ test('a walk over every operation gets only documented statuses and bodies that 
     await hit('get', `/v1/feeds/{feed_id}/${format}`, { feed_id: feed.id }, { headers: { 'if-none-match': etag } })
   }
 
+  // Passes
+  const pass = '/v1/feeds/{feed_id}/pass'
+  const terms = { price: { amount: '5000000', currency: 'USDC' }, duration_s: 2_592_000, description: '30 days' }
+  await hit('get', pass, { feed_id: feed.id })
+  await hit('put', pass, { feed_id: feed.id }, { wallet: owner, body: { ...terms, duration_s: 59 } })
+  await hit('put', pass, { feed_id: feed.id }, { wallet: owner, body: { ...terms, price: { amount: '0' } } })
+  await hit('put', pass, { feed_id: feed.id }, { wallet: stranger, body: terms })
+  await hit('put', pass, { feed_id: feed.id }, { body: terms })
+  await hit('put', pass, { feed_id: UNKNOWN }, { wallet: owner, body: terms })
+  await hit('put', pass, { feed_id: feed.id }, { wallet: owner, body: terms })
+  await hit('get', pass, { feed_id: feed.id })
+  await hit('get', '/v1/feeds/{feed_id}', { feed_id: feed.id })
+  await hit('delete', pass, { feed_id: feed.id }, { wallet: stranger })
+  await hit('delete', pass, { feed_id: feed.id }, { wallet: owner })
+  await hit('delete', pass, { feed_id: feed.id }, { wallet: owner })
+  await hit('put', pass, { feed_id: feed.id }, { wallet: owner, body: terms })
+
   // Discovery
   await hit('get', '/.well-known/x402', {})
   await hit('get', '/discovery/resources', {})

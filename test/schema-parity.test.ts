@@ -25,6 +25,7 @@ const MONEY = new Set([
   'address_totals.revenue',
   'address_totals.spent',
   'ledger_totals.revenue',
+  'pass_offers.price',
 ])
 const FLAGS = new Set([
   'categories.is_active',
@@ -37,6 +38,7 @@ const FLAGS = new Set([
   'entries.taken_down',
   'takedowns.was_active',
   'webhook_endpoints.is_active',
+  'pass_offers.is_active',
 ])
 const PG_TYPE_OF_SQLITE: Record<string, (column: string) => string> = {
   TEXT: () => 'text',

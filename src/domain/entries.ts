@@ -5,10 +5,10 @@ import type { ArrivedContent, ContentStore, ContentWriter } from '../content/sto
 import type { ContentKey } from '../content/store.ts'
 import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
-import { MAX_AMOUNT } from '../lib/money.ts'
+import { parsePrice } from './prices.ts'
 import { fail } from './errors.ts'
 import { takenDown } from './moderation.ts'
-import { MAX_CONTENT_BASE64_CHARS, SUPPORTED_MIME_TYPES, type CreateEntry, type Price, type UpdateEntry } from '../models/entry.ts'
+import { MAX_CONTENT_BASE64_CHARS, SUPPORTED_MIME_TYPES, type CreateEntry, type UpdateEntry } from '../models/entry.ts'
 import type { EntryPatch } from '../store/entries.ts'
 import type { Base64Content } from './base64.ts'
 import { checkMediaType, safeMediaType } from './media-type.ts'
@@ -32,19 +32,6 @@ interface Deps {
   network: string
   /** True when the wallet bought the entry. */
   owns: (address: string, entryId: string) => Promise<boolean>
-}
-
-function parsePrice(input: Price | null | undefined, network: string): bigint {
-  if (!input || typeof input !== 'object') return fail('INVALID_PRICE', 'a paid entry needs price {amount, currency: "USDC"}')
-  const raw = typeof input.amount === 'number' && Number.isSafeInteger(input.amount) ? String(input.amount) : input.amount
-  if (typeof raw !== 'string' || !/^\d{1,19}$/.test(raw))
-    fail('INVALID_PRICE', 'price.amount must be a string of digits in the smallest unit (1000000 = 1 USDC)')
-  const amount = BigInt(raw as string)
-  if (amount <= 0n || amount > MAX_AMOUNT) fail('INVALID_PRICE', 'price.amount must be greater than 0')
-  if (input.currency !== undefined && input.currency.toUpperCase() !== 'USDC') fail('INVALID_PRICE', 'price.currency must be USDC')
-  if (input.network !== undefined && input.network !== network)
-    fail('INVALID_PRICE', `price.network must be ${network}, the network of this server`)
-  return amount
 }
 
 /** An item as served: its CID (the ETag), its media type, and the key that opens it when it is stored sealed. */
@@ -96,7 +83,7 @@ export function entryService(d: Deps) {
       if (!mime.ok) fail('UNSUPPORTED_MIME_TYPE', `mime_type must be one of: ${SUPPORTED_MIME_TYPES.join(', ')}`, mime.reason)
       if (input.content.chars > MAX_CONTENT_BASE64_CHARS) fail('PAYLOAD_TOO_LARGE', 'content_base64 is larger than 50 MB')
       const isFree = input.is_free ?? true
-      const price = isFree ? 0n : parsePrice(input.price, d.network)
+      const price = isFree ? 0n : parsePrice(input.price, d.network, 'a paid entry')
       const now = nowSeconds()
       if (input.expires_at !== undefined && input.expires_at !== null && input.expires_at <= now)
         fail('INVALID_EXPIRES_AT', 'expires_at must be in the future')
@@ -171,7 +158,7 @@ export function entryService(d: Deps) {
       if (sold) {
         if (!paidNow) contentPublic()
         patch.is_free = false
-        patch.price = changes.price ? parsePrice(changes.price, d.network) : entry.price
+        patch.price = changes.price ? parsePrice(changes.price, d.network, 'a paid entry') : entry.price
         patch.expires_at = changes.expires_at !== undefined ? changes.expires_at : entry.expires_at
       } else if (!paid && changes.expires_at !== undefined && changes.expires_at !== null) {
         fail('INVALID_EXPIRES_AT', 'only a paid entry has early access: send is_free false and a price with it')

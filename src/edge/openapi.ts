@@ -84,7 +84,12 @@ function referComponents(node: unknown, top = true): unknown {
   if (Array.isArray(node)) return node.map((n) => referComponents(n, false))
   if (!node || typeof node !== 'object') return node
   const { $id, ...rest } = node as Json
-  if (!top && typeof $id === 'string' && $id.startsWith('#/components/schemas/')) return { $ref: $id }
+  if (!top && typeof $id === 'string' && $id.startsWith('#/components/schemas/')) {
+    // A nullable model (Nullable(PassOffer)) comes merged into one schema whose type also allows null.
+    const nullable = Array.isArray(rest.type) && rest.type.includes('null')
+    const said = typeof rest.description === 'string' ? { description: rest.description } : {}
+    return nullable ? { anyOf: [{ $ref: $id }, { type: 'null' }], ...said } : { $ref: $id }
+  }
   return Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, referComponents(v, false)]))
 }
 

@@ -1,5 +1,6 @@
 import { Type as t, type Static } from '@sinclair/typebox'
 import { Money, Nullable, TagList, Text, UnixSeconds } from './common.ts'
+import { PassOffer } from './pass.ts'
 
 export const Feed = t.Object(
   {
@@ -17,6 +18,7 @@ export const Feed = t.Object(
     tags: t.Array(t.String()),
     created_at: UnixSeconds(),
     updated_at: UnixSeconds(),
+    pass: Nullable(PassOffer, { description: 'the pass on sale (PUT /v1/feeds/{id}/pass), or null' }),
   },
   { description: 'A feed' },
 )

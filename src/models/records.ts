@@ -5,12 +5,20 @@ import type { Entry } from './entry.ts'
 import type { Wallet } from './wallet.ts'
 import type { Category } from './category.ts'
 import type { AccessLink } from './access-link.ts'
+import type { PassOffer } from './pass.ts'
 import type { Transaction } from './transaction.ts'
 import type { Takedown } from './moderation.ts'
 import type { Webhook, WebhookDelivery } from './webhook.ts'
 
 /** `taken_down`: by the operator (domain/moderation.ts); never on the wire. */
-export type FeedRecord = Omit<Feed, 'total_revenue'> & { total_revenue: bigint; taken_down: boolean }
+export type FeedRecord = Omit<Feed, 'total_revenue' | 'pass'> & {
+  total_revenue: bigint
+  taken_down: boolean
+  /** The pass on sale: null when none is, or the feed is inactive. */
+  pass: PassOfferRecord | null
+}
+
+export type PassOfferRecord = Omit<PassOffer, 'price'> & { price: bigint }
 
 /** `is_free` is the stored flag; on the wire an entry whose early access has ended is free too (isFreeNow). */
 export type EntryRecord = Omit<Entry, 'content_url' | 'asset' | 'price' | 'total_revenue'> & {

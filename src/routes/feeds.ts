@@ -9,6 +9,7 @@ import { holdsNul } from '../lib/text.ts'
 import { booleanQuery, integerQuery, uuid } from './params.ts'
 import { jsonResponse } from '../edge/json-response.ts'
 import { serveContent } from './serve-content.ts'
+import { passBody } from './passes.ts'
 import { coverCacheControl } from './cover-images.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { isUuid } from '../lib/ids.ts'
@@ -19,7 +20,11 @@ import { contentResponses, errors, NoBody } from '../edge/openapi.ts'
 const IMAGE_BODY_LIMIT = 14 * 1024 * 1024
 
 /** A feed on the wire: the record, its money as text. */
-export const feedBody = ({ taken_down: _, ...f }: FeedRecord): Feed => ({ ...f, total_revenue: f.total_revenue.toString() })
+export const feedBody = ({ taken_down: _, pass, ...f }: FeedRecord): Feed => ({
+  ...f,
+  total_revenue: f.total_revenue.toString(),
+  pass: pass && passBody(pass),
+})
 
 const feedKey = (id: string) => `feed:${id}`
 

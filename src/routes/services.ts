@@ -9,6 +9,7 @@ import type { AccessTokens } from '../domain/access-tokens.ts'
 import type { TransactionService } from '../domain/transactions.ts'
 import type { PurchaseService } from '../domain/purchases.ts'
 import type { AccessLinkService } from '../domain/access-links.ts'
+import type { PassService } from '../domain/passes.ts'
 import type { StatsService } from '../domain/stats-service.ts'
 import type { ModerationService } from '../domain/moderation.ts'
 import type { WebhookService } from '../domain/webhooks.ts'
@@ -28,6 +29,7 @@ export interface Services {
   transactions: TransactionService
   purchases: PurchaseService
   accessLinks: AccessLinkService
+  passes: PassService
   stats: StatsService
   moderation: ModerationService
   webhooks: WebhookService

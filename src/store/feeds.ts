@@ -1,7 +1,7 @@
 import { join, q, type Query, type Sql } from './query.ts'
 import { patchRow } from './patch.ts'
 import { sqlLower, textListJson } from '../lib/text.ts'
-import type { FeedRecord } from '../models/records.ts'
+import type { FeedRecord, PassOfferRecord } from '../models/records.ts'
 
 export interface FeedFilter {
   ownerId?: string
@@ -47,29 +47,54 @@ export interface FeedStore {
   lockOwner(walletId: string): Promise<void>
 }
 
-/** A feeds row as the database returns it. */
-export interface FeedRow extends Omit<FeedRecord, 'is_active' | 'taken_down' | 'tags' | 'total_revenue'> {
+/** A feeds row as the database returns it, with the columns of its pass on sale (all null when none is). */
+export interface FeedRow extends Omit<FeedRecord, 'is_active' | 'taken_down' | 'tags' | 'total_revenue' | 'pass'> {
   is_active: number
   taken_down: number
   tags: string // JSON array
   total_revenue: string
+  pass_price: string | null
+  pass_duration_s: number | null
+  pass_description: string | null
+  pass_created_at: number | null
+  pass_updated_at: number | null
 }
 
-export const feedRecord = (row: FeedRow): FeedRecord => ({
-  ...row,
-  is_active: Number(row.is_active) === 1,
-  taken_down: Number(row.taken_down) === 1,
-  tags: JSON.parse(row.tags) as string[],
-  total_revenue: BigInt(row.total_revenue),
-  total_entries: Number(row.total_entries),
-  total_purchases: Number(row.total_purchases),
-  created_at: Number(row.created_at),
-  updated_at: Number(row.updated_at),
-})
+/** The pass on sale of a feed row: none while the feed is inactive (no sales), back when it is restored. */
+function passOf(row: FeedRow): PassOfferRecord | null {
+  if (row.pass_price === null || Number(row.is_active) !== 1) return null
+  return {
+    feed_id: row.id,
+    price: BigInt(row.pass_price),
+    duration_s: Number(row.pass_duration_s),
+    description: row.pass_description,
+    is_active: true,
+    created_at: Number(row.pass_created_at),
+    updated_at: Number(row.pass_updated_at),
+  }
+}
+
+export const feedRecord = (row: FeedRow): FeedRecord => {
+  const { pass_price: _p, pass_duration_s: _d, pass_description: _t, pass_created_at: _c, pass_updated_at: _u, ...feed } = row
+  return {
+    ...feed,
+    pass: passOf(row),
+    is_active: Number(row.is_active) === 1,
+    taken_down: Number(row.taken_down) === 1,
+    tags: JSON.parse(row.tags) as string[],
+    total_revenue: BigInt(row.total_revenue),
+    total_entries: Number(row.total_entries),
+    total_purchases: Number(row.total_purchases),
+    created_at: Number(row.created_at),
+    updated_at: Number(row.updated_at),
+  }
+}
 
 export const FEED_SELECT = q`SELECT f.id, f.owner_id, w.address AS owner_wallet_address, f.category_id, f.name, f.description,
   f.image_cid, f.tags, f.is_active, f.taken_down, f.total_entries, f.total_purchases, CAST(f.total_revenue AS TEXT) AS total_revenue,
-  f.created_at, f.updated_at FROM feeds f JOIN wallets w ON w.id = f.owner_id`
+  f.created_at, f.updated_at, CAST(p.price AS TEXT) AS pass_price, p.duration_s AS pass_duration_s, p.description AS pass_description,
+  p.created_at AS pass_created_at, p.updated_at AS pass_updated_at
+  FROM feeds f JOIN wallets w ON w.id = f.owner_id LEFT JOIN pass_offers p ON p.feed_id = f.id AND p.is_active = 1`
 
 export function feedStore(sql: Sql): FeedStore {
   async function byId(id: string) {

@@ -10,6 +10,7 @@ import { transactionStore, type TransactionStore } from './transactions.ts'
 import { paymentStore, purchaseStore, type PaymentStore, type PurchaseStore } from './payments.ts'
 import { imageStore, type ImageStore } from './images.ts'
 import { accessLinkStore, type AccessLinkStore } from './access-links.ts'
+import { passOfferStore, type PassOfferStore } from './pass-offers.ts'
 import { ledgerAuditStore, type LedgerAuditStore } from './ledger-audit.ts'
 import { metaStore, type MetaStore } from './meta.ts'
 import { statsStore, type StatsStore } from './stats.ts'
@@ -30,6 +31,7 @@ export interface Stores {
   purchases: PurchaseStore
   images: ImageStore
   accessLinks: AccessLinkStore
+  passOffers: PassOfferStore
   audit: LedgerAuditStore
   meta: MetaStore
   stats: StatsStore
@@ -56,6 +58,7 @@ export const sharedStores = (sql: Sql): Stores => ({
   purchases: purchaseStore(sql),
   images: imageStore(sql),
   accessLinks: accessLinkStore(sql),
+  passOffers: passOfferStore(sql),
   audit: ledgerAuditStore(sql),
   meta: metaStore(sql),
   stats: statsStore(sql),

@@ -253,7 +253,7 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
         await taken!.release()
       })
 
-      test("another opening hears of an access link's creation and revocation, not of its uses", async () => {
+      test("another opening hears of an access link's creation and revocation, not of its uses; of a pass offer", async () => {
         const [writer, listener] = [await open(), await open()]
         const feedId = await aFeed(writer)
         const entry = anEntry(feedId)
@@ -273,6 +273,12 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
         expect(await hears(before)).toBe(false)
         expect(await writer.transact((tx) => tx.accessLinks.deactivate(link.id, now()))).toBe(true)
         expect(await hears(before)).toBe(true)
+        // A feed read carries its pass on sale: an offer's change is heard too.
+        before = heard()
+        const offer = { feed_id: feedId, price: 5_000_000n, duration_s: 3600, description: null }
+        await writer.transact((tx) => tx.passOffers.put(offer, now()))
+        expect(await hears(before)).toBe(true)
+        expect((await listener.read.feeds.byId(feedId))?.pass).toMatchObject({ price: 5_000_000n, duration_s: 3600, is_active: true })
       })
     } else {
       test('a lease is always granted: one opening is the only process', async () => {
@@ -362,6 +368,37 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
       expect(outcome).toBe(false)
       expect(await records.read.meta.get(key)).toBe('after the refusal')
       expect((await records.read.wallets.byId(other!))?.username).toBeNull()
+    })
+
+    test("a pass offer: put, changed, withdrawn; a feed's read carries the one on sale, while the feed is active", async () => {
+      const records = await open()
+      const feedId = await aFeed(records)
+      expect((await records.read.feeds.byId(feedId))!.pass).toBeNull()
+      const offer = { feed_id: feedId, price: 9_007_199_254_740_993n, duration_s: 60, description: 'a minute' }
+      await records.transact((tx) => tx.passOffers.put(offer, 1000))
+      expect((await records.read.feeds.byId(feedId))!.pass).toEqual({ ...offer, is_active: true, created_at: 1000, updated_at: 1000 })
+      await records.transact((tx) => tx.passOffers.put({ ...offer, price: 7n, duration_s: 31_536_000, description: null }, 2000))
+      const changed = {
+        feed_id: feedId,
+        price: 7n,
+        duration_s: 31_536_000,
+        description: null,
+        is_active: true,
+        created_at: 1000,
+        updated_at: 2000,
+      }
+      expect((await records.read.feeds.byId(feedId))!.pass).toEqual(changed)
+      const listed = await records.read.feeds.list({ ownerId: (await records.read.feeds.byId(feedId))!.owner_id, minEntries: 0, limit: 5 })
+      expect(listed.map((f) => f.pass)).toEqual([changed])
+      await records.transact((tx) => tx.feeds.update(feedId, { is_active: false }, 2500))
+      expect((await records.read.feeds.byId(feedId))!.pass).toBeNull()
+      await records.transact((tx) => tx.feeds.update(feedId, { is_active: true }, 2600))
+      expect((await records.read.feeds.byId(feedId))!.pass).toEqual(changed)
+      expect(await records.transact((tx) => tx.passOffers.withdraw(feedId, 3000))).toBe(true)
+      expect(await records.transact((tx) => tx.passOffers.withdraw(feedId, 3001))).toBe(false)
+      expect((await records.read.feeds.byId(feedId))!.pass).toBeNull()
+      await records.transact((tx) => tx.passOffers.put(offer, 4000))
+      expect((await records.read.feeds.byId(feedId))!.pass).toMatchObject({ created_at: 1000, updated_at: 4000, is_active: true })
     })
 
     test("an entry takes one of its feed's slots: the entry as stored, else full, inactive or missing", async () => {

@@ -17,6 +17,7 @@ import webhooks from './sqlite/014-webhooks.sql' with { type: 'text' }
 import webhookStanding from './sqlite/015-webhook-standing.sql' with { type: 'text' }
 import endedSessions from './sqlite/016-ended-sessions.sql' with { type: 'text' }
 import unheardLinkUses from './sqlite/017-unheard-link-uses.sql' with { type: 'text' }
+import passOffers from './sqlite/018-pass-offers.sql' with { type: 'text' }
 import pgInit from './postgres/001-init.sql' with { type: 'text' }
 import pgPayments from './postgres/002-payments.sql' with { type: 'text' }
 import pgAccessLinks from './postgres/003-access-links.sql' with { type: 'text' }
@@ -34,6 +35,7 @@ import pgWebhooks from './postgres/014-webhooks.sql' with { type: 'text' }
 import pgWebhookStanding from './postgres/015-webhook-standing.sql' with { type: 'text' }
 import pgEndedSessions from './postgres/016-ended-sessions.sql' with { type: 'text' }
 import pgUnheardLinkUses from './postgres/017-unheard-link-uses.sql' with { type: 'text' }
+import pgPassOffers from './postgres/018-pass-offers.sql' with { type: 'text' }
 
 export interface Migration {
   version: number
@@ -60,6 +62,7 @@ const NAMES = [
   '015-webhook-standing',
   '016-ended-sessions',
   '017-unheard-link-uses',
+  '018-pass-offers',
 ]
 
 /** One engine's steps, its SQL given in the order of NAMES. */
@@ -87,6 +90,7 @@ export const MIGRATIONS = steps([
   webhookStanding,
   endedSessions,
   unheardLinkUses,
+  passOffers,
 ])
 
 export const POSTGRES_MIGRATIONS = steps([
@@ -107,6 +111,7 @@ export const POSTGRES_MIGRATIONS = steps([
   pgWebhookStanding,
   pgEndedSessions,
   pgUnheardLinkUses,
+  pgPassOffers,
 ])
 
 export const migrationsFor = (dialect: 'sqlite' | 'postgres'): Migration[] => (dialect === 'sqlite' ? MIGRATIONS : POSTGRES_MIGRATIONS)

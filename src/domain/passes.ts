@@ -1,0 +1,47 @@
+// Feed passes: the offer a feed's owner puts on sale (a price for a duration), read with the feed.
+import type { Records } from '../store/stores.ts'
+import type { PassOfferRecord } from '../models/records.ts'
+import { PASS_MAX_DURATION_S, PASS_MIN_DURATION_S, type PutPass } from '../models/pass.ts'
+import { nowSeconds } from '../lib/clock.ts'
+import { fail } from './errors.ts'
+import { takenDown } from './moderation.ts'
+import { parsePrice } from './prices.ts'
+import type { FeedService } from './feeds.ts'
+import type { Signer } from './auth.ts'
+
+const noPass = (): never => fail('PASS_NOT_FOUND', 'this feed has no pass on sale')
+
+export function passService(d: { records: Records; feeds: FeedService; network: string }) {
+  return {
+    /** The pass on sale of a feed (404 FEED_NOT_FOUND, 451 TAKEN_DOWN as for the feed; PASS_NOT_FOUND when none is). */
+    async offer(feedId: string): Promise<PassOfferRecord> {
+      return (await d.feeds.get(feedId)).pass ?? noPass()
+    },
+
+    /** Puts the feed's pass on sale at these terms, or changes them for later buyers (the owner only). */
+    async put(signer: Signer, feedId: string, input: PutPass): Promise<PassOfferRecord> {
+      const feed = await d.feeds.owned(signer, feedId)
+      if (!feed.is_active) fail('FEED_INACTIVE', 'a pass can only be sold for an active feed')
+      const price = parsePrice(input.price, d.network, 'a pass')
+      const duration = input.duration_s
+      if (!Number.isInteger(duration) || duration < PASS_MIN_DURATION_S || duration > PASS_MAX_DURATION_S)
+        fail('INVALID_DURATION', `duration_s must be whole seconds from ${PASS_MIN_DURATION_S} to ${PASS_MAX_DURATION_S}`)
+      const offered = { feed_id: feed.id, price, duration_s: duration, description: input.description ?? null }
+      return d.records.transact(async (tx) => {
+        const now = nowSeconds()
+        await tx.passOffers.put(offered, now)
+        // Taken down meanwhile, or deleted: the offer is not made (the transaction rolls back).
+        const after = (await tx.feeds.byId(feed.id))!
+        if (after.taken_down) takenDown('feed')
+        return after.pass ?? fail('FEED_INACTIVE', 'a pass can only be sold for an active feed')
+      })
+    },
+
+    /** Takes the feed's pass off sale: no new sales; holders keep their time (the owner only). */
+    async withdraw(signer: Signer, feedId: string): Promise<void> {
+      const feed = await d.feeds.owned(signer, feedId)
+      if (!(await d.records.transact((tx) => tx.passOffers.withdraw(feed.id, nowSeconds())))) noPass()
+    },
+  }
+}
+export type PassService = ReturnType<typeof passService>

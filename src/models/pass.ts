@@ -1,0 +1,35 @@
+import { Type as t, type Static } from '@sinclair/typebox'
+import { Money, Nullable, Text, UnixSeconds } from './common.ts'
+import { Price } from './entry.ts'
+
+/** A pass lasts from a minute (an agent's) to a year. */
+export const PASS_MIN_DURATION_S = 60
+export const PASS_MAX_DURATION_S = 31_536_000
+
+export const PassOffer = t.Object(
+  {
+    feed_id: t.String({ description: 'UUID' }),
+    price: t.Object({ amount: Money(), currency: t.Literal('USDC') }),
+    duration_s: t.Integer({ description: 'how long a pass bought now runs, in seconds' }),
+    description: Nullable(t.String()),
+    is_active: t.Boolean({ description: 'on sale' }),
+    created_at: UnixSeconds(),
+    updated_at: UnixSeconds(),
+  },
+  { description: "A feed's pass on sale: every paid entry of the feed, those published later too, for duration_s" },
+)
+export type PassOffer = Static<typeof PassOffer>
+
+export const PutPass = t.Object(
+  {
+    price: Price,
+    duration_s: t.Integer({
+      minimum: PASS_MIN_DURATION_S,
+      maximum: PASS_MAX_DURATION_S,
+      description: `seconds, ${PASS_MIN_DURATION_S} (a minute) to ${PASS_MAX_DURATION_S} (a year)`,
+    }),
+    description: t.Optional(Nullable(Text({ maxLength: 2000 }))),
+  },
+  { 'x-field-codes': { price: 'INVALID_PRICE', duration_s: 'INVALID_DURATION' } },
+)
+export type PutPass = Static<typeof PutPass>
