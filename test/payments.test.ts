@@ -78,6 +78,8 @@ describe('buying with the official clients', () => {
       entry_id: entry.id,
       transaction_hash: settlement.transaction,
       created_at: expect.any(Number),
+      kind: 'entry',
+      feed_id: feed.id,
     })
     const byHash = await call(server.url, 'GET', `/v1/transactions/hash/${settlement.transaction}`)
     expect(byHash.body).toEqual({ ...row, piid: expect.stringMatching(/^[0-9a-f-]{36}$/) })
@@ -526,7 +528,28 @@ describe('the ledger API over real purchases', () => {
     expect(all.map((t) => t.entry_id)).toEqual([...bought].reverse())
     expect(all.map((t) => t.id)).toEqual([...all.map((t) => t.id)].sort().reverse())
     for (const t of all)
-      expect(Object.keys(t).sort()).toEqual(['amount', 'asset', 'created_at', 'entry_id', 'id', 'pay_to', 'payer', 'transaction_hash'])
+      expect(Object.keys(t)).toEqual([
+        'id',
+        'payer',
+        'pay_to',
+        'amount',
+        'asset',
+        'entry_id',
+        'transaction_hash',
+        'created_at',
+        'kind',
+        'feed_id',
+      ])
+    // A feed's sales: every row of the feed, and as many as the feed counts.
+    const ofFeed = await call(server.url, 'GET', `/v1/transactions?feed_id=${feed.id.toUpperCase()}&page_size=100`)
+    const feedPurchases = (await call(server.url, 'GET', `/v1/feeds/${feed.id}`)).body.total_purchases
+    expect(ofFeed.body.pagination.total_count).toBe(feedPurchases)
+    expect(ofFeed.body.transactions.length).toBe(feedPurchases)
+    expect(ofFeed.body.transactions.every((t: any) => t.feed_id === feed.id && t.kind === 'entry')).toBe(true)
+    const mine = await call(server.url, 'GET', `/v1/transactions?feed_id=${feed.id}&payer=${buyer.address}`)
+    expect(mine.body.transactions.map((t: any) => t.entry_id)).toEqual([...bought].reverse())
+    const elsewhere = await call(server.url, 'GET', `/v1/transactions?feed_id=${newWallet().address}`)
+    expect([elsewhere.status, elsewhere.body.code]).toEqual([400, 'INVALID_PARAMETER'])
     const combined = await call(
       server.url,
       'GET',

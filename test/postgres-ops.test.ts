@@ -80,9 +80,9 @@ async function seed(server: TestServer) {
         feed.id,
       ])
       await db.run(
-        `INSERT INTO transactions (id, piid, payer, payer_lc, pay_to, pay_to_lc, amount, asset, entry_id, transaction_hash, created_at)
-        VALUES (?, ?, ?, ?, ?, ?, 2500000, 'USDC', ?, ?, ?)`,
-        [`t${i}`, `p${i}`, payer, payer, owner.address, owner.address.toLowerCase(), paid.id, hash, at],
+        `INSERT INTO transactions (id, piid, payer, payer_lc, pay_to, pay_to_lc, amount, asset, entry_id, transaction_hash, created_at,
+          kind, feed_id) VALUES (?, ?, ?, ?, ?, ?, 2500000, 'USDC', ?, ?, ?, 'entry', ?)`,
+        [`t${i}`, `p${i}`, payer, payer, owner.address, owner.address.toLowerCase(), paid.id, hash, at, feed.id],
       )
       await db.run(`INSERT INTO purchases (wallet_id, entry_id, transaction_id, created_at) VALUES (?, ?, ?, ?)`, [
         `w${i}`,

@@ -116,18 +116,27 @@ interface Sale {
   payment?: string
 }
 
-async function sell(tx: Tx, s: Sale) {
-  await tx.transactions.insert({
-    id: s.id,
-    piid: s.payment ?? null,
-    payer: s.payer,
-    pay_to: s.payTo,
-    amount: s.amount,
-    asset: 'USDC',
-    entry_id: s.entry,
-    transaction_hash: `0x${Buffer.from(s.id).toString('hex').padStart(64, '0')}`,
-    created_at: s.at,
-  })
+/** A sale as each era's Trellis recorded it (before 019, no kind and no feed_id on the ledger row). */
+async function sell(tx: Tx, s: Sale, era: 'current' | 'old' = 'current') {
+  const hash = `0x${Buffer.from(s.id).toString('hex').padStart(64, '0')}`
+  if (era === 'current')
+    await tx.transactions.insert({
+      id: s.id,
+      piid: s.payment ?? null,
+      payer: s.payer,
+      pay_to: s.payTo,
+      amount: s.amount,
+      asset: 'USDC',
+      entry_id: s.entry,
+      transaction_hash: hash,
+      created_at: s.at,
+      kind: 'entry',
+      feed_id: s.entry ? (await tx.entries.byId(s.entry))!.feed_id : null,
+    })
+  else
+    await tx.sql.run(q`INSERT INTO transactions (id, piid, payer, payer_lc, pay_to, pay_to_lc, amount, asset, entry_id, transaction_hash,
+      created_at) VALUES (${s.id}, ${s.payment ?? null}, ${s.payer}, ${s.payer.toLowerCase()}, ${s.payTo}, ${s.payTo.toLowerCase()},
+      ${s.amount}, 'USDC', ${s.entry}, ${hash}, ${s.at})`)
   if (s.entry) await tx.purchases.addToTotals(s.entry, s.amount)
   const wallet = walletOf(s.payer)
   if (wallet && s.entry) await tx.purchases.grant(wallet, s.entry, s.id, s.at)
@@ -236,7 +245,7 @@ async function market(records: Records<Tx>, era: 'current' | 'old') {
         expect(made).toBe(true)
         expect(await tx.payments.markSettled(s.payment, `0x${'2'.repeat(64)}`, 101, s.at)).toBe(true)
       }
-      await sell(tx, s)
+      await sell(tx, s, era)
     })
   }
   if (era === 'old') {

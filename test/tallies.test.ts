@@ -129,6 +129,8 @@ async function seed(target: Db, on: Records) {
         entry_id: entry.id,
         transaction_hash: `0x${i.toString(16).padStart(64, '0')}`,
         created_at: at,
+        kind: 'entry',
+        feed_id: entry.feed,
       })
       await tx.purchases.addToTotals(entry.id, entry.price)
       await tx.purchases.grant(payer.id, entry.id, id, at)
@@ -214,6 +216,17 @@ describe('tallies kept by triggers', () => {
       ])
     } finally {
       nudge(-1)
+    }
+    // A ledger row that names another feed than its entry's is named (and the feed tallies it moved).
+    const sold = db.query<{ id: string; feed_id: string }, []>("SELECT id, feed_id FROM transactions WHERE kind = 'entry' LIMIT 1").get()!
+    const other = db.query<{ id: string }, [string]>('SELECT id FROM feeds WHERE id != ? LIMIT 1').get(sold.feed_id)!
+    db.query('UPDATE transactions SET feed_id = ? WHERE id = ?').run(other.id, sold.id)
+    try {
+      const found = await inconsistencies()
+      expect(found.find((p) => p.problem === 'ledger row whose feed or kind disagrees with what it sold')?.subjects).toEqual([sold.id])
+      expect(found.map((p) => p.problem)).toContain('feed totals differ from the ledger')
+    } finally {
+      db.query('UPDATE transactions SET feed_id = ? WHERE id = ?').run(sold.feed_id, sold.id)
     }
     // A ledger row whose buyer lost the entitlement is named.
     const bought = db

@@ -287,6 +287,8 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
           entry_id: entry.id,
           transaction_hash: hash,
           created_at: created,
+          kind: 'entry',
+          feed_id: feedIds[entry.feed]!,
         })
         await tx.purchases.addToTotals(entry.id, entry.price)
         await tx.purchases.grant(walletIds[payer]!, entry.id, id, created)

@@ -7,9 +7,11 @@ const fields = {
   pay_to: t.String(),
   amount: Money(),
   asset: t.String({ description: 'the token contract' }),
-  entry_id: Nullable(t.String()),
+  entry_id: Nullable(t.String({ description: 'the entry sold; null for a pass' })),
   transaction_hash: t.String({ description: 'the on-chain transfer' }),
   created_at: UnixSeconds(),
+  kind: t.Union([t.Literal('entry'), t.Literal('pass')], { description: "what was sold: an entry, or a feed's pass" }),
+  feed_id: Nullable(t.String({ description: 'the feed of the entry or pass sold (null only on a row that names neither)' })),
 }
 export const TransactionItem = t.Object(fields, { description: 'A settled payment, as listed' })
 export type TransactionItem = Static<typeof TransactionItem>

@@ -19,7 +19,7 @@ const item = ({ piid: _piid, ...r }: TransactionRecord): TransactionItem => ({
 })
 /** A payment read alone: as listed, with its piid. */
 const full = (r: TransactionRecord): Transaction => ({ ...item(r), piid: r.piid })
-const LIST_PARAMETERS = ['page_size', 'page_token', 'payer', 'pay_to', 'entry_id'] as const
+const LIST_PARAMETERS = ['page_size', 'page_token', 'payer', 'pay_to', 'entry_id', 'feed_id'] as const
 
 export const transactionRoutes = (s: Services) =>
   new Elysia({ prefix: '/v1/transactions', tags: ['Transactions'] })
@@ -46,6 +46,7 @@ export const transactionRoutes = (s: Services) =>
           payer: t.Optional(t.String({ description: 'payer address' })),
           pay_to: t.Optional(t.String({ description: 'recipient address' })),
           entry_id: t.Optional(t.String({ description: 'entry id' })),
+          feed_id: t.Optional(t.String({ description: "feed id: its entries' sales and its passes'" })),
         }),
         response: { 200: TransactionList, ...errors(422) },
         detail: {

@@ -33,8 +33,7 @@ const INCONSISTENCIES: [string, string][] = [
     'feed totals differ from the ledger',
     `
     SELECT f.id AS subject FROM feeds f
-    LEFT JOIN (SELECT e.feed_id, COUNT(*) AS n, SUM(t.amount) AS total FROM transactions t JOIN entries e ON
-      e.id = t.entry_id GROUP BY e.feed_id) s
+    LEFT JOIN (SELECT feed_id, COUNT(*) AS n, SUM(amount) AS total FROM transactions GROUP BY feed_id) s
       ON s.feed_id = f.id
     WHERE f.total_purchases != COALESCE(s.n, 0) OR f.total_revenue != COALESCE(s.total, 0)`,
   ],
@@ -43,6 +42,13 @@ const INCONSISTENCIES: [string, string][] = [
     `
     SELECT f.id AS subject FROM feeds f
     WHERE f.total_entries != (SELECT COUNT(*) FROM entries e WHERE e.feed_id = f.id AND e.is_active = 1)`,
+  ],
+  [
+    'ledger row whose feed or kind disagrees with what it sold',
+    `
+    SELECT t.id AS subject FROM transactions t LEFT JOIN entries e ON e.id = t.entry_id
+    WHERE (t.kind = 'entry' AND e.id IS NOT NULL AND (t.feed_id IS NULL OR t.feed_id != e.feed_id))
+      OR (t.kind = 'pass' AND (t.entry_id IS NOT NULL OR t.feed_id IS NULL))`,
   ],
   [
     'ledger totals differ from the ledger',
@@ -55,10 +61,10 @@ const INCONSISTENCIES: [string, string][] = [
     `
     SELECT DISTINCT feed_id || '@' || day AS subject FROM (
       SELECT * FROM (SELECT feed_id, day, purchases, revenue FROM feed_days
-        EXCEPT SELECT e.feed_id, t.created_at / 86400, COUNT(*), SUM(t.amount) FROM transactions t JOIN
-          entries e ON e.id = t.entry_id GROUP BY 1, 2) AS part1
-      UNION ALL SELECT * FROM (SELECT e.feed_id, t.created_at / 86400, COUNT(*), SUM(t.amount) FROM
-        transactions t JOIN entries e ON e.id = t.entry_id GROUP BY 1, 2
+        EXCEPT SELECT feed_id, created_at / 86400, COUNT(*), SUM(amount) FROM transactions
+          WHERE feed_id IS NOT NULL GROUP BY 1, 2) AS part1
+      UNION ALL SELECT * FROM (SELECT feed_id, created_at / 86400, COUNT(*), SUM(amount) FROM
+        transactions WHERE feed_id IS NOT NULL GROUP BY 1, 2
         EXCEPT SELECT feed_id, day, purchases, revenue FROM feed_days) AS last_part) AS differences`,
   ],
   [
@@ -76,10 +82,10 @@ const INCONSISTENCIES: [string, string][] = [
     `
     SELECT DISTINCT feed_id || '/' || payer_lc AS subject FROM (
       SELECT * FROM (SELECT feed_id, payer_lc, last_at FROM feed_buyers
-        EXCEPT SELECT e.feed_id, t.payer_lc, MAX(t.created_at) FROM transactions t JOIN entries e ON e.id =
-          t.entry_id GROUP BY 1, 2) AS part3
-      UNION ALL SELECT * FROM (SELECT e.feed_id, t.payer_lc, MAX(t.created_at) FROM transactions t JOIN
-        entries e ON e.id = t.entry_id GROUP BY 1, 2
+        EXCEPT SELECT feed_id, payer_lc, MAX(created_at) FROM transactions WHERE feed_id IS NOT NULL
+          GROUP BY 1, 2) AS part3
+      UNION ALL SELECT * FROM (SELECT feed_id, payer_lc, MAX(created_at) FROM transactions
+        WHERE feed_id IS NOT NULL GROUP BY 1, 2
         EXCEPT SELECT feed_id, payer_lc, last_at FROM feed_buyers) AS part4
       UNION ALL SELECT * FROM (SELECT entry_id, payer_lc, last_at FROM entry_buyers
         EXCEPT SELECT entry_id, payer_lc, MAX(created_at) FROM transactions WHERE entry_id IS NOT NULL GROUP

@@ -5,6 +5,7 @@ export interface TransactionFilter {
   payer?: string
   payTo?: string
   entryId?: string
+  feedId?: string
 }
 
 export interface TransactionStore {
@@ -25,14 +26,15 @@ interface TransactionRow extends Omit<TransactionRecord, 'amount'> {
 
 const toRecord = (row: TransactionRow): TransactionRecord => ({ ...row, amount: BigInt(row.amount), created_at: Number(row.created_at) })
 
-const SELECT = q`SELECT id, piid, payer, pay_to, CAST(amount AS TEXT) AS amount, asset, entry_id, transaction_hash, created_at
-  FROM transactions`
+const SELECT = q`SELECT id, piid, payer, pay_to, CAST(amount AS TEXT) AS amount, asset, entry_id, transaction_hash, created_at, kind,
+  feed_id FROM transactions`
 
 function where(filter: TransactionFilter, beforeId?: string): Query {
   const clauses: Query[] = []
   if (filter.payer) clauses.push(q`payer_lc = ${filter.payer.toLowerCase()}`)
   if (filter.payTo) clauses.push(q`pay_to_lc = ${filter.payTo.toLowerCase()}`)
   if (filter.entryId) clauses.push(q`entry_id = ${filter.entryId}`)
+  if (filter.feedId) clauses.push(q`feed_id = ${filter.feedId}`)
   if (beforeId) clauses.push(q`id < ${beforeId}`)
   return clauses.length ? q`WHERE ${join(clauses, ' AND ')}` : q``
 }
@@ -51,17 +53,19 @@ export function transactionStore(sql: Sql): TransactionStore {
     byHash: (hash) => one(q`${SELECT} WHERE transaction_hash = ${hash.toLowerCase()}`),
     async insert(t) {
       await sql.run(q`INSERT INTO transactions
-        (id, piid, payer, payer_lc, pay_to, pay_to_lc, amount, asset, entry_id, transaction_hash, created_at)
+        (id, piid, payer, payer_lc, pay_to, pay_to_lc, amount, asset, entry_id, transaction_hash, created_at, kind, feed_id)
         VALUES (${t.id}, ${t.piid}, ${t.payer}, ${t.payer.toLowerCase()}, ${t.pay_to}, ${t.pay_to.toLowerCase()}, ${t.amount},
-          ${t.asset}, ${t.entry_id}, ${t.transaction_hash.toLowerCase()}, ${t.created_at})`)
+          ${t.asset}, ${t.entry_id}, ${t.transaction_hash.toLowerCase()}, ${t.created_at}, ${t.kind}, ${t.feed_id})`)
     },
     list: async (filter, beforeId, limit) =>
       (await sql.all<TransactionRow>(q`${SELECT} ${where(filter, beforeId)} ORDER BY id DESC LIMIT ${limit}`)).map(toRecord),
     async tallied(filter) {
-      const set = [filter.payer, filter.payTo, filter.entryId].filter((v) => v !== undefined)
+      const set = [filter.payer, filter.payTo, filter.entryId, filter.feedId].filter((v) => v !== undefined)
       if (set.length === 0) return count(q`SELECT transactions AS n FROM ledger_totals`)
       if (set.length > 1) return null
       if (filter.entryId !== undefined) return count(q`SELECT total_purchases AS n FROM entries WHERE id = ${filter.entryId}`)
+      // A feed's purchases: its entries' sales and its passes', each counted there as it is recorded.
+      if (filter.feedId !== undefined) return count(q`SELECT total_purchases AS n FROM feeds WHERE id = ${filter.feedId}`)
       if (filter.payer !== undefined)
         return count(q`SELECT bought AS n FROM address_totals WHERE address_lc = ${filter.payer.toLowerCase()}`)
       return count(q`SELECT sold AS n FROM address_totals WHERE address_lc = ${filter.payTo!.toLowerCase()}`)

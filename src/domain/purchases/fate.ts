@@ -43,6 +43,7 @@ export function chainFate(d: PurchaseDeps) {
       // The entry's and feed's rows before the ledger row's tallies lock the addresses' rows: creating an entry takes
       // them in that order too, so the two never wait on each other in a cycle (PostgreSQL would break it as a deadlock).
       await tx.purchases.addToTotals(row.entry_id, amount)
+      const entry = (await tx.entries.byId(row.entry_id))!
       await tx.transactions.insert({
         id: transactionId,
         piid: row.id,
@@ -53,6 +54,8 @@ export function chainFate(d: PurchaseDeps) {
         entry_id: row.entry_id,
         transaction_hash: proof.hash,
         created_at: now,
+        kind: 'entry',
+        feed_id: entry.feed_id,
       })
       await tx.purchases.grant(walletId, row.entry_id, transactionId, now)
       return true

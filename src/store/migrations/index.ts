@@ -18,6 +18,7 @@ import webhookStanding from './sqlite/015-webhook-standing.sql' with { type: 'te
 import endedSessions from './sqlite/016-ended-sessions.sql' with { type: 'text' }
 import unheardLinkUses from './sqlite/017-unheard-link-uses.sql' with { type: 'text' }
 import passOffers from './sqlite/018-pass-offers.sql' with { type: 'text' }
+import ledgerKinds from './sqlite/019-ledger-kinds.sql' with { type: 'text' }
 import pgInit from './postgres/001-init.sql' with { type: 'text' }
 import pgPayments from './postgres/002-payments.sql' with { type: 'text' }
 import pgAccessLinks from './postgres/003-access-links.sql' with { type: 'text' }
@@ -36,6 +37,7 @@ import pgWebhookStanding from './postgres/015-webhook-standing.sql' with { type:
 import pgEndedSessions from './postgres/016-ended-sessions.sql' with { type: 'text' }
 import pgUnheardLinkUses from './postgres/017-unheard-link-uses.sql' with { type: 'text' }
 import pgPassOffers from './postgres/018-pass-offers.sql' with { type: 'text' }
+import pgLedgerKinds from './postgres/019-ledger-kinds.sql' with { type: 'text' }
 
 export interface Migration {
   version: number
@@ -63,6 +65,7 @@ const NAMES = [
   '016-ended-sessions',
   '017-unheard-link-uses',
   '018-pass-offers',
+  '019-ledger-kinds',
 ]
 
 /** One engine's steps, its SQL given in the order of NAMES. */
@@ -91,6 +94,7 @@ export const MIGRATIONS = steps([
   endedSessions,
   unheardLinkUses,
   passOffers,
+  ledgerKinds,
 ])
 
 export const POSTGRES_MIGRATIONS = steps([
@@ -112,6 +116,7 @@ export const POSTGRES_MIGRATIONS = steps([
   pgEndedSessions,
   pgUnheardLinkUses,
   pgPassOffers,
+  pgLedgerKinds,
 ])
 
 export const migrationsFor = (dialect: 'sqlite' | 'postgres'): Migration[] => (dialect === 'sqlite' ? MIGRATIONS : POSTGRES_MIGRATIONS)
