@@ -48,8 +48,8 @@ test('the explorer lists every operation and shows every request body, the 402 a
   // Every body: the example shows the fields of its schema (an empty body renders as nothing at all).
   const withBodies = operations.filter((op) => op.requestBody)
   // nonce, feed create and update, entry create and update, wallet, access link, category create and update, webhook,
-  // the four takedowns and reinstatements, the MCP message
-  expect(withBodies.length).toBe(15)
+  // the four takedowns and reinstatements, the MCP message, a feed's pass on sale
+  expect(withBodies.length).toBe(16)
   for (const op of withBodies) {
     const block = await open(op)
     const example =
