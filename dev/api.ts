@@ -89,3 +89,15 @@ export async function createEntry(url: Target, wallet: Wallet, feedId: string, b
   if (reply.status !== 201) throw new Error(`create entry: ${reply.status} ${reply.text}`)
   return reply.body
 }
+
+/**
+ * A PAYMENT-REQUIRED header decoded, without what each 402 draws afresh (sign-in-with-x's nonce and times): two
+ * answers for one resource compare equal on the rest.
+ */
+export function challengeOf(header: string | null): Record<string, any> | null {
+  if (header === null) return null
+  const challenge = JSON.parse(Buffer.from(header, 'base64').toString())
+  const info = challenge.extensions?.['sign-in-with-x']?.info
+  if (info) for (const fresh of ['nonce', 'issuedAt', 'expirationTime']) delete info[fresh]
+  return challenge
+}

@@ -18,6 +18,7 @@ import { transactionService } from './domain/transactions.ts'
 import { purchaseService } from './domain/purchases.ts'
 import { accessLinkService } from './domain/access-links.ts'
 import { passService } from './domain/passes.ts'
+import { signInWithX } from './domain/sign-in-with-x.ts'
 import { statsService } from './domain/stats-service.ts'
 import { moderationService } from './domain/moderation.ts'
 import { webhookService } from './domain/webhooks.ts'
@@ -162,9 +163,10 @@ export interface AppParts {
 
 export async function buildServices(p: AppParts): Promise<Services & { ledgerAudit: LedgerAudit }> {
   const records = p.records
+  const verify = signatureVerifier(p.config.network.rpcConfigured ? p.config.network.rpcUrl : null)
   const auth = authService({
     records,
-    verify: signatureVerifier(p.config.network.rpcConfigured ? p.config.network.rpcUrl : null),
+    verify,
     place: () => ({ host: new URL(p.publicUrl()).host, uri: p.publicUrl(), chainId: p.config.network.chainId }),
     sessions: sessionTokens(p.secret),
   })
@@ -218,6 +220,7 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     transactions: transactionService({ records }),
     purchases,
     passes: passService({ records, feeds, network: p.config.network.name }),
+    siwx: signInWithX({ records, secret: p.secret, network: p.config.network, publicUrl: p.publicUrl, verify }),
     accessLinks: accessLinkService({ records, entries, tokens, kept: (key, read) => cached.get(key, read, () => KEPT_RECORD_CHARS) }),
     accessTokens: tokens,
     content: p.content,

@@ -3,7 +3,7 @@
 // the hot path declines. Also: CORS on both paths, invalid queries still answered by Elysia's errors, HEAD.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from '../dev/server.ts'
-import { b64, call, createEntry, createFeed, newWallet } from '../dev/api.ts'
+import { b64, call, challengeOf, createEntry, createFeed, newWallet } from '../dev/api.ts'
 
 let server: TestServer
 let feedId: string
@@ -85,7 +85,10 @@ describe('hot reads', () => {
       const fast = await fetch(`${server.url}${path}`)
       const slow = await fetch(`${server.url}${path}?unrelated=1`)
       expect([fast.status, slow.status], path).toEqual([402, 402])
-      expect(fast.headers.get('payment-required'), path).toBe(slow.headers.get('payment-required'))
+      expect(challengeOf(fast.headers.get('payment-required')), path).toEqual(challengeOf(slow.headers.get('payment-required')))
+      // Each 402 draws its own sign-in-with-x nonce.
+      const nonceOf = (r: Response) => JSON.parse(atob(r.headers.get('payment-required')!)).extensions['sign-in-with-x'].info.nonce
+      expect(nonceOf(fast), path).not.toBe(nonceOf(slow))
       expect(fast.headers.get('content-type'), path).toBe(slow.headers.get('content-type'))
       const body = await fast.text()
       expect(body, path).toBe(await slow.text())
@@ -189,7 +192,7 @@ describe('hot reads', () => {
       const head = await fetch(`${server.url}${path}`, { method: 'HEAD' })
       expect(head.status, path).toBe(reply.status)
       expect(head.headers.get('content-type'), path).toBe(reply.headers.get('content-type'))
-      expect(head.headers.get('payment-required'), path).toBe(reply.headers.get('payment-required'))
+      expect(challengeOf(head.headers.get('payment-required')), path).toEqual(challengeOf(reply.headers.get('payment-required')))
       expect(await head.text(), path).toBe('')
     }
     const post = await call(server.url, 'POST', `/v1/feeds/${feedId}`, { body: {} })

@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { startTestServer, type TestServer } from '../dev/server.ts'
-import { b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
+import { b64, call, challengeOf, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 import { BASE_SEPOLIA_CHAIN_ID, encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
 import { injectWallet, launchChromium } from '../dev/browser.ts'
 
@@ -323,7 +323,7 @@ describe('API clients see no change', () => {
         })
         expect(browserLike.status).toBe(402)
         expect(browserLike.headers.get('content-type')).toBe('text/html; charset=utf-8')
-        expect(browserLike.headers.get('payment-required')).toBe(api.headers.get('payment-required'))
+        expect(challengeOf(browserLike.headers.get('payment-required'))).toEqual(challengeOf(api.headers.get('payment-required')))
         expect(await browserLike.text()).toContain('<h1>Dawn chorus notes</h1>')
       }
     },

@@ -12,6 +12,7 @@ import { PAGE_HEADERS } from '../pages/layout.ts'
 import { ASSET_VERSION } from '../pages/assets.ts'
 import type { Services } from './services.ts'
 import { errorResponse } from '../edge/errors.ts'
+import { checksumAddress } from '../chain/signatures.ts'
 import { withCors, type Prepared } from '../edge/request-wrapper.ts'
 
 export type Gate<Made = Prepared | Response> =
@@ -26,6 +27,8 @@ type Sold = 'record' | 'bytes'
 const soldAt = (path: string): Sold => (path.endsWith('/content') ? 'bytes' : 'record')
 
 const WITHDRAWN: Gate<never> = { kind: 'withdrawn' }
+/** About what a kept sign-in challenge (a 402's header in three pieces) weighs in the read memo. */
+const SIGN_IN_CHALLENGE_CHARS = 4000
 const SERVE: Gate<never> = { kind: 'serve', receipt: null }
 
 const answered = <Made>(answer: Made): Gate<Made> => ({ kind: 'answered', answer })
@@ -44,26 +47,75 @@ function withRetryAfter(answer: Response, seconds: number): Response {
 export function entryGate(s: Services) {
   const x402 = resourceServer(s.config.network)
 
+  /**
+   * A 402 made once, with a sign-in-with-x challenge of its own in its PAYMENT-REQUIRED: a challenge's nonce is good
+   * for one proof, so no two answers share one.
+   */
+  const templates = new WeakMap<PriceTag, ReturnType<typeof x402.signInChallenge>>()
+  function freshChallenge(kept: Prepared, tag: PriceTag): Prepared {
+    // By the tag a hot answer keeps (made again when the records change), else as kept in the read memo.
+    let fill = templates.get(tag)
+    if (!fill) {
+      fill = s.cached(
+        `sign-in challenge:${tag.resource}`,
+        () => x402.signInChallenge(tag, new URL(s.publicUrl())),
+        () => SIGN_IN_CHALLENGE_CHARS,
+      )
+      templates.set(tag, fill)
+    }
+    const { nonce, issuedAt } = s.siwx.fresh()
+    const headers = new Headers(kept.init.headers)
+    for (const [name, value] of Object.entries(fill(nonce, issuedAt))) headers.set(name, value)
+    return { body: kept.body, init: { status: kept.init.status, headers } }
+  }
+
   /** The 402 to a caller who sent no payment is the same for everyone at this URL until the entry or feed changes. */
   const plainChallenge = (tag: PriceTag): Prepared =>
-    s.cached(
-      `challenge:${tag.resource}`,
-      () => prepared(x402.challenge(tag)),
-      (c) => 2 * c.body.length,
+    freshChallenge(
+      s.cached(
+        `challenge:${tag.resource}`,
+        () => prepared(x402.challenge(tag)),
+        (c) => 2 * c.body.length,
+      ),
+      tag,
     )
 
   /** The same 402 for a person in a browser: the paywall page, kept as long. */
-  const paywall = (feed: FeedRecord, entry: EntryRecord, tag: PriceTag, sold: Sold): Promise<Prepared> =>
-    s.cached.get(
-      `paywall:${tag.resource}`,
-      async () => {
-        const creator = await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
-        return prepared(
-          x402.paywall(tag, (offer) => paywallPage({ feed, entry, creator, offer, sold, assetVersion: ASSET_VERSION }), PAGE_HEADERS),
-        )
-      },
-      (c) => 2 * c.body.length,
+  const paywall = async (feed: FeedRecord, entry: EntryRecord, tag: PriceTag, sold: Sold): Promise<Prepared> =>
+    freshChallenge(
+      await s.cached.get(
+        `paywall:${tag.resource}`,
+        async () => {
+          const creator = await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
+          return prepared(
+            x402.paywall(tag, (offer) => paywallPage({ feed, entry, creator, offer, sold, assetVersion: ASSET_VERSION }), PAGE_HEADERS),
+          )
+        },
+        (c) => 2 * c.body.length,
+      ),
+      tag,
     )
+
+  /** A 402 saying why: a refused payment or proof, with a fresh challenge. */
+  const refusedWith = (tag: PriceTag, reason: string): Gate =>
+    answered(response(x402.challenge(tag, reason, s.siwx.challenge(tag.resource))))
+
+  /**
+   * A SIGN-IN-WITH-X proof: its wallet reads what it may (the owner, a buyer) with no payment. Otherwise the request
+   * pays with the payment it carries too, or gets the 402 again saying why the proof did not sign it in.
+   */
+  async function signingIn(proof: string, feed: FeedRecord, entry: EntryRecord, tag: PriceTag, headers: Headers): Promise<Gate> {
+    const checked = await s.siwx.check(proof)
+    let reason: string
+    if ('address' in checked) {
+      const access = await s.entries.access(feed, entry, { address: checksumAddress(checked.address), network: null })
+      if (access === 'withdrawn') return WITHDRAWN
+      if (access !== 'pay') return SERVE
+      reason = `not_entitled: ${checked.address} has not bought this entry; pay for it, or sign in with the wallet that did`
+    } else reason = checked.refused
+    const payment = x402.readPayment(headers)
+    return payment ? paying(payment, entry, tag, null) : refusedWith(tag, reason)
+  }
 
   /**
    * Pays with the request's payment: served with the receipt; a 402 when the payment is refused; 502 when the
@@ -76,7 +128,7 @@ export function entryGate(s: Services) {
       case 'paid':
         return { kind: 'serve', receipt: x402.receipt(payment as Payment, outcome) } // an unreadable payment never pays
       case 'refused':
-        return answered(response(x402.challenge(tag, outcome.reason)))
+        return refusedWith(tag, outcome.reason)
       case 'unavailable':
         return answered(
           withRetryAfter(errorResponse('PAYMENT_BACKEND_UNAVAILABLE', 'the payment service is unavailable', outcome.reason), 10),
@@ -117,16 +169,20 @@ export function entryGate(s: Services) {
     const at = path()
     const sold = soldAt(at)
     const tag = s.entries.priceTag(feed, entry, `${s.publicUrl()}${at}`, sold)
+    const proof = headers && signer === null ? x402.readSignIn(headers) : null
+    if (proof) return signingIn(proof, feed, entry, tag, headers!)
     const payment = headers && x402.readPayment(headers)
     if (payment) return paying(payment, entry, tag, signer)
     return headers && wantsPage(headers) ? paywall(feed, entry, tag, sold).then(answered) : answered(plainChallenge(tag))
   }
 
-  /** The paywall of the entry's URL `path` (its record's or its bytes'), for a person who must pay. */
-  function paywallAt(feed: FeedRecord, entry: EntryRecord, path: string): Promise<Prepared> {
-    const sold = soldAt(path)
-    return paywall(feed, entry, s.entries.priceTag(feed, entry, `${s.publicUrl()}${path}`, sold), sold)
-  }
+  /** What the entry's URL `path` (its record's or its bytes') costs. */
+  const tagAt = (feed: FeedRecord, entry: EntryRecord, path: string): PriceTag =>
+    s.entries.priceTag(feed, entry, `${s.publicUrl()}${path}`, soldAt(path))
 
-  return Object.assign(gate, { paywallAt })
+  /** The paywall of the entry's URL `path`, for a person who must pay. */
+  const paywallAt = (feed: FeedRecord, entry: EntryRecord, path: string): Promise<Prepared> =>
+    paywall(feed, entry, tagAt(feed, entry, path), soldAt(path))
+
+  return Object.assign(gate, { paywallAt, tagAt, freshChallenge })
 }

@@ -17,17 +17,18 @@ import type { Prepared } from '../edge/request-wrapper.ts'
 import type { HotRead, HotReads } from '../edge/serve.ts'
 import type { EntryRecord } from '../models/records.ts'
 import { entryGate } from './entry-gate.ts'
+import type { PriceTag } from '../chain/x402/requirements.ts'
 import { sessionContent } from './hot-session-content.ts'
 import { heldContent } from './serve-content.ts'
-import { PAYMENT_HEADERS, wantsPage } from '../chain/x402/resource-server.ts'
+import { PAYING_OR_SIGNING_IN, wantsPage } from '../chain/x402/resource-server.ts'
 import { isFreeNow } from '../domain/entries.ts'
 import { isUuid } from '../lib/ids.ts'
 
-const SIGNED_OR_PAYING = [...PAYMENT_HEADERS, ...SIGNED_HEADER_NAMES]
+const SIGNED_OR_PAYING = [...PAYING_OR_SIGNING_IN, ...SIGNED_HEADER_NAMES]
 const CONDITIONAL = ['range', 'if-range', 'if-none-match']
 /** What the hot route holds of an entry's URL: its 402 (and paywall page), or a free entry's bytes. */
 type HotEntry =
-  | { path: string; entry: EntryRecord; answer: Prepared; page: Prepared; ownerLc: string }
+  | { path: string; entry: EntryRecord; answer: Prepared; page: Prepared; ownerLc: string; tag: PriceTag }
   | { path: string; entry: EntryRecord; bytes: Prepared<Uint8Array<ArrayBuffer>> }
 
 /**
@@ -140,6 +141,7 @@ export function hotReads(s: Services): HotReads {
             answer: passed.answer,
             page: await gate.paywallAt(feed, entry, path),
             ownerLc: feed.owner_wallet_address.toLowerCase(),
+            tag: gate.tagAt(feed, entry, path),
           }
         }
         const bytes =
@@ -175,7 +177,8 @@ export function hotReads(s: Services): HotReads {
       if (isFreeNow(hot.entry)) return null
       // A paid entry's bytes to its owner or a buyer signed in by a browser session (hot-session-content.ts).
       if (session) return suffix === '/content' && whole ? sessionRead(session, hot.entry, hot.ownerLc) : null
-      return wantsPage(request.headers) ? hot.page : hot.answer
+      // Kept, but each with a sign-in-with-x challenge of its own (a nonce is good for one proof).
+      return gate.freshChallenge(wantsPage(request.headers) ? hot.page : hot.answer, hot.tag)
     }
   }
   routes['/v1/feeds/:feed_id/entries/:entry_id'] = challenge('')

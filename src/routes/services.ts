@@ -10,6 +10,7 @@ import type { TransactionService } from '../domain/transactions.ts'
 import type { PurchaseService } from '../domain/purchases.ts'
 import type { AccessLinkService } from '../domain/access-links.ts'
 import type { PassService } from '../domain/passes.ts'
+import type { SignInWithX } from '../domain/sign-in-with-x.ts'
 import type { StatsService } from '../domain/stats-service.ts'
 import type { ModerationService } from '../domain/moderation.ts'
 import type { WebhookService } from '../domain/webhooks.ts'
@@ -30,6 +31,8 @@ export interface Services {
   purchases: PurchaseService
   accessLinks: AccessLinkService
   passes: PassService
+  /** Sign-in-with-x: the challenge a 402 offers, and the check of a proof. */
+  siwx: SignInWithX
   stats: StatsService
   moderation: ModerationService
   webhooks: WebhookService

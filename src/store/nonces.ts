@@ -24,6 +24,11 @@ export interface NonceStore {
    * expiry), is unused and unexpired at `now`; it is then used. Of two requests with one signature, only one gets true.
    */
   consume(claim: NonceClaim, now: number): Promise<boolean>
+  /**
+   * A sign-in-with-x proof's nonce (minted without a row: domain/sign-in-with-x.ts) spent: true the first time only,
+   * across every instance on the database. Kept in siwx_spent (logged, unlike nonces) until it expires.
+   */
+  spendProof(nonce: string, expiresAt: number): Promise<boolean>
   purgeExpiredBefore(cutoff: number): Promise<number>
 }
 
@@ -49,6 +54,10 @@ export function nonceStore(sql: Sql): NonceStore {
     consume: async ({ nonce, addressLc, message, expiresAt }, now) =>
       (await sql.run(q`UPDATE nonces SET used_at = ${now} WHERE nonce = ${nonce} AND address_lc = ${addressLc} AND message = ${message}
         AND expires_at = ${expiresAt} AND used_at IS NULL AND expires_at > ${now}`)) === 1,
-    purgeExpiredBefore: (cutoff) => sql.run(q`DELETE FROM nonces WHERE expires_at < ${cutoff}`),
+    spendProof: async (nonce, expiresAt) =>
+      (await sql.run(q`INSERT INTO siwx_spent (nonce, expires_at) VALUES (${nonce}, ${expiresAt}) ON CONFLICT DO NOTHING`)) === 1,
+    purgeExpiredBefore: async (cutoff) =>
+      (await sql.run(q`DELETE FROM nonces WHERE expires_at < ${cutoff}`)) +
+      (await sql.run(q`DELETE FROM siwx_spent WHERE expires_at < ${cutoff}`)),
   }
 }

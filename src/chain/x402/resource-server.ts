@@ -13,12 +13,15 @@ import { v1Requirement, v2Challenge, type PriceTag } from './requirements.ts'
 import { decodePayment, type Payment, type PaymentOrRefusal } from './payload.ts'
 import { networkOnWire } from './networks.ts'
 import { REASONS } from './reasons.ts'
+import { SIWX_HEADER, siwxExtensions, siwxTimes } from './sign-in-with-x.ts'
 
 const V1 = { payment: 'x-payment', receipt: 'x-payment-response' } as const
 const V2 = { payment: 'payment-signature', receipt: 'payment-response', challenge: 'payment-required' } as const
 
-/** The request headers that carry a payment, for a caller that only needs to know none is there. */
+/** The request headers that carry a payment. */
 export const PAYMENT_HEADERS = [V1.payment, V2.payment] as const
+/** Those and sign-in-with-x's, for a caller that only needs to know none is there (the hot reads answer only then). */
+export const PAYING_OR_SIGNING_IN = [...PAYMENT_HEADERS, SIWX_HEADER] as const
 
 /** The x402 headers of our answers: a browser reads them only when CORS exposes them. */
 export const ANSWER_HEADERS = [V1.receipt, V2.receipt, V2.challenge].map((name) => name.toUpperCase())
@@ -61,19 +64,25 @@ export const wantsPage = (headers: Headers): boolean =>
 
 export function resourceServer(network: NetworkInfo) {
   return {
+    /** The request's sign-in-with-x proof (a SIGN-IN-WITH-X header), or null. */
+    readSignIn: (headers: Headers): string | null => headers.get(SIWX_HEADER),
+
     /** The request's payment, why its header holds none, or null when it sends no payment. */
     readPayment(headers: Headers): PaymentOrRefusal | null {
       const header = headers.get(V1.payment) ?? headers.get(V2.payment)
       return header ? decodePayment(header) : null
     },
 
-    /** The 402 for `tag`: `reason` says why a payment was refused; without one, that none was sent. */
-    challenge(tag: PriceTag, reason: string = REASONS.noPayment): Instructions {
+    /**
+     * The 402 for `tag`: `reason` says why a payment was refused; without one, that none was sent. `extensions` go in
+     * the v2 PAYMENT-REQUIRED (sign-in-with-x's challenge).
+     */
+    challenge(tag: PriceTag, reason: string = REASONS.noPayment, extensions?: Record<string, unknown>): Instructions {
       return {
         status: 402,
         headers: {
           'content-type': 'application/json; charset=utf-8',
-          [V2.challenge]: encodePaymentRequiredHeader(v2Challenge(network, tag, reason)),
+          [V2.challenge]: encodePaymentRequiredHeader({ ...v2Challenge(network, tag, reason), ...(extensions && { extensions }) }),
         },
         body: JSON.stringify({ x402Version: 1, error: reason, accepts: [v1Requirement(network, tag)] }),
       }
@@ -90,6 +99,31 @@ export function resourceServer(network: NetworkInfo) {
         status: 402,
         headers: { ...headers, [V2.challenge]: encodePaymentRequiredHeader(v2Challenge(network, tag, REASONS.noPayment)) },
         body,
+      }
+    },
+
+    /**
+     * The PAYMENT-REQUIRED header of `tag` with a sign-in-with-x challenge, made once: each call fills in a fresh
+     * nonce and time (every 402 has its own). The JSON is cut where they go (no stored text holds the NUL that marks
+     * them) and padded with JSON's own blank space to whole groups of 3 bytes, so the base64 of the parts before and
+     * after is made once, and a call encodes only the 110 bytes between them.
+     */
+    signInChallenge(tag: PriceTag, origin: URL): (nonce: string, issuedAt: number) => Record<string, string> {
+      const marks = { nonce: '\u0000n', issuedAt: '\u0000i', expirationTime: '\u0000e' }
+      const json = JSON.stringify({
+        ...v2Challenge(network, tag, REASONS.noPayment),
+        extensions: siwxExtensions(origin, network, tag.resource, marks),
+      })
+      const [head, afterNonce] = json.split(JSON.stringify(marks.nonce))
+      const [middle, afterIssued] = afterNonce!.split(JSON.stringify(marks.issuedAt))
+      const [end, tail] = afterIssued!.split(JSON.stringify(marks.expirationTime))
+      const aligned = (text: string) => text + ' '.repeat((3 - (Buffer.byteLength(text) % 3)) % 3)
+      const before = Buffer.from(aligned(head!)).toString('base64')
+      const after = Buffer.from(tail!).toString('base64')
+      return (nonce, issuedAt) => {
+        const times = siwxTimes(issuedAt)
+        const fresh = aligned(`"${nonce}"${middle}"${times.issuedAt}"${end}"${times.expirationTime}"`)
+        return { [V2.challenge]: before + Buffer.from(fresh).toString('base64') + after }
       }
     },
 

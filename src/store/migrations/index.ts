@@ -19,6 +19,7 @@ import endedSessions from './sqlite/016-ended-sessions.sql' with { type: 'text' 
 import unheardLinkUses from './sqlite/017-unheard-link-uses.sql' with { type: 'text' }
 import passOffers from './sqlite/018-pass-offers.sql' with { type: 'text' }
 import ledgerKinds from './sqlite/019-ledger-kinds.sql' with { type: 'text' }
+import siwxSpent from './sqlite/020-siwx-spent.sql' with { type: 'text' }
 import pgInit from './postgres/001-init.sql' with { type: 'text' }
 import pgPayments from './postgres/002-payments.sql' with { type: 'text' }
 import pgAccessLinks from './postgres/003-access-links.sql' with { type: 'text' }
@@ -38,6 +39,7 @@ import pgEndedSessions from './postgres/016-ended-sessions.sql' with { type: 'te
 import pgUnheardLinkUses from './postgres/017-unheard-link-uses.sql' with { type: 'text' }
 import pgPassOffers from './postgres/018-pass-offers.sql' with { type: 'text' }
 import pgLedgerKinds from './postgres/019-ledger-kinds.sql' with { type: 'text' }
+import pgSiwxSpent from './postgres/020-siwx-spent.sql' with { type: 'text' }
 
 export interface Migration {
   version: number
@@ -66,6 +68,7 @@ const NAMES = [
   '017-unheard-link-uses',
   '018-pass-offers',
   '019-ledger-kinds',
+  '020-siwx-spent',
 ]
 
 /** One engine's steps, its SQL given in the order of NAMES. */
@@ -95,6 +98,7 @@ export const MIGRATIONS = steps([
   unheardLinkUses,
   passOffers,
   ledgerKinds,
+  siwxSpent,
 ])
 
 export const POSTGRES_MIGRATIONS = steps([
@@ -117,6 +121,7 @@ export const POSTGRES_MIGRATIONS = steps([
   pgUnheardLinkUses,
   pgPassOffers,
   pgLedgerKinds,
+  pgSiwxSpent,
 ])
 
 export const migrationsFor = (dialect: 'sqlite' | 'postgres'): Migration[] => (dialect === 'sqlite' ? MIGRATIONS : POSTGRES_MIGRATIONS)
