@@ -11,6 +11,7 @@ import { emptyDatabase, TEST_POSTGRES } from '../dev/test-database.ts'
 import { startBalancer, type Balancer } from '../dev/balancer.ts'
 import { authHeaders, b64, call, createEntry, createFeed, newWallet, type InProcess, type Wallet } from '../dev/api.ts'
 import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
+import { createSIWxPayload, encodeSIWxHeader } from '@x402/extensions/sign-in-with-x'
 
 const PRICE = 10_000n
 const WEBHOOK_CERT = `${import.meta.dir}/helpers/webhook-test.cert.pem`
@@ -146,6 +147,26 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     expect(both.map((r) => r.status)).toEqual([200, 200])
     expect(await ledgerOf(twice)).toHaveLength(1)
     expect(await chain.balanceOf(second.address)).toBe(start - PRICE)
+
+    // A sign-in-with-x proof is good once on the whole cluster: a 402 from A, its proof presented to A, B and C at once.
+    const challenged = await fetch(`${a().url}${contentPath(entry)}`, { headers: asClient(someClient()) })
+    const required = JSON.parse(Buffer.from(challenged.headers.get('payment-required')!, 'base64').toString())
+    const { info } = required.extensions['sign-in-with-x']
+    const proof = encodeSIWxHeader(
+      await createSIWxPayload(
+        { ...info, chainId: required.accepts[0].network, type: 'eip191' },
+        buyer,
+        `${balancer.url}${contentPath(entry)}`,
+      ),
+    )
+    const signedIn = await Promise.all(
+      instances.map((server) =>
+        fetch(`${server.url}${contentPath(entry)}`, { headers: { 'sign-in-with-x': proof, ...asClient(someClient()) } }),
+      ),
+    )
+    expect(signedIn.map((r) => r.status).sort()).toEqual([200, 402, 402])
+    for (const refused of signedIn.filter((r) => r.status === 402))
+      expect(((await refused.json()) as { error: string }).error).toStartWith('invalid_siwx_nonce')
   })
 
   test('3. an access link of max_uses 5 opened 150 times at once over the three: exactly 5 served', async () => {
