@@ -20,6 +20,7 @@ import unheardLinkUses from './sqlite/017-unheard-link-uses.sql' with { type: 't
 import passOffers from './sqlite/018-pass-offers.sql' with { type: 'text' }
 import ledgerKinds from './sqlite/019-ledger-kinds.sql' with { type: 'text' }
 import siwxSpent from './sqlite/020-siwx-spent.sql' with { type: 'text' }
+import passPurchases from './sqlite/021-pass-purchases.sql' with { type: 'text' }
 import pgInit from './postgres/001-init.sql' with { type: 'text' }
 import pgPayments from './postgres/002-payments.sql' with { type: 'text' }
 import pgAccessLinks from './postgres/003-access-links.sql' with { type: 'text' }
@@ -40,6 +41,7 @@ import pgUnheardLinkUses from './postgres/017-unheard-link-uses.sql' with { type
 import pgPassOffers from './postgres/018-pass-offers.sql' with { type: 'text' }
 import pgLedgerKinds from './postgres/019-ledger-kinds.sql' with { type: 'text' }
 import pgSiwxSpent from './postgres/020-siwx-spent.sql' with { type: 'text' }
+import pgPassPurchases from './postgres/021-pass-purchases.sql' with { type: 'text' }
 
 export interface Migration {
   version: number
@@ -69,6 +71,7 @@ const NAMES = [
   '018-pass-offers',
   '019-ledger-kinds',
   '020-siwx-spent',
+  '021-pass-purchases',
 ]
 
 /** One engine's steps, its SQL given in the order of NAMES. */
@@ -99,6 +102,7 @@ export const MIGRATIONS = steps([
   passOffers,
   ledgerKinds,
   siwxSpent,
+  passPurchases,
 ])
 
 export const POSTGRES_MIGRATIONS = steps([
@@ -122,6 +126,7 @@ export const POSTGRES_MIGRATIONS = steps([
   pgPassOffers,
   pgLedgerKinds,
   pgSiwxSpent,
+  pgPassPurchases,
 ])
 
 export const migrationsFor = (dialect: 'sqlite' | 'postgres'): Migration[] => (dialect === 'sqlite' ? MIGRATIONS : POSTGRES_MIGRATIONS)

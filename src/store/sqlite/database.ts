@@ -77,16 +77,31 @@ function migrate(db: Database, path: string): void {
   if (newer) throw new SchemaMismatch(newer)
   for (const m of MIGRATIONS) {
     if (applied.has(m.version)) continue
-    db.transaction(() => {
-      db.exec(m.sql)
-      db.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
-        m.version,
-        m.name,
-        Math.floor(Date.now() / 1000),
-      )
-    })()
+    // A step that makes a table again (what SQLite's ALTER TABLE cannot change in place) runs as SQLite's own
+    // procedure has it: foreign keys off around its transaction, every one of them checked before it commits.
+    const rebuilds = m.sql.startsWith(REBUILDS_TABLES)
+    if (rebuilds) db.exec('PRAGMA foreign_keys = OFF')
+    try {
+      db.transaction(() => {
+        db.exec(m.sql)
+        if (rebuilds) {
+          const broken = db.query('PRAGMA foreign_key_check').all()
+          if (broken.length > 0) throw new Error(`migration ${m.name} would break foreign keys: ${JSON.stringify(broken.slice(0, 5))}`)
+        }
+        db.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+          m.version,
+          m.name,
+          Math.floor(Date.now() / 1000),
+        )
+      })()
+    } finally {
+      if (rebuilds) db.exec('PRAGMA foreign_keys = ON')
+    }
   }
 }
+
+/** The first line of a migration step that makes a table again (see migrate). */
+const REBUILDS_TABLES = '-- trellis: rebuilds tables'
 
 function requireCurrent(db: Database, path: string): void {
   const problem = notCurrentSchema(Math.max(0, ...appliedVersions(db)), `the database ${path}`)
