@@ -26,10 +26,11 @@ const FEED2 = "INSERT INTO feeds (id, owner_id, name, created_at, updated_at) VA
 const ENTRY =
   'INSERT INTO entries (id, feed_id, cid, size, mime_type, is_free, price, created_at, updated_at) ' +
   "VALUES ('e', 'f', 'bafk', 1, 'text/plain', 0, 5, 1, 1)"
+const text = (value: string | null) => (value === null ? 'NULL' : `'${value}'`)
 const payment = (id: string, nonce: string, entry: string | null, feed: string | null, duration: number | null, status = 'pending') =>
   'INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements, valid_before, status, ' +
-  `created_at, updated_at, pass_feed_id, pass_duration_s) VALUES ('${id}', '0xb', '${nonce}', ${entry ? `'${entry}'` : 'NULL'}, '0xA', 5, 2, ` +
-  `'{}', '{}', 100, '${status}', 1, 1, ${feed ? `'${feed}'` : 'NULL'}, ${duration ?? 'NULL'})`
+  `created_at, updated_at, pass_feed_id, pass_duration_s) VALUES ('${id}', '0xb', '${nonce}', ${text(entry)}, '0xA', 5, 2, ` +
+  `'{}', '{}', 100, '${status}', 1, 1, ${text(feed)}, ${duration ?? 'NULL'})`
 
 async function rules(raw: Raw) {
   for (const statement of [FEED, FEED2, ENTRY]) await raw.run(statement)

@@ -47,6 +47,12 @@ export async function signedWrites(url: string, count: number, log: (line: strin
     200,
     each((i) => ({ key: keyOf(i), method: 'PATCH', path: `/v1/feeds/${feedIds[i]}`, body: { description: `updated ${i}` } })),
   )
+  const month = { price: { amount: '5000000', currency: 'USDC' }, duration_s: 2_592_000 }
+  await run(
+    'PUT /v1/feeds/{id}/pass',
+    200,
+    each((i) => ({ key: keyOf(i), method: 'PUT', path: `/v1/feeds/${feedIds[i]}/pass`, body: month })),
+  )
   const owners = await Promise.all(
     Array.from(
       { length: count / FEEDS_PER_SIGNER },
@@ -136,6 +142,11 @@ export async function signedWrites(url: string, count: number, log: (line: strin
     'DELETE /v1/feeds/{id}/entries/{entry_id}',
     204,
     each((i) => ({ key: keyOf(i), method: 'DELETE', path: `/v1/feeds/${feedIds[i]}/entries/${entryIds[i]}` })),
+  )
+  await run(
+    'DELETE /v1/feeds/{id}/pass',
+    204,
+    each((i) => ({ key: keyOf(i), method: 'DELETE', path: `/v1/feeds/${feedIds[i]}/pass` })),
   )
   await run(
     'DELETE /v1/feeds/{id}',

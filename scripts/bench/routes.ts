@@ -14,6 +14,8 @@ export interface Found {
   recentPage2: string
   transaction: { id: string; hash: string }
   walletAddress: string
+  /** A feed of the bench reader with a pass on sale. */
+  passFeed: string
   /** The pages' asset version, as the landing page names it. */
   assetVersion: string
   /** A live browser session's cookie, of the owner of `ownPaid`. */
@@ -101,7 +103,15 @@ export async function discover(url: string, m: Manifest): Promise<Found> {
     content_base64: Buffer.alloc(1024 * 1024, 'm').toString('base64'),
     mime_type: 'text/plain',
   })
+  const pass = { price: { amount: '5000000', currency: 'USDC' }, duration_s: 2_592_000 }
+  const offered = await fetch(`${url}/v1/feeds/${feed.id}/pass`, {
+    method: 'PUT',
+    headers: await authHeaders(url, reader),
+    body: JSON.stringify(pass),
+  })
+  if (offered.status !== 200) throw new Error(`PUT a pass answered ${offered.status}`)
   return {
+    passFeed: feed.id,
     sessionCookie,
     accessLink: new URL(link.url).pathname,
     ownPaid: `/v1/feeds/${feed.id}/entries/${paid.id}/content`,
@@ -156,6 +166,8 @@ export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
       'list',
     ),
     t(`GET /v1/transactions page ${f.deepTransactions.page}`, `/v1/transactions?page_token=${token(f.deepTransactions.token)}`, 'list'),
+    t('GET /v1/transactions?feed_id= (the hot feed)', `/v1/transactions?feed_id=${m.hot_feed_id}`, 'list'),
+    t('GET /v1/feeds/{id}/pass', `/v1/feeds/${f.passFeed}/pass`, 'other'),
     // Each open counts a use of the link, durably, before its bytes are sent (a commit per open, grouped per turn).
     t('GET /v1/access/{token} (counted open, 1 KiB)', f.accessLink, 'other'),
     t('GET /v1/transactions/{id}', `/v1/transactions/${f.transaction.id}`, 'other'),

@@ -6,6 +6,7 @@ import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
 import { uuid } from './params.ts'
 import { errors, NoBody } from '../edge/openapi.ts'
+import { jsonResponse } from '../edge/json-response.ts'
 
 /** A pass offer on the wire: its price as `{amount, currency}`, the amount as text. */
 export const passBody = ({ price, ...offer }: PassOfferRecord): PassOffer => ({
@@ -16,14 +17,22 @@ export const passBody = ({ price, ...offer }: PassOfferRecord): PassOffer => ({
 export const passRoutes = (s: Services) =>
   new Elysia({ prefix: '/v1/feeds/:feed_id/pass', tags: ['Passes'] })
     .use(walletAuth(s.auth))
-    .get('', async ({ params }) => passBody(await s.passes.offer(uuid(params.feed_id, 'feed_id'))), {
-      response: { 200: PassOffer, ...errors(404, 451) },
-      detail: {
-        summary: "Get a feed's pass on sale",
-        description:
-          'A pass reads every paid entry of the feed, those published later too, for duration_s. 404 PASS_NOT_FOUND when none is on sale.',
+    // Kept as JSON text until the records change, as the feed's own read is.
+    .get(
+      '',
+      async ({ params }) => {
+        const id = uuid(params.feed_id, 'feed_id')
+        return jsonResponse(await s.cached.get(`pass:${id}`, async () => JSON.stringify(passBody(await s.passes.offer(id)))))
       },
-    })
+      {
+        response: { 200: PassOffer, ...errors(404, 451) },
+        detail: {
+          summary: "Get a feed's pass on sale",
+          description:
+            'A pass reads every paid entry of the feed, those published later too, for duration_s. 404 PASS_NOT_FOUND when none is on sale.',
+        },
+      },
+    )
     .put('', async ({ params, body, signer }) => passBody(await s.passes.put(signer, uuid(params.feed_id, 'feed_id'), body)), {
       wallet: true,
       body: PutPass,
