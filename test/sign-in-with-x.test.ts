@@ -151,3 +151,44 @@ describe('signing in', () => {
     expect(await ledger()).toBe(before)
   })
 })
+
+describe('contract wallets (ERC-1271)', () => {
+  // Runtime code answering `word` to any call: PUSH32 word, PUSH1 0, MSTORE, PUSH1 32, PUSH1 0, RETURN.
+  const walletCode = (word: string) => `0x7f${word.slice(2)}60005260206000f3` as `0x${string}`
+  const MAGIC = `0x1626ba7e${'0'.repeat(56)}`
+  const ANY_SIGNATURE = `0x${'11'.repeat(65)}`
+
+  /** Signed-request headers of a contract wallet: its code, not a key, says the signature is good. */
+  async function contractHeaders(address: string) {
+    const { message } = (await call(server.url, 'POST', '/v1/auth/nonce', { body: { wallet_address: address } })).body
+    return {
+      'x-wallet-address': address,
+      'x-signature': ANY_SIGNATURE,
+      'x-message': message,
+      'x-timestamp': String(Math.floor(Date.now() / 1000)),
+    }
+  }
+
+  test('a contract wallet that owns an entry signs in as it signs requests; one whose code refuses does not', async () => {
+    const approving = newWallet().address
+    const refusing = newWallet().address
+    await chain.testClient.setCode({ address: approving, bytecode: walletCode(MAGIC) })
+    await chain.testClient.setCode({ address: refusing, bytecode: walletCode(`0x${'0'.repeat(64)}`) })
+    const feed = (await call(server.url, 'POST', '/v1/feeds', { headers: await contractHeaders(approving), body: { name: 'a safe' } })).body
+    const body = { content_base64: b64('kept by a contract'), mime_type: 'text/plain', is_free: false, price: { amount: '5000' } }
+    const entry = (await call(server.url, 'POST', `/v1/feeds/${feed.id}/entries`, { headers: await contractHeaders(approving), body })).body
+    const url = `${server.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`
+    for (const [address, expected] of [
+      [approving, 200],
+      [refusing, 402],
+    ] as const) {
+      const { info, network } = await challenge(url)
+      const complete = { ...info, chainId: network, type: 'eip191' as const }
+      const proof = encodeSIWxHeader({ ...complete, address, signature: ANY_SIGNATURE, signatureScheme: 'eip1271' })
+      const answer = await fetch(url, { headers: { 'sign-in-with-x': proof } })
+      expect(answer.status, address).toBe(expected)
+      if (expected === 200) expect(await answer.text()).toBe('kept by a contract')
+      else expect(((await answer.json()) as { error: string }).error).toStartWith('invalid_siwx_signature')
+    }
+  })
+})
