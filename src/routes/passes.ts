@@ -29,7 +29,8 @@ export const passRoutes = (s: Services) =>
         detail: {
           summary: "Get a feed's pass on sale",
           description:
-            'A pass reads every paid entry of the feed, those published later too, for duration_s. 404 PASS_NOT_FOUND when none is on sale.',
+            'A pass reads every paid entry of the feed, those published later too, for duration_s. 404 ' +
+            'PASS_NOT_FOUND when none is on sale.',
         },
       },
     )
