@@ -56,6 +56,7 @@ import { discoveryRoutes } from './routes/discovery.ts'
 import { syndicationRoutes } from './routes/syndication.ts'
 import { mcpRoutes } from './routes/mcp.ts'
 import { passRoutes } from './routes/passes.ts'
+import { passPurchaseRoutes } from './routes/pass-purchases.ts'
 import { modelsPlugin } from './edge/openapi.ts'
 import { VERSION } from './version.ts'
 
@@ -192,7 +193,13 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     afterSettle: p.config.crashAfterSettle ? () => process.kill(process.pid, 'SIGKILL') : undefined,
     beforePending: p.config.pauseBeforePendingMs ? () => Bun.sleep(p.config.pauseBeforePendingMs) : undefined,
   })
-  const entries = entryService({ records, feeds, content: p.content, network: p.config.network.name, owns: purchases.owns })
+  const entries = entryService({
+    records,
+    feeds,
+    content: p.content,
+    network: p.config.network.name,
+    entitled: (address, entry) => purchases.entitled(address, entry),
+  })
   const tokens = accessTokens(p.secret)
   const categories = categoryService({ records })
   await categories.seedIfEmpty()
@@ -250,6 +257,7 @@ export function buildApp(s: Services, logError: (error: unknown) => void, extra:
     .use(leaderboardRoutes(s))
     .use(accessRoutes(s))
     .use(passRoutes(s))
+    .use(passPurchaseRoutes(s))
     .use(transactionRoutes(s))
     .use(discoveryRoutes(s))
     .use(syndicationRoutes(s))

@@ -167,6 +167,24 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     expect(signedIn.map((r) => r.status).sort()).toEqual([200, 402, 402])
     for (const refused of signedIn.filter((r) => r.status === 402))
       expect(((await refused.json()) as { error: string }).error).toStartWith('invalid_siwx_nonce')
+
+    // A pass: one payment sent to the three at once buys one pass and charges once.
+    const terms = { price: { amount: String(PRICE), currency: 'USDC' }, duration_s: 3600 }
+    expect((await call(lb, 'PUT', `/v1/feeds/${feed.id}/pass`, { wallet: creator, body: terms })).status).toBe(200)
+    const holder = await chain.newFundedBuyer(1_000_000n)
+    const passHeader = encodePaymentHeader(await v1Payment(holder, { to: creator.address, value: PRICE }))
+    const passAnswers = await Promise.all(
+      instances.map((server) =>
+        fetch(`${server.url}/v1/feeds/${feed.id}/pass/purchases`, {
+          method: 'POST',
+          headers: { 'x-payment': passHeader, ...asClient(someClient()) },
+        }),
+      ),
+    )
+    expect(passAnswers.map((r) => r.status).sort()).toEqual([201, 402, 402])
+    expect(await chain.balanceOf(holder.address)).toBe(1_000_000n - PRICE)
+    const held = await call(lb, 'GET', `/v1/passes?holder=${holder.address}`, { wallet: holder as unknown as Wallet })
+    expect(held.body.data).toHaveLength(1)
   })
 
   test('3. an access link of max_uses 5 opened 150 times at once over the three: exactly 5 served', async () => {

@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from '../dev/server.ts'
 import { b64, createEntry, createFeed, newWallet } from '../dev/api.ts'
 import { openDb } from '../src/store/sqlite/database.ts'
 import { embeddedRecords } from '../src/store/sqlite/records.ts'
-import type { NewPayment } from '../src/store/payments.ts'
+import { entrySold, type NewPayment } from '../src/store/payments.ts'
 
 let server: TestServer
 let entryId: string
@@ -27,7 +27,7 @@ const payment = (n: number, at: number): NewPayment => ({
   id: `p${n}`,
   payer_lc: PAYER,
   nonce: `0x${String(n).padStart(64, '0')}`,
-  entry_id: entryId,
+  sold: entrySold(entryId),
   pay_to: PAYER,
   amount: 1000n,
   x402_version: 1,
@@ -57,7 +57,7 @@ test('an older database with three payments of one purchase pending: all stay pe
     [4, 'failed', 5],
   ] as const) {
     const p = payment(n, at)
-    insert.run(p.id, p.payer_lc, p.nonce, p.entry_id, p.pay_to, p.valid_before, status, at, at)
+    insert.run(p.id, p.payer_lc, p.nonce, p.sold.entry_id, p.pay_to, p.valid_before, status, at, at)
   }
   old.close()
 
@@ -73,7 +73,7 @@ test('an older database with three payments of one purchase pending: all stay pe
     db.close()
     // A new authorization, and the failed one tried again, lose to the pending ones: neither owns a settlement.
     expect(await records.transact((tx) => tx.payments.insertPending(payment(5, 50)))).toBe(false)
-    expect(await records.transact((tx) => tx.payments.retryFailed('p4', entryId, '{}', '{}', 2, 'test', 50))).toBe(false)
+    expect(await records.transact((tx) => tx.payments.retryFailed('p4', entrySold(entryId), '{}', '{}', 2, 'test', 50))).toBe(false)
     expect(await records.read.payments.byKey(PAYER, payment(5, 50).nonce)).toBeUndefined()
     expect((await records.read.payments.byKey(PAYER, payment(4, 5).nonce))!.status).toBe('failed')
 
@@ -81,7 +81,7 @@ test('an older database with three payments of one purchase pending: all stay pe
     for (const id of ['p1', 'p2', 'p3']) expect(await records.transact((tx) => tx.payments.markFailed(id, 'expired', 60))).toBe(true)
     const [a, b] = await Promise.all([
       records.transact((tx) => tx.payments.insertPending(payment(6, 70))),
-      records.transact((tx) => tx.payments.retryFailed('p4', entryId, '{}', '{}', 3, 'test', 70)),
+      records.transact((tx) => tx.payments.retryFailed('p4', entrySold(entryId), '{}', '{}', 3, 'test', 70)),
     ])
     expect([a, b].filter(Boolean)).toHaveLength(1)
     expect((await records.read.payments.pending()).map((p) => p.id)).toEqual([a ? 'p6' : 'p4'])

@@ -296,6 +296,13 @@ test('a walk over every operation gets only documented statuses and bodies that 
   await hit('delete', pass, { feed_id: feed.id }, { wallet: owner })
   await hit('delete', pass, { feed_id: feed.id }, { wallet: owner })
   await hit('put', pass, { feed_id: feed.id }, { wallet: owner, body: terms })
+  const purchases = '/v1/feeds/{feed_id}/pass/purchases'
+  await hit('post', purchases, { feed_id: feed.id }, {})
+  await hit('post', purchases, { feed_id: feed.id }, { headers: { 'x-payment': 'not a payment' } })
+  await hit('post', purchases, { feed_id: UNKNOWN }, {})
+  await hit('get', `/v1/passes?holder=${owner.address}`, {}, { wallet: owner })
+  await hit('get', `/v1/passes?holder=${owner.address}`, {}, { wallet: stranger })
+  await hit('get', `/v1/passes?holder=${owner.address}&page_token=forged`, {}, { wallet: owner })
 
   // Discovery
   await hit('get', '/.well-known/x402', {})

@@ -75,6 +75,8 @@ describe('the offer', () => {
     expect((await call(app, 'GET', path(feed))).body.code).toBe('PASS_NOT_FOUND')
     const refused = await call(app, 'PUT', path(feed), { wallet: owner, body: month })
     expect([refused.status, refused.body.code]).toEqual([409, 'FEED_INACTIVE'])
+    const unsold = await call(app, 'POST', `${path(feed)}/purchases`)
+    expect([unsold.status, unsold.body.code]).toEqual([404, 'PASS_NOT_FOUND'])
     expect((await call(app, 'PATCH', `/v1/feeds/${feed.id}`, { wallet: owner, body: { is_active: true } })).status).toBe(200)
     expect((await call(app, 'GET', path(feed))).body).toEqual(offer)
   })
@@ -89,6 +91,7 @@ describe('the offer', () => {
       await call(app, 'GET', path(feed)),
       await call(app, 'PUT', path(feed), { wallet: owner, body: month }),
       await call(app, 'DELETE', path(feed), { wallet: owner }),
+      await call(app, 'POST', `${path(feed)}/purchases`), // no sale either
     ])
       expect([reply.status, reply.body.code]).toEqual([451, 'TAKEN_DOWN'])
   })

@@ -21,7 +21,7 @@ import { sharedStores, type Stores } from '../src/store/stores.ts'
 import { postgresStores } from '../src/store/postgres/stores.ts'
 import { q, type Sql } from '../src/store/query.ts'
 import type { Records } from '../src/store/records.ts'
-import type { NewPayment } from '../src/store/payments.ts'
+import { entrySold, type NewPayment } from '../src/store/payments.ts'
 
 const DAY = 86_400
 const T0 = 1_790_000_000 + 5_000 // not on a day boundary
@@ -148,7 +148,7 @@ async function insertPending(tx: Tx, era: 'current' | 'old', p: NewPayment): Pro
   return (
     (await tx.sql.run(q`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements,
       valid_before, submitted_block, status, created_at, updated_at)
-    VALUES (${p.id}, ${p.payer_lc}, ${p.nonce}, ${p.entry_id}, ${p.pay_to}, ${p.amount}, ${p.x402_version}, ${p.payload}, ${p.requirements},
+    VALUES (${p.id}, ${p.payer_lc}, ${p.nonce}, ${p.sold.entry_id}, ${p.pay_to}, ${p.amount}, ${p.x402_version}, ${p.payload}, ${p.requirements},
       ${p.valid_before}, ${p.submitted_block}, 'pending', ${p.now}, ${p.now})`)) === 1
   )
 }
@@ -231,7 +231,7 @@ async function market(records: Records<Tx>, era: 'current' | 'old') {
           id: s.payment,
           payer_lc: s.payer.toLowerCase(),
           nonce: `0x${'1'.repeat(64)}`,
-          entry_id: s.entry!,
+          sold: entrySold(s.entry!),
           pay_to: s.payTo,
           amount: s.amount,
           x402_version: 2,
@@ -260,7 +260,7 @@ async function market(records: Records<Tx>, era: 'current' | 'old') {
           id,
           payer_lc: D.toLowerCase(),
           nonce: `0x${nonce.repeat(64)}`,
-          entry_id: 'e-2',
+          sold: entrySold('e-2'),
           pay_to: A,
           amount: BIG + 1n,
           x402_version: 2,

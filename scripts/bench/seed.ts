@@ -10,6 +10,7 @@ import { getAddress } from 'viem'
 import { openDb } from '../../src/store/sqlite/database.ts'
 import { embeddedRecords } from '../../src/store/sqlite/records.ts'
 import type { Stores } from '../../src/store/stores.ts'
+import { entrySold } from '../../src/store/payments.ts'
 import { SEED_CATEGORIES } from '../../src/domain/categories.ts'
 import { openContent } from '../../src/content/open.ts'
 import { rng, spread, zipf } from './prng.ts'
@@ -263,7 +264,7 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
             id: piid,
             payer_lc: payerLc,
             nonce,
-            entry_id: entry.id,
+            sold: entrySold(entry.id),
             pay_to: payTo,
             amount: entry.price,
             x402_version: 2,

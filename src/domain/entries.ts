@@ -30,8 +30,8 @@ interface Deps {
   feeds: FeedService
   content: ContentStore
   network: string
-  /** True when the wallet bought the entry. */
-  owns: (address: string, entryId: string) => Promise<boolean>
+  /** True when the wallet bought the entry, or holds a pass to its feed now. */
+  entitled: (address: string, entry: Pick<EntryRecord, 'id' | 'feed_id'>) => Promise<boolean>
 }
 
 /** An item as served: its CID (the ETag), its media type, and the key that opens it when it is stored sealed. */
@@ -197,7 +197,7 @@ export function entryService(d: Deps) {
      */
     async access(feed: FeedRecord, entry: EntryRecord, signer: Signer | null): Promise<Access> {
       const known = accessWithoutPurchases(feed, entry, signer)
-      return known === 'pay' && signer !== null && (await d.owns(signer.address, entry.id)) ? 'buyer' : known
+      return known === 'pay' && signer !== null && (await d.entitled(signer.address, entry)) ? 'buyer' : known
     },
 
     /** The same for a caller who does not sign in: decided from the rows alone. */

@@ -1,6 +1,8 @@
-// Feed passes: the offer a feed's owner puts on sale (a price for a duration), read with the feed.
+// Feed passes: the offer a feed's owner puts on sale (a price for a duration), read with the feed; what buying one
+// costs at its URL; the passes a wallet holds.
 import type { Records } from '../store/stores.ts'
-import type { PassOfferRecord } from '../models/records.ts'
+import type { FeedRecord, PassOfferRecord, PassRecord } from '../models/records.ts'
+import type { PriceTag } from '../chain/x402/requirements.ts'
 import { PASS_MAX_DURATION_S, PASS_MIN_DURATION_S, type PutPass } from '../models/pass.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { fail } from './errors.ts'
@@ -10,6 +12,19 @@ import type { FeedService } from './feeds.ts'
 import type { Signer } from './auth.ts'
 
 const noPass = (): never => fail('PASS_NOT_FOUND', 'this feed has no pass on sale')
+
+const UNITS: [number, string][] = [
+  [31_536_000, 'year'],
+  [86_400, 'day'],
+  [3_600, 'hour'],
+  [60, 'minute'],
+]
+/** A duration as people say it: "30 days", "1 hour", "90 seconds". */
+export function spokenDuration(seconds: number): string {
+  const [size, unit] = UNITS.find(([size]) => seconds % size === 0) ?? [1, 'second']
+  const n = seconds / size
+  return `${n} ${unit}${n === 1 ? '' : 's'}`
+}
 
 export function passService(d: { records: Records; feeds: FeedService; network: string }) {
   return {
@@ -36,6 +51,26 @@ export function passService(d: { records: Records; feeds: FeedService; network: 
         return after.pass ?? fail('FEED_INACTIVE', 'a pass can only be sold for an active feed')
       })
     },
+
+    /** What buying the feed's pass at `resource` costs, and to whom (the feed's owner). */
+    priceTag(feed: FeedRecord, offer: PassOfferRecord, resource: string): PriceTag {
+      return {
+        amount: offer.price.toString(),
+        payTo: feed.owner_wallet_address,
+        resource,
+        description: `A ${spokenDuration(offer.duration_s)} pass to "${feed.name}": every paid entry, those published later too`,
+        mimeType: 'application/json',
+      }
+    },
+
+    /** The passes a wallet holds, newest first (the wallet itself only: its own signature). */
+    async held(signer: Signer, holder: string, beforeId: string | undefined, limit: number): Promise<PassRecord[]> {
+      if (signer.address.toLowerCase() !== holder.toLowerCase()) fail('UNAUTHORIZED', 'a wallet lists only its own passes')
+      return d.records.read.passes.listByHolder(holder.toLowerCase(), beforeId, limit)
+    },
+
+    /** The pass a payment bought, once its sale is recorded. */
+    bought: (transactionId: string) => d.records.read.passes.byTransaction(transactionId),
 
     /** Takes the feed's pass off sale: no new sales; holders keep their time (the owner only). */
     async withdraw(signer: Signer, feedId: string): Promise<void> {

@@ -1,4 +1,4 @@
-// Buying a paid entry with an x402 payment, exactly once, and only when the chain shows it.
+// Buying with an x402 payment, exactly once, and only when the chain shows it: a paid entry, or a feed's pass.
 //
 // A payment is written as pending before it is sent for settlement. It leaves 'pending' only when the chain decides:
 // its settling transaction carries AuthorizationUsed(payer, nonce) next to Transfer(payer → owner, price) → settled
@@ -10,7 +10,9 @@
 // settles. Its parts: purchases/settle.ts (one attempt's settlement), purchases/fate.ts (the chain's decision of a
 // pending row, and its recording), purchases/elsewhere.ts (waiting on a settlement another instance is doing),
 // purchases/outcome.ts (what a request is answered).
+import { goodKey, type Good } from './purchases/goods.ts'
 import type { EntryRecord } from '../models/records.ts'
+import { nowSeconds } from '../lib/clock.ts'
 import type { PriceTag } from '../chain/x402/requirements.ts'
 import { requirementsFor, type PaymentOrRefusal } from '../chain/x402/payload.ts'
 import { REASONS } from '../chain/x402/reasons.ts'
@@ -21,20 +23,21 @@ import { settlement } from './purchases/settle.ts'
 import { alreadySettled, outcomeOf, type PayOutcome } from './purchases/outcome.ts'
 
 export type { PayOutcome } from './purchases/outcome.ts'
+export { entryGood, type Good } from './purchases/goods.ts'
 
 export function purchaseService(d: PurchaseDeps) {
   const inFlight = new Map<string, Promise<PayOutcome>>() // by authorization (payer, nonce)
-  const buying = new Map<string, Promise<PayOutcome>>() // by purchase (payer, entry)
+  const buying = new Map<string, Promise<PayOutcome>>() // by purchase (payer, entry or pass)
   const read = d.records.read
   const fate = chainFate(d)
   const elsewhere = otherInstances(d, fate)
   const settleOnce = settlement(d, fate, elsewhere)
 
   /**
-   * Pays for `entry` (at the price `tag` states) with the payment a request carried. `signer` is the signed-in
+   * Pays for `good` (at the price `tag` states) with the payment a request carried. `signer` is the signed-in
    * wallet, if any. Requirements are rebuilt from the tag; nothing in the payment is trusted as a requirement.
    */
-  async function pay(payment: PaymentOrRefusal, entry: EntryRecord, tag: PriceTag, signer: string | null): Promise<PayOutcome> {
+  async function pay(payment: PaymentOrRefusal, good: Good, tag: PriceTag, signer: string | null): Promise<PayOutcome> {
     if ('refused' in payment) return { kind: 'refused', reason: payment.refused }
     const auth = payment.authorization
     const checked = requirementsFor(payment, d.network, tag)
@@ -42,7 +45,7 @@ export function purchaseService(d: PurchaseDeps) {
     const { requirements } = checked
 
     const existing = await read.payments.byKey(auth.from, auth.nonce)
-    if (existing?.status === 'settled') return alreadySettled(existing, entry, signer)
+    if (existing?.status === 'settled') return alreadySettled(existing, good, signer)
     // Concurrent submissions of one authorization: one settles; the others learn the outcome but are not served
     // by it (the payment header is not a bearer ticket).
     const key = `${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`
@@ -51,14 +54,14 @@ export function purchaseService(d: PurchaseDeps) {
       const first = await running.catch(() => null)
       if (first && first.kind !== 'paid') return first
       const row = await read.payments.byKey(auth.from, auth.nonce)
-      return row ? outcomeOf(row, entry, signer) : { kind: 'refused', reason: REASONS.inUse }
+      return row ? outcomeOf(row, good, signer) : { kind: 'refused', reason: REASONS.inUse }
     }
     // A buyer's second authorization for the same entry waits for the first: once that one has bought the
-    // entry, the second is served without being charged.
-    const purchaseKey = `${auth.from.toLowerCase()}:${entry.id}`
+    // entry, the second is served without being charged (for a pass, it then buys more time).
+    const purchaseKey = `${auth.from.toLowerCase()}:${goodKey(good)}`
     const attempt = (async () => {
       for (let other = buying.get(purchaseKey); other; other = buying.get(purchaseKey)) await other.catch(() => {})
-      const settling = settleOnce(payment, entry, requirements, tag, signer)
+      const settling = settleOnce(payment, good, requirements, tag, signer)
       buying.set(purchaseKey, settling)
       try {
         return await settling
@@ -76,8 +79,19 @@ export function purchaseService(d: PurchaseDeps) {
   return {
     owns: (address: string, entryId: string) => read.purchases.owns(address, entryId),
 
-    async pay(payment: PaymentOrRefusal, entry: EntryRecord, tag: PriceTag, signer: string | null = null): Promise<PayOutcome> {
-      const outcome = await pay(payment, entry, tag, signer)
+    /**
+     * Whether `address` may read `entry` without paying: it bought the entry, or a pass to its feed runs now.
+     * `staleFrom` hears when that answer ends (the pass's end), for a caller that keeps it.
+     */
+    async entitled(address: string, entry: Pick<EntryRecord, 'id' | 'feed_id'>, staleFrom?: (at: number) => void): Promise<boolean> {
+      if (await read.purchases.owns(address, entry.id)) return true
+      const until = await read.passes.runningUntil(address.toLowerCase(), entry.feed_id, nowSeconds())
+      if (until !== null) staleFrom?.(until)
+      return until !== null
+    },
+
+    async pay(payment: PaymentOrRefusal, good: Good, tag: PriceTag, signer: string | null = null): Promise<PayOutcome> {
+      const outcome = await pay(payment, good, tag, signer)
       outcomes[outcome.kind]++
       return outcome
     },

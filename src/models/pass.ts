@@ -33,3 +33,16 @@ export const PutPass = t.Object(
   { 'x-field-codes': { price: 'INVALID_PRICE', duration_s: 'INVALID_DURATION' } },
 )
 export type PutPass = Static<typeof PutPass>
+
+export const Pass = t.Object(
+  {
+    id: t.String({ description: 'UUID' }),
+    feed_id: t.String(),
+    holder: t.String({ description: 'the wallet that holds it (checksummed)' }),
+    starts_at: UnixSeconds('when it starts: its sale, or the end of the pass it extends'),
+    expires_at: UnixSeconds(),
+    transaction_id: t.String({ description: 'tx_<uuid>: its sale in the ledger' }),
+  },
+  { description: 'A pass held: every paid entry of the feed, those published later too, from starts_at to expires_at' },
+)
+export type Pass = Static<typeof Pass>

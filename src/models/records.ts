@@ -20,6 +20,17 @@ export type FeedRecord = Omit<Feed, 'total_revenue' | 'pass'> & {
 
 export type PassOfferRecord = Omit<PassOffer, 'price'> & { price: bigint }
 
+/** A pass sold: its holder by address (lower case), running from starts_at to expires_at. */
+export interface PassRecord {
+  id: string
+  feed_id: string
+  holder_lc: string
+  starts_at: number
+  expires_at: number
+  transaction_id: string
+  created_at: number
+}
+
 /** `is_free` is the stored flag; on the wire an entry whose early access has ended is free too (isFreeNow). */
 export type EntryRecord = Omit<Entry, 'content_url' | 'asset' | 'price' | 'total_revenue'> & {
   size: number

@@ -13,13 +13,17 @@ import { ASSET_VERSION } from '../pages/assets.ts'
 import type { Services } from './services.ts'
 import { errorResponse } from '../edge/errors.ts'
 import { checksumAddress } from '../chain/signatures.ts'
+import { entryGood, type Good } from '../domain/purchases.ts'
 import { withCors, type Prepared } from '../edge/request-wrapper.ts'
 
 export type Gate<Made = Prepared | Response> =
   /** A deleted entry or feed, asked for by anyone but its owner. */
   | { kind: 'withdrawn' }
-  /** Serve it; `receipt`: the headers of the payment that paid for it, when one did. */
-  | { kind: 'serve'; receipt: Record<string, string> | null }
+  /**
+   * Serve it; `receipt`: the headers of the payment that paid for it, when one did, and `transaction` the chain's
+   * transaction that paid (null when nothing was charged).
+   */
+  | { kind: 'serve'; receipt: Record<string, string> | null; transaction?: string | null }
   | { kind: 'answered'; answer: Made }
 
 type Sold = 'record' | 'bytes'
@@ -123,10 +127,15 @@ export function entryGate(s: Services) {
    * the chain shows it).
    */
   async function paying(payment: PaymentOrRefusal, entry: EntryRecord, tag: PriceTag, signer: Signer | null): Promise<Gate> {
-    const outcome = await s.purchases.pay(payment, entry, tag, signer?.address ?? null)
+    return payingFor(payment, entryGood(entry), tag, signer)
+  }
+
+  /** Pays for `good` (an entry, or a feed's pass) as `paying` does. */
+  async function payingFor(payment: PaymentOrRefusal, good: Good, tag: PriceTag, signer: Signer | null): Promise<Gate> {
+    const outcome = await s.purchases.pay(payment, good, tag, signer?.address ?? null)
     switch (outcome.kind) {
-      case 'paid':
-        return { kind: 'serve', receipt: x402.receipt(payment as Payment, outcome) } // an unreadable payment never pays
+      case 'paid': // an unreadable payment never pays
+        return { kind: 'serve', receipt: x402.receipt(payment as Payment, outcome), transaction: outcome.transaction }
       case 'refused':
         return refusedWith(tag, outcome.reason)
       case 'unavailable':
@@ -184,5 +193,5 @@ export function entryGate(s: Services) {
   const paywallAt = (feed: FeedRecord, entry: EntryRecord, path: string): Promise<Prepared> =>
     paywall(feed, entry, tagAt(feed, entry, path), soldAt(path))
 
-  return Object.assign(gate, { paywallAt, tagAt, freshChallenge })
+  return Object.assign(gate, { paywallAt, tagAt, freshChallenge, payingFor, plainChallenge })
 }

@@ -13,7 +13,12 @@ const HELD_BYTES = 64 * 1024
 const PRIVATE = 'private, max-age=300'
 
 /** `compute`d into the memo for the next request; this one is Elysia's. */
-function later(s: Services, key: string, compute: () => Promise<unknown>, size: (value: never) => number): null {
+function later(
+  s: Services,
+  key: string,
+  compute: (staleFrom: (at: number) => void) => Promise<unknown>,
+  size: (value: never) => number,
+): null {
   void s.cached.get(key, compute, size as (value: unknown) => number).catch(() => {})
   return null
 }
@@ -28,13 +33,14 @@ export function sessionContent(s: Services) {
     if (!address) return null
     const wallet = address.toLowerCase()
     if (wallet !== ownerLc) {
-      const key = `owns:${wallet}:${entry.id}`
+      // Kept until the records change, or the pass that lets it read ends.
+      const key = `entitled:${wallet}:${entry.id}`
       const bought = s.cached.peek<boolean>(key)
       if (bought === undefined)
         return later(
           s,
           key,
-          () => s.purchases.owns(wallet, entry.id),
+          (staleFrom) => s.purchases.entitled(wallet, entry, staleFrom),
           () => 64,
         )
       if (!bought) return null

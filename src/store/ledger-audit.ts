@@ -118,7 +118,8 @@ const INCONSISTENCIES: [string, string][] = [
     WHERE p.status = 'settled' AND (SELECT COUNT(*) FROM transactions t
       WHERE t.piid = p.id AND t.transaction_hash = p.transaction_hash AND t.amount = p.amount AND t.payer_lc
         = p.payer_lc
-        AND t.pay_to_lc = LOWER(p.pay_to) AND t.entry_id = p.entry_id) != 1`,
+        AND t.pay_to_lc = LOWER(p.pay_to) AND (t.entry_id = p.entry_id
+          OR (t.kind = 'pass' AND t.entry_id IS NULL AND t.feed_id = p.pass_feed_id))) != 1`,
   ],
   [
     'ledger row without a settled payment',
@@ -130,8 +131,11 @@ const INCONSISTENCIES: [string, string][] = [
     "ledger row without the buyer's entitlement",
     `
     SELECT t.id AS subject FROM transactions t
-    WHERE NOT EXISTS (SELECT 1 FROM wallets w JOIN purchases u ON u.wallet_id = w.id WHERE w.address_lc =
-      t.payer_lc AND u.entry_id = t.entry_id)`,
+    WHERE t.kind = 'entry' AND NOT EXISTS (SELECT 1 FROM wallets w JOIN purchases u ON u.wallet_id = w.id WHERE
+      w.address_lc = t.payer_lc AND u.entry_id = t.entry_id)
+    UNION ALL SELECT t.id FROM transactions t
+    WHERE t.kind = 'pass' AND NOT EXISTS (SELECT 1 FROM passes h WHERE h.transaction_id = t.id AND h.holder_lc =
+      t.payer_lc AND h.feed_id = t.feed_id)`,
   ],
 ]
 

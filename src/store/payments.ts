@@ -1,10 +1,11 @@
-import { q, type Sql } from './query.ts'
+import { q, sqlText, type Sql } from './query.ts'
 
 export interface PaymentRow {
   id: string
   payer_lc: string
   nonce: string
-  entry_id: string
+  /** The entry it buys; null when it buys a feed's pass (pass_feed_id, for pass_duration_s). */
+  entry_id: string | null
   pay_to: string
   amount: string
   x402_version: number
@@ -23,21 +24,48 @@ export interface PaymentRow {
   updated_at: number
   /** The instance that settled it, or settles it while pending (its records' instance). */
   settler: string | null
+  pass_feed_id: string | null
+  pass_duration_s: number | null
 }
+
+/** What a payment buys: an entry, or a feed's pass for as long as it was offered when the 402 was answered. */
+export type Sold =
+  | { entry_id: string; pass_feed_id: null; pass_duration_s: null }
+  | { entry_id: null; pass_feed_id: string; pass_duration_s: number }
+
+/** An entry, as a payment buys it. */
+export const entrySold = (entryId: string): Sold => ({ entry_id: entryId, pass_feed_id: null, pass_duration_s: null })
+
+/** What a payment's row says it buys. */
+export const soldBy = (row: Pick<PaymentRow, 'entry_id' | 'pass_feed_id' | 'pass_duration_s'>): Sold =>
+  row.entry_id !== null
+    ? entrySold(row.entry_id)
+    : { entry_id: null, pass_feed_id: row.pass_feed_id!, pass_duration_s: row.pass_duration_s! }
 
 export type NewPayment = Omit<
   PaymentRow,
-  'amount' | 'status' | 'error' | 'transaction_hash' | 'submitted_hash' | 'settled_block' | 'created_at' | 'updated_at' | 'settler'
-> & { amount: bigint; now: number; settler: string }
+  | 'entry_id'
+  | 'pass_feed_id'
+  | 'pass_duration_s'
+  | 'amount'
+  | 'status'
+  | 'error'
+  | 'transaction_hash'
+  | 'submitted_hash'
+  | 'settled_block'
+  | 'created_at'
+  | 'updated_at'
+  | 'settler'
+> & { sold: Sold; amount: bigint; now: number; settler: string }
 
 export interface PaymentStore {
   byKey(payer: string, nonce: string): Promise<PaymentRow | undefined>
   pending(): Promise<PaymentRow[]>
-  /** The pending payment of the purchase (payer, entry), if there is one (the oldest, where an older Trellis left several). */
-  pendingPurchase(payer: string, entryId: string): Promise<PaymentRow | undefined>
+  /** The pending payment of the purchase (payer, what it buys), if there is one (the oldest, where an older Trellis left several). */
+  pendingPurchase(payer: string, sold: Sold): Promise<PaymentRow | undefined>
   /**
    * True when this call created the row (the caller owns the settlement); false when the authorization has a row
-   * already, or another payment of the same purchase (payer, entry) is pending (migration 009).
+   * already, or another payment of the same purchase (payer, entry or pass) is pending (migrations 009, 021).
    */
   insertPending(p: NewPayment): Promise<boolean>
   /**
@@ -46,7 +74,7 @@ export interface PaymentStore {
    */
   retryFailed(
     id: string,
-    entryId: string,
+    sold: Sold,
     payload: string,
     requirements: string,
     submittedBlock: number,
@@ -64,11 +92,14 @@ export interface PurchaseStore {
   owns(address: string, entryId: string): Promise<boolean>
   grant(walletId: string, entryId: string, transactionId: string, now: number): Promise<void>
   addToTotals(entryId: string, amount: bigint): Promise<void>
+  /** A pass sold counts as a purchase of its feed. */
+  addToFeedTotals(feedId: string, amount: bigint): Promise<void>
 }
 
 const nullableNumber = (value: number | null) => (value === null ? null : Number(value))
 const toRow = (row: PaymentRow): PaymentRow => ({
   ...row,
+  pass_duration_s: nullableNumber(row.pass_duration_s),
   x402_version: Number(row.x402_version),
   valid_before: Number(row.valid_before),
   submitted_block: nullableNumber(row.submitted_block),
@@ -78,8 +109,12 @@ const toRow = (row: PaymentRow): PaymentRow => ({
 })
 
 const SELECT = q`SELECT id, payer_lc, nonce, entry_id, pay_to, CAST(amount AS TEXT) AS amount, x402_version, payload, requirements,
-  valid_before, status, error, transaction_hash, submitted_block, submitted_hash, settled_block, created_at, updated_at, settler
-  FROM payments`
+  valid_before, status, error, transaction_hash, submitted_block, submitted_hash, settled_block, created_at, updated_at, settler,
+  pass_feed_id, pass_duration_s FROM payments`
+
+/** The purchase a payment belongs to, as a condition on `alias` (payments' rows): the same payer is the caller's. */
+const samePurchase = (alias: 'payments' | 'o', sold: Sold) =>
+  sold.entry_id !== null ? q`${sqlText(alias)}.entry_id = ${sold.entry_id}` : q`${sqlText(alias)}.pass_feed_id = ${sold.pass_feed_id}`
 
 export function paymentStore(sql: Sql): PaymentStore {
   const changed = async (query: ReturnType<typeof q>) => (await sql.run(query)) === 1
@@ -89,24 +124,27 @@ export function paymentStore(sql: Sql): PaymentStore {
       return row && toRow(row)
     },
     pending: async () => (await sql.all<PaymentRow>(q`${SELECT} WHERE status = 'pending' ORDER BY id`)).map(toRow),
-    async pendingPurchase(payer, entryId) {
+    async pendingPurchase(payer, sold) {
       const row = await sql.get<PaymentRow>(
-        q`${SELECT} WHERE payer_lc = ${payer.toLowerCase()} AND entry_id = ${entryId} AND status = 'pending' ORDER BY pending_slot LIMIT 1`,
+        q`${SELECT} WHERE payer_lc = ${payer.toLowerCase()} AND ${samePurchase('payments', sold)} AND status = 'pending'
+          ORDER BY pending_slot LIMIT 1`,
       )
       return row && toRow(row)
     },
     insertPending: (p) =>
-      changed(q`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements, valid_before,
-        submitted_block, status, created_at, updated_at, settler)
-      VALUES (${p.id}, ${p.payer_lc}, ${p.nonce.toLowerCase()}, ${p.entry_id}, ${p.pay_to}, ${p.amount}, ${p.x402_version},
-        ${p.payload}, ${p.requirements}, ${p.valid_before}, ${p.submitted_block}, 'pending', ${p.now}, ${p.now}, ${p.settler})
+      changed(q`INSERT INTO payments (id, payer_lc, nonce, entry_id, pass_feed_id, pass_duration_s, pay_to, amount, x402_version, payload,
+        requirements, valid_before, submitted_block, status, created_at, updated_at, settler)
+      VALUES (${p.id}, ${p.payer_lc}, ${p.nonce.toLowerCase()}, ${p.sold.entry_id}, ${p.sold.pass_feed_id}, ${p.sold.pass_duration_s},
+        ${p.pay_to}, ${p.amount}, ${p.x402_version}, ${p.payload}, ${p.requirements}, ${p.valid_before}, ${p.submitted_block}, 'pending',
+        ${p.now}, ${p.now}, ${p.settler})
       ON CONFLICT DO NOTHING`),
-    retryFailed: (id, entryId, payload, requirements, submittedBlock, settler, now) =>
-      changed(q`UPDATE payments SET status = 'pending', error = NULL, entry_id = ${entryId},
+    retryFailed: (id, sold, payload, requirements, submittedBlock, settler, now) =>
+      changed(q`UPDATE payments SET status = 'pending', error = NULL, entry_id = ${sold.entry_id},
+        pass_feed_id = ${sold.pass_feed_id}, pass_duration_s = ${sold.pass_duration_s},
         payload = ${payload}, requirements = ${requirements}, submitted_block = ${submittedBlock}, submitted_hash = NULL,
         pending_slot = 0, settler = ${settler}, updated_at = ${now}
       WHERE id = ${id} AND status = 'failed' AND NOT EXISTS (SELECT 1 FROM payments o
-        WHERE o.payer_lc = payments.payer_lc AND o.entry_id = ${entryId} AND o.status = 'pending')`),
+        WHERE o.payer_lc = payments.payer_lc AND ${samePurchase('o', sold)} AND o.status = 'pending')`),
     recordSigned: (id, hash, now) =>
       changed(q`UPDATE payments SET submitted_hash = ${hash.toLowerCase()}, updated_at = ${now} WHERE id = ${id} AND status = 'pending'`),
     markFailed: (id, error, now) =>
@@ -126,6 +164,11 @@ export function purchaseStore(sql: Sql): PurchaseStore {
       await sql.run(
         q`INSERT INTO purchases (wallet_id, entry_id, transaction_id, created_at)
           VALUES (${walletId}, ${entryId}, ${transactionId}, ${now}) ON CONFLICT DO NOTHING`,
+      )
+    },
+    async addToFeedTotals(feedId, amount) {
+      await sql.run(
+        q`UPDATE feeds SET total_purchases = total_purchases + 1, total_revenue = total_revenue + ${amount} WHERE id = ${feedId}`,
       )
     },
     async addToTotals(entryId, amount) {

@@ -11,6 +11,7 @@ import { paymentStore, purchaseStore, type PaymentStore, type PurchaseStore } fr
 import { imageStore, type ImageStore } from './images.ts'
 import { accessLinkStore, type AccessLinkStore } from './access-links.ts'
 import { passOfferStore, type PassOfferStore } from './pass-offers.ts'
+import { passStore, type PassStore } from './passes.ts'
 import { ledgerAuditStore, type LedgerAuditStore } from './ledger-audit.ts'
 import { metaStore, type MetaStore } from './meta.ts'
 import { statsStore, type StatsStore } from './stats.ts'
@@ -32,6 +33,7 @@ export interface Stores {
   images: ImageStore
   accessLinks: AccessLinkStore
   passOffers: PassOfferStore
+  passes: PassStore
   audit: LedgerAuditStore
   meta: MetaStore
   stats: StatsStore
@@ -59,6 +61,7 @@ export const sharedStores = (sql: Sql): Stores => ({
   images: imageStore(sql),
   accessLinks: accessLinkStore(sql),
   passOffers: passOfferStore(sql),
+  passes: passStore(sql),
   audit: ledgerAuditStore(sql),
   meta: metaStore(sql),
   stats: statsStore(sql),

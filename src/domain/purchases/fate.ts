@@ -2,7 +2,7 @@
 // in one transaction) when a transaction carrying AuthorizationUsed(payer, nonce) also moved the price to the owner;
 // failed when the authorization was spent otherwise or cancelled, or is still unused after validBefore by chain time;
 // pending while the chain cannot tell yet.
-import type { PaymentRow } from '../../store/payments.ts'
+import { soldBy, type PaymentRow } from '../../store/payments.ts'
 import type { Proof } from '../../chain/settlement-proof.ts'
 import { describeFailure } from '../../chain/rpc.ts'
 import { REASONS } from '../../chain/x402/reasons.ts'
@@ -31,8 +31,9 @@ export function chainFate(d: PurchaseDeps) {
     nonce: row.nonce,
   })
 
-  /** One transaction: payment settled, ledger row, totals, payer wallet, entitlement. */
+  /** One transaction: payment settled, ledger row, totals, payer wallet, entitlement (the entry, or the pass's time). */
   async function record(row: PaymentRow, proof: Extract<Proof, { kind: 'paid' }>): Promise<void> {
+    const sold = soldBy(row)
     const recorded = await d.records.transact(async (tx) => {
       const now = nowSeconds()
       if (!(await tx.payments.markSettled(row.id, proof.hash, Number(proof.block), now))) return false // recorded already
@@ -42,8 +43,14 @@ export function chainFate(d: PurchaseDeps) {
       const amount = BigInt(row.amount)
       // The entry's and feed's rows before the ledger row's tallies lock the addresses' rows: creating an entry takes
       // them in that order too, so the two never wait on each other in a cycle (PostgreSQL would break it as a deadlock).
-      await tx.purchases.addToTotals(row.entry_id, amount)
-      const entry = (await tx.entries.byId(row.entry_id))!
+      let feedId: string
+      if (sold.entry_id !== null) {
+        await tx.purchases.addToTotals(sold.entry_id, amount)
+        feedId = (await tx.entries.byId(sold.entry_id))!.feed_id
+      } else {
+        feedId = sold.pass_feed_id
+        await tx.purchases.addToFeedTotals(feedId, amount)
+      }
       await tx.transactions.insert({
         id: transactionId,
         piid: row.id,
@@ -51,18 +58,27 @@ export function chainFate(d: PurchaseDeps) {
         pay_to: checksumAddress(row.pay_to),
         amount,
         asset: 'USDC',
-        entry_id: row.entry_id,
+        entry_id: sold.entry_id,
         transaction_hash: proof.hash,
         created_at: now,
-        kind: 'entry',
-        feed_id: entry.feed_id,
+        kind: sold.entry_id !== null ? 'entry' : 'pass',
+        feed_id: feedId,
       })
-      await tx.purchases.grant(walletId, row.entry_id, transactionId, now)
+      if (sold.entry_id !== null) await tx.purchases.grant(walletId, sold.entry_id, transactionId, now)
+      else
+        await tx.passes.grant({
+          id: newId(),
+          feed_id: feedId,
+          holder_lc: row.payer_lc,
+          duration_s: sold.pass_duration_s,
+          transaction_id: transactionId,
+          now,
+        })
       return true
     })
     if (!recorded) return
     d.logInfo?.('payment settled', {
-      entry: row.entry_id,
+      ...(sold.entry_id !== null ? { entry: sold.entry_id } : { pass_of_feed: sold.pass_feed_id }),
       payer: checksumAddress(row.payer_lc),
       pay_to: checksumAddress(row.pay_to),
       amount: row.amount,

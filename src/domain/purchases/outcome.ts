@@ -1,6 +1,6 @@
 // What a request that paid is answered, from the payment's row when this request did not settle it itself.
 import type { PaymentRow } from '../../store/payments.ts'
-import type { EntryRecord } from '../../models/records.ts'
+import { boughtBy, type Good } from './goods.ts'
 import { REASONS } from '../../chain/x402/reasons.ts'
 import { checksumAddress } from '../../chain/signatures.ts'
 
@@ -19,14 +19,16 @@ export function paid(row: PaymentRow): PayOutcome {
 }
 
 /** An authorization that already paid is not a ticket: the payer reads again by signing in. */
-export function alreadySettled(row: PaymentRow, entry: EntryRecord, signer: string | null): PayOutcome {
-  if (row.entry_id === entry.id && signer?.toLowerCase() === row.payer_lc) return paid(row)
-  return { kind: 'refused', reason: row.entry_id === entry.id ? REASONS.alreadyBought : REASONS.usedForAnother }
+export function alreadySettled(row: PaymentRow, good: Good, signer: string | null): PayOutcome {
+  const same = boughtBy(row, good)
+  if (same && signer?.toLowerCase() === row.payer_lc) return paid(row)
+  if (!same) return { kind: 'refused', reason: REASONS.usedForAnother }
+  return { kind: 'refused', reason: good.kind === 'entry' ? REASONS.alreadyBought : REASONS.passAlreadyBought }
 }
 
 /** The outcome of a row whose settlement this request did not start. */
-export function outcomeOf(row: PaymentRow, entry: EntryRecord, signer: string | null): PayOutcome {
-  if (row.status === 'settled') return alreadySettled(row, entry, signer)
+export function outcomeOf(row: PaymentRow, good: Good, signer: string | null): PayOutcome {
+  if (row.status === 'settled') return alreadySettled(row, good, signer)
   if (row.status === 'failed') return { kind: 'refused', reason: row.error ?? REASONS.settlementFailed }
   return { kind: 'pending', reason: REASONS.sentPending }
 }

@@ -2,7 +2,7 @@
 // sends the authorization), then the settler is asked, and only the chain's answer moves the row out of 'pending'.
 import type { PaymentRow } from '../../store/payments.ts'
 import { isUniqueViolation } from '../../lib/store-faults.ts'
-import type { EntryRecord } from '../../models/records.ts'
+import { soldOf, type Good } from './goods.ts'
 import { describeFailure } from '../../chain/rpc.ts'
 import type { PriceTag } from '../../chain/x402/requirements.ts'
 import { paymentRecord, type Authorization, type Payment } from '../../chain/x402/payload.ts'
@@ -15,7 +15,7 @@ import type { ChainFate } from './fate.ts'
 import type { OtherInstances } from './elsewhere.ts'
 import { alreadySettled, outcomeOf, paid, type PayOutcome } from './outcome.ts'
 
-/** Rolls back a pending row written for an entry its buyer turned out to own already. */
+/** Rolls back a pending row written for an entry its buyer turned out to own already (a pass is bought again). */
 class BoughtMeanwhile extends Error {}
 
 export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherInstances) {
@@ -42,7 +42,7 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
   /** `startedOver`: a second go, after another payment of the purchase was decided (it waits no more). */
   async function settleOnce(
     payment: Payment,
-    entry: EntryRecord,
+    good: Good,
     requirements: unknown,
     tag: PriceTag,
     signer: string | null,
@@ -56,14 +56,14 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
     }
 
     let row = await read.payments.byKey(auth.from, auth.nonce)
-    if (row?.status === 'settled') return alreadySettled(row, entry, signer)
+    if (row?.status === 'settled') return alreadySettled(row, good, signer)
     if (row?.status === 'pending') {
       // Left by an earlier attempt (a crash, a pending answer), or being settled by another instance: only the chain
       // decides, and it is never sent twice.
       await decideSafely(row)
       row = await reread(auth)
       if (row.status === 'pending' && settlingElsewhere(row) && (await settledElsewhere(() => reread(auth)))) row = await reread(auth)
-      if (row.status !== 'failed') return outcomeOf(row, entry, signer)
+      if (row.status !== 'failed') return outcomeOf(row, good, signer)
     }
 
     const [verified, head] = await Promise.all([d.engine.verify(payment, requirements), chain.head().catch((error: unknown) => error)])
@@ -71,14 +71,15 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
     if (verified.kind === 'invalid') return refused(verified.reason)
     const payer = checksumAddress(auth.from)
     // The feed owner, and a wallet that already bought the entry, are served without being charged; their
-    // authorization (fresh, verified, never published) stays unused.
-    if (payer.toLowerCase() === tag.payTo.toLowerCase() || (await read.purchases.owns(payer, entry.id)))
-      return { kind: 'paid', payer, transaction: null }
+    // authorization (fresh, verified, never published) stays unused. A pass is bought again: it runs on.
+    const owned = async (reader: typeof read) => good.kind === 'entry' && (await reader.purchases.owns(payer, good.entry.id))
+    if (payer.toLowerCase() === tag.payTo.toLowerCase() || (await owned(read))) return { kind: 'paid', payer, transaction: null }
     if (head instanceof Error || !head) return unavailable('the chain could not be read', describeFailure(head))
     const submittedBlock = Number((head as { number: bigint }).number)
 
     const now = nowSeconds()
     const kept = paymentRecord(payment, requirements)
+    const sold = soldOf(good)
     // The pending row is the lock: only the request whose write made (or re-opened) it settles; another that raced it
     // (another instance, on a shared database) answers from the row.
     const failed = row
@@ -88,12 +89,12 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
     const mine = await d.records
       .transact(async (tx) => {
         const made = await (failed
-          ? tx.payments.retryFailed(failed.id, entry.id, kept.payload, kept.requirements, submittedBlock, d.records.instance, now)
+          ? tx.payments.retryFailed(failed.id, sold, kept.payload, kept.requirements, submittedBlock, d.records.instance, now)
           : tx.payments.insertPending({
               id: newId(),
               payer_lc: auth.from.toLowerCase(),
               nonce: auth.nonce,
-              entry_id: entry.id,
+              sold,
               pay_to: tag.payTo,
               amount: BigInt(tag.amount),
               ...kept,
@@ -105,7 +106,7 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
         // Another payment of this buyer may have bought the entry since the check above (settled on another instance
         // between that read and this write). Asked after the write, in its transaction, the question sees it: the
         // unique index of pending purchases made this write wait for that payment's commit, which grants the entry.
-        if (made && (await tx.purchases.owns(payer, entry.id))) throw new BoughtMeanwhile()
+        if (made && (await owned(tx))) throw new BoughtMeanwhile()
         return made
       })
       .catch((error: unknown) => {
@@ -120,18 +121,18 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
         // No row of its own (or its failed one not re-opened): another payment of this purchase is being settled. On a
         // shared database that may be another instance's: once it is decided, this one starts over (and is served
         // free if that one bought the entry).
-        const other = await read.payments.pendingPurchase(auth.from, entry.id)
+        const other = await read.payments.pendingPurchase(auth.from, sold)
         if (startedOver || !other) return { kind: 'pending', reason: REASONS.purchasePending }
         // Settled by nobody now (an earlier request here answered 503, or its instance is gone): the chain decides it
         // at once, so a buyer whose first payment was mined since is served by the next try, free.
         const over = settlingElsewhere(other)
-          ? await settledElsewhere(() => read.payments.pendingPurchase(auth.from, entry.id))
+          ? await settledElsewhere(() => read.payments.pendingPurchase(auth.from, sold))
           : (await decideSafely(other)) !== 'pending'
-        return over ? settleOnce(payment, entry, requirements, tag, signer, true) : { kind: 'pending', reason: REASONS.purchasePending }
+        return over ? settleOnce(payment, good, requirements, tag, signer, true) : { kind: 'pending', reason: REASONS.purchasePending }
       }
       // The same authorization, sent to another instance at the same moment: its outcome (not served by it).
       if (now.status === 'pending' && settlingElsewhere(now) && (await settledElsewhere(() => reread(auth)))) now = await reread(auth)
-      return outcomeOf(now, entry, signer)
+      return outcomeOf(now, good, signer)
     }
     row = await reread(auth)
     const id = row.id
@@ -148,7 +149,7 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
           await fate.record(row, proof)
           return paid(await reread(auth))
         }
-        const claim = proof ? 'a transaction that does not pay this entry' : 'a transaction the chain does not show yet'
+        const claim = proof ? 'a transaction that does not pay this purchase' : 'a transaction the chain does not show yet'
         d.log(`payment: the settler claimed ${claim}`, { payment: id, transaction: outcome.hash })
       } catch (error) {
         d.log('payment: settlement not confirmed, left pending', { payment: id, cause: describeFailure(error) })
