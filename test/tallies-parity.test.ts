@@ -148,8 +148,8 @@ async function insertPending(tx: Tx, era: 'current' | 'old', p: NewPayment): Pro
   return (
     (await tx.sql.run(q`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements,
       valid_before, submitted_block, status, created_at, updated_at)
-    VALUES (${p.id}, ${p.payer_lc}, ${p.nonce}, ${p.sold.entry_id}, ${p.pay_to}, ${p.amount}, ${p.x402_version}, ${p.payload}, ${p.requirements},
-      ${p.valid_before}, ${p.submitted_block}, 'pending', ${p.now}, ${p.now})`)) === 1
+    VALUES (${p.id}, ${p.payer_lc}, ${p.nonce}, ${p.sold.entry_id}, ${p.pay_to}, ${p.amount}, ${p.x402_version}, ${p.payload},
+      ${p.requirements}, ${p.valid_before}, ${p.submitted_block}, 'pending', ${p.now}, ${p.now})`)) === 1
   )
 }
 
