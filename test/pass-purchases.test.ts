@@ -8,6 +8,7 @@ import { wrapFetchWithPayment as wrapFetchV2, x402Client } from '@x402/fetch'
 import { registerExactEvmScheme as registerClientScheme } from '@x402/evm/exact/client'
 import { toClientEvmSigner } from '@x402/evm'
 import { createWalletClient, http } from 'viem'
+import { wrapFetchWithSIWx } from '@x402/extensions/sign-in-with-x'
 import { startTestServer, testClockFile, trellis, type TestServer } from '../dev/server.ts'
 import { authHeaders, b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
@@ -91,6 +92,13 @@ describe('buying a pass', () => {
     expect(await chain.balanceOf(buyer.address)).toBe(before.buyer - PASS_PRICE)
     const feed = (await call(server.url, 'GET', `/v1/feeds/${feedId}`)).body
     expect(feed.total_purchases).toBe(rows)
+
+    // And with sign-in-with-x, as any standard client signs in: a proof from the holder reads; a stranger's does not.
+    const holderRead = await wrapFetchWithSIWx(fetch, buyer)(contentUrl(entries[2]!.id))
+    expect([holderRead.status, await holderRead.text()]).toEqual([200, entries[2]!.secret])
+    const strangerRead = await wrapFetchWithSIWx(fetch, newWallet())(contentUrl(entries[2]!.id))
+    expect(strangerRead.status).toBe(402)
+    expect((await ledgerOfFeed()).pagination.total_count).toBe(rows)
 
     // A stranger still pays.
     expect((await readSigned(newWallet(), entries[0]!.id)).status).toBe(402)
