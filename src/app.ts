@@ -110,6 +110,7 @@ export async function startBackground(
     log,
     auth: services.auth,
     entries: services.entries,
+    passes: services.passes,
     purchases: services.purchases,
     webhooks: services.webhooks,
     stats: services.stats,

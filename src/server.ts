@@ -46,8 +46,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
   await using failed = new AsyncDisposableStack()
   failed.defer(unlock)
   // Followed from the start: a move signalled once the server listens must find the handler, not end the process.
+  // A move runs the jobs bound to a deadline at once, as the passing hours would have (once the jobs exist).
+  let deadlinesMoved = () => {}
   const unfollowClock = config.clockFile
-    ? followTestClock(config.clockFile, (offset) => log.warn('test clock moved', { offset_s: offset }))
+    ? followTestClock(config.clockFile, (offset) => {
+        log.warn('test clock moved', { offset_s: offset })
+        deadlinesMoved()
+      })
     : () => {}
   failed.defer(unfollowClock)
   // Only the holder walks the tree: a second server racing this one for the lock must not touch files it is writing.
@@ -109,6 +114,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   background = await startBackground(config, services, records, content, log)
   failed.defer(() => background?.stop())
   const jobs = background.jobs
+  deadlinesMoved = () => void jobs.deadlinesMoved()
   const requests = requestMetrics()
   const operationRuns = operationRecord(log)
   const app = buildApp(services, logError, [

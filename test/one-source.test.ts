@@ -67,5 +67,7 @@ test("the OpenAPI components are the models' shapes, each by its name (ErrorBody
   expect(doc.components.schemas.WebhookPayload.anyOf.map((shape: any) => shape.properties.type.const)).toEqual([
     'sale.recorded',
     'entry.expired',
+    'pass.sold',
+    'pass.expired',
   ])
 })

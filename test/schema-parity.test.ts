@@ -298,7 +298,7 @@ describe('the schema after the migrations', () => {
 
   test('the same triggers, on the same tables and events', () => {
     expect(pg.triggers).toEqual(sqlite.triggers)
-    expect(pg.triggers.length).toBe(11)
+    expect(pg.triggers.length).toBe(13)
   })
 
   test("PostgreSQL's change feed: a write to any table but those no read is kept of notifies the other instances", () => {

@@ -8,38 +8,9 @@ import { authHeaders, b64, call, createEntry, createFeed, expectError, newWallet
 import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
 import { Value } from '@sinclair/typebox/value'
 import { WebhookPayload } from '../src/models/webhook.ts'
+import { receiver, WEBHOOK_CERT as CERT, type Received } from './helpers/webhook-receiver.ts'
 
-const CERT = `${import.meta.dir}/helpers/webhook-test.cert.pem`
-const KEY = `${import.meta.dir}/helpers/webhook-test.key.pem`
 const PRICE = 25_000n
-
-interface Received {
-  path: string
-  headers: Record<string, string>
-  body: string
-}
-
-/** An HTTPS receiver: each path answers as `answer` says, given how often this delivery id came before. */
-function receiver(answer: (path: string, seen: number) => number, port = 0) {
-  const received: Received[] = []
-  const server = Bun.serve({
-    hostname: '127.0.0.1',
-    port,
-    tls: { cert: Bun.file(CERT), key: Bun.file(KEY) },
-    async fetch(request) {
-      const path = new URL(request.url).pathname
-      const entry = {
-        path,
-        headers: Object.fromEntries(request.headers as unknown as Iterable<[string, string]>),
-        body: await request.text(),
-      }
-      const seen = received.filter((r) => r.path === path && r.headers['webhook-id'] === entry.headers['webhook-id']).length
-      received.push(entry)
-      return new Response('ok', { status: answer(path, seen) })
-    },
-  })
-  return { received, url: (path: string) => `https://127.0.0.1:${server.port}${path}`, port: server.port, stop: () => server.stop(true) }
-}
 
 let chain: TestChain
 let server: TestServer
@@ -118,7 +89,7 @@ describe('registering', () => {
     expect(first.body).toMatchObject({
       url: hooks.url('/listed'),
       description: 'my shop',
-      events: ['sale.recorded', 'entry.expired'],
+      events: ['sale.recorded', 'entry.expired', 'pass.sold', 'pass.expired'],
       is_active: true,
     })
     expect(first.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)

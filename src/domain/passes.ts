@@ -11,6 +11,9 @@ import { parsePrice } from './prices.ts'
 import type { FeedService } from './feeds.ts'
 import type { Signer } from './auth.ts'
 
+/** Passes a statement of the expiry job marks ended: the writer is never held long. */
+const ENDED_BATCH = 500
+
 const noPass = (): never => fail('PASS_NOT_FOUND', 'this feed has no pass on sale')
 
 const UNITS: [number, string][] = [
@@ -67,6 +70,16 @@ export function passService(d: { records: Records; feeds: FeedService; network: 
     async held(signer: Signer, holder: string, beforeId: string | undefined, limit: number): Promise<PassRecord[]> {
       if (signer.address.toLowerCase() !== holder.toLowerCase()) fail('UNAUTHORIZED', 'a wallet lists only its own passes')
       return d.records.read.passes.listByHolder(holder.toLowerCase(), beforeId, limit)
+    },
+
+    /** Passes over: each is marked ended, and its creator told (pass.expired) unless the holder's time runs on. How many. */
+    async endExpired(now: number): Promise<number> {
+      let ended = 0
+      for (;;) {
+        const batch = await d.records.transact((tx) => tx.passes.markEnded(now, ENDED_BATCH), { unkept: true })
+        ended += batch
+        if (batch < ENDED_BATCH) return ended
+      }
     },
 
     /** The pass a payment bought, once its sale is recorded. */

@@ -1,18 +1,20 @@
-// Sale webhooks: a creator registers HTTPS endpoints (at most 5) and is told of each sale recorded in the ledger and
-// each paid entry whose early access ended. The events wait in an outbox the database writes with them (migration
-// 014), so a paid request spends no time on them and no crash loses one; the leader's job sends what is due, signed
-// the Standard Webhooks way, and retries with backoff for 24 hours. The delivery id (webhook-id) stays the same on
-// every attempt, and a delivery is sent by one sender at a time and never again once an answer 2xx was recorded.
-// Endpoints that fail (wallets are free, so anyone may register many that never answer) delay no other endpoint: each
-// pass takes one delivery per endpoint, an endpoint whose attempt failed rests (its circuit open) as long as a
-// delivery would before its next try, and the attempts of failing endpoints have slots of their own.
+// Sale webhooks: a creator registers HTTPS endpoints (at most 5) and is told of each sale recorded in the ledger,
+// each paid entry whose early access ended, each pass sold and each holder's pass run out. The events wait in an
+// outbox the database writes with them (migrations 014, 022), so a paid request spends no time on them and no crash
+// loses one; the leader's job sends what is due, signed the Standard Webhooks way, and retries with backoff for 24
+// hours. The delivery id (webhook-id) stays the same on every attempt, and a delivery is sent by one sender at a time
+// and never again once an answer 2xx was recorded. Endpoints that fail (wallets are free, so anyone may register many
+// that never answer) delay no other endpoint: each pass takes one delivery per endpoint, an endpoint whose attempt
+// failed rests (its circuit open) as long as a delivery would before its next try, and the attempts of failing
+// endpoints have slots of their own.
 import { randomBytes } from 'node:crypto'
 import { Webhook as Signature } from 'standardwebhooks'
 import type { Records } from '../store/stores.ts'
 import type { AttemptOutcome, DueDelivery } from '../store/webhooks.ts'
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../models/records.ts'
 import { requestPublic, vettedAddresses, timeLimit, PublicFetchFailed } from '../lib/public-fetch.ts'
-import { WEBHOOK_EVENTS, type CreateWebhook, type WebhookPayload } from '../models/webhook.ts'
+import { WEBHOOK_EVENTS, type CreateWebhook } from '../models/webhook.ts'
+import { payloadOf } from './webhook-payloads.ts'
 import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { fail } from './errors.ts'
@@ -83,48 +85,6 @@ function outwardReason(error: unknown): string {
   }[error.kind]
 }
 
-/** The body of a delivery: `{type, timestamp, data}` as Standard Webhooks suggests (models/webhook.ts: WebhookPayload). */
-async function payloadOf(d: WebhookDeps, delivery: WebhookDeliveryRecord): Promise<string> {
-  const read = d.records.read
-  const timestamp = new Date(delivery.created_at * 1000).toISOString()
-  let payload: WebhookPayload
-  if (delivery.event === 'sale.recorded') {
-    const sale = (await read.transactions.byId(delivery.subject_id))!
-    const entry = sale.entry_id ? await read.entries.byId(sale.entry_id) : undefined
-    payload = {
-      type: delivery.event,
-      timestamp,
-      data: {
-        transaction_id: `tx_${sale.id}`,
-        transaction_hash: sale.transaction_hash,
-        network: d.network,
-        asset: sale.asset,
-        amount: sale.amount.toString(),
-        payer: sale.payer,
-        pay_to: sale.pay_to,
-        entry_id: sale.entry_id,
-        feed_id: entry?.feed_id ?? null,
-        entry_title: entry?.title ?? null,
-        created_at: sale.created_at,
-      },
-    }
-  } else {
-    const entry = (await read.entries.byId(delivery.subject_id))!
-    payload = {
-      type: delivery.event,
-      timestamp,
-      data: {
-        entry_id: entry.id,
-        feed_id: entry.feed_id,
-        entry_title: entry.title,
-        price: entry.price.toString(),
-        expires_at: entry.expires_at,
-      },
-    }
-  }
-  return JSON.stringify(payload)
-}
-
 export function webhookService(d: WebhookDeps) {
   const read = d.records.read
   const retryAfter = d.retries?.afterS ?? RETRY_AFTER_S
@@ -157,7 +117,7 @@ export function webhookService(d: WebhookDeps) {
       )
     let payload = delivery.payload
     if (payload === null) {
-      const built = await payloadOf(d, delivery)
+      const built = await payloadOf(d.records, d.network, delivery)
       payload = await d.records.transact((tx) => tx.webhooks.fixPayload(delivery.id, built), unkept)
     }
     const sentAt = new Date()

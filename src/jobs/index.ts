@@ -6,6 +6,7 @@
 import type { Logger } from '../log.ts'
 import type { AuthService } from '../domain/auth.ts'
 import type { EntryService } from '../domain/entries.ts'
+import type { PassService } from '../domain/passes.ts'
 import type { PurchaseService } from '../domain/purchases.ts'
 import type { StatsService } from '../domain/stats-service.ts'
 import type { WebhookService } from '../domain/webhooks.ts'
@@ -35,6 +36,8 @@ export interface Jobs {
   stop(): Promise<void>
   /** The first runs of the jobs that only write records (nonce cleanup, expiry): a server serves once they are done. */
   ready: Promise<void>
+  /** Runs the jobs bound to a deadline (expiries) now: the test clock moved past one (test-hooks.ts). */
+  deadlinesMoved(): Promise<void>
 }
 
 /** Runs by job and result, and the time they took. */
@@ -59,6 +62,7 @@ export interface JobServices {
   log: Logger
   auth: AuthService
   entries: EntryService
+  passes: PassService
   purchases: PurchaseService
   stats: StatsService
   ledgerAudit: LedgerAudit
@@ -111,11 +115,16 @@ export function startJobs(d: JobServices): Jobs {
     return run()
   }
 
+  // An early access or a pass that ended while the server was down is over before the first request is answered.
+  const deadlineJobs = [
+    every('entry-expiry', 30, () => d.entries.endEarlyAccess(nowSeconds()), { once: true }),
+    every('pass-expiry', 30, () => d.passes.endExpired(nowSeconds()), { once: true }),
+  ]
+  const deadlineRuns = leaderRuns.slice(-deadlineJobs.length)
   const ready = Promise.all([
     every('nonce-cleanup', 600, () => d.auth.purgeNonces(nowSeconds() - 3600), { once: true }),
     every('ended-session-cleanup', 3600, () => d.auth.purgeEndedSessions(nowSeconds() - 60), { once: true }),
-    // An early access that ended while the server was down is over before the first request is answered.
-    every('entry-expiry', 30, () => d.entries.endEarlyAccess(nowSeconds()), { once: true }),
+    ...deadlineJobs,
   ]).then(() => {})
   const cluster = d.cluster
   if (cluster) every('rate-window-cleanup', 60, () => cluster.sweepRateWindows(), { once: true })
@@ -189,6 +198,7 @@ export function startJobs(d: JobServices): Jobs {
 
   return {
     ready,
+    deadlinesMoved: () => Promise.all(deadlineRuns.map((run) => run())).then(() => {}),
     status: () => Object.fromEntries(Object.entries(state).map(([k, v]) => [k, { last_run: v.lastRun, last_error: v.lastError }])),
     metrics: () => [
       ...jobMetrics(state),

@@ -1,7 +1,7 @@
 // The vocabulary shared by every layer: what a resource looks like on the wire, as one TypeBox schema each. The
 // routes validate and document with these, the domain takes their Static types, the stores return records typed
 // from them. This folder holds schemas only (no rules) and imports nothing but TypeBox, so any layer may use it.
-import { Type as t, type StringOptions, type TSchema } from '@sinclair/typebox'
+import { Type as t, type StringOptions, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox'
 
 export const UnixSeconds = (description = 'Unix seconds') => t.Integer({ description, examples: [1767225600] })
 export const Money = (description = 'USDC in its smallest unit (1000000 = 1 USDC), as a decimal string') =>
@@ -23,6 +23,15 @@ export const Nullable = <T extends TSchema>(schema: T, options: { description?: 
   t.Union([schema, t.Null()], options)
 
 /** Items in a page of a listing: at most MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE when the caller does not say. */
+type Literals<T extends readonly string[]> = { -readonly [K in keyof T]: TLiteral<T[K] & string> }
+type UnionOf<T extends readonly string[]> = Literals<T> extends infer L extends TSchema[] ? TUnion<L> : never
+/** One of a word list declared once (`as const`): the list stays the single source of the words. */
+export const OneOf = <const T extends readonly string[]>(words: T, options: { description?: string } = {}) =>
+  t.Union(
+    words.map((word) => t.Literal(word)),
+    options,
+  ) as unknown as UnionOf<T>
+
 export const DEFAULT_PAGE_SIZE = 20
 export const MAX_PAGE_SIZE = 100
 

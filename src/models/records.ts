@@ -65,7 +65,10 @@ export type WebhookEndpointRecord = Webhook & { wallet_id: string }
 
 export type DeliveryStatus = WebhookDelivery['status']
 
-/** `subject_id`: the ledger row of a sale, the entry of an expiry. `next_attempt_at` is also its sender's claim on it. */
+/**
+ * `subject_id`: the ledger row of a sale, the entry of an expiry, the pass sold or ended. `next_attempt_at` is also
+ * its sender's claim on it.
+ */
 export type WebhookDeliveryRecord = Omit<WebhookDelivery, 'next_attempt_at'> & {
   endpoint_id: string
   subject_id: string

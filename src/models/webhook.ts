@@ -1,11 +1,13 @@
 import { Type as t, type Static } from '@sinclair/typebox'
-import { Nullable, Text, UnixSeconds } from './common.ts'
+import { Nullable, OneOf, Text, UnixSeconds } from './common.ts'
 import { TransactionItem } from './transaction.ts'
 import { Entry } from './entry.ts'
+import { Feed } from './feed.ts'
+import { Pass } from './pass.ts'
 
-export const WEBHOOK_EVENTS = ['sale.recorded', 'entry.expired'] as const
+export const WEBHOOK_EVENTS = ['sale.recorded', 'entry.expired', 'pass.sold', 'pass.expired'] as const
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
-const Event = t.Union([t.Literal('sale.recorded'), t.Literal('entry.expired')])
+const Event = OneOf(WEBHOOK_EVENTS)
 
 export const Webhook = t.Object(
   {
@@ -107,11 +109,50 @@ export const EntryExpiredData = t.Object(
 )
 export type EntryExpiredData = Static<typeof EntryExpiredData>
 
+const pass = Pass.properties
+/** A pass sold (`type` pass.sold): its ledger row (as sale.recorded gives an entry's), the feed, and the pass's time. */
+export const PassSoldData = t.Object(
+  {
+    transaction_id: sale.id,
+    transaction_hash: sale.transaction_hash,
+    network: t.String({ description: 'the network the server settles on (base, base-sepolia, …)' }),
+    asset: sale.asset,
+    amount: sale.amount,
+    payer: sale.payer,
+    pay_to: sale.pay_to,
+    feed_id: pass.feed_id,
+    feed_name: Feed.properties.name,
+    pass_id: pass.id,
+    holder: pass.holder,
+    starts_at: pass.starts_at,
+    expires_at: pass.expires_at,
+    created_at: sale.created_at,
+  },
+  { additionalProperties: false },
+)
+export type PassSoldData = Static<typeof PassSoldData>
+
+/** A holder's time with a feed ran out (`type` pass.expired): no pass of theirs runs on from its end. */
+export const PassExpiredData = t.Object(
+  {
+    pass_id: pass.id,
+    feed_id: pass.feed_id,
+    feed_name: Feed.properties.name,
+    holder: pass.holder,
+    starts_at: pass.starts_at,
+    expires_at: pass.expires_at,
+  },
+  { additionalProperties: false },
+)
+export type PassExpiredData = Static<typeof PassExpiredData>
+
 /** The body of every webhook delivery, the same bytes on each attempt (routes/webhooks.ts tells how it is signed). */
 export const WebhookPayload = t.Union(
   [
     t.Object({ type: t.Literal('sale.recorded'), timestamp: Timestamp, data: SaleRecordedData }, { additionalProperties: false }),
     t.Object({ type: t.Literal('entry.expired'), timestamp: Timestamp, data: EntryExpiredData }, { additionalProperties: false }),
+    t.Object({ type: t.Literal('pass.sold'), timestamp: Timestamp, data: PassSoldData }, { additionalProperties: false }),
+    t.Object({ type: t.Literal('pass.expired'), timestamp: Timestamp, data: PassExpiredData }, { additionalProperties: false }),
   ],
   { description: 'A webhook delivery: {type, timestamp, data} as Standard Webhooks suggests' },
 )

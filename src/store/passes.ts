@@ -21,6 +21,12 @@ export interface PassStore {
   runningUntil(holderLc: string, feedId: string, now: number): Promise<number | null>
   /** The pass a sale made. */
   byTransaction(transactionId: string): Promise<PassRecord | undefined>
+  byId(id: string): Promise<PassRecord | undefined>
+  /**
+   * Marks ended, at `now`, up to `limit` passes whose time is over (a trigger tells pass.expired of those no pass of
+   * the same holder and feed runs on from: migration 022). How many.
+   */
+  markEnded(now: number, limit: number): Promise<number>
   /** A holder's passes, newest first, before `beforeId`. */
   listByHolder(holderLc: string, beforeId: string | undefined, limit: number): Promise<PassRecord[]>
 }
@@ -57,6 +63,10 @@ export function passStore(sql: Sql): PassStore {
       return row?.until === null || row?.until === undefined ? null : Number(row.until)
     },
     byTransaction: (transactionId) => one(q`${SELECT} WHERE transaction_id = ${transactionId}`),
+    byId: (id) => one(q`${SELECT} WHERE id = ${id}`),
+    markEnded: (now, limit) =>
+      sql.run(q`UPDATE passes SET ended_at = ${now} WHERE id IN (SELECT id FROM passes WHERE ended_at IS NULL
+        AND expires_at <= ${now} ORDER BY expires_at LIMIT ${limit})`),
     listByHolder: async (holderLc, beforeId, limit) =>
       (
         await sql.all<PassRow>(

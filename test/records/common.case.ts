@@ -401,6 +401,49 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
       expect((await records.read.feeds.byId(feedId))!.pass).toMatchObject({ created_at: 1000, updated_at: 4000, is_active: true })
     })
 
+    test('passes: one bought ahead runs on from the end of the last; the expiry marks each ended once, oldest first', async () => {
+      const records = await open()
+      const feedId = await aFeed(records)
+      const holder = anAddress()
+      const sell = (id: string, at: number, duration: number) =>
+        records.transact(async (tx) => {
+          const txId = unique('tx')
+          await tx.transactions.insert({
+            id: txId,
+            piid: null,
+            payer: holder,
+            pay_to: anAddress(),
+            amount: 5n,
+            asset: anAddress(),
+            entry_id: null,
+            transaction_hash: `0x${randomBytes(32).toString('hex')}`,
+            created_at: at,
+            kind: 'pass',
+            feed_id: feedId,
+          })
+          return tx.passes.grant({ id, feed_id: feedId, holder_lc: holder, duration_s: duration, transaction_id: txId, now: at })
+        })
+      const first = await sell(unique('pass'), 1_000, 60)
+      const second = await sell(unique('pass'), 1_030, 60) // bought while the first runs: it extends it
+      expect([first.starts_at, first.expires_at, second.starts_at, second.expires_at]).toEqual([1_000, 1_060, 1_060, 1_120])
+      expect(await records.read.passes.runningUntil(holder, feedId, 1_059)).toBe(1_060)
+      expect(await records.read.passes.runningUntil(holder, feedId, 1_060)).toBe(1_120)
+      expect(await records.read.passes.runningUntil(holder, feedId, 1_120)).toBeNull()
+      expect(await records.read.passes.byId(second.id)).toEqual(second)
+      expect((await records.read.passes.byTransaction(second.transaction_id))!.id).toBe(second.id)
+      const third = await sell(unique('pass'), 2_000, 60) // after a gap: from its sale
+      expect([third.starts_at, third.expires_at]).toEqual([2_000, 2_060])
+      const marked = async (at: number, limit: number) => records.transact((tx) => tx.passes.markEnded(at, limit), { unkept: true })
+      expect(await marked(1_059, 10)).toBe(0)
+      expect(await marked(1_200, 1)).toBe(1)
+      expect(await marked(1_200, 10)).toBe(1)
+      expect(await marked(1_200, 10)).toBe(0)
+      expect(await marked(3_000, 10)).toBe(1)
+      expect((await records.read.passes.listByHolder(holder, undefined, 10)).map((p) => p.id)).toEqual(
+        [first.id, second.id, third.id].sort().reverse(),
+      )
+    })
+
     test("an entry takes one of its feed's slots: the entry as stored, else full, inactive or missing", async () => {
       const records = await open()
       const feedId = await aFeed(records)

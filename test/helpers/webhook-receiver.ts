@@ -1,0 +1,31 @@
+// An HTTPS webhook receiver on 127.0.0.1 (its certificate trusted through NODE_EXTRA_CA_CERTS): each path answers as
+// `answer` says, given how often this delivery id came before; every request is kept.
+export const WEBHOOK_CERT = `${import.meta.dir}/webhook-test.cert.pem`
+const KEY = `${import.meta.dir}/webhook-test.key.pem`
+
+export interface Received {
+  path: string
+  headers: Record<string, string>
+  body: string
+}
+
+export function receiver(answer: (path: string, seen: number) => number, port = 0) {
+  const received: Received[] = []
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port,
+    tls: { cert: Bun.file(WEBHOOK_CERT), key: Bun.file(KEY) },
+    async fetch(request) {
+      const path = new URL(request.url).pathname
+      const entry = {
+        path,
+        headers: Object.fromEntries(request.headers as unknown as Iterable<[string, string]>),
+        body: await request.text(),
+      }
+      const seen = received.filter((r) => r.path === path && r.headers['webhook-id'] === entry.headers['webhook-id']).length
+      received.push(entry)
+      return new Response('ok', { status: answer(path, seen) })
+    },
+  })
+  return { received, url: (path: string) => `https://127.0.0.1:${server.port}${path}`, port: server.port, stop: () => server.stop(true) }
+}
