@@ -82,6 +82,9 @@ export function passService(d: { records: Records; feeds: FeedService; network: 
       }
     },
 
+    /** Until when `address` holds a pass to the feed now; null: none runs. */
+    heldUntil: (address: string, feedId: string) => d.records.read.passes.runningUntil(address.toLowerCase(), feedId, nowSeconds()),
+
     /** The pass a payment bought, once its sale is recorded. */
     bought: (transactionId: string) => d.records.read.passes.byTransaction(transactionId),
 

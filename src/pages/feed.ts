@@ -6,6 +6,7 @@ import { figures, tagList } from './cards.ts'
 import { count, day, mediaKind, usdc } from './format.ts'
 import { entryTitle } from './names.ts'
 import { creatorLink } from './paywall.ts'
+import { passOffer } from './pass.ts'
 
 export interface FeedFacts {
   network: string
@@ -38,6 +39,7 @@ export function feedPage(f: FeedFacts): string {
     ])}
   </div>
 </section>
+${passOffer(feed)}
 <h2>Entries</h2>
 ${
   f.entries.length

@@ -50,6 +50,7 @@ export function page(frame: Frame, main: Html): string {
 <title>${frame.title} · Trellis</title>
 ${frame.description ? html`<meta name="description" content="${frame.description}">` : ''}
 <link rel="stylesheet" href="${ASSET_PATH}/trellis.css?v=${frame.assetVersion}">
+<script src="${ASSET_PATH}/content.js?v=${frame.assetVersion}" defer></script>
 <script src="${ASSET_PATH}/trellis.js?v=${frame.assetVersion}" defer></script>
 </head>
 <body>

@@ -7,6 +7,7 @@ import { html, type Html } from './html.ts'
 import { mediaKind, shortAddress, usdc } from './format.ts'
 import { creatorName, entryTitle } from './names.ts'
 import { page } from './layout.ts'
+import { passAside } from './pass.ts'
 
 export interface PaywallFacts {
   feed: FeedRecord
@@ -22,7 +23,8 @@ export interface PaywallFacts {
 /** What the page's script needs to pay and to show the result. */
 export interface PaywallData extends Offer {
   kind: 'paywall'
-  sold: 'record' | 'bytes'
+  /** A pass is bought with a POST, and answers the pass (JSON). */
+  sold: 'record' | 'bytes' | 'pass'
   mimeType: string
   title: string
 }
@@ -56,6 +58,9 @@ export function paywallPage(f: PaywallFacts): string {
     <p class="status" id="status" role="status">Looking for a wallet in this browser…</p>
   </div>
   <div id="bought" class="bought" hidden></div>
+  <p class="signed-in-already">Already bought it, or hold a pass to this feed?
+    <button type="button" id="paywall-sign-in" hidden>Sign in with your wallet</button></p>
+  ${passAside(f.feed)}
   <noscript><p class="status">${[
     html`Paying from this page needs JavaScript and a browser wallet. `,
     html`API clients pay with the X-PAYMENT header (see <a href="/v1/docs">the API</a>).`,

@@ -6,7 +6,7 @@ import type { Signer } from '../domain/auth.ts'
 import type { Access } from '../domain/entries.ts'
 import type { PriceTag } from '../chain/x402/requirements.ts'
 import type { Payment, PaymentOrRefusal } from '../chain/x402/payload.ts'
-import { resourceServer, wantsPage, type Instructions } from '../chain/x402/resource-server.ts'
+import { resourceServer, wantsPage, type Instructions, type Offer } from '../chain/x402/resource-server.ts'
 import { paywallPage } from '../pages/paywall.ts'
 import { PAGE_HEADERS } from '../pages/layout.ts'
 import { ASSET_VERSION } from '../pages/assets.ts'
@@ -84,21 +84,22 @@ export function entryGate(s: Services) {
       tag,
     )
 
-  /** The same 402 for a person in a browser: the paywall page, kept as long. */
-  const paywall = async (feed: FeedRecord, entry: EntryRecord, tag: PriceTag, sold: Sold): Promise<Prepared> =>
+  /** A 402 for a person in a browser: the page `made` for it (kept as long as the challenge is), its fresh nonce. */
+  const pagedChallenge = async (tag: PriceTag, made: () => Promise<(offer: Offer) => string>): Promise<Prepared> =>
     freshChallenge(
       await s.cached.get(
         `paywall:${tag.resource}`,
-        async () => {
-          const creator = await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
-          return prepared(
-            x402.paywall(tag, (offer) => paywallPage({ feed, entry, creator, offer, sold, assetVersion: ASSET_VERSION }), PAGE_HEADERS),
-          )
-        },
+        async () => prepared(x402.paywall(tag, await made(), PAGE_HEADERS)),
         (c) => 2 * c.body.length,
       ),
       tag,
     )
+  /** The entry's paywall page. */
+  const paywall = (feed: FeedRecord, entry: EntryRecord, tag: PriceTag, sold: Sold): Promise<Prepared> =>
+    pagedChallenge(tag, async () => {
+      const creator = await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
+      return (offer) => paywallPage({ feed, entry, creator, offer, sold, assetVersion: ASSET_VERSION })
+    })
 
   /** A 402 saying why: a refused payment or proof, with a fresh challenge. */
   const refusedWith = (tag: PriceTag, reason: string): Gate =>
@@ -193,5 +194,5 @@ export function entryGate(s: Services) {
   const paywallAt = (feed: FeedRecord, entry: EntryRecord, path: string): Promise<Prepared> =>
     paywall(feed, entry, tagAt(feed, entry, path), soldAt(path))
 
-  return Object.assign(gate, { paywallAt, tagAt, freshChallenge, payingFor, plainChallenge })
+  return Object.assign(gate, { paywallAt, tagAt, freshChallenge, pagedChallenge, payingFor, plainChallenge })
 }

@@ -193,9 +193,11 @@ export function hotReads(s: Services): HotReads {
   routes['/v1/feeds/:feed_id'] = (request) => (withoutQuery(request.url) ? (heldFeedJson(s, request.params.feed_id) ?? null) : null)
   // The landing and feed pages, once made (routes/pages.ts).
   routes['/'] = (request) => (withoutQuery(request.url) ? (heldPage(s, homeKey(s)) ?? null) : null)
+  // A person signed in may hold a pass the page tells of: theirs is made by the route.
   routes['/feeds/:feed_id'] = (request) => {
     const id = request.params.feed_id
-    return withoutQuery(request.url) && isUuid(id) ? (heldPage(s, feedKey(id.toLowerCase())) ?? null) : null
+    if (!withoutQuery(request.url) || !isUuid(id) || sessionCookie(request.headers)) return null
+    return heldPage(s, feedKey(id.toLowerCase())) ?? null
   }
   routes['/v1/wallets/:wallet_id/stats'] = (request) =>
     withoutQuery(request.url) ? (heldWalletStatsJson(s, request.params.wallet_id) ?? null) : null

@@ -15,6 +15,7 @@ import { html } from '../pages/html.ts'
 import { page, PAGE_HEADERS } from '../pages/layout.ts'
 import { homePage } from '../pages/home.ts'
 import { feedPage } from '../pages/feed.ts'
+import { PASS_HELD_MARK, passHeldLine } from '../pages/pass.ts'
 import { entryPage } from '../pages/entry.ts'
 import { creatorPage } from '../pages/creator.ts'
 import { boardsPage, PAGE_PERIODS, type PagePeriod } from '../pages/boards.ts'
@@ -127,8 +128,17 @@ export const pageRoutes = (s: Services) => {
 
   return new Elysia({ detail: { hide: true } })
     .get('/', () => answer(() => homePageOf(s)))
-    .get('/feeds/:feed_id', ({ params, query }) =>
-      answer(() => feedPageOf(s, params.feed_id, typeof query.page_token === 'string' ? query.page_token : undefined)),
+    .get('/feeds/:feed_id', ({ params, query, request }) =>
+      answer(async () => {
+        const made = await feedPageOf(s, params.feed_id, typeof query.page_token === 'string' ? query.page_token : undefined)
+        const session = sessionCookie(request.headers)
+        const signer = session ? await s.auth.sessionSigner(session) : null
+        const until = signer ? await s.passes.heldUntil(signer.address, uuid(params.feed_id, 'feed_id')) : null
+        if (until === null) return made
+        // A holder's own copy, telling how long the pass runs: never kept, never shared.
+        const body = (made.body as string).replace(PASS_HELD_MARK, passHeldLine(until))
+        return new Response(body, { headers: { ...PAGE_HEADERS, 'cache-control': 'private, no-store' } })
+      }),
     )
     .get('/feeds/:feed_id/entries/:entry_id', ({ params, request }) =>
       answer(async () => {

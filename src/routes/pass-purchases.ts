@@ -8,7 +8,10 @@ import { walletAuth } from './wallet-auth.ts'
 import { uuid } from './params.ts'
 import { page, pageQuery, pageSize } from './pagination.ts'
 import { asResponse, entryGate } from './entry-gate.ts'
-import { resourceServer } from '../chain/x402/resource-server.ts'
+import { resourceServer, wantsPage } from '../chain/x402/resource-server.ts'
+import { passPaywallPage } from '../pages/pass.ts'
+import { creatorLink } from '../pages/paywall.ts'
+import { ASSET_VERSION } from '../pages/assets.ts'
 import { checksumAddress } from '../chain/signatures.ts'
 import { publicTransactionId } from '../domain/transactions.ts'
 import { fail } from '../domain/errors.ts'
@@ -36,7 +39,16 @@ export const passPurchaseRoutes = (s: Services) => {
         const offer = feed.pass ?? fail('PASS_NOT_FOUND', 'this feed has no pass on sale')
         const tag = s.passes.priceTag(feed, offer, `${s.publicUrl()}${new URL(request.url).pathname}`)
         const payment = x402.readPayment(request.headers)
-        if (!payment) return asResponse(gate.plainChallenge(tag))
+        if (!payment) {
+          if (!wantsPage(request.headers)) return asResponse(gate.plainChallenge(tag))
+          return asResponse(
+            await gate.pagedChallenge(tag, async () => {
+              const creator = await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
+              const by = creatorLink(feed, creator)
+              return (x402Offer) => passPaywallPage({ feed, pass: offer, offer: x402Offer, creatorLink: by, assetVersion: ASSET_VERSION })
+            }),
+          )
+        }
         const passed = await gate.payingFor(payment, { kind: 'pass', feed, offer }, tag, signer)
         if (passed.kind !== 'serve') return passed.kind === 'answered' ? asResponse(passed.answer) : fail('PASS_NOT_FOUND', 'no pass')
         if (!passed.transaction) fail('OWNER_NEEDS_NO_PASS', "the feed's owner reads every entry of it without a pass; nothing was charged")

@@ -1,5 +1,5 @@
-// Trellis pages: the only script they load (the Content-Security-Policy allows no other, and no inline script).
-// It pays a paywall with the browser's wallet (EIP-1193), shows what was bought, and fills in text content.
+// Trellis pages: their script, with content.js (the Content-Security-Policy allows no other, and no inline script).
+// It pays a paywall with the browser's wallet (EIP-1193) and signs in; content.js shows what was bought.
 'use strict'
 
 const $ = (id) => document.getElementById(id)
@@ -75,10 +75,10 @@ function pause(ms) {
  * Sends the payment to the URL that asked for it, asking again while it settles. `response` is null when it still
  * does after a while; `waited` says a 503 was answered on the way.
  */
-async function sendPayment(path, header) {
+async function sendPayment(path, header, method) {
   let waited = false
   for (let attempt = 0; attempt < 12; attempt++) {
-    const response = await fetch(path, { headers: { 'X-PAYMENT': header, Accept: 'application/json, */*' } })
+    const response = await fetch(path, { method, headers: { 'X-PAYMENT': header, Accept: 'application/json, */*' } })
     if (response.status !== 503) return { response, waited }
     waited = true
     say(`${MAYBE_TAKEN} Checking again shortly…`, 'pending')
@@ -135,7 +135,7 @@ async function settle(data, header, sent) {
   button.disabled = true
   let response
   try {
-    const answer = await sendPayment(new URL(data.requirement.resource).pathname, header)
+    const answer = await sendPayment(new URL(data.requirement.resource).pathname, header, data.sold === 'pass' ? 'POST' : 'GET')
     response = answer.response
     sent ||= answer.waited
   } catch (error) {
@@ -161,6 +161,7 @@ async function settle(data, header, sent) {
   const transaction = transactionOf(response)
   say(transaction ? `Paid. Transaction ${transaction}` : 'Paid.', 'good')
   button.hidden = true
+  if (data.sold === 'pass') return showPass(await response.json())
   const url = data.sold === 'record' ? (await response.json()).content_url : URL.createObjectURL(await response.blob())
   await showContent($('bought'), url, data.mimeType, data.title)
 }
@@ -170,44 +171,6 @@ function offer(button, label, action) {
   button.textContent = label
   button.onclick = action
   button.disabled = false
-}
-
-/** Puts the content at `url` into `place` the way its type is read: text as text, media in a player, the rest as a download. */
-async function showContent(place, url, mimeType, title) {
-  const type = mimeType.toLowerCase()
-  place.hidden = false
-  place.replaceChildren()
-  let view
-  if (type.startsWith('image/')) {
-    view = document.createElement('img')
-    view.alt = title
-  } else if (type.startsWith('audio/') || type.startsWith('video/')) {
-    view = document.createElement(type.startsWith('audio/') ? 'audio' : 'video')
-    view.controls = true
-  } else if ((type.startsWith('text/') && !type.startsWith('text/html')) || /^application\/([\w.+-]*\+)?json/.test(type)) {
-    view = document.createElement('pre')
-    const text = await (await fetch(url)).text()
-    view.textContent = type.includes('json') ? pretty(text) : text
-  }
-  if (view) {
-    if (view.tagName !== 'PRE') view.src = url
-    view.className = 'content'
-    place.append(view)
-  }
-  const link = document.createElement('a')
-  link.href = url
-  link.textContent = view ? 'Download' : 'Open the content'
-  if (view || !type.startsWith('application/pdf')) link.download = title
-  link.className = 'download'
-  place.append(link)
-}
-
-function pretty(text) {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2)
-  } catch {
-    return text
-  }
 }
 
 function startPaywall(data) {
@@ -220,16 +183,6 @@ function startPaywall(data) {
   button.dataset.payLabel = button.textContent
   button.disabled = false
   button.onclick = () => pay(data)
-}
-
-function startEntry() {
-  // Text content is fetched and shown as text: never parsed as markup.
-  for (const place of document.querySelectorAll('[data-text-src]')) {
-    fetch(place.dataset.textSrc)
-      .then((response) => (response.ok ? response.text() : Promise.reject(new Error(`HTTP ${response.status}`))))
-      .then((text) => (place.textContent = place.dataset.json === '1' ? pretty(text) : text))
-      .catch((error) => (place.textContent = `The content could not be loaded (${error.message}).`))
-  }
 }
 
 /** The wallet the session cookie stands for, as its readable companion names it (it grants nothing itself). */
@@ -285,8 +238,10 @@ function startAccount() {
     out.addEventListener('click', signOut)
     place.replaceChildren(who, out)
   } else if (wallet()) {
-    button.hidden = false
-    button.addEventListener('click', () => signIn(button))
+    for (const offered of [button, $('paywall-sign-in')].filter(Boolean)) {
+      offered.hidden = false
+      offered.addEventListener('click', () => signIn(offered))
+    }
   }
 }
 

@@ -1,0 +1,84 @@
+// A feed's pass as a person meets it: the offer on the feed's page and beside an entry's paywall (a form that POSTs to
+// the pass's purchase URL, so a browser gets the pass's own paywall), that paywall, and the line telling a holder
+// signed in how long theirs runs (put into the kept page for that request only).
+import type { FeedRecord, PassOfferRecord } from '../models/records.ts'
+import type { Offer } from '../chain/x402/resource-server.ts'
+import { spokenDuration } from '../domain/passes.ts'
+import { html, Html } from './html.ts'
+import { page } from './layout.ts'
+import { usdc } from './format.ts'
+import type { PaywallData } from './paywall.ts'
+
+/** Where a kept feed page takes the holder's line: a comment no stored text can forge (text is escaped). */
+export const PASS_HELD_MARK = '<!--pass-held-->'
+
+const terms = (offer: PassOfferRecord): string => `${usdc(offer.price)} for ${spokenDuration(offer.duration_s)}`
+const purchaseUrl = (feedId: string) => `/v1/feeds/${feedId}/pass/purchases`
+
+/** The button that buys the pass: a form, so it works before any script, and leads to the pass's paywall. */
+const buyForm = (feed: FeedRecord, label: string): Html =>
+  html`<form method="post" action="${purchaseUrl(feed.id)}" class="buy-pass"><button type="submit" class="primary">${label}</button></form>`
+
+/** The feed page's offer (or nothing while none is on sale), and the mark where a holder's line goes. */
+export function passOffer(feed: FeedRecord): Html {
+  const mark = new Html(PASS_HELD_MARK)
+  const offer = feed.pass
+  if (!offer) return mark
+  return html`<section class="pass" id="pass" aria-labelledby="pass-title">
+  <h2 id="pass-title">Pass · ${terms(offer)}</h2>
+  ${mark}
+  <p>Every paid entry of this feed, those published later too.</p>
+  ${offer.description ? html`<p class="muted">${offer.description}</p>` : ''}
+  ${buyForm(feed, `Buy the pass · ${usdc(offer.price)}`)}
+</section>`
+}
+
+/** What a holder signed in reads on the feed's page. */
+export function passHeldLine(expiresAt: number): string {
+  const until = new Date(expiresAt * 1000).toISOString().slice(0, 16).replace('T', ' ')
+  return html`<p class="held" id="pass-held" role="status">Your pass runs until ${until} UTC.</p>`.text
+}
+
+/** Beside an entry's paywall: the pass, when the feed sells one. */
+export const passAside = (feed: FeedRecord): Html =>
+  feed.pass
+    ? html`<aside class="pass-aside"><p>Or read every paid entry of this feed with a pass: <strong>${terms(feed.pass)}</strong>.</p>
+  ${buyForm(feed, 'Buy the pass')}</aside>`
+    : html``
+
+export interface PassPaywallFacts {
+  feed: FeedRecord
+  pass: PassOfferRecord
+  offer: Offer
+  creatorLink: Html
+  assetVersion: string
+}
+
+/** The 402 of a pass for a person: what it gives, for how much, and the button that pays for it with the wallet. */
+export function passPaywallPage(f: PassPaywallFacts): string {
+  const title = `A ${spokenDuration(f.pass.duration_s)} pass to ${f.feed.name}`
+  const price = usdc(f.pass.price)
+  const data: PaywallData = { kind: 'paywall', ...f.offer, sold: 'pass', mimeType: 'application/json', title }
+  return page(
+    { title: `${title} (${price})`, network: f.offer.requirement.network, data, assetVersion: f.assetVersion },
+    html`
+<article class="paywall">
+  <p class="kicker">Payment required · HTTP 402</p>
+  <h1>${title}</h1>
+  <p class="byline">for <a href="/feeds/${f.feed.id}">${f.feed.name}</a> by ${f.creatorLink}</p>
+  <p class="description">Every paid entry of the feed, those published later too, for ${spokenDuration(f.pass.duration_s)} from
+  when it is paid (from the end of the pass you hold, if one runs).</p>
+  ${f.pass.description ? html`<p class="muted">${f.pass.description}</p>` : ''}
+  <dl class="facts">
+    <dt>Price</dt><dd class="price">${price}</dd>
+    <dt>Network</dt><dd>${f.offer.requirement.network}</dd>
+    <dt>Pay to</dt><dd><code>${f.offer.requirement.payTo}</code></dd>
+  </dl>
+  <div class="pay">
+    <button type="button" id="pay" class="primary" disabled>Pay ${price} with your wallet</button>
+    <p class="status" id="status" role="status">Looking for a wallet in this browser…</p>
+  </div>
+  <div id="bought" class="bought" hidden></div>
+</article>`,
+  )
+}
