@@ -5,6 +5,7 @@ import type { FeedRecord, PassOfferRecord, PassRecord } from '../models/records.
 import type { PriceTag } from '../chain/x402/requirements.ts'
 import { PASS_MAX_DURATION_S, PASS_MIN_DURATION_S, type PutPass } from '../models/pass.ts'
 import { nowSeconds } from '../lib/clock.ts'
+import { spokenDuration } from '../lib/durations.ts'
 import { fail } from './errors.ts'
 import { takenDown } from './moderation.ts'
 import { parsePrice } from './prices.ts'
@@ -13,18 +14,8 @@ import type { Signer } from './auth.ts'
 
 const noPass = (): never => fail('PASS_NOT_FOUND', 'this feed has no pass on sale')
 
-const UNITS: [number, string][] = [
-  [31_536_000, 'year'],
-  [86_400, 'day'],
-  [3_600, 'hour'],
-  [60, 'minute'],
-]
-/** A duration as people say it: "30 days", "1 hour", "90 seconds". */
-export function spokenDuration(seconds: number): string {
-  const [size, unit] = UNITS.find(([size]) => seconds % size === 0) ?? [1, 'second']
-  const n = seconds / size
-  return `${n} ${unit}${n === 1 ? '' : 's'}`
-}
+// Still exported here for its callers; it lives in lib, where the MCP tools (which reach no domain code) read it too.
+export { spokenDuration }
 
 export function passService(d: { records: Records; feeds: FeedService; network: string }) {
   return {
