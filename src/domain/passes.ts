@@ -60,6 +60,10 @@ export function passService(d: { records: Records; feeds: FeedService; network: 
       return d.records.read.passes.listByHolder(holder.toLowerCase(), beforeId, limit)
     },
 
+    /** The passes on sale now, newest feed first, each with its feed (x402 discovery lists them). */
+    onSale: (limit: number, offset: number) => d.records.read.passOffers.onSale(limit, offset),
+    onSaleCount: () => d.records.read.passOffers.onSaleCount(),
+
     /** The pass a payment bought, once its sale is recorded. */
     bought: (transactionId: string) => d.records.read.passes.byTransaction(transactionId),
 
