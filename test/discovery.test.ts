@@ -1,6 +1,6 @@
 // Agent discovery: /.well-known/x402 names the discovery list; GET /discovery/resources answers as an x402
 // facilitator's discovery does, so the x402 package's own client lists what is for sale here, and an x402 client pays
-// a listed resource as it is listed.
+// a listed resource as it is listed. A feed's pass on sale is listed too (before the entries), by its purchase URL.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createWalletClient, http } from 'viem'
 import { useFacilitator } from 'x402/verify'
@@ -10,6 +10,7 @@ import { startTestServer, type TestServer } from '../dev/server.ts'
 import { b64, call, createEntry, createFeed, expectError, newWallet, type Wallet } from '../dev/api.ts'
 import { startChain, type TestChain } from '../dev/chain.ts'
 
+const ADMIN_KEY = 'discovery-admin-key'
 let chain: TestChain
 let server: TestServer
 let owner: Wallet
@@ -18,7 +19,7 @@ const selling: any[] = []
 
 beforeAll(async () => {
   chain = await startChain()
-  server = await startTestServer(chain.env)
+  server = await startTestServer({ ...chain.env, TRELLIS_ADMIN_KEY: ADMIN_KEY })
   owner = newWallet()
   feed = await createFeed(server.url, owner, { name: 'For agents', tags: ['data'] })
   const paid = (n: number, extra: Record<string, unknown> = {}) =>
@@ -114,4 +115,82 @@ test('an agent pays a listed resource as listed; a price change shows at once', 
       .status,
   ).toBe(200)
   expect((await call(server.url, 'GET', '/discovery/resources')).body.pagination.total).toBe(2)
+}, 60_000)
+
+const PASS_LISTED =
+  "a pass on sale is listed first, by its purchase URL (POST) with its 402's requirement, and bought as listed; " +
+  'off sale, deleted or taken down, it is gone'
+test(PASS_LISTED, async () => {
+  const list = (query = '') => call(server.url, 'GET', `/discovery/resources${query}`).then((answer) => answer.body)
+  const entriesOnly = await list()
+  const entryIds = entriesOnly.items.map((i: any) => i.metadata.entry_id)
+  const passFeed = await createFeed(server.url, owner, { name: 'The whole set', tags: ['data'], description: 'Every dataset' })
+  const passPath = `/v1/feeds/${passFeed.id}/pass`
+  const month = { price: { amount: '50000', currency: 'USDC' }, duration_s: 2_592_000, description: 'A month of data' }
+  expect((await call(server.url, 'PUT', passPath, { wallet: owner, body: month })).status).toBe(200)
+
+  const listed = await list()
+  expect(listed.pagination).toEqual({ limit: 20, offset: 0, total: entryIds.length + 1 })
+  const item = listed.items[0]
+  const url = `${server.url}${passPath}/purchases`
+  expect(item.resource).toBe(url)
+  // The requirement the 402 at that URL gives, and how to call it (x402 v1's outputSchema.input).
+  const challenge = await (await fetch(url, { method: 'POST' })).json()
+  expect(item.accepts).toEqual([{ ...challenge.accepts[0], outputSchema: { input: { type: 'http', method: 'POST' } } }])
+  expect(item.accepts[0]).toMatchObject({
+    maxAmountRequired: '50000',
+    payTo: owner.address,
+    description: 'A 30 days pass to "The whole set": every paid entry, those published later too',
+  })
+  expect(item.metadata).toEqual({
+    kind: 'pass',
+    method: 'POST',
+    feed_id: passFeed.id,
+    feed_name: 'The whole set',
+    duration_s: 2_592_000,
+    description: 'A month of data',
+    tags: ['data'],
+    category: null,
+  })
+  expect(listed.items.slice(1).map((i: any) => [i.metadata.kind, i.metadata.entry_id])).toEqual(entryIds.map((id: string) => ['entry', id]))
+  // The pages cut the one list: the pass, then the entries from the first.
+  const second = await list('?limit=1&offset=1')
+  expect([second.items[0].metadata.entry_id, second.pagination.total]).toEqual([entryIds[0], entryIds.length + 1])
+  expect((await list('?limit=1')).items.map((i: any) => i.resource)).toEqual([url])
+  // The x402 package's discovery client reads it, in its own schema.
+  const read = await useFacilitator({ url: server.url as `${string}://${string}` }).list()
+  ListDiscoveryResourcesResponseSchema.parse({ ...read, items: read.items.map((i) => ({ ...i, lastUpdated: new Date(i.lastUpdated) })) })
+  expect(read.items[0]!.resource).toBe(url)
+
+  // An x402 client buys the pass as listed: the method it names, the URL, the price.
+  const buyer = await chain.newFundedBuyer(1_000_000n)
+  const pay = wrapFetchWithPayment(
+    fetch,
+    createWalletClient({ account: buyer, chain: chain.chain, transport: http(chain.rpcUrl) }) as never,
+  )
+  const bought = await pay(item.resource, { method: item.metadata.method })
+  expect(bought.status).toBe(201)
+  expect((await bought.json()).holder).toBe(buyer.address)
+  expect(await chain.balanceOf(buyer.address)).toBe(1_000_000n - 50_000n)
+
+  // Off sale: gone at once; on sale again: back.
+  expect((await call(server.url, 'DELETE', passPath, { wallet: owner })).status).toBe(204)
+  const withdrawn = await list()
+  expect([withdrawn.pagination.total, withdrawn.items.map((i: any) => i.metadata.kind)]).toEqual([
+    entryIds.length,
+    entryIds.map(() => 'entry'),
+  ])
+  expect((await call(server.url, 'PUT', passPath, { wallet: owner, body: month })).status).toBe(200)
+  expect((await list()).items[0].resource).toBe(url)
+  // The feed deleted: gone (restored, its offer is back); taken down: gone.
+  expect((await call(server.url, 'DELETE', `/v1/feeds/${passFeed.id}`, { wallet: owner })).status).toBe(204)
+  expect((await list()).pagination.total).toBe(entryIds.length)
+  expect((await call(server.url, 'PATCH', `/v1/feeds/${passFeed.id}`, { wallet: owner, body: { is_active: true } })).status).toBe(200)
+  expect((await list()).items[0].resource).toBe(url)
+  const admin = { 'admin-api-key': ADMIN_KEY }
+  expect(
+    (await call(server.url, 'POST', `/v1/admin/feeds/${passFeed.id}/takedown`, { headers: admin, body: { reason: 'test' } })).status,
+  ).toBe(201)
+  const down = await list()
+  expect([down.pagination.total, down.items.some((i: any) => i.metadata.kind === 'pass')]).toEqual([entryIds.length, false])
 }, 60_000)

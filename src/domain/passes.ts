@@ -5,6 +5,7 @@ import type { FeedRecord, PassOfferRecord, PassRecord } from '../models/records.
 import type { PriceTag } from '../chain/x402/requirements.ts'
 import { PASS_MAX_DURATION_S, PASS_MIN_DURATION_S, type PutPass } from '../models/pass.ts'
 import { nowSeconds } from '../lib/clock.ts'
+import { spokenDuration } from '../lib/durations.ts'
 import { fail } from './errors.ts'
 import { takenDown } from './moderation.ts'
 import { parsePrice } from './prices.ts'
@@ -15,19 +16,6 @@ import type { Signer } from './auth.ts'
 const ENDED_BATCH = 500
 
 const noPass = (): never => fail('PASS_NOT_FOUND', 'this feed has no pass on sale')
-
-const UNITS: [number, string][] = [
-  [31_536_000, 'year'],
-  [86_400, 'day'],
-  [3_600, 'hour'],
-  [60, 'minute'],
-]
-/** A duration as people say it: "30 days", "1 hour", "90 seconds". */
-export function spokenDuration(seconds: number): string {
-  const [size, unit] = UNITS.find(([size]) => seconds % size === 0) ?? [1, 'second']
-  const n = seconds / size
-  return `${n} ${unit}${n === 1 ? '' : 's'}`
-}
 
 export function passService(d: { records: Records; feeds: FeedService; network: string }) {
   return {
@@ -84,6 +72,10 @@ export function passService(d: { records: Records; feeds: FeedService; network: 
 
     /** Until when `address` holds a pass to the feed now; null: none runs. */
     heldUntil: (address: string, feedId: string) => d.records.read.passes.runningUntil(address.toLowerCase(), feedId, nowSeconds()),
+
+    /** The passes on sale now, newest feed first, each with its feed (x402 discovery lists them). */
+    onSale: (limit: number, offset: number) => d.records.read.passOffers.onSale(limit, offset),
+    onSaleCount: () => d.records.read.passOffers.onSaleCount(),
 
     /** The pass a payment bought, once its sale is recorded. */
     bought: (transactionId: string) => d.records.read.passes.byTransaction(transactionId),

@@ -21,18 +21,19 @@ export interface McpServerOptions {
 
 /** The tool names each kind of server lists, in order. */
 export const READING_TOOLS = ['search_feeds', 'list_categories', 'list_entries', 'get_entry', 'get_price'] as const
-export const WALLET_TOOLS = ['buy_entry', 'list_purchases', 'create_feed', 'create_entry'] as const
+export const WALLET_TOOLS = ['buy_entry', 'buy_pass', 'list_purchases', 'create_feed', 'create_entry'] as const
 
 const INSTRUCTIONS =
   `Trellis is a marketplace of content feeds: creators publish entries (text, JSON, images, ` +
   `audio, video, PDF), free or paid in USDC over x402.
 Find feeds with search_feeds (words, category, tags), list a feed's entries with list_entries, ` +
-  `read one with get_entry, and see what a paid entry costs with get_price.
+  `read one with get_entry, and see what a paid entry costs with get_price (and its feed's pass, when one is on sale: ` +
+  `every paid entry of the feed for a time).
 ${UNTRUSTED}`
 const WALLET_INSTRUCTIONS =
   `
-This server holds the operator's wallet: buy_entry pays for an entry (within the operator's ` +
-  `caps, checked before anything is signed), list_purchases lists what it bought, create_feed and ` +
+This server holds the operator's wallet: buy_entry pays for an entry and buy_pass for a feed's pass (within ` +
+  `the operator's caps, checked before anything is signed), list_purchases lists what it bought, create_feed and ` +
   `create_entry publish as it. Amounts are USDC smallest units as strings (1000000 = 1 USDC).`
 
 // One for every server: a server makes an Ajv of its own unless given one (a cost per server, and /mcp made a server

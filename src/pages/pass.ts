@@ -3,7 +3,7 @@
 // signed in how long theirs runs (put into the kept page for that request only).
 import type { FeedRecord, PassOfferRecord } from '../models/records.ts'
 import type { Offer } from '../chain/x402/resource-server.ts'
-import { spokenDuration } from '../domain/passes.ts'
+import { spokenDuration } from '../lib/durations.ts'
 import { html, Html } from './html.ts'
 import { page } from './layout.ts'
 import { usdc } from './format.ts'

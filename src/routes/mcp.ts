@@ -46,8 +46,8 @@ const DESCRIPTION =
   'The Model Context Protocol server of this marketplace, for AI agents, over Streamable HTTP (stateless, JSON answers; ' +
   'send Accept: application/json, text/event-stream and Content-Type: application/json). Point an MCP client at this URL. ' +
   `Its tools: ${READING_TOOLS.join(', ')} (find feeds by words, category and tags; list categories and a feed's entries; ` +
-  "read an entry, a free one's content inline; a paid entry's price and x402 requirements). It holds no wallet: " +
-  'buy_entry, list_purchases, create_feed and create_entry are offered by `trellis mcp` (stdio), ' +
+  "read an entry, a free one's content inline; a paid entry's price and x402 requirements, and its feed's pass). It holds " +
+  'no wallet: buy_entry, buy_pass, list_purchases, create_feed and create_entry are offered by `trellis mcp` (stdio), ' +
   "run by the agent's operator with TRELLIS_MCP_WALLET_KEY."
 
 /** `app`: the whole application, whose handler answers the tools' requests (as the docs route reads its routes). */

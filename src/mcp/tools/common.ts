@@ -8,6 +8,9 @@ import type { TrellisApi } from '../api.ts'
 import type { OperatorWallet } from '../wallet.ts'
 import type { InlineLimits } from '../content.ts'
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, TagList } from '../../models/common.ts'
+import type { PassOffer } from '../../models/pass.ts'
+import { usdcDecimal } from '../../lib/money.ts'
+import { spokenDuration } from '../../lib/durations.ts'
 import { listOf } from './model-fields.ts'
 
 export interface ToolContext {
@@ -75,3 +78,18 @@ export const paged = (
     next_page_token: body.pagination?.next_page_token ?? null,
     has_more: body.pagination?.has_more ?? false,
   })
+
+/**
+ * A feed's pass on sale as the tools give it (search_feeds, get_price): what it costs and for how long, and no more —
+ * the API's offer also repeats the feed's id, that it is on sale, and its times, words every answer would carry.
+ */
+export const passTerms = (offer: PassOffer | null | undefined) =>
+  offer
+    ? {
+        amount: offer.price.amount,
+        amount_usdc: usdcDecimal(offer.price.amount),
+        duration_s: offer.duration_s,
+        duration: spokenDuration(offer.duration_s),
+        description: offer.description,
+      }
+    : null

@@ -1,12 +1,13 @@
 // The tools that need no key (offered everywhere, /mcp included): find feeds, list categories and entries, read an
-// entry (a free one's content inline), and read a paid entry's price and x402 requirements from its 402.
+// entry (a free one's content inline), and read a paid entry's price and x402 requirements from its 402, with its
+// feed's pass (the choice between one entry and the whole feed for a time).
 import { z } from 'zod'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { usdcDecimal } from '../../lib/money.ts'
 import { apiError, segment, withQuery } from '../api.ts'
 import { showContent } from '../content.ts'
 import { challengeOf, priceTerms } from '../challenge.ts'
-import { answer, id, inputSchema, pageSize, pageToken, paged, tags, type ToolContext } from './common.ts'
+import { answer, id, inputSchema, pageSize, pageToken, paged, passTerms, tags, type ToolContext } from './common.ts'
 import { CreateCategory } from '../../models/category.ts'
 import { FeedSearch } from '../../models/feed.ts'
 import { textOf } from './model-fields.ts'
@@ -46,6 +47,19 @@ const withUsdc = (entry: { price?: string }) =>
 export function registerReadingTools(server: McpServer, ctx: ToolContext): void {
   const { api } = ctx
 
+  /** The feed's pass on sale and where to buy it, or null (none on sale; an unknown feed is the entry's own 404). */
+  const passOnSale = async (feedId: string) => {
+    const path = `/v1/feeds/${segment(feedId)}/pass`
+    const response = await api.send(path)
+    if (response.status !== 200) {
+      await response.body?.cancel()
+      return null
+    }
+    const terms = passTerms(await response.json())!
+    const resource = `${api.base}${path}/purchases`
+    return { ...terms, resource, how_to_buy: ctx.wallet ? 'buy_pass' : `POST ${resource} with an x402 client` }
+  }
+
   server.registerTool(
     'search_feeds',
     {
@@ -53,25 +67,29 @@ export function registerReadingTools(server: McpServer, ctx: ToolContext): void 
       description:
         'Find active feeds (with at least one entry) on this Trellis marketplace, newest first: by ' +
         'words in their name or description, by category (id or name: see list_categories), by tags (any ' +
-        'of them), by owner. Each feed has its id, name, description, tags, category_id and counts; list ' +
-        'its entries with list_entries.',
+        'of them), by owner. Each feed has its id, name, description, tags, category_id, counts, and pass: ' +
+        'the pass on sale (every paid entry of the feed for duration_s, for amount USDC smallest units) or ' +
+        'null; list its entries with list_entries.',
       inputSchema: SEARCH_FEEDS,
       annotations: READ_ONLY,
     },
-    async (input) =>
-      paged(
+    async (input) => {
+      const body = await api.json(
+        withQuery('/v1/feeds', {
+          search: input.text,
+          category: input.category,
+          tags: input.tags,
+          owner_id: input.owner,
+          page_size: input.page_size,
+          page_token: input.page_token,
+        }),
+      )
+      return paged(
         'feeds',
-        await api.json(
-          withQuery('/v1/feeds', {
-            search: input.text,
-            category: input.category,
-            tags: input.tags,
-            owner_id: input.owner,
-            page_size: input.page_size,
-            page_token: input.page_token,
-          }),
-        ),
-      ),
+        body,
+        (body.data ?? []).map((feed: { pass?: any }) => ({ ...feed, pass: passTerms(feed.pass) })),
+      )
+    },
   )
 
   server.registerTool(
@@ -121,7 +139,7 @@ export function registerReadingTools(server: McpServer, ctx: ToolContext): void 
         'anything else (audio, video, PDF, large items) as its size and a download link valid one hour. ' +
         'A paid entry answers with its price instead of its content' +
         (ctx.wallet
-          ? ', unless this wallet owns or bought it (buy it with buy_entry)'
+          ? ', unless this wallet owns or bought it, or holds a pass to its feed (buy it with buy_entry, or the pass with buy_pass)'
           : ' (this server holds no wallet: buy it with an x402 client at the resource get_price names)') +
         '.',
       inputSchema: ONE_ENTRY,
@@ -166,21 +184,22 @@ export function registerReadingTools(server: McpServer, ctx: ToolContext): void 
         'What reading an entry costs: for a paid entry, the x402 payment requirement its 402 answer ' +
         "gives (amount in USDC smallest units as a string, and in decimal USDC; the token's address, the " +
         'network, the address paid, the resource URL to pay at, and every requirement as sent); for a ' +
-        'free entry, amount "0". Nothing is paid.',
+        'free entry, amount "0". With it, pass: the feed\'s pass on sale (amount, duration, the URL to buy it at with ' +
+        'POST) or null, for choosing between this entry and every paid entry of the feed for a time. Nothing is paid.',
       inputSchema: ONE_ENTRY,
       annotations: READ_ONLY,
     },
     async ({ feed_id, entry_id }) => {
-      const response = await api.send(entryPath(feed_id, entry_id))
+      const [response, pass] = await Promise.all([api.send(entryPath(feed_id, entry_id)), passOnSale(feed_id)])
       if (response.status === 200) {
         // 200 for anyone: free, or deleted (its record stays, without content_url: nothing to buy).
         const entry = await response.json()
         if (typeof entry.content_url !== 'string')
-          return answer({ feed_id, entry_id, available: false, reason: 'the entry is no longer available: nothing to buy' })
-        return answer({ feed_id, entry_id, is_free: true, amount: '0', amount_usdc: usdcDecimal(0n), available: true })
+          return answer({ feed_id, entry_id, available: false, reason: 'the entry is no longer available: nothing to buy', pass })
+        return answer({ feed_id, entry_id, is_free: true, amount: '0', amount_usdc: usdcDecimal(0n), available: true, pass })
       }
       if (response.status !== 402) throw await apiError(response)
-      return answer({ feed_id, entry_id, is_free: false, ...priceTerms(await challengeOf(response)) })
+      return answer({ feed_id, entry_id, is_free: false, ...priceTerms(await challengeOf(response)), pass })
     },
   )
 }
