@@ -21,6 +21,7 @@ import passOffers from './sqlite/018-pass-offers.sql' with { type: 'text' }
 import ledgerKinds from './sqlite/019-ledger-kinds.sql' with { type: 'text' }
 import siwxSpent from './sqlite/020-siwx-spent.sql' with { type: 'text' }
 import passPurchases from './sqlite/021-pass-purchases.sql' with { type: 'text' }
+import passFeedUrls from './sqlite/023-pass-feed-urls.sql' with { type: 'text' }
 import pgInit from './postgres/001-init.sql' with { type: 'text' }
 import pgPayments from './postgres/002-payments.sql' with { type: 'text' }
 import pgAccessLinks from './postgres/003-access-links.sql' with { type: 'text' }
@@ -42,6 +43,7 @@ import pgPassOffers from './postgres/018-pass-offers.sql' with { type: 'text' }
 import pgLedgerKinds from './postgres/019-ledger-kinds.sql' with { type: 'text' }
 import pgSiwxSpent from './postgres/020-siwx-spent.sql' with { type: 'text' }
 import pgPassPurchases from './postgres/021-pass-purchases.sql' with { type: 'text' }
+import pgPassFeedUrls from './postgres/023-pass-feed-urls.sql' with { type: 'text' }
 
 export interface Migration {
   version: number
@@ -72,6 +74,8 @@ const NAMES = [
   '019-ledger-kinds',
   '020-siwx-spent',
   '021-pass-purchases',
+  // 022 is being written on another branch; its merge renumbers as it needs.
+  '023-pass-feed-urls',
 ]
 
 /** One engine's steps, its SQL given in the order of NAMES. */
@@ -103,6 +107,7 @@ export const MIGRATIONS = steps([
   ledgerKinds,
   siwxSpent,
   passPurchases,
+  passFeedUrls,
 ])
 
 export const POSTGRES_MIGRATIONS = steps([
@@ -127,6 +132,7 @@ export const POSTGRES_MIGRATIONS = steps([
   pgLedgerKinds,
   pgSiwxSpent,
   pgPassPurchases,
+  pgPassFeedUrls,
 ])
 
 export const migrationsFor = (dialect: 'sqlite' | 'postgres'): Migration[] => (dialect === 'sqlite' ? MIGRATIONS : POSTGRES_MIGRATIONS)
