@@ -18,6 +18,7 @@ import { transactionService } from './domain/transactions.ts'
 import { purchaseService } from './domain/purchases.ts'
 import { accessLinkService } from './domain/access-links.ts'
 import { passService } from './domain/passes.ts'
+import { passFeedUrlService } from './domain/pass-feed-urls.ts'
 import { signInWithX } from './domain/sign-in-with-x.ts'
 import { statsService } from './domain/stats-service.ts'
 import { moderationService } from './domain/moderation.ts'
@@ -57,6 +58,7 @@ import { syndicationRoutes } from './routes/syndication.ts'
 import { mcpRoutes } from './routes/mcp.ts'
 import { passRoutes } from './routes/passes.ts'
 import { passPurchaseRoutes } from './routes/pass-purchases.ts'
+import { passFeedRoutes } from './routes/pass-feeds.ts'
 import { modelsPlugin } from './edge/openapi.ts'
 import { VERSION } from './version.ts'
 
@@ -228,6 +230,13 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     transactions: transactionService({ records }),
     purchases,
     passes: passService({ records, feeds, network: p.config.network.name }),
+    passFeedUrls: passFeedUrlService({
+      records,
+      feeds,
+      entries,
+      secret: p.secret,
+      kept: (key, read) => cached.get(key, read, () => KEPT_RECORD_CHARS),
+    }),
     siwx: signInWithX({ records, secret: p.secret, network: p.config.network, publicUrl: p.publicUrl, verify }),
     accessLinks: accessLinkService({ records, entries, tokens, kept: (key, read) => cached.get(key, read, () => KEPT_RECORD_CHARS) }),
     accessTokens: tokens,
@@ -259,6 +268,7 @@ export function buildApp(s: Services, logError: (error: unknown) => void, extra:
     .use(accessRoutes(s))
     .use(passRoutes(s))
     .use(passPurchaseRoutes(s))
+    .use(passFeedRoutes(s))
     .use(transactionRoutes(s))
     .use(discoveryRoutes(s))
     .use(syndicationRoutes(s))

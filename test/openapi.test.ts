@@ -303,6 +303,26 @@ test('a walk over every operation gets only documented statuses and bodies that 
   await hit('get', `/v1/passes?holder=${owner.address}`, {}, { wallet: owner })
   await hit('get', `/v1/passes?holder=${owner.address}`, {}, { wallet: stranger })
   await hit('get', `/v1/passes?holder=${owner.address}&page_token=forged`, {}, { wallet: owner })
+  // A holder's private feed URL (the owner holds one without a pass), what it reads, and its revocation
+  const feedUrl = '/v1/feeds/{feed_id}/pass/feed-url'
+  await hit('post', feedUrl, { feed_id: feed.id }, {})
+  await hit('post', feedUrl, { feed_id: feed.id }, { wallet: stranger })
+  await hit('post', feedUrl, { feed_id: UNKNOWN }, { wallet: owner })
+  const token = /\/pass-feeds\/([^/]+)\//.exec((await hit('post', feedUrl, { feed_id: feed.id }, { wallet: owner })).body.url)![1]!
+  for (const format of ['feed.xml', 'feed.atom', 'feed.json']) {
+    const etag = (await hit('get', `/v1/pass-feeds/{token}/${format}`, { token })).headers.get('etag')!
+    await hit('get', `/v1/pass-feeds/{token}/${format}`, { token }, { headers: { 'if-none-match': etag } })
+    await hit('get', `/v1/pass-feeds/{token}/${format}`, { token: 'nope' })
+  }
+  const enclosure = '/v1/pass-feeds/{token}/entries/{entry_id}/content'
+  await hit('get', enclosure, { token, entry_id: free.id })
+  await hit('get', enclosure, { token, entry_id: free.id }, { headers: { range: 'bytes=0-3' } })
+  await hit('get', enclosure, { token, entry_id: free.id }, { headers: { range: 'bytes=999-' } })
+  await hit('get', enclosure, { token, entry_id: 'nope' })
+  await hit('get', enclosure, { token, entry_id: UNKNOWN })
+  await hit('delete', feedUrl, { feed_id: feed.id }, { wallet: stranger })
+  await hit('delete', feedUrl, { feed_id: feed.id }, { wallet: owner })
+  await hit('get', '/v1/pass-feeds/{token}/feed.json', { token })
 
   // Discovery
   await hit('get', '/.well-known/x402', {})

@@ -46,3 +46,17 @@ export const Pass = t.Object(
   { description: 'A pass held: every paid entry of the feed, those published later too, from starts_at to expires_at' },
 )
 export type Pass = Static<typeof Pass>
+
+export const PassFeedUrl = t.Object(
+  {
+    url: t.String({ description: "the feed as RSS 2.0, for podcast apps and feed readers: the holder's own, keep it private" }),
+    atom_url: t.String({ description: 'the same feed as Atom 1.0' }),
+    json_url: t.String({ description: 'the same feed as JSON Feed 1.1' }),
+  },
+  {
+    description:
+      "A pass holder's private feed: every entry with its full content (text inline, media as enclosures), read " +
+      'with no signature while the pass runs; the same URLs until the holder revokes them',
+  },
+)
+export type PassFeedUrl = Static<typeof PassFeedUrl>

@@ -31,6 +31,15 @@ export interface PassRecord {
   created_at: number
 }
 
+/** A pass holder's private feed URL: standing until `revoked_at` (its token is made from `id`, never stored). */
+export interface PassFeedUrlRecord {
+  id: string
+  feed_id: string
+  holder_lc: string
+  created_at: number
+  revoked_at: number | null
+}
+
 /** `is_free` is the stored flag; on the wire an entry whose early access has ended is free too (isFreeNow). */
 export type EntryRecord = Omit<Entry, 'content_url' | 'asset' | 'price' | 'total_revenue'> & {
   size: number

@@ -1,6 +1,7 @@
 // A feed as feed readers and podcast apps read it: RSS 2.0, Atom 1.0 and JSON Feed 1.1, made from the same facts.
 // Free audio and video are enclosures (with their length and type), so a podcast app plays them; a paid entry is
-// listed with its price and a link to its paywall page, never with its content or a link to its bytes.
+// listed with its price and a link to its paywall page, never with its content or a link to its bytes. A pass
+// holder's private feed (routes/pass-feeds.ts) is made from the same facts, with every entry the reader's.
 import type { EntryRecord, FeedRecord, WalletRecord } from '../models/records.ts'
 import { escapeHtml, html } from './html.ts'
 import { mediaKind, usdc } from './format.ts'
@@ -11,9 +12,15 @@ export interface SyndicationFacts {
   network: string
   feed: FeedRecord
   creator: WalletRecord | null
-  entries: { entry: EntryRecord; free: boolean }[]
+  /** `text`: the entry's content, inline (a holder's feed, for plain text, Markdown and JSON of a moderate size). */
+  entries: { entry: EntryRecord; free: boolean; text?: string }[]
   /** The latest change to the feed or any entry listed (Unix seconds). */
   updatedAt: number
+  /**
+   * A pass holder's private feed: its own address in each format, and each entry's bytes at an address whose token
+   * opens them with no signature. Every entry is the reader's: no price, no paywall; what is not inline is enclosed.
+   */
+  holder?: { self: (format: Format) => string; bytes: (e: EntryRecord) => string }
 }
 
 export const FORMATS = {
@@ -23,29 +30,40 @@ export const FORMATS = {
 } as const
 export type Format = keyof typeof FORMATS
 
+type Places = ReturnType<typeof places>
+
 /** Where each thing is, absolute (readers resolve nothing). */
 function places(f: SyndicationFacts) {
   const feedPage = `${f.baseUrl}/feeds/${f.feed.id}`
   return {
     feedPage,
-    self: (format: Format) => `${f.baseUrl}/v1/feeds/${f.feed.id}/${format}`,
+    self: f.holder?.self ?? ((format: Format) => `${f.baseUrl}/v1/feeds/${f.feed.id}/${format}`),
     cover: f.feed.image_cid ? `${f.baseUrl}/v1/feeds/${f.feed.id}/image` : null,
     creatorPage: `${f.baseUrl}/creators/${f.feed.owner_wallet_address}`,
     entryPage: (e: EntryRecord) => `${feedPage}/entries/${e.id}`,
-    bytes: (e: EntryRecord) => `${f.baseUrl}/v1/feeds/${f.feed.id}/entries/${e.id}/content`,
+    bytes: f.holder?.bytes ?? ((e: EntryRecord) => `${f.baseUrl}/v1/feeds/${f.feed.id}/entries/${e.id}/content`),
   }
 }
 
 /** The media type without parameters, as an enclosure names it. */
 const baseType = (mimeType: string) => mimeType.split(';')[0]!.trim().toLowerCase()
 
-/** Free audio and video are played from the feed; everything else is read on its page. */
-const enclosed = (e: EntryRecord, free: boolean) => free && /^(audio|video)\//.test(baseType(e.mime_type))
+type Item = SyndicationFacts['entries'][number]
+
+/** Whether the reader has the entry: free, or the feed is a holder's. */
+const readable = (f: SyndicationFacts, free: boolean) => free || f.holder !== undefined
+
+/**
+ * Free audio and video are played from the feed; everything else is read on its page. A holder's feed encloses
+ * whatever it does not carry inline (media, HTML, a long text), so a podcast app plays it and a reader opens it.
+ */
+const enclosed = (f: SyndicationFacts, { entry: e, free, text }: Item) =>
+  f.holder ? text === undefined : free && /^(audio|video)\//.test(baseType(e.mime_type))
 
 /** What a reader shows for an entry: its description, and for a paid one what it costs and where to buy it. */
 function summary(f: SyndicationFacts, e: EntryRecord, free: boolean, entryPage: string): string {
   const words = e.description ?? ''
-  if (free) return words || `${mediaKind(e.mime_type)} entry`
+  if (readable(f, free)) return words || `${mediaKind(e.mime_type)} entry`
   return `${words}${words ? '\n\n' : ''}Paid entry: ${usdc(e.price)} on ${f.network}. Buy it at ${entryPage}`
 }
 
@@ -57,36 +75,46 @@ const rssDescription = (text: string) => escapeHtml(text).replace(/\r?\n/g, '<br
 
 const rfc822 = (seconds: number) => new Date(seconds * 1000).toUTCString()
 const rfc3339 = (seconds: number) => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z')
-const titled = (e: EntryRecord, free: boolean) => (free ? entryTitle(e) : `${entryTitle(e)} (${usdc(e.price)})`)
+const titled = (f: SyndicationFacts, e: EntryRecord, free: boolean) =>
+  readable(f, free) ? entryTitle(e) : `${entryTitle(e)} (${usdc(e.price)})`
+
+/** A holder's RSS: the content module (inline text), and iTunes' block, which keeps it out of podcast directories. */
+const HOLDER_NAMESPACES = html`${' '}xmlns:content="http://purl.org/rss/1.0/modules/content/"
+  xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"`
 
 export function rssFeed(f: SyndicationFacts): string {
   const at = places(f)
   return `<?xml version="1.0" encoding="UTF-8"?>\n${
-    html`<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom">
+    html`<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"${f.holder ? HOLDER_NAMESPACES : ''}>
 <channel>
 <title>${f.feed.name}</title>
 <link>${at.feedPage}</link>
 <description>${rssDescription(f.feed.description ?? `Entries of ${f.feed.name}`)}</description>
 <atom:link href="${at.self('feed.xml')}" rel="self" type="application/rss+xml"/>
 <generator>Trellis</generator>
+${f.holder ? html`<itunes:block>Yes</itunes:block>` : ''}
 <lastBuildDate>${rfc822(f.updatedAt)}</lastBuildDate>
 ${at.cover ? html`<image><url>${at.cover}</url><title>${f.feed.name}</title><link>${at.feedPage}</link></image>` : ''}
 ${f.feed.tags.map((tag) => html`<category>${tag}</category>`)}
-${f.entries.map(
-  ({ entry: e, free }) => html`<item>
-<title>${titled(e, free)}</title>
+${f.entries.map((item) => rssItem(f, at, item))}</channel>
+</rss>
+`.text
+  }`
+}
+
+function rssItem(f: SyndicationFacts, at: Places, item: Item) {
+  const { entry: e, free, text } = item
+  return html`<item>
+<title>${titled(f, e, free)}</title>
 <link>${at.entryPage(e)}</link>
 <guid isPermaLink="false">urn:uuid:${e.id}</guid>
 <pubDate>${rfc822(e.created_at)}</pubDate>
 <description>${rssDescription(summary(f, e, free, at.entryPage(e)))}</description>
+${text === undefined ? '' : html`<content:encoded>${rssDescription(text)}</content:encoded>`}
 ${e.tags.map((tag) => html`<category>${tag}</category>`)}
-${enclosed(e, free) ? html`<enclosure url="${at.bytes(e)}" length="${e.size}" type="${baseType(e.mime_type)}"/>` : ''}
+${enclosed(f, item) ? html`<enclosure url="${at.bytes(e)}" length="${e.size}" type="${baseType(e.mime_type)}"/>` : ''}
 </item>
-`,
-)}</channel>
-</rss>
-`.text
-  }`
+`
 }
 
 export function atomFeed(f: SyndicationFacts): string {
@@ -104,21 +132,25 @@ ${f.feed.description ? html`<subtitle>${f.feed.description}</subtitle>` : ''}
 <generator>Trellis</generator>
 ${at.cover ? html`<logo>${at.cover}</logo>` : ''}
 ${f.feed.tags.map((tag) => html`<category term="${tag}"/>`)}
-${f.entries.map(
-  ({ entry: e, free }) => html`<entry>
+${f.entries.map((item) => atomEntry(f, at, item))}</feed>
+`.text
+  }`
+}
+
+function atomEntry(f: SyndicationFacts, at: Places, item: Item) {
+  const { entry: e, free, text } = item
+  return html`<entry>
 <id>urn:uuid:${e.id}</id>
-<title>${titled(e, free)}</title>
+<title>${titled(f, e, free)}</title>
 <updated>${rfc3339(e.updated_at)}</updated>
 <published>${rfc3339(e.created_at)}</published>
 <link rel="alternate" type="text/html" href="${at.entryPage(e)}"/>
-${enclosed(e, free) ? html`<link rel="enclosure" type="${baseType(e.mime_type)}" length="${e.size}" href="${at.bytes(e)}"/>` : ''}
+${enclosed(f, item) ? html`<link rel="enclosure" type="${baseType(e.mime_type)}" length="${e.size}" href="${at.bytes(e)}"/>` : ''}
 <summary>${summary(f, e, free, at.entryPage(e))}</summary>
+${text === undefined ? '' : html`<content type="text">${text}</content>`}
 ${e.tags.map((tag) => html`<category term="${tag}"/>`)}
 </entry>
-`,
-)}</feed>
-`.text
-  }`
+`
 }
 
 export function jsonFeed(f: SyndicationFacts): string {
@@ -131,17 +163,21 @@ export function jsonFeed(f: SyndicationFacts): string {
     ...(f.feed.description ? { description: f.feed.description } : {}),
     ...(at.cover ? { icon: at.cover } : {}),
     authors: [{ name: f.creator ? creatorName(f.creator) : f.feed.owner_wallet_address, url: at.creatorPage }],
-    items: f.entries.map(({ entry: e, free }) => ({
-      id: e.id,
-      url: at.entryPage(e),
-      title: titled(e, free),
-      content_text: summary(f, e, free, at.entryPage(e)),
-      date_published: rfc3339(e.created_at),
-      date_modified: rfc3339(e.updated_at),
-      ...(e.tags.length ? { tags: e.tags } : {}),
-      ...(enclosed(e, free) ? { attachments: [{ url: at.bytes(e), mime_type: baseType(e.mime_type), size_in_bytes: e.size }] } : {}),
-      _trellis: { is_free: free, price: free ? '0' : e.price.toString(), asset: 'USDC', network: f.network, mime_type: e.mime_type },
-    })),
+    items: f.entries.map((item) => {
+      const { entry: e, free, text } = item
+      const said = summary(f, e, free, at.entryPage(e))
+      return {
+        id: e.id,
+        url: at.entryPage(e),
+        title: titled(f, e, free),
+        ...(text === undefined ? { content_text: said } : { content_text: text, summary: said }),
+        date_published: rfc3339(e.created_at),
+        date_modified: rfc3339(e.updated_at),
+        ...(e.tags.length ? { tags: e.tags } : {}),
+        ...(enclosed(f, item) ? { attachments: [{ url: at.bytes(e), mime_type: baseType(e.mime_type), size_in_bytes: e.size }] } : {}),
+        _trellis: { is_free: free, price: free ? '0' : e.price.toString(), asset: 'USDC', network: f.network, mime_type: e.mime_type },
+      }
+    }),
   })
 }
 

@@ -111,3 +111,15 @@ export async function heldContent(
   headers['content-length'] = String(size)
   return { body: bytes, init: { status: 200, headers: withCors(headers) } }
 }
+
+/** An item's content as UTF-8 text, when it is at most `maxBytes` and is text (else null): for a feed to carry inline. */
+export async function contentText(content: ContentStore, item: ServableContent, maxBytes: number): Promise<string | null> {
+  const size = await content.size(item.cid)
+  if (size === null || size > maxBytes) return null
+  const body = size === 0 ? new Uint8Array() : await content.body(item.cid, size, undefined, item.key)
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(body instanceof Blob ? await body.arrayBuffer() : body)
+  } catch {
+    return null // not UTF-8: served as bytes, never as mangled text
+  }
+}

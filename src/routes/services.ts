@@ -10,6 +10,7 @@ import type { TransactionService } from '../domain/transactions.ts'
 import type { PurchaseService } from '../domain/purchases.ts'
 import type { AccessLinkService } from '../domain/access-links.ts'
 import type { PassService } from '../domain/passes.ts'
+import type { PassFeedUrlService } from '../domain/pass-feed-urls.ts'
 import type { SignInWithX } from '../domain/sign-in-with-x.ts'
 import type { StatsService } from '../domain/stats-service.ts'
 import type { ModerationService } from '../domain/moderation.ts'
@@ -31,6 +32,8 @@ export interface Services {
   purchases: PurchaseService
   accessLinks: AccessLinkService
   passes: PassService
+  /** A pass holder's private feed URL: issued, revoked, and what its token opens. */
+  passFeedUrls: PassFeedUrlService
   /** Sign-in-with-x: the challenge a 402 offers, and the check of a proof. */
   siwx: SignInWithX
   stats: StatsService

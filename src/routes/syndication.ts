@@ -13,13 +13,13 @@ import { FORMATS, SYNDICATE, type Format } from '../pages/syndication.ts'
 const LISTED_ENTRIES = 50
 const CACHE_CONTROL = 'public, max-age=60'
 
-interface Document {
+export interface Document {
   body: string
   etag: string
   lastModified: string
 }
 
-const DESCRIPTIONS: Record<Format, string> = {
+export const DESCRIPTIONS: Record<Format, string> = {
   'feed.xml': 'RSS 2.0',
   'feed.atom': 'Atom 1.0',
   'feed.json': 'JSON Feed 1.1',
@@ -52,7 +52,7 @@ function document(s: Services, rawId: string, format: Format): Promise<Document>
 }
 
 /** 304 when the reader has this version: by ETag, or (without one) by a date no older than the last change. */
-function unchanged(request: Request, d: Document): boolean {
+export function unchanged(request: Request, d: Document): boolean {
   const etags = request.headers.get('if-none-match')
   if (etags !== null) return matchesEtag(etags, d.etag)
   const since = Date.parse(request.headers.get('if-modified-since') ?? '')

@@ -12,6 +12,7 @@ import { imageStore, type ImageStore } from './images.ts'
 import { accessLinkStore, type AccessLinkStore } from './access-links.ts'
 import { passOfferStore, type PassOfferStore } from './pass-offers.ts'
 import { passStore, type PassStore } from './passes.ts'
+import { passFeedUrlStore, type PassFeedUrlStore } from './pass-feed-urls.ts'
 import { ledgerAuditStore, type LedgerAuditStore } from './ledger-audit.ts'
 import { metaStore, type MetaStore } from './meta.ts'
 import { statsStore, type StatsStore } from './stats.ts'
@@ -34,6 +35,7 @@ export interface Stores {
   accessLinks: AccessLinkStore
   passOffers: PassOfferStore
   passes: PassStore
+  passFeedUrls: PassFeedUrlStore
   audit: LedgerAuditStore
   meta: MetaStore
   stats: StatsStore
@@ -62,6 +64,7 @@ export const sharedStores = (sql: Sql): Stores => ({
   accessLinks: accessLinkStore(sql),
   passOffers: passOfferStore(sql),
   passes: passStore(sql),
+  passFeedUrls: passFeedUrlStore(sql),
   audit: ledgerAuditStore(sql),
   meta: metaStore(sql),
   stats: statsStore(sql),

@@ -279,6 +279,12 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
         await writer.transact((tx) => tx.passOffers.put(offer, now()))
         expect(await hears(before)).toBe(true)
         expect((await listener.read.feeds.byId(feedId))?.pass).toMatchObject({ price: 5_000_000n, duration_s: 3600, is_active: true })
+        // A read through a holder's private feed URL is kept: its revocation is heard, on every instance.
+        const holder = anAddress()
+        await writer.transact((tx) => tx.passFeedUrls.standing({ id: unique('url'), feed_id: feedId, holder_lc: holder, now: now() }))
+        before = heard()
+        expect(await writer.transact((tx) => tx.passFeedUrls.revoke(feedId, holder, now()))).toBe(true)
+        expect(await hears(before)).toBe(true)
       })
     } else {
       test('a lease is always granted: one opening is the only process', async () => {
@@ -448,6 +454,32 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
       expect((await records.read.passes.listByHolder(holder, undefined, 10)).map((p) => p.id)).toEqual(
         [first.id, second.id, third.id].sort().reverse(),
       )
+    })
+
+    test("a holder's private feed URL: one stands per feed and holder, asked for at once too; revoked, the next is new", async () => {
+      // With a shared database, from two openings at once, as two instances would.
+      const openings = sharedDatabase ? [await open(), await open()] : [await open()]
+      const records = openings[0]!
+      const feedId = await aFeed(records)
+      const holder = anAddress()
+      const ask = (r: Records, holderLc = holder) =>
+        r.transact((tx) => tx.passFeedUrls.standing({ id: unique('url'), feed_id: feedId, holder_lc: holderLc, now: 1000 }))
+      const asked = await Promise.all(Array.from({ length: 10 }, (_, i) => ask(openings[i % openings.length]!)))
+      const first = asked[0]!
+      expect(asked.map((url) => url.id)).toEqual(asked.map(() => first.id))
+      expect(first).toEqual({ id: first.id, feed_id: feedId, holder_lc: holder, created_at: 1000, revoked_at: null })
+      expect(await records.read.passFeedUrls.byId(first.id)).toEqual(first)
+      const other = await ask(records, anAddress())
+      expect(other.id).not.toBe(first.id)
+
+      expect(await records.transact((tx) => tx.passFeedUrls.revoke(feedId, holder, 2000))).toBe(true)
+      expect(await records.transact((tx) => tx.passFeedUrls.revoke(feedId, holder, 2001))).toBe(false)
+      expect(await records.read.passFeedUrls.byId(first.id)).toEqual({ ...first, revoked_at: 2000 })
+      const next = await ask(records)
+      expect(next).toMatchObject({ feed_id: feedId, holder_lc: holder, revoked_at: null })
+      expect(next.id).not.toBe(first.id)
+      expect((await records.read.passFeedUrls.byId(other.id))?.revoked_at).toBeNull()
+      expect(await records.read.passFeedUrls.byId(unique('url'))).toBeUndefined()
     })
 
     test("an entry takes one of its feed's slots: the entry as stored, else full, inactive or missing", async () => {

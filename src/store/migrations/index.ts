@@ -22,6 +22,7 @@ import ledgerKinds from './sqlite/019-ledger-kinds.sql' with { type: 'text' }
 import siwxSpent from './sqlite/020-siwx-spent.sql' with { type: 'text' }
 import passPurchases from './sqlite/021-pass-purchases.sql' with { type: 'text' }
 import passWebhooks from './sqlite/022-pass-webhooks.sql' with { type: 'text' }
+import passFeedUrls from './sqlite/023-pass-feed-urls.sql' with { type: 'text' }
 import pgInit from './postgres/001-init.sql' with { type: 'text' }
 import pgPayments from './postgres/002-payments.sql' with { type: 'text' }
 import pgAccessLinks from './postgres/003-access-links.sql' with { type: 'text' }
@@ -44,6 +45,7 @@ import pgLedgerKinds from './postgres/019-ledger-kinds.sql' with { type: 'text' 
 import pgSiwxSpent from './postgres/020-siwx-spent.sql' with { type: 'text' }
 import pgPassPurchases from './postgres/021-pass-purchases.sql' with { type: 'text' }
 import pgPassWebhooks from './postgres/022-pass-webhooks.sql' with { type: 'text' }
+import pgPassFeedUrls from './postgres/023-pass-feed-urls.sql' with { type: 'text' }
 
 export interface Migration {
   version: number
@@ -75,6 +77,7 @@ const NAMES = [
   '020-siwx-spent',
   '021-pass-purchases',
   '022-pass-webhooks',
+  '023-pass-feed-urls',
 ]
 
 /** One engine's steps, its SQL given in the order of NAMES. */
@@ -107,6 +110,7 @@ export const MIGRATIONS = steps([
   siwxSpent,
   passPurchases,
   passWebhooks,
+  passFeedUrls,
 ])
 
 export const POSTGRES_MIGRATIONS = steps([
@@ -132,6 +136,7 @@ export const POSTGRES_MIGRATIONS = steps([
   pgSiwxSpent,
   pgPassPurchases,
   pgPassWebhooks,
+  pgPassFeedUrls,
 ])
 
 export const migrationsFor = (dialect: 'sqlite' | 'postgres'): Migration[] => (dialect === 'sqlite' ? MIGRATIONS : POSTGRES_MIGRATIONS)
