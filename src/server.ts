@@ -13,6 +13,7 @@ import { buildApp, buildServices, startBackground, type Background } from './app
 import { openDataContent, openDataRecords } from './ops/data-stores.ts'
 import { serve } from './edge/serve.ts'
 import { hotReads } from './routes/hot-reads.ts'
+import { passChallenges } from './routes/hot-pass-challenge.ts'
 import { controlSocket, CONTROL_SOCKET } from './ops/control.ts'
 import { runOperation } from './ops/commands.ts'
 import { operationRecord } from './ops/record.ts'
@@ -144,7 +145,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
         listening: (clientAddress) => {
           services.clientAddress = clientAddress
         },
-        posts: { '/mcp': mcpKeptAnswers((key) => services.cached.peek(key)) },
+        posts: {
+          '/mcp': mcpKeptAnswers((key) => services.cached.peek(key)),
+          '/v1/feeds/:feed_id/pass/purchases': passChallenges(services),
+        },
       }),
     config,
   )

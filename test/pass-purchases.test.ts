@@ -63,6 +63,15 @@ describe('buying a pass', () => {
     expect(body.accepts[0]).toMatchObject({ maxAmountRequired: String(PASS_PRICE), payTo: creator.address, resource: passUrl() })
     expect(body.accepts[0]!.description).toBe('A 1 hour pass to "All of it": every paid entry, those published later too')
     expect(answer.headers.get('payment-required')).toBeString()
+    // Asked again (answered before Elysia once prepared): the same requirement, each with a sign-in nonce of its own.
+    const again = await Promise.all([1, 2, 3].map(() => fetch(passUrl(), { method: 'POST' })))
+    const bodies = await Promise.all(again.map((r) => r.json()))
+    expect(again.map((r) => r.status)).toEqual([402, 402, 402])
+    expect(bodies.map((b) => b.accepts)).toEqual([body.accepts, body.accepts, body.accepts])
+    const nonces = again.map(
+      (r) => JSON.parse(Buffer.from(r.headers.get('payment-required')!, 'base64').toString()).extensions['sign-in-with-x'].info.nonce,
+    )
+    expect(new Set(nonces).size).toBe(3)
   })
 
   test('x402-fetch (v1) buys one: 201 the pass, one charge, one ledger row of kind pass; it reads every paid entry', async () => {

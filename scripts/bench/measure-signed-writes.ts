@@ -2,7 +2,7 @@
 // delete, and the admin category routes, each `count` requests by 50 workers (signed-load.ts, its own process).
 // Each answer must be its success status; the figure is successful requests per second.
 import { join } from 'node:path'
-import { signerKey } from './signing.ts'
+import { signer, signerKey } from './signing.ts'
 import type { LoadRequest, LoadResult } from './signed-load.ts'
 
 export const ADMIN_KEY = 'trellis-bench-admin-key'
@@ -52,6 +52,22 @@ export async function signedWrites(url: string, count: number, log: (line: strin
     'PUT /v1/feeds/{id}/pass',
     200,
     each((i) => ({ key: keyOf(i), method: 'PUT', path: `/v1/feeds/${feedIds[i]}/pass`, body: month })),
+  )
+  // The owner may ask for the private feed URL a holder asks for (the same route, without a chain to buy a pass).
+  await run(
+    'POST /v1/feeds/{id}/pass/feed-url',
+    200,
+    each((i) => ({ key: keyOf(i), method: 'POST', path: `/v1/feeds/${feedIds[i]}/pass/feed-url` })),
+  )
+  await run(
+    'DELETE /v1/feeds/{id}/pass/feed-url',
+    204,
+    each((i) => ({ key: keyOf(i), method: 'DELETE', path: `/v1/feeds/${feedIds[i]}/pass/feed-url` })),
+  )
+  await run(
+    'GET /v1/passes?holder= (signed)',
+    200,
+    each((i) => ({ key: keyOf(i), method: 'GET', path: `/v1/passes?holder=${signer(keyOf(i)).address}` })),
   )
   const owners = await Promise.all(
     Array.from(

@@ -16,6 +16,9 @@ export interface Found {
   walletAddress: string
   /** A feed of the bench reader with a pass on sale. */
   passFeed: string
+  /** Its private feed's path (the owner asks for it as a holder does), and a paid entry's bytes through it. */
+  passFeedPath: string
+  passEnclosure: string
   /** The pages' asset version, as the landing page names it. */
   assetVersion: string
   /** A live browser session's cookie, of the owner of `ownPaid`. */
@@ -110,8 +113,13 @@ export async function discover(url: string, m: Manifest): Promise<Found> {
     body: JSON.stringify(pass),
   })
   if (offered.status !== 200) throw new Error(`PUT a pass answered ${offered.status}`)
+  const asked = await fetch(`${url}/v1/feeds/${feed.id}/pass/feed-url`, { method: 'POST', headers: await authHeaders(url, reader) })
+  if (asked.status !== 200) throw new Error(`POST a pass feed URL answered ${asked.status}`)
+  const passFeedPath = new URL(((await asked.json()) as { url: string }).url).pathname
   return {
     passFeed: feed.id,
+    passFeedPath,
+    passEnclosure: `${passFeedPath.replace(/\/feed\.xml$/, '')}/entries/${paid.id}/content`,
     sessionCookie,
     accessLink: new URL(link.url).pathname,
     ownPaid: `/v1/feeds/${feed.id}/entries/${paid.id}/content`,
@@ -168,6 +176,15 @@ export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
     t(`GET /v1/transactions page ${f.deepTransactions.page}`, `/v1/transactions?page_token=${token(f.deepTransactions.token)}`, 'list'),
     t('GET /v1/transactions?feed_id= (the hot feed)', `/v1/transactions?feed_id=${m.hot_feed_id}`, 'list'),
     t('GET /v1/feeds/{id}/pass', `/v1/feeds/${f.passFeed}/pass`, 'other'),
+    t('POST /v1/feeds/{id}/pass/purchases (402)', `/v1/feeds/${f.passFeed}/pass/purchases`, 'challenge', 402, { method: 'POST' }),
+    t('POST pass purchases as a browser (pass paywall, 402)', `/v1/feeds/${f.passFeed}/pass/purchases`, 'challenge', 402, {
+      method: 'POST',
+      headers: BROWSER,
+    }),
+    t('GET /v1/pass-feeds/{token}/feed.xml (private RSS)', f.passFeedPath, 'page'),
+    t('GET /v1/pass-feeds/{token}/feed.atom', f.passFeedPath.replace(/xml$/, 'atom'), 'page'),
+    t('GET /v1/pass-feeds/{token}/feed.json', f.passFeedPath.replace(/xml$/, 'json'), 'page'),
+    t('GET /v1/pass-feeds/{token}/entries/{id}/content (paid, 1 KiB)', f.passEnclosure, 'other'),
     // Each open counts a use of the link, durably, before its bytes are sent (a commit per open, grouped per turn).
     t('GET /v1/access/{token} (counted open, 1 KiB)', f.accessLink, 'other'),
     t('GET /v1/transactions/{id}', `/v1/transactions/${f.transaction.id}`, 'other'),
@@ -198,6 +215,7 @@ export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
     t('GET /leaderboards', '/leaderboards', 'other'),
     t('GET /leaderboards?period=7d', '/leaderboards?period=7d', 'other'),
     t('GET /assets/trellis.js', `/assets/trellis.js?v=${f.assetVersion}`, 'other'),
+    t('GET /assets/content.js', `/assets/content.js?v=${f.assetVersion}`, 'other'),
     t('GET /assets/trellis.css', `/assets/trellis.css?v=${f.assetVersion}`, 'other'),
     t('GET /v1/docs/assets/explorer.js', '/v1/docs/assets/explorer.js', 'other'),
     t('GET /v1/feeds/{id}/feed.xml (RSS)', `/v1/feeds/${m.hot_feed_id}/feed.xml`, 'page'),

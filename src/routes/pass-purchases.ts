@@ -1,6 +1,8 @@
 // Buying a feed's pass (x402, as an entry is bought, by the same purchase machinery) and the passes a wallet holds.
 import { Elysia, t } from 'elysia'
-import type { PassRecord } from '../models/records.ts'
+import type { FeedRecord, PassRecord } from '../models/records.ts'
+import type { PriceTag } from '../chain/x402/requirements.ts'
+import type { Prepared } from '../edge/request-wrapper.ts'
 import { Page, PaidHeaders, Pass, PaymentRequired, PaymentRequiredHeaders } from '../models/index.ts'
 import { withHeaders } from '@elysiajs/openapi'
 import type { Services } from './services.ts'
@@ -27,6 +29,13 @@ export const heldPassBody = (p: PassRecord): Pass => ({
   transaction_id: publicTransactionId(p.transaction_id),
 })
 
+/** The 402 of a feed's pass for a person in a browser: its paywall page. */
+export const passPaywall = (s: Services, gate: ReturnType<typeof entryGate>, feed: FeedRecord, tag: PriceTag): Promise<Prepared> =>
+  gate.pagedChallenge(tag, async () => {
+    const by = creatorLink(feed, await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null))
+    return (offer) => passPaywallPage({ feed, pass: feed.pass!, offer, creatorLink: by, assetVersion: ASSET_VERSION })
+  })
+
 export const passPurchaseRoutes = (s: Services) => {
   const x402 = resourceServer(s.config.network)
   const gate = entryGate(s)
@@ -39,16 +48,7 @@ export const passPurchaseRoutes = (s: Services) => {
         const offer = feed.pass ?? fail('PASS_NOT_FOUND', 'this feed has no pass on sale')
         const tag = s.passes.priceTag(feed, offer, `${s.publicUrl()}${new URL(request.url).pathname}`)
         const payment = x402.readPayment(request.headers)
-        if (!payment) {
-          if (!wantsPage(request.headers)) return asResponse(gate.plainChallenge(tag))
-          return asResponse(
-            await gate.pagedChallenge(tag, async () => {
-              const creator = await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
-              const by = creatorLink(feed, creator)
-              return (x402Offer) => passPaywallPage({ feed, pass: offer, offer: x402Offer, creatorLink: by, assetVersion: ASSET_VERSION })
-            }),
-          )
-        }
+        if (!payment) return asResponse(wantsPage(request.headers) ? await passPaywall(s, gate, feed, tag) : gate.plainChallenge(tag))
         const passed = await gate.payingFor(payment, { kind: 'pass', feed, offer }, tag, signer)
         if (passed.kind !== 'serve') return passed.kind === 'answered' ? asResponse(passed.answer) : fail('PASS_NOT_FOUND', 'no pass')
         if (!passed.transaction) fail('OWNER_NEEDS_NO_PASS', "the feed's owner reads every entry of it without a pass; nothing was charged")
