@@ -11,6 +11,7 @@ import {
   type SIWxExtensionInfo,
 } from '@x402/extensions/sign-in-with-x'
 import { startTestServer, type TestServer } from '../dev/server.ts'
+import { siwxMessage } from '../src/chain/x402/sign-in-with-x.ts'
 import { b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 import { encodePaymentHeader, startChain, v1Payment, type Buyer, type TestChain } from '../dev/chain.ts'
 
@@ -149,6 +150,44 @@ describe('signing in', () => {
       expect(await reasonOf(answer), reason).toStartWith(reason)
     }
     expect(await ledger()).toBe(before)
+  })
+})
+
+describe('the text a proof is checked against', () => {
+  test("made by viem where it can be, it is the SIWE library's text to the byte; otherwise the package decides", async () => {
+    const { info, network } = await challenge()
+    const lower = buyer.address.toLowerCase()
+    const variants: Record<string, unknown>[] = [
+      {},
+      { statement: undefined },
+      { resources: [] },
+      { resources: [contentUrl(), `${server.url}/v1/feeds`] },
+      { notBefore: new Date(Date.now() - 1000).toISOString(), expirationTime: undefined },
+    ]
+    for (const variant of variants) {
+      const complete = { ...info, ...variant, chainId: network, type: 'eip191' as const }
+      for (const address of [buyer.address, lower]) {
+        const proof = { ...complete, address, signature: '0x00' }
+        expect({ variant, address, text: siwxMessage(proof as never) }).toEqual({
+          variant,
+          address,
+          text: createSIWxMessage(complete, address),
+        })
+      }
+    }
+    for (const declined of [{ statement: '' }, { requestId: 'r1' }, { issuedAt: info.issuedAt.replace('.000Z', 'Z') }]) {
+      const proof = { ...info, ...declined, chainId: network, type: 'eip191', address: buyer.address, signature: '0x00' }
+      expect({ declined, text: siwxMessage(proof as never) }).toEqual({ declined, text: null })
+    }
+  })
+
+  test('a proof whose fields no SIWE message may hold (a line break, a resource that is no URI): 402 naming why, no 500', async () => {
+    for (const bad of [{ statement: 'read\nURI: https://evil.example/' }, { resources: ['not a uri'] }]) {
+      const { info, network } = await challenge()
+      const proof = { ...info, ...bad, chainId: network, type: 'eip191', address: buyer.address, signature: `0x${'11'.repeat(65)}` }
+      const answer = await fetch(contentUrl(), { headers: { 'sign-in-with-x': encodeSIWxHeader(proof as never) } })
+      expect(await reasonOf(answer), JSON.stringify(bad)).toStartWith('invalid_siwx_message')
+    }
   })
 })
 
