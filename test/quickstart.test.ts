@@ -22,6 +22,8 @@ async function script(args: string[]): Promise<{ code: number; out: string }> {
   return { code, out: out + err }
 }
 
+let quickstartBuyerKey = ''
+
 test('chain.ts, a server on it, publish.ts and buy.ts complete a real paid purchase', async () => {
   chain = Bun.spawn([process.execPath, 'scripts/chain.ts', '--buyers', '1'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
   const printed: string[] = []
@@ -40,6 +42,7 @@ test('chain.ts, a server on it, publish.ts and buy.ts complete a real paid purch
   expect(Object.keys(env)).toEqual(expect.arrayContaining(['TRELLIS_RPC_URL', 'TRELLIS_SETTLEMENT', 'TRELLIS_RELAYER_KEY']))
   const buyerKey = printed[printed.findIndex((line) => line.startsWith('# buyers')) + 1]!.split(' ')[1]!
   expect(buyerKey).toMatch(/^0x[0-9a-f]{64}$/)
+  quickstartBuyerKey = buyerKey
 
   server = await startTestServer(env)
   const published = await script(['scripts/publish.ts', '--url', server.url, '--price', '25000'])
@@ -55,4 +58,26 @@ test('chain.ts, a server on it, publish.ts and buy.ts complete a real paid purch
   const ledger = await call(server.url, 'GET', `/v1/transactions?entry_id=${entryId}`)
   expect(ledger.body.transactions).toHaveLength(1)
   expect(ledger.body.transactions[0].amount).toBe('25000')
+}, 120_000)
+
+test('the README’s pass example: publish.ts --pass, buy.ts buys the pass, buy.ts --sign-in reads with no payment', async () => {
+  expect(server).toBeDefined() // the chain and the server of the test above
+  const buyerKey = quickstartBuyerKey
+  const published = await script(['scripts/publish.ts', '--url', server!.url, '--price', '10000', '--pass'])
+  expect(published.code).toBe(0)
+  const lines = published.out.split('\n')
+  const passUrl = lines.find((line) => line.endsWith('/pass/purchases --key <BUYER_KEY>'))!.split(' ')[3]!
+  const entryUrl = lines.find((line) => line.endsWith(' --key <BUYER_KEY> --sign-in'))!.split(' ')[3]!
+  expect(published.out).toContain('50000 (0.05 USDC) for 30 days')
+
+  const bought = await script(['scripts/buy.ts', passUrl, '--key', buyerKey])
+  expect(bought.out).toMatch(/paid: transaction 0x[0-9a-f]{64} on eip155:84532/)
+  expect(bought.out).toMatch(/pass [0-9a-f-]{36} to feed [0-9a-f-]{36}, runs until \d{4}-/)
+  const read = await script(['scripts/buy.ts', entryUrl, '--key', buyerKey, '--sign-in'])
+  expect(read.out).toContain('nothing paid')
+  expect(read.out).toContain('content: A paid note')
+  expect(read.code).toBe(0)
+  const feedId = new URL(passUrl).pathname.split('/')[3]
+  const ledger = (await call(server!.url, 'GET', `/v1/transactions?feed_id=${feedId}`)).body.transactions
+  expect(ledger.map((t: { kind: string; amount: string }) => [t.kind, t.amount])).toEqual([['pass', '50000']])
 }, 120_000)
