@@ -504,6 +504,68 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     }
   })
 
+  test('15. passes on three: pass.sold told once; an offer changed on A is the 402 of B and C; a feed URL revoked on B is gone', async () => {
+    const owner = newWallet()
+    const passFeed = await createFeed(lb, owner, { name: 'passes in a cluster' })
+    const heard: string[] = []
+    const receiver = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      tls: { cert: Bun.file(WEBHOOK_CERT), key: Bun.file(`${import.meta.dir}/helpers/webhook-test.key.pem`) },
+      fetch: (request) => (heard.push(request.headers.get('webhook-id')!), new Response('ok')),
+    })
+    try {
+      const hookBody = { url: `https://127.0.0.1:${receiver.port}/passes`, events: ['pass.sold'] }
+      expect((await call(lb, 'POST', '/v1/webhooks', { wallet: owner, body: hookBody })).status).toBe(201)
+      const offer = (amount: bigint) => ({ price: { amount: String(amount), currency: 'USDC' }, duration_s: 3600 })
+      expect((await call(lb, 'PUT', `/v1/feeds/${passFeed.id}/pass`, { wallet: owner, body: offer(PRICE) })).status).toBe(200)
+      const asked = async (server: TestServer) => {
+        const answer = await fetch(`${server.url}/v1/feeds/${passFeed.id}/pass/purchases`, {
+          method: 'POST',
+          headers: asClient(someClient()),
+        })
+        expect(answer.status).toBe(402)
+        return ((await answer.json()) as { accepts: { maxAmountRequired: string }[] }).accepts[0]!.maxAmountRequired
+      }
+      // Asked twice on each: the second is answered from the kept challenge, before Elysia.
+      for (const server of instances) expect([await asked(server), await asked(server)]).toEqual([String(PRICE), String(PRICE)])
+      expect((await call(a().url, 'PUT', `/v1/feeds/${passFeed.id}/pass`, { wallet: owner, body: offer(2n * PRICE) })).status).toBe(200)
+      const changed = performance.now()
+      for (const server of [b(), c()]) {
+        while ((await asked(server)) !== String(2n * PRICE)) {
+          expect(performance.now() - changed).toBeLessThan(2_000)
+          await Bun.sleep(25)
+        }
+      }
+
+      const holder = await chain.newFundedBuyer(1_000_000n)
+      const header = encodePaymentHeader(await v1Payment(holder, { to: owner.address, value: 2n * PRICE }))
+      const bought = await fetch(`${b().url}/v1/feeds/${passFeed.id}/pass/purchases`, {
+        method: 'POST',
+        headers: { 'x-payment': header, ...asClient(someClient()) },
+      })
+      expect(bought.status).toBe(201)
+      const started = performance.now()
+      while (heard.length === 0) {
+        expect(performance.now() - started).toBeLessThan(10_000)
+        await Bun.sleep(50)
+      }
+
+      const holderWallet = holder as unknown as Wallet
+      const urls = (await call(a().url, 'POST', `/v1/feeds/${passFeed.id}/pass/feed-url`, { wallet: holderWallet })).body
+      const privatePath = new URL(urls.url).pathname
+      expect(new URL(urls.url).origin).toBe(balancer.url)
+      expect((await fetch(`${c().url}${privatePath}`, { headers: asClient(someClient()) })).status).toBe(200)
+      expect((await call(b().url, 'DELETE', `/v1/feeds/${passFeed.id}/pass/feed-url`, { wallet: holderWallet })).status).toBe(204)
+      for (const server of [a(), c()])
+        expect((await fetch(`${server.url}${privatePath}`, { headers: asClient(someClient()) })).status).toBe(410)
+      await Bun.sleep(3_000) // three more runs of every instance's sender
+      expect(heard).toHaveLength(1)
+    } finally {
+      receiver.stop(true)
+    }
+  })
+
   // Last: it kills an instance.
   test('5. the leader killed: another leads within 2 s, and its expiry job ends an early access that ran out meanwhile', async () => {
     const early = await createEntry(lb, creator, feed.id, {
