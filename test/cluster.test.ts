@@ -504,7 +504,7 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     }
   })
 
-  test('15. passes on three: pass.sold told once; an offer changed on A is the 402 of B and C; a feed URL revoked on B is gone', async () => {
+  test('15. passes on three: pass.sold told once; an offer changed on A is the 402 of B and C; a revoked feed URL is gone', async () => {
     const owner = newWallet()
     const passFeed = await createFeed(lb, owner, { name: 'passes in a cluster' })
     const heard: string[] = []
