@@ -12,6 +12,7 @@ import { wrapFetchWithSIWx } from '@x402/extensions/sign-in-with-x'
 import { startTestServer, testClockFile, trellis, type TestServer } from '../dev/server.ts'
 import { authHeaders, b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
+import { waitFor } from './helpers/ledger.ts'
 
 const PASS_PRICE = 50_000n
 const ENTRY_PRICE = 10_000n
@@ -39,7 +40,7 @@ const ledgerOfFeed = async () => (await call(server.url, 'GET', `/v1/transaction
 
 beforeAll(async () => {
   chain = await startChain()
-  server = await startTestServer({ ...chain.env, TRELLIS_TEST_CLOCK_FILE: testClockFile() })
+  server = await startTestServer({ ...chain.env, TRELLIS_TEST_CLOCK_FILE: testClockFile(), TRELLIS_STATS_REFRESH_S: '1' })
   creator = newWallet()
   feedId = (await createFeed(server.url, creator, { name: 'All of it' })).id
   await addPaidEntry('first')
@@ -157,5 +158,32 @@ describe('buying a pass', () => {
     }
     // Every pass sold is in the ledger, the totals and the passes held, as the audit recomputes them.
     expect((await trellis(['verify'], server.dataDir)).json).toMatchObject({ ok: true })
+  })
+
+  test("the feed's totals, its creator's statistics and the boards agree with a recomputation from the ledger", async () => {
+    const rows = (await ledgerOfFeed()).data as { kind: string; entry_id: string | null; feed_id: string; amount: string; payer: string }[]
+    expect(rows.filter((t) => t.kind === 'pass').length).toBeGreaterThanOrEqual(4)
+    for (const t of rows)
+      expect([t.feed_id, t.kind === 'pass' ? t.entry_id : 'entry']).toEqual([feedId, t.kind === 'pass' ? null : 'entry'])
+    const count = String(rows.length)
+    const revenue = String(rows.reduce((sum, t) => sum + BigInt(t.amount), 0n))
+    const buyers = String(new Set(rows.map((t) => t.payer)).size)
+    const feed = (await call(server.url, 'GET', `/v1/feeds/${feedId}`)).body
+    expect([feed.total_purchases, String(feed.total_revenue)]).toEqual([rows.length, revenue])
+    const agrees = async () => {
+      const stats = (await call(server.url, 'GET', `/v1/wallets/${feed.owner_id}/stats`)).body.revenue_stats
+      const popular = (await call(server.url, 'GET', '/v1/leaderboards/most-popular?period=all')).body.data
+      const providers = (await call(server.url, 'GET', '/v1/leaderboards/top-providers?period=all')).body.data
+      const ranked = popular.find((item: { feed_id: string }) => item.feed_id === feedId)
+      const provider = providers.find((item: { wallet_address: string }) => item.wallet_address === creator.address)
+      return (
+        JSON.stringify([stats.total_revenue, String(stats.total_purchases_received), String(stats.unique_buyers)]) ===
+          JSON.stringify([revenue, count, buyers]) &&
+        JSON.stringify(ranked && [ranked.total_purchases, ranked.total_revenue, ranked.unique_buyers]) ===
+          JSON.stringify([count, revenue, buyers]) &&
+        JSON.stringify(provider && [provider.total_purchases, provider.total_revenue]) === JSON.stringify([count, revenue])
+      )
+    }
+    await waitFor('the statistics and boards of the recomputed ledger', agrees, 15_000)
   })
 })
