@@ -26,9 +26,9 @@ export const REASONS = {
   settlementFailed: 'settlement_failed',
   backendUnavailable: 'payment_backend_unavailable',
   sentPending: 'settlement_pending: this payment was sent for settlement; it is recorded once the chain shows it',
-  purchasePending:
-    'settlement_pending: another payment from this wallet for this entry is being settled; nothing ' +
-    'was charged for this one, retry it once that one is decided',
+  purchasePending: (what: 'entry' | 'pass') =>
+    `settlement_pending: another payment from this wallet for this ${what === 'pass' ? "feed's pass" : 'entry'} is being ` +
+    'settled; nothing was charged for this one, retry it once that one is decided',
   notConfirmed: 'settlement_pending: the settlement is not confirmed yet; it is recorded once the chain shows it',
 } as const
 

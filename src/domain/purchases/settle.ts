@@ -122,13 +122,15 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
         // shared database that may be another instance's: once it is decided, this one starts over (and is served
         // free if that one bought the entry).
         const other = await read.payments.pendingPurchase(auth.from, sold)
-        if (startedOver || !other) return { kind: 'pending', reason: REASONS.purchasePending }
+        if (startedOver || !other) return { kind: 'pending', reason: REASONS.purchasePending(good.kind) }
         // Settled by nobody now (an earlier request here answered 503, or its instance is gone): the chain decides it
         // at once, so a buyer whose first payment was mined since is served by the next try, free.
         const over = settlingElsewhere(other)
           ? await settledElsewhere(() => read.payments.pendingPurchase(auth.from, sold))
           : (await decideSafely(other)) !== 'pending'
-        return over ? settleOnce(payment, good, requirements, tag, signer, true) : { kind: 'pending', reason: REASONS.purchasePending }
+        return over
+          ? settleOnce(payment, good, requirements, tag, signer, true)
+          : { kind: 'pending', reason: REASONS.purchasePending(good.kind) }
       }
       // The same authorization, sent to another instance at the same moment: its outcome (not served by it).
       if (now.status === 'pending' && settlingElsewhere(now) && (await settledElsewhere(() => reread(auth)))) now = await reread(auth)
