@@ -52,7 +52,8 @@ import { moderationRoutes } from './routes/moderation.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
 import { leaderboardRoutes } from './routes/leaderboards.ts'
 import { docsRoutes } from './routes/docs.ts'
-import { pageRoutes } from './routes/pages.ts'
+import { notFoundPage, pageRoutes } from './routes/pages.ts'
+import { browsePageRoutes } from './routes/browse-pages.ts'
 import { discoveryRoutes } from './routes/discovery.ts'
 import { syndicationRoutes } from './routes/syndication.ts'
 import { mcpRoutes } from './routes/mcp.ts'
@@ -252,7 +253,7 @@ export function buildApp(s: Services, logError: (error: unknown) => void, extra:
   // Elysia finds the path in request.url by assuming a host of at least four characters unless told otherwise: with
   // `Host: api` (nginx's proxy_pass http://api;) every route it answers would be a 404.
   const app: Elysia<any, any, any, any, any, any, any> = new Elysia({ handler: { standardHostname: false } })
-    .use(errorHandling(logError))
+    .use(errorHandling(logError, (request) => notFoundPage(s, request)))
     .use(modelsPlugin)
     .use(healthRoutes(s))
     .use(docsRoutes(VERSION, () => app, s.publicUrl))
@@ -280,6 +281,7 @@ export function buildApp(s: Services, logError: (error: unknown) => void, extra:
       ),
     )
     .use(pageRoutes(s))
+    .use(browsePageRoutes(s))
   for (const plugin of extra) app.use(plugin)
   return app
 }

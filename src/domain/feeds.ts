@@ -1,5 +1,6 @@
 // Feed rules: ownership, the 10-active-feeds limit, soft delete and reactivation.
 import type { FeedPatch } from '../store/feeds.ts'
+import type { FeedOrder } from '../models/feed.ts'
 import type { Records, Stores } from '../store/stores.ts'
 import type { FeedRecord, ImageRecord } from '../models/records.ts'
 import type { CreateFeed, UpdateFeed } from '../models/feed.ts'
@@ -24,6 +25,8 @@ export interface FeedQuery {
   min_age?: number
   max_age?: number
   beforeId?: string
+  order?: FeedOrder
+  beforeRanked?: [bigint, string]
   limit: number
 }
 
@@ -175,6 +178,8 @@ export function feedService(d: Deps) {
         createdBefore: q.min_age !== undefined ? now - q.min_age : undefined,
         createdAfter: q.max_age !== undefined ? now - q.max_age : undefined,
         beforeId: q.beforeId,
+        order: q.order,
+        beforeRanked: q.beforeRanked,
         limit: q.limit,
       })
     },

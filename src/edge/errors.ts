@@ -137,9 +137,16 @@ const beforeAnswers = new WeakMap<Request, () => Promise<void>>()
 /** Work to finish before an error answer to this request is sent (an upload's file removed): it is awaited, never thrown. */
 export const beforeErrorAnswer = (request: Request, work: () => Promise<void>) => void beforeAnswers.set(request, work)
 
-export const errorHandling = (log: (e: unknown) => void) =>
+/**
+ * `pageFor404`: what a path no route serves answers a person in a browser (a page; null: the JSON an API client gets).
+ */
+export const errorHandling = (log: (e: unknown) => void, pageFor404: (request: Request) => Response | null = () => null) =>
   new Elysia({ name: 'error-handling' })
     .onError({ as: 'global' }, ({ error, code, request }) => {
+      if (code === 'NOT_FOUND') {
+        const page = pageFor404(request)
+        if (page) return page
+      }
       const work = beforeAnswers.get(request)
       if (!work) return toErrorResponse(error, code, log)
       return work()

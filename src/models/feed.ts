@@ -72,3 +72,7 @@ export const UpdateFeed = t.Object(
   { 'x-error-shape': 'B' },
 )
 export type UpdateFeed = Static<typeof UpdateFeed>
+
+/** How a listing of feeds is ordered: newest first (by id), or by purchases or revenue, most first, then newest. */
+export const FEED_ORDERS = ['newest', 'purchases', 'revenue'] as const
+export type FeedOrder = (typeof FEED_ORDERS)[number]

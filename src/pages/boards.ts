@@ -28,7 +28,7 @@ type FeedItem = Pick<
   Static<typeof TopRevenueItem>,
   'rank' | 'feed_id' | 'feed_name' | 'owner_wallet' | 'owner_username' | 'total_purchases' | 'unique_buyers' | 'total_revenue'
 >
-const feedRows = (items: FeedItem[]) => html`<table>
+const feedRows = (items: FeedItem[]) => html`<table tabindex="0">
   ${tableHead(['#', 'Feed', 'Creator'], ['Sales', 'Buyers', 'Revenue'])}
   <tbody>${items.map(
     (f) =>
@@ -62,7 +62,7 @@ ${f.mostPopular.length ? feedRows(f.mostPopular) : none}
 <h2>Top creators</h2>
 ${
   f.topProviders.length
-    ? html`<table>
+    ? html`<table tabindex="0">
   ${tableHead(['#', 'Creator'], ['Feeds', 'Sales', 'Buyers', 'Revenue'])}
   <tbody>${f.topProviders.map(
     (c) =>
@@ -81,7 +81,7 @@ ${
 <h2>Categories</h2>
 ${
   f.categories.length
-    ? html`<table>
+    ? html`<table tabindex="0">
   ${tableHead(['Category'], ['Feeds', 'Creators', 'Entries', 'Sales', 'Revenue'])}
   <tbody>${f.categories.map(
     (c) =>

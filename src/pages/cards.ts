@@ -12,17 +12,22 @@ export interface FeedCard {
   owner_username: string | null
   total_entries: number | string
   total_revenue: string
+  tags?: string[]
 }
+
+/** A feed's cover on its card: decorative (the title beside it is the link a reader follows). */
+const cover = (f: FeedCard): Html | string => (f.image_cid ? html`<img src="/v1/feeds/${f.id}/image" alt="" loading="lazy">` : '')
 
 export const feedCards = (feeds: FeedCard[]): Html =>
   html`<ul class="cards">${feeds.map(
     (f) => html`
   <li class="card">
-    <a class="cover" href="/feeds/${f.id}">${f.image_cid ? html`<img src="/v1/feeds/${f.id}/image" alt="" loading="lazy">` : ''}</a>
+    <a class="cover" href="/feeds/${f.id}" tabindex="-1" aria-hidden="true">${cover(f)}</a>
     <div class="body">
       <h3><a href="/feeds/${f.id}">${f.name}</a></h3>
       <p class="muted">by ${creatorAnchor(f.owner_wallet, f.owner_username)}</p>
       ${f.description ? html`<p>${clip(f.description, 140)}</p>` : ''}
+      ${f.tags ? tagList(f.tags.slice(0, 5)) : ''}
       <p class="muted">${count(f.total_entries)} entries · ${usdc(f.total_revenue)} earned</p>
     </div>
   </li>`,
@@ -39,8 +44,9 @@ const numberHeading = (title: string) => html`<th class="num">${title}</th>`
 export const tableHead = (text: string[], numbers: string[]): Html =>
   html`<thead><tr>${text.map(heading)}${numbers.map(numberHeading)}</tr></thead>`
 
+/** A feed's tags, each a link to the feeds that carry it. */
 export const tagList = (tags: string[]): Html =>
-  tags.length ? html`<ul class="tags">${tags.map((t) => html`<li>${t}</li>`)}</ul>` : html``
+  tags.length ? html`<ul class="tags">${tags.map((t) => html`<li><a href="/tags/${encodeURIComponent(t)}">${t}</a></li>`)}</ul>` : html``
 
 export const figures = (items: [label: string, value: string][]): Html =>
   html`<div class="figures">${items.map(([label, value]) => html`<div><strong>${value}</strong><span>${label}</span></div>`)}</div>`

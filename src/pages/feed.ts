@@ -1,5 +1,5 @@
 // A feed's page: its cover, description and creator, and its entries with what each costs.
-import type { EntryRecord, FeedRecord, WalletRecord } from '../models/records.ts'
+import type { CategoryRecord, EntryRecord, FeedRecord, WalletRecord } from '../models/records.ts'
 import { html } from './html.ts'
 import { page } from './layout.ts'
 import { figures, tagList } from './cards.ts'
@@ -12,6 +12,7 @@ export interface FeedFacts {
   network: string
   feed: FeedRecord
   creator: WalletRecord | null
+  category: CategoryRecord | null
   entries: { entry: EntryRecord; free: boolean }[]
   /** The next page of entries, when there is one. */
   nextPageToken: string | null
@@ -29,7 +30,9 @@ export function feedPage(f: FeedFacts): string {
   <div>
     <p class="kicker">Feed${feed.is_active ? '' : ' · deleted'}</p>
     <h1>${feed.name}</h1>
-    <p class="byline">by ${creatorLink(feed, f.creator)} · since ${day(feed.created_at)}</p>
+    <p class="byline">by ${creatorLink(feed, f.creator)} · since ${day(feed.created_at)}${
+      f.category ? html` · in <a href="/categories/${f.category.id}">${f.category.name}</a>` : ''
+    }</p>
     ${feed.description ? html`<p class="description">${feed.description}</p>` : ''}
     ${tagList(feed.tags)}
     ${figures([

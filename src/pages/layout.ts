@@ -56,7 +56,7 @@ ${frame.description ? html`<meta name="description" content="${frame.description
 <body>
 <header class="top">
   <a class="brand" href="/">Trellis</a>
-  <nav><a href="/">Feeds</a><a href="/leaderboards">Leaderboards</a><a href="/v1/docs">API</a></nav>
+  <nav aria-label="Site"><a href="/feeds">Feeds</a><a href="/leaderboards">Leaderboards</a><a href="/v1/docs">API</a></nav>
   <span class="network" title="payments settle on this network">${frame.network}</span>
   <span class="account" id="account"><button type="button" class="sign-in" id="sign-in" hidden>Sign in with wallet</button></span>
 </header>

@@ -21,6 +21,7 @@ import { creatorPage } from '../pages/creator.ts'
 import { boardsPage, PAGE_PERIODS, type PagePeriod } from '../pages/boards.ts'
 import { ASSET_VERSION, ASSETS } from '../pages/assets.ts'
 import { asResponse, entryGate } from './entry-gate.ts'
+import { wantsPage } from '../chain/x402/resource-server.ts'
 import { entryRows } from './entries.ts'
 import { page as pageOf } from './pagination.ts'
 import { uuid } from './params.ts'
@@ -40,7 +41,7 @@ const ok = (body: string): Prepared => ({ body, init: { status: 200, headers: HE
 const items = <K extends BoardName>(_board: K, body: string): BoardItem<K>[] => JSON.parse(body).data
 
 /** A page the memo keeps under `key` until the records (or, when the key names them, the leaderboards) change. */
-const kept = (s: Services, key: string, make: (staleFrom: (at: number) => void) => Promise<string>) =>
+export const keptPage = (s: Services, key: string, make: (staleFrom: (at: number) => void) => Promise<string>) =>
   s.cached.get<Prepared>(
     `page:${key}`,
     async (staleFrom) => ok(await make(staleFrom)),
@@ -51,6 +52,10 @@ const kept = (s: Services, key: string, make: (staleFrom: (at: number) => void) 
 export const heldPage = (s: Services, key: string): Prepared | undefined => s.cached.peek<Prepared>(`page:${key}`)
 export const homeKey = (s: Services) => `/#${s.stats.boardsGeneration()}`
 export const feedKey = (feedId: string, token = '') => `feed:${feedId}?${token}`
+
+/** The page a person in a browser gets at a path nothing is served at (an API client gets the JSON 404). */
+export const notFoundPage = (s: Services, request: Request): Response | null =>
+  wantsPage(request.headers) ? errorPage(s, new DomainError('NOT_FOUND', 'not found')) : null
 
 /** A page telling a person what went wrong, with the status the API gives the same error. */
 function errorPage(s: Services, error: unknown): Response {
@@ -67,12 +72,13 @@ function errorPage(s: Services, error: unknown): Response {
 
 const feedCard = (f: FeedRecord, ownerUsername: string | null): FeedCard => ({
   ...f,
+  tags: f.tags,
   owner_wallet: f.owner_wallet_address,
   owner_username: ownerUsername,
   total_revenue: f.total_revenue.toString(),
 })
 
-async function feedCardsOf(s: Services, feeds: FeedRecord[]): Promise<FeedCard[]> {
+export async function feedCardsOf(s: Services, feeds: FeedRecord[]): Promise<FeedCard[]> {
   const owners = new Map<string, string | null>()
   for (const f of feeds) {
     if (!owners.has(f.owner_wallet_address))
@@ -82,19 +88,18 @@ async function feedCardsOf(s: Services, feeds: FeedRecord[]): Promise<FeedCard[]
 }
 
 export function homePageOf(s: Services): Promise<Prepared> {
-  return kept(s, homeKey(s), async () => {
-    const trending = items('trending', s.stats.plain('trending', HOME_FEEDS))
-    const feeds = trending.length
-      ? trending
-      : await feedCardsOf(s, await s.feeds.list({ is_active: true, min_entries: 0, limit: HOME_FEEDS }))
+  return keptPage(s, homeKey(s), async () => {
+    const trending = items('trending', s.stats.plain('trending', HOME_FEEDS / 2))
+    const newest = await feedCardsOf(s, await s.feeds.list({ is_active: true, min_entries: 0, limit: HOME_FEEDS }))
+    const categories = await s.categories.list({ isActive: true, limit: 100 })
     const creators = items('top-providers', s.stats.byPeriod('top-providers', 'all', HOME_CREATORS))
-    return homePage({ network: s.config.network.name, feeds, feedsAreTrending: trending.length > 0, creators, assetVersion: ASSET_VERSION })
+    return homePage({ network: s.config.network.name, trending, newest, categories, creators, assetVersion: ASSET_VERSION })
   })
 }
 
 export function feedPageOf(s: Services, rawId: string, token?: string): Promise<Prepared> {
   const feedId = uuid(rawId, 'feed_id')
-  return kept(s, feedKey(feedId, token), async (staleFrom) => {
+  return keptPage(s, feedKey(feedId, token), async (staleFrom) => {
     const feed = await s.feeds.get(feedId)
     if (!feed.is_active) throw new DomainError('FEED_NOT_FOUND', 'feed not found')
     const scope = `entries:${feedId}`
@@ -103,11 +108,13 @@ export function feedPageOf(s: Services, rawId: string, token?: string): Promise<
     const now = nowSeconds()
     for (const e of listed.data) if (!isFreeNow(e, now) && e.expires_at !== null) staleFrom(e.expires_at)
     const creator = await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
+    const category = feed.category_id ? await s.categories.get(feed.category_id).catch(() => null) : null
     const entries = listed.data.map((entry) => ({ entry, free: isFreeNow(entry, now) }))
     return feedPage({
       network: s.config.network.name,
       feed,
       creator,
+      category,
       entries,
       nextPageToken: listed.pagination.next_page_token,
       assetVersion: ASSET_VERSION,
@@ -115,16 +122,19 @@ export function feedPageOf(s: Services, rawId: string, token?: string): Promise<
   })
 }
 
+/** A page made by `made`, or the error page of what it threw (with the status the API gives that error). */
+export async function answerPage(s: Services, made: () => Promise<Prepared | Response>): Promise<Response> {
+  try {
+    return asResponse(await made())
+  } catch (error) {
+    return errorPage(s, error)
+  }
+}
+
 export const pageRoutes = (s: Services) => {
   const gate = entryGate(s)
   const network = s.config.network.name
-  async function answer(made: () => Promise<Prepared | Response>): Promise<Response> {
-    try {
-      return asResponse(await made())
-    } catch (error) {
-      return errorPage(s, error)
-    }
-  }
+  const answer = (made: () => Promise<Prepared | Response>) => answerPage(s, made)
 
   return new Elysia({ detail: { hide: true } })
     .get('/', () => answer(() => homePageOf(s)))
@@ -151,7 +161,7 @@ export const pageRoutes = (s: Services) => {
         if (access === 'pay') return gate.paywallAt(feed, entry, `/v1/feeds/${feedId}/entries/${entryId}`)
         const creator = () => s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
         if (access === 'free') {
-          return kept(s, `entry:${feedId}/${entryId}`, async () =>
+          return keptPage(s, `entry:${feedId}/${entryId}`, async () =>
             entryPage({
               network,
               feed,
@@ -179,7 +189,7 @@ export const pageRoutes = (s: Services) => {
     )
     .get('/creators/:address', ({ params }) =>
       answer(() =>
-        kept(s, `creator:${params.address.toLowerCase()}#${s.stats.ranksGeneration()}`, async (staleFrom) => {
+        keptPage(s, `creator:${params.address.toLowerCase()}#${s.stats.ranksGeneration()}`, async (staleFrom) => {
           const wallet = await s.wallets.byAddress(params.address)
           const now = nowSeconds()
           staleFrom(now + 60) // the statistics' periods move on
@@ -195,7 +205,7 @@ export const pageRoutes = (s: Services) => {
       answer(async () => {
         const period = (query.period ?? 'all') as PagePeriod
         if (!PAGE_PERIODS.some(([p]) => p === period)) throw new DomainError('INVALID_PERIOD', 'period must be one of 1d, 7d, 30d, all')
-        return kept(s, `boards:${period}#${s.stats.boardsGeneration()}`, async () =>
+        return keptPage(s, `boards:${period}#${s.stats.boardsGeneration()}`, async () =>
           boardsPage({
             network,
             period,

@@ -1,6 +1,7 @@
 import { join, q, type Query, type Sql } from './query.ts'
 import { patchRow } from './patch.ts'
 import { sqlLower, textListJson } from '../lib/text.ts'
+import type { FeedOrder } from '../models/feed.ts'
 import type { FeedRecord, PassOfferRecord } from '../models/records.ts'
 
 export interface FeedFilter {
@@ -14,8 +15,14 @@ export interface FeedFilter {
   createdBefore?: number // from min_age
   createdAfter?: number // from max_age
   beforeId?: string
+  /** Newest first (by id, the default), or by purchases or revenue, most first, then newest. */
+  order?: FeedOrder
+  /** For a ranked order: the page after this feed's figure and id. */
+  beforeRanked?: [figure: bigint, id: string]
   limit: number
 }
+
+const RANKED_BY = { purchases: q`f.total_purchases`, revenue: q`f.total_revenue` }
 
 export type FeedPatch = Partial<
   Pick<FeedRecord, 'name' | 'description' | 'image_cid' | 'category_id' | 'tags' | 'is_active' | 'taken_down'>
@@ -143,7 +150,13 @@ export function feedStore(sql: Sql): FeedStore {
       if (filter.createdBefore !== undefined) where.push(q`f.created_at <= ${filter.createdBefore}`)
       if (filter.createdAfter !== undefined) where.push(q`f.created_at >= ${filter.createdAfter}`)
       if (filter.beforeId) where.push(q`f.id < ${filter.beforeId}`)
-      const rows = await sql.all<FeedRow>(q`${FEED_SELECT} WHERE ${join(where, ' AND ')} ORDER BY f.id DESC LIMIT ${filter.limit}`)
+      const ranked = filter.order && filter.order !== 'newest' ? RANKED_BY[filter.order] : null
+      if (ranked && filter.beforeRanked) {
+        const [figure, id] = filter.beforeRanked
+        where.push(q`(${ranked} < ${figure} OR (${ranked} = ${figure} AND f.id < ${id}))`)
+      }
+      const order = ranked ? q`${ranked} DESC, f.id DESC` : q`f.id DESC`
+      const rows = await sql.all<FeedRow>(q`${FEED_SELECT} WHERE ${join(where, ' AND ')} ORDER BY ${order} LIMIT ${filter.limit}`)
       return rows.map(feedRecord)
     },
   }

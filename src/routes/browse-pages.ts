@@ -1,0 +1,87 @@
+// The pages a reader browses the market by: /feeds (every active feed, newest, most bought or top earning first),
+// /categories/{id} and /tags/{tag} (the same, narrowed), each kept in the read memo like the other pages.
+import { Elysia } from 'elysia'
+import type { Services } from './services.ts'
+import type { FeedRecord } from '../models/records.ts'
+import type { FeedOrder } from '../models/feed.ts'
+import { DomainError } from '../domain/errors.ts'
+import { browsePage, BROWSE_SORTS, type BrowseSort } from '../pages/browse.ts'
+import { ASSET_VERSION } from '../pages/assets.ts'
+import { answerPage, feedCardsOf, keptPage } from './pages.ts'
+import { page as pageOf } from './pagination.ts'
+import { uuid } from './params.ts'
+
+const BROWSE_FEEDS = 24
+const ORDER_OF: Record<BrowseSort, FeedOrder> = { newest: 'newest', popular: 'purchases', revenue: 'revenue' }
+type Cursor = string | [string, string]
+
+const sortOf = (raw: unknown): BrowseSort => {
+  if (raw === undefined) return 'newest'
+  if (BROWSE_SORTS.some(([sort]) => sort === raw)) return raw as BrowseSort
+  throw new DomainError('INVALID_SORT', 'invalid sort', `sort must be one of ${BROWSE_SORTS.map(([s]) => s).join(', ')}`)
+}
+
+interface Listing {
+  path: string
+  title: string
+  lead: string
+  categoryId?: string
+  tag?: string
+}
+
+function listingPage(s: Services, listing: Listing, query: Record<string, unknown>) {
+  const sort = sortOf(query.sort)
+  const token = typeof query.page_token === 'string' ? query.page_token : undefined
+  const scope = `browse:${listing.path}:${sort}`
+  return keptPage(s, `${scope}?${token ?? ''}`, async () => {
+    const cursor = s.pages.decode<Cursor>(scope, token)
+    const order = ORDER_OF[sort]
+    const rows = await s.feeds.list({
+      category: listing.categoryId,
+      tags: listing.tag ? [listing.tag] : undefined,
+      is_active: true,
+      min_entries: 0,
+      order,
+      beforeId: typeof cursor === 'string' ? cursor : undefined,
+      beforeRanked: Array.isArray(cursor) ? [BigInt(cursor[0]), cursor[1]] : undefined,
+      limit: BROWSE_FEEDS + 1,
+    })
+    const figure = (f: FeedRecord) => (order === 'purchases' ? String(f.total_purchases) : f.total_revenue.toString())
+    const listed = pageOf(rows, BROWSE_FEEDS, s.pages, scope, (last): Cursor => (order === 'newest' ? last.id : [figure(last), last.id]))
+    const categories = await s.categories.list({ isActive: true, limit: 100 })
+    return browsePage({
+      network: s.config.network.name,
+      path: listing.path,
+      title: listing.title,
+      lead: listing.lead,
+      sort,
+      feeds: await feedCardsOf(s, listed.data),
+      categories,
+      categoryId: listing.categoryId ?? null,
+      nextPageToken: listed.pagination.next_page_token,
+      assetVersion: ASSET_VERSION,
+    })
+  })
+}
+
+export const browsePageRoutes = (s: Services) =>
+  new Elysia({ detail: { hide: true } })
+    .get('/feeds', ({ query }) =>
+      answerPage(s, () =>
+        listingPage(s, { path: '/feeds', title: 'All feeds', lead: 'Every feed on this market, a page at a time.' }, query),
+      ),
+    )
+    .get('/categories/:category_id', ({ params, query }) =>
+      answerPage(s, async () => {
+        const category = await s.categories.get(uuid(params.category_id, 'category_id'))
+        const lead = category.description ?? `Feeds in ${category.name}.`
+        return listingPage(s, { path: `/categories/${category.id}`, title: category.name, lead, categoryId: category.id }, query)
+      }),
+    )
+    .get('/tags/:tag', ({ params, query }) =>
+      answerPage(s, () => {
+        const tag = decodeURIComponent(params.tag)
+        const path = `/tags/${encodeURIComponent(tag)}`
+        return listingPage(s, { path, title: `#${tag}`, lead: `Feeds tagged ${tag}.`, tag }, query)
+      }),
+    )

@@ -1,0 +1,170 @@
+// The storefront (issue 38) as a reader uses it, in Debian's headless Chromium: /feeds lists every active feed a page
+// at a time, newest, most bought or top earning first; tags and categories are links to their own listings; a path
+// nothing serves is a page for a browser and JSON for an API client; from 360 px up no page scrolls sideways, light or
+// dark, and axe-core finds no serious or critical violation on any page type.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { Browser, Page } from 'playwright-core'
+import { startTestServer, type TestServer } from '../dev/server.ts'
+import { b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
+import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
+import { launchChromium } from '../dev/browser.ts'
+import { waitFor } from './helpers/ledger.ts'
+
+const AXE = await Bun.file(require.resolve('axe-core/axe.min.js')).text()
+const PRICE = 20_000n
+
+let chain: TestChain
+let server: TestServer
+let browser: Browser
+const creators: Wallet[] = []
+const feeds: { id: string; name: string }[] = []
+let category: { id: string; name: string }
+let paid: { id: string }
+let free: { id: string }
+
+beforeAll(async () => {
+  chain = await startChain()
+  server = await startTestServer({ ...chain.env, TRELLIS_STATS_REFRESH_S: '1' })
+  browser = await launchChromium()
+  category = (await call(server.url, 'GET', '/v1/categories?page_size=1')).body.data[0]
+  // 30 feeds (ten a wallet, the most one may own), made in turn: newest last.
+  for (let i = 0; i < 30; i++) {
+    if (i % 10 === 0) creators.push(newWallet())
+    const tags = i % 3 === 0 ? ['tides', `n${i}`] : [`n${i}`]
+    const body = { name: `Feed ${String(i).padStart(2, '0')}`, tags, ...(i % 5 === 0 ? { category_id: category.id } : {}) }
+    feeds.push(await createFeed(server.url, creators[creators.length - 1]!, body))
+  }
+  const owner = creators[0]!
+  const priced = { is_free: false, price: { amount: String(PRICE), currency: 'USDC' }, mime_type: 'text/plain' }
+  paid = await createEntry(server.url, owner, feeds[1]!.id, { content_base64: b64('paid words'), title: 'Paid', ...priced })
+  free = await createEntry(server.url, owner, feeds[1]!.id, { content_base64: b64('free words'), title: 'Free', mime_type: 'text/plain' })
+})
+afterAll(async () => {
+  await browser?.close()
+  await server?.dispose()
+  await chain?.stop()
+})
+
+const names = async (page: Page) => page.locator('.cards .card h3').allTextContents()
+
+describe('browsing', () => {
+  test('/feeds: every active feed, newest first, 24 a page; "More feeds" walks to the rest, none twice', async () => {
+    const page = await browser.newPage()
+    expect((await page.goto(`${server.url}/feeds`))!.status()).toBe(200)
+    const first = await names(page)
+    expect(first).toHaveLength(24)
+    expect(first[0]).toBe('Feed 29')
+    await page.locator('a[rel=next]').click()
+    const rest = await names(page)
+    expect([...first, ...rest]).toEqual(feeds.map((f) => f.name).reverse())
+    expect(await page.locator('a[rel=next]').count()).toBe(0)
+    expect((await page.goto(`${server.url}/feeds?sort=bogus`))!.status()).toBe(400)
+    await page.close()
+  })
+
+  test('most bought and top earning first, once sold; the home page shows the newest feeds and the categories', async () => {
+    for (const [feed, times] of [
+      [feeds[7]!, 2],
+      [feeds[3]!, 1],
+    ] as const) {
+      const owner = creators[0]!
+      const entry = await createEntry(server.url, owner, feed.id, {
+        content_base64: b64('sold'),
+        is_free: false,
+        price: { amount: String(PRICE * BigInt(4 - times)), currency: 'USDC' },
+      })
+      for (let i = 0; i < times; i++) {
+        const buyer = await chain.newFundedBuyer(1_000_000n)
+        const header = encodePaymentHeader(await v1Payment(buyer, { to: owner.address, value: PRICE * BigInt(4 - times) }))
+        const bought = await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${entry.id}/content`, { headers: { 'x-payment': header } })
+        expect(bought.status).toBe(200)
+      }
+    }
+    const page = await browser.newPage()
+    await page.goto(`${server.url}/feeds?sort=popular`)
+    expect((await names(page)).slice(0, 2)).toEqual(['Feed 07', 'Feed 03'])
+    expect(await page.locator('.sorts [aria-current=page]').textContent()).toBe('Most bought')
+    await page.goto(`${server.url}/feeds?sort=revenue`) // 2 × 40000 against 1 × 60000
+    expect((await names(page)).slice(0, 2)).toEqual(['Feed 07', 'Feed 03'])
+    await page.goto(`${server.url}/`)
+    expect(await page.locator('.cards').first().locator('h3').first().textContent()).toBeString()
+    expect(await page.locator(`.categories a[href="/categories/${category.id}"]`).textContent()).toBe(category.name)
+    await waitFor('the trending feeds on the home page', async () => {
+      await page.goto(`${server.url}/`)
+      return (await page.locator('h2', { hasText: 'Trending feeds' }).count()) === 1
+    })
+    await page.close()
+  })
+
+  test('a feed page names its category and its tags, each a link to the feeds that share it', async () => {
+    const page = await browser.newPage()
+    await page.goto(`${server.url}/feeds/${feeds[0]!.id}`)
+    await page.locator(`.byline a[href="/categories/${category.id}"]`).click()
+    expect(await page.locator('h1').textContent()).toBe(category.name)
+    expect(await names(page)).toEqual(['Feed 25', 'Feed 20', 'Feed 15', 'Feed 10', 'Feed 05', 'Feed 00'])
+    expect(await page.locator('.categories [aria-current=page]').textContent()).toBe(category.name)
+    await page.goto(`${server.url}/feeds/${feeds[0]!.id}`)
+    await page.locator('.feed-head .tags a', { hasText: 'tides' }).click()
+    expect(page.url()).toBe(`${server.url}/tags/tides`)
+    expect(await names(page)).toEqual([
+      'Feed 27',
+      'Feed 24',
+      'Feed 21',
+      'Feed 18',
+      'Feed 15',
+      'Feed 12',
+      'Feed 09',
+      'Feed 06',
+      'Feed 03',
+      'Feed 00',
+    ])
+    await page.close()
+  })
+
+  test('a path nothing serves: a page for a browser (404), JSON for an API client', async () => {
+    const page = await browser.newPage()
+    const answer = await page.goto(`${server.url}/no/such/page`)
+    expect(answer!.status()).toBe(404)
+    expect(answer!.headers()['content-type']).toStartWith('text/html')
+    expect(await page.locator('h1').textContent()).toBe('Not found')
+    await page.close()
+    const api = await fetch(`${server.url}/no/such/page`)
+    expect([api.status, ((await api.json()) as { code: string }).code]).toEqual([404, 'NOT_FOUND'])
+  })
+})
+
+describe('any screen, anyone', () => {
+  const pageTypes = () => ({
+    home: '/',
+    feeds: '/feeds',
+    category: `/categories/${category.id}`,
+    tag: '/tags/tides',
+    feed: `/feeds/${feeds[1]!.id}`,
+    'free entry': `/feeds/${feeds[1]!.id}/entries/${free.id}`,
+    paywall: `/feeds/${feeds[1]!.id}/entries/${paid.id}`,
+    creator: `/creators/${creators[0]!.address}`,
+    leaderboards: '/leaderboards',
+    'not found': '/nowhere',
+  })
+
+  for (const scheme of ['light', 'dark'] as const) {
+    test(`at 360 px (${scheme}): nothing scrolls sideways; axe-core finds no serious or critical violation`, async () => {
+      const page = await browser.newPage({ viewport: { width: 360, height: 800 }, colorScheme: scheme })
+      const found: Record<string, unknown> = {}
+      for (const [name, path] of Object.entries(pageTypes())) {
+        await page.goto(`${server.url}${path}`)
+        const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth])
+        await page.evaluate(AXE)
+        const violations = await page.evaluate(async () => {
+          const result = await (window as unknown as { axe: { run(): Promise<{ violations: any[] }> } }).axe.run()
+          return result.violations
+            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+            .map((v) => `${v.id}: ${v.nodes.map((n: { target: string[] }) => n.target.join(' ')).join(', ')}`)
+        })
+        found[name] = { sideways: scroll > client, violations }
+      }
+      expect(found).toEqual(Object.fromEntries(Object.keys(pageTypes()).map((name) => [name, { sideways: false, violations: [] }])))
+      await page.close()
+    }, 60_000)
+  }
+})
