@@ -54,6 +54,7 @@ import { leaderboardRoutes } from './routes/leaderboards.ts'
 import { docsRoutes } from './routes/docs.ts'
 import { notFoundPage, pageRoutes } from './routes/pages.ts'
 import { browsePageRoutes } from './routes/browse-pages.ts'
+import { crawlerRoutes } from './routes/crawlers.ts'
 import { discoveryRoutes } from './routes/discovery.ts'
 import { syndicationRoutes } from './routes/syndication.ts'
 import { mcpRoutes } from './routes/mcp.ts'
@@ -282,6 +283,7 @@ export function buildApp(s: Services, logError: (error: unknown) => void, extra:
     )
     .use(pageRoutes(s))
     .use(browsePageRoutes(s))
+    .use(crawlerRoutes(s))
   for (const plugin of extra) app.use(plugin)
   return app
 }

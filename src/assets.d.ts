@@ -12,3 +12,8 @@ declare module '*.css' {
   const text: string
   export default text
 }
+// The favicon, imported `with { type: 'text' }` (pages/assets.ts).
+declare module '*.svg' {
+  const text: string
+  export default text
+}

@@ -133,6 +133,54 @@ describe('browsing', () => {
   })
 })
 
+describe('found and shared', () => {
+  test('a feed page names its feeds for autodiscovery and shows them; its card for sharing; favicon, robots, sitemap', async () => {
+    const cover = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 4 2"><rect width="4" height="2" fill="#2d6a4f"/></svg>`
+    const feed = await createFeed(server.url, newWallet(), {
+      name: 'Shared "feed" <b>',
+      description: 'Seen in a link preview.',
+      image_url: `data:image/svg+xml;base64,${b64(cover)}`,
+    })
+    const page = await browser.newPage()
+    await page.goto(`${server.url}/feeds/${feed.id}`)
+    const alternates = await page
+      .locator('link[rel=alternate]')
+      .evaluateAll((links) => links.map((l) => [l.getAttribute('type'), l.getAttribute('href')]))
+    expect(alternates).toEqual([
+      ['application/rss+xml', `/v1/feeds/${feed.id}/feed.xml`],
+      ['application/atom+xml', `/v1/feeds/${feed.id}/feed.atom`],
+      ['application/feed+json', `/v1/feeds/${feed.id}/feed.json`],
+    ])
+    for (const [type, href] of alternates) {
+      const answer = await fetch(`${server.url}${href}`)
+      expect([answer.status, answer.headers.get('content-type')?.split(';')[0]]).toEqual([
+        200,
+        type === 'application/feed+json' ? type : expect.any(String),
+      ])
+      expect(await answer.text()).toContain('Shared')
+    }
+    expect(await page.locator('.follow a').allTextContents()).toEqual(['RSS', 'Atom', 'JSON Feed'])
+    const meta = async (key: string) => page.locator(`meta[property="${key}"], meta[name="${key}"]`).getAttribute('content')
+    expect(await meta('og:title')).toBe('Shared "feed" <b>')
+    expect(await meta('og:url')).toBe(`${server.url}/feeds/${feed.id}`)
+    expect(await meta('og:image')).toBe(`${server.url}/v1/feeds/${feed.id}/image`)
+    expect(await meta('og:description')).toBe('Seen in a link preview.')
+    expect(await meta('twitter:card')).toBe('summary_large_image')
+    const icon = await page.locator('link[rel=icon]').getAttribute('href')
+    expect((await fetch(`${server.url}${icon}`)).headers.get('content-type')).toBe('image/svg+xml')
+    expect((await fetch(`${server.url}/favicon.ico`)).status).toBe(200)
+    await page.close()
+
+    const robots = await (await fetch(`${server.url}/robots.txt`)).text()
+    expect(robots).toContain(`Sitemap: ${server.url}/sitemap.xml`)
+    expect(robots).toContain('Disallow: /v1/pass-feeds/')
+    const map = await (await fetch(`${server.url}/sitemap.xml`)).text()
+    for (const f of [...feeds, feed]) expect(map).toContain(`<loc>${server.url}/feeds/${f.id}</loc>`)
+    expect(map).toContain(`<loc>${server.url}/categories/${category.id}</loc>`)
+    expect(map).toContain(`<loc>${server.url}/creators/${creators[0]!.address}</loc>`)
+  })
+})
+
 describe('any screen, anyone', () => {
   const pageTypes = () => ({
     home: '/',

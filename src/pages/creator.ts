@@ -9,6 +9,7 @@ import { creatorName } from './names.ts'
 
 export interface CreatorFacts {
   network: string
+  origin: string
   wallet: WalletRecord
   stats: WalletStats
   feeds: FeedCard[]
@@ -19,7 +20,13 @@ export function creatorPage(f: CreatorFacts): string {
   const { wallet, stats } = f
   const name = creatorName(wallet)
   return page(
-    { title: name, network: f.network, assetVersion: f.assetVersion },
+    {
+      title: name,
+      network: f.network,
+      assetVersion: f.assetVersion,
+      origin: f.origin,
+      card: { type: 'profile', path: `/creators/${wallet.address}`, description: `${f.feeds.length} feeds on Trellis` },
+    },
     html`
 <section class="intro">
   <p class="kicker">Creator</p>

@@ -7,9 +7,11 @@ import { tagList } from './cards.ts'
 import { day, mediaKind, usdc } from './format.ts'
 import { entryTitle } from './names.ts'
 import { creatorLink } from './paywall.ts'
+import { coverOf } from './feed.ts'
 
 export interface EntryFacts {
   network: string
+  origin: string
   feed: FeedRecord
   entry: EntryRecord
   creator: WalletRecord | null
@@ -23,7 +25,19 @@ export function entryPage(f: EntryFacts): string {
   const title = entryTitle(f.entry)
   const published = day(f.entry.created_at)
   return page(
-    { title, network: f.network, description: f.entry.description ?? undefined, assetVersion: f.assetVersion },
+    {
+      title,
+      network: f.network,
+      description: f.entry.description ?? undefined,
+      assetVersion: f.assetVersion,
+      origin: f.origin,
+      card: {
+        type: 'article',
+        path: `/feeds/${f.feed.id}/entries/${f.entry.id}`,
+        description: f.entry.description ?? undefined,
+        image: coverOf(f.feed),
+      },
+    },
     html`
 <article class="entry">
   <p class="kicker">${mediaKind(f.entry.mime_type)} · ${f.free ? 'free' : usdc(f.entry.price)}</p>

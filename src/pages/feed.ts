@@ -10,6 +10,8 @@ import { passOffer } from './pass.ts'
 
 export interface FeedFacts {
   network: string
+  /** The public origin, for the shared card. */
+  origin: string
   feed: FeedRecord
   creator: WalletRecord | null
   category: CategoryRecord | null
@@ -19,11 +21,29 @@ export interface FeedFacts {
   assetVersion: string
 }
 
+/** The feeds a reader's app follows this feed by: a title, a media type, a path. */
+export const followLinks = (feedId: string): [string, string, string][] => [
+  ['RSS', 'application/rss+xml', `/v1/feeds/${feedId}/feed.xml`],
+  ['Atom', 'application/atom+xml', `/v1/feeds/${feedId}/feed.atom`],
+  ['JSON Feed', 'application/feed+json', `/v1/feeds/${feedId}/feed.json`],
+]
+
+/** A feed's cover, as a path, when it has one. */
+export const coverOf = (feed: FeedRecord): string | undefined => (feed.image_cid ? `/v1/feeds/${feed.id}/image` : undefined)
+
 export function feedPage(f: FeedFacts): string {
   const { feed } = f
   const older = f.nextPageToken ? `/feeds/${feed.id}?page_token=${encodeURIComponent(f.nextPageToken)}` : null
   return page(
-    { title: feed.name, network: f.network, description: feed.description ?? undefined, assetVersion: f.assetVersion },
+    {
+      title: feed.name,
+      network: f.network,
+      description: feed.description ?? undefined,
+      assetVersion: f.assetVersion,
+      origin: f.origin,
+      card: { type: 'website', path: `/feeds/${feed.id}`, description: feed.description ?? undefined, image: coverOf(feed) },
+      alternates: followLinks(feed.id).map(([title, type, href]) => ({ title: `${feed.name} (${title})`, type, href })),
+    },
     html`
 <section class="feed-head">
   <div class="cover">${feed.image_cid ? html`<img src="/v1/feeds/${feed.id}/image" alt="Cover of ${feed.name}">` : ''}</div>
@@ -35,6 +55,9 @@ export function feedPage(f: FeedFacts): string {
     }</p>
     ${feed.description ? html`<p class="description">${feed.description}</p>` : ''}
     ${tagList(feed.tags)}
+    <p class="follow">Follow: ${followLinks(feed.id).map(
+      ([title, type, href], i) => html`${i ? ' · ' : ''}<a href="${href}" type="${type}">${title}</a>`,
+    )}</p>
     ${figures([
       ['entries', count(feed.total_entries)],
       ['purchases', count(feed.total_purchases)],

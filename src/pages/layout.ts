@@ -30,8 +30,28 @@ export const PAGE_HEADERS: Record<string, string> = {
   vary: 'Accept, Cookie',
 }
 
+/** How a page is shown when it is shared (OpenGraph, Twitter cards): paths, made absolute by the frame's origin. */
+export interface Card {
+  type: 'website' | 'article' | 'profile'
+  path: string
+  description?: string
+  /** The picture (a feed's cover), when there is one. */
+  image?: string
+}
+
+/** A feed a reader's app can follow from this page (RSS, Atom, JSON Feed autodiscovery). */
+export interface Alternate {
+  type: string
+  href: string
+  title: string
+}
+
 export interface Frame {
   title: string
+  /** The public origin (TRELLIS_PUBLIC_URL), for what must be absolute: a shared card's URL and picture. */
+  origin?: string
+  card?: Card
+  alternates?: Alternate[]
   /** What the server settles on, shown on every page. */
   network: string
   description?: string
@@ -39,6 +59,37 @@ export interface Frame {
   data?: unknown
   /** The asset names' versions, so a new binary's script is never taken from a cache of the old one. */
   assetVersion: string
+}
+
+function shareCard(title: string, origin: string, card: Card): Html {
+  const image = card.image ? `${origin}${card.image}` : null
+  return html`<meta property="og:site_name" content="Trellis">
+<meta property="og:type" content="${card.type}">
+<meta property="og:title" content="${title}">
+<meta property="og:url" content="${origin}${card.path}">
+${
+  card.description
+    ? html`<meta property="og:description" content="${card.description}">
+`
+    : ''
+}${
+  image
+    ? html`<meta property="og:image" content="${image}">
+`
+    : ''
+}<meta name="twitter:card" content="${image ? 'summary_large_image' : 'summary'}">
+<meta name="twitter:title" content="${title}">
+${
+  card.description
+    ? html`<meta name="twitter:description" content="${card.description}">
+`
+    : ''
+}${
+  image
+    ? html`<meta name="twitter:image" content="${image}">
+`
+    : ''
+}`
 }
 
 export function page(frame: Frame, main: Html): string {
@@ -49,7 +100,13 @@ export function page(frame: Frame, main: Html): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${frame.title} · Trellis</title>
 ${frame.description ? html`<meta name="description" content="${frame.description}">` : ''}
-<link rel="stylesheet" href="${ASSET_PATH}/trellis.css?v=${frame.assetVersion}">
+<link rel="icon" href="${ASSET_PATH}/favicon.svg?v=${frame.assetVersion}" type="image/svg+xml">
+${(frame.alternates ?? []).map(
+  (a) => html`<link rel="alternate" type="${a.type}" href="${a.href}" title="${a.title}">
+`,
+)}${
+  frame.card && frame.origin !== undefined ? shareCard(frame.title, frame.origin, frame.card) : ''
+}<link rel="stylesheet" href="${ASSET_PATH}/trellis.css?v=${frame.assetVersion}">
 <script src="${ASSET_PATH}/content.js?v=${frame.assetVersion}" defer></script>
 <script src="${ASSET_PATH}/trellis.js?v=${frame.assetVersion}" defer></script>
 </head>

@@ -17,6 +17,7 @@ export interface PaywallFacts {
   offer: Offer
   /** What the URL serves once paid: the entry's record (with a link to its bytes) or the bytes themselves. */
   sold: 'record' | 'bytes'
+  origin: string
   assetVersion: string
 }
 
@@ -40,6 +41,13 @@ export function paywallPage(f: PaywallFacts): string {
       description: f.entry.description ?? undefined,
       data,
       assetVersion: f.assetVersion,
+      origin: f.origin,
+      card: {
+        type: 'article',
+        path: `/feeds/${f.feed.id}/entries/${f.entry.id}`,
+        description: f.entry.description ?? undefined,
+        image: f.feed.image_cid ? `/v1/feeds/${f.feed.id}/image` : undefined,
+      },
     },
     html`
 <article class="paywall">

@@ -98,7 +98,7 @@ export function entryGate(s: Services) {
   const paywall = (feed: FeedRecord, entry: EntryRecord, tag: PriceTag, sold: Sold): Promise<Prepared> =>
     pagedChallenge(tag, async () => {
       const creator = await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
-      return (offer) => paywallPage({ feed, entry, creator, offer, sold, assetVersion: ASSET_VERSION })
+      return (offer) => paywallPage({ feed, entry, creator, offer, sold, origin: s.publicUrl(), assetVersion: ASSET_VERSION })
     })
 
   /** A 402 saying why: a refused payment or proof, with a fresh challenge. */

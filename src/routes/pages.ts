@@ -112,6 +112,7 @@ export function feedPageOf(s: Services, rawId: string, token?: string): Promise<
     const entries = listed.data.map((entry) => ({ entry, free: isFreeNow(entry, now) }))
     return feedPage({
       network: s.config.network.name,
+      origin: s.publicUrl(),
       feed,
       creator,
       category,
@@ -164,6 +165,7 @@ export const pageRoutes = (s: Services) => {
           return keptPage(s, `entry:${feedId}/${entryId}`, async () =>
             entryPage({
               network,
+              origin: s.publicUrl(),
               feed,
               entry,
               creator: await creator(),
@@ -177,6 +179,7 @@ export const pageRoutes = (s: Services) => {
         const token = await s.accessTokens.sign({ kind: 'receipt', entryId, feedId, exp: nowSeconds() + RECEIPT_TTL_S })
         const body = entryPage({
           network,
+          origin: s.publicUrl(),
           feed,
           entry,
           creator: await creator(),
@@ -197,7 +200,7 @@ export const pageRoutes = (s: Services) => {
           const feeds = (await s.feeds.list({ owner_id: wallet.id, is_active: true, min_entries: 0, limit: CREATOR_FEEDS })).map((f) =>
             feedCard(f, wallet.username),
           )
-          return creatorPage({ network, wallet, stats, feeds, assetVersion: ASSET_VERSION })
+          return creatorPage({ network, origin: s.publicUrl(), wallet, stats, feeds, assetVersion: ASSET_VERSION })
         }),
       ),
     )
