@@ -198,7 +198,7 @@ describe('a person with a browser and a wallet', () => {
   test('a free entry’s page shows its text; unknown and deleted things are 404 pages', async () => {
     const { page, problems } = await watchedPage()
     expect((await page.goto(`${server.url}/feeds/${feed.id}/entries/${free.id}`))!.status()).toBe(200)
-    await page.locator('pre.content', { hasText: 'Welcome: this one is free.' }).waitFor()
+    await page.locator('.content.text', { hasText: 'Welcome: this one is free.' }).waitFor()
     for (const path of [
       `/feeds/${crypto.randomUUID()}`,
       '/feeds/not-a-uuid',

@@ -104,7 +104,7 @@ describe('a pass bought in the browser', () => {
       [after, 'high water 06:57'],
     ] as const) {
       expect((await page.goto(`${server.url}/feeds/${feedId}/entries/${entry.id}`))!.status()).toBe(200)
-      await page.locator('pre.content', { hasText: secret }).waitFor({ timeout: 10_000 })
+      await page.locator('.content.text', { hasText: secret }).waitFor({ timeout: 10_000 })
     }
     expect((await call(server.url, 'GET', `/v1/transactions?feed_id=${feedId}`)).body.data).toHaveLength(1)
     expect(await chain.balanceOf(buyer.address)).toBe(balances.buyer - PASS_PRICE)

@@ -21,6 +21,7 @@ const feeds: { id: string; name: string }[] = []
 let category: { id: string; name: string }
 let paid: { id: string }
 let free: { id: string }
+let markdownEntry = '/'
 
 beforeAll(async () => {
   chain = await startChain()
@@ -133,6 +134,68 @@ describe('browsing', () => {
   })
 })
 
+describe('reading', () => {
+  const MARKDOWN = [
+    '# Dawn notes',
+    '',
+    'The *chorus* starts at [five](https://example.com/five).',
+    '',
+    '<script>alert("md script")</script>',
+    '',
+    '[click me](javascript:alert(1))',
+    '',
+    '<img src=x onerror=alert("md img")>',
+  ].join('\n')
+  const HTML = '<!doctype html><title>t</title><h1>Framed</h1><script>parent.alert("html script")</script>'
+
+  test('Markdown rendered and sanitized; HTML in a sandboxed frame; text in proportional type; JSON pretty; nothing runs', async () => {
+    const owner = creators[1]!
+    const feed = feeds[11]!
+    const made = async (mime_type: string, text: string) =>
+      (await createEntry(server.url, owner, feed.id, { content_base64: b64(text), mime_type, title: mime_type })).id
+    const entries = {
+      markdown: await made('text/markdown', MARKDOWN),
+      html: await made('text/html', HTML),
+      text: await made('text/plain', 'Plain words,\nkept as they were.'),
+      json: await made('application/json', '{"a":[1,2]}'),
+    }
+    markdownEntry = `/feeds/${feed.id}/entries/${entries.markdown}`
+    const page = await browser.newPage()
+    const problems: string[] = []
+    page.on('dialog', (dialog) => (problems.push(dialog.message()), void dialog.dismiss()))
+    page.on('pageerror', (error) => problems.push(error.message))
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text())
+    })
+    await page.goto(`${server.url}/feeds/${feed.id}/entries/${entries.markdown}`)
+    const prose = page.locator('.prose')
+    expect(await prose.locator('h1').textContent()).toBe('Dawn notes')
+    expect(await prose.locator('em').textContent()).toBe('chorus')
+    expect(await prose.locator('a[href="https://example.com/five"]').textContent()).toBe('five')
+    expect(await prose.locator('script, img, [onerror]').count()).toBe(0)
+    expect(await prose.locator('a', { hasText: 'click me' }).getAttribute('href')).toBeNull()
+
+    await page.goto(`${server.url}/feeds/${feed.id}/entries/${entries.html}`)
+    const frame = page.locator('iframe.framed')
+    expect(await frame.getAttribute('sandbox')).toBe('')
+    expect(await page.frameLocator('iframe.framed').locator('h1').textContent()).toBe('Framed')
+
+    await page.goto(`${server.url}/feeds/${feed.id}/entries/${entries.text}`)
+    await page.locator('.content.text', { hasText: 'kept as they were' }).waitFor()
+    expect(await page.locator('.content.text').evaluate((e) => getComputedStyle(e).fontFamily)).not.toContain('monospace')
+    await page.goto(`${server.url}/feeds/${feed.id}/entries/${entries.json}`)
+    await page.locator('pre.content', { hasText: '"a": [' }).waitFor()
+    await Bun.sleep(300)
+    // The HTML entry's script was there, and the sandbox refused it (Chromium says so): the one message allowed.
+    const blocked = problems.filter((p) =>
+      /^Blocked script execution in .* sandboxed and the 'allow-scripts' permission is not set/.test(p),
+    )
+    expect(blocked).toHaveLength(1)
+    expect(problems.filter((p) => !blocked.includes(p))).toEqual([])
+    await page.close()
+  })
+})
+
 describe('found and shared', () => {
   test('a feed page names its feeds for autodiscovery and shows them; its card for sharing; favicon, robots, sitemap', async () => {
     const cover = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 4 2"><rect width="4" height="2" fill="#2d6a4f"/></svg>`
@@ -190,6 +253,7 @@ describe('any screen, anyone', () => {
     feed: `/feeds/${feeds[1]!.id}`,
     'free entry': `/feeds/${feeds[1]!.id}/entries/${free.id}`,
     paywall: `/feeds/${feeds[1]!.id}/entries/${paid.id}`,
+    markdown: markdownEntry,
     creator: `/creators/${creators[0]!.address}`,
     leaderboards: '/leaderboards',
     'not found': '/nowhere',

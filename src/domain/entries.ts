@@ -181,6 +181,18 @@ export function entryService(d: Deps) {
     /** Early access over: paid entries whose expires_at has passed become free. How many did. */
     endEarlyAccess: (now: number) => d.records.transact((tx) => tx.entries.freeExpired(now)),
 
+    /**
+     * An entry's content as text (UTF-8, a bad sequence replaced), to show in a page; null when it is over `maxBytes`.
+     * The caller decides who may read it (a free entry, or its owner's or buyer's own page).
+     */
+    async text(entry: Pick<EntryRecord, 'id' | 'cid' | 'mime_type'>, maxBytes: number): Promise<string | null> {
+      const item = await this.servable(entry)
+      const size = await d.content.size(item.cid)
+      if (size === null || size > maxBytes) return null
+      const body = size === 0 ? new Uint8Array() : await d.content.body(item.cid, size, undefined, item.key)
+      return new TextDecoder().decode(body instanceof Blob ? await body.arrayBuffer() : body)
+    },
+
     /** What serving an entry's bytes needs: its item, type, and the key its content is sealed under (paid entries). */
     async servable(entry: Pick<EntryRecord, 'id' | 'cid' | 'mime_type'>): Promise<ServableContent> {
       return { cid: entry.cid, mime_type: entry.mime_type, key: await read.entries.contentKey(entry.id) }

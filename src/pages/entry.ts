@@ -18,6 +18,8 @@ export interface EntryFacts {
   free: boolean
   /** Where the bytes are read from (the content URL, or a signed link for a paid entry). */
   contentUrl: string
+  /** A Markdown entry, rendered and sanitized (markdown.ts); absent for other types, or one too long to show here. */
+  rendered?: Html
   assetVersion: string
 }
 
@@ -45,20 +47,32 @@ export function entryPage(f: EntryFacts): string {
   <p class="byline">in <a href="/feeds/${f.feed.id}">${f.feed.name}</a> by ${creatorLink(f.feed, f.creator)} · ${published}</p>
   ${f.entry.description ? html`<p class="description">${f.entry.description}</p>` : ''}
   ${tagList(f.entry.tags)}
-  <div class="shown">${contentView(f.entry.mime_type, f.contentUrl, title)}</div>
+  <div class="shown">${f.rendered ? prose(f.rendered, f.contentUrl, title) : contentView(f.entry.mime_type, f.contentUrl, title)}</div>
 </article>`,
   )
 }
 
+const downloadLink = (url: string, title: string) => html`<a class="download" href="${url}" download="${title}">Download</a>`
+
+const prose = (rendered: Html, url: string, title: string): Html =>
+  html`<div class="content prose">${rendered}</div>${downloadLink(url, title)}`
+
+/**
+ * Each type in the element made for it. Text is fetched by the script and set as text (never parsed as markup); an
+ * HTML entry is shown in a sandboxed frame (no script, an origin of its own; its bytes carry a sandbox CSP too).
+ */
 function contentView(mimeType: string, url: string, title: string): Html {
   const type = mimeType.toLowerCase()
-  const download = html`<a class="download" href="${url}" download="${title}">Download</a>`
+  const download = downloadLink(url, title)
   if (type.startsWith('image/')) return html`<img class="content" src="${url}" alt="${title}">${download}`
   if (type.startsWith('audio/')) return html`<audio class="content" controls preload="metadata" src="${url}"></audio>${download}`
   if (type.startsWith('video/')) return html`<video class="content" controls preload="metadata" src="${url}"></video>${download}`
+  if (type.startsWith('text/html'))
+    return html`<iframe class="content framed" sandbox="" src="${url}" title="${title}" loading="lazy"></iframe>${download}`
+  if (type.startsWith('application/pdf'))
+    return html`<iframe class="content framed" src="${url}" title="${title}" loading="lazy"></iframe>${download}`
   const json = /^application\/([\w.+-]*\+)?json/.test(type)
-  if (json || (type.startsWith('text/') && !type.startsWith('text/html'))) {
-    return html`<pre class="content" data-text-src="${url}" data-json="${json ? '1' : '0'}">Loading…</pre>${download}`
-  }
+  if (json) return html`<pre class="content" data-text-src="${url}" data-json="1">Loading…</pre>${download}`
+  if (type.startsWith('text/')) return html`<div class="content text" data-text-src="${url}" data-json="0">Loading…</div>${download}`
   return html`<a class="button primary" href="${url}">Open the content</a>${download}`
 }

@@ -14,6 +14,7 @@ import { nowSeconds } from '../lib/clock.ts'
 import { html } from '../pages/html.ts'
 import { page, PAGE_HEADERS } from '../pages/layout.ts'
 import { homePage } from '../pages/home.ts'
+import { renderMarkdown } from '../pages/markdown.ts'
 import { feedPage } from '../pages/feed.ts'
 import { PASS_HELD_MARK, passHeldLine } from '../pages/pass.ts'
 import { entryPage } from '../pages/entry.ts'
@@ -33,6 +34,9 @@ const HOME_CREATORS = 10
 const FEED_PAGE_ENTRIES = 50
 const CREATOR_FEEDS = 100
 const BOARD_LENGTH = 20
+/** Markdown shown rendered in its page up to this size; a longer one is read as text. */
+const RENDERED_BYTES = 512 * 1024
+const MARKDOWN = /^text\/(markdown|x-markdown)\b/i
 
 const HEADERS = withCors(PAGE_HEADERS)
 const ok = (body: string): Prepared => ({ body, init: { status: 200, headers: HEADERS } })
@@ -161,6 +165,11 @@ export const pageRoutes = (s: Services) => {
         if (access === 'withdrawn' || !feed.is_active) throw new DomainError('ENTRY_NOT_FOUND', 'entry not found')
         if (access === 'pay') return gate.paywallAt(feed, entry, `/v1/feeds/${feedId}/entries/${entryId}`)
         const creator = () => s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
+        const rendered = async () => {
+          if (!MARKDOWN.test(entry.mime_type)) return undefined
+          const text = await s.entries.text(entry, RENDERED_BYTES)
+          return text === null ? undefined : renderMarkdown(text)
+        }
         if (access === 'free') {
           return keptPage(s, `entry:${feedId}/${entryId}`, async () =>
             entryPage({
@@ -171,6 +180,7 @@ export const pageRoutes = (s: Services) => {
               creator: await creator(),
               free: true,
               contentUrl: `/v1/feeds/${feedId}/entries/${entryId}/content`,
+              rendered: await rendered(),
               assetVersion: ASSET_VERSION,
             }),
           )
@@ -185,6 +195,7 @@ export const pageRoutes = (s: Services) => {
           creator: await creator(),
           free: false,
           contentUrl: `/v1/access/${token}`,
+          rendered: await rendered(),
           assetVersion: ASSET_VERSION,
         })
         return new Response(body, { headers: { ...PAGE_HEADERS, 'cache-control': 'private, no-store' } })

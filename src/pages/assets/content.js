@@ -28,13 +28,15 @@ async function showContent(place, url, mimeType, title) {
     view = document.createElement(type.startsWith('audio/') ? 'audio' : 'video')
     view.controls = true
   } else if ((type.startsWith('text/') && !type.startsWith('text/html')) || /^application\/([\w.+-]*\+)?json/.test(type)) {
-    view = document.createElement('pre')
+    // JSON pretty-printed in monospace; any other text as text, in the page's own type (never parsed as markup).
+    const json = type.includes('json')
+    view = document.createElement(json ? 'pre' : 'div')
     const text = await (await fetch(url)).text()
-    view.textContent = type.includes('json') ? pretty(text) : text
+    view.textContent = json ? pretty(text) : text
   }
   if (view) {
-    if (view.tagName !== 'PRE') view.src = url
-    view.className = 'content'
+    if (view.tagName !== 'PRE' && view.tagName !== 'DIV') view.src = url
+    view.className = view.tagName === 'DIV' ? 'content text' : 'content'
     place.append(view)
   }
   const link = document.createElement('a')
