@@ -116,21 +116,22 @@ export function searchStore(sql: Sql): SearchStore {
     async find(filter) {
       const match = fts5Match(filter.words)
       // bm25 is lower for a better match; the name counts most, then the tags, the description, the body.
-      const ranked = await sql.all<Omit<SearchHit, 'snippet'> & { doc: number }>(q`WITH h AS (
-          SELECT d.doc, d.item_id, d.kind, d.feed_id, bm25(search_fts, 10.0, 2.0, 4.0, 1.0) AS rank
+      const ranked = await sql.all<Omit<SearchHit, 'snippet'>>(q`WITH h AS (
+          SELECT d.item_id, d.kind, d.feed_id, bm25(search_fts, 10.0, 2.0, 4.0, 1.0) AS rank
           FROM search_fts JOIN search_docs d ON d.doc = search_fts.rowid WHERE search_fts MATCH ${match})
-        SELECT h.doc, h.item_id, h.kind, h.feed_id, h.rank FROM h ${HITS_JOINED} WHERE ${shownOnly(filter)}
+        SELECT h.item_id, h.kind, h.feed_id, h.rank FROM h ${HITS_JOINED} WHERE ${shownOnly(filter)}
         ORDER BY h.rank, h.item_id LIMIT ${filter.limit}`)
       if (ranked.length === 0) return []
-      // Snippets for the page only: FTS5 makes one from the column that matched best.
-      const snippets = await sql.all<{ doc: number; snippet: string }>(q`SELECT rowid AS doc,
+      // Snippets for the page only: FTS5 makes one from the column that matched best. The page's documents first (CROSS
+      // JOIN keeps that order), by item_id: a doc key may be past the integers a JavaScript number holds exactly.
+      const snippets = await sql.all<{ item_id: string; snippet: string }>(q`SELECT d.item_id,
           snippet(search_fts, -1, ${MARK_START}, ${MARK_END}, '…', 24) AS snippet
-        FROM search_fts WHERE search_fts MATCH ${match} AND rowid IN (${join(
-          ranked.map((hit) => q`${hit.doc}`),
+        FROM search_docs d CROSS JOIN search_fts ON search_fts.rowid = d.doc WHERE search_fts MATCH ${match} AND d.item_id IN (${join(
+          ranked.map((hit) => q`${hit.item_id}`),
           ', ',
         )})`)
-      const byDoc = new Map(snippets.map((s) => [Number(s.doc), s.snippet]))
-      return ranked.map(({ doc, ...hit }) => ({ ...hit, rank: Number(hit.rank), snippet: byDoc.get(Number(doc)) ?? '' }))
+      const byId = new Map(snippets.map((s) => [s.item_id, s.snippet]))
+      return ranked.map((hit) => ({ ...hit, rank: Number(hit.rank), snippet: byId.get(hit.item_id) ?? '' }))
     },
   }
 }
