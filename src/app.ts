@@ -12,6 +12,7 @@ import type { ContentStore } from './content/store.ts'
 import { authService } from './domain/auth.ts'
 import { feedService } from './domain/feeds.ts'
 import { entryService } from './domain/entries.ts'
+import { searchService } from './domain/search.ts'
 import { walletService } from './domain/wallets.ts'
 import { categoryService } from './domain/categories.ts'
 import { transactionService } from './domain/transactions.ts'
@@ -43,6 +44,7 @@ import { healthRoutes } from './routes/health.ts'
 import { authRoutes } from './routes/auth.ts'
 import { feedRoutes } from './routes/feeds.ts'
 import { entryRoutes } from './routes/entries.ts'
+import { searchRoutes } from './routes/search.ts'
 import { walletRoutes } from './routes/wallets.ts'
 import { categoryRoutes } from './routes/categories.ts'
 import { accessRoutes } from './routes/access-links.ts'
@@ -220,6 +222,7 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     entries,
     wallets,
     stats,
+    search: searchService({ records }),
     moderation: moderationService({ records, changed: () => stats.takedownsChanged().catch(p.logError) }),
     webhooks: webhookService({
       records,
@@ -261,6 +264,7 @@ export function buildApp(s: Services, logError: (error: unknown) => void, extra:
     .use(authRoutes(s))
     .use(feedRoutes(s))
     .use(entryRoutes(s))
+    .use(searchRoutes(s))
     .use(walletRoutes(s))
     .use(categoryRoutes(s))
     .use(adminRoutes(s))

@@ -17,7 +17,7 @@ const ROOT = join(import.meta.dir, '..')
 const PRICE = 10_000n // 0.01 USDC
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(200, 9)])
 const UNKNOWN = '00000000-0000-4000-8000-000000000000'
-const READING = ['get_entry', 'get_price', 'list_categories', 'list_entries', 'search_feeds']
+const READING = ['get_entry', 'get_price', 'list_categories', 'list_entries', 'search_entries', 'search_feeds']
 
 let chain: TestChain
 let server: TestServer
@@ -202,6 +202,30 @@ describe('finding and reading (over /mcp)', () => {
     const second = await data(client, 'search_feeds', { tags: ['weather', 'finance'], page_size: 1, page_token: first.next_page_token })
     expect(ids([...first.feeds, ...second.feeds])).toEqual(ids([alpine, market]))
     expect((await data(client, 'list_categories', { text: 'spo' })).categories.map((c: any) => c.name)).toEqual(['Sports'])
+  })
+
+  test("search_entries: a free entry's text, a paid one by its title only, with its feed's name and a marked snippet", async () => {
+    const client = await httpClient()
+    const found = await data(client, 'search_entries', { text: 'sunny' })
+    // The snippet is the engine's: the body's words around the match on SQLite, the title's too on PostgreSQL.
+    expect(found.entries.map((e: any) => e.snippet)).toEqual([expect.stringContaining('«Sunny» above')])
+    expect(found.entries.map(({ snippet: _, ...e }: any) => e)).toEqual([
+      {
+        id: entries.text.id,
+        feed_id: alpine.id,
+        feed_name: alpine.name,
+        title: 'Today',
+        description: null,
+        tags: [],
+        mime_type: 'text/plain',
+        is_free: true,
+        price: '0',
+        price_usdc: '0.000000',
+      },
+    ])
+    expect((await data(client, 'search_entries', { text: 'storm' })).entries).toEqual([]) // only in a paid entry's content
+    expect((await data(client, 'search_entries', { text: 'tomorrow' })).entries.map((e: any) => e.id)).toEqual([entries.paid.id])
+    expect(await refusal(client, 'search_entries', { text: '' })).toContain('Input validation error')
   })
 
   test(

@@ -125,6 +125,10 @@ test('a walk over every operation gets only documented statuses and bodies that 
     price: { amount: '2500', currency: 'USDC' },
   })
   await hit('get', '/v1/feeds', {})
+  await hit('get', '/v1/search?q=walk', {})
+  await hit('get', '/v1/search?q=walk&type=feed&page_size=1', {})
+  await hit('get', '/v1/search?q=%22', {})
+  await hit('get', '/v1/search?q=walk&page_token=forged', {})
   await hit('get', '/v1/feeds?page_token=forged', {})
   await hit('get', '/v1/feeds?owner_id=nope', {})
   await hit('get', '/v1/feeds/{feed_id}', { feed_id: feed.id })

@@ -70,6 +70,23 @@ interface Schema {
   changeFeed?: string[]
   /** PostgreSQL: what only instances sharing one database need (012): its tables (with their indexes) and triggers. */
   cluster?: { tables: string[]; indexes: string[]; triggers: string[] }
+  /** Each engine's own full-text index of search_docs (024), kept apart from what both must share (see FULL_TEXT). */
+  fullText?: string[]
+}
+
+/**
+ * The full-text index of search_docs (024) is each engine's by nature: on SQLite an FTS5 virtual table (and the shadow
+ * tables FTS5 keeps its index in) filled by three triggers on search_docs; on PostgreSQL a generated tsvector column
+ * of search_docs and its GIN index. Everything else of 024 (search_docs itself, its keys) is held to parity.
+ */
+const FULL_TEXT = {
+  sqlite: [
+    'table search_fts (fts5)',
+    'trigger search_fts_delete AFTER DELETE search_docs',
+    'trigger search_fts_insert AFTER INSERT search_docs',
+    'trigger search_fts_update AFTER UPDATE search_docs',
+  ],
+  postgres: ['column search_docs.document tsvector', 'index search_docs_document gin (document)'],
 }
 
 /** Tables of PostgreSQL's 012 with no SQLite twin (the embedded engine keeps these in files and memory). */
@@ -89,8 +106,11 @@ const triggerOf = (name: string, sql: string) =>
 const sorted = <T>(xs: T[]) => [...xs].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1))
 
 function sqliteSchema(db: Database): Schema {
+  // Plain tables: FTS5's virtual table and its shadow tables are the engine's own (FULL_TEXT), listed below.
   const tables = db
-    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .query<{ name: string }, []>(
+      "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+    )
     .all()
     .map((t) => t.name)
   const schema: Schema = { columns: {}, primaryKeys: {}, uniques: {}, foreignKeys: {}, indexes: [], triggers: [] }
@@ -137,11 +157,17 @@ function sqliteSchema(db: Database): Schema {
     }
   }
   schema.indexes = sorted(schema.indexes)
-  schema.triggers = db
+  const triggers = db
     .query<{ name: string; sql: string }, []>("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'")
     .all()
     .map((t) => triggerOf(t.name, t.sql))
-    .sort()
+  const indexing = (trigger: string) => trigger.startsWith('search_fts_')
+  schema.triggers = triggers.filter((t) => !indexing(t)).sort()
+  const virtual = db
+    .query<{ name: string; sql: string }, []>("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL%'")
+    .all()
+    .map((t) => `table ${t.name} (${/\bUSING\s+(\w+)/i.exec(t.sql)![1]!.toLowerCase()})`)
+  schema.fullText = [...virtual, ...triggers.filter(indexing).map((t) => `trigger ${t}`)].sort()
   return schema
 }
 
@@ -219,6 +245,21 @@ async function postgresSchema(sql: SQL): Promise<Schema> {
   }
   for (const table of own) for (const part of [schema.columns, schema.primaryKeys, schema.uniques, schema.foreignKeys]) delete part[table]
   schema.indexes = schema.indexes.filter((i) => !own.includes(i.table))
+  // The full-text index's column and its index (FULL_TEXT), kept apart.
+  const documents = await sql`SELECT table_name || '.' || column_name AS name, data_type AS type FROM information_schema.columns
+    WHERE table_schema = 'public' AND data_type = 'tsvector'`
+  const searchIndexes = await sql`SELECT i.relname AS name, am.amname AS method, pg_get_indexdef(i.oid) AS sql FROM pg_class i
+    JOIN pg_am am ON am.oid = i.relam JOIN pg_namespace s ON s.oid = i.relnamespace
+    WHERE s.nspname = 'public' AND i.relkind = 'i' AND am.amname <> 'btree'`
+  schema.fullText = [
+    ...documents.map((c: { name: string; type: string }) => `column ${c.name} ${c.type}`),
+    ...searchIndexes.map((i: { name: string; method: string; sql: string }) => `index ${i.name} ${i.method} ${/\(.*\)$/.exec(i.sql)![0]}`),
+  ].sort()
+  for (const column of documents) {
+    const [table, name] = column.name.split('.')
+    schema.columns[table] = schema.columns[table]!.filter((c) => c.name !== name)
+  }
+  schema.indexes = schema.indexes.filter((i) => !searchIndexes.some((s: { name: string }) => s.name === i.name))
   return schema
 }
 
@@ -296,6 +337,11 @@ describe('the schema after the migrations', () => {
     expect(columns.filter((c: { collation: string | null }) => c.collation !== 'C')).toEqual([])
   })
 
+  test("each engine's own full-text index of search_docs: FTS5 and its triggers, a tsvector column with a GIN index", () => {
+    expect(sqlite.fullText).toEqual(FULL_TEXT.sqlite)
+    expect(pg.fullText).toEqual(FULL_TEXT.postgres)
+  })
+
   test('the same triggers, on the same tables and events', () => {
     expect(pg.triggers).toEqual(sqlite.triggers)
     expect(pg.triggers.length).toBe(13)
@@ -355,8 +401,10 @@ test('after each step, too: every step is a port of its namesake', async () => {
   for (const [i, m] of MIGRATIONS.entries()) {
     db.exec(m.sql)
     await sql.begin((tx) => tx.unsafe(POSTGRES_MIGRATIONS[i]!.sql).simple())
-    const { changeFeed, cluster, ...shared } = await postgresSchema(sql)
-    expect(shared, m.name).toEqual(sqliteSchema(db))
+    const { changeFeed, cluster, fullText, ...shared } = await postgresSchema(sql)
+    const { fullText: ownFullText, ...lite } = sqliteSchema(db)
+    expect(shared, m.name).toEqual(lite)
+    expect([fullText!.length > 0, ownFullText!.length > 0], m.name).toEqual([m.version >= 24, m.version >= 24])
     expect(changeFeed!.length > 0, m.name).toBe(m.version >= 11)
     expect(cluster!.tables.length > 0, m.name).toBe(m.version >= 12)
   }

@@ -167,6 +167,11 @@ export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
     },
     t('GET free entry (JSON)', free, 'other'),
     t('GET /v1/feeds?page_size=100', '/v1/feeds?page_size=100', 'list'),
+    // Search: a word of every feed's description and of every free text entry's body (the most hits there are), a
+    // tag (about 1 in 12 entries), and a rare word (one feed's number) with a common one.
+    t('GET /v1/search?q=benchmark', '/v1/search?q=benchmark', 'list'),
+    t('GET /v1/search?q=tutorial&type=entry', '/v1/search?q=tutorial&type=entry', 'list'),
+    t('GET /v1/search?q=feed+4242', '/v1/search?q=feed+4242', 'list'),
     t(`GET /v1/feeds page ${f.deepFeeds.page}`, `/v1/feeds?page_token=${token(f.deepFeeds.token)}`, 'list'),
     t(
       `GET /v1/feeds/{id}/entries page ${f.deepEntries.page}`,

@@ -77,7 +77,8 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
 
   // Content first: entries must name CIDs that exist. A 1 KiB text, a small JSON, one 37 MiB binary and a cover image.
   const content = await openContent(dataDir)
-  const text = await content.put(new TextEncoder().encode('Trellis benchmark entry. '.repeat(41).slice(0, 1023) + '\n'))
+  const textBody = 'Trellis benchmark entry. '.repeat(41).slice(0, 1023) + '\n'
+  const text = await content.put(new TextEncoder().encode(textBody))
   const json = await content.put(
     new TextEncoder().encode(JSON.stringify({ kind: 'bench', values: Array.from({ length: 20 }, (_, i) => i * i) })),
   )
@@ -202,6 +203,7 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
           is_free: !e.paid,
           price: e.paid ? e.price : 0n,
           expires_at: e.expires,
+          body_text: e.mime === 'text/plain' ? textBody : null, // indexed for search when free, as the server does
           now: e.created,
         },
         1000,

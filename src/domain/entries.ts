@@ -15,6 +15,7 @@ import { checkMediaType, safeMediaType } from './media-type.ts'
 import type { PriceTag } from '../chain/x402/requirements.ts'
 import type { Signer } from './auth.ts'
 import type { FeedService } from './feeds.ts'
+import { storedSearchText } from './search-text.ts'
 
 export const MAX_ENTRIES_PER_FEED = 1000
 
@@ -94,6 +95,8 @@ export function entryService(d: Deps) {
       // Paid content is stored sealed, so its public CID cannot confirm a guess of its bytes (content/sealing.ts).
       const stored = await d.content.put(input.arrived ? (await input.arrived).pieces() : pieces, { sealed: !isFree })
       if (!isFree && !stored.key) throw new Error('paid content was stored unsealed')
+      // A free entry's text is searchable; a paid entry's content is never read for search (search-text.ts).
+      const bodyText = isFree ? await storedSearchText(d.content, stored.cid, input.mime_type, null) : null
       const added = await d.records.single((tx) =>
         tx.entries.add(
           {
@@ -110,6 +113,7 @@ export function entryService(d: Deps) {
             price,
             expires_at: input.expires_at ?? null,
             content_key: stored.key ?? null,
+            body_text: bodyText,
             now: nowSeconds(),
           },
           MAX_ENTRIES_PER_FEED,
@@ -163,10 +167,16 @@ export function entryService(d: Deps) {
       } else if (!paid && changes.expires_at !== undefined && changes.expires_at !== null) {
         fail('INVALID_EXPIRES_AT', 'only a paid entry has early access: send is_free false and a price with it')
       }
+      // Made free: its content's text is searchable from now on, read (and opened) before the write.
+      const madeFree = !paid && paidNow
+      const bodyText = madeFree
+        ? await storedSearchText(d.content, entry.cid, entry.mime_type, await read.entries.contentKey(entry.id))
+        : ''
       await d.records.transact(async (tx) => {
         // Its early access may have ended since it was read (the clock turns it free, no write does): then it stays so.
         if (sold && isFreeNow((await tx.entries.held(entry.id))!, nowSeconds())) contentPublic()
         await tx.entries.update(entry.id, patch, now)
+        if (madeFree) await tx.search.setBody(entry.id, bodyText)
       })
       return (await read.entries.byId(entry.id))!
     },
@@ -178,8 +188,22 @@ export function entryService(d: Deps) {
       await d.records.transact((tx) => tx.entries.deactivate(entry.id, entry.feed_id, nowSeconds()))
     },
 
-    /** Early access over: paid entries whose expires_at has passed become free. How many did. */
-    endEarlyAccess: (now: number) => d.records.transact((tx) => tx.entries.freeExpired(now)),
+    /**
+     * Early access over: paid entries whose expires_at has passed become free, and their text searchable (read and
+     * opened first, then written with the change). How many became free.
+     */
+    async endEarlyAccess(now: number): Promise<number> {
+      const texts: [string, string][] = []
+      for (const entry of await read.entries.expiring(now)) {
+        const text = await storedSearchText(d.content, entry.cid, entry.mime_type, await read.entries.contentKey(entry.id))
+        if (text) texts.push([entry.id, text])
+      }
+      return d.records.transact(async (tx) => {
+        const freed = await tx.entries.freeExpired(now)
+        for (const [id, text] of texts) await tx.search.setBody(id, text)
+        return freed
+      })
+    },
 
     /**
      * An entry's content as text (UTF-8, a bad sequence replaced), to show in a page; null when it is over `maxBytes`.

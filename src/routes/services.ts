@@ -15,6 +15,7 @@ import type { SignInWithX } from '../domain/sign-in-with-x.ts'
 import type { StatsService } from '../domain/stats-service.ts'
 import type { ModerationService } from '../domain/moderation.ts'
 import type { WebhookService } from '../domain/webhooks.ts'
+import type { SearchService } from '../domain/search.ts'
 import type { ContentStore } from '../content/store.ts'
 import type { PageTokens } from './pagination.ts'
 import type { ReadMemo } from '../store/memo.ts'
@@ -38,6 +39,8 @@ export interface Services {
   siwx: SignInWithX
   stats: StatsService
   moderation: ModerationService
+  /** Full-text search over feeds and entries. */
+  search: SearchService
   webhooks: WebhookService
   accessTokens: AccessTokens
   content: ContentStore

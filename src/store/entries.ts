@@ -2,10 +2,13 @@ import { join, q, type Query, type Sql } from './query.ts'
 import type { EntryRecord } from '../models/records.ts'
 import { textListJson } from '../lib/text.ts'
 import { patchRow } from './patch.ts'
+import { entryDoc, upsertDoc } from './search.ts'
 
 /** `content_key`: the key the content is sealed under (paid entries). It is kept out of EntryRecord, so no answer can carry it. */
 export type NewEntry = Omit<EntryRecord, 'is_active' | 'taken_down' | 'total_purchases' | 'total_revenue' | 'created_at' | 'updated_at'> & {
   content_key?: Uint8Array | null
+  /** A free entry's text, for search (store/search.ts); ignored for a paid one. */
+  body_text?: string | null
   now: number
 }
 
@@ -17,6 +20,8 @@ export interface EntryStore {
   contentKey(id: string): Promise<Uint8Array | null>
   /** Early access over: paid entries whose expires_at has passed become free. How many did. */
   freeExpired(now: number): Promise<number>
+  /** The paid entries freeExpired(now) would make free: their content's text becomes searchable then. */
+  expiring(now: number): Promise<Pick<EntryRecord, 'id' | 'cid' | 'mime_type'>[]>
   /**
    * A new active entry, taking one of its feed's `max` slots in the statement that checks them, so concurrent adds
    * cannot overshoot the limit nor land in a feed deactivated meanwhile: the entry as stored, or why there was no
@@ -114,9 +119,12 @@ export function entryStore(sql: Sql): EntryStore {
       (await sql.get<{ content_key: Uint8Array | null }>(q`SELECT content_key FROM entries WHERE id = ${id}`))?.content_key ?? null,
     freeExpired: (now) =>
       sql.run(q`UPDATE entries SET is_free = 1, updated_at = ${now} WHERE is_free = 0 AND expires_at IS NOT NULL AND expires_at <= ${now}`),
+    expiring: (now) =>
+      sql.all(q`SELECT id, cid, mime_type FROM entries WHERE is_free = 0 AND expires_at IS NOT NULL AND expires_at <= ${now}`),
     async add(e, max) {
       if ((await sql.run(takeSlot(e.feed_id, max))) !== 1) return noSlot(sql, e.feed_id)
       await sql.run(q`INSERT INTO entries ${NEW_ENTRY_COLUMNS} VALUES (${newEntryValues(e)})`)
+      await sql.run(upsertDoc(entryDoc(e)))
       return (await byId(e.id))!
     },
     async deactivate(id, feedId, now) {
@@ -148,6 +156,12 @@ export function entryStore(sql: Sql): EntryStore {
       if (tags !== undefined) values.tags = textListJson(tags)
       if (is_free !== undefined) values.is_free = is_free ? 1 : 0
       await patchRow(sql, 'entries', id, values, now)
+      // Its search document's words follow its own (a body is the domain's to add: see SearchStore.setBody).
+      if (patch.title !== undefined || patch.description !== undefined || tags !== undefined) {
+        const entry = (await byId(id))!
+        await sql.run(q`UPDATE search_docs SET name = ${entry.title ?? ''}, description = ${entry.description ?? ''},
+          tags = ${entry.tags.join(' ')} WHERE item_id = ${id}`)
+      }
     },
     withdrawnWithFeed: async (id) =>
       Number((await sql.get<{ d: number }>(q`SELECT deactivated_with_feed AS d FROM entries WHERE id = ${id}`))?.d ?? 0) === 1,

@@ -1,5 +1,6 @@
 import { join, q, type Query, type Sql } from './query.ts'
 import { patchRow } from './patch.ts'
+import { feedDoc, upsertDoc } from './search.ts'
 import { sqlLower, textListJson } from '../lib/text.ts'
 import type { FeedOrder } from '../models/feed.ts'
 import type { FeedRecord, PassOfferRecord } from '../models/records.ts'
@@ -119,14 +120,19 @@ export function feedStore(sql: Sql): FeedStore {
       await sql.run(q`INSERT INTO feeds (id, owner_id, category_id, name, description, image_cid, tags, created_at, updated_at)
         VALUES (${row.id}, ${row.owner_id}, ${row.category_id}, ${row.name}, ${row.description}, ${row.image_cid},
         ${textListJson(row.tags)}, ${row.now}, ${row.now})`)
+      await sql.run(upsertDoc(feedDoc(row)))
     },
-    update(id, patch, now) {
+    async update(id, patch, now) {
       const { tags, is_active, taken_down, ...rest } = patch
       const values: Record<string, string | number | null> = { ...rest }
       if (tags !== undefined) values.tags = textListJson(tags)
       if (is_active !== undefined) values.is_active = is_active ? 1 : 0
       if (taken_down !== undefined) values.taken_down = taken_down ? 1 : 0
-      return patchRow(sql, 'feeds', id, values, now)
+      const changed = await patchRow(sql, 'feeds', id, values, now)
+      // Its search document's words follow its own, in the same transaction.
+      if (changed && (patch.name !== undefined || patch.description !== undefined || tags !== undefined))
+        await sql.run(upsertDoc(feedDoc((await byId(id))!)))
+      return changed
     },
     async lockOwner() {},
     async list(filter) {

@@ -518,6 +518,56 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
       expect((await records.read.feeds.byId(feedId))?.total_entries).toBe(2)
     })
 
+    test(
+      'search: every word matches; a name above a body; a paid body, an inactive or taken-down item never; ' +
+        'pages by rank and id; a body set later is found',
+      async () => {
+        const records = await open()
+        const word = () => `zq${[...randomBytes(8)].map((b) => 'bcdfghjklmnpqrstvwxz'[b % 20]).join('')}`
+        const [w, secret, later, lone] = [word(), word(), word(), word()]
+        const feedId = await aFeed(records)
+        const named = anEntry(feedId, { title: `The ${w}` })
+        const inBody = anEntry(feedId, { title: 'plain', body_text: `${w} ${w} ${w} and ${lone} in the text` })
+        const paid = anEntry(feedId, { title: 'paid', is_free: false, price: 10n, body_text: `${w} ${secret}` })
+        const gone = anEntry(feedId, { title: `Gone ${w}` })
+        const down = anEntry(feedId, { title: `Down ${w}` })
+        for (const entry of [named, inBody, paid, gone, down]) await records.single((tx) => tx.entries.add(entry, 100))
+        await records.transact(async (tx) => {
+          await tx.entries.deactivate(gone.id, feedId, now())
+          await tx.entries.moderate(down.id, feedId, { is_active: false, taken_down: true, deactivated_with_feed: false }, now())
+        })
+        const find = (words: string[], more: { kind?: 'feed' | 'entry'; after?: { rank: number; id: string }; limit?: number } = {}) =>
+          records.read.search.find({ words, limit: 10, ...more })
+        const hits = await find([w])
+        expect(hits.map((hit) => hit.item_id)).toEqual([named.id, inBody.id])
+        expect(hits.map((hit) => [hit.kind, hit.feed_id])).toEqual([
+          ['entry', feedId],
+          ['entry', feedId],
+        ])
+        expect(hits[0]!.rank).toBeLessThan(hits[1]!.rank)
+        expect(hits[0]!.snippet).toContain(`«${w}»`)
+        expect(hits[1]!.snippet).toContain(`«${w}»`)
+        expect(await find([w, lone])).toHaveLength(1)
+        expect(await find([secret])).toEqual([])
+        expect(await find([w], { kind: 'feed' })).toEqual([])
+        // A page starts after the last hit of the one before: by rank, then id.
+        const first = await find([w], { limit: 1 })
+        const second = await find([w], { limit: 1, after: { rank: first[0]!.rank, id: first[0]!.item_id } })
+        expect([...first, ...second].map((hit) => hit.item_id)).toEqual([named.id, inBody.id])
+        expect(await find([w], { after: { rank: second[0]!.rank, id: second[0]!.item_id } })).toEqual([])
+        // A feed's words; a body set later; a feed deactivated takes its entries' hits with it.
+        await records.transact((tx) => tx.feeds.update(feedId, { name: `Feed ${later}` }, now()))
+        await records.transact((tx) => tx.search.setBody(named.id, `now with ${later}`))
+        expect((await find([later])).map((hit) => [hit.kind, hit.item_id])).toEqual([
+          ['feed', feedId],
+          ['entry', named.id],
+        ])
+        await records.transact((tx) => tx.feeds.update(feedId, { is_active: false }, now()))
+        expect(await find([w])).toEqual([])
+        expect(await find([later])).toEqual([])
+      },
+    )
+
     test('the feed limit holds under concurrency: 20 adds at once into room for 5 store exactly 5', async () => {
       // With a shared database, from two openings at once, as two instances would.
       const openings = sharedDatabase ? [await open(), await open()] : [await open()]

@@ -10,6 +10,7 @@ import { challengeOf, priceTerms } from '../challenge.ts'
 import { answer, id, inputSchema, pageSize, pageToken, paged, passTerms, tags, type ToolContext } from './common.ts'
 import { CreateCategory } from '../../models/category.ts'
 import { FeedSearch } from '../../models/feed.ts'
+import { SearchText } from '../../models/search.ts'
 import { textOf } from './model-fields.ts'
 
 const READ_ONLY = { readOnlyHint: true, openWorldHint: true } as const
@@ -21,6 +22,12 @@ const SEARCH_FEEDS = inputSchema({
   category: z.string().min(1).max(255).optional().describe('a category id or name'),
   tags: tags.optional().describe('feeds with any of these tags'),
   owner: z.string().min(1).max(100).optional().describe("the owner's wallet address (0x…) or wallet id"),
+  page_size: pageSize,
+  page_token: pageToken,
+})
+const SEARCH_ENTRIES = inputSchema({
+  text: textOf(SearchText).describe('the words to find, every one (English stemming; quotes and operators are read as spaces)'),
+  category: z.string().min(1).max(255).optional().describe("a category id or name: entries of that category's feeds"),
   page_size: pageSize,
   page_token: pageToken,
 })
@@ -41,8 +48,25 @@ const ONE_ENTRY = inputSchema({ feed_id: id('feed id'), entry_id: id('entry id')
 export const entryPath = (feedId: string, entryId: string) => `/v1/feeds/${segment(feedId)}/entries/${segment(entryId)}`
 
 /** An entry as listed, with its price also in decimal USDC (the price itself stays the integer string). */
-const withUsdc = (entry: { price?: string }) =>
+const withUsdc = <T extends { price?: string }>(entry: T) =>
   typeof entry.price === 'string' && /^\d+$/.test(entry.price) ? { ...entry, price_usdc: usdcDecimal(entry.price) } : entry
+
+/** A search hit as search_entries gives it: the entry's fields a choice needs, its feed's name, the snippet. */
+const searchHit = (hit: { snippet?: string; feed?: { name?: string }; entry?: Record<string, unknown> | null }) => {
+  const e = hit.entry ?? {}
+  return withUsdc({
+    id: e.id,
+    feed_id: e.feed_id,
+    feed_name: hit.feed?.name,
+    title: e.title,
+    description: e.description,
+    tags: e.tags,
+    mime_type: e.mime_type,
+    is_free: e.is_free,
+    price: e.price as string | undefined,
+    snippet: hit.snippet,
+  })
+}
 
 export function registerReadingTools(server: McpServer, ctx: ToolContext): void {
   const { api } = ctx
@@ -89,6 +113,33 @@ export function registerReadingTools(server: McpServer, ctx: ToolContext): void 
         body,
         (body.data ?? []).map((feed: { pass?: any }) => ({ ...feed, pass: passTerms(feed.pass) })),
       )
+    },
+  )
+
+  server.registerTool(
+    'search_entries',
+    {
+      title: 'Search entries',
+      description:
+        'Full-text search of the active entries on this marketplace, the most relevant first: their titles, ' +
+        'descriptions and tags, and the content of free text, Markdown, HTML and JSON entries (never a paid ' +
+        "entry's content). Each hit has the entry's id, feed_id, feed_name, title, description, tags, mime_type, " +
+        'is_free, price (price_usdc in decimal USDC) and a snippet with the matched words between « and »; read ' +
+        'one with get_entry.',
+      inputSchema: SEARCH_ENTRIES,
+      annotations: READ_ONLY,
+    },
+    async (input) => {
+      const body = await api.json(
+        withQuery('/v1/search', {
+          q: input.text,
+          type: 'entry',
+          category: input.category,
+          page_size: input.page_size,
+          page_token: input.page_token,
+        }),
+      )
+      return paged('entries', body, (body.data ?? []).map(searchHit))
     },
   )
 

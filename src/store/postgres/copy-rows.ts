@@ -19,10 +19,16 @@ const PAGE = 500
 /** Not copied: the migrations made them on the receiving side, at this binary's schema. */
 const SKIPPED = new Set(['schema_migrations'])
 
-/** The tables of a migrated embedded database (the shape both engines share), referenced tables first. */
+/**
+ * The tables of a migrated embedded database (the shape both engines share), referenced tables first. Plain tables
+ * only: a virtual table and its shadow tables (SQLite's full-text index, search_fts) are the engine's index of rows
+ * copied here, made again from them (rebuildSearchIndex).
+ */
 export function tablesOf(db: Database): TableShape[] {
   const names = db
-    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .query<{ name: string }, []>(
+      "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+    )
     .all()
     .map((r) => r.name)
     .filter((name) => !SKIPPED.has(name))

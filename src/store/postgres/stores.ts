@@ -13,6 +13,8 @@
 import { q, type Sql } from '../query.ts'
 import { sharedStores, type Stores } from '../stores.ts'
 import { FEED_SELECT, feedRecord, type FeedRow } from '../feeds.ts'
+import { postgresSearchStore } from './search.ts'
+import { DOC_COLUMNS, docValues, entryDoc } from '../search.ts'
 import { ENTRY_COLUMNS, ENTRY_SELECT, entryRecord, NEW_ENTRY_COLUMNS, newEntryValues, noSlot, takeSlot, type EntryRow } from '../entries.ts'
 
 /** Waits until every commit before it is durable (see above). */
@@ -44,13 +46,16 @@ export function postgresStores(sql: Sql, alone = false): Stores {
       // The slot is a CTE: no row from it, no insert, and the statement commits nothing.
       async add(e, max) {
         const lazily = alone ? q`, lazily AS (SELECT set_config('synchronous_commit', 'off', true))` : q``
-        const row = await sql.get<EntryRow>(q`WITH slot AS (${takeSlot(e.feed_id, max)} RETURNING id)${lazily}
-          INSERT INTO entries AS e ${NEW_ENTRY_COLUMNS} SELECT ${newEntryValues(e)} FROM slot${alone ? q`, lazily` : q``}
-          RETURNING ${ENTRY_COLUMNS}`)
+        // Its search document is written by the same statement, from the entry's row: none when no slot.
+        const row = await sql.get<EntryRow>(q`WITH slot AS (${takeSlot(e.feed_id, max)} RETURNING id)${lazily},
+          e AS (INSERT INTO entries ${NEW_ENTRY_COLUMNS} SELECT ${newEntryValues(e)} FROM slot${alone ? q`, lazily` : q``} RETURNING *),
+          doc AS (INSERT INTO search_docs ${DOC_COLUMNS} SELECT ${docValues(entryDoc(e))} FROM e)
+          SELECT ${ENTRY_COLUMNS} FROM e`)
         if (!row) return noSlot(sql, e.feed_id)
         if (alone) await sql.get(FLUSHED)
         return entryRecord(row)
       },
     },
+    search: postgresSearchStore(sql),
   }
 }

@@ -8,7 +8,7 @@ import type { SQL } from 'bun'
 import { copyTable, tablesOf, type TableShape } from './copy-rows.ts'
 import { OccupiedDatabase, UnloadableText, type NulPolicy, type NulText } from '../records.ts'
 import { openDb } from '../sqlite/database.ts'
-import { plainSqlite } from '../sqlite/statements.ts'
+import { plainSqlite, rebuildSearchIndex } from '../sqlite/statements.ts'
 import { postgresSql } from './sql.ts'
 
 /** The key is not a record: a backup keeps it in secret.key, as the embedded engine does. */
@@ -27,6 +27,7 @@ export async function exportToSqlite(sql: SQL, path: string): Promise<void> {
       for (const table of tables) await copyTable(postgresSql(tx), plainSqlite(db), table, { keep: notTheSecret(table.name) })
     })
     for (const trigger of triggers) db.exec(trigger.sql)
+    rebuildSearchIndex(db) // the documents came without their index (the triggers that keep it were off)
     db.exec('COMMIT')
     db.exec('PRAGMA journal_mode = DELETE') // one file, as a backup holds it
   } catch (error) {

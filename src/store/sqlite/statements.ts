@@ -49,3 +49,6 @@ export function plainSqlite(db: Database): Sql {
     run: async (query) => run.run(query),
   }
 }
+
+/** Makes SQLite's full-text index of search_docs (024) again from its rows: after rows were copied in with triggers off. */
+export const rebuildSearchIndex = (db: Database): void => void db.exec("INSERT INTO search_fts (search_fts) VALUES ('rebuild')")
