@@ -30,3 +30,7 @@ export const SearchResult = t.Object(
   { description: 'A search hit: a feed, or an entry with its feed' },
 )
 export type SearchResult = Static<typeof SearchResult>
+
+/** The match marks of snippets: plain characters, so a snippet can carry no markup of ours. */
+export const MARK_START = '«'
+export const MARK_END = '»'

@@ -46,9 +46,8 @@ export interface SearchStore {
   find(filter: SearchFilter): Promise<SearchHit[]>
 }
 
-/** The match marks of snippets: plain characters, so a snippet can carry no markup of ours. */
-export const MARK_START = '«'
-export const MARK_END = '»'
+import { MARK_END, MARK_START } from '../models/search.ts'
+export { MARK_END, MARK_START }
 
 /**
  * A new document's key: random, positive (the migration's backfill took negative ones). It is only a key (documents are
