@@ -1,11 +1,13 @@
 // The webhook sender against endpoints that never answer, more of them than Bun's fetch limit (256 requests in flight
 // per process): its attempts leave room for the server's own requests, such as the chain's RPC, which would otherwise
 // wait out a hanging attempt each (a settlement's receipt wait then runs out: 503 to a buyer who paid). The sender runs
-// on a stand-in for the records (one due delivery per endpoint, every claim granted).
+// on real records, its deliveries made by the database's outbox trigger from one sale.
 import { expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
 import { MAX_IN_FLIGHT, webhookService } from '../src/domain/webhooks.ts'
-import type { Records } from '../src/store/stores.ts'
+import { openRecords } from '../src/store/open.ts'
+import { tempDir } from '../dev/server.ts'
+import { rmSync } from 'node:fs'
 
 const ENDPOINTS = 300
 
@@ -28,33 +30,68 @@ test(title, async () => {
     },
   })
   const rpc = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => Response.json({ jsonrpc: '2.0', id: 1, result: '0x1' }) })
-  const endpoints = Array.from({ length: ENDPOINTS }, (_, i) => ({
-    id: `endpoint-${i}`,
-    wallet_id: 'w',
-    url: `https://127.0.0.1:${silent.port}/hang/${i}`,
-    description: null,
-    events: ['sale.recorded'],
-    is_active: true,
-    secret: `whsec_${randomBytes(32).toString('base64')}`,
-    created_at: 0,
-    updated_at: 0,
-  }))
-  const tried = new Set<string>()
-  const due = async (now: number, limit: number, busy: string[], failing: boolean) =>
-    failing
-      ? []
-      : endpoints
-          .filter((e) => !tried.has(e.id) && !busy.includes(e.id))
-          .slice(0, limit)
-          .map((e) => {
-            tried.add(e.id)
-            return { id: `delivery-${e.id}`, endpoint_id: e.id, payload: '{}', attempts: 0, created_at: now, endpoint_failures: 0 }
-          })
-  const tx = { webhooks: { claim: async () => true, retryAt: async () => {}, endpointFailed: async () => {}, giveUpOld: async () => 0 } }
-  const records = {
-    read: { webhooks: { due, byId: async (id: string) => endpoints.find((e) => e.id === id) } },
-    transact: async (work: (t: typeof tx) => Promise<unknown>) => work(tx),
-  } as unknown as Records
+  // Real records (a migrated SQLite file): one seller with 300 endpoints (the API allows 5 a wallet; 60 free wallets
+  // make as many), and one sale, which the database's trigger turns into a due delivery for each.
+  const dataDir = tempDir('trellis-webhook-slots-')
+  const records = await openRecords({ engine: 'sqlite', dataDir }, 'migrate')
+  const now = Math.floor(Date.now() / 1000)
+  await records.transact(async (tx) => {
+    const wallet = await tx.wallets.ensure(crypto.randomUUID(), `0x${randomBytes(20).toString('hex')}`, 'base-sepolia', now)
+    const feedId = crypto.randomUUID()
+    await tx.feeds.insert({
+      id: feedId,
+      owner_id: wallet,
+      category_id: null,
+      name: 'sold',
+      description: null,
+      image_cid: null,
+      tags: [],
+      now,
+    })
+    const entry = {
+      id: crypto.randomUUID(),
+      feed_id: feedId,
+      cid: 'bafkreislots',
+      size: 1,
+      mime_type: 'text/plain',
+      title: null,
+      description: null,
+      metadata: null,
+      tags: [],
+      is_free: false,
+      price: 1n,
+      expires_at: null,
+      now,
+    }
+    await tx.entries.add(entry, 1_000)
+    for (let i = 0; i < ENDPOINTS; i++) {
+      const secret = `whsec_${randomBytes(32).toString('base64')}`
+      const url = `https://127.0.0.1:${silent.port}/hang/${i}`
+      await tx.webhooks.insert({
+        id: crypto.randomUUID(),
+        wallet_id: wallet,
+        url,
+        description: null,
+        events: ['sale.recorded'],
+        secret,
+        created_at: now,
+      })
+    }
+    const payer = `0x${randomBytes(20).toString('hex')}`
+    await tx.transactions.insert({
+      id: crypto.randomUUID(),
+      piid: null,
+      payer,
+      pay_to: payer,
+      amount: 1n,
+      asset: payer,
+      entry_id: entry.id,
+      transaction_hash: `0x${randomBytes(32).toString('hex')}`,
+      created_at: now,
+      kind: 'entry',
+      feed_id: feedId,
+    })
+  })
   const sender = webhookService({ records, network: 'base-sepolia', allowPrivate: true, log: () => {} })
   try {
     const started = [await sender.deliverDue()]
@@ -73,5 +110,7 @@ test(title, async () => {
     await Bun.sleep(5_500) // the attempts end at their timeout
     silent.stop(true)
     rpc.stop(true)
+    await records.close()
+    rmSync(dataDir, { recursive: true, force: true })
   }
 }, 30_000)
