@@ -31,12 +31,23 @@ const CLAIM_S = 60
 /** A receiver answers at once and does its work after (Standard Webhooks' advice): one that does not is failing. */
 export const ATTEMPT_TIMEOUT_S = 5
 /**
- * Attempts in flight at most, one per endpoint, in two pools: endpoints in good standing (the last attempt got a 2xx,
- * or there was none), and endpoints whose last attempt failed. A failing endpoint never holds a slot a good one
- * waits for; an attempt still unanswered after SLOW_AFTER_MS counts among the failing ones' from then on (it goes on
- * to its timeout), so an endpoint that never answers holds a good slot once, that long, and then rests.
+ * Every fetch of the process shares Bun's limit of requests in flight (BUN_CONFIG_MAX_HTTP_REQUESTS, 256 unless set
+ * at start): one past it waits until another ends. Attempts at endpoints that never answer hold their slot until
+ * their timeout, so all the attempts in flight stay FETCH_HEADROOM below the limit, left to the server's own requests:
+ * the chain's RPC above all (a settlement's calls, one after another, then its receipt polls), each of which would
+ * otherwise wait out a hanging attempt, until the settlement's receipt wait ran out (a 503 to a buyer who paid).
  */
-const IN_FLIGHT = { good: 256, failing: 32 }
+const FETCH_SLOTS = Number(process.env.BUN_CONFIG_MAX_HTTP_REQUESTS) || 256
+const FETCH_HEADROOM = 64
+export const MAX_IN_FLIGHT = Math.max(64, FETCH_SLOTS - FETCH_HEADROOM)
+/**
+ * Attempts in flight at most (MAX_IN_FLIGHT in all), one per endpoint, in two pools: endpoints in good standing (the
+ * last attempt got a 2xx, or there was none), and endpoints whose last attempt failed. A failing endpoint never holds
+ * a slot a good one waits for; an attempt still unanswered after SLOW_AFTER_MS counts among the failing ones' from
+ * then on (it goes on to its timeout), so an endpoint that never answers holds a good slot once, that long, and then
+ * rests.
+ */
+const IN_FLIGHT = { good: MAX_IN_FLIGHT - 32, failing: 32 }
 const SLOW_AFTER_MS = 2_000
 /** How long the delivery log keeps a finished delivery. */
 export const LOG_KEPT_S = 30 * 86_400
@@ -233,7 +244,7 @@ export function webhookService(d: WebhookDeps) {
       }
       let started = 0
       for (const pool of ['good', 'failing'] as const) {
-        const room = IN_FLIGHT[pool] - held(pool)
+        const room = Math.min(IN_FLIGHT[pool] - held(pool), MAX_IN_FLIGHT - inFlight.size)
         if (room <= 0) continue
         for (const delivery of await read.webhooks.due(now, room, [...inFlight.keys()], pool === 'failing')) {
           if (inFlight.has(delivery.endpoint_id)) continue
