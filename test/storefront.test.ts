@@ -196,6 +196,36 @@ describe('reading', () => {
   })
 })
 
+describe('searching', () => {
+  test("from the box on any page: a word only in a free entry's text is found, marked; one only in paid content is not", async () => {
+    const owner = creators[2]!
+    const feed = feeds[21]!
+    const priced = { is_free: false, price: { amount: String(PRICE), currency: 'USDC' } }
+    await createEntry(server.url, owner, feed.id, {
+      content_base64: b64('The heron wades at dusk.'),
+      mime_type: 'text/plain',
+      title: 'Birds',
+    })
+    await createEntry(server.url, owner, feed.id, {
+      content_base64: b64('The kingfisher dives.'),
+      mime_type: 'text/plain',
+      title: 'More',
+      ...priced,
+    })
+    const page = await browser.newPage()
+    await page.goto(`${server.url}/feeds`)
+    await page.locator('#search-q').fill('heron')
+    await page.locator('#search-q').press('Enter')
+    await page.waitForURL(`${server.url}/search?q=heron`)
+    expect(await page.locator('.hit h2').allTextContents()).toEqual(['Birds'])
+    expect(await page.locator('.hit mark').allTextContents()).toEqual(['heron'])
+    await page.goto(`${server.url}/search?q=kingfisher`)
+    expect(await page.locator('.hit').count()).toBe(0)
+    expect(await page.content()).not.toContain('dives')
+    await page.close()
+  })
+})
+
 describe('found and shared', () => {
   test('a feed page names its feeds for autodiscovery and shows them; its card for sharing; favicon, robots, sitemap', async () => {
     const cover = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 4 2"><rect width="4" height="2" fill="#2d6a4f"/></svg>`
@@ -254,6 +284,7 @@ describe('any screen, anyone', () => {
     'free entry': `/feeds/${feeds[1]!.id}/entries/${free.id}`,
     paywall: `/feeds/${feeds[1]!.id}/entries/${paid.id}`,
     markdown: markdownEntry,
+    search: '/search?q=words',
     creator: `/creators/${creators[0]!.address}`,
     leaderboards: '/leaderboards',
     'not found': '/nowhere',

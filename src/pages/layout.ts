@@ -114,6 +114,10 @@ ${(frame.alternates ?? []).map(
 <header class="top">
   <a class="brand" href="/">Trellis</a>
   <nav aria-label="Site"><a href="/feeds">Feeds</a><a href="/leaderboards">Leaderboards</a><a href="/v1/docs">API</a></nav>
+  <form class="search" action="/search" method="get" role="search">
+    <label for="search-q" class="visually-hidden">Search feeds and entries</label>
+    <input id="search-q" name="q" type="search" maxlength="200" placeholder="Search feeds and entries" required>
+  </form>
   <span class="network" title="payments settle on this network">${frame.network}</span>
   <span class="account" id="account"><button type="button" class="sign-in" id="sign-in" hidden>Sign in with wallet</button></span>
 </header>

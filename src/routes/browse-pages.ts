@@ -1,11 +1,12 @@
 // The pages a reader browses the market by: /feeds (every active feed, newest, most bought or top earning first),
-// /categories/{id} and /tags/{tag} (the same, narrowed), each kept in the read memo like the other pages.
+// /categories/{id} and /tags/{tag} (the same, narrowed), /search; each kept in the read memo like the other pages.
 import { Elysia } from 'elysia'
 import type { Services } from './services.ts'
 import type { FeedRecord } from '../models/records.ts'
 import type { FeedOrder } from '../models/feed.ts'
 import { DomainError } from '../domain/errors.ts'
 import { browsePage, BROWSE_SORTS, type BrowseSort } from '../pages/browse.ts'
+import { searchPage } from '../pages/search.ts'
 import { ASSET_VERSION } from '../pages/assets.ts'
 import { answerPage, feedCardsOf, keptPage } from './pages.ts'
 import { page as pageOf } from './pagination.ts'
@@ -64,8 +65,37 @@ function listingPage(s: Services, listing: Listing, query: Record<string, unknow
   })
 }
 
+const SEARCH_RESULTS = 20
+type SearchCursor = { r: number; i: string }
+
+/** The search page: the hits of q (none asked: just the box), kept like the API's answer of the same query. */
+function searchResults(s: Services, query: Record<string, unknown>) {
+  const q = typeof query.q === 'string' ? query.q.trim() : ''
+  const token = typeof query.page_token === 'string' ? query.page_token : undefined
+  const scope = `search page:${q}`
+  return keptPage(s, `${scope}?${token ?? ''}`, async () => {
+    const cursor = s.pages.decode<SearchCursor>(scope, token)
+    const items = q ? await s.search.search({ q, after: cursor && { rank: cursor.r, id: cursor.i }, limit: SEARCH_RESULTS + 1 }) : []
+    const listed = pageOf(
+      items,
+      SEARCH_RESULTS,
+      s.pages,
+      scope,
+      (last): SearchCursor => ({ r: last.rank, i: (last.entry ?? last.feed).id }),
+    )
+    return searchPage({
+      network: s.config.network.name,
+      q,
+      items: listed.data,
+      nextPageToken: listed.pagination.next_page_token,
+      assetVersion: ASSET_VERSION,
+    })
+  })
+}
+
 export const browsePageRoutes = (s: Services) =>
   new Elysia({ detail: { hide: true } })
+    .get('/search', ({ query }) => answerPage(s, () => searchResults(s, query)))
     .get('/feeds', ({ query }) =>
       answerPage(s, () =>
         listingPage(s, { path: '/feeds', title: 'All feeds', lead: 'Every feed on this market, a page at a time.' }, query),
