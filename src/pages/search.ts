@@ -32,8 +32,10 @@ export function marked(snippet: string): Html {
 function hit(item: SearchItem): Html {
   const { feed, entry } = item
   const snippet = item.snippet ? html`<p class="snippet">${marked(item.snippet)}</p>` : ''
-  if (!entry)
-    return html`<li class="hit"><p class="kicker">Feed</p><h2><a href="/feeds/${feed.id}">${feed.name}</a></h2>${snippet}${tagList(feed.tags)}</li>`
+  if (!entry) {
+    const title = html`<h2><a href="/feeds/${feed.id}">${feed.name}</a></h2>`
+    return html`<li class="hit"><p class="kicker">Feed</p>${title}${snippet}${tagList(feed.tags)}</li>`
+  }
   const price = entry.is_free ? 'free' : usdc(entry.price)
   return html`<li class="hit"><p class="kicker">${mediaKind(entry.mime_type)} · ${price}</p>
   <h2><a href="/feeds/${feed.id}/entries/${entry.id}">${entryTitle(entry)}</a></h2>
