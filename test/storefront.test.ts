@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
 import { startTestServer, type TestServer } from '../dev/server.ts'
-import { b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
+import { authHeaders, b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
 import { launchChromium } from '../dev/browser.ts'
 import { waitFor } from './helpers/ledger.ts'
@@ -192,6 +192,60 @@ describe('reading', () => {
     )
     expect(blocked).toHaveLength(1)
     expect(problems.filter((p) => !blocked.includes(p))).toEqual([])
+    await page.close()
+  })
+})
+
+describe('truthful details', () => {
+  test('signed in, a buyer sees "Owned" and "Read" for what they bought, the owner "Yours"; no revenue, no revenue rank', async () => {
+    const owner = creators[1]!
+    const feed = feeds[12]!
+    const priced = { is_free: false, price: { amount: String(PRICE), currency: 'USDC' }, mime_type: 'text/plain' }
+    const bought = await createEntry(server.url, owner, feed.id, { content_base64: b64('bought words'), title: 'Bought', ...priced })
+    await createEntry(server.url, owner, feed.id, { content_base64: b64('other words'), title: 'Not bought', ...priced })
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    const header = encodePaymentHeader(await v1Payment(buyer, { to: owner.address, value: PRICE }))
+    expect(
+      (await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${bought.id}/content`, { headers: { 'x-payment': header } })).status,
+    ).toBe(200)
+    const rowsAs = async (wallet: { address: string } | null) => {
+      const page = await browser.newPage()
+      if (wallet) {
+        const opened = await fetch(`${server.url}/v1/auth/session`, {
+          method: 'POST',
+          headers: await authHeaders(server.url, wallet as Wallet),
+        })
+        const [name, value] = opened.headers.getSetCookie()[0]!.split(';')[0]!.split('=') as [string, string]
+        await page.context().addCookies([{ name, value, url: server.url }])
+      }
+      await page.goto(`${server.url}/feeds/${feed.id}`)
+      const rows = await page
+        .locator('table.entries tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [
+            tr.querySelector('.title')!.textContent,
+            tr.querySelectorAll('td.num')[0]!.textContent,
+            tr.querySelector('a.button')!.textContent,
+          ]),
+        )
+      await page.close()
+      return rows
+    }
+    expect(await rowsAs(buyer)).toEqual([
+      ['Not bought', '0.02 USDC', 'Buy'],
+      ['Bought', 'Owned', 'Read'],
+    ])
+    expect(await rowsAs(owner)).toEqual([
+      ['Not bought', 'Yours', 'Read'],
+      ['Bought', 'Yours', 'Read'],
+    ])
+    expect(await rowsAs(null)).toEqual([
+      ['Not bought', '0.02 USDC', 'Buy'],
+      ['Bought', '0.02 USDC', 'Buy'],
+    ])
+    const page = await browser.newPage()
+    await page.goto(`${server.url}/creators/${creators[2]!.address}`)
+    expect(await page.locator('.figures').textContent()).not.toContain('revenue rank')
     await page.close()
   })
 })

@@ -40,7 +40,8 @@ export function creatorPage(f: CreatorFacts): string {
     ['buyers', count(stats.revenue_stats.unique_buyers)],
     ['earned', usdc(stats.revenue_stats.total_revenue)],
     ['purchases made', count(stats.purchase_stats.total_purchases_made)],
-    ['revenue rank', `#${stats.rankings.revenue_rank}`],
+    // A rank means something only among those with revenue: a wallet that earned nothing is ranked nowhere.
+    ...(BigInt(stats.revenue_stats.total_revenue) > 0n ? [['revenue rank', `#${stats.rankings.revenue_rank}`] as [string, string]] : []),
   ])}
 </section>
 <h2>Feeds</h2>

@@ -1,12 +1,12 @@
 // A feed's page: its cover, description and creator, and its entries with what each costs.
 import type { CategoryRecord, EntryRecord, FeedRecord, WalletRecord } from '../models/records.ts'
-import { html } from './html.ts'
+import { html, Html } from './html.ts'
 import { page } from './layout.ts'
 import { figures, tagList } from './cards.ts'
 import { count, day, mediaKind, usdc } from './format.ts'
 import { entryTitle } from './names.ts'
 import { creatorLink } from './paywall.ts'
-import { passOffer } from './pass.ts'
+import { PASS_HELD_MARK, passHeldLine, passOffer } from './pass.ts'
 
 export interface FeedFacts {
   network: string
@@ -19,6 +19,17 @@ export interface FeedFacts {
   /** The next page of entries, when there is one. */
   nextPageToken: string | null
   assetVersion: string
+  /** The reader signed in, when the page is made for one: what is theirs. */
+  viewer?: Viewer
+}
+
+export interface Viewer {
+  /** The feed is theirs: they read everything. */
+  owner: boolean
+  /** When their pass to the feed ends, while one runs. */
+  passUntil: number | null
+  /** The paid entries listed that they bought. */
+  owned: Set<string>
 }
 
 /** The feeds a reader's app follows this feed by: a title, a media type, a path. */
@@ -33,6 +44,15 @@ export const coverOf = (feed: FeedRecord): string | undefined => (feed.image_cid
 
 export function feedPage(f: FeedFacts): string {
   const { feed } = f
+  /** How a paid entry is the signed-in reader's: theirs as the owner, by a pass, bought; or not theirs (''). */
+  const theirs = (id: string): string =>
+    !f.viewer ? '' : f.viewer.owner ? 'Yours' : f.viewer.passUntil ? 'Pass' : f.viewer.owned.has(id) ? 'Owned' : ''
+  const priceCell = (entry: EntryRecord, free: boolean): Html => {
+    if (free) return html`<span class="badge free">Free</span>`
+    return theirs(entry.id) ? html`<span class="badge owned">${theirs(entry.id)}</span>` : html`${usdc(entry.price)}`
+  }
+  const action = (entry: EntryRecord, free: boolean, href: string): Html =>
+    free || theirs(entry.id) ? html`<a class="button" href="${href}">Read</a>` : html`<a class="button primary" href="${href}">Buy</a>`
   const older = f.nextPageToken ? `/feeds/${feed.id}?page_token=${encodeURIComponent(f.nextPageToken)}` : null
   return page(
     {
@@ -65,7 +85,7 @@ export function feedPage(f: FeedFacts): string {
     ])}
   </div>
 </section>
-${passOffer(feed)}
+${f.viewer?.passUntil ? new Html(passOffer(feed).text.replace(PASS_HELD_MARK, passHeldLine(f.viewer.passUntil))) : passOffer(feed)}
 <h2>Entries</h2>
 ${
   f.entries.length
@@ -78,8 +98,8 @@ ${
     <td><a class="title" href="${href}">${entryTitle(entry)}</a>${description}</td>
     <td>${mediaKind(entry.mime_type)}</td>
     <td>${day(entry.created_at)}</td>
-    <td class="num">${free ? html`<span class="badge free">Free</span>` : usdc(entry.price)}</td>
-    <td class="num">${free ? html`<a class="button" href="${href}">Read</a>` : html`<a class="button primary" href="${href}">Buy</a>`}</td>
+    <td class="num">${priceCell(entry, free)}</td>
+    <td class="num">${action(entry, free, href)}</td>
   </tr>`
   })}</tbody>
 </table>`

@@ -7,7 +7,6 @@ import type { FeedRecord } from '../models/records.ts'
 import type { FeedCard } from '../pages/cards.ts'
 import type { BoardItem, BoardName } from '../models/leaderboard.ts'
 import { DomainError } from '../domain/errors.ts'
-import { isFreeNow } from '../domain/entries.ts'
 import { STATUS } from '../edge/errors.ts'
 import { withCors, type Prepared } from '../edge/request-wrapper.ts'
 import { nowSeconds } from '../lib/clock.ts'
@@ -15,8 +14,8 @@ import { html } from '../pages/html.ts'
 import { page, PAGE_HEADERS } from '../pages/layout.ts'
 import { homePage } from '../pages/home.ts'
 import { renderMarkdown } from '../pages/markdown.ts'
-import { feedPage } from '../pages/feed.ts'
-import { PASS_HELD_MARK, passHeldLine } from '../pages/pass.ts'
+import { feedPageFor } from './feed-page.ts'
+import { homeKey, keptPage } from './kept-pages.ts'
 import { entryPage } from '../pages/entry.ts'
 import { creatorPage } from '../pages/creator.ts'
 import { boardsPage, PAGE_PERIODS, type PagePeriod } from '../pages/boards.ts'
@@ -24,14 +23,12 @@ import { ASSET_VERSION, ASSETS } from '../pages/assets.ts'
 import { asResponse, entryGate } from './entry-gate.ts'
 import { wantsPage } from '../chain/x402/resource-server.ts'
 import { entryRows } from './entries.ts'
-import { page as pageOf } from './pagination.ts'
 import { uuid } from './params.ts'
 import { sessionCookie } from './wallet-auth.ts'
 import { RECEIPT_TTL_S } from '../domain/access-tokens.ts'
 
 const HOME_FEEDS = 12
 const HOME_CREATORS = 10
-const FEED_PAGE_ENTRIES = 50
 const CREATOR_FEEDS = 100
 const BOARD_LENGTH = 20
 /** Markdown shown rendered in its page up to this size; a longer one is read as text. */
@@ -39,23 +36,9 @@ const RENDERED_BYTES = 512 * 1024
 const MARKDOWN = /^text\/(markdown|x-markdown)\b/i
 
 const HEADERS = withCors(PAGE_HEADERS)
-const ok = (body: string): Prepared => ({ body, init: { status: 200, headers: HEADERS } })
 
 /** Board items as the API serves them (its JSON text), for a page to show. */
 const items = <K extends BoardName>(_board: K, body: string): BoardItem<K>[] => JSON.parse(body).data
-
-/** A page the memo keeps under `key` until the records (or, when the key names them, the leaderboards) change. */
-export const keptPage = (s: Services, key: string, make: (staleFrom: (at: number) => void) => Promise<string>) =>
-  s.cached.get<Prepared>(
-    `page:${key}`,
-    async (staleFrom) => ok(await make(staleFrom)),
-    (p) => 2 * p.body.length,
-  )
-
-/** The memo's copy of a page, for the hot path (routes/hot-reads.ts); undefined until a request made it. */
-export const heldPage = (s: Services, key: string): Prepared | undefined => s.cached.peek<Prepared>(`page:${key}`)
-export const homeKey = (s: Services) => `/#${s.stats.boardsGeneration()}`
-export const feedKey = (feedId: string, token = '') => `feed:${feedId}?${token}`
 
 /** The page a person in a browser gets at a path nothing is served at (an API client gets the JSON 404). */
 export const notFoundPage = (s: Services, request: Request): Response | null =>
@@ -101,32 +84,6 @@ export function homePageOf(s: Services): Promise<Prepared> {
   })
 }
 
-export function feedPageOf(s: Services, rawId: string, token?: string): Promise<Prepared> {
-  const feedId = uuid(rawId, 'feed_id')
-  return keptPage(s, feedKey(feedId, token), async (staleFrom) => {
-    const feed = await s.feeds.get(feedId)
-    if (!feed.is_active) throw new DomainError('FEED_NOT_FOUND', 'feed not found')
-    const scope = `entries:${feedId}`
-    const rows = await s.entries.list({ feedId, beforeId: s.pages.decode<string>(scope, token), limit: FEED_PAGE_ENTRIES + 1 })
-    const listed = pageOf(rows, FEED_PAGE_ENTRIES, s.pages, scope, (last) => last.id)
-    const now = nowSeconds()
-    for (const e of listed.data) if (!isFreeNow(e, now) && e.expires_at !== null) staleFrom(e.expires_at)
-    const creator = await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
-    const category = feed.category_id ? await s.categories.get(feed.category_id).catch(() => null) : null
-    const entries = listed.data.map((entry) => ({ entry, free: isFreeNow(entry, now) }))
-    return feedPage({
-      network: s.config.network.name,
-      origin: s.publicUrl(),
-      feed,
-      creator,
-      category,
-      entries,
-      nextPageToken: listed.pagination.next_page_token,
-      assetVersion: ASSET_VERSION,
-    })
-  })
-}
-
 /** A page made by `made`, or the error page of what it threw (with the status the API gives that error). */
 export async function answerPage(s: Services, made: () => Promise<Prepared | Response>): Promise<Response> {
   try {
@@ -144,16 +101,7 @@ export const pageRoutes = (s: Services) => {
   return new Elysia({ detail: { hide: true } })
     .get('/', () => answer(() => homePageOf(s)))
     .get('/feeds/:feed_id', ({ params, query, request }) =>
-      answer(async () => {
-        const made = await feedPageOf(s, params.feed_id, typeof query.page_token === 'string' ? query.page_token : undefined)
-        const session = sessionCookie(request.headers)
-        const signer = session ? await s.auth.sessionSigner(session) : null
-        const until = signer ? await s.passes.heldUntil(signer.address, uuid(params.feed_id, 'feed_id')) : null
-        if (until === null) return made
-        // A holder's own copy, telling how long the pass runs: never kept, never shared.
-        const body = (made.body as string).replace(PASS_HELD_MARK, passHeldLine(until))
-        return new Response(body, { headers: { ...PAGE_HEADERS, 'cache-control': 'private, no-store' } })
-      }),
+      answer(() => feedPageFor(s, params.feed_id, typeof query.page_token === 'string' ? query.page_token : undefined, request)),
     )
     .get('/feeds/:feed_id/entries/:entry_id', ({ params, request }) =>
       answer(async () => {

@@ -159,7 +159,8 @@ async function settle(data, header, sent) {
     return offer(button, button.dataset.payLabel, () => pay(data))
   }
   const transaction = transactionOf(response)
-  say(transaction ? `Paid. Transaction ${transaction}` : 'Paid.', 'good')
+  // No transaction: nothing was charged, the wallet had it already (it bought it, owns it, or holds a pass).
+  say(transaction ? `Paid. Transaction ${transaction}` : 'You already own this: nothing was charged.', 'good')
   button.hidden = true
   if (data.sold === 'pass') return showPass(await response.json())
   const url = data.sold === 'record' ? (await response.json()).content_url : URL.createObjectURL(await response.blob())
