@@ -71,6 +71,16 @@ export type WebhookDelivery = Static<typeof WebhookDelivery>
 
 const sale = TransactionItem.properties
 const entry = Entry.properties
+/** The ledger row's fields every sale event carries, whatever it sold. */
+const ledgerRow = {
+  transaction_id: sale.id,
+  transaction_hash: sale.transaction_hash,
+  network: t.String({ description: 'the network the server settles on (base, base-sepolia, …)' }),
+  asset: sale.asset,
+  amount: sale.amount,
+  payer: sale.payer,
+  pay_to: sale.pay_to,
+}
 /** What a delivery's `timestamp` is: when the event was recorded, as JavaScript's toISOString writes it. */
 const Timestamp = t.String({
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
@@ -80,13 +90,7 @@ const Timestamp = t.String({
 /** A sale recorded in the ledger (`type` sale.recorded): the ledger row, and the entry sold. */
 export const SaleRecordedData = t.Object(
   {
-    transaction_id: sale.id,
-    transaction_hash: sale.transaction_hash,
-    network: t.String({ description: 'the network the server settles on (base, base-sepolia, …)' }),
-    asset: sale.asset,
-    amount: sale.amount,
-    payer: sale.payer,
-    pay_to: sale.pay_to,
+    ...ledgerRow,
     entry_id: sale.entry_id,
     feed_id: Nullable(entry.feed_id),
     entry_title: entry.title,
@@ -110,22 +114,20 @@ export const EntryExpiredData = t.Object(
 export type EntryExpiredData = Static<typeof EntryExpiredData>
 
 const pass = Pass.properties
+/** The pass's fields both pass events carry. */
+const heldPass = {
+  feed_id: pass.feed_id,
+  feed_name: Feed.properties.name,
+  pass_id: pass.id,
+  holder: pass.holder,
+  starts_at: pass.starts_at,
+  expires_at: pass.expires_at,
+}
 /** A pass sold (`type` pass.sold): its ledger row (as sale.recorded gives an entry's), the feed, and the pass's time. */
 export const PassSoldData = t.Object(
   {
-    transaction_id: sale.id,
-    transaction_hash: sale.transaction_hash,
-    network: t.String({ description: 'the network the server settles on (base, base-sepolia, …)' }),
-    asset: sale.asset,
-    amount: sale.amount,
-    payer: sale.payer,
-    pay_to: sale.pay_to,
-    feed_id: pass.feed_id,
-    feed_name: Feed.properties.name,
-    pass_id: pass.id,
-    holder: pass.holder,
-    starts_at: pass.starts_at,
-    expires_at: pass.expires_at,
+    ...ledgerRow,
+    ...heldPass,
     created_at: sale.created_at,
   },
   { additionalProperties: false },
@@ -133,17 +135,7 @@ export const PassSoldData = t.Object(
 export type PassSoldData = Static<typeof PassSoldData>
 
 /** A holder's time with a feed ran out (`type` pass.expired): no pass of theirs runs on from its end. */
-export const PassExpiredData = t.Object(
-  {
-    pass_id: pass.id,
-    feed_id: pass.feed_id,
-    feed_name: Feed.properties.name,
-    holder: pass.holder,
-    starts_at: pass.starts_at,
-    expires_at: pass.expires_at,
-  },
-  { additionalProperties: false },
-)
+export const PassExpiredData = t.Object(heldPass, { additionalProperties: false })
 export type PassExpiredData = Static<typeof PassExpiredData>
 
 /** The body of every webhook delivery, the same bytes on each attempt (routes/webhooks.ts tells how it is signed). */

@@ -7,7 +7,7 @@ import { tagList } from './cards.ts'
 import { day, mediaKind, usdc } from './format.ts'
 import { entryTitle } from './names.ts'
 import { creatorLink } from './paywall.ts'
-import { coverOf } from './feed.ts'
+import { entryCard } from './feed.ts'
 
 export interface EntryFacts {
   network: string
@@ -33,12 +33,7 @@ export function entryPage(f: EntryFacts): string {
       description: f.entry.description ?? undefined,
       assetVersion: f.assetVersion,
       origin: f.origin,
-      card: {
-        type: 'article',
-        path: `/feeds/${f.feed.id}/entries/${f.entry.id}`,
-        description: f.entry.description ?? undefined,
-        image: coverOf(f.feed),
-      },
+      card: entryCard(f.feed, f.entry),
     },
     html`
 <article class="entry">

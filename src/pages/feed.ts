@@ -1,7 +1,7 @@
 // A feed's page: its cover, description and creator, and its entries with what each costs.
 import type { CategoryRecord, EntryRecord, FeedRecord, WalletRecord } from '../models/records.ts'
 import { html, Html } from './html.ts'
-import { page } from './layout.ts'
+import { page, type Card } from './layout.ts'
 import { figures, tagList } from './cards.ts'
 import { count, day, mediaKind, usdc } from './format.ts'
 import { entryTitle } from './names.ts'
@@ -38,6 +38,14 @@ export const followLinks = (feedId: string): [string, string, string][] => [
   ['Atom', 'application/atom+xml', `/v1/feeds/${feedId}/feed.atom`],
   ['JSON Feed', 'application/feed+json', `/v1/feeds/${feedId}/feed.json`],
 ]
+
+/** How an entry's page is shown when shared: the entry, with its feed's cover. */
+export const entryCard = (feed: FeedRecord, entry: EntryRecord): Card => ({
+  type: 'article',
+  path: `/feeds/${feed.id}/entries/${entry.id}`,
+  description: entry.description ?? undefined,
+  image: coverOf(feed),
+})
 
 /** A feed's cover, as a path, when it has one. */
 export const coverOf = (feed: FeedRecord): string | undefined => (feed.image_cid ? `/v1/feeds/${feed.id}/image` : undefined)

@@ -7,7 +7,7 @@ import { spokenDuration } from '../lib/durations.ts'
 import { html, Html } from './html.ts'
 import { page } from './layout.ts'
 import { usdc } from './format.ts'
-import type { PaywallData } from './paywall.ts'
+import { payWidget, type PaywallData } from './paywall.ts'
 
 /** Where a kept feed page takes the holder's line: a comment no stored text can forge (text is escaped). */
 export const PASS_HELD_MARK = '<!--pass-held-->'
@@ -74,11 +74,7 @@ export function passPaywallPage(f: PassPaywallFacts): string {
     <dt>Network</dt><dd>${f.offer.requirement.network}</dd>
     <dt>Pay to</dt><dd><code>${f.offer.requirement.payTo}</code></dd>
   </dl>
-  <div class="pay">
-    <button type="button" id="pay" class="primary" disabled>Pay ${price} with your wallet</button>
-    <p class="status" id="status" role="status">Looking for a wallet in this browser…</p>
-  </div>
-  <div id="bought" class="bought" hidden></div>
+  ${payWidget(price)}
 </article>`,
   )
 }

@@ -8,6 +8,7 @@ import { mediaKind, shortAddress, usdc } from './format.ts'
 import { creatorName, entryTitle } from './names.ts'
 import { page } from './layout.ts'
 import { passAside } from './pass.ts'
+import { entryCard } from './feed.ts'
 
 export interface PaywallFacts {
   feed: FeedRecord
@@ -42,12 +43,7 @@ export function paywallPage(f: PaywallFacts): string {
       data,
       assetVersion: f.assetVersion,
       origin: f.origin,
-      card: {
-        type: 'article',
-        path: `/feeds/${f.feed.id}/entries/${f.entry.id}`,
-        description: f.entry.description ?? undefined,
-        image: f.feed.image_cid ? `/v1/feeds/${f.feed.id}/image` : undefined,
-      },
+      card: entryCard(f.feed, f.entry),
     },
     html`
 <article class="paywall">
@@ -61,11 +57,7 @@ export function paywallPage(f: PaywallFacts): string {
     <dt>Content</dt><dd>${mediaKind(f.entry.mime_type)} <span class="muted">(${f.entry.mime_type})</span></dd>
     <dt>Pay to</dt><dd><code>${f.offer.requirement.payTo}</code></dd>
   </dl>
-  <div class="pay">
-    <button type="button" id="pay" class="primary" disabled>Pay ${price} with your wallet</button>
-    <p class="status" id="status" role="status">Looking for a wallet in this browser…</p>
-  </div>
-  <div id="bought" class="bought" hidden></div>
+  ${payWidget(price)}
   <p class="signed-in-already">Already bought it, or hold a pass to this feed?
     <button type="button" id="paywall-sign-in" hidden>Sign in with your wallet</button></p>
   ${passAside(f.feed)}
@@ -76,6 +68,13 @@ export function paywallPage(f: PaywallFacts): string {
 </article>`,
   )
 }
+
+/** The paywall's button, the status line the script speaks in, and where what was bought is shown. */
+export const payWidget = (price: string): Html => html`<div class="pay">
+    <button type="button" id="pay" class="primary" disabled>Pay ${price} with your wallet</button>
+    <p class="status" id="status" role="status">Looking for a wallet in this browser…</p>
+  </div>
+  <div id="bought" class="bought" hidden></div>`
 
 export const creatorLink = (feed: FeedRecord, creator: WalletRecord | null): Html =>
   html`<a href="/creators/${feed.owner_wallet_address}">${creator ? creatorName(creator) : shortAddress(feed.owner_wallet_address)}</a>`
