@@ -23,6 +23,7 @@ import { signInWithX } from './domain/sign-in-with-x.ts'
 import { statsService } from './domain/stats-service.ts'
 import { moderationService } from './domain/moderation.ts'
 import { webhookService } from './domain/webhooks.ts'
+import { websubService } from './domain/websub.ts'
 import { ledgerAudit, type LedgerAudit } from './domain/ledger-audit.ts'
 import { paymentEngine } from './chain/x402/engine.ts'
 import { chainReader } from './chain/reader.ts'
@@ -54,7 +55,8 @@ import { leaderboardRoutes } from './routes/leaderboards.ts'
 import { docsRoutes } from './routes/docs.ts'
 import { pageRoutes } from './routes/pages.ts'
 import { discoveryRoutes } from './routes/discovery.ts'
-import { syndicationRoutes } from './routes/syndication.ts'
+import { renderTopic, syndicationRoutes } from './routes/syndication.ts'
+import { websubRoutes } from './routes/websub.ts'
 import { mcpRoutes } from './routes/mcp.ts'
 import { passRoutes } from './routes/passes.ts'
 import { passPurchaseRoutes } from './routes/pass-purchases.ts'
@@ -115,6 +117,7 @@ export async function startBackground(
     passes: services.passes,
     purchases: services.purchases,
     webhooks: services.webhooks,
+    websub: services.websub,
     stats: services.stats,
     ledgerAudit: services.ledgerAudit,
     threads,
@@ -210,7 +213,15 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
   const stats = statsService({ records, wallets })
   await stats.takedownsChanged()
   const cached = readMemo(records.changes, p.config.readMemoMb * 1_000_000)
-  return {
+  const websub = websubService({
+    records,
+    publicUrl: p.publicUrl,
+    allowPrivate: p.config.allowPrivateFetch,
+    render: (feedId, format) => renderTopic(services, feedId, format),
+    retries: p.config.webhookRetries,
+    log: p.logWarn,
+  })
+  const services: Services & { ledgerAudit: LedgerAudit } = {
     config: p.config,
     publicUrl: p.publicUrl,
     auth,
@@ -244,8 +255,10 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     pages: pageTokens(p.secret),
     cached,
     health: p.health,
+    websub,
     ledgerAudit: ledgerAudit({ records, chain: engine.chain, token: p.config.network.usdcAddress }),
   }
+  return services
 }
 
 export function buildApp(s: Services, logError: (error: unknown) => void, extra: Elysia[] = []) {
@@ -272,6 +285,7 @@ export function buildApp(s: Services, logError: (error: unknown) => void, extra:
     .use(transactionRoutes(s))
     .use(discoveryRoutes(s))
     .use(syndicationRoutes(s))
+    .use(websubRoutes(s))
     .use(
       mcpRoutes(
         () => app,

@@ -15,6 +15,7 @@ import type { SignInWithX } from '../domain/sign-in-with-x.ts'
 import type { StatsService } from '../domain/stats-service.ts'
 import type { ModerationService } from '../domain/moderation.ts'
 import type { WebhookService } from '../domain/webhooks.ts'
+import type { WebsubService } from '../domain/websub.ts'
 import type { ContentStore } from '../content/store.ts'
 import type { PageTokens } from './pagination.ts'
 import type { ReadMemo } from '../store/memo.ts'
@@ -39,6 +40,8 @@ export interface Services {
   stats: StatsService
   moderation: ModerationService
   webhooks: WebhookService
+  /** The WebSub hub of the public feeds: subscriptions, their verification and content distribution. */
+  websub: WebsubService
   accessTokens: AccessTokens
   content: ContentStore
   pages: PageTokens

@@ -20,6 +20,7 @@ import { inventoryStore, type InventoryStore } from './inventory.ts'
 import { takedownStore, type TakedownStore } from './takedowns.ts'
 import { webhookStore, type WebhookStore } from './webhooks.ts'
 import { endedSessionStore, type EndedSessionStore } from './ended-sessions.ts'
+import { websubStore, type WebsubStore } from './websub.ts'
 import type { Records as RecordsOf } from './records.ts'
 
 export interface Stores {
@@ -43,6 +44,7 @@ export interface Stores {
   takedowns: TakedownStore
   webhooks: WebhookStore
   endedSessions: EndedSessionStore
+  websub: WebsubStore
 }
 
 export type Records = RecordsOf<Stores>
@@ -72,4 +74,5 @@ export const sharedStores = (sql: Sql): Stores => ({
   takedowns: takedownStore(sql),
   webhooks: webhookStore(sql),
   endedSessions: endedSessionStore(sql),
+  websub: websubStore(sql),
 })

@@ -23,6 +23,7 @@ import siwxSpent from './sqlite/020-siwx-spent.sql' with { type: 'text' }
 import passPurchases from './sqlite/021-pass-purchases.sql' with { type: 'text' }
 import passWebhooks from './sqlite/022-pass-webhooks.sql' with { type: 'text' }
 import passFeedUrls from './sqlite/023-pass-feed-urls.sql' with { type: 'text' }
+import websub from './sqlite/025-websub.sql' with { type: 'text' }
 import pgInit from './postgres/001-init.sql' with { type: 'text' }
 import pgPayments from './postgres/002-payments.sql' with { type: 'text' }
 import pgAccessLinks from './postgres/003-access-links.sql' with { type: 'text' }
@@ -46,6 +47,7 @@ import pgSiwxSpent from './postgres/020-siwx-spent.sql' with { type: 'text' }
 import pgPassPurchases from './postgres/021-pass-purchases.sql' with { type: 'text' }
 import pgPassWebhooks from './postgres/022-pass-webhooks.sql' with { type: 'text' }
 import pgPassFeedUrls from './postgres/023-pass-feed-urls.sql' with { type: 'text' }
+import pgWebsub from './postgres/025-websub.sql' with { type: 'text' }
 
 export interface Migration {
   version: number
@@ -78,6 +80,8 @@ const NAMES = [
   '021-pass-purchases',
   '022-pass-webhooks',
   '023-pass-feed-urls',
+  // 024 is another branch's step (search): numbers need not be contiguous, only increasing.
+  '025-websub',
 ]
 
 /** One engine's steps, its SQL given in the order of NAMES. */
@@ -111,6 +115,7 @@ export const MIGRATIONS = steps([
   passPurchases,
   passWebhooks,
   passFeedUrls,
+  websub,
 ])
 
 export const POSTGRES_MIGRATIONS = steps([
@@ -137,6 +142,7 @@ export const POSTGRES_MIGRATIONS = steps([
   pgPassPurchases,
   pgPassWebhooks,
   pgPassFeedUrls,
+  pgWebsub,
 ])
 
 export const migrationsFor = (dialect: 'sqlite' | 'postgres'): Migration[] => (dialect === 'sqlite' ? MIGRATIONS : POSTGRES_MIGRATIONS)
