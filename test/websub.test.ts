@@ -294,6 +294,9 @@ describe('hostile requests', () => {
         expect({ callback, status: reply.status }).toEqual({ callback, status: 400 })
         expect((await reply.json()).code).toBe('INVALID_WEBSUB_REQUEST')
       }
+      // A public address passes (an unsubscribe from nothing: accepted, and nothing is sent to it; the benchmark's request).
+      const unsubscribe = { 'hub.mode': 'unsubscribe', 'hub.topic': `${guarded.url}/v1/feeds/${feedId}/feed.xml` }
+      expect((await ask({ ...unsubscribe, 'hub.callback': 'https://1.1.1.1/websub-bench' }, guarded)).status).toBe(202)
     } finally {
       await guarded.dispose()
     }
