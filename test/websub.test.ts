@@ -204,6 +204,24 @@ describe('subscribing', () => {
     expect(http.at('/echo-never')).toHaveLength(0)
   })
 
+  test('a paid entry made free is told too: the feed now lists it free', async () => {
+    expect((await subscribe(https.url('/echo-freed'))).status).toBe(202)
+    await verified(https, '/echo-freed')
+    const paid = await createEntry(server.url, owner, feed.id, {
+      content_base64: Buffer.from('members only').toString('base64'),
+      mime_type: 'text/plain',
+      title: 'Members first',
+      is_free: false,
+      price: { amount: '50000', currency: 'USDC' },
+    })
+    await waitFor('the paid entry told', async () => https.at('/echo-freed', 'POST').length === 1)
+    expect(https.at('/echo-freed', 'POST')[0]!.body).toContain('<title>Members first (0.05 USDC)</title>')
+    const freed = await call(server.url, 'PATCH', `/v1/feeds/${feed.id}/entries/${paid.id}`, { wallet: owner, body: { is_free: true } })
+    expect(freed.status).toBe(200)
+    await waitFor('the entry made free told', async () => https.at('/echo-freed', 'POST').length === 2)
+    expect(https.at('/echo-freed', 'POST')[1]!.body).toContain('<title>Members first</title>')
+  })
+
   test('a lease asked for is kept between 1 hour and 30 days; re-subscribing renews it', async () => {
     expect((await subscribe(https.url('/echo-short'), { 'hub.lease_seconds': '10' })).status).toBe(202)
     expect((await verified(https, '/echo-short')).query.get('hub.lease_seconds')).toBe('3600')

@@ -39,7 +39,10 @@ export const WebsubRequest = t.Object(
       }),
     ),
   },
-  { description: 'A WebSub subscription request (application/x-www-form-urlencoded, or JSON)' },
+  {
+    description: 'A WebSub subscription request (application/x-www-form-urlencoded, or JSON)',
+    'x-media-types': ['application/x-www-form-urlencoded', 'application/json'],
+  },
 )
 export type WebsubRequest = Static<typeof WebsubRequest>
 
