@@ -24,6 +24,7 @@ import { signInWithX } from './domain/sign-in-with-x.ts'
 import { statsService } from './domain/stats-service.ts'
 import { moderationService } from './domain/moderation.ts'
 import { webhookService } from './domain/webhooks.ts'
+import { websubService } from './domain/websub.ts'
 import { ledgerAudit, type LedgerAudit } from './domain/ledger-audit.ts'
 import { paymentEngine } from './chain/x402/engine.ts'
 import { chainReader } from './chain/reader.ts'
@@ -54,15 +55,12 @@ import { moderationRoutes } from './routes/moderation.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
 import { leaderboardRoutes } from './routes/leaderboards.ts'
 import { docsRoutes } from './routes/docs.ts'
-import { notFoundPage, pageRoutes } from './routes/pages.ts'
-import { browsePageRoutes } from './routes/browse-pages.ts'
-import { crawlerRoutes } from './routes/crawlers.ts'
+import { notFoundPage } from './routes/pages.ts'
+import { passPlugins, siteRoutes } from './routes/site.ts'
 import { discoveryRoutes } from './routes/discovery.ts'
-import { syndicationRoutes } from './routes/syndication.ts'
+import { renderTopic, syndicationRoutes } from './routes/syndication.ts'
+import { websubRoutes } from './routes/websub.ts'
 import { mcpRoutes } from './routes/mcp.ts'
-import { passRoutes } from './routes/passes.ts'
-import { passPurchaseRoutes } from './routes/pass-purchases.ts'
-import { passFeedRoutes } from './routes/pass-feeds.ts'
 import { modelsPlugin } from './edge/openapi.ts'
 import { VERSION } from './version.ts'
 
@@ -119,6 +117,7 @@ export async function startBackground(
     passes: services.passes,
     purchases: services.purchases,
     webhooks: services.webhooks,
+    websub: services.websub,
     stats: services.stats,
     ledgerAudit: services.ledgerAudit,
     threads,
@@ -214,7 +213,15 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
   const stats = statsService({ records, wallets })
   await stats.takedownsChanged()
   const cached = readMemo(records.changes, p.config.readMemoMb * 1_000_000)
-  return {
+  const websub = websubService({
+    records,
+    publicUrl: p.publicUrl,
+    allowPrivate: p.config.allowPrivateFetch,
+    render: (feedId, format) => renderTopic(services, feedId, format),
+    retries: p.config.webhookRetries,
+    log: p.logWarn,
+  })
+  const services: Services & { ledgerAudit: LedgerAudit } = {
     config: p.config,
     publicUrl: p.publicUrl,
     auth,
@@ -249,8 +256,10 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     pages: pageTokens(p.secret),
     cached,
     health: p.health,
+    websub,
     ledgerAudit: ledgerAudit({ records, chain: engine.chain, token: p.config.network.usdcAddress }),
   }
+  return services
 }
 
 export function buildApp(s: Services, logError: (error: unknown) => void, extra: Elysia[] = []) {
@@ -272,12 +281,11 @@ export function buildApp(s: Services, logError: (error: unknown) => void, extra:
     .use(webhookRoutes(s))
     .use(leaderboardRoutes(s))
     .use(accessRoutes(s))
-    .use(passRoutes(s))
-    .use(passPurchaseRoutes(s))
-    .use(passFeedRoutes(s))
+    .use(passPlugins(s))
     .use(transactionRoutes(s))
     .use(discoveryRoutes(s))
     .use(syndicationRoutes(s))
+    .use(websubRoutes(s))
     .use(
       mcpRoutes(
         () => app,
@@ -285,9 +293,7 @@ export function buildApp(s: Services, logError: (error: unknown) => void, extra:
         (key, make, size) => s.cached.get(key, make, size),
       ),
     )
-    .use(pageRoutes(s))
-    .use(browsePageRoutes(s))
-    .use(crawlerRoutes(s))
+    .use(siteRoutes(s))
   for (const plugin of extra) app.use(plugin)
   return app
 }

@@ -69,5 +69,6 @@ test("the OpenAPI components are the models' shapes, each by its name (ErrorBody
     'entry.expired',
     'pass.sold',
     'pass.expired',
+    'entry.published',
   ])
 })

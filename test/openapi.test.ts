@@ -423,6 +423,24 @@ test('a walk over every operation gets only documented statuses and bodies that 
   await hit('delete', '/v1/webhooks/{webhook_id}', { webhook_id: hook.id }, { wallet: owner })
   await hit('delete', '/v1/webhooks/{webhook_id}', { webhook_id: 'nope' }, { wallet: owner })
 
+  // WebSub
+  const websub = (fields: Record<string, string>) => ({
+    rawBody: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  })
+  const subscription = {
+    'hub.mode': 'subscribe',
+    'hub.topic': `${app.url}/v1/feeds/${feed.id}/feed.atom`,
+    'hub.callback': 'https://127.0.0.1:9/cb',
+  }
+  expect((await hit('post', '/v1/websub', {}, websub(subscription))).status).toBe(202)
+  await hit('post', '/v1/websub', {}, { body: { ...subscription, 'hub.mode': 'unsubscribe' } })
+  await hit('post', '/v1/websub', {}, websub({ ...subscription, 'hub.mode': 'publish' }))
+  await hit('post', '/v1/websub', {}, websub({ ...subscription, 'hub.topic': `${app.url}/v1/feeds/${UNKNOWN}/feed.json` }))
+  await hit('post', '/v1/websub', {}, websub({ ...subscription, 'hub.secret': 'x'.repeat(300) }))
+  await hit('post', '/v1/websub', {}, { rawBody: '{"hub.mode":', headers: { 'content-type': 'application/json' } })
+  await hit('post', '/v1/websub', {}, { rawBody: 'x'.repeat(9_000) })
+
   // Deletes last: the entry, then its feed, then a write to the deleted feed.
   await hit('delete', entry, { feed_id: feed.id, entry_id: free.id }, { wallet: stranger })
   await hit('delete', entry, { feed_id: feed.id, entry_id: free.id }, { wallet: owner })

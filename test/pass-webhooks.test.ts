@@ -63,7 +63,7 @@ describe('pass webhooks', () => {
   test('pass.sold per pass with its ledger row; pass.expired once, when the extended time runs out', async () => {
     const hook = await call(server.url, 'POST', '/v1/webhooks', { wallet: creator, body: { url: hooks.url('/passes') } })
     expect(hook.status).toBe(201)
-    expect(hook.body.events).toEqual(['sale.recorded', 'entry.expired', 'pass.sold', 'pass.expired'])
+    expect(hook.body.events).toEqual(['sale.recorded', 'entry.expired', 'pass.sold', 'pass.expired', 'entry.published'])
     const salesOnly = await call(server.url, 'POST', '/v1/webhooks', {
       wallet: creator,
       body: { url: hooks.url('/sales'), events: ['sale.recorded'] },

@@ -344,7 +344,7 @@ describe('the schema after the migrations', () => {
 
   test('the same triggers, on the same tables and events', () => {
     expect(pg.triggers).toEqual(sqlite.triggers)
-    expect(pg.triggers.length).toBe(13)
+    expect(pg.triggers.length).toBe(16)
   })
 
   test("PostgreSQL's change feed: a write to any table but those no read is kept of notifies the other instances", () => {
@@ -357,6 +357,9 @@ describe('the schema after the migrations', () => {
       'siwx_spent',
       'webhook_deliveries',
       'webhook_endpoints',
+      'websub_deliveries',
+      'websub_intents',
+      'websub_subscriptions',
     ]
     expect(pg.changeFeed).toEqual(
       Object.keys(sqlite.columns)

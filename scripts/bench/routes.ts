@@ -29,6 +29,8 @@ export interface Found {
   accessLink: string
   /** The content path of a free 1 MiB entry: past the hot route's 64 KiB, served as Elysia's route serves it. */
   freeMiB: string
+  /** The hot feed's RSS as a WebSub topic: its URL as its Link header names it (rel="self", from the public URL). */
+  topic: string
 }
 
 /** A JSON-RPC message POSTed to /mcp as an MCP client sends it. */
@@ -131,6 +133,7 @@ export async function discover(url: string, m: Manifest): Promise<Found> {
     recentPage2: recent.pagination.next_page_token,
     transaction: { id: tx.id, hash: tx.transaction_hash },
     walletAddress: wallet.wallet_address ?? wallet.address,
+    topic: /<([^>]+)>; rel="self"/.exec((await fetch(`${url}/v1/feeds/${m.hot_feed_id}/feed.xml`)).headers.get('link') ?? '')?.[1] ?? '',
   }
 }
 
@@ -257,6 +260,17 @@ export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
     t('GET /v1/auth/session, a live session', '/v1/auth/session', 'other', 200, { headers: { cookie: f.sessionCookie } }),
     t('GET paid content (1 KiB) with a session cookie', f.ownPaid, 'other', 200, { headers: { cookie: f.sessionCookie } }),
     t('DELETE /v1/auth/session', '/v1/auth/session', 'write', 204, { method: 'DELETE' }),
+    // The hub's own work (parse, topic, the callback's guard, two reads) with nothing to verify: an unsubscribe from
+    // what is not subscribed, to a public address literal (no DNS, and no GET is ever sent to it).
+    t('POST /v1/websub (unsubscribe, nothing to undo: 202)', '/v1/websub', 'other', 202, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        'hub.mode': 'unsubscribe',
+        'hub.topic': f.topic,
+        'hub.callback': 'https://1.1.1.1/websub-bench',
+      }).toString(),
+    }),
     t('POST /v1/auth/nonce', '/v1/auth/nonce', 'write', 200, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -46,6 +46,23 @@ async function dataOf(records: Records, network: string, delivery: WebhookDelive
         expires_at: entry.expires_at,
       }
     }
+    case 'entry.published': {
+      const entry = (await read.entries.byId(delivery.subject_id))!
+      const feed = (await read.feeds.byId(entry.feed_id))!
+      return {
+        entry_id: entry.id,
+        feed_id: entry.feed_id,
+        feed_name: feed.name,
+        entry_title: entry.title,
+        description: entry.description,
+        mime_type: entry.mime_type,
+        tags: entry.tags,
+        is_free: entry.is_free,
+        price: entry.price.toString(),
+        expires_at: entry.expires_at,
+        created_at: entry.created_at,
+      }
+    }
     default: {
       const pass = (await read.passes.byId(delivery.subject_id))!
       const feed = (await read.feeds.byId(pass.feed_id))!

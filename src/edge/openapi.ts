@@ -120,6 +120,10 @@ function finishOperation(path: string, op: Operation, facts: RouteFacts | undefi
       op.requestBody.content = { 'application/json': { schema: referComponents(JSON.parse(JSON.stringify(facts.body)), false) } }
     }
     if (facts?.body && TypeGuard.IsOptional(facts.body)) op.requestBody.required = false
+    // A body its route reads in more encodings than JSON (WebSub's form) names them all, with the one schema.
+    const mediaTypes = (facts?.body as Json | undefined)?.['x-media-types'] as string[] | undefined
+    const json = op.requestBody.content?.['application/json']
+    if (mediaTypes && json) op.requestBody.content = Object.fromEntries(mediaTypes.map((type) => [type, json]))
     const shapeB = (facts?.body as Json | undefined)?.['x-error-shape'] === 'B'
     responses['400'] = shapeB
       ? {

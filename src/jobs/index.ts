@@ -1,5 +1,6 @@
 // In-process timers: nonce cleanup, paid→free expiry, reconciliation of interrupted payments, the ledger check,
-// leaderboard snapshots and wallet ranks (built on a long-reads thread). Each runs once at start, then on its
+// leaderboard snapshots and wallet ranks (built on a long-reads thread), webhooks and WebSub (leases, verifications,
+// distribution). Each runs once at start, then on its
 // period; a job never overlaps itself. All run once per database: on the leader only (leadership.ts), and at once
 // when an instance becomes it; the others install the snapshots it publishes (snapshots.ts). Jobs get services and
 // threads, built by app.ts; they open nothing.
@@ -10,6 +11,7 @@ import type { PassService } from '../domain/passes.ts'
 import type { PurchaseService } from '../domain/purchases.ts'
 import type { StatsService } from '../domain/stats-service.ts'
 import type { WebhookService } from '../domain/webhooks.ts'
+import type { WebsubService } from '../domain/websub.ts'
 import type { AuditReport, LedgerAudit } from '../domain/ledger-audit.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import type { LongReads } from './long-reads.ts'
@@ -67,6 +69,7 @@ export interface JobServices {
   stats: StatsService
   ledgerAudit: LedgerAudit
   webhooks: WebhookService
+  websub: WebsubService
   /** Leaderboards and ranks are built on one thread, the ledger's SQL checks on another: neither waits for the other. */
   threads: { boards: LongReads; checks: LongReads }
   leadership: Leadership
@@ -119,6 +122,7 @@ export function startJobs(d: JobServices): Jobs {
   const deadlineJobs = [
     every('entry-expiry', 30, () => d.entries.endEarlyAccess(nowSeconds()), { once: true }),
     every('pass-expiry', 30, () => d.passes.endExpired(nowSeconds()), { once: true }),
+    every('websub-expiry', 30, () => d.websub.expire(nowSeconds()), { once: true }),
   ]
   const deadlineRuns = leaderRuns.slice(-deadlineJobs.length)
   const ready = Promise.all([
@@ -193,6 +197,9 @@ export function startJobs(d: JobServices): Jobs {
   // Each second: a sale's webhook leaves about a second after the sale, never inside the paid request.
   every('webhooks', 1, () => d.webhooks.deliverDue(), { once: true })
   every('webhook-log-cleanup', 3_600, () => d.webhooks.forgetOld(), { once: true })
+  // WebSub: intents verified and new entries told to subscribers, each second, as webhooks are.
+  every('websub-verification', 1, () => d.websub.verifyDue(), { once: true })
+  every('websub-distribution', 1, () => d.websub.deliverDue(), { once: true })
 
   d.leadership.onGained(() => void Promise.all(leaderRuns.map((run) => run())))
 

@@ -5,7 +5,7 @@ import { Entry } from './entry.ts'
 import { Feed } from './feed.ts'
 import { Pass } from './pass.ts'
 
-export const WEBHOOK_EVENTS = ['sale.recorded', 'entry.expired', 'pass.sold', 'pass.expired'] as const
+export const WEBHOOK_EVENTS = ['sale.recorded', 'entry.expired', 'pass.sold', 'pass.expired', 'entry.published'] as const
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
 const Event = OneOf(WEBHOOK_EVENTS)
 
@@ -113,6 +113,25 @@ export const EntryExpiredData = t.Object(
 )
 export type EntryExpiredData = Static<typeof EntryExpiredData>
 
+/** An entry published (`type` entry.published): a new active entry in one of the wallet's feeds. */
+export const EntryPublishedData = t.Object(
+  {
+    entry_id: entry.id,
+    feed_id: entry.feed_id,
+    feed_name: Feed.properties.name,
+    entry_title: entry.title,
+    description: entry.description,
+    mime_type: entry.mime_type,
+    tags: entry.tags,
+    is_free: entry.is_free,
+    price: entry.price,
+    expires_at: entry.expires_at,
+    created_at: entry.created_at,
+  },
+  { additionalProperties: false },
+)
+export type EntryPublishedData = Static<typeof EntryPublishedData>
+
 const pass = Pass.properties
 /** The pass's fields both pass events carry. */
 const heldPass = {
@@ -145,6 +164,7 @@ export const WebhookPayload = t.Union(
     t.Object({ type: t.Literal('entry.expired'), timestamp: Timestamp, data: EntryExpiredData }, { additionalProperties: false }),
     t.Object({ type: t.Literal('pass.sold'), timestamp: Timestamp, data: PassSoldData }, { additionalProperties: false }),
     t.Object({ type: t.Literal('pass.expired'), timestamp: Timestamp, data: PassExpiredData }, { additionalProperties: false }),
+    t.Object({ type: t.Literal('entry.published'), timestamp: Timestamp, data: EntryPublishedData }, { additionalProperties: false }),
   ],
   { description: 'A webhook delivery: {type, timestamp, data} as Standard Webhooks suggests' },
 )

@@ -21,6 +21,8 @@ export interface SyndicationFacts {
    * opens them with no signature. Every entry is the reader's: no price, no paywall; what is not inline is enclosed.
    */
   holder?: { self: (format: Format) => string; bytes: (e: EntryRecord) => string }
+  /** The WebSub hub a public feed names (routes/websub.ts), so a reader subscribes instead of polling. */
+  hub?: string
 }
 
 export const FORMATS = {
@@ -91,6 +93,7 @@ export function rssFeed(f: SyndicationFacts): string {
 <link>${at.feedPage}</link>
 <description>${rssDescription(f.feed.description ?? `Entries of ${f.feed.name}`)}</description>
 <atom:link href="${at.self('feed.xml')}" rel="self" type="application/rss+xml"/>
+${f.hub ? html`<atom:link href="${f.hub}" rel="hub"/>` : ''}
 <generator>Trellis</generator>
 ${f.holder ? html`<itunes:block>Yes</itunes:block>` : ''}
 <lastBuildDate>${rfc822(f.updatedAt)}</lastBuildDate>
@@ -127,6 +130,7 @@ export function atomFeed(f: SyndicationFacts): string {
 ${f.feed.description ? html`<subtitle>${f.feed.description}</subtitle>` : ''}
 <updated>${rfc3339(f.updatedAt)}</updated>
 <link rel="self" type="application/atom+xml" href="${at.self('feed.atom')}"/>
+${f.hub ? html`<link rel="hub" href="${f.hub}"/>` : ''}
 <link rel="alternate" type="text/html" href="${at.feedPage}"/>
 <author><name>${author}</name><uri>${at.creatorPage}</uri></author>
 <generator>Trellis</generator>
@@ -160,6 +164,7 @@ export function jsonFeed(f: SyndicationFacts): string {
     title: f.feed.name,
     home_page_url: at.feedPage,
     feed_url: at.self('feed.json'),
+    ...(f.hub ? { hubs: [{ type: 'WebSub', url: f.hub }] } : {}),
     ...(f.feed.description ? { description: f.feed.description } : {}),
     ...(at.cover ? { icon: at.cover } : {}),
     authors: [{ name: f.creator ? creatorName(f.creator) : f.feed.owner_wallet_address, url: at.creatorPage }],

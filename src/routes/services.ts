@@ -16,6 +16,7 @@ import type { StatsService } from '../domain/stats-service.ts'
 import type { ModerationService } from '../domain/moderation.ts'
 import type { WebhookService } from '../domain/webhooks.ts'
 import type { SearchService } from '../domain/search.ts'
+import type { WebsubService } from '../domain/websub.ts'
 import type { ContentStore } from '../content/store.ts'
 import type { PageTokens } from './pagination.ts'
 import type { ReadMemo } from '../store/memo.ts'
@@ -42,6 +43,8 @@ export interface Services {
   /** Full-text search over feeds and entries. */
   search: SearchService
   webhooks: WebhookService
+  /** The WebSub hub of the public feeds: subscriptions, their verification and content distribution. */
+  websub: WebsubService
   accessTokens: AccessTokens
   content: ContentStore
   pages: PageTokens

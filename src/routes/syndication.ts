@@ -1,5 +1,6 @@
 // /v1/feeds/{feed_id}/feed.xml, .atom, .json: a feed for readers and podcast apps (pages/syndication.ts), kept in the
-// read memo until the feed or its entries change, answered 304 to a reader that has it (ETag or Last-Modified).
+// read memo until the feed or its entries change, answered 304 to a reader that has it (ETag or Last-Modified). Each
+// is a WebSub topic: the document and its Link header name the hub (routes/websub.ts) and the topic itself.
 import { Elysia, t } from 'elysia'
 import type { Services } from './services.ts'
 import { DomainError } from '../domain/errors.ts'
@@ -9,6 +10,7 @@ import { uuid } from './params.ts'
 import { matchesEtag } from './serve-content.ts'
 import { errors, NoBody } from '../edge/openapi.ts'
 import { FORMATS, SYNDICATE, type Format } from '../pages/syndication.ts'
+import { hubUrl, topicLinks } from '../domain/websub-topics.ts'
 
 const LISTED_ENTRIES = 50
 const CACHE_CONTROL = 'public, max-age=60'
@@ -25,28 +27,43 @@ export const DESCRIPTIONS: Record<Format, string> = {
   'feed.json': 'JSON Feed 1.1',
 }
 
+/** The feed as it stands now, read from the records (WebSub's distribution renders with this, outside the memo). */
+export async function renderDocument(
+  s: Services,
+  feedId: string,
+  format: Format,
+  staleFrom: (at: number) => void = () => {},
+): Promise<Document> {
+  const feed = await s.feeds.get(feedId)
+  if (!feed.is_active) throw new DomainError('FEED_NOT_FOUND', 'feed not found')
+  const now = nowSeconds()
+  const rows = await s.entries.list({ feedId, limit: LISTED_ENTRIES })
+  for (const e of rows) if (!isFreeNow(e, now) && e.expires_at !== null) staleFrom(e.expires_at)
+  const creator = await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
+  const updatedAt = Math.max(feed.updated_at, ...rows.map((e) => e.updated_at))
+  const body = SYNDICATE[format]({
+    baseUrl: s.publicUrl(),
+    network: s.config.network.name,
+    feed,
+    creator,
+    entries: rows.map((entry) => ({ entry, free: isFreeNow(entry, now) })),
+    updatedAt,
+    hub: hubUrl(s.publicUrl()),
+  })
+  return { body, etag: `"${Bun.hash(body).toString(36)}"`, lastModified: new Date(updatedAt * 1000).toUTCString() }
+}
+
+/** A topic's document for WebSub's distribution (domain/websub-distribution.ts): its bytes and media type. */
+export const renderTopic = async (s: Services, feedId: string, format: Format) => ({
+  body: (await renderDocument(s, feedId, format)).body,
+  type: FORMATS[format],
+})
+
 function document(s: Services, rawId: string, format: Format): Promise<Document> {
   const feedId = uuid(rawId, 'feed_id')
   return s.cached.get<Document>(
     `syndication:${format}:${feedId}`,
-    async (staleFrom) => {
-      const feed = await s.feeds.get(feedId)
-      if (!feed.is_active) throw new DomainError('FEED_NOT_FOUND', 'feed not found')
-      const now = nowSeconds()
-      const rows = await s.entries.list({ feedId, limit: LISTED_ENTRIES })
-      for (const e of rows) if (!isFreeNow(e, now) && e.expires_at !== null) staleFrom(e.expires_at)
-      const creator = await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
-      const updatedAt = Math.max(feed.updated_at, ...rows.map((e) => e.updated_at))
-      const body = SYNDICATE[format]({
-        baseUrl: s.publicUrl(),
-        network: s.config.network.name,
-        feed,
-        creator,
-        entries: rows.map((entry) => ({ entry, free: isFreeNow(entry, now) })),
-        updatedAt,
-      })
-      return { body, etag: `"${Bun.hash(body).toString(36)}"`, lastModified: new Date(updatedAt * 1000).toUTCString() }
-    },
+    (staleFrom) => renderDocument(s, feedId, format, staleFrom),
     (d) => 2 * d.body.length,
   )
 }
@@ -66,7 +83,13 @@ export const syndicationRoutes = (s: Services) => {
       `/${format}`,
       async ({ params, request }) => {
         const d = await document(s, params.feed_id, format)
-        const headers = { 'content-type': FORMATS[format], etag: d.etag, 'last-modified': d.lastModified, 'cache-control': CACHE_CONTROL }
+        const headers = {
+          'content-type': FORMATS[format],
+          etag: d.etag,
+          'last-modified': d.lastModified,
+          'cache-control': CACHE_CONTROL,
+          link: topicLinks(s.publicUrl(), params.feed_id.toLowerCase(), format),
+        }
         return unchanged(request, d) ? new Response(null, { status: 304, headers }) : new Response(d.body, { headers })
       },
       {
@@ -84,7 +107,8 @@ export const syndicationRoutes = (s: Services) => {
           description:
             'For feed readers and podcast apps: free audio and video as enclosures (length and type); a ' +
             'paid entry with its price and a link to its paywall page, never its content. Answers 304 to a ' +
-            'reader that has this version.',
+            'reader that has this version. A WebSub topic: the document and its Link header name the hub ' +
+            '(POST /v1/websub) and the topic URL (rel="self").',
         },
       },
     )

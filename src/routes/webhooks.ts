@@ -1,4 +1,4 @@
-// /v1/webhooks: a creator's endpoints for sales, expiries and passes (wallet-signed; at most 5 per wallet), and
+// /v1/webhooks: a creator's endpoints for sales, expiries, passes and new entries (wallet-signed; at most 5 per wallet), and
 // each endpoint's delivery log. Deliveries are signed the Standard Webhooks way with the secret shown at registration.
 import { Elysia, t } from 'elysia'
 import type { Services } from './services.ts'
@@ -40,8 +40,9 @@ export const webhookRoutes = (s: Services) =>
           description:
             `Tells the signing wallet's endpoint of each sale of its entries recorded in the ledger ` +
             `(sale.recorded: entry, feed, amount, payer, transaction hash) and of each paid entry of its ` +
-            `whose early access ended (entry.expired), each pass to its feeds sold (pass.sold) and each holder's ` +
-            `time with a feed run out (pass.expired). At most 5 per wallet (403 WEBHOOK_LIMIT_REACHED). The ` +
+            `whose early access ended (entry.expired), each pass to its feeds sold (pass.sold), each holder's ` +
+            `time with a feed run out (pass.expired) and each entry published in its feeds (entry.published). ` +
+            `At most 5 per wallet (403 WEBHOOK_LIMIT_REACHED). The ` +
             `url must be https and its host public (400 INVALID_WEBHOOK_URL). The secret is in this answer ` +
             `only. ${SIGNING}`,
         },

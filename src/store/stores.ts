@@ -21,6 +21,7 @@ import { takedownStore, type TakedownStore } from './takedowns.ts'
 import { webhookStore, type WebhookStore } from './webhooks.ts'
 import { endedSessionStore, type EndedSessionStore } from './ended-sessions.ts'
 import { searchStore, type SearchStore } from './search.ts'
+import { websubStore, type WebsubStore } from './websub.ts'
 import type { Records as RecordsOf } from './records.ts'
 
 export interface Stores {
@@ -45,6 +46,7 @@ export interface Stores {
   webhooks: WebhookStore
   endedSessions: EndedSessionStore
   search: SearchStore
+  websub: WebsubStore
 }
 
 export type Records = RecordsOf<Stores>
@@ -75,4 +77,5 @@ export const sharedStores = (sql: Sql): Stores => ({
   webhooks: webhookStore(sql),
   endedSessions: endedSessionStore(sql),
   search: searchStore(sql),
+  websub: websubStore(sql),
 })

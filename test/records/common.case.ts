@@ -482,6 +482,71 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
       expect(await records.read.passFeedUrls.byId(unique('url'))).toBeUndefined()
     })
 
+    test('WebSub: a request replaced by the next, verified into a subscription; an entry published is owed to it once', async () => {
+      const records = await open()
+      const feedId = await aFeed(records)
+      const unkept = { unkept: true }
+      const key = { feed_id: feedId, format: 'feed.xml' as const, callback: `https://reader.example/${unique('cb')}` }
+      const intent = (id: string, mode: 'subscribe' | 'unsubscribe', at: number) => ({
+        id,
+        mode,
+        ...key,
+        callback_host: 'reader.example',
+        secret: null,
+        lease_seconds: 3600,
+        next_attempt_at: at,
+        created_at: at,
+      })
+      const [first, second] = [unique('intent'), unique('intent')]
+      await records.transact((tx) => tx.websub.request(intent(first, 'subscribe', 1000)), unkept)
+      await records.transact((tx) => tx.websub.request({ ...intent(second, 'subscribe', 1001), secret: 's' }), unkept)
+      expect(await records.read.websub.waiting(key)).toBe(true)
+      expect(await records.read.websub.waitingCount('reader.example')).toBe(1)
+      const due = (await records.read.websub.dueIntents(1001, 1000)).filter((i) => i.feed_id === feedId)
+      expect(due).toEqual([{ ...intent(second, 'subscribe', 1001), secret: 's', attempts: 0 }])
+      expect(await records.transact((tx) => tx.websub.claimIntent(first, 1001, 1061), unkept)).toBe(false) // replaced
+      expect(await records.transact((tx) => tx.websub.claimIntent(second, 1001, 1061), unkept)).toBe(true)
+      expect(await records.transact((tx) => tx.websub.claimIntent(second, 1001, 1061), unkept)).toBe(false) // claimed
+      const subscriptionId = unique('sub')
+      const expires = now() + 3600
+      await records.transact(async (tx) => {
+        expect(await tx.websub.dropIntent(second)).toBe(true)
+        await tx.websub.subscribe({ ...due[0]!, attempts: 1 }, subscriptionId, now(), expires)
+      }, unkept)
+      expect(await records.read.websub.waiting(key)).toBe(false)
+      expect(await records.read.websub.subscription(key)).toMatchObject({
+        id: subscriptionId,
+        secret: 's',
+        expires_at: expires,
+        failures: 0,
+      })
+      expect(await records.read.websub.subscribedCount('reader.example')).toBeGreaterThanOrEqual(1)
+
+      const entry = anEntry(feedId)
+      await records.single((tx) => tx.entries.add(entry, 10))
+      const owed = (await records.read.websub.dueDeliveries(now(), 1000, [], false)).filter((d) => d.subscription_id === subscriptionId)
+      expect(owed).toMatchObject([
+        { entry_id: entry.id, feed_id: feedId, format: 'feed.xml', callback: key.callback, secret: 's', attempts: 0 },
+      ])
+      expect(await records.transact((tx) => tx.websub.claimDelivery(owed[0]!.id, now(), now() + 60), unkept)).toBe(true)
+      await records.transact((tx) => tx.websub.failed(subscriptionId, owed[0]!.id, now() - 1, now() + 300, 'answered 503'), unkept)
+      expect((await records.read.websub.dueDeliveries(now(), 1000, [], false)).filter((d) => d.subscription_id === subscriptionId)).toEqual(
+        [],
+      )
+      await records.transact((tx) => tx.websub.delivered(subscriptionId, [owed[0]!.id]), unkept)
+      expect((await records.read.websub.subscription(key))?.failures).toBe(0)
+      expect(
+        (await records.read.websub.dueDeliveries(now() + 600, 1000, [], false)).filter((d) => d.subscription_id === subscriptionId),
+      ).toEqual([])
+
+      await records.single((tx) => tx.entries.add(anEntry(feedId), 10))
+      expect(await records.transact((tx) => tx.websub.expire(expires), unkept)).toBeGreaterThanOrEqual(1)
+      expect(await records.read.websub.subscription(key)).toBeUndefined()
+      expect((await records.read.websub.dueDeliveries(now(), 1000, [], false)).filter((d) => d.subscription_id === subscriptionId)).toEqual(
+        [],
+      )
+    })
+
     test("an entry takes one of its feed's slots: the entry as stored, else full, inactive or missing", async () => {
       const records = await open()
       const feedId = await aFeed(records)

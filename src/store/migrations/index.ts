@@ -24,6 +24,7 @@ import passPurchases from './sqlite/021-pass-purchases.sql' with { type: 'text' 
 import passWebhooks from './sqlite/022-pass-webhooks.sql' with { type: 'text' }
 import passFeedUrls from './sqlite/023-pass-feed-urls.sql' with { type: 'text' }
 import search from './sqlite/024-search.sql' with { type: 'text' }
+import websub from './sqlite/025-websub.sql' with { type: 'text' }
 import pgInit from './postgres/001-init.sql' with { type: 'text' }
 import pgPayments from './postgres/002-payments.sql' with { type: 'text' }
 import pgAccessLinks from './postgres/003-access-links.sql' with { type: 'text' }
@@ -48,6 +49,7 @@ import pgPassPurchases from './postgres/021-pass-purchases.sql' with { type: 'te
 import pgPassWebhooks from './postgres/022-pass-webhooks.sql' with { type: 'text' }
 import pgPassFeedUrls from './postgres/023-pass-feed-urls.sql' with { type: 'text' }
 import pgSearch from './postgres/024-search.sql' with { type: 'text' }
+import pgWebsub from './postgres/025-websub.sql' with { type: 'text' }
 
 export interface Migration {
   version: number
@@ -81,6 +83,7 @@ const NAMES = [
   '022-pass-webhooks',
   '023-pass-feed-urls',
   '024-search',
+  '025-websub',
 ]
 
 /** One engine's steps, its SQL given in the order of NAMES. */
@@ -115,6 +118,7 @@ export const MIGRATIONS = steps([
   passWebhooks,
   passFeedUrls,
   search,
+  websub,
 ])
 
 export const POSTGRES_MIGRATIONS = steps([
@@ -142,6 +146,7 @@ export const POSTGRES_MIGRATIONS = steps([
   pgPassWebhooks,
   pgPassFeedUrls,
   pgSearch,
+  pgWebsub,
 ])
 
 export const migrationsFor = (dialect: 'sqlite' | 'postgres'): Migration[] => (dialect === 'sqlite' ? MIGRATIONS : POSTGRES_MIGRATIONS)
