@@ -48,10 +48,19 @@ test('the explorer lists every operation and shows every request body, the 402 a
   // Every body: the example shows the fields of its schema (an empty body renders as nothing at all).
   const withBodies = operations.filter((op) => op.requestBody)
   // nonce, feed create and update, entry create and update, wallet, access link, category create and update, webhook,
-  // the four takedowns and reinstatements, the MCP message, a feed's pass on sale
-  expect(withBodies.length).toBe(16)
+  // the four takedowns and reinstatements, the MCP message, a feed's pass on sale, a WebSub hub request
+  expect(withBodies.length).toBe(17)
   for (const op of withBodies) {
     const block = await open(op)
+    // A form-encoded body (the WebSub hub request) is shown as its fields, each named.
+    if (Object.keys((op.requestBody as { content: object }).content)[0] === 'application/x-www-form-urlencoded') {
+      const form = (await block.locator('.opblock-section-request-body').textContent()) ?? ''
+      expect({ op: op.operationId, names: form.includes('hub.mode') && form.includes('hub.callback') }).toEqual({
+        op: op.operationId,
+        names: true,
+      })
+      continue
+    }
     const example =
       (await block
         .locator('.opblock-section-request-body .body-param__example, .opblock-section-request-body pre')

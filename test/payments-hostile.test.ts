@@ -3,7 +3,7 @@
 // broadcasting, a facilitator that lies. After every case the owner's on-chain balance moved by exactly the sum of
 // the owner's new ledger rows, and nobody got bytes they did not pay for.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createWalletClient, decodeFunctionData, http, serializeSignature, type Address, type Hex } from 'viem'
+import { createWalletClient, decodeFunctionData, http, parseTransaction, serializeSignature, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { authHeaders, b64, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
@@ -290,6 +290,29 @@ describe('an RPC that fails mid-way', () => {
     expect(await chain.authorizationState(buyer.address, second.payload.authorization.nonce as Hex)).toBe(false)
     expect(await entryRows(server, m)).toHaveLength(1)
     expect(await books(server, m)).toBe(PRICE)
+  })
+
+  test('a broadcast the node refuses leaves no nonce gap: four buyers at once, the lowest nonce refused; the others settle', async () => {
+    const relayer = privateKeyToAccount(chain.env.TRELLIS_RELAYER_KEY as Hex).address
+    const next = await chain.publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' })
+    // The node refuses the first transaction of the relayer's next nonce: never broadcast, so that nonce stays free.
+    rpc.fail('eth_sendRawTransaction', {
+      times: 1,
+      rpcError: { code: -32000, message: 'refused by the test' },
+      when: (params) => parseTransaction(params[0] as Hex).nonce === next,
+    })
+    const buyers = await Promise.all([0, 1, 2, 3].map(() => chain.newFundedBuyer(1_000_000n)))
+    const markets = await Promise.all(buyers.map(() => market()))
+    const headers = await Promise.all(
+      buyers.map(async (buyer, i) => encodePaymentHeader(await v1Payment(buyer, { to: markets[i]!.owner.address, value: PRICE }))),
+    )
+    const started = performance.now()
+    const statuses = await Promise.all(markets.map(async (m, i) => (await pay(m.content, headers[i]!)).status))
+    // One was refused by the node (not taken, or pending until the chain says it was not); every other is served, at
+    // once: none waits out its receipt (2 s here) behind a nonce a refused transaction never used.
+    expect(statuses.filter((status) => status === 200)).toHaveLength(3)
+    expect(performance.now() - started).toBeLessThan(2_000)
+    rpc.heal()
   })
 
   test('a facilitator that settles, then fails to answer: found by bounded log searches from the submission block', async () => {

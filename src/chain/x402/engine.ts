@@ -5,7 +5,7 @@
 import { createClient, keccak256, publicActions, walletActions, type Address, type Client, type Hex } from 'viem'
 import { getTransactionCount, sendRawTransaction } from 'viem/actions'
 import { privateKeyToAccount } from 'viem/accounts'
-import { createNonceManager, jsonRpc, type NonceManager } from 'viem/nonce'
+import type { NonceManager } from 'viem/nonce'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { x402Facilitator } from '@x402/core/facilitator'
 import { HTTPFacilitatorClient } from '@x402/core/server'
@@ -113,6 +113,23 @@ function heldNonces(lock: RelayerLock, signing: AsyncLocalStorage<Attempt>): Non
   }
 }
 
+/** A lock by name within this process: what RelayerLock is across instances, for an instance alone. */
+function processLock(): RelayerLock {
+  const tails = new Map<string, Promise<void>>()
+  return async (name) => {
+    const before = tails.get(name) ?? Promise.resolve()
+    let release = () => {}
+    const mine = new Promise<void>((resolve) => (release = resolve))
+    const tail = before.then(() => mine)
+    tails.set(name, tail)
+    await before
+    return async () => {
+      release()
+      if (tails.get(name) === tail) tails.delete(name)
+    }
+  }
+}
+
 /** Verifies and settles in process; our relayer wallet submits transferWithAuthorization and pays gas. */
 function localEngine(
   config: Config,
@@ -122,9 +139,11 @@ function localEngine(
 ): PaymentEngine {
   if (!config.relayerKey) throw new Error('TRELLIS_SETTLEMENT=local needs TRELLIS_RELAYER_KEY (the wallet that pays gas)')
   const signing = new AsyncLocalStorage<Attempt>()
-  // Parallel settlements need distinct transaction nonces: a nonce manager per relayer account, or one held across
-  // the instances that share it.
-  const nonceManager = relayerLock ? heldNonces(relayerLock, signing) : createNonceManager({ source: jsonRpc() })
+  // Parallel settlements need distinct transaction nonces, and no gap: each is read from the node's pending count
+  // under a lock held until its transaction is sent (or its signing failed), across the instances that share the
+  // relayer, or in this process alone. viem's counting manager handed out a nonce a failed send never used, and every
+  // later settlement waited behind the gap until its receipt wait ran out (a 503 to a buyer whose payment was good).
+  const nonceManager = heldNonces(relayerLock ?? processLock(), signing)
   const account = privateKeyToAccount(config.relayerKey as Hex, { nonceManager })
   const letGo = async (attempt: Attempt) => {
     const release = attempt.release
