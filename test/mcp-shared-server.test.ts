@@ -29,9 +29,18 @@ const callTool = (id: number | string, name: string, args: Record<string, unknow
 })
 
 /** An answer with its content fences' boundary set aside: each answer draws a boundary of its own, at random. */
+/**
+ * An answer with what differs by design from one call to the next: each content fence's random boundary, and the
+ * time inside a receipt link's token (its other claims stay, so a link to another entry still differs).
+ */
 const unfenced = (answer: { status: number; type: string | null; text: string }) => ({
   ...answer,
-  text: answer.text.replace(/(untrusted content) [A-Za-z0-9_-]+/g, '$1 <boundary>'),
+  text: answer.text
+    .replace(/(untrusted content) [A-Za-z0-9_-]+/g, '$1 <boundary>')
+    .replace(/\/v1\/access\/([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+/g, (_, __, claims: string) => {
+      const { iat: _iat, exp: _exp, ...kept } = JSON.parse(Buffer.from(claims, 'base64url').toString())
+      return `/v1/access/<token of ${JSON.stringify(kept).replace(/"/g, "'")}>`
+    }),
 })
 
 /** The SDK's answer as it gives it with a server and transport of its own (what /mcp did for every call). */
