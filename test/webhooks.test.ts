@@ -388,7 +388,11 @@ describe('delivering', () => {
       expect(paid.status).toBe(200)
       const logOf = async () => (await call(own.url, 'GET', `/v1/webhooks/${hook.body.id}/deliveries`, { wallet: seller })).body.data[0]
       // Nothing listens there: the log says so, not at which address the server looked.
-      const refused = await until('an attempt that could not connect', async () => (await logOf())?.attempts >= 1 && logOf())
+      // An attempt counts once claimed; its outcome is written when it ends: wait for that.
+      const refused = await until('an attempt that could not connect', async () => {
+        const delivery = await logOf()
+        return delivery?.attempts >= 1 && delivery.last_error !== null && delivery
+      })
       expect(refused.last_error).toStartWith('could not connect to the endpoint')
       expect(JSON.stringify(refused)).not.toMatch(/127\.0\.0\.1|::1/)
       // The name now leads to a loopback address a server refuses (as a name rebound after registration would).
