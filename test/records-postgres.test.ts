@@ -83,7 +83,9 @@ describe('transactions on PostgreSQL', () => {
       })
     await Promise.all([crossing('d1', 'd2', 'a'), crossing('d2', 'd1', 'b')])
     expect([await records.read.items.n('d1'), await records.read.items.n('d2')]).toEqual([2, 2])
-    expect(attempts.a + attempts.b).toBe(3) // one of them ran twice
+    // One of them ran again; under load the retry can cross the other once more (it may take the row back before the
+    // survivor's woken lock request does), and each deadlock costs exactly one more attempt: at least three.
+    expect(attempts.a + attempts.b).toBeGreaterThanOrEqual(3)
   }, 20_000)
 
   test('lazy durability holds for its own transaction only', async () => {

@@ -13,13 +13,17 @@ export interface SearchInput {
   type?: SearchKind
   /** A category id or name: feeds of it, and entries of its feeds. */
   category?: string
-  after?: { rank: number; id: string }
+  after?: SearchCursor
   limit: number
 }
+
+/** Where the next page starts (a page token's content): the last hit's rank and the engine's key for it. */
+export type SearchCursor = { r: number; i: string }
 
 export interface SearchItem {
   kind: SearchKind
   rank: number
+  key: string
   snippet: string
   feed: FeedRecord
   entry: EntryRecord | null
@@ -30,6 +34,9 @@ export interface SearchItem {
  * quotes and operators included, only parts words). At most MAX_SEARCH_WORDS.
  */
 export const searchWords = (q: string): string[] => (q.match(/[\p{L}\p{N}\p{M}]+/gu) ?? []).slice(0, MAX_SEARCH_WORDS)
+
+/** The cursor that continues after `item`. */
+export const cursorAfter = (item: SearchItem): SearchCursor => ({ r: item.rank, i: item.key })
 
 export function searchService(d: { records: Records }) {
   const read = d.records.read
@@ -45,14 +52,20 @@ export function searchService(d: { records: Records }) {
         if (!category) return []
         categoryId = category.id
       }
-      const hits = await read.search.find({ words, kind: input.type, categoryId, after: input.after, limit: input.limit })
+      const hits = await read.search.find({
+        words,
+        kind: input.type,
+        categoryId,
+        after: input.after && { rank: input.after.r, key: input.after.i },
+        limit: input.limit,
+      })
       const items: SearchItem[] = []
       for (const hit of hits) {
         // Read after the hits: a feed or entry changed in between is shown as it is now, or left out when it went away.
         const feed = await read.feeds.byId(hit.feed_id)
         const entry = hit.kind === 'entry' ? await read.entries.byId(hit.item_id) : null
         if (!feed?.is_active || feed.taken_down || (hit.kind === 'entry' && (!entry?.is_active || entry.taken_down))) continue
-        items.push({ kind: hit.kind, rank: hit.rank, snippet: hit.snippet, feed, entry: entry ?? null })
+        items.push({ kind: hit.kind, rank: hit.rank, key: hit.key, snippet: hit.snippet, feed, entry: entry ?? null })
       }
       return items
     },

@@ -5,6 +5,7 @@ import type { Services } from './services.ts'
 import type { FeedRecord } from '../models/records.ts'
 import type { FeedOrder } from '../models/feed.ts'
 import { DomainError } from '../domain/errors.ts'
+import { cursorAfter, type SearchCursor } from '../domain/search.ts'
 import { browsePage, BROWSE_SORTS, type BrowseSort } from '../pages/browse.ts'
 import { searchPage } from '../pages/search.ts'
 import { ASSET_VERSION } from '../pages/assets.ts'
@@ -67,7 +68,6 @@ function listingPage(s: Services, listing: Listing, query: Record<string, unknow
 }
 
 const SEARCH_RESULTS = 20
-type SearchCursor = { r: number; i: string }
 
 /** The search page: the hits of q (none asked: just the box), kept like the API's answer of the same query. */
 function searchResults(s: Services, query: Record<string, unknown>) {
@@ -76,14 +76,8 @@ function searchResults(s: Services, query: Record<string, unknown>) {
   const scope = `search page:${q}`
   return keptPage(s, `${scope}?${token ?? ''}`, async () => {
     const cursor = s.pages.decode<SearchCursor>(scope, token)
-    const items = q ? await s.search.search({ q, after: cursor && { rank: cursor.r, id: cursor.i }, limit: SEARCH_RESULTS + 1 }) : []
-    const listed = pageOf(
-      items,
-      SEARCH_RESULTS,
-      s.pages,
-      scope,
-      (last): SearchCursor => ({ r: last.rank, i: (last.entry ?? last.feed).id }),
-    )
+    const items = q ? await s.search.search({ q, after: cursor, limit: SEARCH_RESULTS + 1 }) : []
+    const listed = pageOf(items, SEARCH_RESULTS, s.pages, scope, cursorAfter)
     return searchPage({
       network: s.config.network.name,
       q,

@@ -1,7 +1,7 @@
 // /v1/search: full-text search over feeds and entries, the most relevant first, cursor paginated.
 import { Elysia, t } from 'elysia'
 import { Page, SearchResult, SearchText, SearchType } from '../models/index.ts'
-import type { SearchItem } from '../domain/search.ts'
+import { cursorAfter, type SearchCursor, type SearchItem } from '../domain/search.ts'
 import type { Services } from './services.ts'
 import { isFreeNow } from '../domain/entries.ts'
 import { nowSeconds } from '../lib/clock.ts'
@@ -12,9 +12,6 @@ import { feedBody } from './feeds.ts'
 import { entryBody } from './entries.ts'
 
 const SEARCH_PARAMETERS = ['q', 'type', 'category', 'page_size', 'page_token'] as const
-
-/** Where the next page starts: the last hit's rank and id. */
-type Cursor = { r: number; i: string }
 
 const resultBody = (item: SearchItem, now: number): SearchResult => ({
   type: item.kind,
@@ -33,15 +30,15 @@ export const searchRoutes = (s: Services) =>
           const limit = pageSize(query.page_size)
           // A token names its query: one page's token cannot continue another search.
           const scope = `search:${JSON.stringify([query.q, query.type ?? null, query.category ?? null])}`
-          const cursor = s.pages.decode<Cursor>(scope, query.page_token)
+          const cursor = s.pages.decode<SearchCursor>(scope, query.page_token)
           const items = await s.search.search({
             q: query.q,
             type: query.type,
             category: query.category,
-            after: cursor && { rank: cursor.r, id: cursor.i },
+            after: cursor,
             limit: limit + 1,
           })
-          const result = page(items, limit, s.pages, scope, (last): Cursor => ({ r: last.rank, i: (last.entry ?? last.feed).id }))
+          const result = page(items, limit, s.pages, scope, cursorAfter)
           // is_free and price change when a paid entry's early access ends.
           for (const { entry } of result.data) if (entry && !isFreeNow(entry, now) && entry.expires_at !== null) staleFrom(entry.expires_at)
           return JSON.stringify({ data: result.data.map((item) => resultBody(item, now)), pagination: result.pagination })

@@ -601,7 +601,7 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
           await tx.entries.deactivate(gone.id, feedId, now())
           await tx.entries.moderate(down.id, feedId, { is_active: false, taken_down: true, deactivated_with_feed: false }, now())
         })
-        const find = (words: string[], more: { kind?: 'feed' | 'entry'; after?: { rank: number; id: string }; limit?: number } = {}) =>
+        const find = (words: string[], more: { kind?: 'feed' | 'entry'; after?: { rank: number; key: string }; limit?: number } = {}) =>
           records.read.search.find({ words, limit: 10, ...more })
         const hits = await find([w])
         expect(hits.map((hit) => hit.item_id)).toEqual([named.id, inBody.id])
@@ -615,11 +615,11 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
         expect(await find([w, lone])).toHaveLength(1)
         expect(await find([secret])).toEqual([])
         expect(await find([w], { kind: 'feed' })).toEqual([])
-        // A page starts after the last hit of the one before: by rank, then id.
+        // A page starts after the last hit of the one before: by rank, then the engine's key.
         const first = await find([w], { limit: 1 })
-        const second = await find([w], { limit: 1, after: { rank: first[0]!.rank, id: first[0]!.item_id } })
+        const second = await find([w], { limit: 1, after: { rank: first[0]!.rank, key: first[0]!.key } })
         expect([...first, ...second].map((hit) => hit.item_id)).toEqual([named.id, inBody.id])
-        expect(await find([w], { after: { rank: second[0]!.rank, id: second[0]!.item_id } })).toEqual([])
+        expect(await find([w], { after: { rank: second[0]!.rank, key: second[0]!.key } })).toEqual([])
         // A feed's words; a body set later; a feed deactivated takes its entries' hits with it.
         await records.transact((tx) => tx.feeds.update(feedId, { name: `Feed ${later}` }, now()))
         await records.transact((tx) => tx.search.setBody(named.id, `now with ${later}`))
@@ -632,6 +632,33 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
         expect(await find([later])).toEqual([])
       },
     )
+
+    test('search pages through 150 hits of one rank, 140 of them hidden: each shown one exactly once, in order', async () => {
+      // Only the best documents are ranked at first: here most of them are hidden, so more must be ranked to fill a page.
+      const records = await open()
+      const w = `zq${[...randomBytes(8)].map((b) => 'bcdfghjklmnpqrstvwxz'[b % 20]).join('')}`
+      const feedId = await aFeed(records)
+      const entries = Array.from({ length: 150 }, () => anEntry(feedId, { title: `Same ${w}` }))
+      await records.transact(async (tx) => {
+        for (const entry of entries) await tx.entries.add(entry, 1000)
+      })
+      const shown = entries.filter((_, i) => i % 15 === 7).map((entry) => entry.id)
+      await records.transact(async (tx) => {
+        for (const entry of entries) if (!shown.includes(entry.id)) await tx.entries.deactivate(entry.id, feedId, now())
+      })
+      const seen: string[] = []
+      let after: { rank: number; key: string } | undefined
+      for (let pages = 0; pages < 5; pages++) {
+        const page = await records.read.search.find({ words: [w], kind: 'entry', after, limit: 7 })
+        if (page.length === 0) break
+        expect(page.length).toBe(seen.length === 0 ? 7 : 3)
+        for (let i = 1; i < page.length; i++) expect(page[i - 1]!.rank).toBeLessThanOrEqual(page[i]!.rank)
+        seen.push(...page.map((hit) => hit.item_id))
+        after = { rank: page.at(-1)!.rank, key: page.at(-1)!.key }
+      }
+      expect(seen).toHaveLength(10)
+      expect([...seen].sort()).toEqual([...shown].sort())
+    })
 
     test('the feed limit holds under concurrency: 20 adds at once into room for 5 store exactly 5', async () => {
       // With a shared database, from two openings at once, as two instances would.
