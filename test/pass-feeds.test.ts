@@ -4,15 +4,10 @@
 // same URL every time it is asked for; a stranger gets none and cannot revoke it; revoked, it is gone and the next one
 // differs; the pass ending stops it and buying again opens it again; a takedown answers 451; reads pay nothing.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { validateXML } from 'xmllint-wasm'
-import Ajv from 'ajv'
-import addFormats from 'ajv-formats'
-import jsonFeedSchema from 'jsonfeed-schema/schema-v1.1.json'
 import { startTestServer, testClockFile, type TestServer } from '../dev/server.ts'
 import { b64, call, createEntry, createFeed, expectError, newWallet, type Wallet } from '../dev/api.ts'
 import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
+import { checkJsonFeed, elements, itemOf, validXml, xmlText } from './helpers/feed-documents.ts'
 
 const ADMIN = { 'admin-api-key': 'pass-feeds-admin-key' }
 const PASS_PRICE = 50_000n
@@ -20,12 +15,6 @@ const PRICE = { amount: '10000', currency: 'USDC' }
 const TEXT = 'The whole paid essay.\nLine two & <b>markup</b> stays text.'
 const NOTES = '# Heading\n\nMarkdown body'
 const AUDIO = Uint8Array.from({ length: 5000 }, (_, i) => i % 251)
-
-const SCHEMAS = join(import.meta.dir, 'schemas')
-const rng = (name: string) => ({ fileName: name, contents: readFileSync(join(SCHEMAS, name), 'utf8') })
-const ajv = new Ajv({ allErrors: true, strict: false })
-addFormats(ajv)
-const checkJsonFeed = ajv.compile(jsonFeedSchema)
 
 let chain: TestChain
 let server: TestServer
@@ -50,20 +39,6 @@ async function buyPass(buyer?: Awaited<ReturnType<TestChain['newFundedBuyer']>>)
   expect(bought.status).toBe(201)
   return wallet
 }
-
-async function validXml(xml: string, schema: string): Promise<string[]> {
-  const result = await validateXML({ xml: [{ fileName: 'feed.xml', contents: xml }], schema: [rng(schema)], extension: 'relaxng' })
-  return result.errors.map((e) => e.rawMessage)
-}
-/** The elements named `tag`, as text (no nesting of one name in these documents). */
-const elements = (xml: string, tag: string) =>
-  [...xml.matchAll(new RegExp(`<${tag}\\b[^>]*?(?:/>|>[\\s\\S]*?</${tag}>)`, 'g'))].map((m) => m[0])
-/** An element's text as an XML parser hands it over: its character references resolved, once. */
-const xmlText = (element: string) =>
-  element
-    .replace(/^<[^>]+>|<\/[^>]+>$/g, '')
-    .replace(/&(lt|gt|quot|#39|amp);/g, (_, name: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[name]!)
-const itemOf = (xml: string, tag: string, id: string) => elements(xml, tag).find((i) => i.includes(`urn:uuid:${id}`))!
 
 beforeAll(async () => {
   chain = await startChain()

@@ -3,20 +3,9 @@
 // Ajv). Free audio and video are enclosures with length and type; paid entries carry their price and a link to the
 // paywall, never their content; readers that have the current version get 304.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { validateXML } from 'xmllint-wasm'
-import Ajv from 'ajv'
-import addFormats from 'ajv-formats'
-import jsonFeedSchema from 'jsonfeed-schema/schema-v1.1.json'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { b64, call, createEntry, createFeed, expectError, newWallet, type Wallet } from '../dev/api.ts'
-
-const SCHEMAS = join(import.meta.dir, 'schemas')
-const rng = (name: string) => ({ fileName: name, contents: readFileSync(join(SCHEMAS, name), 'utf8') })
-const validJsonFeed = new Ajv({ allErrors: true, strict: false })
-addFormats(validJsonFeed)
-const checkJsonFeed = validJsonFeed.compile(jsonFeedSchema)
+import { checkJsonFeed, elements, validXml, xmlText } from './helpers/feed-documents.ts'
 
 const AUDIO = Buffer.alloc(3000, 7) // the bytes do not matter to a feed: their length and type do
 const HOSTILE = `<b>"bold"</b> & 'quotes' ]]> \u0001\u0008 done`
@@ -78,21 +67,6 @@ const url = (format: string) => `${server.url}/v1/feeds/${feed.id}/${format}`
 const get = (format: string, headers: Record<string, string> = {}) => fetch(url(format), { headers })
 const entryPage = (e: { id: string }) => `${server.url}/feeds/${feed.id}/entries/${e.id}`
 const bytesOf = (e: { id: string }) => `${server.url}/v1/feeds/${feed.id}/entries/${e.id}/content`
-
-async function validXml(xml: string, schema: string): Promise<string[]> {
-  const result = await validateXML({ xml: [{ fileName: 'feed.xml', contents: xml }], schema: [rng(schema)], extension: 'relaxng' })
-  return result.errors.map((e) => e.rawMessage)
-}
-
-/** The elements named `tag` (no nesting of the same name in these documents), as text. */
-const elements = (xml: string, tag: string) =>
-  [...xml.matchAll(new RegExp(`<${tag}\\b[^>]*?(?:/>|>[\\s\\S]*?</${tag}>)`, 'g'))].map((m) => m[0])
-
-/** What an XML parser hands a reader for an element's text: its character references resolved, once. */
-const xmlText = (element: string) =>
-  element
-    .replace(/^<[^>]+>|<\/[^>]+>$/g, '')
-    .replace(/&(lt|gt|quot|#39|amp);/g, (_, name: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[name]!)
 
 describe('RSS 2.0 at feed.xml', () => {
   test(

@@ -4,6 +4,7 @@ import type { EntryRecord, FeedRecord } from '../models/records.ts'
 import type { ArrivedContent, ContentStore, ContentWriter } from '../content/store.ts'
 import type { ContentKey } from '../content/store.ts'
 import { newId } from '../lib/ids.ts'
+import { concatChunks } from '../lib/chunks.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { parsePrice } from './prices.ts'
 import { fail } from './errors.ts'
@@ -215,6 +216,20 @@ export function entryService(d: Deps) {
       if (size === null || size > maxBytes) return null
       const body = size === 0 ? new Uint8Array() : await d.content.body(item.cid, size, undefined, item.key)
       return new TextDecoder().decode(body instanceof Blob ? await body.arrayBuffer() : body)
+    },
+
+    /**
+     * The first `maxBytes` of an entry's content as text (as text() decodes it; a character the cut splits is left
+     * out), and whether there is more; null when the content is not in the store. The caller decides who may read it.
+     */
+    async opening(entry: Pick<EntryRecord, 'id' | 'cid' | 'mime_type'>, maxBytes: number): Promise<{ text: string; cut: boolean } | null> {
+      const item = await this.servable(entry)
+      const size = await d.content.size(item.cid)
+      if (size === null) return null
+      const [cut, length] = [size > maxBytes, Math.min(size, maxBytes)]
+      // Read as a range: a large item's opening costs no copy of all of it (as body() would write to a file).
+      const bytes = length === 0 ? new Uint8Array() : await concatChunks(d.content.read(item.cid, { offset: 0, length }, item.key), length)
+      return { text: new TextDecoder().decode(bytes, { stream: cut }), cut }
     },
 
     /** What serving an entry's bytes needs: its item, type, and the key its content is sealed under (paid entries). */

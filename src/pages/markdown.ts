@@ -2,6 +2,7 @@
 // to an allow-list of plain document markup. No raw HTML passes (its tags are dropped, its text kept), no script,
 // no style, no event handler; links only to http, https and mailto (a javascript: link loses its href) and marked
 // nofollow; no images (the pages fetch nothing from elsewhere, and the Content-Security-Policy would block them).
+// An HTML entry shown outside its sandbox (in a public feed) passes the same allow-list.
 import { Marked } from 'marked'
 import sanitizeHtml from 'sanitize-html'
 import { Html } from './html.ts'
@@ -48,4 +49,9 @@ ALLOWED.allowedAttributes = { ...ALLOWED.allowedAttributes, a: ['href', 'title',
 /** A Markdown text as safe markup for a page. */
 export function renderMarkdown(text: string): Html {
   return new Html(sanitizeHtml(marked.parse(text) as string, ALLOWED))
+}
+
+/** An HTML entry's markup kept to the same allow-list, for a feed reader (which shows it in no sandbox). */
+export function sanitizeMarkup(markup: string): Html {
+  return new Html(sanitizeHtml(markup, ALLOWED))
 }

@@ -1,19 +1,25 @@
 // A feed as feed readers and podcast apps read it: RSS 2.0, Atom 1.0 and JSON Feed 1.1, made from the same facts.
-// Free audio and video are enclosures (with their length and type), so a podcast app plays them; a paid entry is
-// listed with its price and a link to its paywall page, never with its content or a link to its bytes. A pass
-// holder's private feed (routes/pass-feeds.ts) is made from the same facts, with every entry the reader's.
+// Free text, Markdown, HTML and JSON carry their content as safe HTML (feed-bodies.ts); free audio, video and images
+// are enclosures (with their length and type), so a podcast app plays them; a paid entry is listed with its price and
+// a link to its paywall page, never with its content or a link to its bytes. An entry without a description has
+// none (no stand-in words). A pass holder's private feed (routes/pass-feeds.ts) is made from the same facts, with
+// every entry the reader's.
 import type { EntryRecord, FeedRecord, WalletRecord } from '../models/records.ts'
 import { escapeHtml, html } from './html.ts'
-import { mediaKind, usdc } from './format.ts'
+import { usdc } from './format.ts'
 import { creatorName, entryTitle } from './names.ts'
+import { baseType, type FeedBody } from './feed-bodies.ts'
 
 export interface SyndicationFacts {
   baseUrl: string
   network: string
   feed: FeedRecord
   creator: WalletRecord | null
-  /** `text`: the entry's content, inline (a holder's feed, for plain text, Markdown and JSON of a moderate size). */
-  entries: { entry: EntryRecord; free: boolean; text?: string }[]
+  /**
+   * `body`: the entry's content, inline: a free one's as safe HTML in a public feed (feed-bodies.ts; never a paid
+   * one's), and in a holder's feed the text of plain text, Markdown and JSON of a moderate size, as text.
+   */
+  entries: { entry: EntryRecord; free: boolean; body?: FeedBody }[]
   /** The latest change to the feed or any entry listed (Unix seconds). */
   updatedAt: number
   /**
@@ -47,25 +53,32 @@ function places(f: SyndicationFacts) {
   }
 }
 
-/** The media type without parameters, as an enclosure names it. */
-const baseType = (mimeType: string) => mimeType.split(';')[0]!.trim().toLowerCase()
-
 type Item = SyndicationFacts['entries'][number]
 
 /** Whether the reader has the entry: free, or the feed is a holder's. */
 const readable = (f: SyndicationFacts, free: boolean) => free || f.holder !== undefined
 
 /**
- * Free audio and video are played from the feed; everything else is read on its page. A holder's feed encloses
- * whatever it does not carry inline (media, HTML, a long text), so a podcast app plays it and a reader opens it.
+ * Free audio, video and images are played and shown from the feed; free text is carried; the rest is read on its
+ * page. A holder's feed encloses whatever it does not carry inline (media, HTML, a long text).
  */
-const enclosed = (f: SyndicationFacts, { entry: e, free, text }: Item) =>
-  f.holder ? text === undefined : free && /^(audio|video)\//.test(baseType(e.mime_type))
+const enclosed = (f: SyndicationFacts, { entry: e, free, body }: Item) =>
+  f.holder ? body === undefined : free && /^(audio|video|image)\//.test(baseType(e.mime_type))
 
-/** What a reader shows for an entry: its description, and for a paid one what it costs and where to buy it. */
+/** The content the feed carries: a readable entry's only. A cut one ends with a link to the rest, on its page. */
+function carried(f: SyndicationFacts, { free, body }: Item, entryPage: string): FeedBody | undefined {
+  if (body === undefined || !readable(f, free)) return undefined
+  if (!body.cut) return body
+  return {
+    ...(body.html === undefined ? {} : { html: `${body.html}${html`<p><a href="${entryPage}">The rest is on its page</a></p>`}` }),
+    ...(body.text === undefined ? {} : { text: `${body.text}…\n\nThe rest is on its page: ${entryPage}` }),
+  }
+}
+
+/** What a reader shows for an entry: its description (or nothing), and for a paid one its price and where to buy it. */
 function summary(f: SyndicationFacts, e: EntryRecord, free: boolean, entryPage: string): string {
   const words = e.description ?? ''
-  if (readable(f, free)) return words || `${mediaKind(e.mime_type)} entry`
+  if (readable(f, free)) return words
   return `${words}${words ? '\n\n' : ''}Paid entry: ${usdc(e.price)} on ${f.network}. Buy it at ${entryPage}`
 }
 
@@ -80,14 +93,14 @@ const rfc3339 = (seconds: number) => new Date(seconds * 1000).toISOString().repl
 const titled = (f: SyndicationFacts, e: EntryRecord, free: boolean) =>
   readable(f, free) ? entryTitle(e) : `${entryTitle(e)} (${usdc(e.price)})`
 
-/** A holder's RSS: the content module (inline text), and iTunes' block, which keeps it out of podcast directories. */
-const HOLDER_NAMESPACES = html`${' '}xmlns:content="http://purl.org/rss/1.0/modules/content/"
-  xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"`
+/** The content module (content:encoded), and for a holder's RSS iTunes' block, keeping it out of podcast directories. */
+const CONTENT_NAMESPACE = html`${' '}xmlns:content="http://purl.org/rss/1.0/modules/content/"`
+const HOLDER_NAMESPACES = html`${' '}xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"`
 
 export function rssFeed(f: SyndicationFacts): string {
   const at = places(f)
   return `<?xml version="1.0" encoding="UTF-8"?>\n${
-    html`<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"${f.holder ? HOLDER_NAMESPACES : ''}>
+    html`<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"${CONTENT_NAMESPACE}${f.holder ? HOLDER_NAMESPACES : ''}>
 <channel>
 <title>${f.feed.name}</title>
 <link>${at.feedPage}</link>
@@ -106,14 +119,17 @@ ${f.entries.map((item) => rssItem(f, at, item))}</channel>
 }
 
 function rssItem(f: SyndicationFacts, at: Places, item: Item) {
-  const { entry: e, free, text } = item
+  const { entry: e, free } = item
+  const said = summary(f, e, free, at.entryPage(e))
+  const body = carried(f, item, at.entryPage(e))
+  const encoded = body?.html ?? (body?.text === undefined ? undefined : rssDescription(body.text))
   return html`<item>
 <title>${titled(f, e, free)}</title>
 <link>${at.entryPage(e)}</link>
 <guid isPermaLink="false">urn:uuid:${e.id}</guid>
 <pubDate>${rfc822(e.created_at)}</pubDate>
-<description>${rssDescription(summary(f, e, free, at.entryPage(e)))}</description>
-${text === undefined ? '' : html`<content:encoded>${rssDescription(text)}</content:encoded>`}
+${said ? html`<description>${rssDescription(said)}</description>` : ''}
+${encoded === undefined ? '' : html`<content:encoded>${encoded}</content:encoded>`}
 ${e.tags.map((tag) => html`<category>${tag}</category>`)}
 ${enclosed(f, item) ? html`<enclosure url="${at.bytes(e)}" length="${e.size}" type="${baseType(e.mime_type)}"/>` : ''}
 </item>
@@ -142,7 +158,9 @@ ${f.entries.map((item) => atomEntry(f, at, item))}</feed>
 }
 
 function atomEntry(f: SyndicationFacts, at: Places, item: Item) {
-  const { entry: e, free, text } = item
+  const { entry: e, free } = item
+  const said = summary(f, e, free, at.entryPage(e))
+  const body = carried(f, item, at.entryPage(e))
   return html`<entry>
 <id>urn:uuid:${e.id}</id>
 <title>${titled(f, e, free)}</title>
@@ -150,11 +168,27 @@ function atomEntry(f: SyndicationFacts, at: Places, item: Item) {
 <published>${rfc3339(e.created_at)}</published>
 <link rel="alternate" type="text/html" href="${at.entryPage(e)}"/>
 ${enclosed(f, item) ? html`<link rel="enclosure" type="${baseType(e.mime_type)}" length="${e.size}" href="${at.bytes(e)}"/>` : ''}
-<summary>${summary(f, e, free, at.entryPage(e))}</summary>
-${text === undefined ? '' : html`<content type="text">${text}</content>`}
+${said ? html`<summary>${said}</summary>` : ''}
+${atomContent(body)}
 ${e.tags.map((tag) => html`<category term="${tag}"/>`)}
 </entry>
 `
+}
+
+/** Atom's content: the markup as HTML (escaped once more by XML), else the text as text. */
+const atomContent = (body: FeedBody | undefined) => {
+  if (body?.html !== undefined) return html`<content type="html">${body.html}</content>`
+  return body?.text === undefined ? '' : html`<content type="text">${body.text}</content>`
+}
+
+/** JSON Feed's content: the markup and the text; an item must have one, so without either its description or title. */
+function jsonContent(f: SyndicationFacts, e: EntryRecord, free: boolean, said: string, body: FeedBody | undefined) {
+  if (body === undefined) return { content_text: said || titled(f, e, free) }
+  return {
+    ...(body.html === undefined ? {} : { content_html: body.html }),
+    ...(body.text === undefined ? {} : { content_text: body.text }),
+    ...(said ? { summary: said } : {}),
+  }
 }
 
 export function jsonFeed(f: SyndicationFacts): string {
@@ -169,17 +203,19 @@ export function jsonFeed(f: SyndicationFacts): string {
     ...(at.cover ? { icon: at.cover } : {}),
     authors: [{ name: f.creator ? creatorName(f.creator) : f.feed.owner_wallet_address, url: at.creatorPage }],
     items: f.entries.map((item) => {
-      const { entry: e, free, text } = item
+      const { entry: e, free } = item
       const said = summary(f, e, free, at.entryPage(e))
+      const attached = enclosed(f, item)
       return {
         id: e.id,
         url: at.entryPage(e),
         title: titled(f, e, free),
-        ...(text === undefined ? { content_text: said } : { content_text: text, summary: said }),
+        ...jsonContent(f, e, free, said, carried(f, item, at.entryPage(e))),
+        ...(attached && baseType(e.mime_type).startsWith('image/') ? { image: at.bytes(e) } : {}),
         date_published: rfc3339(e.created_at),
         date_modified: rfc3339(e.updated_at),
         ...(e.tags.length ? { tags: e.tags } : {}),
-        ...(enclosed(f, item) ? { attachments: [{ url: at.bytes(e), mime_type: baseType(e.mime_type), size_in_bytes: e.size }] } : {}),
+        ...(attached ? { attachments: [{ url: at.bytes(e), mime_type: baseType(e.mime_type), size_in_bytes: e.size }] } : {}),
         _trellis: { is_free: free, price: free ? '0' : e.price.toString(), asset: 'USDC', network: f.network, mime_type: e.mime_type },
       }
     }),

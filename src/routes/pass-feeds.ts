@@ -2,21 +2,19 @@
 // (DELETE); podcast apps and feed readers, which send no signature, then read the feed and its enclosures at
 // /v1/pass-feeds/{token}/… while the pass runs. Every answer there is the holder's alone: no shared cache stores it
 // (`private, no-store`) and no search engine indexes it. Reads through it pay nothing and write nothing.
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import type { EntryRecord, FeedRecord } from '../models/records.ts'
 import { PassFeedUrl } from '../models/index.ts'
 import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
 import { uuid } from './params.ts'
 import { contentText, serveContent } from './serve-content.ts'
-import { DESCRIPTIONS, type Document, unchanged } from './syndication.ts'
-import { isFreeNow } from '../domain/entries.ts'
+import { type Document, DESCRIPTIONS, documentRoutes, documentWeight, gather, render } from './feed-documents.ts'
 import { mediaTypeBase } from '../domain/media-type.ts'
-import { nowSeconds } from '../lib/clock.ts'
 import { contentResponses, errors, NoBody } from '../edge/openapi.ts'
-import { FORMATS, SYNDICATE, type Format } from '../pages/syndication.ts'
+import type { Format } from '../pages/syndication.ts'
+import type { FeedBody } from '../pages/feed-bodies.ts'
 
-const LISTED_ENTRIES = 50
 /** Plain text, Markdown and JSON up to this size are carried inline (as text, never as markup); the rest is enclosed. */
 const INLINE_MAX_BYTES = 256 * 1024
 const INLINE_TYPES = new Set(['text/plain', 'text/markdown', 'application/json'])
@@ -40,10 +38,11 @@ export const passFeedRoutes = (s: Services) => {
       () => SERVABLE_CHARS,
     )
 
-  /** The entry's content when the feed carries it inline, else undefined (enclosed). */
-  async function inline(entry: EntryRecord): Promise<string | undefined> {
+  /** The entry's content when the feed carries it inline (as text), else undefined (enclosed). */
+  async function inline(entry: EntryRecord): Promise<FeedBody | undefined> {
     if (!INLINE_TYPES.has(mediaTypeBase(entry.mime_type) ?? '') || entry.size > INLINE_MAX_BYTES) return undefined
-    return (await contentText(s.content, await servable(entry), INLINE_MAX_BYTES)) ?? undefined
+    const text = await contentText(s.content, await servable(entry), INLINE_MAX_BYTES)
+    return text === null ? undefined : { text }
   }
 
   /** The feed as the holder of URL `urlId` reads it, kept until the records change (as the public one is). */
@@ -52,24 +51,11 @@ export const passFeedRoutes = (s: Services) => {
     return s.cached.get<Document>(
       `pass-feed:${format}:${urlId}`,
       async (staleFrom) => {
-        const now = nowSeconds()
-        const rows = await s.entries.list({ feedId: feed.id, limit: LISTED_ENTRIES })
-        for (const e of rows) if (!isFreeNow(e, now) && e.expires_at !== null) staleFrom(e.expires_at)
-        const creator = await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
-        const updatedAt = Math.max(feed.updated_at, ...rows.map((e) => e.updated_at))
-        const entries = await Promise.all(rows.map(async (entry) => ({ entry, free: isFreeNow(entry, now), text: await inline(entry) })))
-        const body = SYNDICATE[format]({
-          baseUrl: s.publicUrl(),
-          network: s.config.network.name,
-          feed,
-          creator,
-          entries,
-          updatedAt,
-          holder: { self: (f) => `${base(token)}/${f}`, bytes: (e) => `${base(token)}/entries/${e.id}/content` },
-        })
-        return { body, etag: `"${Bun.hash(body).toString(36)}"`, lastModified: new Date(updatedAt * 1000).toUTCString() }
+        const facts = await gather(s, feed, inline, staleFrom)
+        const holder = { self: (f: Format) => `${base(token)}/${f}`, bytes: (e: EntryRecord) => `${base(token)}/entries/${e.id}/content` }
+        return render({ ...facts, holder }, format)
       },
-      (d) => 2 * d.body.length,
+      documentWeight,
     )
   }
 
@@ -128,37 +114,15 @@ export const passFeedRoutes = (s: Services) => {
         },
       },
     )
-  for (const format of Object.keys(FORMATS) as Format[]) {
-    app.get(
-      `/v1/pass-feeds/:token/${format}`,
-      async ({ params, request }) => {
-        const { feed, url } = await s.passFeedUrls.admit(params.token)
-        const d = await document(feed, url.id, format)
-        const headers = {
-          'content-type': FORMATS[format],
-          etag: d.etag,
-          'last-modified': d.lastModified,
-          'cache-control': PRIVATE,
-          ...UNLISTED,
-        }
-        return unchanged(request, d) ? new Response(null, { status: 304, headers }) : new Response(d.body, { headers })
-      },
-      {
-        response: {
-          200: t.String({
-            format: 'binary',
-            'x-media-type': FORMATS[format].split(';')[0],
-            description: `The holder's feed as ${DESCRIPTIONS[format]}: its 50 newest entries, in full`,
-          }),
-          304: NoBody('not modified (If-None-Match or If-Modified-Since)'),
-          ...errors(403, 404, 410, 451),
-        },
-        detail: {
-          summary: `A holder's private feed as ${DESCRIPTIONS[format]}`,
-          description: `Every entry the reader's: full text inline, media as enclosures at this URL's token. ${REFUSED}`,
-        },
-      },
-    )
-  }
-  return app
+  return documentRoutes(app, {
+    path: (format) => `/v1/pass-feeds/:token/${format}`,
+    read: async (params, format) => {
+      const { feed, url } = await s.passFeedUrls.admit(params.token!)
+      return { document: await document(feed, url.id, format), headers: { 'cache-control': PRIVATE, ...UNLISTED } }
+    },
+    ok: (format) => `The holder's feed as ${DESCRIPTIONS[format]}: its 50 newest entries, in full`,
+    refusals: [403, 404, 410, 451],
+    summary: (format) => `A holder's private feed as ${DESCRIPTIONS[format]}`,
+    description: `Every entry the reader's: full text inline, media as enclosures at this URL's token. ${REFUSED}`,
+  })
 }

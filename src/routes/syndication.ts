@@ -1,30 +1,58 @@
 // /v1/feeds/{feed_id}/feed.xml, .atom, .json: a feed for readers and podcast apps (pages/syndication.ts), kept in the
 // read memo until the feed or its entries change, answered 304 to a reader that has it (ETag or Last-Modified). Each
 // is a WebSub topic: the document and its Link header name the hub (routes/websub.ts) and the topic itself.
-import { Elysia, t } from 'elysia'
+// Free text, Markdown, HTML and JSON entries carry their content (its first FEED_BODY_BYTES), rendered and sanitized
+// once per content and kept by its CID (bodies below), so a feed made again after a write reads and renders nothing.
+import { Elysia } from 'elysia'
 import type { Services } from './services.ts'
+import type { EntryRecord } from '../models/records.ts'
 import { DomainError } from '../domain/errors.ts'
-import { isFreeNow } from '../domain/entries.ts'
-import { nowSeconds } from '../lib/clock.ts'
 import { uuid } from './params.ts'
-import { matchesEtag } from './serve-content.ts'
-import { errors, NoBody } from '../edge/openapi.ts'
-import { FORMATS, SYNDICATE, type Format } from '../pages/syndication.ts'
+import { FORMATS, type Format } from '../pages/syndication.ts'
+import { baseType, carriesBody, FEED_BODY_BYTES, type FeedBody, feedBody } from '../pages/feed-bodies.ts'
 import { hubUrl, topicLinks } from '../domain/websub-topics.ts'
+import { type Document, DESCRIPTIONS, documentRoutes, documentWeight, gather, render } from './feed-documents.ts'
 
-const LISTED_ENTRIES = 50
 const CACHE_CONTROL = 'public, max-age=60'
+/** About how many characters of rendered bodies are kept (the least recently read make room). */
+const BODIES_MAX_CHARS = 8 * 1024 * 1024
 
-export interface Document {
-  body: string
-  etag: string
-  lastModified: string
+/**
+ * Free entries' bodies as the feeds carry them, by CID and type. Content never changes under its CID, so a body kept
+ * is never stale: unlike the read memo (emptied by any write), this outlives writes, and three formats read one.
+ */
+const bodies = new Map<string, { body: Promise<FeedBody | undefined>; chars: number }>()
+let bodiesChars = 0
+
+function keepBody(key: string, chars: number) {
+  const held = bodies.get(key)
+  if (held === undefined) return
+  held.chars = chars
+  bodiesChars += chars
+  for (const [oldest, { chars: weight }] of bodies) {
+    if (bodiesChars <= BODIES_MAX_CHARS) break
+    bodies.delete(oldest)
+    bodiesChars -= weight
+  }
 }
 
-export const DESCRIPTIONS: Record<Format, string> = {
-  'feed.xml': 'RSS 2.0',
-  'feed.atom': 'Atom 1.0',
-  'feed.json': 'JSON Feed 1.1',
+/** A free entry's body as the public feeds carry it (undefined for a paid one, or a type they do not carry). */
+function freeBody(s: Services, entry: EntryRecord, free: boolean): Promise<FeedBody | undefined> {
+  if (!free || !carriesBody(entry.mime_type)) return Promise.resolve(undefined)
+  const key = `${entry.cid} ${baseType(entry.mime_type)}`
+  const held = bodies.get(key)
+  if (held !== undefined) {
+    bodies.delete(key) // the most recently read goes last
+    bodies.set(key, held)
+    return held.body
+  }
+  const body = s.entries.opening(entry, FEED_BODY_BYTES).then((opening) => (opening ? feedBody(entry.mime_type, opening) : undefined))
+  bodies.set(key, { body, chars: 0 })
+  body.then(
+    (made) => (made ? keepBody(key, (made.html?.length ?? 0) + (made.text?.length ?? 0) + key.length) : bodies.delete(key)),
+    () => bodies.delete(key), // not kept: read again next time
+  )
+  return body
 }
 
 /** The feed as it stands now, read from the records (WebSub's distribution renders with this, outside the memo). */
@@ -36,21 +64,8 @@ export async function renderDocument(
 ): Promise<Document> {
   const feed = await s.feeds.get(feedId)
   if (!feed.is_active) throw new DomainError('FEED_NOT_FOUND', 'feed not found')
-  const now = nowSeconds()
-  const rows = await s.entries.list({ feedId, limit: LISTED_ENTRIES })
-  for (const e of rows) if (!isFreeNow(e, now) && e.expires_at !== null) staleFrom(e.expires_at)
-  const creator = await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
-  const updatedAt = Math.max(feed.updated_at, ...rows.map((e) => e.updated_at))
-  const body = SYNDICATE[format]({
-    baseUrl: s.publicUrl(),
-    network: s.config.network.name,
-    feed,
-    creator,
-    entries: rows.map((entry) => ({ entry, free: isFreeNow(entry, now) })),
-    updatedAt,
-    hub: hubUrl(s.publicUrl()),
-  })
-  return { body, etag: `"${Bun.hash(body).toString(36)}"`, lastModified: new Date(updatedAt * 1000).toUTCString() }
+  const facts = await gather(s, feed, (entry, free) => freeBody(s, entry, free), staleFrom)
+  return render({ ...facts, hub: hubUrl(s.publicUrl()) }, format)
 }
 
 /** A topic's document for WebSub's distribution (domain/websub-distribution.ts): its bytes and media type. */
@@ -64,54 +79,23 @@ function document(s: Services, rawId: string, format: Format): Promise<Document>
   return s.cached.get<Document>(
     `syndication:${format}:${feedId}`,
     (staleFrom) => renderDocument(s, feedId, format, staleFrom),
-    (d) => 2 * d.body.length,
+    documentWeight,
   )
 }
 
-/** 304 when the reader has this version: by ETag, or (without one) by a date no older than the last change. */
-export function unchanged(request: Request, d: Document): boolean {
-  const etags = request.headers.get('if-none-match')
-  if (etags !== null) return matchesEtag(etags, d.etag)
-  const since = Date.parse(request.headers.get('if-modified-since') ?? '')
-  return Number.isFinite(since) && since >= Date.parse(d.lastModified)
-}
-
-export const syndicationRoutes = (s: Services) => {
-  const app = new Elysia({ prefix: '/v1/feeds/:feed_id', tags: ['Feeds'] })
-  for (const format of Object.keys(FORMATS) as Format[]) {
-    app.get(
-      `/${format}`,
-      async ({ params, request }) => {
-        const d = await document(s, params.feed_id, format)
-        const headers = {
-          'content-type': FORMATS[format],
-          etag: d.etag,
-          'last-modified': d.lastModified,
-          'cache-control': CACHE_CONTROL,
-          link: topicLinks(s.publicUrl(), params.feed_id.toLowerCase(), format),
-        }
-        return unchanged(request, d) ? new Response(null, { status: 304, headers }) : new Response(d.body, { headers })
-      },
-      {
-        response: {
-          200: t.String({
-            format: 'binary',
-            'x-media-type': FORMATS[format].split(';')[0],
-            description: `The feed as ${DESCRIPTIONS[format]}: its 50 newest entries`,
-          }),
-          304: NoBody('not modified (If-None-Match or If-Modified-Since)'),
-          ...errors(400, 404),
-        },
-        detail: {
-          summary: `The feed as ${DESCRIPTIONS[format]}`,
-          description:
-            'For feed readers and podcast apps: free audio and video as enclosures (length and type); a ' +
-            'paid entry with its price and a link to its paywall page, never its content. Answers 304 to a ' +
-            'reader that has this version. A WebSub topic: the document and its Link header name the hub ' +
-            '(POST /v1/websub) and the topic URL (rel="self").',
-        },
-      },
-    )
-  }
-  return app
-}
+export const syndicationRoutes = (s: Services) =>
+  documentRoutes(new Elysia({ prefix: '/v1/feeds/:feed_id', tags: ['Feeds'] }), {
+    path: (format) => `/${format}`,
+    read: async (params, format) => ({
+      document: await document(s, params.feed_id!, format),
+      headers: { 'cache-control': CACHE_CONTROL, link: topicLinks(s.publicUrl(), params.feed_id!.toLowerCase(), format) },
+    }),
+    ok: (format) => `The feed as ${DESCRIPTIONS[format]}: its 50 newest entries`,
+    refusals: [400, 404],
+    summary: (format) => `The feed as ${DESCRIPTIONS[format]}`,
+    description:
+      'For feed readers and podcast apps: free plain text, Markdown, HTML and JSON with their content (its first ' +
+      '32 KiB) as sanitized HTML; free audio, video and images as enclosures (length and type); a paid entry with ' +
+      'its price and a link to its paywall page, never its content. Answers 304 to a reader that has this version. ' +
+      'A WebSub topic: the document and its Link header name the hub (POST /v1/websub) and the topic URL (rel="self").',
+  })
