@@ -17,6 +17,7 @@ const storesOn = (sql: Sql) => ({
     insert: (id: string, feed = 'f1') => sql.run(q`INSERT INTO items (id, feed) VALUES (${id}, ${feed})`),
     has: async (id: string) => (await sql.get<{ id: string }>(q`SELECT id FROM items WHERE id = ${id}`)) !== undefined,
     count: async () => (await sql.get<{ n: number }>(q`SELECT COUNT(*) AS n FROM items`))!.n,
+    move: (feed: string, to: string) => sql.run(q`UPDATE items SET feed = ${to} WHERE feed = ${feed}`),
     synchronous: async () => (await sql.get<{ synchronous: number }>(q`PRAGMA synchronous`))!.synchronous,
   },
 })
@@ -66,6 +67,18 @@ describe('queries', () => {
 })
 
 describe('transactions on SQLite', () => {
+  test('one that writes no row (a job with nothing to do) moves no version; one that writes a row does', async () => {
+    // Every kept read is dropped when the version moves: a job finding nothing to do every few seconds emptied the memo.
+    const { records } = open()
+    await records.transact((tx) => tx.items.insert('a'))
+    const start = records.changes.version()
+    await records.transact((tx) => tx.items.move('no such feed', 'f2'))
+    await Promise.all([records.single((tx) => tx.items.count()), records.transact((tx) => tx.items.move('f9', 'f1'))])
+    expect(records.changes.version()).toBe(start)
+    await Promise.all([records.transact((tx) => tx.items.move('f1', 'f2')), records.transact((tx) => tx.items.count())])
+    expect(records.changes.version()).toBe(start + 1)
+  })
+
   test('asked for in one turn: one commit, the version moves once; one that throws is rolled back alone', async () => {
     const { records } = open()
     const seen: number[] = []

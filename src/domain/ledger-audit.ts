@@ -40,7 +40,8 @@ async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promi
 
 export function ledgerAudit(d: { records: Records; chain: ChainReader; token: Hex }) {
   const store = d.records.read.audit
-  const setCursor = (cursor: string) => d.records.transact((tx) => tx.meta.set(CURSOR, cursor))
+  // The audit's own bookmark: no read of it is kept, so writing it drops nothing from the memo.
+  const setCursor = (cursor: string) => d.records.transact((tx) => tx.meta.set(CURSOR, cursor), { unkept: true })
   let lastFailedCheck = 0
 
   /**

@@ -68,8 +68,16 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
   }
   let queue: Queued[] = []
 
-  async function runOne(item: Queued, savepoint: string): Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
+  const totalChanges = db.query<{ n: number }, []>('SELECT total_changes() AS n')
+  /** Rows written on this connection so far: a transaction that wrote none (a job with nothing to do) moves no version. */
+  const rowsWritten = () => totalChanges.get()!.n
+
+  async function runOne(
+    item: Queued,
+    savepoint: string,
+  ): Promise<{ ok: true; value: unknown; wrote: boolean } | { ok: false; error: unknown }> {
     let open = true
+    const before = rowsWritten()
     let turned = false
     const sentinel = options.assertNoIo ? setImmediate(() => (turned = true)) : null
     db.exec(`SAVEPOINT ${savepoint}`)
@@ -77,7 +85,7 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
       const value = await item.work(storesOn(within(() => open)))
       if (turned) throw new Error('I/O inside a transaction: it may await only its tx')
       db.exec(`RELEASE ${savepoint}`)
-      return { ok: true, value }
+      return { ok: true, value, wrote: rowsWritten() !== before }
     } catch (error) {
       db.exec(`ROLLBACK TO ${savepoint}`)
       db.exec(`RELEASE ${savepoint}`)
@@ -110,7 +118,7 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
       gate = null
       release()
     }
-    if (outcomes.some((outcome, i) => outcome.ok && !batch[i]!.unkept)) committed()
+    if (outcomes.some((outcome, i) => outcome.ok && outcome.wrote && !batch[i]!.unkept)) committed()
     batch.forEach((item, i) => {
       const outcome = outcomes[i]!
       if (outcome.ok) item.resolve(outcome.value)
