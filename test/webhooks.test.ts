@@ -8,7 +8,7 @@ import { authHeaders, b64, call, createEntry, createFeed, expectError, newWallet
 import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
 import { Value } from '@sinclair/typebox/value'
 import { WebhookPayload } from '../src/models/webhook.ts'
-import { receiver, WEBHOOK_CERT as CERT, type Received } from './helpers/webhook-receiver.ts'
+import { freePort, receiver, WEBHOOK_CERT as CERT, type Received } from './helpers/webhook-receiver.ts'
 
 const PRICE = 25_000n
 
@@ -364,12 +364,7 @@ describe('delivering', () => {
     const own = await startTestServer(env())
     try {
       const seller = newWallet()
-      const closed = (() => {
-        const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-        const port = probe.port
-        probe.stop(true)
-        return port
-      })()
+      const closed = freePort()
       const hook = await call(own.url, 'POST', '/v1/webhooks', {
         wallet: seller,
         body: { url: `https://localhost:${closed}/hook`, events: ['sale.recorded'] },
@@ -416,12 +411,7 @@ describe('delivering', () => {
 
 describe('durable', () => {
   test('a delivery owed when the server is killed is sent after the restart, once; an early access ending is told too', async () => {
-    const port = (() => {
-      const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-      const free = probe.port
-      probe.stop(true)
-      return free
-    })()
+    const port = freePort()
     const late = receiver(() => 200, port)
     late.stop() // nothing listens there: attempts fail until it is back
     const wallet = creator

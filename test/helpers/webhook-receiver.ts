@@ -2,6 +2,16 @@
 // `answer` says, given how often this delivery id came before; every request is kept.
 export const WEBHOOK_CERT = `${import.meta.dir}/webhook-test.cert.pem`
 const KEY = `${import.meta.dir}/webhook-test.key.pem`
+/** TLS for a listener of the tests that the server reaches over https (a webhook receiver, a WebSub subscriber). */
+export const webhookTls = () => ({ cert: Bun.file(WEBHOOK_CERT), key: Bun.file(KEY) })
+
+/** A port of 127.0.0.1 nothing listens on (free a moment ago). */
+export function freePort(): number {
+  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+}
 
 export interface Received {
   path: string
@@ -14,7 +24,7 @@ export function receiver(answer: (path: string, seen: number) => number, port = 
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port,
-    tls: { cert: Bun.file(WEBHOOK_CERT), key: Bun.file(KEY) },
+    tls: webhookTls(),
     async fetch(request) {
       const path = new URL(request.url).pathname
       const entry = {
