@@ -12,9 +12,9 @@ import { startBalancer, type Balancer } from '../dev/balancer.ts'
 import { authHeaders, b64, call, createEntry, createFeed, newWallet, type InProcess, type Wallet } from '../dev/api.ts'
 import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
 import { createSIWxPayload, encodeSIWxHeader } from '@x402/extensions/sign-in-with-x'
+import { receiver, WEBHOOK_CERT } from './helpers/webhook-receiver.ts'
 
 const PRICE = 10_000n
-const WEBHOOK_CERT = `${import.meta.dir}/helpers/webhook-test.cert.pem`
 if (!TEST_POSTGRES)
   console.log('cluster.test.ts: skipped: instances share a PostgreSQL database (TRELLIS_TEST_POSTGRES; the PostgreSQL pass runs it)')
 
@@ -476,17 +476,12 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
   )
 
   test('14. a sale on A with three instances sending webhooks: its endpoint hears of it once', async () => {
-    const heard: string[] = []
-    const receiver = Bun.serve({
-      hostname: '127.0.0.1',
-      port: 0,
-      tls: { cert: Bun.file(WEBHOOK_CERT), key: Bun.file(`${import.meta.dir}/helpers/webhook-test.key.pem`) },
-      fetch: (request) => (heard.push(request.headers.get('webhook-id')!), new Response('ok')),
-    })
+    const hooks = receiver(() => 200)
+    const heard = hooks.received
     try {
       const hook = await call(lb, 'POST', '/v1/webhooks', {
         wallet: creator,
-        body: { url: `https://127.0.0.1:${receiver.port}/sales`, events: ['sale.recorded'] },
+        body: { url: hooks.url('/sales'), events: ['sale.recorded'] },
       })
       expect(hook.status).toBe(201)
       const entry = await paidEntry('told once')
@@ -500,22 +495,17 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
       await Bun.sleep(3_000) // three more runs of every instance's sender
       expect(heard).toHaveLength(1)
     } finally {
-      receiver.stop(true)
+      hooks.stop()
     }
   })
 
   test('15. passes on three: pass.sold told once; an offer changed on A is the 402 of B and C; a revoked feed URL is gone', async () => {
     const owner = newWallet()
     const passFeed = await createFeed(lb, owner, { name: 'passes in a cluster' })
-    const heard: string[] = []
-    const receiver = Bun.serve({
-      hostname: '127.0.0.1',
-      port: 0,
-      tls: { cert: Bun.file(WEBHOOK_CERT), key: Bun.file(`${import.meta.dir}/helpers/webhook-test.key.pem`) },
-      fetch: (request) => (heard.push(request.headers.get('webhook-id')!), new Response('ok')),
-    })
+    const hooks = receiver(() => 200)
+    const heard = hooks.received
     try {
-      const hookBody = { url: `https://127.0.0.1:${receiver.port}/passes`, events: ['pass.sold'] }
+      const hookBody = { url: hooks.url('/passes'), events: ['pass.sold'] }
       expect((await call(lb, 'POST', '/v1/webhooks', { wallet: owner, body: hookBody })).status).toBe(201)
       const offer = (amount: bigint) => ({ price: { amount: String(amount), currency: 'USDC' }, duration_s: 3600 })
       expect((await call(lb, 'PUT', `/v1/feeds/${passFeed.id}/pass`, { wallet: owner, body: offer(PRICE) })).status).toBe(200)
@@ -562,7 +552,7 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
       await Bun.sleep(3_000) // three more runs of every instance's sender
       expect(heard).toHaveLength(1)
     } finally {
-      receiver.stop(true)
+      hooks.stop()
     }
   })
 

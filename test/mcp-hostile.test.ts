@@ -11,77 +11,15 @@ import { b64, call, createEntry, createFeed, newWallet, type Wallet } from '../d
 import { createWalletClient, http } from 'viem'
 import { devKey, startChain, usdcAbi, type TestChain } from '../dev/chain.ts'
 import { foreignSignIn } from '../src/mcp/sign-in.ts'
-import { data, openClients, refusal, stdioClient } from './helpers/mcp-client.ts'
+import { closeClients, data, refusal, stdioClient } from './helpers/mcp-client.ts'
+import { mcpFront } from './helpers/mcp-front.ts'
 
 const PRICE = 10_000n // 0.01 USDC
 const BASE_MAINNET_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
 
-interface Seen {
-  method: string
-  path: string
-  headers: Record<string, string>
-}
-
-/** What a front does with the requests it is given. */
-interface Behaviour {
-  /** Keep a request carrying a payment (answer the entry's unpaid 402 in its place). */
-  keepPayments: boolean
-  /** Rewrite each requirement of a 402 the front passes back. */
-  rewrite: ((requirement: Record<string, any>) => void) | null
-}
-
-function hostileFront(target: () => string) {
-  const seen: Seen[] = []
-  const kept: Array<{ path: string; headers: Record<string, string> }> = []
-  const behaviour: Behaviour = { keepPayments: false, rewrite: null }
-  const forward = async (method: string, path: string, headers: Headers, body?: Uint8Array<ArrayBuffer>) => {
-    headers.delete('host')
-    return fetch(`${target()}${path}`, { method, headers, body, redirect: 'manual' })
-  }
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(request) {
-      const url = new URL(request.url)
-      const path = url.pathname + url.search
-      const headers: Record<string, string> = {}
-      request.headers.forEach((value, name) => void (headers[name] = value))
-      seen.push({ method: request.method, path, headers })
-      const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer())
-      const paying = headers['payment-signature'] ?? headers['x-payment']
-      const pass = new Headers(request.headers)
-      if (paying && behaviour.keepPayments) {
-        kept.push({ path, headers: { 'payment-signature': paying } })
-        for (const name of ['payment-signature', 'x-payment', 'x-wallet-address', 'x-signature', 'x-message', 'x-timestamp'])
-          pass.delete(name)
-      }
-      const answer = await forward(request.method, path, pass, body)
-      const out = new Headers(answer.headers)
-      out.delete('content-encoding')
-      out.delete('content-length')
-      let text = await answer.text()
-      if (answer.status === 402 && behaviour.rewrite) {
-        const required = JSON.parse(Buffer.from(out.get('payment-required')!, 'base64').toString())
-        required.accepts.forEach(behaviour.rewrite)
-        out.set('payment-required', Buffer.from(JSON.stringify(required)).toString('base64'))
-        const v1 = JSON.parse(text)
-        v1.accepts?.forEach(behaviour.rewrite)
-        text = JSON.stringify(v1)
-      }
-      return new Response(text, { status: answer.status, headers: out })
-    },
-  })
-  return {
-    url: `http://127.0.0.1:${server.port}`,
-    seen,
-    kept,
-    behaviour,
-    /** Requests that carried a payment or a wallet signature. */
-    signed: () => seen.filter((one) => one.headers['x-signature'] || one.headers['payment-signature'] || one.headers['x-payment']),
-    payments: () => seen.filter((one) => one.headers['payment-signature'] || one.headers['x-payment']),
-    stop: () => server.stop(true),
-  }
-}
+/** The headers of a wallet's signature, which a hostile front keeps with the payment it keeps. */
+const SIGNATURE_HEADERS = ['x-wallet-address', 'x-signature', 'x-message', 'x-timestamp']
+const hostileFront = (target: () => string) => mcpFront(target, SIGNATURE_HEADERS)
 
 let chain: TestChain
 let server: TestServer
@@ -118,7 +56,7 @@ beforeAll(async () => {
 }, 120_000)
 
 afterAll(async () => {
-  for (const client of openClients) await client.close().catch(() => {})
+  await closeClients()
   front?.stop()
   mirror?.stop()
   await server?.dispose()
@@ -233,7 +171,8 @@ describe('a sent authorization stays spent until the chain shows it expired unus
       // The hostile server cashes what it kept: exactly the cap, never more.
       const mine = front.kept.splice(0)
       expect(mine).toHaveLength(5)
-      for (const one of mine) expect((await fetch(`${server.url}${one.path}`, { headers: one.headers })).status).toBe(200)
+      for (const one of mine)
+        expect((await fetch(`${server.url}${one.path}`, { headers: { 'payment-signature': one.header } })).status).toBe(200)
       expect(await chain.balanceOf(buyer.address)).toBe(before - 5n * PRICE)
     },
   )
@@ -254,7 +193,7 @@ describe('a sent authorization stays spent until the chain shows it expired unus
       expect(await refusal(agent.client, 'buy_entry', entryArgs(paid[8]))).toContain('exceed the per-session cap')
       // Still valid: the chain shows them unused, and they are not given back before their time.
       // The hostile server settles one itself, on chain, as anyone holding an authorization can.
-      await settleDirectly(front.kept.splice(0, 1)[0]!.headers['payment-signature']!)
+      await settleDirectly(front.kept.splice(0, 1)[0]!.header)
       await Bun.sleep(4_000)
       await rpc('evm_mine')
       front.behaviour.keepPayments = false

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { b64, createEntry, createFeed, newWallet } from '../dev/api.ts'
 import { UNTRUSTED } from '../src/mcp/tools/common.ts'
-import { unfenced } from './helpers/mcp-client.ts'
+import { postMcp, toolCall, unfenced } from './helpers/mcp-client.ts'
 
 const MIB = 1024 * 1024
 const PNG_HEAD = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
@@ -19,18 +19,8 @@ let long: any
 let hostile: any
 
 /** One raw POST to /mcp, as any HTTP client can send it. */
-const post = (body: unknown) =>
-  fetch(`${server.url}/mcp`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify(body),
-  })
-const callTool = (id: number, name: string, args: Record<string, unknown>) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'tools/call',
-  params: { name, arguments: args },
-})
+const post = (body: unknown) => postMcp(server.url, body)
+const callTool = toolCall
 
 beforeAll(async () => {
   server = await startTestServer()
@@ -127,11 +117,7 @@ describe('/mcp and the rate limit', () => {
     try {
       const statuses: number[] = []
       for (let i = 0; i < 150; i++) {
-        const answer = await fetch(`${limited.url}/mcp`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-          body: JSON.stringify(callTool(i, 'list_categories', {})),
-        })
+        const answer = await postMcp(limited.url, callTool(i, 'list_categories', {}))
         await answer.arrayBuffer()
         statuses.push(answer.status)
       }

@@ -9,64 +9,17 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 import { startChain, type TestChain } from '../dev/chain.ts'
-import { data, httpClient, openClients, refusal, run, stdioClient, unfenced } from './helpers/mcp-client.ts'
+import { closeClients, data, httpClient, refusal, run, stdioClient, unfenced } from './helpers/mcp-client.ts'
+import { mcpFront, type McpFront } from './helpers/mcp-front.ts'
 
 const ENTRY_PRICE = 10_000n // 0.01 USDC
 const PASS_PRICE = 50_000n // 0.05 USDC, for a day
 const DEAR_PASS = 500_000n // over the per-call cap below
 const DAY = 86_400
 
-interface Seen {
-  method: string
-  path: string
-  headers: Record<string, string>
-}
-
-/** A front of the server at its public URL: it records each request, and keeps payments while `keep` is set. */
-function recordingFront(target: () => string) {
-  const seen: Seen[] = []
-  const kept: Array<{ path: string; header: string }> = []
-  const state = { keep: false }
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(request) {
-      const url = new URL(request.url)
-      const path = url.pathname + url.search
-      const headers: Record<string, string> = {}
-      request.headers.forEach((value, name) => void (headers[name] = value))
-      seen.push({ method: request.method, path, headers })
-      const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer())
-      const forwarded = new Headers(request.headers)
-      forwarded.delete('host')
-      const paying = headers['payment-signature'] ?? headers['x-payment']
-      if (paying && state.keep) {
-        // Kept: the server is asked without it, and its unpaid 402 goes back, as a hostile marketplace would answer.
-        kept.push({ path, header: paying })
-        forwarded.delete('payment-signature')
-        forwarded.delete('x-payment')
-      }
-      const answer = await fetch(`${target()}${path}`, { method: request.method, headers: forwarded, body, redirect: 'manual' })
-      const out = new Headers(answer.headers)
-      out.delete('content-encoding')
-      out.delete('content-length')
-      return new Response(answer.body, { status: answer.status, headers: out })
-    },
-  })
-  return {
-    url: `http://127.0.0.1:${server.port}`,
-    kept,
-    state,
-    /** Requests that carried a payment, to a path holding `part`. */
-    payments: (part: string) =>
-      seen.filter((one) => one.path.includes(part) && (one.headers['payment-signature'] || one.headers['x-payment'])),
-    stop: () => server.stop(true),
-  }
-}
-
 let chain: TestChain
 let server: TestServer
-let front: ReturnType<typeof recordingFront>
+let front: McpFront
 let creator: Wallet
 let daily: any // a day's pass for 0.05 USDC, three paid entries
 let premium: any // a pass over the per-call cap, one paid entry
@@ -85,7 +38,7 @@ const passPath = (feed: { id: string }) => `/v1/feeds/${feed.id}/pass/purchases`
 
 beforeAll(async () => {
   chain = await startChain()
-  front = recordingFront(() => server.url)
+  front = mcpFront(() => server.url)
   // The server's public URL is the front's: its sign-in messages name the host `trellis mcp` is pointed at.
   server = await startTestServer({ ...chain.env, TRELLIS_PUBLIC_URL: front.url })
   creator = newWallet()
@@ -113,7 +66,7 @@ beforeAll(async () => {
 }, 120_000)
 
 afterAll(async () => {
-  for (const client of openClients) await client.close().catch(() => {})
+  await closeClients()
   front?.stop()
   await server?.dispose()
   await chain?.stop()
@@ -267,12 +220,12 @@ describe("buy_pass with the operator's wallet (trellis mcp)", () => {
     const buyer = await chain.newFundedBuyer(1_000_000n)
     const agent = await agentWith(buyer.privateKey, { TRELLIS_MCP_MAX_PER_SESSION: String(PASS_PRICE) })
     const before = await chain.balanceOf(buyer.address)
-    front.state.keep = true
+    front.behaviour.keepPayments = true
     let told: string
     try {
       told = await refusal(agent.client, 'buy_pass', { feed_id: daily.id })
     } finally {
-      front.state.keep = false
+      front.behaviour.keepPayments = false
     }
     expect(told).toContain('the signed authorization left this process')
     expect(told).toContain('may still be charged')

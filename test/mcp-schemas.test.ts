@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../dev/server.ts'
 import { call } from '../dev/api.ts'
 import { SUPPORTED_MIME_TYPES } from '../src/models/entry.ts'
 import { MAX_PAGE_SIZE } from '../src/models/common.ts'
-import { openClients, stdioClient } from './helpers/mcp-client.ts'
+import { closeClients, stdioClient } from './helpers/mcp-client.ts'
 
 let server: TestServer
 let doc: any
@@ -20,7 +20,7 @@ beforeAll(async () => {
 }, 60_000)
 
 afterAll(async () => {
-  for (const client of openClients) await client.close().catch(() => {})
+  await closeClients()
   await server?.dispose()
 })
 

@@ -8,6 +8,7 @@ import { b64, createEntry, createFeed, newWallet } from '../dev/api.ts'
 import { createMcpServer } from '../src/mcp/server.ts'
 import { trellisApi } from '../src/mcp/api.ts'
 import { statelessMcp } from '../src/mcp/http.ts'
+import { MCP_POST_HEADERS, toolCall } from './helpers/mcp-client.ts'
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000'
 let app: InProcessApp
@@ -18,15 +19,10 @@ const server = () => createMcpServer({ api: trellisApi(app.url, (request) => app
 const request = (message: unknown) =>
   new Request(`${app.url}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    headers: MCP_POST_HEADERS,
     body: JSON.stringify(message),
   })
-const callTool = (id: number | string, name: string, args: Record<string, unknown>) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'tools/call',
-  params: { name, arguments: args },
-})
+const callTool = toolCall
 
 /** An answer with its content fences' boundary set aside: each answer draws a boundary of its own, at random. */
 /**

@@ -11,7 +11,18 @@ import { b64, call, createEntry, createFeed, newWallet, type Wallet } from '../d
 import { BASE_SEPOLIA_USDC, startChain, type Buyer, type TestChain } from '../dev/chain.ts'
 import { parseCommand } from '../src/command-line.ts'
 import { SpendingCaps } from '../src/mcp/spending.ts'
-import { data, httpClient as httpOf, openClients as clients, refusal, run, stdioClient as stdioOf, unfenced } from './helpers/mcp-client.ts'
+import {
+  closeClients,
+  data,
+  postMcp,
+  toolCall,
+  httpClient as httpOf,
+  refusal,
+  run,
+  stdioClient as stdioOf,
+  unfenced,
+} from './helpers/mcp-client.ts'
+import { mcpFront, type McpFront } from './helpers/mcp-front.ts'
 
 const ROOT = join(import.meta.dir, '..')
 const PRICE = 10_000n // 0.01 USDC
@@ -28,38 +39,15 @@ let market: any // feed: Sports, tag finance, one expensive paid entry
 let empty: any // a feed with no entry: never listed
 const entries: Record<string, any> = {}
 
-/** Every request `trellis mcp` sent through the proxy: method, path, headers and body as text. */
-const wire: Array<{ method: string; path: string; headers: Record<string, string>; body: string }> = []
-let proxy: ReturnType<typeof Bun.serve>
+/** A front of the server: every request `trellis mcp` sent through it (method, path, headers and body as text). */
+let front: McpFront
 
 beforeAll(async () => {
   chain = await startChain()
-  proxy = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(request) {
-      const url = new URL(request.url)
-      const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer())
-      const seen: Record<string, string> = {}
-      request.headers.forEach((value, name) => void (seen[name] = value))
-      wire.push({
-        method: request.method,
-        path: url.pathname + url.search,
-        headers: seen,
-        body: body ? Buffer.from(body).toString('utf8') : '',
-      })
-      const headers = new Headers(request.headers)
-      headers.delete('host')
-      const answer = await fetch(`${server.url}${url.pathname}${url.search}`, { method: request.method, headers, body, redirect: 'manual' })
-      const out = new Headers(answer.headers)
-      out.delete('content-encoding')
-      out.delete('content-length')
-      return new Response(answer.body, { status: answer.status, headers: out })
-    },
-  })
-  // The server's public URL is the proxy's: its sign-in messages name the host `trellis mcp` is pointed at (it
+  front = mcpFront(() => server.url)
+  // The server's public URL is the front's: its sign-in messages name the host `trellis mcp` is pointed at (it
   // signs no other), as behind any honest reverse proxy.
-  server = await startTestServer({ ...chain.env, TRELLIS_PUBLIC_URL: `http://127.0.0.1:${proxy.port}` })
+  server = await startTestServer({ ...chain.env, TRELLIS_PUBLIC_URL: front.url })
   creator = newWallet()
   categories = (await call(server.url, 'GET', '/v1/categories?page_size=100')).body.data
   const finance = categories.find((c) => c.name === 'Finance')!
@@ -109,20 +97,19 @@ beforeAll(async () => {
 }, 120_000)
 
 afterAll(async () => {
-  for (const client of clients) await client.close().catch(() => {})
-  proxy?.stop(true)
+  await closeClients()
+  front?.stop()
   await server?.dispose()
   await chain?.stop()
 })
 
-const stdioClient = (env: Record<string, string> = {}, url = `http://127.0.0.1:${proxy.port}`) => stdioOf(url, env)
+const stdioClient = (env: Record<string, string> = {}, url = front.url) => stdioOf(url, env)
 const httpClient = () => httpOf(server.url)
 const names = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name).sort()
 const ids = (items: Array<{ id: string }>) => items.map((item) => item.id).sort()
 const ledger = async (entryId: string) => (await call(server.url, 'GET', `/v1/transactions?entry_id=${entryId}`)).body
 /** Requests the stdio process sent that carried a payment for this entry. */
-const paymentsFor = (entryId: string) =>
-  wire.filter((r) => r.path.includes(entryId) && (r.headers['payment-signature'] || r.headers['x-payment']))
+const paymentsFor = (entryId: string) => front.payments(entryId)
 
 describe('the tools each transport lists', () => {
   test('/mcp (Streamable HTTP) lists the reading tools only: it holds no key', async () => {
@@ -273,7 +260,7 @@ describe('finding and reading (over /mcp)', () => {
       network: 'eip155:84532',
       pay_to: creator.address,
       scheme: 'exact',
-      resource: `http://127.0.0.1:${proxy.port}/v1/feeds/${alpine.id}/entries/${entries.paid.id}`,
+      resource: `${front.url}/v1/feeds/${alpine.id}/entries/${entries.paid.id}`,
     })
     // The same requirement the API's 402 gives any client.
     const challenge = await fetch(`${server.url}/v1/feeds/${alpine.id}/entries/${entries.paid.id}`)
@@ -320,18 +307,8 @@ describe('finding and reading (over /mcp)', () => {
 
 describe("kept tool answers over HTTP (Bun's router answers them before Elysia)", () => {
   test('the same call answered again: the same result under each id, with the headers of the first; a write makes it anew', async () => {
-    const post = (message: unknown) =>
-      fetch(`${server.url}/mcp`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify(message),
-      })
-    const search = (id: number | string) => ({
-      jsonrpc: '2.0',
-      id,
-      method: 'tools/call',
-      params: { name: 'search_feeds', arguments: { tags: ['alps'] } },
-    })
+    const post = (message: unknown) => postMcp(server.url, message)
+    const search = (id: number | string) => toolCall(id, 'search_feeds', { tags: ['alps'] })
     const first = await post(search(1))
     const firstText = await first.text()
     const again = await post(search('x'))
@@ -360,7 +337,7 @@ describe('buying with the operator wallet (trellis mcp over stdio)', () => {
     // Caps: 0.10 USDC a purchase, 0.015 USDC in all: one 0.01 purchase fits, a second does not.
     agent = await stdioClient(
       { TRELLIS_MCP_WALLET_KEY: buyer.privateKey, TRELLIS_MCP_MAX_PER_CALL: '100000', TRELLIS_MCP_MAX_PER_SESSION: '15000' },
-      `http://127.0.0.1:${proxy.port}`,
+      front.url,
     )
   })
 
@@ -419,10 +396,10 @@ describe('buying with the operator wallet (trellis mcp over stdio)', () => {
   })
 
   test('the key never left the process: not in any request, header or payment, nor in what it logged', () => {
-    expect(wire.length).toBeGreaterThan(5)
+    expect(front.seen.length).toBeGreaterThan(5)
     const key = buyer.privateKey.slice(2).toLowerCase()
     const decoded = (value: string | undefined) => (value ? Buffer.from(value, 'base64').toString('utf8') : '')
-    for (const request of wire) {
+    for (const request of front.seen) {
       const seen = [
         request.path,
         JSON.stringify(request.headers),

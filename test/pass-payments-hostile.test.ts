@@ -4,21 +4,11 @@
 // Every case ends with one charge, one ledger row of kind "pass" and one pass per payment, or with none of the three;
 // the owners' on-chain balances moved by exactly their ledger rows, and verify-ledger finds nothing wrong.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createWalletClient, http, parseAbi, type Hex } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import { startTestServer, trellis, type TestServer } from '../dev/server.ts'
 import { authHeaders, b64, call, createEntry, createFeed, newWallet } from '../dev/api.ts'
-import {
-  devKey,
-  encodePaymentHeader,
-  signTransferAuthorization,
-  startChain,
-  usdcAbi,
-  v1Payment,
-  type Buyer,
-  type TestChain,
-} from '../dev/chain.ts'
+import { encodePaymentHeader, signTransferAuthorization, startChain, v1Payment, type Buyer, type TestChain } from '../dev/chain.ts'
 import { startRpcProxy, type RpcProxy } from './helpers/rpc-proxy.ts'
+import { frontRunner, honestAndSneaky, v1Header, type FrontRunner } from './helpers/front-run.ts'
 import { expectBooksBalanced, gauge, ledgerRows, verifyLedger, waitFor } from './helpers/ledger.ts'
 
 const PRICE = 20_000n
@@ -29,16 +19,15 @@ let chain: TestChain
 let rpc: RpcProxy
 let server: TestServer
 let env: Record<string, string>
-/** A third party with gas (buyers hold none): it sends a payer's own transfer or cancellation to the chain. */
-const thirdParty = () => createWalletClient({ account: privateKeyToAccount(devKey(3)), chain: chain.chain, transport: http(chain.rpcUrl) })
-let frontRunner: ReturnType<typeof thirdParty>
+let submitDirectly: FrontRunner['submitDirectly']
+let cancelDirectly: FrontRunner['cancelDirectly']
 
 beforeAll(async () => {
   chain = await startChain()
   rpc = await startRpcProxy(chain.rpcUrl)
   env = { ...chain.env, TRELLIS_RPC_URL: rpc.url, TRELLIS_RECONCILE_S: '1', TRELLIS_CONFIRM_TIMEOUT_S: '2', TRELLIS_LEDGER_CHECK_S: '1' }
   server = await startTestServer(env)
-  frontRunner = thirdParty()
+  ;({ submitDirectly, cancelDirectly } = frontRunner(chain))
 })
 afterAll(async () => {
   await server?.dispose()
@@ -101,42 +90,11 @@ async function expectOnePass(m: Market, buyer: Buyer) {
   return passes[0]
 }
 
-const mined = async (hash: Hex) => expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success')
-
-/** The payer's authorization, sent to the chain by itself, as anyone holding it may. */
-async function submitDirectly(auth: Awaited<ReturnType<typeof signTransferAuthorization>>) {
-  const a = auth.authorization
-  const args = [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, auth.signature] as const
-  await mined(await frontRunner.writeContract({ address: chain.usdc, abi: usdcAbi, functionName: 'transferWithAuthorization', args }))
-}
-
-const cancelAbi = parseAbi(['function cancelAuthorization(address authorizer, bytes32 nonce, bytes signature)'])
-/** The payer cancels the authorization (EIP-3009 cancelAuthorization) before it is used. */
-async function cancelDirectly(buyer: Buyer, nonce: Hex) {
-  const signature = await buyer.signTypedData({
-    domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: chain.usdc },
-    types: {
-      CancelAuthorization: [
-        { name: 'authorizer', type: 'address' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
-    primaryType: 'CancelAuthorization',
-    message: { authorizer: buyer.address, nonce },
-  })
-  const args = [buyer.address, nonce, signature] as const
-  await mined(await frontRunner.writeContract({ address: chain.usdc, abi: cancelAbi, functionName: 'cancelAuthorization', args }))
-}
-
-const v1Header = (payload: Awaited<ReturnType<typeof signTransferAuthorization>>) =>
-  encodePaymentHeader({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload })
-
 describe('a payer who front-runs his own authorization for a pass', () => {
   test('same nonce, 1 unit to himself, mined just before our settlement: 402, nothing recorded, no pass', async () => {
     const m = await market()
     const buyer = await chain.newFundedBuyer(1_000_000n)
-    const honest = await signTransferAuthorization(buyer, { to: m.owner.address, value: PRICE })
-    const sneaky = await signTransferAuthorization(buyer, { to: buyer.address, value: 1n, nonce: honest.authorization.nonce })
+    const { honest, sneaky } = await honestAndSneaky(buyer, m.owner.address, PRICE)
     rpc.before('eth_sendRawTransaction', () => submitDirectly(sneaky))
     const reply = await buy(m, v1Header(honest))
     expect(reply.status).toBe(402)

@@ -3,7 +3,7 @@
 // broadcasting, a facilitator that lies. After every case the owner's on-chain balance moved by exactly the sum of
 // the owner's new ledger rows, and nobody got bytes they did not pay for.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createWalletClient, decodeFunctionData, http, parseTransaction, serializeSignature, type Address, type Hex } from 'viem'
+import { decodeFunctionData, parseTransaction, serializeSignature, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { authHeaders, b64, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
@@ -18,6 +18,7 @@ import {
   type TestChain,
 } from '../dev/chain.ts'
 import { startRpcProxy, type RpcProxy } from './helpers/rpc-proxy.ts'
+import { frontRunner, honestAndSneaky, v1Header, type FrontRunner } from './helpers/front-run.ts'
 import { startFacilitator } from './helpers/facilitator.ts'
 import { expectBooksBalanced, gauge, ledgerRows, verifyLedger, waitFor } from './helpers/ledger.ts'
 
@@ -29,7 +30,8 @@ let rpc: RpcProxy
 let server: TestServer
 let remote: TestServer
 let facilitator: ReturnType<typeof startFacilitator>
-let frontRunner: ReturnType<typeof createWalletClient>
+let submitDirectly: FrontRunner['submitDirectly']
+let cancelDirectly: FrontRunner['cancelDirectly']
 
 beforeAll(async () => {
   chain = await startChain()
@@ -49,7 +51,7 @@ beforeAll(async () => {
     TRELLIS_RELAYER_KEY: '',
     TRELLIS_FACILITATOR_URL: facilitator.url,
   })
-  frontRunner = createWalletClient({ account: privateKeyToAccount(devKey(3)), chain: chain.chain, transport: http(chain.rpcUrl) })
+  ;({ submitDirectly, cancelDirectly } = frontRunner(chain))
 })
 afterAll(async () => {
   await server?.dispose()
@@ -73,56 +75,6 @@ const pay = (url: string, header: string, extra: Record<string, string> = {}) =>
 const entryRows = (on: TestServer, m: Market) => ledgerRows(on.url, `entry_id=${m.entry.id}`)
 const books = (on: TestServer, m: Market) => expectBooksBalanced(on.url, chain.balanceOf, m.owner.address, m.before)
 
-/** The buyer's transferWithAuthorization, submitted straight to the chain by a third party (buyers hold no gas). */
-async function submitDirectly(auth: Awaited<ReturnType<typeof signTransferAuthorization>>) {
-  const a = auth.authorization
-  const hash = await frontRunner.writeContract({
-    address: chain.usdc,
-    abi: usdcAbi,
-    functionName: 'transferWithAuthorization',
-    chain: chain.chain,
-    account: frontRunner.account!,
-    args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, auth.signature],
-  })
-  expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success')
-}
-
-async function cancelDirectly(buyer: Buyer, nonce: Hex) {
-  const signature = await buyer.signTypedData({
-    domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: chain.usdc },
-    types: {
-      CancelAuthorization: [
-        { name: 'authorizer', type: 'address' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
-    primaryType: 'CancelAuthorization',
-    message: { authorizer: buyer.address, nonce },
-  })
-  const abi = [
-    {
-      type: 'function',
-      name: 'cancelAuthorization',
-      stateMutability: 'nonpayable',
-      inputs: [
-        { name: 'authorizer', type: 'address' },
-        { name: 'nonce', type: 'bytes32' },
-        { name: 'signature', type: 'bytes' },
-      ],
-      outputs: [],
-    },
-  ] as const
-  const hash = await frontRunner.writeContract({
-    address: chain.usdc,
-    abi,
-    functionName: 'cancelAuthorization',
-    args: [buyer.address, nonce, signature],
-    chain: chain.chain,
-    account: frontRunner.account!,
-  })
-  expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success')
-}
-
 /** The bytes were not handed out: not to the payment, not to the payer signed in. */
 async function expectNotEntitled(m: Market, buyer: Buyer) {
   const signedIn = await fetch(m.content, { headers: await authHeaders(server.url, buyer as unknown as Wallet) })
@@ -133,10 +85,9 @@ describe('a payer who front-runs his own authorization', () => {
   test('same nonce, 1 unit to himself, mined just before our settlement: 402, nothing recorded, owner paid nothing', async () => {
     const m = await market()
     const buyer = await chain.newFundedBuyer(1_000_000n)
-    const honest = await signTransferAuthorization(buyer, { to: m.owner.address, value: PRICE })
-    const sneaky = await signTransferAuthorization(buyer, { to: buyer.address, value: 1n, nonce: honest.authorization.nonce })
+    const { honest, sneaky } = await honestAndSneaky(buyer, m.owner.address, PRICE)
     rpc.before('eth_sendRawTransaction', () => submitDirectly(sneaky))
-    const reply = await pay(m.content, encodePaymentHeader({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: honest }))
+    const reply = await pay(m.content, v1Header(honest))
     expect(reply.status).toBe(402)
     expect((await reply.json()).error).toMatch(/^authorization_used_elsewhere/)
     expect(await entryRows(server, m)).toHaveLength(0)
@@ -147,12 +98,11 @@ describe('a payer who front-runs his own authorization', () => {
   test('the same trick in facilitator mode', async () => {
     const m = await market(remote)
     const buyer = await chain.newFundedBuyer(1_000_000n)
-    const honest = await signTransferAuthorization(buyer, { to: m.owner.address, value: PRICE })
-    const sneaky = await signTransferAuthorization(buyer, { to: buyer.address, value: 1n, nonce: honest.authorization.nonce })
+    const { honest, sneaky } = await honestAndSneaky(buyer, m.owner.address, PRICE)
     // Mined after the facilitator verified, before it settles.
     facilitator.behave({ settle: true, before: () => submitDirectly(sneaky), answer: (settled) => Response.json(settled) })
     try {
-      const reply = await pay(m.content, encodePaymentHeader({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: honest }))
+      const reply = await pay(m.content, v1Header(honest))
       expect(reply.status).toBe(402)
       expect((await reply.json()).error).toMatch(/^authorization_used_elsewhere/)
     } finally {
@@ -167,7 +117,7 @@ describe('a payer who front-runs his own authorization', () => {
     const buyer = await chain.newFundedBuyer(1_000_000n)
     const auth = await signTransferAuthorization(buyer, { to: m.owner.address, value: PRICE })
     rpc.before('eth_sendRawTransaction', () => cancelDirectly(buyer, auth.authorization.nonce))
-    const reply = await pay(m.content, encodePaymentHeader({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: auth }))
+    const reply = await pay(m.content, v1Header(auth))
     expect(reply.status).toBe(402)
     expect((await reply.json()).error).toMatch(/^authorization_canceled/)
     expect(await entryRows(server, m)).toHaveLength(0)
@@ -179,7 +129,7 @@ describe('a payer who front-runs his own authorization', () => {
     const buyer = await chain.newFundedBuyer(1_000_000n)
     const auth = await signTransferAuthorization(buyer, { to: m.owner.address, value: PRICE })
     await cancelDirectly(buyer, auth.authorization.nonce)
-    const reply = await pay(m.content, encodePaymentHeader({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: auth }))
+    const reply = await pay(m.content, v1Header(auth))
     expect(reply.status).toBe(402)
     expect((await reply.json()).error).toMatch(/nonce|used/)
     expect(await books(server, m)).toBe(0n)
@@ -207,7 +157,7 @@ describe('a third party replaying a settled payment', () => {
     const signature =
       sig.length === 1 ? (sig[0] as Hex) : serializeSignature({ v: BigInt(sig[0] as number), r: sig[1] as Hex, s: sig[2] as Hex })
     const authorization = { from, to, value: String(value), validAfter: String(validAfter), validBefore: String(validBefore), nonce }
-    const v1 = encodePaymentHeader({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: { authorization, signature } })
+    const v1 = v1Header({ authorization, signature })
     const challenge = JSON.parse(Buffer.from((await fetch(m.content)).headers.get('payment-required')!, 'base64').toString())
     const v2 = encodePaymentHeader({ x402Version: 2, accepted: challenge.accepts[0], payload: { authorization, signature } })
 

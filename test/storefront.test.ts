@@ -196,6 +196,31 @@ describe('reading', () => {
   })
 })
 
+/** A feed page's entry rows (title, price cell, button) as `wallet` sees it, signed in by a browser session; or anyone. */
+async function rowsAs(feed: { id: string }, wallet: { address: string } | null): Promise<string[][]> {
+  const page = await browser.newPage()
+  if (wallet) {
+    const opened = await fetch(`${server.url}/v1/auth/session`, {
+      method: 'POST',
+      headers: await authHeaders(server.url, wallet as Wallet),
+    })
+    const [name, value] = opened.headers.getSetCookie()[0]!.split(';')[0]!.split('=') as [string, string]
+    await page.context().addCookies([{ name, value, url: server.url }])
+  }
+  await page.goto(`${server.url}/feeds/${feed.id}`)
+  const rows = await page
+    .locator('table.entries tbody tr')
+    .evaluateAll((trs) =>
+      trs.map((tr) => [
+        tr.querySelector('.title')!.textContent!,
+        tr.querySelectorAll('td.num')[0]!.textContent!,
+        tr.querySelector('a.button')!.textContent!,
+      ]),
+    )
+  await page.close()
+  return rows
+}
+
 describe('truthful details', () => {
   test('signed in, a buyer sees "Owned" and "Read" for what they bought, the owner "Yours"; no revenue, no revenue rank', async () => {
     const owner = creators[1]!
@@ -208,38 +233,15 @@ describe('truthful details', () => {
     expect(
       (await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${bought.id}/content`, { headers: { 'x-payment': header } })).status,
     ).toBe(200)
-    const rowsAs = async (wallet: { address: string } | null) => {
-      const page = await browser.newPage()
-      if (wallet) {
-        const opened = await fetch(`${server.url}/v1/auth/session`, {
-          method: 'POST',
-          headers: await authHeaders(server.url, wallet as Wallet),
-        })
-        const [name, value] = opened.headers.getSetCookie()[0]!.split(';')[0]!.split('=') as [string, string]
-        await page.context().addCookies([{ name, value, url: server.url }])
-      }
-      await page.goto(`${server.url}/feeds/${feed.id}`)
-      const rows = await page
-        .locator('table.entries tbody tr')
-        .evaluateAll((trs) =>
-          trs.map((tr) => [
-            tr.querySelector('.title')!.textContent,
-            tr.querySelectorAll('td.num')[0]!.textContent,
-            tr.querySelector('a.button')!.textContent,
-          ]),
-        )
-      await page.close()
-      return rows
-    }
-    expect(await rowsAs(buyer)).toEqual([
+    expect(await rowsAs(feed, buyer)).toEqual([
       ['Not bought', '0.02 USDC', 'Buy'],
       ['Bought', 'Owned', 'Read'],
     ])
-    expect(await rowsAs(owner)).toEqual([
+    expect(await rowsAs(feed, owner)).toEqual([
       ['Not bought', 'Yours', 'Read'],
       ['Bought', 'Yours', 'Read'],
     ])
-    expect(await rowsAs(null)).toEqual([
+    expect(await rowsAs(feed, null)).toEqual([
       ['Not bought', '0.02 USDC', 'Buy'],
       ['Bought', '0.02 USDC', 'Buy'],
     ])
@@ -248,6 +250,43 @@ describe('truthful details', () => {
     expect(await page.locator('.figures').textContent()).not.toContain('revenue rank')
     await page.close()
   })
+
+  test('of 30 paid entries, a buyer of 2 sees just those "Owned"; a pass holder reads all; the rest see prices', async () => {
+    const owner = creators[1]!
+    const feed = feeds[13]!
+    const priced = { is_free: false, price: { amount: String(PRICE), currency: 'USDC' }, mime_type: 'text/plain' }
+    const titles: string[] = []
+    const ids: string[] = []
+    for (let i = 0; i < 30; i++) {
+      titles.unshift(`Log ${String(i).padStart(2, '0')}`)
+      ids.unshift((await createEntry(server.url, owner, feed.id, { content_base64: b64(`log ${i}`), title: titles[0], ...priced })).id)
+    }
+    const PASS_PRICE = 100_000n
+    const offered = await call(server.url, 'PUT', `/v1/feeds/${feed.id}/pass`, {
+      wallet: owner,
+      body: { price: { amount: String(PASS_PRICE), currency: 'USDC' }, duration_s: 86_400 },
+    })
+    expect(offered.status).toBe(200)
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    const boughtTitles = ['Log 04', 'Log 21']
+    for (const title of boughtTitles) {
+      const header = encodePaymentHeader(await v1Payment(buyer, { to: owner.address, value: PRICE }))
+      const path = `/v1/feeds/${feed.id}/entries/${ids[titles.indexOf(title)]}/content`
+      expect((await fetch(`${server.url}${path}`, { headers: { 'x-payment': header } })).status).toBe(200)
+    }
+    const holder = await chain.newFundedBuyer(1_000_000n)
+    const passHeader = encodePaymentHeader(await v1Payment(holder, { to: owner.address, value: PASS_PRICE }))
+    const passBought = await fetch(`${server.url}/v1/feeds/${feed.id}/pass/purchases`, {
+      method: 'POST',
+      headers: { 'x-payment': passHeader },
+    })
+    expect(passBought.status).toBe(201)
+    expect(await rowsAs(feed, buyer)).toEqual(
+      titles.map((title) => (boughtTitles.includes(title) ? [title, 'Owned', 'Read'] : [title, '0.02 USDC', 'Buy'])),
+    )
+    expect(await rowsAs(feed, holder)).toEqual(titles.map((title) => [title, 'Pass', 'Read']))
+    for (const reader of [newWallet(), null]) expect(await rowsAs(feed, reader)).toEqual(titles.map((title) => [title, '0.02 USDC', 'Buy']))
+  }, 60_000)
 })
 
 describe('searching', () => {

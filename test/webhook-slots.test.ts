@@ -8,27 +8,14 @@ import { MAX_IN_FLIGHT, webhookService } from '../src/domain/webhooks.ts'
 import { openRecords } from '../src/store/open.ts'
 import { tempDir } from '../dev/server.ts'
 import { rmSync } from 'node:fs'
+import { silentReceiver } from './helpers/webhook-receiver.ts'
 
 const ENDPOINTS = 300
 
 const title = `${ENDPOINTS} endpoints that never answer: at most ${MAX_IN_FLIGHT} attempts in flight; the server's own requests answered`
 test(title, async () => {
-  // Accepts connections and says nothing (not even the TLS handshake): each attempt waits for its timeout (5 s).
-  let hanging = 0
-  let most = 0
-  const silent = Bun.listen({
-    hostname: '127.0.0.1',
-    port: 0,
-    socket: {
-      data() {},
-      open() {
-        most = Math.max(most, ++hanging)
-      },
-      close() {
-        hanging--
-      },
-    },
-  })
+  // Each attempt waits for its timeout (5 s).
+  const silent = silentReceiver()
   const rpc = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => Response.json({ jsonrpc: '2.0', id: 1, result: '0x1' }) })
   // Real records (a migrated SQLite file): one seller with 300 endpoints (the API allows 5 a wallet; 60 free wallets
   // make as many), and one sale, which the database's trigger turns into a due delivery for each.
@@ -66,7 +53,7 @@ test(title, async () => {
     await tx.entries.add(entry, 1_000)
     for (let i = 0; i < ENDPOINTS; i++) {
       const secret = `whsec_${randomBytes(32).toString('base64')}`
-      const url = `https://127.0.0.1:${silent.port}/hang/${i}`
+      const url = silent.url(`/hang/${i}`)
       await tx.webhooks.insert({
         id: crypto.randomUUID(),
         wallet_id: wallet,
@@ -98,17 +85,17 @@ test(title, async () => {
     await Bun.sleep(2_200) // the first attempts are slow now: the sender starts others in their place
     started.push(await sender.deliverDue())
     await Bun.sleep(300)
-    expect(hanging).toBeGreaterThanOrEqual(Math.min(ENDPOINTS, MAX_IN_FLIGHT) - 8) // the attempts are under way
+    expect(silent.count.hanging).toBeGreaterThanOrEqual(Math.min(ENDPOINTS, MAX_IN_FLIGHT) - 8) // the attempts are under way
     const asked = performance.now()
     const answer = await fetch(`http://127.0.0.1:${rpc.port}/`, { method: 'POST', body: '{}' })
     expect(answer.status).toBe(200)
     expect(performance.now() - asked).toBeLessThan(1_000) // before the bound: until a hanging attempt's timeout
     expect(started[0]! + started[1]!).toBeLessThanOrEqual(MAX_IN_FLIGHT)
-    expect(most).toBeLessThanOrEqual(MAX_IN_FLIGHT)
+    expect(silent.count.most).toBeLessThanOrEqual(MAX_IN_FLIGHT)
     expect(MAX_IN_FLIGHT).toBeLessThanOrEqual((Number(process.env.BUN_CONFIG_MAX_HTTP_REQUESTS) || 256) - 64)
   } finally {
     await Bun.sleep(5_500) // the attempts end at their timeout
-    silent.stop(true)
+    silent.stop()
     rpc.stop(true)
     await records.close()
     rmSync(dataDir, { recursive: true, force: true })

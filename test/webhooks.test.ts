@@ -8,7 +8,7 @@ import { authHeaders, b64, call, createEntry, createFeed, expectError, newWallet
 import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
 import { Value } from '@sinclair/typebox/value'
 import { WebhookPayload } from '../src/models/webhook.ts'
-import { receiver, WEBHOOK_CERT as CERT, type Received } from './helpers/webhook-receiver.ts'
+import { freePort, receiver, silentReceiver, WEBHOOK_CERT as CERT, type Received } from './helpers/webhook-receiver.ts'
 
 const PRICE = 25_000n
 
@@ -207,21 +207,9 @@ describe('delivering', () => {
 
   test('free wallets whose endpoints never answer delay no one: 26 wallets × 5 silent endpoints, 520 ' +
     'deliveries hanging, another seller told within 3 s', async () => {
-    // Accepts connections and says nothing (not even the TLS handshake): each attempt waits for its timeout.
-    let hanging = 0
-    const silent = Bun.listen({
-      hostname: '127.0.0.1',
-      port: 0,
-      socket: {
-        data() {},
-        open() {
-          hanging++
-        },
-        close() {
-          hanging--
-        },
-      },
-    })
+    // Each attempt waits for its timeout.
+    const silent = silentReceiver()
+    const hanging = () => silent.count.hanging
     // A server of its own, where a delivery is retried each second for a day: the silent ones are never given up.
     const busy = await startTestServer({ ...env(), TRELLIS_TEST_WEBHOOK_GIVE_UP_S: '86400' })
     try {
@@ -232,11 +220,7 @@ describe('delivering', () => {
           const stalled = newWallet()
           const stalledFeed = await createFeed(busy.url, stalled, { name: `stalls its webhooks ${w}` })
           for (let i = 0; i < 5; i++) {
-            const hook = await register(
-              stalled,
-              { url: `https://127.0.0.1:${silent.port}/hang/${w}/${i}`, events: ['sale.recorded'] },
-              busy,
-            )
+            const hook = await register(stalled, { url: silent.url(`/hang/${w}/${i}`), events: ['sale.recorded'] }, busy)
             expect(hook.status).toBe(201)
             silentHooks.push({ wallet: stalled, id: hook.body.id })
           }
@@ -282,17 +266,17 @@ describe('delivering', () => {
         verified(shop.body.secret, told!)
         return performance.now() - sold
       }
-      await until('the sender at work on the silent endpoints', () => hanging >= 64)
+      await until('the sender at work on the silent endpoints', () => hanging() >= 64)
       // While their first attempts hang (none has failed yet: each waits out its 5 s)...
-      expect(await honestSale('/prompt', () => expect(hanging).toBeGreaterThanOrEqual(64))).toBeLessThan(3_000)
+      expect(await honestSale('/prompt', () => expect(hanging()).toBeGreaterThanOrEqual(64))).toBeLessThan(3_000)
       // ...and once each has failed and is tried again (the test's schedule: after 1 s), none delivered.
       await Bun.sleep(6_000)
       expect(await owed()).toBe(520)
-      expect(await honestSale('/prompt-later', () => expect(hanging).toBeGreaterThan(0))).toBeLessThan(3_000)
+      expect(await honestSale('/prompt-later', () => expect(hanging()).toBeGreaterThan(0))).toBeLessThan(3_000)
       expect(await owed()).toBe(520)
     } finally {
       await busy.dispose()
-      silent.stop(true)
+      silent.stop()
     }
   }, 90_000)
 
@@ -364,12 +348,7 @@ describe('delivering', () => {
     const own = await startTestServer(env())
     try {
       const seller = newWallet()
-      const closed = (() => {
-        const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-        const port = probe.port
-        probe.stop(true)
-        return port
-      })()
+      const closed = freePort()
       const hook = await call(own.url, 'POST', '/v1/webhooks', {
         wallet: seller,
         body: { url: `https://localhost:${closed}/hook`, events: ['sale.recorded'] },
@@ -416,12 +395,7 @@ describe('delivering', () => {
 
 describe('durable', () => {
   test('a delivery owed when the server is killed is sent after the restart, once; an early access ending is told too', async () => {
-    const port = (() => {
-      const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-      const free = probe.port
-      probe.stop(true)
-      return free
-    })()
+    const port = freePort()
     const late = receiver(() => 200, port)
     late.stop() // nothing listens there: attempts fail until it is back
     const wallet = creator

@@ -11,10 +11,8 @@ import { Value } from '@sinclair/typebox/value'
 import { startTestServer, testClockFile, type TestServer } from '../dev/server.ts'
 import { call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 import { WebhookPayload } from '../src/models/webhook.ts'
-import { receiver, WEBHOOK_CERT } from './helpers/webhook-receiver.ts'
+import { receiver, WEBHOOK_CERT, webhookTls } from './helpers/webhook-receiver.ts'
 import { waitFor } from './helpers/ledger.ts'
-
-const KEY = `${import.meta.dir}/helpers/webhook-test.key.pem`
 
 interface Heard {
   method: string
@@ -33,7 +31,7 @@ function subscriber(tls: boolean) {
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
-    ...(tls ? { tls: { cert: Bun.file(WEBHOOK_CERT), key: Bun.file(KEY) } } : {}),
+    ...(tls ? { tls: webhookTls() } : {}),
     async fetch(request) {
       const url = new URL(request.url)
       heard.push({

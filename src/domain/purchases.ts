@@ -90,6 +90,14 @@ export function purchaseService(d: PurchaseDeps) {
       return until !== null
     },
 
+    /** Of `entries`, those `address` may read without paying now (as entitled answers for each), in one query. */
+    entitledAmong: (address: string, entries: readonly Pick<EntryRecord, 'id'>[]): Promise<Set<string>> =>
+      read.purchases.entitledAmong(
+        address,
+        entries.map((entry) => entry.id),
+        nowSeconds(),
+      ),
+
     async pay(payment: PaymentOrRefusal, good: Good, tag: PriceTag, signer: string | null = null): Promise<PayOutcome> {
       const outcome = await pay(payment, good, tag, signer)
       outcomes[outcome.kind]++

@@ -12,22 +12,17 @@ import { Webhook as Signature } from 'standardwebhooks'
 import type { Records } from '../store/stores.ts'
 import type { AttemptOutcome, DueDelivery } from '../store/webhooks.ts'
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../models/records.ts'
-import { requestPublic, vettedAddresses, timeLimit, PublicFetchFailed } from '../lib/public-fetch.ts'
+import { PublicFetchFailed } from '../lib/public-fetch.ts'
 import { WEBHOOK_EVENTS, type CreateWebhook } from '../models/webhook.ts'
 import { payloadOf } from './webhook-payloads.ts'
 import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { fail } from './errors.ts'
 import type { Signer } from './auth.ts'
+import { CLAIM_S, isSuccess, outboundSender, postPublic, publicTarget, type Retries } from './outbound-post.ts'
 
 export const MAX_WEBHOOKS_PER_WALLET = 5
 
-/** Seconds after each failed attempt before the next (Standard Webhooks' schedule), the last repeated. */
-const RETRY_AFTER_S = [5, 300, 1_800, 7_200, 18_000, 36_000]
-/** A delivery with no 2xx this long after its event is given up. */
-const GIVE_UP_S = 86_400
-/** How long a sender holds a delivery it is sending: due again after this only if that sender died. */
-const CLAIM_S = 60
 /** A receiver answers at once and does its work after (Standard Webhooks' advice): one that does not is failing. */
 export const ATTEMPT_TIMEOUT_S = 5
 /**
@@ -48,7 +43,6 @@ export const MAX_IN_FLIGHT = Math.max(64, FETCH_SLOTS - FETCH_HEADROOM)
  * rests.
  */
 const IN_FLIGHT = { good: MAX_IN_FLIGHT - 32, failing: 32 }
-const SLOW_AFTER_MS = 2_000
 /** How long the delivery log keeps a finished delivery. */
 export const LOG_KEPT_S = 30 * 86_400
 /** Rows a statement of the log's cleanup removes: the writer is never held long. */
@@ -58,7 +52,7 @@ export interface WebhookDeps {
   records: Records
   network: string
   allowPrivate: boolean
-  retries?: { afterS: number[]; giveUpS: number } | null
+  retries?: Retries | null
   log: (msg: string, fields?: Record<string, unknown>) => void
 }
 
@@ -66,22 +60,8 @@ const invalidUrl = (): never =>
   fail('INVALID_WEBHOOK_URL', 'url must be an https URL of a public host', 'no loopback, private or link-local address, no user:password')
 
 /** An https URL whose host resolves to public addresses only (checked again at every attempt: DNS may change). */
-async function publicUrl(raw: string, allowPrivate: boolean): Promise<string> {
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    return invalidUrl()
-  }
-  if (url.protocol !== 'https:' || url.username || url.password) invalidUrl()
-  try {
-    await vettedAddresses(url.hostname, allowPrivate, timeLimit(5_000).deadline)
-  } catch (error) {
-    if (error instanceof PublicFetchFailed) invalidUrl()
-    throw error
-  }
-  return url.href
-}
+const publicUrl = async (raw: string, allowPrivate: boolean): Promise<string> =>
+  (await publicTarget(raw, ['https:'], allowPrivate, 5_000))?.href ?? invalidUrl()
 
 /** What the delivery log tells the endpoint's owner of a failed request: never an address the server resolved or tried. */
 function outwardReason(error: unknown): string {
@@ -98,15 +78,11 @@ function outwardReason(error: unknown): string {
 
 export function webhookService(d: WebhookDeps) {
   const read = d.records.read
-  const retryAfter = d.retries?.afterS ?? RETRY_AFTER_S
-  const giveUpS = d.retries?.giveUpS ?? GIVE_UP_S
   /** Writes no read memo depends on: they leave its results in place. */
   const unkept = { unkept: true }
-  /** Endpoints with an attempt in flight: the pool it started in, and when. */
-  const inFlight = new Map<string, { pool: keyof typeof IN_FLIGHT; since: number }>()
-  const poolOf = (a: { pool: keyof typeof IN_FLIGHT; since: number }) =>
-    a.pool === 'good' && performance.now() - a.since < SLOW_AFTER_MS ? 'good' : 'failing'
-  const held = (pool: keyof typeof IN_FLIGHT) => [...inFlight.values()].filter((a) => poolOf(a) === pool).length
+  /** Endpoints with an attempt in flight, and the retry schedule. */
+  const sender = outboundSender(IN_FLIGHT, d.retries, MAX_IN_FLIGHT)
+  const giveUpS = sender.giveUpS
   /** When the sender last gave up what resting endpoints held past the day (once a minute is soon enough, at most). */
   let staleCheckedAt = 0
 
@@ -133,48 +109,36 @@ export function webhookService(d: WebhookDeps) {
     }
     const sentAt = new Date()
     const signature = new Signature(endpoint.secret).sign(delivery.id, sentAt, payload)
-    let outcome: AttemptOutcome
-    try {
-      const response = await requestPublic(
-        new URL(endpoint.url),
-        {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'user-agent': 'Trellis-Webhooks',
-            'webhook-id': delivery.id,
-            'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-            'webhook-signature': signature,
-          },
-          body: payload,
-        },
-        d.allowPrivate,
-        ATTEMPT_TIMEOUT_S * 1000,
-      )
-      await response.body?.cancel().catch(() => {})
-      outcome = { status: response.status, error: response.ok ? null : `answered ${response.status}` }
-    } catch (error) {
-      outcome = { status: null, error: outwardReason(error) }
-      if (!(error instanceof PublicFetchFailed && error.kind === 'timed-out')) {
-        d.log('a webhook attempt failed', {
-          delivery: delivery.id,
-          endpoint: endpoint.id,
-          error: String((error as Error).message)
-            .split('\n')[0]!
-            .slice(0, 500),
-        })
-      }
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'Trellis-Webhooks',
+      'webhook-id': delivery.id,
+      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+      'webhook-signature': signature,
     }
-    if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300) {
+    const posted = await postPublic(endpoint.url, headers, payload, d.allowPrivate, ATTEMPT_TIMEOUT_S)
+    const outcome: AttemptOutcome =
+      posted.status !== null
+        ? { status: posted.status, error: isSuccess(posted.status) ? null : `answered ${posted.status}` }
+        : { status: null, error: outwardReason(posted.failure) }
+    const { failure } = posted
+    if (posted.status === null && !(failure instanceof PublicFetchFailed && failure.kind === 'timed-out')) {
+      d.log('a webhook attempt failed', {
+        delivery: delivery.id,
+        endpoint: endpoint.id,
+        error: String((failure as Error).message)
+          .split('\n')[0]!
+          .slice(0, 500),
+      })
+    }
+    if (isSuccess(outcome.status)) {
       return d.records.transact(async (tx) => {
         await tx.webhooks.finish(delivery.id, 'delivered', outcome, nowSeconds())
         await tx.webhooks.endpointAnswered(endpoint.id)
       }, unkept)
     }
     // The endpoint rests as long as this delivery would before its next try, longer at each failure in a row.
-    const restUntil = nowSeconds() + retryAfter[Math.min(delivery.endpoint_failures, retryAfter.length - 1)]!
-    const next = now + retryAfter[Math.min(delivery.attempts, retryAfter.length - 1)]!
-    const givenUp = next - delivery.created_at >= giveUpS
+    const { restUntil, next, givenUp } = sender.afterFailure(now, { ...delivery, failures: delivery.endpoint_failures })
     if (givenUp)
       d.log('a webhook delivery was given up after a day of retries', {
         delivery: delivery.id,
@@ -242,26 +206,19 @@ export function webhookService(d: WebhookDeps) {
         const stale = await d.records.transact((tx) => tx.webhooks.giveUpOld(now - giveUpS, now), unkept)
         if (stale > 0) d.log('webhook deliveries were given up after a day: their endpoints kept failing', { deliveries: stale })
       }
-      let started = 0
-      for (const pool of ['good', 'failing'] as const) {
-        const room = Math.min(IN_FLIGHT[pool] - held(pool), MAX_IN_FLIGHT - inFlight.size)
-        if (room <= 0) continue
-        for (const delivery of await read.webhooks.due(now, room, [...inFlight.keys()], pool === 'failing')) {
-          if (inFlight.has(delivery.endpoint_id)) continue
-          if (!(await d.records.transact((tx) => tx.webhooks.claim(delivery.id, now, now + CLAIM_S), unkept))) continue
-          inFlight.set(delivery.endpoint_id, { pool, since: performance.now() })
-          started++
-          void attempt(delivery, now)
-            .catch((error: unknown) =>
-              d.log('a webhook attempt could not be recorded; it is due again once its claim lapses', {
-                delivery: delivery.id,
-                error: String(error),
-              }),
-            )
-            .finally(() => inFlight.delete(delivery.endpoint_id))
+      return sender.eachPool(async (pool, room) => {
+        let started = 0
+        for (const delivery of await read.webhooks.due(now, room, sender.busy(), pool === 'failing')) {
+          const claim = () => d.records.transact((tx) => tx.webhooks.claim(delivery.id, now, now + CLAIM_S), unkept)
+          const unrecorded = (error: unknown) =>
+            d.log('a webhook attempt could not be recorded; it is due again once its claim lapses', {
+              delivery: delivery.id,
+              error: String(error),
+            })
+          if (await sender.launch(delivery.endpoint_id, pool, claim, () => attempt(delivery, now), unrecorded)) started++
         }
-      }
-      return started
+        return started
+      })
     },
   }
 }

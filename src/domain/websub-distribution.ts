@@ -9,10 +9,11 @@
 import { createHmac } from 'node:crypto'
 import type { Records } from '../store/stores.ts'
 import type { TopicFormat, WebsubDeliveryRecord } from '../models/websub.ts'
-import { PublicFetchFailed, requestPublic } from '../lib/public-fetch.ts'
+import { PublicFetchFailed } from '../lib/public-fetch.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { DomainError } from './errors.ts'
 import { topicLinks } from './websub-topics.ts'
+import { CLAIM_S, isSuccess, outboundSender, postPublic, type Retries } from './outbound-post.ts'
 
 /** A topic's document: its bytes and media type. */
 export interface Rendered {
@@ -25,18 +26,13 @@ export interface DistributionDeps {
   publicUrl: () => string
   allowPrivate: boolean
   render: (feedId: string, format: TopicFormat) => Promise<Rendered>
-  retries?: { afterS: number[]; giveUpS: number } | null
+  retries?: Retries | null
   log: (msg: string, fields?: Record<string, unknown>) => void
 }
 
-const RETRY_AFTER_S = [5, 300, 1_800, 7_200, 18_000, 36_000]
-const GIVE_UP_S = 86_400
-const CLAIM_S = 60
 export const POST_TIMEOUT_S = 5
 /** POSTs in flight at most, one per subscription: subscriptions in good standing, and those whose last POST failed. */
 const IN_FLIGHT = { good: 64, failing: 16 }
-/** A POST unanswered this long counts among the failing ones' from then on (see webhooks.ts). */
-const SLOW_AFTER_MS = 2_000
 /** Due rows read per POST slot: a subscription's backlog is one POST, so a pass reads a few of each. */
 const DUE_PER_SUBSCRIPTION = 4
 
@@ -46,12 +42,8 @@ export const hubSignature = (secret: string, body: string) => `sha256=${createHm
 export function distribution(d: DistributionDeps) {
   const read = d.records.read
   const unkept = { unkept: true }
-  const retryAfter = d.retries?.afterS ?? RETRY_AFTER_S
-  const giveUpS = d.retries?.giveUpS ?? GIVE_UP_S
-  const inFlight = new Map<string, { pool: keyof typeof IN_FLIGHT; since: number }>()
-  const poolOf = (a: { pool: keyof typeof IN_FLIGHT; since: number }) =>
-    a.pool === 'good' && performance.now() - a.since < SLOW_AFTER_MS ? 'good' : 'failing'
-  const held = (pool: keyof typeof IN_FLIGHT) => [...inFlight.values()].filter((a) => poolOf(a) === pool).length
+  /** Subscriptions with a POST in flight, and the retry schedule. */
+  const sender = outboundSender(IN_FLIGHT, d.retries)
 
   /** One POST of one claimed delivery, and what it leads to. `document`: the topic's, rendered once per pass. */
   async function send(delivery: WebsubDeliveryRecord, covered: string[], document: Promise<Rendered>, now: number): Promise<void> {
@@ -68,30 +60,14 @@ export function distribution(d: DistributionDeps) {
       'user-agent': 'Trellis-WebSub',
     }
     if (delivery.secret !== null) headers['x-hub-signature'] = hubSignature(delivery.secret, rendered.body)
-    let status: number | null = null
-    let error: string
-    try {
-      const response = await requestPublic(
-        new URL(delivery.callback),
-        { method: 'POST', headers, body: rendered.body },
-        d.allowPrivate,
-        POST_TIMEOUT_S * 1000,
-      )
-      await response.body?.cancel().catch(() => {})
-      status = response.status
-      error = `answered ${status}`
-    } catch (failure) {
-      error = failure instanceof PublicFetchFailed ? failure.kind : 'unreachable'
-    }
-    if (status !== null && status >= 200 && status < 300)
-      return d.records.transact((tx) => tx.websub.delivered(delivery.subscription_id, covered), unkept)
+    const { status, failure } = await postPublic(delivery.callback, headers, rendered.body, d.allowPrivate, POST_TIMEOUT_S)
+    const error = status !== null ? `answered ${status}` : failure instanceof PublicFetchFailed ? failure.kind : 'unreachable'
+    if (isSuccess(status)) return d.records.transact((tx) => tx.websub.delivered(delivery.subscription_id, covered), unkept)
     if (status === 410) {
       // The recommendation lets a hub end a subscription whose subscriber answers 410 Gone.
       return d.records.transact((tx) => tx.websub.removeById(delivery.subscription_id), unkept)
     }
-    const restUntil = nowSeconds() + retryAfter[Math.min(delivery.failures, retryAfter.length - 1)]!
-    const next = now + retryAfter[Math.min(delivery.attempts, retryAfter.length - 1)]!
-    const givenUp = next - delivery.created_at >= giveUpS
+    const { restUntil, next, givenUp } = sender.afterFailure(now, delivery)
     if (givenUp) d.log('a WebSub distribution was given up after a day of retries', { delivery: delivery.id, error })
     await d.records.transact(async (tx) => {
       await tx.websub.failed(delivery.subscription_id, delivery.id, next, restUntil, error)
@@ -107,11 +83,8 @@ export function distribution(d: DistributionDeps) {
      * every one of them: a 2xx settles them all.
      */
     async deliverDue(now = nowSeconds()): Promise<number> {
-      let started = 0
-      for (const pool of ['good', 'failing'] as const) {
-        const room = IN_FLIGHT[pool] - held(pool)
-        if (room <= 0) continue
-        const due = await read.websub.dueDeliveries(now, room * DUE_PER_SUBSCRIPTION, [...inFlight.keys()], pool === 'failing')
+      return sender.eachPool(async (pool, room) => {
+        const due = await read.websub.dueDeliveries(now, room * DUE_PER_SUBSCRIPTION, sender.busy(), pool === 'failing')
         // Rendered after this read (never reused from a read before it), so each document holds what it settles.
         const documents = new Map<string, Promise<Rendered>>()
         const documentOf = (feedId: string, format: TopicFormat) => {
@@ -127,23 +100,19 @@ export function distribution(d: DistributionDeps) {
         let taken = 0
         for (const [subscriptionId, rows] of Map.groupBy(due, (row) => row.subscription_id)) {
           const delivery = rows[0]!
-          if (inFlight.has(subscriptionId) || taken >= room) continue
-          if (!(await d.records.transact((tx) => tx.websub.claimDelivery(delivery.id, now, now + CLAIM_S), unkept))) continue
-          inFlight.set(subscriptionId, { pool, since: performance.now() })
-          taken++
-          started++
+          if (taken >= room) continue
+          const claim = () => d.records.transact((tx) => tx.websub.claimDelivery(delivery.id, now, now + CLAIM_S), unkept)
           const covered = rows.map((row) => row.id)
-          void send(delivery, covered, documentOf(delivery.feed_id, delivery.format), now)
-            .catch((error: unknown) =>
-              d.log('a WebSub distribution could not be recorded; it is due again once its claim lapses', {
-                delivery: delivery.id,
-                error: String(error),
-              }),
-            )
-            .finally(() => inFlight.delete(subscriptionId))
+          const unrecorded = (error: unknown) =>
+            d.log('a WebSub distribution could not be recorded; it is due again once its claim lapses', {
+              delivery: delivery.id,
+              error: String(error),
+            })
+          const sending = () => send(delivery, covered, documentOf(delivery.feed_id, delivery.format), now)
+          if (await sender.launch(subscriptionId, pool, claim, sending, unrecorded)) taken++
         }
-      }
-      return started
+        return taken
+      })
     },
   }
 }

@@ -14,12 +14,13 @@ import { randomBytes } from 'node:crypto'
 import type { Records } from '../store/stores.ts'
 import type { TopicCallback } from '../store/websub.ts'
 import { MAX_SECRET_BYTES, type TopicFormat, type WebsubIntentRecord, type WebsubRequest } from '../models/websub.ts'
-import { PublicFetchFailed, requestPublic, timeLimit, vettedAddresses } from '../lib/public-fetch.ts'
+import { PublicFetchFailed, requestPublic } from '../lib/public-fetch.ts'
 import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { fail } from './errors.ts'
 import { distribution, type Rendered } from './websub-distribution.ts'
 import { parseTopic, topicUrl } from './websub-topics.ts'
+import { CLAIM_S, publicTarget } from './outbound-post.ts'
 
 export const LEASE_S = { default: 10 * 86_400, min: 3_600, max: 30 * 86_400 }
 /** Requests waiting for their verification: per callback host, and in all. */
@@ -29,8 +30,6 @@ export const MAX_SUBSCRIPTIONS = { perHost: 10_000, all: 100_000 }
 /** Attempts at verifying one request, and the seconds before each retry (after no answer, or a 5xx). */
 const VERIFY_ATTEMPTS = 3
 const VERIFY_RETRY_S = [10, 60]
-/** How long a verifier holds a request it is verifying: due again after this only if that verifier died. */
-const CLAIM_S = 60
 export const VERIFY_TIMEOUT_S = 5
 /** Verifications in flight at most. */
 const VERIFYING = 32
@@ -81,22 +80,10 @@ export function websubService(d: WebsubDeps) {
 
   /** An http(s) URL of a public host (checked again at every request: DNS may change), without its fragment. */
   async function vetCallback(raw: string): Promise<URL> {
-    const refused = () =>
+    const url =
+      (await publicTarget(raw, ['https:', 'http:'], d.allowPrivate, VERIFY_TIMEOUT_S * 1000)) ??
       invalid('hub.callback must be an http or https URL of a public host', 'no loopback, private or link-local address')
-    let url: URL
-    try {
-      url = new URL(raw)
-    } catch {
-      return refused()
-    }
-    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || !url.hostname) refused()
     url.hash = ''
-    try {
-      await vettedAddresses(url.hostname, d.allowPrivate, timeLimit(VERIFY_TIMEOUT_S * 1000).deadline)
-    } catch (error) {
-      if (error instanceof PublicFetchFailed) refused()
-      throw error
-    }
     return url
   }
 

@@ -1,12 +1,12 @@
 // A feed's page: its cover, description and creator, and its entries with what each costs.
 import type { CategoryRecord, EntryRecord, FeedRecord, WalletRecord } from '../models/records.ts'
-import { html, Html } from './html.ts'
+import { html, type Html } from './html.ts'
 import { page, type Card } from './layout.ts'
 import { figures, tagList } from './cards.ts'
 import { count, day, mediaKind, usdc } from './format.ts'
 import { entryTitle } from './names.ts'
 import { creatorLink } from './paywall.ts'
-import { PASS_HELD_MARK, passHeldLine, passOffer } from './pass.ts'
+import { passOffer } from './pass.ts'
 
 export interface FeedFacts {
   network: string
@@ -93,7 +93,7 @@ export function feedPage(f: FeedFacts): string {
     ])}
   </div>
 </section>
-${f.viewer?.passUntil ? new Html(passOffer(feed).text.replace(PASS_HELD_MARK, passHeldLine(f.viewer.passUntil))) : passOffer(feed)}
+${passOffer(feed, f.viewer?.passUntil ?? null)}
 <h2>Entries</h2>
 ${
   f.entries.length

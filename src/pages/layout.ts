@@ -61,35 +61,24 @@ export interface Frame {
   assetVersion: string
 }
 
+type Told = [key: string, value: string | undefined]
+
+/** `<meta>` tags, one a line, as `prefix:key` in `attribute`; those without a value are left out. */
+const metas = (attribute: 'property' | 'name', prefix: string, told: Told[]): Html[] =>
+  told.flatMap(([key, value]) => (value === undefined ? [] : [html`<meta ${attribute}="${prefix}:${key}" content="${value}">\n`]))
+
 function shareCard(title: string, origin: string, card: Card): Html {
-  const image = card.image ? `${origin}${card.image}` : null
-  return html`<meta property="og:site_name" content="Trellis">
-<meta property="og:type" content="${card.type}">
-<meta property="og:title" content="${title}">
-<meta property="og:url" content="${origin}${card.path}">
-${
-  card.description
-    ? html`<meta property="og:description" content="${card.description}">
-`
-    : ''
-}${
-  image
-    ? html`<meta property="og:image" content="${image}">
-`
-    : ''
-}<meta name="twitter:card" content="${image ? 'summary_large_image' : 'summary'}">
-<meta name="twitter:title" content="${title}">
-${
-  card.description
-    ? html`<meta name="twitter:description" content="${card.description}">
-`
-    : ''
-}${
-  image
-    ? html`<meta name="twitter:image" content="${image}">
-`
-    : ''
-}`
+  const image = card.image ? `${origin}${card.image}` : undefined
+  /** What the card tells: under OpenGraph's names, and all but the URL under Twitter's too. */
+  const told: Told[] = [
+    ['title', title],
+    ['url', `${origin}${card.path}`],
+    ['description', card.description || undefined],
+    ['image', image],
+  ]
+  const og = metas('property', 'og', [['site_name', 'Trellis'], ['type', card.type], ...told])
+  const twitter = metas('name', 'twitter', [['card', image ? 'summary_large_image' : 'summary'], ...told.filter(([key]) => key !== 'url')])
+  return html`${og}${twitter}`
 }
 
 export function page(frame: Frame, main: Html): string {

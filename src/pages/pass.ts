@@ -1,16 +1,13 @@
 // A feed's pass as a person meets it: the offer on the feed's page and beside an entry's paywall (a form that POSTs to
 // the pass's purchase URL, so a browser gets the pass's own paywall), that paywall, and the line telling a holder
-// signed in how long theirs runs (put into the kept page for that request only).
+// signed in how long theirs runs (on the page made for that request only).
 import type { FeedRecord, PassOfferRecord } from '../models/records.ts'
 import type { Offer } from '../chain/x402/resource-server.ts'
 import { spokenDuration } from '../lib/durations.ts'
-import { html, Html } from './html.ts'
+import { html, type Html } from './html.ts'
 import { page } from './layout.ts'
 import { usdc } from './format.ts'
 import { payWidget, type PaywallData } from './paywall.ts'
-
-/** Where a kept feed page takes the holder's line: a comment no stored text can forge (text is escaped). */
-export const PASS_HELD_MARK = '<!--pass-held-->'
 
 const terms = (offer: PassOfferRecord): string => `${usdc(offer.price)} for ${spokenDuration(offer.duration_s)}`
 const purchaseUrl = (feedId: string) => `/v1/feeds/${feedId}/pass/purchases`
@@ -19,14 +16,17 @@ const purchaseUrl = (feedId: string) => `/v1/feeds/${feedId}/pass/purchases`
 const buyForm = (feed: FeedRecord, label: string): Html =>
   html`<form method="post" action="${purchaseUrl(feed.id)}" class="buy-pass"><button type="submit" class="primary">${label}</button></form>`
 
-/** The feed page's offer (or nothing while none is on sale), and the mark where a holder's line goes. */
-export function passOffer(feed: FeedRecord): Html {
-  const mark = new Html(PASS_HELD_MARK)
+/**
+ * The feed page's offer (or nothing while none is on sale), and, for a holder signed in, the line telling until when
+ * their pass runs (`heldUntil`; shown alone when the feed sells no pass now).
+ */
+export function passOffer(feed: FeedRecord, heldUntil: number | null = null): Html {
+  const held = heldUntil ? passHeldLine(heldUntil) : ''
   const offer = feed.pass
-  if (!offer) return mark
+  if (!offer) return html`${held}`
   return html`<section class="pass" id="pass" aria-labelledby="pass-title">
   <h2 id="pass-title">Pass · ${terms(offer)}</h2>
-  ${mark}
+  ${held}
   <p>Every paid entry of this feed, those published later too.</p>
   ${offer.description ? html`<p class="muted">${offer.description}</p>` : ''}
   ${buyForm(feed, `Buy the pass · ${usdc(offer.price)}`)}
@@ -34,9 +34,9 @@ export function passOffer(feed: FeedRecord): Html {
 }
 
 /** What a holder signed in reads on the feed's page. */
-export function passHeldLine(expiresAt: number): string {
+function passHeldLine(expiresAt: number): Html {
   const until = new Date(expiresAt * 1000).toISOString().slice(0, 16).replace('T', ' ')
-  return html`<p class="held" id="pass-held" role="status">Your pass runs until ${until} UTC.</p>`.text
+  return html`<p class="held" id="pass-held" role="status">Your pass runs until ${until} UTC.</p>`
 }
 
 /** Beside an entry's paywall: the pass, when the feed sells one. */

@@ -52,9 +52,8 @@ export async function feedPageFor(s: Services, rawId: string, token: string | un
   const address = signer.address.toLowerCase()
   const owner = facts.feed.owner_wallet_address.toLowerCase() === address
   const passUntil = owner ? null : await s.passes.heldUntil(address, facts.feed.id)
-  const owned = new Set<string>()
-  if (!owner && passUntil === null)
-    for (const { entry, free } of facts.entries) if (!free && (await s.purchases.entitled(address, entry))) owned.add(entry.id)
+  const paid = facts.entries.filter(({ free }) => !free).map(({ entry }) => entry)
+  const owned = owner || passUntil !== null ? new Set<string>() : await s.purchases.entitledAmong(address, paid)
   const viewer: Viewer = { owner, passUntil, owned }
   return new Response(feedPage({ ...facts, viewer }), { headers: { ...PAGE_HEADERS, 'cache-control': 'private, no-store' } })
 }

@@ -1,4 +1,4 @@
-import { q, sqlText, type Sql } from './query.ts'
+import { join, q, sqlText, type Sql } from './query.ts'
 
 export interface PaymentRow {
   id: string
@@ -90,6 +90,11 @@ export interface PaymentStore {
 
 export interface PurchaseStore {
   owns(address: string, entryId: string): Promise<boolean>
+  /**
+   * Of `entryIds`, those `address` may read without paying at `now`: bought, or of a feed whose pass of theirs runs then
+   * (as owns and passes.runningUntil answer for one). One query, however many.
+   */
+  entitledAmong(address: string, entryIds: readonly string[], now: number): Promise<Set<string>>
   grant(walletId: string, entryId: string, transactionId: string, now: number): Promise<void>
   addToTotals(entryId: string, amount: bigint): Promise<void>
   /** A pass sold counts as a purchase of its feed. */
@@ -160,6 +165,17 @@ export function purchaseStore(sql: Sql): PurchaseStore {
     owns: async (address, entryId) =>
       (await sql.get(q`SELECT 1 AS one FROM purchases p JOIN wallets w ON w.id = p.wallet_id
       WHERE w.address_lc = ${address.toLowerCase()} AND p.entry_id = ${entryId} LIMIT 1`)) !== undefined,
+    async entitledAmong(address, entryIds, now) {
+      if (entryIds.length === 0) return new Set()
+      const lc = address.toLowerCase()
+      const rows = await sql.all<{ id: string }>(q`SELECT e.id FROM entries e WHERE e.id IN (${join(
+        entryIds.map((id) => q`${id}`),
+        ', ',
+      )}) AND (EXISTS (SELECT 1 FROM purchases p JOIN wallets w ON w.id = p.wallet_id WHERE w.address_lc = ${lc} AND p.entry_id = e.id)
+        OR EXISTS (SELECT 1 FROM passes s WHERE s.feed_id = e.feed_id AND s.holder_lc = ${lc}
+          AND s.starts_at <= ${now} AND s.expires_at > ${now}))`)
+      return new Set(rows.map((row) => row.id))
+    },
     async grant(walletId, entryId, transactionId, now) {
       await sql.run(
         q`INSERT INTO purchases (wallet_id, entry_id, transaction_id, created_at)

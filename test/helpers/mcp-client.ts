@@ -12,6 +12,11 @@ const ROOT = join(import.meta.dir, '..', '..')
 /** Clients opened by a test file, to close in its afterAll. */
 export const openClients: Array<{ close(): Promise<void> }> = []
 
+/** Closes the clients opened (a test file's afterAll). */
+export async function closeClients() {
+  for (const client of openClients.splice(0)) await client.close().catch(() => {})
+}
+
 /** `trellis mcp --url <url>` with only the environment given (and PATH, HOME). */
 export async function stdioClient(url: string, env: Record<string, string> = {}) {
   const transport = new StdioClientTransport({
@@ -38,6 +43,21 @@ export async function httpClient(serverUrl: string) {
   openClients.push(client)
   return client
 }
+
+/** The headers of a JSON-RPC POST to /mcp, as any HTTP client can send it. */
+export const MCP_POST_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+
+/** One raw JSON-RPC POST to a server's /mcp. */
+export const postMcp = (serverUrl: string, message: unknown) =>
+  fetch(`${serverUrl}/mcp`, { method: 'POST', headers: MCP_POST_HEADERS, body: JSON.stringify(message) })
+
+/** A JSON-RPC tools/call message. */
+export const toolCall = (id: number | string, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+})
 
 export const run = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
   (await client.callTool({ name, arguments: args })) as CallToolResult

@@ -5,7 +5,7 @@
 // is an option here, never a branch on the engine.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
-import type { Records } from '../../src/store/stores.ts'
+import type { Records, Stores } from '../../src/store/stores.ts'
 import type { NewEntry } from '../../src/store/entries.ts'
 import { isUniqueViolation } from '../../src/lib/store-faults.ts'
 import { CID } from 'multiformats/cid'
@@ -65,6 +65,28 @@ const anEntry = (feedId: string, more: Partial<NewEntry> = {}): NewEntry => ({
   now: now(),
   ...more,
 })
+
+/** A sale's row in the ledger, inside `tx`: its id. */
+async function aSale(
+  tx: Stores,
+  payer: string,
+  sold: { kind: 'entry' | 'pass'; entry_id: string | null; feed_id: string | null },
+  at: number,
+): Promise<string> {
+  const id = unique('tx')
+  await tx.transactions.insert({
+    id,
+    piid: null,
+    payer,
+    pay_to: anAddress(),
+    amount: 5n,
+    asset: anAddress(),
+    transaction_hash: `0x${randomBytes(32).toString('hex')}`,
+    created_at: at,
+    ...sold,
+  })
+  return id
+}
 
 const aNonce = () => ({ nonce: unique('nonce'), address_lc: anAddress(), message: 'sign in', expires_at: now() + 300 })
 
@@ -419,20 +441,7 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
       const holder = anAddress()
       const sell = (id: string, at: number, duration: number) =>
         records.transact(async (tx) => {
-          const txId = unique('tx')
-          await tx.transactions.insert({
-            id: txId,
-            piid: null,
-            payer: holder,
-            pay_to: anAddress(),
-            amount: 5n,
-            asset: anAddress(),
-            entry_id: null,
-            transaction_hash: `0x${randomBytes(32).toString('hex')}`,
-            created_at: at,
-            kind: 'pass',
-            feed_id: feedId,
-          })
+          const txId = await aSale(tx, holder, { kind: 'pass', entry_id: null, feed_id: feedId }, at)
           return tx.passes.grant({ id, feed_id: feedId, holder_lc: holder, duration_s: duration, transaction_id: txId, now: at })
         })
       const first = await sell(unique('pass'), 1_000, 60)
@@ -454,6 +463,46 @@ export function recordsContract({ name, open: openRecords, sharedDatabase, hosts
       expect((await records.read.passes.listByHolder(holder, undefined, 10)).map((p) => p.id)).toEqual(
         [first.id, second.id, third.id].sort().reverse(),
       )
+    })
+
+    test('entitledAmong: of the entries asked about, those bought and those of a feed whose pass runs; none asked, none', async () => {
+      const records = await open()
+      const [feedId, passFeedId] = [await aFeed(records), await aFeed(records)]
+      const paid = (feed: string) => anEntry(feed, { is_free: false, price: 5n })
+      const entries = Array.from({ length: 30 }, () => paid(feedId))
+      const passEntries = [paid(passFeedId), paid(passFeedId)]
+      for (const entry of [...entries, ...passEntries]) await records.single((tx) => tx.entries.add(entry, 100))
+      const buyer = anAddress()
+      const bought = [entries[3]!.id, entries[17]!.id]
+      await records.transact(async (tx) => {
+        const walletId = await tx.wallets.ensure(unique('wallet'), buyer, 'base-sepolia', now())
+        for (const entryId of bought)
+          await tx.purchases.grant(
+            walletId,
+            entryId,
+            await aSale(tx, buyer, { kind: 'entry', entry_id: entryId, feed_id: null }, 1_000),
+            1_000,
+          )
+        const txId = await aSale(tx, buyer, { kind: 'pass', entry_id: null, feed_id: passFeedId }, 1_000)
+        await tx.passes.grant({
+          id: unique('pass'),
+          feed_id: passFeedId,
+          holder_lc: buyer,
+          duration_s: 60,
+          transaction_id: txId,
+          now: 1_000,
+        })
+      })
+      const ids = [...entries, ...passEntries].map((e) => e.id)
+      const among = async (address: string, at: number, asked = ids) =>
+        [...(await records.read.purchases.entitledAmong(address, asked, at))].sort()
+      expect(await among(buyer.toUpperCase().replace('0X', '0x'), 1_030)).toEqual([...bought, ...passEntries.map((e) => e.id)].sort())
+      expect(await among(buyer, 1_060)).toEqual([...bought].sort()) // the pass has ended
+      expect(await among(buyer, 999)).toEqual([...bought].sort()) // nor begun
+      expect(await among(buyer, 1_030, [entries[3]!.id, entries[4]!.id])).toEqual([entries[3]!.id])
+      expect(await among(buyer, 1_030, [])).toEqual([])
+      expect(await among(anAddress(), 1_030)).toEqual([])
+      for (const id of ids) expect(await records.read.purchases.owns(buyer, id)).toBe(bought.includes(id))
     })
 
     test("a holder's private feed URL: one stands per feed and holder, asked for at once too; revoked, the next is new", async () => {
