@@ -104,6 +104,13 @@ describe('browsing', () => {
     expect(await page.locator('h1').textContent()).toBe(category.name)
     expect(await names(page)).toEqual(['Feed 25', 'Feed 20', 'Feed 15', 'Feed 10', 'Feed 05', 'Feed 00'])
     expect(await page.locator('.categories [aria-current=page]').textContent()).toBe(category.name)
+    // The same page by its id in capitals; a category that does not exist is not found each time asked, nor a path that
+    // names no id (a page for a browser: 404).
+    const status = async (path: string) => (await page.goto(server.url + path))!.status()
+    expect(await status(`/categories/${category.id.toUpperCase()}`)).toBe(200)
+    expect(await page.locator('h1').textContent()).toBe(category.name)
+    for (let i = 0; i < 2; i++) expect(await status(`/categories/${crypto.randomUUID()}`)).toBe(404)
+    expect(await status('/categories/not-an-id')).toBe(404)
     await page.goto(`${server.url}/feeds/${feeds[0]!.id}`)
     await page.locator('.feed-head .tags a', { hasText: 'tides' }).click()
     expect(page.url()).toBe(`${server.url}/tags/tides`)

@@ -25,18 +25,19 @@ const sortOf = (raw: unknown): BrowseSort => {
 }
 
 interface Listing {
-  path: string
   title: string
   lead: string
   categoryId?: string
   tag?: string
 }
 
-function listingPage(s: Services, listing: Listing, query: Record<string, unknown>) {
+/** A listing's page, kept: `describe` (the category's name, say) is read only when the page is made. */
+function listingPage(s: Services, path: string, query: Record<string, unknown>, describe: () => Listing | Promise<Listing>) {
   const sort = sortOf(query.sort)
   const token = typeof query.page_token === 'string' ? query.page_token : undefined
-  const scope = `browse:${listing.path}:${sort}`
+  const scope = `browse:${path}:${sort}`
   return keptPage(s, `${scope}?${token ?? ''}`, async () => {
+    const listing = await describe()
     const cursor = s.pages.decode<Cursor>(scope, token)
     const order = ORDER_OF[sort]
     const rows = await s.feeds.list({
@@ -54,7 +55,7 @@ function listingPage(s: Services, listing: Listing, query: Record<string, unknow
     const categories = await s.categories.list({ isActive: true, limit: 100 })
     return browsePage({
       network: s.config.network.name,
-      path: listing.path,
+      path,
       title: listing.title,
       lead: listing.lead,
       sort,
@@ -93,20 +94,21 @@ export const browsePageRoutes = (s: Services) =>
     .get('/search', ({ query }) => answerPage(s, () => searchResults(s, query)))
     .get('/feeds', ({ query }) =>
       answerPage(s, () =>
-        listingPage(s, { path: '/feeds', title: 'All feeds', lead: 'Every feed on this market, a page at a time.' }, query),
+        listingPage(s, '/feeds', query, () => ({ title: 'All feeds', lead: 'Every feed on this market, a page at a time.' })),
       ),
     )
     .get('/categories/:category_id', ({ params, query }) =>
-      answerPage(s, async () => {
-        const category = await s.categories.get(uuid(params.category_id, 'category_id'))
-        const lead = category.description ?? `Feeds in ${category.name}.`
-        return listingPage(s, { path: `/categories/${category.id}`, title: category.name, lead, categoryId: category.id }, query)
+      answerPage(s, () => {
+        const categoryId = uuid(params.category_id, 'category_id')
+        return listingPage(s, `/categories/${categoryId}`, query, async () => {
+          const category = await s.categories.get(categoryId)
+          return { title: category.name, lead: category.description ?? `Feeds in ${category.name}.`, categoryId: category.id }
+        })
       }),
     )
     .get('/tags/:tag', ({ params, query }) =>
       answerPage(s, () => {
         const tag = decodeURIComponent(params.tag)
-        const path = `/tags/${encodeURIComponent(tag)}`
-        return listingPage(s, { path, title: `#${tag}`, lead: `Feeds tagged ${tag}.`, tag }, query)
+        return listingPage(s, `/tags/${encodeURIComponent(tag)}`, query, () => ({ title: `#${tag}`, lead: `Feeds tagged ${tag}.`, tag }))
       }),
     )
