@@ -1,13 +1,13 @@
 // Two servers on one PostgreSQL database: a write on one shows in the other's cached reads within the notification
 // delay, and still does while the other's listening connection is killed and re-made (its memo keeps nothing while
 // it cannot hear, and forgets what it read once it hears again). A data command's write counts as another instance's.
-// PostgreSQL only: a cluster of its own, so both passes of the suite run it.
+// PostgreSQL only, on a cluster of its own: run once, in the PostgreSQL pass.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
-import { startTestServer, type TestServer } from '../dev/server.ts'
+import { startTestServer, testClockFile, type TestServer } from '../dev/server.ts'
 import { startPostgres, type Postgres } from '../dev/postgres.ts'
-import { emptyDatabase } from '../dev/test-database.ts'
-import { call, createFeed, newWallet, authHeaders, type Wallet } from '../dev/api.ts'
+import { emptyDatabase, TEST_POSTGRES } from '../dev/test-database.ts'
+import { b64, call, createEntry, createFeed, newWallet, authHeaders, type Wallet } from '../dev/api.ts'
 
 let postgres: Postgres
 let a: TestServer
@@ -17,6 +17,7 @@ let owner: Wallet
 let feedId: string
 
 beforeAll(async () => {
+  if (!TEST_POSTGRES) return
   postgres = await startPostgres()
   admin = new SQL(postgres.adminUrl, { max: 1 })
   const url = await emptyDatabase(postgres.adminUrl)
@@ -48,7 +49,7 @@ async function msUntilBSays(name: string, limitMs: number): Promise<number> {
   throw new Error(`B still answered "${await nameOn(b)}" ${limitMs} ms after A wrote "${name}"`)
 }
 
-describe('instances on one database', () => {
+describe.skipIf(!TEST_POSTGRES)('instances on one database', () => {
   test("a write on A shows in B's cached read within 250 ms", async () => {
     for (let i = 0; i < 3; i++) expect(await nameOn(b)).toBe('first') // read, and kept in B's memo
     await rename('second')
@@ -77,5 +78,36 @@ describe('instances on one database', () => {
     await database.close()
     expect(await msUntilBSays('by hand', 1_000)).toBeLessThan(250)
     expect(await nameOn(a)).toBe('by hand')
+  })
+
+  test('a job with nothing to do tells no instance of a change; one that frees an entry does', async () => {
+    // Every instance drops every kept read on a change: the expiry jobs, finding nothing every 30 s, emptied them all.
+    const url = await emptyDatabase(postgres.adminUrl)
+    const clocked = await startTestServer({ TRELLIS_DATABASE_URL: url, TRELLIS_LOG: 'warn', TRELLIS_TEST_CLOCK_FILE: testClockFile() })
+    const listener = new SQL(url, { max: 1 })
+    try {
+      const heard: string[] = []
+      await listener.listen('trellis_changes', (payload) => void (payload.startsWith('hb:') || heard.push(payload)))
+      const feed = await createFeed(clocked.url, owner, { name: 'early access' })
+      const entry = await createEntry(clocked.url, owner, feed.id, {
+        content_base64: b64('free in an hour'),
+        is_free: false,
+        price: { amount: '10000', currency: 'USDC' },
+        expires_at: Math.floor(Date.now() / 1000) + 3_600,
+      })
+      await Bun.sleep(300)
+      heard.length = 0
+      await clocked.moveClock(60) // the deadline jobs run: nothing is due
+      await Bun.sleep(300)
+      expect(heard).toEqual([])
+      await clocked.moveClock(7_200) // the entry's early access has ended
+      const freed = async () => (await call(clocked.url, 'GET', `/v1/feeds/${feed.id}/entries/${entry.id}`)).body.is_free
+      for (let i = 0; i < 100 && !(await freed()); i++) await Bun.sleep(50)
+      expect(await freed()).toBe(true)
+      expect(heard.length).toBeGreaterThan(0)
+    } finally {
+      await listener.close()
+      await clocked.dispose()
+    }
   })
 })

@@ -194,8 +194,11 @@ export function entryService(d: Deps) {
      * opened first, then written with the change). How many became free.
      */
     async endEarlyAccess(now: number): Promise<number> {
+      const expiring = await read.entries.expiring(now)
+      // Nothing due, nothing written: even a statement that changes no row tells every instance that records changed.
+      if (expiring.length === 0) return 0
       const texts: [string, string][] = []
-      for (const entry of await read.entries.expiring(now)) {
+      for (const entry of expiring) {
         const text = await storedSearchText(d.content, entry.cid, entry.mime_type, await read.entries.contentKey(entry.id))
         if (text) texts.push([entry.id, text])
       }
