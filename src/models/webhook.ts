@@ -40,8 +40,9 @@ export const CreateWebhook = t.Object({
   url: Text({
     minLength: 9,
     maxLength: 2048,
-    pattern: '^https://',
-    description: 'https only; a public host (no loopback, private or link-local address)',
+    description:
+      'an https URL on the public internet: no loopback, private or link-local address, no user:password ' +
+      '(400 INVALID_WEBHOOK_URL; a development server may allow http and local hosts: docs/webhooks.md)',
   }),
   description: t.Optional(Nullable(Text({ maxLength: 500 }))),
   events: t.Optional(
