@@ -6,7 +6,8 @@
 // and never again once an answer 2xx was recorded. Endpoints that fail (wallets are free, so anyone may register many
 // that never answer) delay no other endpoint: each pass takes one delivery per endpoint, an endpoint whose attempt
 // failed rests (its circuit open) as long as a delivery would before its next try, and the attempts of failing
-// endpoints have slots of their own.
+// endpoints have slots of their own. An owner may also test an endpoint: a signed `ping` sent at once, answered with
+// how it went and written to the log (never retried), a few a minute.
 import { randomBytes } from 'node:crypto'
 import { Webhook as Signature } from 'standardwebhooks'
 import type { Records } from '../store/stores.ts'
@@ -14,11 +15,11 @@ import type { AttemptOutcome, DueDelivery } from '../store/webhooks.ts'
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../models/records.ts'
 import { PublicFetchFailed } from '../lib/public-fetch.ts'
 import { endpointUrl } from './webhook-url.ts'
-import { WEBHOOK_EVENTS, type CreateWebhook } from '../models/webhook.ts'
+import { WEBHOOK_EVENTS, type CreateWebhook, type WebhookTestResult } from '../models/webhook.ts'
 import { payloadOf } from './webhook-payloads.ts'
 import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
-import { fail } from './errors.ts'
+import { DomainError, fail } from './errors.ts'
 import type { Signer } from './auth.ts'
 import { CLAIM_S, isSuccess, outboundSender, postPublic, type Retries } from './outbound-post.ts'
 
@@ -49,6 +50,11 @@ export const LOG_KEPT_S = 30 * 86_400
 /** Rows a statement of the log's cleanup removes: the writer is never held long. */
 const FORGET_BATCH = 1_000
 
+/** Tests (POST …/test) of one endpoint in TEST_WINDOW_S at most, and in flight on this server at most. */
+export const TESTS_PER_WINDOW = 5
+const TEST_WINDOW_S = 60
+const TESTS_IN_FLIGHT = 16
+
 export interface WebhookDeps {
   records: Records
   network: string
@@ -58,6 +64,11 @@ export interface WebhookDeps {
   local?: boolean
   retries?: Retries | null
   log: (msg: string, fields?: Record<string, unknown>) => void
+}
+
+/** A test refused for now: 429, and when to try again. */
+const refuseTest = (details: string, retryAfterS: number): never => {
+  throw new DomainError('RATE_LIMITED', 'this webhook cannot be tested again yet', details, retryAfterS)
 }
 
 /** What the delivery log tells the endpoint's owner of a failed request: never an address the server resolved or tried. */
@@ -121,6 +132,20 @@ export function webhookService(d: WebhookDeps) {
       : { status: null, error: outwardReason(posted.failure) }
   }
 
+  /** A signed ping to the endpoint now, written to its log once answered (never retried). */
+  async function ping(endpoint: WebhookEndpointRecord & { secret: string }, now: number): Promise<WebhookTestResult> {
+    const id = `ping_${newId()}`
+    const payload = JSON.stringify({ type: 'ping', timestamp: new Date(now * 1000).toISOString(), data: { webhook_id: endpoint.id } })
+    const started = performance.now()
+    const outcome = await send(endpoint, id, payload)
+    const duration_ms = Math.round(performance.now() - started)
+    const delivered = isSuccess(outcome.status)
+    const status = delivered ? 'delivered' : 'failed'
+    const row = { id, endpoint_id: endpoint.id, payload, status, outcome, created_at: now, finished_at: nowSeconds() } as const
+    await d.records.transact((tx) => tx.webhooks.logPing(row), unkept)
+    return { event_id: id, delivered, status: outcome.status, error: outcome.error, duration_ms }
+  }
+
   /** One attempt at one claimed delivery, and what it leads to. */
   async function attempt(delivery: DueDelivery, now: number): Promise<void> {
     const endpoint = (await read.webhooks.byId(delivery.endpoint_id))!
@@ -182,6 +207,24 @@ export function webhookService(d: WebhookDeps) {
     async remove(signer: Signer, id: string): Promise<void> {
       await owned(signer, id)
       await d.records.transact((tx) => tx.webhooks.deactivate(id, nowSeconds()))
+    },
+
+    /**
+     * A signed ping to the endpoint now, and how it went. One at a time per endpoint (none while a delivery is in
+     * flight to it), TESTS_PER_WINDOW a minute, TESTS_IN_FLIGHT on this server: 429 otherwise.
+     */
+    async test(signer: Signer, id: string): Promise<WebhookTestResult> {
+      const endpoint = await owned(signer, id)
+      const now = nowSeconds()
+      const recent = await read.webhooks.pingsSince(id, now - TEST_WINDOW_S + 1)
+      if (recent.count >= TESTS_PER_WINDOW)
+        refuseTest(`at most ${TESTS_PER_WINDOW} tests of one webhook a minute`, Math.max(1, (recent.first ?? now) + TEST_WINDOW_S - now))
+      const ran = await sender.aside(id, TESTS_IN_FLIGHT, () => ping(endpoint, now))
+      if ('done' in ran) return ran.done
+      return refuseTest(
+        ran.refused === 'busy' ? 'an attempt at this webhook is in flight' : 'too many webhook tests in flight on this server',
+        ATTEMPT_TIMEOUT_S,
+      )
     },
 
     async deliveries(signer: Signer, id: string, before: [number, string] | undefined, limit: number): Promise<WebhookDeliveryRecord[]> {

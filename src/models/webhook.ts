@@ -8,6 +8,8 @@ import { Pass } from './pass.ts'
 export const WEBHOOK_EVENTS = ['sale.recorded', 'entry.expired', 'pass.sold', 'pass.expired', 'entry.published'] as const
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
 const Event = OneOf(WEBHOOK_EVENTS)
+/** What a delivery may be: an event an endpoint subscribes to, or the `ping` its owner asked for (POST …/test). */
+const DeliveredEvent = OneOf([...WEBHOOK_EVENTS, 'ping'] as const)
 
 export const Webhook = t.Object(
   {
@@ -54,7 +56,7 @@ export type CreateWebhook = Static<typeof CreateWebhook>
 export const WebhookDelivery = t.Object(
   {
     id: t.String({ description: 'the webhook-id header of every attempt of this delivery' }),
-    event: Event,
+    event: DeliveredEvent,
     status: t.Union([t.Literal('pending'), t.Literal('delivered'), t.Literal('failed'), t.Literal('cancelled')], {
       description: 'pending (being retried), delivered (a 2xx came), failed (no 2xx within 24 h), cancelled (the endpoint was removed)',
     }),
@@ -158,6 +160,10 @@ export type PassSoldData = Static<typeof PassSoldData>
 export const PassExpiredData = t.Object(heldPass, { additionalProperties: false })
 export type PassExpiredData = Static<typeof PassExpiredData>
 
+/** A test delivery (`type` ping) its endpoint's owner asked for: POST /v1/webhooks/{id}/test. Nothing happened. */
+export const PingData = t.Object({ webhook_id: t.String({ description: 'the endpoint tested (UUID)' }) }, { additionalProperties: false })
+export type PingData = Static<typeof PingData>
+
 /** The body of every webhook delivery, the same bytes on each attempt (routes/webhooks.ts tells how it is signed). */
 export const WebhookPayload = t.Union(
   [
@@ -166,7 +172,21 @@ export const WebhookPayload = t.Union(
     t.Object({ type: t.Literal('pass.sold'), timestamp: Timestamp, data: PassSoldData }, { additionalProperties: false }),
     t.Object({ type: t.Literal('pass.expired'), timestamp: Timestamp, data: PassExpiredData }, { additionalProperties: false }),
     t.Object({ type: t.Literal('entry.published'), timestamp: Timestamp, data: EntryPublishedData }, { additionalProperties: false }),
+    t.Object({ type: t.Literal('ping'), timestamp: Timestamp, data: PingData }, { additionalProperties: false }),
   ],
   { description: 'A webhook delivery: {type, timestamp, data} as Standard Webhooks suggests' },
 )
 export type WebhookPayload = Static<typeof WebhookPayload>
+
+/** What POST /v1/webhooks/{id}/test answers: how its one attempt went (it is in the delivery log too). */
+export const WebhookTestResult = t.Object(
+  {
+    event_id: t.String({ description: "the ping's webhook-id (ping_…): its row in the delivery log" }),
+    delivered: t.Boolean({ description: 'the endpoint answered 2xx' }),
+    status: Nullable(t.Integer({ description: "the endpoint's HTTP status; null when none came" })),
+    error: Nullable(t.String({ description: 'why it was not delivered, as the delivery log says it; null when it was' })),
+    duration_ms: t.Integer({ description: 'how long the attempt took, from resolving the host to the answer (at most 5 s)' }),
+  },
+  { description: 'The outcome of a signed ping sent to a webhook endpoint now' },
+)
+export type WebhookTestResult = Static<typeof WebhookTestResult>
