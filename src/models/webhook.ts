@@ -9,7 +9,9 @@ export const WEBHOOK_EVENTS = ['sale.recorded', 'entry.expired', 'pass.sold', 'p
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
 const Event = OneOf(WEBHOOK_EVENTS)
 /** What a delivery may be: an event an endpoint subscribes to, or the `ping` its owner asked for (POST …/test). */
-const DeliveredEvent = OneOf([...WEBHOOK_EVENTS, 'ping'] as const)
+const DeliveredEvent = OneOf([...WEBHOOK_EVENTS, 'ping'] as const, {
+  description: 'the event; ping: a test its owner asked for (POST /v1/webhooks/{id}/test)',
+})
 
 export const Webhook = t.Object(
   {
