@@ -235,6 +235,7 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
       records,
       network: p.config.network.name,
       allowPrivate: p.config.allowPrivateFetch,
+      local: p.config.webhooksAllowLocal,
       retries: p.config.webhookRetries,
       log: p.logWarn,
     }),

@@ -23,6 +23,7 @@ export { DATA_COMMANDS, HELP, type DataCommand } from './config/flags.ts'
 export type { ContentPlace, FacilitatorAuth, LogLevel } from './config/environment.ts'
 export { NETWORKS, type NetworkInfo, type NetworkName } from './config/networks.ts'
 export { ConfigError, isWildcardHost, urlHost } from './config/values.ts'
+export { checkLocalWebhooks } from './config/environment.ts'
 
 export interface Config extends Omit<FlagValues, 'network'>, SettingValues, TestHookSettings {
   network: NetworkInfo

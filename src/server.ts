@@ -4,7 +4,7 @@ import { rateLimiter } from './edge/rate-limit.ts'
 import { sharedRateLimiter } from './edge/rate-limit-shared.ts'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { DATA_COMMANDS, isWildcardHost, urlHost, type Config } from './config.ts'
+import { checkLocalWebhooks, DATA_COMMANDS, isWildcardHost, urlHost, type Config } from './config.ts'
 import { bindChain } from './store/chain-binding.ts'
 import { recordsName, recordsPlace } from './store/open.ts'
 import { lockDataDir } from './store/lock.ts'
@@ -36,8 +36,13 @@ export interface RunningServer {
 
 export async function startServer(config: Config): Promise<RunningServer> {
   checkSettlementSettings(config) // before anything is opened: a refusal leaves nothing behind
+  checkLocalWebhooks(config)
   const log = logger(config.log)
   warnOfTestHooks(config, log)
+  if (config.webhooksAllowLocal)
+    log.warn('local webhooks allowed (TRELLIS_WEBHOOKS_ALLOW_LOCAL=1): endpoints may be plain http and loopback or private hosts', {
+      host: config.host,
+    })
   setClockOffset(config.clockOffsetS)
   ownerOnlyFromNow()
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })

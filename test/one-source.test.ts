@@ -70,5 +70,6 @@ test("the OpenAPI components are the models' shapes, each by its name (ErrorBody
     'pass.sold',
     'pass.expired',
     'entry.published',
+    'ping',
   ])
 })

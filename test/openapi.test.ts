@@ -414,6 +414,13 @@ test('a walk over every operation gets only documented statuses and bodies that 
   await hit('post', '/v1/webhooks', {}, { wallet: limited, body: { url: 'https://127.0.0.1:9/6' } })
   await hit('get', '/v1/webhooks', {}, { wallet: owner })
   await hit('get', '/v1/webhooks', {})
+  await hit('post', '/v1/webhooks/{webhook_id}/test', { webhook_id: hook.id }, { wallet: owner }) // nothing listens: 200, not delivered
+  await hit('post', '/v1/webhooks/{webhook_id}/test', { webhook_id: hook.id }, { wallet: stranger })
+  await hit('post', '/v1/webhooks/{webhook_id}/test', { webhook_id: UNKNOWN }, { wallet: owner })
+  await hit('post', '/v1/webhooks/{webhook_id}/test', { webhook_id: 'nope' }, { wallet: owner })
+  await hit('post', '/v1/webhooks/{webhook_id}/test', { webhook_id: hook.id }, {})
+  // The 6th test of a minute: 429.
+  for (let i = 0; i < 5; i++) await hit('post', '/v1/webhooks/{webhook_id}/test', { webhook_id: hook.id }, { wallet: owner })
   await hit('get', '/v1/webhooks/{webhook_id}/deliveries', { webhook_id: hook.id }, { wallet: owner })
   await hit('get', '/v1/webhooks/{webhook_id}/deliveries', { webhook_id: hook.id }, { wallet: stranger })
   await hit('get', '/v1/webhooks/{webhook_id}/deliveries?page_token=forged', { webhook_id: hook.id }, { wallet: owner })

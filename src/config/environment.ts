@@ -2,6 +2,7 @@
 // who may read /metrics, the jobs' intervals, and the test hooks. A plain one is a row of SETTINGS (and a line in
 // the help's "Environment only" list, which groups them by hand); those that must agree with others are read by
 // the functions below, which check them together.
+import { isIP } from 'node:net'
 import { testHooks, type TestHooks } from '../test-hooks.ts'
 import { NETWORKS, type NetworkInfo, type NetworkName } from './networks.ts'
 import {
@@ -54,6 +55,8 @@ export const SETTINGS = {
   leaderPollS: { variable: 'TRELLIS_LEADER_POLL_S', read: seconds(2, 0.1, 3600) },
   /** Content in PostgreSQL: a block stored more recently than this is never collected (an import may still need it). */
   gcGraceS: { variable: 'TRELLIS_GC_GRACE_S', read: integer(86400, 0, 86400 * 365) },
+  /** Webhooks to plain http and loopback/private hosts, on a development server only (checkLocalWebhooks). */
+  webhooksAllowLocal: { variable: 'TRELLIS_WEBHOOKS_ALLOW_LOCAL', read: setToOne },
 } satisfies Record<string, Setting<unknown>>
 
 export type SettingValues = ValuesOf<typeof SETTINGS>
@@ -146,6 +149,32 @@ export function facilitatorUrlFrom(env: Environment, auth: FacilitatorAuth): str
   // A CDP key without a facilitator URL means Coinbase's facilitator (Base mainnet and Base Sepolia).
   const fallback = auth.kind === 'cdp' ? 'https://api.cdp.coinbase.com/platform/v2/x402' : 'https://x402.org/facilitator'
   return read(env, 'TRELLIS_FACILITATOR_URL', url) ?? fallback
+}
+
+/** A loopback address or localhost: only this machine reaches a server bound there. */
+const isLoopback = (host: string) => host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'))
+
+/**
+ * TRELLIS_WEBHOOKS_ALLOW_LOCAL=1 lets webhooks go to plain http and to loopback and private hosts: an SSRF hole in any
+ * server others reach. So it is refused (one line) unless only this machine reaches the server: it listens on
+ * loopback, names no other host as its public URL, is behind no proxy, and settles on a testnet.
+ */
+export function checkLocalWebhooks(c: {
+  webhooksAllowLocal: boolean
+  host: string
+  publicUrl: string | null
+  trustProxy: boolean
+  network: { name: string; mainnet: boolean }
+}): void {
+  if (!c.webhooksAllowLocal) return
+  const refuse = (why: string): never => {
+    throw new ConfigError(`TRELLIS_WEBHOOKS_ALLOW_LOCAL=1 is for a development server only this machine reaches: ${why}`)
+  }
+  if (!isLoopback(c.host)) refuse(`it listens on ${c.host} (--host / TRELLIS_HOST must be 127.0.0.1, ::1 or localhost)`)
+  const named = c.publicUrl ? new URL(c.publicUrl).hostname.replace(/^\[|\]$/g, '') : null
+  if (named !== null && !isLoopback(named)) refuse(`its public URL names ${named} (--public-url / TRELLIS_PUBLIC_URL)`)
+  if (c.trustProxy) refuse('TRELLIS_TRUST_PROXY=on says a proxy forwards requests to it')
+  if (c.network.mainnet) refuse(`TRELLIS_NETWORK=${c.network.name} is mainnet`)
 }
 
 export interface TestHookSettings {

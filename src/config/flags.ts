@@ -148,7 +148,8 @@ Environment only:
   TRELLIS_LOG (debug|info|warn|error),
   TRELLIS_DB_POOL (10: connections to PostgreSQL), TRELLIS_READ_MEMO_MB (32: read results kept; 0: none),
   TRELLIS_GC_GRACE_S (86400: content in PostgreSQL stored more recently is never collected),
-  TRELLIS_LEADER_POLL_S (2: seconds, fractions allowed, between tries to lead the once-per-database jobs, PostgreSQL)
+  TRELLIS_LEADER_POLL_S (2: seconds, fractions allowed, between tries to lead the once-per-database jobs, PostgreSQL),
+  TRELLIS_WEBHOOKS_ALLOW_LOCAL (1: webhooks to http and loopback/private hosts; a server on loopback only, for development)
 
 trellis mcp (takes --url and the environment below, none of the options above):
 ${MCP_HELP}

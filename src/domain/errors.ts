@@ -4,6 +4,8 @@ export class DomainError extends Error {
     readonly code: string,
     message: string,
     readonly details?: string,
+    /** For a refusal that passes (a 429): the seconds its answer's Retry-After says. */
+    readonly retryAfterS?: number,
   ) {
     super(message)
   }

@@ -62,6 +62,8 @@ export async function postPublic(
 }
 
 type Pool = 'good' | 'failing'
+/** A POST one waits for (a test an owner asked for), outside the pools: counted in the total and against its key only. */
+type Held = Pool | 'aside'
 
 /**
  * The in-flight bookkeeping and retry schedule of one sender: at most `slots[pool]` POSTs in each pool (and `total`
@@ -71,10 +73,10 @@ export function outboundSender(slots: Record<Pool, number>, retries: Retries | n
   const retryAfter = retries?.afterS ?? RETRY_AFTER_S
   const giveUpS = retries?.giveUpS ?? GIVE_UP_S
   /** Targets with a POST in flight: the pool it started in, and when. */
-  const inFlight = new Map<string, { pool: Pool; since: number }>()
-  const poolOf = (a: { pool: Pool; since: number }) =>
-    a.pool === 'good' && performance.now() - a.since < SLOW_AFTER_MS ? 'good' : 'failing'
-  const held = (pool: Pool) => [...inFlight.values()].filter((a) => poolOf(a) === pool).length
+  const inFlight = new Map<string, { pool: Held; since: number }>()
+  const poolOf = (a: { pool: Held; since: number }): Held =>
+    a.pool === 'aside' ? 'aside' : a.pool === 'good' && performance.now() - a.since < SLOW_AFTER_MS ? 'good' : 'failing'
+  const held = (pool: Held) => [...inFlight.values()].filter((a) => poolOf(a) === pool).length
   const after = (count: number) => retryAfter[Math.min(count, retryAfter.length - 1)]!
 
   return {
@@ -104,6 +106,21 @@ export function outboundSender(slots: Record<Pool, number>, retries: Retries | n
         .catch(unrecorded)
         .finally(() => inFlight.delete(key))
       return true
+    },
+
+    /**
+     * Runs `send` for `key` now and waits for it, outside the pools: refused ('busy') while `key` has a POST in flight,
+     * and ('full') when `most` such POSTs, or the total, are in flight already.
+     */
+    async aside<T>(key: string, most: number, send: () => Promise<T>): Promise<{ done: T } | { refused: 'busy' | 'full' }> {
+      if (inFlight.has(key)) return { refused: 'busy' }
+      if (held('aside') >= most || inFlight.size >= total) return { refused: 'full' }
+      inFlight.set(key, { pool: 'aside', since: performance.now() })
+      try {
+        return { done: await send() }
+      } finally {
+        inFlight.delete(key)
+      }
     },
 
     /**

@@ -6,20 +6,22 @@
 // and never again once an answer 2xx was recorded. Endpoints that fail (wallets are free, so anyone may register many
 // that never answer) delay no other endpoint: each pass takes one delivery per endpoint, an endpoint whose attempt
 // failed rests (its circuit open) as long as a delivery would before its next try, and the attempts of failing
-// endpoints have slots of their own.
+// endpoints have slots of their own. An owner may also test an endpoint: a signed `ping` sent at once, answered with
+// how it went and written to the log (never retried), a few a minute.
 import { randomBytes } from 'node:crypto'
 import { Webhook as Signature } from 'standardwebhooks'
 import type { Records } from '../store/stores.ts'
 import type { AttemptOutcome, DueDelivery } from '../store/webhooks.ts'
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../models/records.ts'
 import { PublicFetchFailed } from '../lib/public-fetch.ts'
-import { WEBHOOK_EVENTS, type CreateWebhook } from '../models/webhook.ts'
+import { endpointUrl } from './webhook-url.ts'
+import { WEBHOOK_EVENTS, type CreateWebhook, type WebhookTestResult } from '../models/webhook.ts'
 import { payloadOf } from './webhook-payloads.ts'
 import { newId } from '../lib/ids.ts'
 import { nowSeconds } from '../lib/clock.ts'
-import { fail } from './errors.ts'
+import { DomainError, fail } from './errors.ts'
 import type { Signer } from './auth.ts'
-import { CLAIM_S, isSuccess, outboundSender, postPublic, publicTarget, type Retries } from './outbound-post.ts'
+import { CLAIM_S, isSuccess, outboundSender, postPublic, type Retries } from './outbound-post.ts'
 
 export const MAX_WEBHOOKS_PER_WALLET = 5
 
@@ -48,20 +50,26 @@ export const LOG_KEPT_S = 30 * 86_400
 /** Rows a statement of the log's cleanup removes: the writer is never held long. */
 const FORGET_BATCH = 1_000
 
+/** Tests (POST …/test) of one endpoint in TEST_WINDOW_S at most, and in flight on this server at most. */
+export const TESTS_PER_WINDOW = 5
+const TEST_WINDOW_S = 60
+const TESTS_IN_FLIGHT = 16
+
 export interface WebhookDeps {
   records: Records
   network: string
+  /** The test hook TRELLIS_TEST_ALLOW_PRIVATE_FETCH: https to loopback and private hosts too. */
   allowPrivate: boolean
+  /** TRELLIS_WEBHOOKS_ALLOW_LOCAL (a development server on loopback only): plain http, and loopback and private hosts. */
+  local?: boolean
   retries?: Retries | null
   log: (msg: string, fields?: Record<string, unknown>) => void
 }
 
-const invalidUrl = (): never =>
-  fail('INVALID_WEBHOOK_URL', 'url must be an https URL of a public host', 'no loopback, private or link-local address, no user:password')
-
-/** An https URL whose host resolves to public addresses only (checked again at every attempt: DNS may change). */
-const publicUrl = async (raw: string, allowPrivate: boolean): Promise<string> =>
-  (await publicTarget(raw, ['https:'], allowPrivate, 5_000))?.href ?? invalidUrl()
+/** A test refused for now: 429, and when to try again. */
+const refuseTest = (details: string, retryAfterS: number): never => {
+  throw new DomainError('RATE_LIMITED', 'this webhook cannot be tested again yet', details, retryAfterS)
+}
 
 /** What the delivery log tells the endpoint's owner of a failed request: never an address the server resolved or tried. */
 function outwardReason(error: unknown): string {
@@ -78,6 +86,7 @@ function outwardReason(error: unknown): string {
 
 export function webhookService(d: WebhookDeps) {
   const read = d.records.read
+  const local = d.local ?? false
   /** Writes no read memo depends on: they leave its results in place. */
   const unkept = { unkept: true }
   /** Endpoints with an attempt in flight, and the retry schedule. */
@@ -94,6 +103,49 @@ export function webhookService(d: WebhookDeps) {
     return endpoint
   }
 
+  /** One signed POST of `payload` as delivery `id` to the endpoint, and what came of it. */
+  async function send(endpoint: WebhookEndpointRecord & { secret: string }, id: string, payload: string): Promise<AttemptOutcome> {
+    // One registered while the server allowed local webhooks is not sent plain http by a server that does not.
+    if (!local && !endpoint.url.startsWith('https:'))
+      return { status: null, error: 'plain http is refused: the endpoint was registered while local webhooks were allowed' }
+    const sentAt = new Date()
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'Trellis-Webhooks',
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+      'webhook-signature': new Signature(endpoint.secret).sign(id, sentAt, payload),
+    }
+    const posted = await postPublic(endpoint.url, headers, payload, d.allowPrivate || local, ATTEMPT_TIMEOUT_S)
+    const { failure } = posted
+    if (posted.status === null && !(failure instanceof PublicFetchFailed && failure.kind === 'timed-out')) {
+      d.log('a webhook attempt failed', {
+        delivery: id,
+        endpoint: endpoint.id,
+        error: String((failure as Error).message)
+          .split('\n')[0]!
+          .slice(0, 500),
+      })
+    }
+    return posted.status !== null
+      ? { status: posted.status, error: isSuccess(posted.status) ? null : `answered ${posted.status}` }
+      : { status: null, error: outwardReason(posted.failure) }
+  }
+
+  /** A signed ping to the endpoint now, written to its log once answered (never retried). */
+  async function ping(endpoint: WebhookEndpointRecord & { secret: string }, now: number): Promise<WebhookTestResult> {
+    const id = `ping_${newId()}`
+    const payload = JSON.stringify({ type: 'ping', timestamp: new Date(now * 1000).toISOString(), data: { webhook_id: endpoint.id } })
+    const started = performance.now()
+    const outcome = await send(endpoint, id, payload)
+    const duration_ms = Math.round(performance.now() - started)
+    const delivered = isSuccess(outcome.status)
+    const status = delivered ? 'delivered' : 'failed'
+    const row = { id, endpoint_id: endpoint.id, payload, status, outcome, created_at: now, finished_at: nowSeconds() } as const
+    await d.records.transact((tx) => tx.webhooks.logPing(row), unkept)
+    return { event_id: id, delivered, status: outcome.status, error: outcome.error, duration_ms }
+  }
+
   /** One attempt at one claimed delivery, and what it leads to. */
   async function attempt(delivery: DueDelivery, now: number): Promise<void> {
     const endpoint = (await read.webhooks.byId(delivery.endpoint_id))!
@@ -107,30 +159,7 @@ export function webhookService(d: WebhookDeps) {
       const built = await payloadOf(d.records, d.network, delivery)
       payload = await d.records.transact((tx) => tx.webhooks.fixPayload(delivery.id, built), unkept)
     }
-    const sentAt = new Date()
-    const signature = new Signature(endpoint.secret).sign(delivery.id, sentAt, payload)
-    const headers = {
-      'content-type': 'application/json',
-      'user-agent': 'Trellis-Webhooks',
-      'webhook-id': delivery.id,
-      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-      'webhook-signature': signature,
-    }
-    const posted = await postPublic(endpoint.url, headers, payload, d.allowPrivate, ATTEMPT_TIMEOUT_S)
-    const outcome: AttemptOutcome =
-      posted.status !== null
-        ? { status: posted.status, error: isSuccess(posted.status) ? null : `answered ${posted.status}` }
-        : { status: null, error: outwardReason(posted.failure) }
-    const { failure } = posted
-    if (posted.status === null && !(failure instanceof PublicFetchFailed && failure.kind === 'timed-out')) {
-      d.log('a webhook attempt failed', {
-        delivery: delivery.id,
-        endpoint: endpoint.id,
-        error: String((failure as Error).message)
-          .split('\n')[0]!
-          .slice(0, 500),
-      })
-    }
+    const outcome = await send(endpoint, delivery.id, payload)
     if (isSuccess(outcome.status)) {
       return d.records.transact(async (tx) => {
         await tx.webhooks.finish(delivery.id, 'delivered', outcome, nowSeconds())
@@ -154,7 +183,7 @@ export function webhookService(d: WebhookDeps) {
 
   return {
     async register(signer: Signer, input: CreateWebhook): Promise<{ endpoint: WebhookEndpointRecord; secret: string }> {
-      const url = await publicUrl(input.url, d.allowPrivate)
+      const url = await endpointUrl(input.url, d.allowPrivate, local)
       const events = WEBHOOK_EVENTS.filter((event) => (input.events ?? WEBHOOK_EVENTS).includes(event))
       const secret = `whsec_${randomBytes(32).toString('base64')}`
       const id = newId()
@@ -178,6 +207,24 @@ export function webhookService(d: WebhookDeps) {
     async remove(signer: Signer, id: string): Promise<void> {
       await owned(signer, id)
       await d.records.transact((tx) => tx.webhooks.deactivate(id, nowSeconds()))
+    },
+
+    /**
+     * A signed ping to the endpoint now, and how it went. One at a time per endpoint (none while a delivery is in
+     * flight to it), TESTS_PER_WINDOW a minute, TESTS_IN_FLIGHT on this server: 429 otherwise.
+     */
+    async test(signer: Signer, id: string): Promise<WebhookTestResult> {
+      const endpoint = await owned(signer, id)
+      const now = nowSeconds()
+      const recent = await read.webhooks.pingsSince(id, now - TEST_WINDOW_S + 1)
+      if (recent.count >= TESTS_PER_WINDOW)
+        refuseTest(`at most ${TESTS_PER_WINDOW} tests of one webhook a minute`, Math.max(1, (recent.first ?? now) + TEST_WINDOW_S - now))
+      const ran = await sender.aside(id, TESTS_IN_FLIGHT, () => ping(endpoint, now))
+      if ('done' in ran) return ran.done
+      return refuseTest(
+        ran.refused === 'busy' ? 'an attempt at this webhook is in flight' : 'too many webhook tests in flight on this server',
+        ATTEMPT_TIMEOUT_S,
+      )
     },
 
     async deliveries(signer: Signer, id: string, before: [number, string] | undefined, limit: number): Promise<WebhookDeliveryRecord[]> {

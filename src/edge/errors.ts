@@ -99,7 +99,9 @@ export function toErrorResponse(error: unknown, code: string | number, log: (e: 
   if (code === 'PARSE' && (error as Error).cause instanceof DomainError) error = (error as Error).cause
   if (error instanceof DomainError) {
     if (error.code === 'invalid_request') return shapeB(error.message, error.details ?? '')
-    return errorResponse(error.code, error.message, error.details)
+    const answer = errorResponse(error.code, error.message, error.details)
+    if (error.retryAfterS !== undefined) answer.headers.set('retry-after', String(error.retryAfterS))
+    return answer
   }
   if (error instanceof ValidationError) {
     // An answer that breaks its own schema is our fault, never the client's.

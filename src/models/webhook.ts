@@ -8,6 +8,10 @@ import { Pass } from './pass.ts'
 export const WEBHOOK_EVENTS = ['sale.recorded', 'entry.expired', 'pass.sold', 'pass.expired', 'entry.published'] as const
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
 const Event = OneOf(WEBHOOK_EVENTS)
+/** What a delivery may be: an event an endpoint subscribes to, or the `ping` its owner asked for (POST …/test). */
+const DeliveredEvent = OneOf([...WEBHOOK_EVENTS, 'ping'] as const, {
+  description: 'the event; ping: a test its owner asked for (POST /v1/webhooks/{id}/test)',
+})
 
 export const Webhook = t.Object(
   {
@@ -40,8 +44,9 @@ export const CreateWebhook = t.Object({
   url: Text({
     minLength: 9,
     maxLength: 2048,
-    pattern: '^https://',
-    description: 'https only; a public host (no loopback, private or link-local address)',
+    description:
+      'an https URL on the public internet: no loopback, private or link-local address, no user:password ' +
+      '(400 INVALID_WEBHOOK_URL; a development server may allow http and local hosts: docs/webhooks.md)',
   }),
   description: t.Optional(Nullable(Text({ maxLength: 500 }))),
   events: t.Optional(
@@ -53,7 +58,7 @@ export type CreateWebhook = Static<typeof CreateWebhook>
 export const WebhookDelivery = t.Object(
   {
     id: t.String({ description: 'the webhook-id header of every attempt of this delivery' }),
-    event: Event,
+    event: DeliveredEvent,
     status: t.Union([t.Literal('pending'), t.Literal('delivered'), t.Literal('failed'), t.Literal('cancelled')], {
       description: 'pending (being retried), delivered (a 2xx came), failed (no 2xx within 24 h), cancelled (the endpoint was removed)',
     }),
@@ -157,6 +162,10 @@ export type PassSoldData = Static<typeof PassSoldData>
 export const PassExpiredData = t.Object(heldPass, { additionalProperties: false })
 export type PassExpiredData = Static<typeof PassExpiredData>
 
+/** A test delivery (`type` ping) its endpoint's owner asked for: POST /v1/webhooks/{id}/test. Nothing happened. */
+export const PingData = t.Object({ webhook_id: t.String({ description: 'the endpoint tested (UUID)' }) }, { additionalProperties: false })
+export type PingData = Static<typeof PingData>
+
 /** The body of every webhook delivery, the same bytes on each attempt (routes/webhooks.ts tells how it is signed). */
 export const WebhookPayload = t.Union(
   [
@@ -165,7 +174,21 @@ export const WebhookPayload = t.Union(
     t.Object({ type: t.Literal('pass.sold'), timestamp: Timestamp, data: PassSoldData }, { additionalProperties: false }),
     t.Object({ type: t.Literal('pass.expired'), timestamp: Timestamp, data: PassExpiredData }, { additionalProperties: false }),
     t.Object({ type: t.Literal('entry.published'), timestamp: Timestamp, data: EntryPublishedData }, { additionalProperties: false }),
+    t.Object({ type: t.Literal('ping'), timestamp: Timestamp, data: PingData }, { additionalProperties: false }),
   ],
   { description: 'A webhook delivery: {type, timestamp, data} as Standard Webhooks suggests' },
 )
 export type WebhookPayload = Static<typeof WebhookPayload>
+
+/** What POST /v1/webhooks/{id}/test answers: how its one attempt went (it is in the delivery log too). */
+export const WebhookTestResult = t.Object(
+  {
+    event_id: t.String({ description: "the ping's webhook-id (ping_…): its row in the delivery log" }),
+    delivered: t.Boolean({ description: 'the endpoint answered 2xx' }),
+    status: Nullable(t.Integer({ description: "the endpoint's HTTP status; null when none came" })),
+    error: Nullable(t.String({ description: 'why it was not delivered, as the delivery log says it; null when it was' })),
+    duration_ms: t.Integer({ description: 'how long the attempt took, from resolving the host to the answer (at most 5 s)' }),
+  },
+  { description: 'The outcome of a signed ping sent to a webhook endpoint now' },
+)
+export type WebhookTestResult = Static<typeof WebhookTestResult>

@@ -1,5 +1,6 @@
-// /v1/webhooks: a creator's endpoints for sales, expiries, passes and new entries (wallet-signed; at most 5 per wallet), and
-// each endpoint's delivery log. Deliveries are signed the Standard Webhooks way with the secret shown at registration.
+// /v1/webhooks: a creator's endpoints for sales, expiries, passes and new entries (wallet-signed; at most 5 per wallet),
+// a test of one (a signed ping now) and each endpoint's delivery log. Deliveries are signed the Standard Webhooks way
+// with the secret shown at registration.
 import { Elysia, t } from 'elysia'
 import type { Services } from './services.ts'
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../models/index.ts'
@@ -7,7 +8,8 @@ import { walletAuth } from './wallet-auth.ts'
 import { uuid } from './params.ts'
 import { page, pageQuery, pageSize } from './pagination.ts'
 import { errors, NoBody } from '../edge/openapi.ts'
-import { CreatedWebhook, CreateWebhook, Page, Webhook, WebhookDelivery } from '../models/index.ts'
+import { CreatedWebhook, CreateWebhook, Page, Webhook, WebhookDelivery, WebhookTestResult } from '../models/index.ts'
+import { TESTS_PER_WINDOW } from '../domain/webhooks.ts'
 
 const webhookBody = ({ wallet_id: _, ...e }: WebhookEndpointRecord): Webhook => e as Webhook
 
@@ -43,8 +45,8 @@ export const webhookRoutes = (s: Services) =>
             `whose early access ended (entry.expired), each pass to its feeds sold (pass.sold), each holder's ` +
             `time with a feed run out (pass.expired) and each entry published in its feeds (entry.published). ` +
             `At most 5 per wallet (403 WEBHOOK_LIMIT_REACHED). The ` +
-            `url must be https and its host public (400 INVALID_WEBHOOK_URL). The secret is in this answer ` +
-            `only. ${SIGNING}`,
+            `url must be an https URL on the public internet (400 INVALID_WEBHOOK_URL, its details saying ` +
+            `which rule it broke). The secret is in this answer only. ${SIGNING}`,
         },
       },
     )
@@ -65,6 +67,19 @@ export const webhookRoutes = (s: Services) =>
         detail: { summary: 'Remove a webhook endpoint (its wallet)' },
       },
     )
+    .post('/:webhook_id/test', async ({ params, signer }) => s.webhooks.test(signer, uuid(params.webhook_id, 'webhook_id')), {
+      wallet: true,
+      response: { 200: WebhookTestResult, ...errors(403, 404) },
+      detail: {
+        summary: 'Send a test event to a webhook endpoint now (its wallet)',
+        description:
+          'POSTs a signed ping ({type: "ping", timestamp, data: {webhook_id}}, signed and sent as every delivery, ' +
+          'to the same checks of the URL) to the endpoint at once, waits for the answer (5 s at most) and tells how ' +
+          'it went: 200 whatever the endpoint answered. The ping is in the delivery log (event ping, never retried). ' +
+          `At most ${TESTS_PER_WINDOW} tests of one endpoint a minute, one at a time, none while a delivery to it ` +
+          'is in flight: 429 RATE_LIMITED with Retry-After.',
+      },
+    })
     .get(
       '/:webhook_id/deliveries',
       async ({ params, query, signer }) => {

@@ -16,6 +16,17 @@ export interface DueDelivery extends WebhookDeliveryRecord {
   endpoint_failures: number
 }
 
+/** A ping (POST …/test) as the log keeps it, its one attempt over. */
+export interface PingRow {
+  id: string
+  endpoint_id: string
+  payload: string
+  status: 'delivered' | 'failed'
+  outcome: AttemptOutcome
+  created_at: number
+  finished_at: number
+}
+
 export interface WebhookStore {
   insert(row: Omit<WebhookEndpointRecord, 'is_active' | 'updated_at'> & { secret: string }): Promise<void>
   activeCountOf(walletId: string): Promise<number>
@@ -43,6 +54,10 @@ export interface WebhookStore {
   giveUpOld(before: number, now: number): Promise<number>
   /** Removes up to `limit` deliveries that finished before `before`; how many. */
   forget(before: number, limit: number): Promise<number>
+  /** A ping its owner asked for (POST …/test), written once its one attempt ended: finished, never retried. */
+  logPing(row: PingRow): Promise<void>
+  /** The endpoint's pings created at `since` or later: how many, and when the first was. */
+  pingsSince(endpointId: string, since: number): Promise<{ count: number; first: number | null }>
   /** An endpoint's deliveries, newest first, before the cursor [created_at, id]. */
   deliveries(endpointId: string, before: [number, string] | undefined, limit: number): Promise<WebhookDeliveryRecord[]>
 }
@@ -151,6 +166,16 @@ export function webhookStore(sql: Sql): WebhookStore {
     forget: (before, limit) =>
       sql.run(q`DELETE FROM webhook_deliveries WHERE id IN
       (SELECT id FROM webhook_deliveries WHERE status <> 'pending' AND finished_at < ${before} LIMIT ${limit})`),
+    async logPing(p) {
+      await sql.run(q`INSERT INTO webhook_deliveries (id, endpoint_id, event, subject_id, payload, status, attempts, next_attempt_at,
+        last_status, last_error, created_at, finished_at) VALUES (${p.id}, ${p.endpoint_id}, 'ping', ${p.endpoint_id}, ${p.payload},
+        ${p.status}, 1, ${p.finished_at}, ${p.outcome.status}, ${p.outcome.error}, ${p.created_at}, ${p.finished_at})`)
+    },
+    async pingsSince(endpointId, since) {
+      const row = await sql.get<{ n: number; first: number | null }>(q`SELECT COUNT(*) AS n, MIN(created_at) AS first
+        FROM webhook_deliveries WHERE endpoint_id = ${endpointId} AND created_at >= ${since} AND event = 'ping'`)
+      return { count: Number(row?.n ?? 0), first: num(row?.first ?? null) }
+    },
     async deliveries(endpointId, before, limit) {
       const after = before ? q`AND (created_at < ${before[0]} OR (created_at = ${before[0]} AND id < ${before[1]}))` : q``
       return (
