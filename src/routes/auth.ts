@@ -79,8 +79,8 @@ export const authRoutes = (s: Services) =>
           description:
             'Signed like any protected route (the pages sign siwe_message). Sets an HttpOnly cookie that ' +
             'stands for the wallet for one day on reads of entries and their bytes (so an owner or past ' +
-            'buyer can read them in pages); every write still needs its own signature. Refused to a page of ' +
-            'another site.',
+            "buyer can read them in pages); it never writes (a write signs, or the studio's pages use " +
+            'POST /v1/auth/studio). Refused to a page of another site.',
         },
       },
     )
