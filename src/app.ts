@@ -30,7 +30,6 @@ import { paymentEngine } from './chain/x402/engine.ts'
 import { chainReader } from './chain/reader.ts'
 import { watchedHttp } from './chain/rpc.ts'
 import { accessTokens } from './domain/access-tokens.ts'
-import { sessionTokens } from './domain/sessions.ts'
 import { signatureVerifier } from './chain/signatures.ts'
 import { startJobs, type Jobs } from './jobs/index.ts'
 import { startLeadership, type Leadership } from './jobs/leadership.ts'
@@ -175,7 +174,7 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     records,
     verify,
     place: () => ({ host: new URL(p.publicUrl()).host, uri: p.publicUrl(), chainId: p.config.network.chainId }),
-    sessions: sessionTokens(p.secret),
+    secret: p.secret,
   })
   const feeds = feedService({
     records,

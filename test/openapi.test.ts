@@ -107,6 +107,14 @@ test('a walk over every operation gets only documented statuses and bodies that 
   await hit('get', '/v1/auth/session', {}, { headers: { cookie: session.headers.getSetCookie()[0]!.split(';')[0]! } })
   await hit('get', '/v1/auth/session', {})
   await hit('delete', '/v1/auth/session', {})
+  const page = { origin: new URL(app.url).origin, 'sec-fetch-site': 'same-origin' }
+  const studio = await hit('post', '/v1/auth/studio', {}, { wallet: owner, headers: page })
+  await hit('post', '/v1/auth/studio', {}, {})
+  await hit('post', '/v1/auth/studio', {}, { wallet: owner, headers: { 'sec-fetch-site': 'cross-site' } })
+  await hit('get', '/v1/auth/studio', {}, { headers: { cookie: studio.headers.getSetCookie()[0]!.split(';')[0]!, ...page } })
+  await hit('get', '/v1/auth/studio', {}, { headers: page })
+  await hit('get', '/v1/auth/studio', {})
+  await hit('delete', '/v1/auth/studio', {})
 
   // Feeds
   await hit('post', '/v1/feeds', {}, { body: { name: 'x' } })

@@ -5,8 +5,9 @@ import { checksumAddress, isWalletAddress, type SignatureVerifier } from '../cha
 import { nowSeconds } from '../lib/clock.ts'
 import { chainOfId } from '../config/networks.ts'
 import { fail } from './errors.ts'
-import type { SessionTokens } from './sessions.ts'
+import { sessionTokens } from './sessions.ts'
 import { liveSessions } from './live-sessions.ts'
+import { studioSessions } from './studio-sessions.ts'
 import { decodeMessage, lineMessage, readSignIn, siweMessage, type SignInPlace } from './sign-in-messages.ts'
 
 export const NONCE_TTL_S = 300
@@ -39,11 +40,19 @@ function randomAlphanumeric(length: number): string {
   return out
 }
 
-export function authService(deps: { records: Records; verify: SignatureVerifier; place: () => SignInPlace; sessions: SessionTokens }) {
+export function authService(deps: {
+  records: Records
+  verify: SignatureVerifier
+  place: () => SignInPlace
+  /** The server key: session tokens are signed with it. */
+  secret: Uint8Array
+}) {
   // Nonce writes need no fsync of their own (store/nonces.ts), and no read is kept of nonces: the memo keeps its reads.
   const lazily = { durability: 'lazy', unkept: true } as const
 
-  const sessions = liveSessions(deps.sessions, deps.records)
+  const tokens = sessionTokens(deps.secret)
+  const sessions = liveSessions(tokens, deps.records)
+  const studio = studioSessions({ records: deps.records, secret: deps.secret, origin: () => new URL(deps.place().uri).origin })
   /** A session token's session, unless it expired or was ended by sign-out. */
   const liveSession = (token: string) => sessions.get(token)
 
@@ -140,7 +149,7 @@ export function authService(deps: { records: Records; verify: SignatureVerifier;
     /** A browser session for a wallet that just signed in (see sessions.ts); refused to a page of another site. */
     openSession(signer: Signer, fetchSite: string | null) {
       if (fetchSite === 'cross-site') fail('CROSS_SITE_REQUEST', 'a session is opened only by a page of this server')
-      return deps.sessions.sign(signer.address)
+      return tokens.sign(signer.address)
     },
 
     /** The signer a session token stands for, on reads; null when it is not a live session. */
@@ -159,6 +168,9 @@ export function authService(deps: { records: Records; verify: SignatureVerifier;
 
     /** Sign-out: the token's session ends now, on every instance (live-sessions.ts), not at its expiry. */
     endSession: (token: string) => sessions.end(token),
+
+    /** The studio sessions (studio-sessions.ts): the studio's writes without a signature per click. */
+    studio,
   }
 }
 export type AuthService = ReturnType<typeof authService>

@@ -5,7 +5,7 @@
 // change feed is not live), each read asks the records instead.
 import { nowSeconds } from '../lib/clock.ts'
 import type { Records } from '../store/stores.ts'
-import { SESSION_TTL_S, type Session, type SessionTokens } from './sessions.ts'
+import type { Session, SessionTokens } from './sessions.ts'
 
 /** Verified tokens kept; past this, the oldest is verified again when it comes back. */
 const MAX_VERIFIED = 20_000
@@ -38,7 +38,7 @@ export function liveSessions(tokens: SessionTokens, records: Records) {
   // Another instance's sign-out names its session; a null notice means some went unheard: learn them all again.
   records.cluster?.hear('sessions', (id) => {
     if (id === null) known = null
-    else remember(id, nowSeconds() + SESSION_TTL_S)
+    else remember(id, nowSeconds() + tokens.ttlS)
   })
 
   async function verify(token: string): Promise<Session | null> {

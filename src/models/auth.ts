@@ -47,3 +47,16 @@ export const BrowserSession = t.Object(
   { description: 'A browser session: the wallet it stands for on reads, until when' },
 )
 export type BrowserSession = Static<typeof BrowserSession>
+
+/** The header the studio's pages send their session's CSRF token in (routes/studio-writes.ts). */
+export const STUDIO_CSRF_HEADER = 'x-trellis-csrf'
+
+export const StudioSession = t.Object(
+  {
+    wallet_address: t.String(),
+    expires_at: t.Integer({ description: 'Unix seconds: at most 12 hours after sign-in' }),
+    csrf_token: t.String({ description: `send it in ${STUDIO_CSRF_HEADER} with each write of the studio's pages` }),
+  },
+  { description: "A studio session: the wallet whose own resources the studio's pages write without a signature, until when" },
+)
+export type StudioSession = Static<typeof StudioSession>

@@ -1,6 +1,7 @@
-// The signature guard. It runs in the parse/transform phase so a protected route answers 401 before it reads
-// or validates anything: the SDK only signs after a 401. On routes with a body, the same parse hook then reads
-// the JSON body under its byte limit.
+// The signature guard, the one place a write's signer is established. It runs in the parse/transform phase so a
+// protected route answers 401 before it reads or validates anything: the SDK only signs after a 401. On routes with a
+// body, the same parse hook then reads the JSON body under its byte limit. A signature, when sent, is checked and
+// decides; without one, the studio's writes (studio-writes.ts) may stand on a studio session from its pages.
 import { Elysia } from 'elysia'
 import type { AuthService, Signer } from '../domain/auth.ts'
 import { DomainError } from '../domain/errors.ts'
@@ -8,6 +9,7 @@ import { DEFAULT_BODY_LIMIT, readJson } from '../edge/body.ts'
 import { rssBeforeBody } from '../lib/memory-guard.ts'
 import { SESSION_COOKIE } from '../domain/sessions.ts'
 import { CHAIN_ID_HEADER, SIGNED_HEADERS_TEXT, WALLET_AUTH_HEADERS as HEADER } from '../models/auth.ts'
+import { cookieOf, studioSigner } from './studio-writes.ts'
 
 const signers = new WeakMap<Request, Signer | null>()
 
@@ -25,11 +27,8 @@ export type BodyReader = (
 /** The four headers, all required together (see the security schemes in docs.ts). */
 export const WALLET_SECURITY = { walletAddress: [], walletSignature: [], walletMessage: [], walletTimestamp: [] }
 
-/** The session token a browser sent, if any. */
-export function sessionCookie(headers: Headers): string | null {
-  const cookies = headers.get('cookie')
-  return cookies?.includes(`${SESSION_COOKIE}=`) ? new Bun.CookieMap(cookies).get(SESSION_COOKIE) : null
-}
+/** The (reading) session token a browser sent, if any. */
+export const sessionCookie = (headers: Headers): string | null => cookieOf(headers, SESSION_COOKIE)
 
 async function authenticateOnce(auth: AuthService, request: Request, required: boolean): Promise<void> {
   if (signers.has(request)) return
@@ -44,6 +43,8 @@ async function authenticateOnce(auth: AuthService, request: Request, required: b
   // A browser session stands for its wallet on reads where signing is optional (an entry and its bytes).
   const session = !signer && !required && (request.method === 'GET' || request.method === 'HEAD') ? sessionCookie(h) : null
   if (session) signer = await auth.sessionSigner(session)
+  // The studio's writes, unsigned, by the studio session of its pages (never a reading session's cookie).
+  if (!signer && required) signer = await studioSigner(auth, request)
   if (!signer && required)
     throw new DomainError(
       'AUTH_REQUIRED',
