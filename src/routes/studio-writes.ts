@@ -18,6 +18,7 @@ export const STUDIO_WRITES: readonly (readonly [method: string, path: string])[]
   ['DELETE', '/v1/access-links/:id'],
   ['POST', '/v1/webhooks'],
   ['DELETE', '/v1/webhooks/:webhook_id'],
+  ['POST', '/v1/webhooks/:webhook_id/test'],
   ['PATCH', '/v1/wallets/:wallet_id'],
   ['PUT', '/v1/feeds/:feed_id/pass'],
   ['DELETE', '/v1/feeds/:feed_id/pass'],
