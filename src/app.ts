@@ -25,6 +25,7 @@ import { statsService } from './domain/stats-service.ts'
 import { moderationService } from './domain/moderation.ts'
 import { webhookService } from './domain/webhooks.ts'
 import { websubService } from './domain/websub.ts'
+import { analyticsService } from './domain/analytics.ts'
 import { challengeCounter } from './domain/challenges.ts'
 import { ledgerAudit, type LedgerAudit } from './domain/ledger-audit.ts'
 import { paymentEngine } from './chain/x402/engine.ts'
@@ -233,6 +234,7 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     wallets,
     stats,
     challenges,
+    analytics: analyticsService({ records, wallets, challenges, network: p.config.network.name }),
     search: searchService({ records }),
     moderation: moderationService({ records, changed: () => stats.takedownsChanged().catch(p.logError) }),
     webhooks: webhookService({
