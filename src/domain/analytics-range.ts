@@ -1,15 +1,17 @@
 // The range and buckets of an analytics request: whole UTC days, cut into days, weeks (Monday to Sunday) or calendar
 // months. Days are day numbers (Unix seconds / 86400); a range is [fromDay, toDay).
 import { ANALYTICS_INTERVALS, DEFAULT_ANALYTICS_DAYS, MAX_SERIES_POINTS, type AnalyticsIntervalName } from '../models/analytics.ts'
-import type { Buckets } from '../store/analytics.ts'
 import { fail } from './errors.ts'
 
 export const DAY = 86_400
 const TIME = /^[0-9]{1,11}$/
 
-export interface AnalyticsRange extends Buckets {
+export interface AnalyticsRange {
   fromDay: number
   toDay: number
+  interval: AnalyticsIntervalName
+  /** The first day of each bucket, in order (the first may come before fromDay). */
+  starts: number[]
 }
 
 /** The Monday on or before `day` (day 4, 1970-01-05, was a Monday). */
@@ -71,4 +73,15 @@ export function analyticsRange(query: { from?: string; to?: string; interval?: s
     start = interval === 'day' ? start + 1 : interval === 'week' ? start + 7 : monthOf(start).next
   }
   return { fromDay, toDay, interval, starts }
+}
+
+/** For each day of the range (from fromDay), the index of its bucket in `starts`. */
+export function bucketIndexes(range: AnalyticsRange): Int32Array {
+  const indexes = new Int32Array(range.toDay - range.fromDay)
+  let bucket = 0
+  for (let day = range.fromDay; day < range.toDay; day++) {
+    while (bucket + 1 < range.starts.length && range.starts[bucket + 1]! <= day) bucket++
+    indexes[day - range.fromDay] = bucket
+  }
+  return indexes
 }

@@ -3,13 +3,13 @@
 // of migration 026 in one snapshot; and its sales as CSV, one ledger row a line, read page by page as it is sent.
 // Only the wallet itself, signed, may read them.
 import type { Records } from '../store/stores.ts'
-import type { AnalyticsStore, KeyedChallenges, KeyedSales } from '../store/analytics.ts'
+import type { AnalyticsStore, KeyedChallenges, KeyedSales, SellerBuyerDay, SellerDay } from '../store/analytics.ts'
 import type { WalletRecord } from '../models/records.ts'
 import type { Signer } from './auth.ts'
 import type { WalletService } from './wallets.ts'
 import type { ChallengeCounter } from './challenges.ts'
 import { ANALYTICS_CSV_COLUMNS, ANALYTICS_TOP, type Analytics, type AnalyticsEntry, type AnalyticsFeed } from '../models/analytics.ts'
-import { analyticsRange, DAY, type AnalyticsRange } from './analytics-range.ts'
+import { analyticsRange, bucketIndexes, DAY, type AnalyticsRange } from './analytics-range.ts'
 import { usdcDecimal } from '../lib/money.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { fail } from './errors.ts'
@@ -50,13 +50,63 @@ function ranked(sales: KeyedSales[], challenges: KeyedChallenges[], idOf: (c: Ke
   return byId
 }
 
+/** What a bucket of the series, or the whole range, adds up to. */
+interface Bucket {
+  sales: number
+  revenue: bigint
+  passes: number
+  buyers: number
+  challenges: number
+}
+const emptyBucket = (): Bucket => ({ sales: 0, revenue: 0n, passes: 0, buyers: 0, challenges: 0 })
+
+/**
+ * The range's totals and buckets, from its days' sums and each payer's days: distinct payers are counted here, in one
+ * pass over the payers' days (they come by day, so a payer seen in another bucket than its last is new to this one).
+ */
+function seriesOf(
+  range: AnalyticsRange,
+  days: SellerDay[],
+  payerDays: SellerBuyerDay[],
+  challengeDays: Array<{ day: number; challenges: number }>,
+) {
+  const index = bucketIndexes(range)
+  const buckets = range.starts.map(emptyBucket)
+  const totals = { ...emptyBucket(), repeat_buyers: 0 }
+  const bucketOf = (day: number) => buckets[index[day - range.fromDay]!]!
+  for (const d of days) {
+    const revenue = BigInt(d.revenue)
+    for (const into of [bucketOf(d.day), totals]) Object.assign(into, { sales: into.sales + d.sales, revenue: into.revenue + revenue })
+    totals.passes += d.passes
+    if (range.interval === 'day') bucketOf(d.day).buyers = d.buyers // a row per payer and day
+  }
+  const bought = new Map<string, number>()
+  const lastBucket = new Map<string, number>()
+  for (const r of payerDays) {
+    bought.set(r.payer_lc, (bought.get(r.payer_lc) ?? 0) + r.purchases)
+    if (range.interval === 'day') continue
+    const bucket = index[r.day - range.fromDay]!
+    if (lastBucket.get(r.payer_lc) !== bucket) {
+      lastBucket.set(r.payer_lc, bucket)
+      buckets[bucket]!.buyers++
+    }
+  }
+  totals.buyers = bought.size
+  for (const n of bought.values()) if (n > 1) totals.repeat_buyers++
+  for (const c of challengeDays) {
+    bucketOf(c.day).challenges += c.challenges
+    totals.challenges += c.challenges
+  }
+  return { totals, buckets }
+}
+
 async function figures(view: AnalyticsStore, wallet: WalletRecord, range: AnalyticsRange) {
   const { fromDay, toDay } = range
   const payTo = wallet.address.toLowerCase()
-  const [totals, series, challengeSeries, entrySales, feedSales, challenges, feedNames] = await Promise.all([
-    view.sellerTotals(payTo, fromDay, toDay),
-    view.sellerSeries(payTo, fromDay, toDay, range),
-    view.challengeSeries(wallet.id, fromDay, toDay, range),
+  const [days, payerDays, challengeDays, entrySales, feedSales, challenges, feedNames] = await Promise.all([
+    view.sellerDays(payTo, fromDay, toDay),
+    view.sellerBuyerDays(payTo, fromDay, toDay),
+    view.challengeDays(wallet.id, fromDay, toDay),
     view.entrySales(wallet.id, fromDay, toDay),
     view.feedSales(wallet.id, fromDay, toDay),
     view.challenges(wallet.id, fromDay, toDay),
@@ -65,9 +115,7 @@ async function figures(view: AnalyticsStore, wallet: WalletRecord, range: Analyt
   const entries = top(ranked(entrySales, challenges, (c) => c.entry_id || null).values())
   const titles = new Map((await view.entryTitles(entries.map((e) => e.id))).map((e) => [e.id, e.title]))
   return {
-    totals,
-    series,
-    challengeSeries,
+    ...seriesOf(range, days, payerDays, challengeDays),
     entries,
     titles,
     feeds: top(ranked(feedSales, challenges, (c) => c.feed_id).values()),
@@ -89,33 +137,28 @@ export function analyticsService(d: { records: Records; wallets: WalletService; 
       const range = analyticsRange(query, now)
       await d.challenges.flush().catch(() => {}) // what this instance served so far is counted (a failed flush keeps its counts)
       const f = await d.records.snapshot((view) => figures(view.analytics, wallet, range))
-      const sales = new Map(f.series.map((s) => [s.bucket, s]))
-      const challenged = new Map(f.challengeSeries.map((c) => [c.bucket, c.challenges]))
       const names = new Map(f.feedNames.map((feed) => [feed.id, feed.name]))
-      const revenue = BigInt(f.totals.revenue)
       const money = (r: Ranked) => ({ sales: r.sales, revenue: r.revenue.toString(), challenges: r.challenges })
+      const { totals } = f
       return {
         wallet_id: wallet.id,
         from: range.fromDay * DAY,
         to: range.toDay * DAY,
         interval: range.interval,
         totals: {
-          sales: f.totals.sales,
-          revenue: revenue.toString(),
-          revenue_usdc: usdcDecimal(revenue),
-          entry_sales: f.totals.sales - f.totals.passes,
-          pass_sales: f.totals.passes,
-          unique_buyers: f.totals.buyers,
-          repeat_buyers: f.totals.repeat_buyers,
-          challenges: f.challengeSeries.reduce((n, c) => n + c.challenges, 0),
+          revenue: totals.revenue.toString(),
+          revenue_usdc: usdcDecimal(totals.revenue),
+          sales: totals.sales,
+          entry_sales: totals.sales - totals.passes,
+          pass_sales: totals.passes,
+          unique_buyers: totals.buyers,
+          repeat_buyers: totals.repeat_buyers,
+          challenges: totals.challenges,
         },
-        series: range.starts.map((start) => ({
-          start: start * DAY,
-          sales: sales.get(start)?.sales ?? 0,
-          revenue: sales.get(start)?.revenue ?? '0',
-          unique_buyers: sales.get(start)?.buyers ?? 0,
-          challenges: challenged.get(start) ?? 0,
-        })),
+        series: range.starts.map((start, i) => {
+          const b = f.buckets[i]!
+          return { start: start * DAY, revenue: b.revenue.toString(), sales: b.sales, unique_buyers: b.buyers, challenges: b.challenges }
+        }),
         top_entries: f.entries.map((e): AnalyticsEntry => ({ entry_id: e.id, title: f.titles.get(e.id) ?? null, ...money(e) })),
         top_feeds: f.feeds.map((e): AnalyticsFeed => ({ feed_id: e.id, name: names.get(e.id) ?? '', ...money(e) })),
       }

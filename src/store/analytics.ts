@@ -2,8 +2,7 @@
 // entry and day (entry_days) and per feed and day (feed_days, 005), all kept by triggers with the ledger row; the 402
 // challenges served per feed, day and entry (challenge_days, '' for the feed's pass), added in batches. Days are UTC
 // day numbers (seconds / 86400); a range is [fromDay, toDay). No query here reads the ledger but the sales export.
-import { join, q, sqlText, type Query, type Sql } from './query.ts'
-import type { AnalyticsIntervalName } from '../models/analytics.ts'
+import { join, q, sqlText, type Sql } from './query.ts'
 
 /** Challenges served on one day for one entry (or, entry_id '', for a feed's pass). */
 export interface ChallengeCount {
@@ -17,15 +16,17 @@ export interface SalesFigures {
   sales: number
   revenue: string
 }
-export interface SellerTotals extends SalesFigures {
-  buyers: number
-  repeat_buyers: number
+/** One day of a seller's sales; `buyers`: its distinct payers that day (a row each). */
+export interface SellerDay extends SalesFigures {
+  day: number
   passes: number
-}
-/** One bucket: its first day. */
-export interface SeriesFigures extends SalesFigures {
-  bucket: number
   buyers: number
+}
+/** What one payer bought of a seller on one day. */
+export interface SellerBuyerDay {
+  day: number
+  payer_lc: string
+  purchases: number
 }
 export interface KeyedSales extends SalesFigures {
   key: string
@@ -46,41 +47,25 @@ export interface SaleLine {
   amount: string
   transaction_hash: string
 }
-export interface Buckets {
-  interval: AnalyticsIntervalName
-  /** The first day of each bucket, in order. */
-  starts: number[]
-}
-
 export interface AnalyticsStore {
   addChallenges(counts: ChallengeCount[]): Promise<void>
-  /** What was paid to `payToLc` in the range, over its distinct payers. */
-  sellerTotals(payToLc: string, fromDay: number, toDay: number): Promise<SellerTotals>
-  /** The same per bucket (only buckets with sales). */
-  sellerSeries(payToLc: string, fromDay: number, toDay: number, buckets: Buckets): Promise<SeriesFigures[]>
+  /** What was paid to `payToLc` on each day of the range that had a sale. */
+  sellerDays(payToLc: string, fromDay: number, toDay: number): Promise<SellerDay[]>
+  /** Each payer's purchases from `payToLc` on each day of the range, by day: distinct payers over any span are counted of these. */
+  sellerBuyerDays(payToLc: string, fromDay: number, toDay: number): Promise<SellerBuyerDay[]>
   /** Sales per entry of the owner's feeds (entries with sales only); key: the entry's id. */
   entrySales(ownerId: string, fromDay: number, toDay: number): Promise<KeyedSales[]>
   /** Sales per feed of the owner (entries and passes; feeds with sales only); key: the feed's id. */
   feedSales(ownerId: string, fromDay: number, toDay: number): Promise<KeyedSales[]>
   /** Challenges per feed and entry of the owner's feeds. */
   challenges(ownerId: string, fromDay: number, toDay: number): Promise<KeyedChallenges[]>
-  /** Challenges per bucket (only buckets with any). */
-  challengeSeries(ownerId: string, fromDay: number, toDay: number, buckets: Buckets): Promise<Array<{ bucket: number; challenges: number }>>
+  /** Challenges per day (only days with any). */
+  challengeDays(ownerId: string, fromDay: number, toDay: number): Promise<Array<{ day: number; challenges: number }>>
   /** Every feed of the owner, deleted ones included: id and name. */
   feedNames(ownerId: string): Promise<Array<{ id: string; name: string }>>
   entryTitles(ids: string[]): Promise<Array<{ id: string; title: string | null }>>
   /** Ledger rows paid to `payToLc` in [from, to) seconds, by id after `afterId`. */
   saleLines(payToLc: string, from: number, to: number, afterId: string, limit: number): Promise<SaleLine[]>
-}
-
-/** The first day of the bucket `column` (a day number) falls in: the day, its week's Monday, or its month's first day. */
-export function bucketOf(column: string, buckets: Buckets): Query {
-  if (buckets.interval === 'day') return sqlText(column)
-  if (buckets.interval === 'week') return sqlText(`(${column} - ((${column} + 3) % 7))`) // day 4 (1970-01-05) was a Monday
-  // Months are not of one length: the last start at or before the day (code-made integers, never a request's text).
-  const { starts } = buckets
-  const whens = starts.slice(0, -1).map((start, i) => sqlText(`WHEN ${column} < ${starts[i + 1]} THEN ${start}`))
-  return whens.length === 0 ? sqlText(String(starts[0])) : q`CASE ${join(whens, ' ')} ELSE ${sqlText(String(starts.at(-1)))} END`
 }
 
 const num = (value: unknown) => Number(value ?? 0)
@@ -94,19 +79,19 @@ export function analyticsStore(sql: Sql): AnalyticsStore {
         await sql.run(q`INSERT INTO challenge_days (feed_id, day, entry_id, challenges) VALUES (${c.feed_id}, ${c.day}, ${c.entry_id},
           ${c.challenges}) ON CONFLICT (feed_id, day, entry_id) DO UPDATE SET challenges = challenge_days.challenges + excluded.challenges`)
     },
-    async sellerTotals(payToLc, fromDay, toDay) {
-      const row =
-        await sql.get<SellerTotals>(q`SELECT COUNT(*) AS buyers, COALESCE(SUM(CASE WHEN n > 1 THEN 1 ELSE 0 END), 0) AS repeat_buyers,
-          COALESCE(SUM(n), 0) AS sales, COALESCE(SUM(passes), 0) AS passes, CAST(COALESCE(SUM(revenue), 0) AS TEXT) AS revenue
-        FROM (SELECT SUM(purchases) AS n, SUM(passes) AS passes, SUM(revenue) AS revenue FROM seller_buyer_days
-          WHERE pay_to_lc = ${payToLc} AND ${inRange('day', fromDay, toDay)} GROUP BY payer_lc) b`)
-      return { ...salesOf(row!), buyers: num(row!.buyers), repeat_buyers: num(row!.repeat_buyers), passes: num(row!.passes) }
-    },
-    async sellerSeries(payToLc, fromDay, toDay, buckets) {
-      const rows = await sql.all<SeriesFigures>(q`SELECT ${bucketOf('day', buckets)} AS bucket, SUM(purchases) AS sales,
-          CAST(SUM(revenue) AS TEXT) AS revenue, COUNT(DISTINCT payer_lc) AS buyers
-        FROM seller_buyer_days WHERE pay_to_lc = ${payToLc} AND ${inRange('day', fromDay, toDay)} GROUP BY 1`)
-      return rows.map((row) => ({ ...salesOf(row), bucket: num(row.bucket), buyers: num(row.buyers) }))
+    sellerDays: async (payToLc, fromDay, toDay) =>
+      (
+        await sql.all<SellerDay>(q`SELECT day, SUM(purchases) AS sales, CAST(SUM(revenue) AS TEXT) AS revenue, SUM(passes) AS passes,
+          COUNT(*) AS buyers FROM seller_buyer_days WHERE pay_to_lc = ${payToLc} AND ${inRange('day', fromDay, toDay)} GROUP BY day`)
+      ).map((row) => ({ ...salesOf(row), day: num(row.day), passes: num(row.passes), buyers: num(row.buyers) })),
+    // A busy seller has tens of thousands of these in a quarter: read as they are (the embedded engine reads them in
+    // its key's order), their numbers made numbers only where an engine gives text.
+    async sellerBuyerDays(payToLc, fromDay, toDay) {
+      const rows = await sql.all<SellerBuyerDay>(q`SELECT day, payer_lc, purchases FROM seller_buyer_days
+        WHERE pay_to_lc = ${payToLc} AND ${inRange('day', fromDay, toDay)} ORDER BY day`)
+      if (rows.length > 0 && typeof rows[0]!.day !== 'number')
+        for (const row of rows) Object.assign(row, { day: num(row.day), purchases: num(row.purchases) })
+      return rows
     },
     entrySales: async (ownerId, fromDay, toDay) =>
       (
@@ -126,13 +111,12 @@ export function analyticsStore(sql: Sql): AnalyticsStore {
         FROM feeds f JOIN challenge_days c ON c.feed_id = f.id AND ${inRange('c.day', fromDay, toDay)}
         WHERE f.owner_id = ${ownerId} GROUP BY c.feed_id, c.entry_id`)
       ).map((row) => ({ ...row, challenges: num(row.challenges) })),
-    challengeSeries: async (ownerId, fromDay, toDay, buckets) =>
+    challengeDays: async (ownerId, fromDay, toDay) =>
       (
-        await sql.all<{ bucket: number; challenges: number }>(q`SELECT ${bucketOf('c.day', buckets)} AS bucket,
-          SUM(c.challenges) AS challenges
+        await sql.all<{ day: number; challenges: number }>(q`SELECT c.day, SUM(c.challenges) AS challenges
         FROM feeds f JOIN challenge_days c ON c.feed_id = f.id AND ${inRange('c.day', fromDay, toDay)}
-        WHERE f.owner_id = ${ownerId} GROUP BY 1`)
-      ).map((row) => ({ bucket: num(row.bucket), challenges: num(row.challenges) })),
+        WHERE f.owner_id = ${ownerId} GROUP BY c.day`)
+      ).map((row) => ({ day: num(row.day), challenges: num(row.challenges) })),
     feedNames: (ownerId) => sql.all(q`SELECT id, name FROM feeds WHERE owner_id = ${ownerId}`),
     entryTitles: async (ids) =>
       ids.length === 0
