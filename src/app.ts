@@ -25,6 +25,8 @@ import { statsService } from './domain/stats-service.ts'
 import { moderationService } from './domain/moderation.ts'
 import { webhookService } from './domain/webhooks.ts'
 import { websubService } from './domain/websub.ts'
+import { analyticsService } from './domain/analytics.ts'
+import { challengeCounter } from './domain/challenges.ts'
 import { ledgerAudit, type LedgerAudit } from './domain/ledger-audit.ts'
 import { paymentEngine } from './chain/x402/engine.ts'
 import { chainReader } from './chain/reader.ts'
@@ -117,6 +119,7 @@ export async function startBackground(
     purchases: services.purchases,
     webhooks: services.webhooks,
     websub: services.websub,
+    challenges: services.challenges,
     stats: services.stats,
     ledgerAudit: services.ledgerAudit,
     threads,
@@ -212,6 +215,7 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
   const stats = statsService({ records, wallets })
   await stats.takedownsChanged()
   const cached = readMemo(records.changes, p.config.readMemoMb * 1_000_000)
+  const challenges = challengeCounter({ records })
   const websub = websubService({
     records,
     publicUrl: p.publicUrl,
@@ -228,6 +232,8 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     entries,
     wallets,
     stats,
+    challenges,
+    analytics: analyticsService({ records, wallets, challenges, network: p.config.network.name }),
     search: searchService({ records }),
     moderation: moderationService({ records, changed: () => stats.takedownsChanged().catch(p.logError) }),
     webhooks: webhookService({
@@ -286,13 +292,7 @@ export function buildApp(s: Services, logError: (error: unknown) => void, extra:
     .use(discoveryRoutes(s))
     .use(syndicationRoutes(s))
     .use(websubRoutes(s))
-    .use(
-      mcpRoutes(
-        () => app,
-        s.publicUrl,
-        (key, make, size) => s.cached.get(key, make, size),
-      ),
-    )
+    .use(mcpRoutes(() => app, s.publicUrl, s.cached.get))
     .use(siteRoutes(s))
   for (const plugin of extra) app.use(plugin)
   return app

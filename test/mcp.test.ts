@@ -126,7 +126,9 @@ describe('the tools each transport lists', () => {
     const plain = await stdioClient()
     expect(await names(plain.client)).toEqual([...READING, 'list_purchases'].sort())
     const keyed = await stdioClient({ TRELLIS_MCP_WALLET_KEY: generatePrivateKey() })
-    expect(await names(keyed.client)).toEqual([...READING, 'buy_entry', 'buy_pass', 'create_entry', 'create_feed', 'list_purchases'].sort())
+    expect(await names(keyed.client)).toEqual(
+      [...READING, 'buy_entry', 'buy_pass', 'create_entry', 'create_feed', 'get_analytics', 'list_purchases'].sort(),
+    )
     expect([...plain.errors, ...keyed.errors]).toEqual([])
     expect(plain.stderr.join('')).toContain('no wallet')
     expect(keyed.stderr.join('')).toContain('at most 0.100000 USDC a purchase and 1.000000 USDC in all') // the defaults

@@ -258,6 +258,15 @@ test('a walk over every operation gets only documented statuses and bodies that 
   const limitedId = (await call(app, 'GET', `/v1/wallets/address/${limited.address}`)).body.id
   await hit('patch', '/v1/wallets/{wallet_id}', { wallet_id: limitedId }, { wallet: limited, body: { username: 'WALKER' } })
   await hit('patch', '/v1/wallets/{wallet_id}', { wallet_id: walletId }, { body: {} })
+  const analytics = '/v1/wallets/{wallet_id}/analytics'
+  expect((await hit('get', analytics, { wallet_id: walletId }, { wallet: owner })).status).toBe(200)
+  await hit('get', `${analytics}?interval=month&from=1700000000&to=1767225600`, { wallet_id: walletId }, { wallet: owner })
+  await hit('get', `${analytics}?interval=hour`, { wallet_id: walletId }, { wallet: owner })
+  await hit('get', `${analytics}?from=0`, { wallet_id: walletId }, { wallet: owner }) // too many days
+  await hit('get', `${analytics}?from=soon`, { wallet_id: walletId }, { wallet: owner })
+  await hit('get', analytics, { wallet_id: walletId }, { wallet: stranger })
+  await hit('get', analytics, { wallet_id: UNKNOWN }, { wallet: owner })
+  await hit('get', analytics, { wallet_id: walletId })
 
   // Categories
   const admin = { 'admin-api-key': ADMIN_KEY }

@@ -66,3 +66,24 @@ export function freshCopy(seeded: string): string {
   if (!existsSync(join(copy, 'trellis.db'))) throw new Error(`copy of ${seeded} has no trellis.db`)
   return copy
 }
+
+/**
+ * A seeded directory of this size to copy from, whatever schema it was seeded at: this version's when there is one,
+ * else another still fresh (a server migrates its copy on start), else a new seed. For a measure that only copies it.
+ */
+export async function anySeededDir(small: boolean, log: (line: string) => void): Promise<{ dir: string; manifest: Manifest }> {
+  const prefix = `trellis-bench-${small ? 'small' : 'full'}-`
+  const fresh = (dir: string) => {
+    const manifest = readManifest(dir)
+    return manifest && Date.now() / 1000 - manifest.created_at < MAX_AGE_S ? manifest : null
+  }
+  if (!fresh(join(tmpdir(), prefix + cacheKey())))
+    for (const name of readdirSync(tmpdir()).filter((n) => n.startsWith(prefix) && !n.includes('.partial-'))) {
+      const manifest = fresh(join(tmpdir(), name))
+      if (manifest) {
+        log(`bench: copying seeded data of another schema, ${join(tmpdir(), name)} (the server migrates its copy)`)
+        return { dir: join(tmpdir(), name), manifest }
+      }
+    }
+  return seededDir(small, log)
+}

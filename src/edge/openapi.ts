@@ -110,6 +110,13 @@ function finishOperation(path: string, op: Operation, facts: RouteFacts | undefi
       if (header.schema?.description && !header.description) header.description = header.schema.description
     }
   }
+  // A 200 a route also answers as text in another media type, when asked (analytics as CSV): `x-also-as` in its detail.
+  const also = op['x-also-as'] as { type: string; description: string } | undefined
+  if (also && responses['200']?.content) {
+    delete op['x-also-as']
+    const json = responses['200'].content['application/json']
+    responses['200'].content = { 'application/json': json, [also.type]: { schema: { type: 'string', description: also.description } } }
+  }
   const signed = (op.security ?? []).some((s) => 'walletAddress' in s)
   // An invalid signature is refused even where signing is optional.
   if (signed) op.parameters = [...(op.parameters ?? []), CHAIN_ID]

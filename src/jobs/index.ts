@@ -12,6 +12,7 @@ import type { PurchaseService } from '../domain/purchases.ts'
 import type { StatsService } from '../domain/stats-service.ts'
 import type { WebhookService } from '../domain/webhooks.ts'
 import type { WebsubService } from '../domain/websub.ts'
+import type { ChallengeCounter } from '../domain/challenges.ts'
 import type { AuditReport, LedgerAudit } from '../domain/ledger-audit.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import type { LongReads } from './long-reads.ts'
@@ -20,6 +21,8 @@ import type { SnapshotFollower } from './snapshots.ts'
 import type { Cluster } from '../store/records.ts'
 
 const SQL_CHECK_S = 3_600
+/** How often the 402 challenges counted in memory are written: every instance its own (not the leader's only). */
+const CHALLENGE_FLUSH_S = 5
 
 interface JobState {
   lastRun: number | null
@@ -70,6 +73,8 @@ export interface JobServices {
   ledgerAudit: LedgerAudit
   webhooks: WebhookService
   websub: WebsubService
+  /** The 402 challenges this instance served, written every CHALLENGE_FLUSH_S (and at stop). */
+  challenges: ChallengeCounter
   /** Leaderboards and ranks are built on one thread, the ledger's SQL checks on another: neither waits for the other. */
   threads: { boards: LongReads; checks: LongReads }
   leadership: Leadership
@@ -200,6 +205,8 @@ export function startJobs(d: JobServices): Jobs {
   // WebSub: intents verified and new entries told to subscribers, each second, as webhooks are.
   every('websub-verification', 1, () => d.websub.verifyDue(), { once: true })
   every('websub-distribution', 1, () => d.websub.deliverDue(), { once: true })
+  // Each instance's own counts of the 402s it served, in one transaction every few seconds.
+  every('challenge-counts', CHALLENGE_FLUSH_S, () => d.challenges.flush())
 
   d.leadership.onGained(() => void Promise.all(leaderRuns.map((run) => run())))
 
@@ -230,6 +237,9 @@ export function startJobs(d: JobServices): Jobs {
     ],
     async stop() {
       timers.forEach(clearInterval)
+      await d.challenges
+        .flush()
+        .catch((error: unknown) => d.log.warn('could not write the last challenge counts', { error: String(error) }))
     },
   }
 }

@@ -9,6 +9,7 @@ import type { OperatorWallet } from './wallet.ts'
 import { registerReadingTools } from './tools/reading.ts'
 import { registerBuyingTool, registerPurchasesTool } from './tools/buying.ts'
 import { registerPublishingTools } from './tools/publishing.ts'
+import { registerAnalyticsTool } from './tools/analytics.ts'
 import { OPERATOR_INLINE, SERVER_INLINE } from './content.ts'
 import { UNTRUSTED } from './tools/common.ts'
 
@@ -21,7 +22,7 @@ export interface McpServerOptions {
 
 /** The tool names each kind of server lists, in order. */
 export const READING_TOOLS = ['search_feeds', 'list_categories', 'list_entries', 'get_entry', 'get_price'] as const
-export const WALLET_TOOLS = ['buy_entry', 'buy_pass', 'list_purchases', 'create_feed', 'create_entry'] as const
+export const WALLET_TOOLS = ['buy_entry', 'buy_pass', 'list_purchases', 'create_feed', 'create_entry', 'get_analytics'] as const
 
 const INSTRUCTIONS =
   `Trellis is a marketplace of content feeds: creators publish entries (text, JSON, images, ` +
@@ -34,7 +35,8 @@ const WALLET_INSTRUCTIONS =
   `
 This server holds the operator's wallet: buy_entry pays for an entry and buy_pass for a feed's pass (within ` +
   `the operator's caps, checked before anything is signed), list_purchases lists what it bought, create_feed and ` +
-  `create_entry publish as it. Amounts are USDC smallest units as strings (1000000 = 1 USDC).`
+  `create_entry publish as it, get_analytics tells its sales as a creator. Amounts are USDC smallest units as strings ` +
+  `(1000000 = 1 USDC).`
 
 // One for every server: a server makes an Ajv of its own unless given one (a cost per server, and /mcp made a server
 // per request), only to check the answers to elicitations, which no tool here asks for. It holds no session's state.
@@ -55,5 +57,6 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   if (wallet) registerBuyingTool(server, { ...ctx, wallet })
   if (options.remote) registerPurchasesTool(server, ctx)
   if (wallet) registerPublishingTools(server, { ...ctx, wallet })
+  if (wallet) registerAnalyticsTool(server, { ...ctx, wallet })
   return server
 }

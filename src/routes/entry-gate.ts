@@ -39,6 +39,10 @@ const answered = <Made>(answer: Made): Gate<Made> => ({ kind: 'answered', answer
 const response = (i: Instructions) => new Response(i.body, { status: i.status, headers: i.headers })
 const prepared = (i: Instructions): Prepared => ({ body: i.body, init: { status: i.status, headers: withCors(i.headers) } })
 
+/** Whether an answer is a 402 (a challenge: to pay, or to pay again after a refused payment or proof). */
+export const isChallenge = (answer: Prepared | Response): boolean =>
+  (answer instanceof Response ? answer.status : answer.init.status) === 402
+
 /** A gate's answer as a Response, for a route that cannot return a prepared one. */
 export const asResponse = (answer: Prepared | Response): Response =>
   answer instanceof Response ? answer : new Response(answer.body, answer.init)
@@ -162,8 +166,15 @@ export function entryGate(s: Services) {
     headers: Headers | null,
     path: () => string,
   ): Gate | Promise<Gate> {
-    if (signer === null) return decide(s.entries.anonymousAccess(feed, entry), feed, entry, signer, headers, path)
-    return s.entries.access(feed, entry, signer).then((access) => decide(access, feed, entry, signer, headers, path))
+    if (signer === null && headers === null) return decide(s.entries.anonymousAccess(feed, entry), feed, entry, signer, headers, path)
+    const access = signer === null ? Promise.resolve(s.entries.anonymousAccess(feed, entry)) : s.entries.access(feed, entry, signer)
+    // A request's 402 is counted (one prepared for the hot route, without headers, is not: that route counts its own).
+    return access
+      .then((access) => decide(access, feed, entry, signer, headers, path))
+      .then((passed) => {
+        if (passed.kind === 'answered' && isChallenge(passed.answer)) s.challenges.served(feed.id, entry.id)
+        return passed
+      })
   }
 
   function decide(

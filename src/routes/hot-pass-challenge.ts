@@ -15,7 +15,7 @@ const SIGNED_OR_PAYING = [...PAYING_OR_SIGNING_IN, ...SIGNED_HEADER_NAMES]
 const PREFIX = '/v1/feeds/'
 const SUFFIX = '/pass/purchases'
 
-type HotPass = { answer: Prepared; page: Prepared; tag: PriceTag } | null
+type HotPass = { feedId: string; answer: Prepared; page: Prepared; tag: PriceTag } | null
 
 export function passChallenges(s: Services): HotPost {
   const gate = entryGate(s)
@@ -24,7 +24,7 @@ export function passChallenges(s: Services): HotPost {
       const feed = await s.feeds.get(feedId)
       if (!feed.pass) return null
       const tag = s.passes.priceTag(feed, feed.pass, `${s.publicUrl()}${PREFIX}${feedId}${SUFFIX}`)
-      return { tag, answer: gate.plainChallenge(tag), page: await passPaywall(s, gate, feed, tag) }
+      return { feedId: feed.id, tag, answer: gate.plainChallenge(tag), page: await passPaywall(s, gate, feed, tag) }
     } catch {
       return null // a feed not found, taken down, or a store out of reach: the route answers it
     }
@@ -43,6 +43,7 @@ export function passChallenges(s: Services): HotPost {
         () => 8_000,
       )
     if (!hot) return request
+    s.challenges.served(hot.feedId, null)
     return gate.freshChallenge(wantsPage(request.headers) ? hot.page : hot.answer, hot.tag)
   }
 }

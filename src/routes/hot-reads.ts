@@ -177,7 +177,8 @@ export function hotReads(s: Services): HotReads {
       if (isFreeNow(hot.entry)) return null
       // A paid entry's bytes to its owner or a buyer signed in by a browser session (hot-session-content.ts).
       if (session) return suffix === '/content' && whole ? sessionRead(session, hot.entry, hot.ownerLc) : null
-      // Kept, but each with a sign-in-with-x challenge of its own (a nonce is good for one proof).
+      // Kept, but each with a sign-in-with-x challenge of its own (a nonce is good for one proof); counted in memory.
+      s.challenges.served(hot.entry.feed_id, hot.entry.id)
       return gate.freshChallenge(wantsPage(request.headers) ? hot.page : hot.answer, hot.tag)
     }
   }

@@ -111,7 +111,10 @@ export const pageRoutes = (s: Services) => {
         const signer = session ? await s.auth.sessionSigner(session) : null
         const access = signer ? await s.entries.access(feed, entry, signer) : s.entries.anonymousAccess(feed, entry)
         if (access === 'withdrawn' || !feed.is_active) throw new DomainError('ENTRY_NOT_FOUND', 'entry not found')
-        if (access === 'pay') return gate.paywallAt(feed, entry, `/v1/feeds/${feedId}/entries/${entryId}`)
+        if (access === 'pay') {
+          s.challenges.served(feed.id, entry.id)
+          return gate.paywallAt(feed, entry, `/v1/feeds/${feedId}/entries/${entryId}`)
+        }
         const creator = () => s.wallets.byAddress(feed.owner_wallet_address).catch(() => null)
         const rendered = async () => {
           if (!MARKDOWN.test(entry.mime_type)) return undefined

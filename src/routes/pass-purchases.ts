@@ -9,7 +9,7 @@ import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
 import { uuid } from './params.ts'
 import { page, pageQuery, pageSize } from './pagination.ts'
-import { asResponse, entryGate } from './entry-gate.ts'
+import { asResponse, entryGate, isChallenge } from './entry-gate.ts'
 import { resourceServer, wantsPage } from '../chain/x402/resource-server.ts'
 import { passPaywallPage } from '../pages/pass.ts'
 import { creatorLink } from '../pages/paywall.ts'
@@ -48,8 +48,13 @@ export const passPurchaseRoutes = (s: Services) => {
         const offer = feed.pass ?? fail('PASS_NOT_FOUND', 'this feed has no pass on sale')
         const tag = s.passes.priceTag(feed, offer, `${s.publicUrl()}${new URL(request.url).pathname}`)
         const payment = x402.readPayment(request.headers)
-        if (!payment) return asResponse(wantsPage(request.headers) ? await passPaywall(s, gate, feed, tag) : gate.plainChallenge(tag))
-        const passed = await gate.payingFor(payment, { kind: 'pass', feed, offer }, tag, signer)
+        const passed = payment
+          ? await gate.payingFor(payment, { kind: 'pass', feed, offer }, tag, signer)
+          : ({
+              kind: 'answered',
+              answer: wantsPage(request.headers) ? await passPaywall(s, gate, feed, tag) : gate.plainChallenge(tag),
+            } as const)
+        if (passed.kind === 'answered' && isChallenge(passed.answer)) s.challenges.served(feed.id, null)
         if (passed.kind !== 'serve') return passed.kind === 'answered' ? asResponse(passed.answer) : fail('PASS_NOT_FOUND', 'no pass')
         if (!passed.transaction) fail('OWNER_NEEDS_NO_PASS', "the feed's owner reads every entry of it without a pass; nothing was charged")
         const sale = await s.transactions.byHash(passed.transaction!)

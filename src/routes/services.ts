@@ -17,6 +17,8 @@ import type { ModerationService } from '../domain/moderation.ts'
 import type { WebhookService } from '../domain/webhooks.ts'
 import type { SearchService } from '../domain/search.ts'
 import type { WebsubService } from '../domain/websub.ts'
+import type { AnalyticsService } from '../domain/analytics.ts'
+import type { ChallengeCounter } from '../domain/challenges.ts'
 import type { ContentStore } from '../content/store.ts'
 import type { PageTokens } from './pagination.ts'
 import type { ReadMemo } from '../store/memo.ts'
@@ -45,6 +47,10 @@ export interface Services {
   webhooks: WebhookService
   /** The WebSub hub of the public feeds: subscriptions, their verification and content distribution. */
   websub: WebsubService
+  /** A wallet's own analytics, and its sales as CSV. */
+  analytics: AnalyticsService
+  /** The 402 challenges served: each route that answers one tells it (synchronously); a job writes the counts. */
+  challenges: ChallengeCounter
   accessTokens: AccessTokens
   content: ContentStore
   pages: PageTokens

@@ -1,12 +1,13 @@
-// /v1/wallets: wallet profiles by id or address.
+// /v1/wallets: wallet profiles by id or address, and a wallet's own analytics.
 import { Elysia, t } from 'elysia'
-import { UpdateWallet, Wallet, WalletStats } from '../models/index.ts'
+import { Analytics, ANALYTICS_CSV_COLUMNS, analyticsQuery, MAX_SERIES_POINTS, UpdateWallet, Wallet, WalletStats } from '../models/index.ts'
 import { errors } from '../edge/openapi.ts'
 import type { WalletRecord } from '../models/records.ts'
 import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
 import { jsonResponse } from '../edge/json-response.ts'
 import { nowSeconds } from '../lib/clock.ts'
+import { csvAnswer, wantsCsv } from './csv.ts'
 
 /**
  * A wallet on the wire: the record, its money as text, and the SDK's names for address and network. Answered through
@@ -88,3 +89,32 @@ export const walletRoutes = (s: Services) =>
       response: { 200: Wallet, ...errors(403, 404, 409) },
       detail: { summary: 'Update your wallet profile', description: 'A wallet can update only itself.' },
     })
+    .get(
+      '/:wallet_id/analytics',
+      async ({ params, query, signer, request }) => {
+        if (wantsCsv(query.format, request.headers.get('accept'))) {
+          const { filename, lines } = await s.analytics.csv(signer, params.wallet_id, query)
+          return csvAnswer(filename, lines)
+        }
+        const report = await s.analytics.report(signer, params.wallet_id, query)
+        return jsonResponse(JSON.stringify(report), { 'cache-control': 'private, no-store' }) // its wallet's only
+      },
+      {
+        wallet: true,
+        query: t.Object(analyticsQuery),
+        response: { 200: Analytics, ...errors(403, 404) },
+        detail: {
+          summary: 'Your analytics (the wallet itself)',
+          description:
+            "The signing wallet's sales (ledger rows paid to it: its feeds' entries and passes), buyers and 402 " +
+            'challenges over a range of whole UTC days (by default the last 30, today included), in buckets of a ' +
+            `day, a week (Monday to Sunday) or a calendar month (UTC), at most ${MAX_SERIES_POINTS} of them (400 ` +
+            'INVALID_PARAMETER past that, or for an empty range). Money in USDC smallest units as decimal strings. ' +
+            'challenges counts the 402 answers served for its entries and passes (counted within seconds). With ' +
+            'Accept: text/csv or format=csv: its sales in the range instead, streamed, one CSV row each, oldest first ' +
+            `(columns ${ANALYTICS_CSV_COLUMNS.join(', ')}: time in ISO 8601 UTC, entry_id empty for a pass). 403 ` +
+            'UNAUTHORIZED for another wallet.',
+          'x-also-as': { type: 'text/csv', description: 'format=csv or Accept: text/csv: one line per sale, after a header line' },
+        },
+      },
+    )

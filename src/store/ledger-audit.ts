@@ -78,6 +78,28 @@ const INCONSISTENCIES: [string, string][] = [
         EXCEPT SELECT payer_lc, day, purchases, spent FROM buyer_days) AS last_part) AS differences`,
   ],
   [
+    'daily seller tallies differ from the ledger',
+    `
+    SELECT DISTINCT pay_to_lc || '@' || day AS subject FROM (
+      SELECT * FROM (SELECT pay_to_lc, day, payer_lc, purchases, revenue, passes FROM seller_buyer_days
+        EXCEPT SELECT pay_to_lc, created_at / 86400, payer_lc, COUNT(*), SUM(amount), SUM(CASE WHEN kind = 'pass' THEN 1 ELSE 0 END)
+          FROM transactions GROUP BY 1, 2, 3) AS seller_part
+      UNION ALL SELECT * FROM (SELECT pay_to_lc, created_at / 86400, payer_lc, COUNT(*), SUM(amount),
+          SUM(CASE WHEN kind = 'pass' THEN 1 ELSE 0 END) FROM transactions GROUP BY 1, 2, 3
+        EXCEPT SELECT pay_to_lc, day, payer_lc, purchases, revenue, passes FROM seller_buyer_days) AS last_part) AS differences`,
+  ],
+  [
+    'daily entry tallies differ from the ledger',
+    `
+    SELECT DISTINCT entry_id || '@' || day AS subject FROM (
+      SELECT * FROM (SELECT entry_id, day, purchases, revenue FROM entry_days
+        EXCEPT SELECT entry_id, created_at / 86400, COUNT(*), SUM(amount) FROM transactions
+          WHERE entry_id IS NOT NULL GROUP BY 1, 2) AS entry_part
+      UNION ALL SELECT * FROM (SELECT entry_id, created_at / 86400, COUNT(*), SUM(amount) FROM transactions
+        WHERE entry_id IS NOT NULL GROUP BY 1, 2
+        EXCEPT SELECT entry_id, day, purchases, revenue FROM entry_days) AS last_part) AS differences`,
+  ],
+  [
     'buyer lists differ from the ledger',
     `
     SELECT DISTINCT feed_id || '/' || payer_lc AS subject FROM (

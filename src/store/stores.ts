@@ -22,6 +22,7 @@ import { webhookStore, type WebhookStore } from './webhooks.ts'
 import { endedSessionStore, type EndedSessionStore } from './ended-sessions.ts'
 import { searchStore, type SearchStore } from './search.ts'
 import { websubStore, type WebsubStore } from './websub.ts'
+import { analyticsStore, type AnalyticsStore } from './analytics.ts'
 import type { Records as RecordsOf } from './records.ts'
 
 export interface Stores {
@@ -47,6 +48,7 @@ export interface Stores {
   endedSessions: EndedSessionStore
   search: SearchStore
   websub: WebsubStore
+  analytics: AnalyticsStore
 }
 
 export type Records = RecordsOf<Stores>
@@ -78,4 +80,5 @@ export const sharedStores = (sql: Sql): Stores => ({
   endedSessions: endedSessionStore(sql),
   search: searchStore(sql),
   websub: websubStore(sql),
+  analytics: analyticsStore(sql),
 })

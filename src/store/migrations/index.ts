@@ -25,6 +25,7 @@ import passWebhooks from './sqlite/022-pass-webhooks.sql' with { type: 'text' }
 import passFeedUrls from './sqlite/023-pass-feed-urls.sql' with { type: 'text' }
 import search from './sqlite/024-search.sql' with { type: 'text' }
 import websub from './sqlite/025-websub.sql' with { type: 'text' }
+import analytics from './sqlite/026-analytics.sql' with { type: 'text' }
 import pgInit from './postgres/001-init.sql' with { type: 'text' }
 import pgPayments from './postgres/002-payments.sql' with { type: 'text' }
 import pgAccessLinks from './postgres/003-access-links.sql' with { type: 'text' }
@@ -50,6 +51,7 @@ import pgPassWebhooks from './postgres/022-pass-webhooks.sql' with { type: 'text
 import pgPassFeedUrls from './postgres/023-pass-feed-urls.sql' with { type: 'text' }
 import pgSearch from './postgres/024-search.sql' with { type: 'text' }
 import pgWebsub from './postgres/025-websub.sql' with { type: 'text' }
+import pgAnalytics from './postgres/026-analytics.sql' with { type: 'text' }
 
 export interface Migration {
   version: number
@@ -84,6 +86,7 @@ const NAMES = [
   '023-pass-feed-urls',
   '024-search',
   '025-websub',
+  '026-analytics',
 ]
 
 /** One engine's steps, its SQL given in the order of NAMES. */
@@ -119,6 +122,7 @@ export const MIGRATIONS = steps([
   passFeedUrls,
   search,
   websub,
+  analytics,
 ])
 
 export const POSTGRES_MIGRATIONS = steps([
@@ -147,6 +151,7 @@ export const POSTGRES_MIGRATIONS = steps([
   pgPassFeedUrls,
   pgSearch,
   pgWebsub,
+  pgAnalytics,
 ])
 
 export const migrationsFor = (dialect: 'sqlite' | 'postgres'): Migration[] => (dialect === 'sqlite' ? MIGRATIONS : POSTGRES_MIGRATIONS)
