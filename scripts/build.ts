@@ -1,6 +1,9 @@
 // Builds dist/trellis: one self-contained executable (Bun runtime + bundled code + embedded assets).
 //
-//   bun scripts/build.ts [--outfile <path>] [--no-bytecode] [--no-minify]
+//   bun scripts/build.ts [--outfile <path>] [--no-bytecode] [--no-minify] [--test-hooks]
+//
+// --test-hooks: an executable for the test suite (npm test), which keeps the test hooks (src/test-hooks.ts; they still
+// need TRELLIS_TEST_HOOKS=1). Never ship one: every other build has none.
 //
 // Everything the server needs at run time is inside the file: the bundled JS (as JSC bytecode), the SQL
 // migrations (text imports), the Swagger UI files (file imports) and two native addons, classic-level's LevelDB and
@@ -21,8 +24,10 @@ const option = (name: string) => {
   return i >= 0 ? args[i + 1] : undefined
 }
 for (const arg of args) {
-  if (arg.startsWith('--') && !['--outfile', '--no-bytecode', '--no-minify'].includes(arg)) {
-    console.error(`build: unknown option ${arg}\nUsage: bun scripts/build.ts [--outfile <path>] [--no-bytecode] [--no-minify]`)
+  if (arg.startsWith('--') && !['--outfile', '--no-bytecode', '--no-minify', '--test-hooks'].includes(arg)) {
+    console.error(
+      `build: unknown option ${arg}\nUsage: bun scripts/build.ts [--outfile <path>] [--no-bytecode] [--no-minify] [--test-hooks]`,
+    )
     process.exit(2)
   }
 }
@@ -114,7 +119,11 @@ try {
   console.error(`build: ${error.message}`)
   process.exit(2)
 }
-const define = { TRELLIS_BUILD_COMMIT: JSON.stringify(commit ?? 'unknown'), TRELLIS_BUILD_DATE: JSON.stringify(buildDate) }
+const define: Record<string, string> = {
+  TRELLIS_BUILD_COMMIT: JSON.stringify(commit ?? 'unknown'),
+  TRELLIS_BUILD_DATE: JSON.stringify(buildDate),
+}
+if (flag('--test-hooks')) define.TRELLIS_BUILD_TEST_HOOKS = 'true'
 
 const started = performance.now()
 const result = await Bun.build({

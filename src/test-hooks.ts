@@ -1,6 +1,7 @@
 // Hooks the tests use to reach states a real run takes hours or a crash to reach. One of them turns the SSRF guard
 // off, so none may work by accident: the executable has none (scripts/build.ts defines TRELLIS_BUILD_COMMIT, and the
-// check below then drops them), and from source they need TRELLIS_TEST_HOOKS=1 as well. The server warns at start
+// check below then drops them) unless built for the test suite (--test-hooks), and they need TRELLIS_TEST_HOOKS=1
+// as well. The server warns at start
 // about every hook set, whether it is active or ignored.
 export const TEST_HOOKS = [
   'TRELLIS_TEST_ALLOW_PRIVATE_FETCH',
@@ -16,6 +17,7 @@ import { readFileSync } from 'node:fs'
 import { setClockOffset } from './lib/clock.ts'
 
 declare const TRELLIS_BUILD_COMMIT: string
+declare const TRELLIS_BUILD_TEST_HOOKS: boolean
 
 export interface TestHooks {
   /** Whether the hooks set take effect. */
@@ -28,7 +30,8 @@ export interface TestHooks {
 
 export function testHooks(env: Record<string, string | undefined>): TestHooks {
   const set = TEST_HOOKS.filter((name) => Boolean(env[name]))
-  if (typeof TRELLIS_BUILD_COMMIT === 'string') return { allowed: false, set, ignoredBecause: 'the executable has no test hooks' }
+  if (typeof TRELLIS_BUILD_COMMIT === 'string' && typeof TRELLIS_BUILD_TEST_HOOKS === 'undefined')
+    return { allowed: false, set, ignoredBecause: 'the executable has no test hooks' }
   if (env.TRELLIS_TEST_HOOKS !== '1') return { allowed: false, set, ignoredBecause: 'test hooks need TRELLIS_TEST_HOOKS=1' }
   return { allowed: true, set, ignoredBecause: null }
 }

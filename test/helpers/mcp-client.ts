@@ -6,6 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { expect } from 'bun:test'
+import { SERVER_COMMAND } from '../../dev/server.ts'
 
 const ROOT = join(import.meta.dir, '..', '..')
 
@@ -20,8 +21,8 @@ export async function closeClients() {
 /** `trellis mcp --url <url>` with only the environment given (and PATH, HOME). */
 export async function stdioClient(url: string, env: Record<string, string> = {}) {
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ['src/main.ts', 'mcp', '--url', url],
+    command: SERVER_COMMAND[0]!,
+    args: [...SERVER_COMMAND.slice(1), 'mcp', '--url', url],
     cwd: ROOT,
     stderr: 'pipe',
     env: { PATH: process.env.PATH!, HOME: process.env.HOME!, ...env },
