@@ -41,6 +41,11 @@ test('the document is valid OpenAPI 3.1, with servers, security schemes and no e
       expect({ path, method, schema: Boolean(schema?.$ref ?? schema?.properties) }).toEqual({ path, method, schema: true })
     }
   }
+  // Create entry also takes a form, the content as a file part.
+  const create = doc.paths['/v1/feeds/{feed_id}/entries'].post.requestBody.content
+  expect(Object.keys(create).sort()).toEqual(['application/json', 'multipart/form-data'])
+  expect(create['multipart/form-data'].schema).toEqual({ $ref: '#/components/schemas/CreateEntryForm' })
+  expect(doc.components.schemas.CreateEntryForm.properties.content).toMatchObject({ type: 'string', format: 'binary' })
   // Nothing internal leaks: no $id and no TypeBox-only keyword outside the components' own extensions.
   expect(JSON.stringify(doc)).not.toContain('"$id"')
 })
@@ -178,6 +183,20 @@ test('a walk over every operation gets only documented statuses and bodies that 
   await hit('post', entries, { feed_id: feed.id }, { wallet: stranger, body: { content_base64: b64('x'), mime_type: 'text/plain' } })
   await hit('post', entries, { feed_id: UNKNOWN }, { wallet: owner, body: { content_base64: b64('x'), mime_type: 'text/plain' } })
   await hit('post', entries, { feed_id: feed.id }, { body: { content_base64: b64('x'), mime_type: 'text/plain' } })
+  // The same as a form: the content as a file part; a form without it; another multipart type.
+  const formOf = (type: string, ...parts: string[]) => ({
+    rawBody: `${parts.map((p) => `--B\r\n${p}\r\n`).join('')}--B--\r\n`,
+    headers: { 'content-type': `${type}; boundary=B` },
+  })
+  const contentPart = 'Content-Disposition: form-data; name="content"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhi'
+  const titlePart = 'Content-Disposition: form-data; name="title"\r\n\r\nT'
+  expect(
+    (await hit('post', entries, { feed_id: feed.id }, { wallet: owner, ...formOf('multipart/form-data', contentPart, titlePart) })).status,
+  ).toBe(201)
+  expect((await hit('post', entries, { feed_id: feed.id }, { wallet: owner, ...formOf('multipart/form-data', titlePart) })).status).toBe(
+    400,
+  )
+  expect((await hit('post', entries, { feed_id: feed.id }, { wallet: owner, ...formOf('multipart/mixed', contentPart) })).status).toBe(415)
   await hit('get', entries, { feed_id: feed.id })
   await hit('get', `${entries}?page_token=forged`, { feed_id: feed.id })
   await hit('get', `${entries}?is_free=maybe`, { feed_id: feed.id })

@@ -23,8 +23,8 @@ export interface ContentWriter {
   ready(): Promise<void> | undefined
   /** No more pieces: resolves once every piece is in the file. */
   end(): Promise<ArrivedContent>
-  /** Gives up: the file is removed. */
-  abort(reason: Error): void
+  /** Gives up: the file is removed (resolves once it is, so an answer sent then finds nothing left). */
+  abort(reason: Error): Promise<void>
 }
 
 /** An upload's content, whole in its file, not yet stored. */
@@ -80,7 +80,10 @@ export function uploadSpool(dir: string): UploadSpool {
         }
       })()
       // A failure is seen through end() (after abort() it is expected); the writer then takes no more pieces.
-      written.catch((error: Error) => (queue.endWithError(error), discard()))
+      const stopped = written.then(
+        () => {},
+        (error: Error) => (queue.endWithError(error), discard()),
+      )
       return {
         push(piece) {
           size += piece.byteLength
@@ -122,6 +125,7 @@ export function uploadSpool(dir: string): UploadSpool {
         },
         abort(reason) {
           queue.endWithError(reason)
+          return stopped
         },
       }
     },

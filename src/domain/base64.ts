@@ -143,6 +143,9 @@ export function base64Decoder(expectedChars?: number, handOn?: (block: Uint8Arra
   }
 }
 
+/** Content that came as bytes (a form's file part), as the JSON form would have carried it: 4 characters per 3 bytes. */
+export const contentOfBytes = (pieces: Uint8Array[], size: number): Base64Content => ({ chars: Math.ceil(size / 3) * 4, pieces, size })
+
 /** A whole base64 text, decoded (see base64Decoder). */
 export function base64Content(text: string): Base64Content {
   const decoder = base64Decoder(text.length)

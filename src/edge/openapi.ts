@@ -117,6 +117,8 @@ function finishOperation(path: string, op: Operation, facts: RouteFacts | undefi
     const json = responses['200'].content['application/json']
     responses['200'].content = { 'application/json': json, [also.type]: { schema: { type: 'string', description: also.description } } }
   }
+  const forms = (op['x-forms'] ?? {}) as Json
+  delete op['x-forms']
   const signed = (op.security ?? []).some((s) => 'walletAddress' in s)
   // An invalid signature is refused even where signing is optional.
   if (signed) op.parameters = [...(op.parameters ?? []), CHAIN_ID]
@@ -131,6 +133,9 @@ function finishOperation(path: string, op: Operation, facts: RouteFacts | undefi
     const mediaTypes = (facts?.body as Json | undefined)?.['x-media-types'] as string[] | undefined
     const json = op.requestBody.content?.['application/json']
     if (mediaTypes && json) op.requestBody.content = Object.fromEntries(mediaTypes.map((type) => [type, json]))
+    // A body also read as a form of its own shape (create entry: the content as a file part) names it in detail's x-forms.
+    for (const [type, form] of Object.entries(forms))
+      op.requestBody.content[type] = { ...form, schema: referComponents(JSON.parse(JSON.stringify(form.schema)), false) }
     const shapeB = (facts?.body as Json | undefined)?.['x-error-shape'] === 'B'
     responses['400'] = shapeB
       ? {

@@ -2,6 +2,8 @@ import { Type as t, type Static } from '@sinclair/typebox'
 import { Money, Nullable, TagList, Text, UnixSeconds } from './common.ts'
 
 export const MAX_CONTENT_BASE64_CHARS = 50 * 1024 * 1024
+/** The most content 50 MB of base64 carries (37.5 MiB): the limit of a form's content part too. */
+export const MAX_CONTENT_BYTES = (MAX_CONTENT_BASE64_CHARS / 4) * 3
 
 export const SUPPORTED_MIME_TYPES = [
   'text/plain',
@@ -82,6 +84,24 @@ export const CreateEntry = t.Object(
   },
 )
 export type CreateEntry = Static<typeof CreateEntry>
+
+const { content_base64: _, mime_type: __, ...createFields } = CreateEntry.properties
+/**
+ * The create-entry body as multipart/form-data, for the document only: the parts become CreateEntry (the content as
+ * content_base64) and are validated as such. Tags are repeated parts; price is JSON text or price.amount,
+ * price.currency, price.network parts; is_free is true or false; an empty part of a field that takes no text is none.
+ */
+export const CreateEntryForm = t.Object(
+  {
+    content: t.String({
+      format: 'binary',
+      description: `the content, a file part (with a filename), at most ${MAX_CONTENT_BYTES} bytes; once`,
+    }),
+    mime_type: t.Optional(t.String({ description: "one of the supported types; default: the content part's Content-Type" })),
+    ...createFields,
+  },
+  { description: 'An entry to create, as a form: `curl -F content=@file -F title=…`' },
+)
 
 /** What may change after publishing: the words and the price. The content (and its type) never changes. */
 export const UpdateEntry = t.Object(

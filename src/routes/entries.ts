@@ -1,11 +1,11 @@
 // /v1/feeds/{feed_id}/entries: create, list, read (JSON or bytes), soft delete.
 import { Elysia, t } from 'elysia'
 import type { EntryRecord } from '../models/records.ts'
-import { isFreeNow, type NewEntryInput } from '../domain/entries.ts'
+import { isFreeNow } from '../domain/entries.ts'
 import {
   CreateEntry,
+  CreateEntryForm,
   Entry,
-  MAX_CONTENT_BASE64_CHARS,
   Page,
   PaidHeaders,
   PaymentRequired,
@@ -14,11 +14,9 @@ import {
 } from '../models/index.ts'
 import { RECEIPT_TTL_S } from '../domain/access-tokens.ts'
 import { nowSeconds } from '../lib/clock.ts'
-import { isUuid } from '../lib/ids.ts'
-import { memoryGuard } from '../lib/memory-guard.ts'
 import type { Services } from './services.ts'
-import { walletAuth, type BodyReader } from './wallet-auth.ts'
-import { beforeErrorAnswer, errorResponse } from '../edge/errors.ts'
+import { walletAuth } from './wallet-auth.ts'
+import { errorResponse } from '../edge/errors.ts'
 import { booleanQuery, uuid } from './params.ts'
 import { jsonResponse } from '../edge/json-response.ts'
 import { page, pageQuery, pageSize, queryKey } from './pagination.ts'
@@ -26,11 +24,9 @@ import { serveContent } from './serve-content.ts'
 import { asResponse, entryGate } from './entry-gate.ts'
 import { withHeaders } from '@elysiajs/openapi'
 import { contentResponses, errors, NoBody } from '../edge/openapi.ts'
-import { readJsonStreamingField } from '../edge/json-field-stream.ts'
-import { base64Content, base64Decoder, type Base64Content } from '../domain/base64.ts'
+import { base64Content } from '../domain/base64.ts'
+import { ENTRY_BODY_LIMIT, entryBodyReader, uploadOf } from './entry-uploads.ts'
 
-// The base64 text may be 50 MB; the rest of the JSON is small.
-const ENTRY_BODY_LIMIT = MAX_CONTENT_BASE64_CHARS + 256 * 1024
 const ENTRY_LIST_PARAMETERS = ['page_size', 'page_token', 'is_free'] as const
 
 /**
@@ -60,50 +56,6 @@ export function entryBody(e: EntryRecord, now = nowSeconds()): Entry {
   }
 }
 
-/** Uploads whose content_base64 was decoded while the body arrived (it is "" in the parsed body). */
-const uploads = new WeakMap<Request, Pick<NewEntryInput, 'content' | 'arrived'>>()
-
-/** An upload refused (by the schema, the rules or a failure) has its file removed before the answer is sent. */
-const discardUpload = (request: Request) => async () =>
-  void (await uploads.get(request)?.arrived?.then(
-    (arrived) => arrived.discard(),
-    () => {},
-  ))
-
-/** Bodies this large have their content written to a file while they arrive; smaller ones are read whole. */
-const SPOOL_WHILE_READING_BYTES = 4 * 1024 * 1024
-/** An upload's RSS growth is held near 1.25 times its decoded size (3/4 of the body): see memoryGuard. */
-const MEMORY_BUDGET_PER_BODY_BYTE = 0.75 * 1.25
-
-const entryBodyReader =
-  (s: Services): BodyReader =>
-  async (request, limit, { signer, params, rssAtArrival }) => {
-    const declared = Number(request.headers.get('content-length') ?? Number.NaN)
-    const known = Number.isSafeInteger(declared)
-    const writer =
-      known && declared >= SPOOL_WHILE_READING_BYTES && isUuid(params.feed_id)
-        ? await s.entries.contentWriter(signer, params.feed_id.toLowerCase())
-        : null
-    const decoder = base64Decoder(known ? declared : undefined, writer?.push) // the body bounds the field
-    const guard = writer ? memoryGuard(declared * MEMORY_BUDGET_PER_BODY_BYTE, rssAtArrival) : null
-    let pushed = 0
-    const push = (text: string) => ((pushed += text.length), decoder.push(text))
-    const ready = writer && guard ? () => (guard(pushed), writer.ready()) : undefined
-    let content: Base64Content | null = null
-    let read: Awaited<ReturnType<typeof readJsonStreamingField>>
-    try {
-      read = await readJsonStreamingField(request, limit, 'content_base64', { push, end: () => void (content = decoder.end()), ready })
-    } catch (error) {
-      writer?.abort(error as Error)
-      throw error
-    }
-    const decoded = read.streamed ? (content as Base64Content | null) : null
-    if (writer && !decoded?.pieces) writer.abort(new Error('no valid content_base64 streamed'))
-    if (decoded) uploads.set(request, { content: decoded, arrived: writer && decoded.pieces ? writer.end() : undefined })
-    if (writer) beforeErrorAnswer(request, discardUpload(request)) // a stored entry has read (and so removed) its file
-    return read.body
-  }
-
 /** The rows behind every read of an entry, until the database next changes (they are only read, never modified). */
 export const entryRows = (s: Services, feedId: string, entryId: string) =>
   s.cached.get(
@@ -125,7 +77,7 @@ export const entryRoutes = (s: Services) => {
         const { content_base64, ...fields } = body
         const entry = await s.entries.create(signer, uuid(params.feed_id, 'feed_id'), {
           ...fields,
-          ...(uploads.get(request) ?? { content: base64Content(content_base64) }),
+          ...(uploadOf(request) ?? { content: base64Content(content_base64) }),
         })
         set.status = 201
         return entryBody(entry)
@@ -133,11 +85,14 @@ export const entryRoutes = (s: Services) => {
       {
         wallet: { bodyLimit: ENTRY_BODY_LIMIT, readBody: entryBodyReader(s) },
         body: CreateEntry,
-        response: { 201: Entry, ...errors(403, 404, 409) },
+        response: { 201: Entry, ...errors(403, 404, 409, 415) },
         detail: {
           summary: 'Create an entry (feed owner)',
           description:
-            'Stores the content on the private IPFS store. is_free defaults to true; a paid entry needs price {amount, currency: "USDC"}.',
+            'Stores the content on the private IPFS store. is_free defaults to true; a paid entry needs price ' +
+            '{amount, currency: "USDC"}. The body is JSON, or multipart/form-data with the content as a file part ' +
+            '(the same fields, the same checks and answers); another multipart type answers 415.',
+          'x-forms': { 'multipart/form-data': { schema: CreateEntryForm, encoding: { price: { contentType: 'application/json' } } } },
         },
       },
     )
