@@ -79,6 +79,16 @@ export function studioSessions(d: { records: Records; secret: Uint8Array; origin
       return { address: checksumAddress(session.address), network: null }
     },
 
+    /**
+     * The live session of a studio page's request (a navigation, which sends no Origin): its cookie is SameSite=Strict
+     * so no other site's link or form brings it, and the pages may not be framed; null without a live one.
+     */
+    async ofPage(token: string | null, fetchSite: string | null): Promise<StudioSession | null> {
+      if (!token || (fetchSite !== null && fetchSite !== 'same-origin' && fetchSite !== 'none')) return null
+      const session = await live.get(token)
+      return session && { ...session, token, csrf: csrfOf(session) }
+    },
+
     /** Sign-out: the token's session ends now, on every instance. */
     end: (token: string) => live.end(token),
   }

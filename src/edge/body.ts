@@ -7,6 +7,18 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024
 export const bodyTooLarge = (limit: number) => new DomainError('PAYLOAD_TOO_LARGE', `request body is larger than ${limit} bytes`)
 
 export async function readJson(request: Request, limit: number): Promise<unknown> {
+  const bytes = await readBytes(request, limit)
+  return bytes && parseJsonBytes(bytes)
+}
+
+/** A body as UTF-8 text, under the same cap ('' when there is none). */
+export async function readText(request: Request, limit: number): Promise<string> {
+  const bytes = await readBytes(request, limit)
+  return bytes ? new TextDecoder().decode(bytes) : ''
+}
+
+/** The body's bytes, refused past `limit` while they stream in; undefined when there are none. */
+async function readBytes(request: Request, limit: number): Promise<Uint8Array | undefined> {
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > limit) throw bodyTooLarge(limit)
   // With a declared length the body is copied once into its final buffer (a 50 MB upload is not held twice). A
@@ -36,7 +48,7 @@ export async function readJson(request: Request, limit: number): Promise<unknown
   }
   // A GET/DELETE with Content-Type: application/json and no body is normal for SDK clients.
   if (total === 0) return undefined
-  return parseJsonBytes(buffer ? buffer.subarray(0, total) : Buffer.concat(chunks, total))
+  return buffer ? buffer.subarray(0, total) : Buffer.concat(chunks, total)
 }
 
 export function parseJsonBytes(bytes: Uint8Array): unknown {

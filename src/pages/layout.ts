@@ -59,7 +59,14 @@ export interface Frame {
   data?: unknown
   /** The asset names' versions, so a new binary's script is never taken from a cache of the old one. */
   assetVersion: string
+  /** Scripts and styles of this page only, by asset name (the studio's). */
+  extraAssets?: readonly string[]
 }
+
+const extraAsset = (name: string, version: string): Html =>
+  name.endsWith('.css')
+    ? html`<link rel="stylesheet" href="${ASSET_PATH}/${name}?v=${version}">\n`
+    : html`<script src="${ASSET_PATH}/${name}?v=${version}" defer></script>\n`
 
 type Told = [key: string, value: string | undefined]
 
@@ -98,11 +105,12 @@ ${(frame.alternates ?? []).map(
 }<link rel="stylesheet" href="${ASSET_PATH}/trellis.css?v=${frame.assetVersion}">
 <script src="${ASSET_PATH}/content.js?v=${frame.assetVersion}" defer></script>
 <script src="${ASSET_PATH}/trellis.js?v=${frame.assetVersion}" defer></script>
-</head>
+${(frame.extraAssets ?? []).map((name) => extraAsset(name, frame.assetVersion))}</head>
 <body>
 <header class="top">
   <a class="brand" href="/">Trellis</a>
-  <nav aria-label="Site"><a href="/feeds">Feeds</a><a href="/leaderboards">Leaderboards</a><a href="/v1/docs">API</a></nav>
+  <nav aria-label="Site"><a href="/feeds">Feeds</a><a href="/leaderboards">Leaderboards</a><a href="/studio">Studio</a>
+<a href="/v1/docs">API</a></nav>
   <form class="search" action="/search" method="get" role="search">
     <label for="search-q" class="visually-hidden">Search feeds and entries</label>
     <input id="search-q" name="q" type="search" maxlength="200" placeholder="Search feeds and entries" required>

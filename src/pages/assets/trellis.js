@@ -193,21 +193,31 @@ function signedInAs() {
   return address && /^0x[0-9a-fA-F]{40}$/.test(address) ? address : null
 }
 
-/** Signs in: the wallet signs the EIP-4361 message of a fresh nonce, and the server opens a session with it. */
-async function signIn(button) {
+/**
+ * Opens a session at `path` (the reading session, or the studio's): the wallet signs the EIP-4361 message of a fresh
+ * nonce, and the server opens the session with that signature.
+ */
+async function openSession(path) {
   const provider = wallet()
+  if (!provider) throw new Error('no wallet found in this browser (install a wallet extension)')
+  const [address] = await provider.request({ method: 'eth_requestAccounts' })
+  const issued = await fetch('/v1/auth/nonce', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ wallet_address: address }) })
+  if (!issued.ok) throw new Error(await reasonOf(issued))
+  const nonce = await issued.json()
+  const signature = await provider.request({ method: 'personal_sign', params: [hex(new TextEncoder().encode(nonce.siwe_message)), address] })
+  const opened = await fetch(path, {
+    method: 'POST',
+    headers: { 'x-wallet-address': nonce.wallet_address, 'x-signature': signature, 'x-message': utf8Base64(nonce.siwe_message), 'x-timestamp': String(Math.floor(Date.now() / 1000)) },
+  })
+  if (!opened.ok) throw new Error(await reasonOf(opened))
+  return opened
+}
+
+/** Signs in to read: opens the reading session. */
+async function signIn(button) {
   button.disabled = true
   try {
-    const [address] = await provider.request({ method: 'eth_requestAccounts' })
-    const issued = await fetch('/v1/auth/nonce', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ wallet_address: address }) })
-    if (!issued.ok) throw new Error(await reasonOf(issued))
-    const nonce = await issued.json()
-    const signature = await provider.request({ method: 'personal_sign', params: [hex(new TextEncoder().encode(nonce.siwe_message)), address] })
-    const opened = await fetch('/v1/auth/session', {
-      method: 'POST',
-      headers: { 'x-wallet-address': nonce.wallet_address, 'x-signature': signature, 'x-message': utf8Base64(nonce.siwe_message), 'x-timestamp': String(Math.floor(Date.now() / 1000)) },
-    })
-    if (!opened.ok) throw new Error(await reasonOf(opened))
+    await openSession('/v1/auth/session')
     location.reload()
   } catch (error) {
     button.disabled = false
@@ -245,6 +255,9 @@ function startAccount() {
     }
   }
 }
+
+// What the studio's script (studio.js) shares with this one.
+window.trellis = { openSession, reasonOf }
 
 document.addEventListener('DOMContentLoaded', () => {
   startAccount()
