@@ -38,6 +38,31 @@ function rekey(dataDir: string, walletId: string, address: string): number {
   }
 }
 
+const day = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10)
+
+/** The studio's dashboard (totals, four charts, the feeds) for the owner, as its browser asks for it, one at a time. */
+async function studioDashboard(url: string, path: string) {
+  const opened = await fetch(`${url}/v1/auth/studio`, {
+    method: 'POST',
+    headers: { ...(await authHeaders(url, owner)), origin: url, 'sec-fetch-site': 'same-origin' },
+  })
+  if (opened.status !== 200) throw new Error(`POST /v1/auth/studio answered ${opened.status}`)
+  const headers = { cookie: opened.headers.getSetCookie()[0]!.split(';')[0]!, 'sec-fetch-site': 'same-origin', accept: 'text/html' }
+  const times: number[] = []
+  let bytes = 0
+  for (let i = 0; i < WARM_UP + REQUESTS; i++) {
+    const t = performance.now()
+    const answer = await fetch(`${url}${path}`, { headers })
+    const page = await answer.text()
+    if (answer.status !== 200 || !page.includes('id="chart-revenue"'))
+      throw new Error(`${path} answered ${answer.status} without its charts`)
+    if (i >= WARM_UP) times.push(performance.now() - t)
+    bytes = page.length
+  }
+  times.sort((a, b) => a - b)
+  return { p50_ms: percentile(times, 0.5), p99_ms: percentile(times, 0.99), requests: REQUESTS, bytes }
+}
+
 const percentile = (sorted: number[], q: number) => Number(sorted[Math.floor(q * (sorted.length - 1))]!.toFixed(2))
 
 const { dir, manifest } = await anySeededDir(false, log)
@@ -85,6 +110,7 @@ try {
     const text = await csv.text()
     if (csv.status !== 200) throw new Error(`the CSV answered ${csv.status}`)
     results['90 days as CSV'] = { ms: Math.round(performance.now() - t), rows: text.split('\n').length - 2, bytes: text.length }
+    results['studio dashboard, 90 days by day'] = await studioDashboard(server.url, `/studio?from=${day(from)}&to=${day(to - DAY)}`)
     console.log(JSON.stringify({ engine: 'embedded', wallet: manifest.top_seller_wallet_id, start_ms: startMs, ...results }, null, 2))
   } finally {
     await server.stop()

@@ -31,6 +31,8 @@ export interface Found {
   freeMiB: string
   /** The hot feed's RSS as a WebSub topic: its URL as its Link header names it (rel="self", from the public URL). */
   topic: string
+  /** The reader's studio session: its cookie and CSRF token, and the paths of its feed and paid entry in the studio. */
+  studio: { origin: string; cookie: string; csrf: string; feed: string; entry: string }
 }
 
 /** A JSON-RPC message POSTed to /mcp as an MCP client sends it. */
@@ -118,7 +120,18 @@ export async function discover(url: string, m: Manifest): Promise<Found> {
   const asked = await fetch(`${url}/v1/feeds/${feed.id}/pass/feed-url`, { method: 'POST', headers: await authHeaders(url, reader) })
   if (asked.status !== 200) throw new Error(`POST a pass feed URL answered ${asked.status}`)
   const passFeedPath = new URL(((await asked.json()) as { url: string }).url).pathname
+  const studioHeaders = { ...(await authHeaders(url, reader)), origin: url, 'sec-fetch-site': 'same-origin' }
+  const studied = await fetch(`${url}/v1/auth/studio`, { method: 'POST', headers: studioHeaders })
+  if (studied.status !== 200) throw new Error(`POST /v1/auth/studio answered ${studied.status}`)
+  const studio = {
+    origin: url,
+    cookie: studied.headers.getSetCookie()[0]!.split(';')[0]!,
+    csrf: ((await studied.json()) as { csrf_token: string }).csrf_token,
+    feed: `/studio/feeds/${feed.id}`,
+    entry: `/studio/feeds/${feed.id}/entries/${paid.id}`,
+  }
   return {
+    studio,
     passFeed: feed.id,
     passFeedPath,
     passEnclosure: `${passFeedPath.replace(/\/feed\.xml$/, '')}/entries/${paid.id}/content`,
@@ -137,14 +150,16 @@ export async function discover(url: string, m: Manifest): Promise<Found> {
   }
 }
 
+const target = (name: string, path: string, group: ReadTarget['group'], expect = 200, request?: ReadTarget['request']): ReadTarget => ({
+  name,
+  path,
+  group,
+  expect,
+  ...(request ? { request } : {}),
+})
+
 export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
-  const t = (name: string, path: string, group: ReadTarget['group'], expect = 200, request?: ReadTarget['request']): ReadTarget => ({
-    name,
-    path,
-    group,
-    expect,
-    ...(request ? { request } : {}),
-  })
+  const t = target
   const token = (value: string) => encodeURIComponent(value)
   const free = `/v1/feeds/${m.free_entry.feed_id}/entries/${m.free_entry.entry_id}`
   const cover = `/v1/feeds/${m.cover_image.feed_id}/image`
@@ -271,11 +286,38 @@ export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
         'hub.callback': 'https://1.1.1.1/websub-bench',
       }).toString(),
     }),
+    ...studioTargets(f, t),
     t('POST /v1/auth/nonce', '/v1/auth/nonce', 'write', 200, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ wallet_address: '0x000000000000000000000000000000000000bEEF' }),
     }),
+  ]
+}
+
+/**
+ * The studio's pages as its signed-in browser asks for them (a navigation: Sec-Fetch-Site), and its preview: private
+ * pages made for one wallet on each request (never kept), so measured for their figures, not held to a shared page's.
+ */
+function studioTargets(f: Found, t = target): ReadTarget[] {
+  const headers = { ...BROWSER, cookie: f.studio.cookie, 'sec-fetch-site': 'same-origin' }
+  const page = (name: string, path: string) => t(name, path, 'other', 200, { headers })
+  return [
+    t('GET /studio (sign-in page)', '/studio', 'page', 200, { headers: BROWSER }),
+    page('GET /studio (dashboard: charts, feeds)', '/studio'),
+    page('GET /studio/feeds/{id}', f.studio.feed),
+    page('GET /studio/feeds/{id}/entries/{id} (access links)', f.studio.entry),
+    page('GET /studio/webhooks', '/studio/webhooks'),
+    page('GET /studio/profile', '/studio/profile'),
+    page('GET /studio/sales.csv', '/studio/sales.csv'),
+    t('GET /v1/auth/studio', '/v1/auth/studio', 'other', 200, { headers }),
+    t('POST /studio/preview (Markdown, 1 KiB)', '/studio/preview', 'other', 200, {
+      method: 'POST',
+      headers: { ...headers, origin: f.studio.origin, 'x-trellis-csrf': f.studio.csrf, 'content-type': 'text/markdown' },
+      body: `# A title\n\n${'Some *words* and a [link](https://example.com). '.repeat(20)}`,
+    }),
+    t('GET /assets/studio.js', `/assets/studio.js?v=${f.assetVersion}`, 'other'),
+    t('GET /assets/studio.css', `/assets/studio.css?v=${f.assetVersion}`, 'other'),
   ]
 }
 

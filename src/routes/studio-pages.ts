@@ -45,10 +45,14 @@ const frameOf = (s: Services): StudioFrame => ({ title: 'Sign in', network: s.co
 
 const answer = (body: string, status = 200) => new Response(body, { status, headers: HEADERS })
 
+/** The sign-in page: the same for everyone (it names no wallet), so made once. */
+const signInOf = (s: Services): string => (signInPages.get(s) ?? signInPages.set(s, signInPage(frameOf(s))).get(s))!
+const signInPages = new WeakMap<Services, string>()
+
 /** A studio page for the session's wallet, or the sign-in page; a refusal is a page that says why. */
 async function studioAnswer(s: Services, request: Request, make: (studio: Studio) => Promise<Made>): Promise<Response> {
   const session = await s.auth.studio.ofPage(cookieOf(request.headers, STUDIO_COOKIE), request.headers.get('sec-fetch-site'))
-  if (!session) return answer(signInPage(frameOf(s)))
+  if (!session) return answer(signInOf(s))
   const signer: Signer = { address: session.address, network: null }
   const wallet = await s.wallets.byAddress(session.address).catch(() => null)
   const frame = { ...frameOf(s), session: { address: session.address, csrf: session.csrf, walletId: wallet?.id ?? null } }
@@ -159,7 +163,7 @@ export const studioPageRoutes = (s: Services) =>
       '/studio/sales.csv',
       async ({ request, query }) => {
         const session = await s.auth.studio.ofPage(cookieOf(request.headers, STUDIO_COOKIE), request.headers.get('sec-fetch-site'))
-        if (!session) return answer(signInPage(frameOf(s)), 401)
+        if (!session) return answer(signInOf(s), 401)
         const wallet = await s.wallets.byAddress(session.address)
         const { filename, lines } = await s.analytics.csv(
           { address: session.address, network: null },
