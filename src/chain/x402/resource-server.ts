@@ -137,22 +137,6 @@ export function resourceServer(network: NetworkInfo) {
       }
     },
 
-    /**
-     * A resource for sale as x402 discovery lists it (the shape of the x402 package's DiscoveredResource). One bought
-     * with another method than GET says so in its requirement's outputSchema.input, as x402 v1 has clients read it.
-     */
-    discovered(tag: PriceTag, updatedAt: number, metadata: Record<string, unknown>, method: 'GET' | 'POST' = 'GET') {
-      const requirement = v1Requirement(network, tag)
-      return {
-        resource: tag.resource,
-        type: 'http' as const,
-        x402Version: 1,
-        accepts: [method === 'GET' ? requirement : { ...requirement, outputSchema: { input: { type: 'http', method } } }],
-        lastUpdated: new Date(updatedAt * 1000).toISOString(),
-        metadata,
-      }
-    },
-
     /** The headers that tell the payer its payment paid, in the version it paid with. */
     receipt(payment: Payment, paid: Paid): Record<string, string> {
       const { version } = payment.wire
