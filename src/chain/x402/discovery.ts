@@ -8,6 +8,7 @@ import type { NetworkInfo } from '../../config.ts'
 import { v1Requirement, v2Requirement, type PriceTag } from './requirements.ts'
 import { bazaarExtension, serviceMetadata } from './bazaar.ts'
 import { caip2 } from './networks.ts'
+import { MAX_AMOUNT, usdcDecimal } from '../../lib/money.ts'
 
 export interface Listed {
   tag: PriceTag
@@ -104,5 +105,16 @@ export function discovery(network: NetworkInfo) {
       (filters.extensions ?? 'bazaar') === 'bazaar',
     /** The networks a payment may be made on, as v2 names them. */
     networks: [caip2(network)],
+    /**
+     * The `x-payment-info` of a paid operation in the OpenAPI document, in the form indexers that read OpenAPI take
+     * (Merit-Systems/x402scan docs/DISCOVERY.md: price and protocols), with the networks and the token named. The price
+     * is each entry's or pass's own, so it is dynamic (from the least amount to the most a price may be): the 402 says it.
+     */
+    paymentInfo: () => ({
+      price: { mode: 'dynamic', currency: 'USD', min: usdcDecimal(1n), max: usdcDecimal(MAX_AMOUNT) },
+      protocols: [{ x402: { scheme: 'exact', network: caip2(network), asset: network.usdcAddress } }],
+      networks: [caip2(network)],
+      asset: { address: network.usdcAddress, symbol: 'USDC', decimals: 6 },
+    }),
   }
 }
