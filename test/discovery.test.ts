@@ -47,6 +47,7 @@ test('/.well-known/x402 names the network, the token and the discovery list (its
   expect(known).toMatchObject({
     x402Version: 2,
     name: 'Trellis',
+    network: 'base-sepolia',
     networks: ['eip155:84532'],
     asset: { address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', symbol: 'USDC', decimals: 6 },
     discovery: { v1: `${server.url}/discovery/resources`, v2: `${server.url}/x402/v2/discovery/resources` },
