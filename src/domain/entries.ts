@@ -271,7 +271,10 @@ export function entryService(d: Deps) {
         resource,
         description: entry.title ?? `Entry ${entry.id}`,
         mimeType,
-        call: entryCall(entry, sold, mimeType),
+        // Read only when a 402 or a listing is made (once per URL): not on every request that makes a tag.
+        get call() {
+          return entryCall(entry, sold, mimeType)
+        },
       }
     },
   }

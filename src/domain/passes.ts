@@ -52,7 +52,9 @@ export function passService(d: { records: Records; feeds: FeedService; network: 
         resource,
         description: `A ${spokenDuration(offer.duration_s)} pass to "${feed.name}": every paid entry, those published later too`,
         mimeType: 'application/json',
-        call: passCall(feed, offer),
+        get call() {
+          return passCall(feed, offer)
+        },
       }
     },
 
