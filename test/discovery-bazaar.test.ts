@@ -62,6 +62,7 @@ test("an entry's 402 declares a GET of its route, answering its record (title, f
   })
   expect(bazaar.routeTemplate).toBe('/v1/feeds/:feed_id/entries/:entry_id')
   expect(bazaar.info.input).toEqual({ type: 'http', method: 'GET', queryParams: {}, pathParams: { feed_id: feed.id, entry_id: entry.id } })
+  expect(bazaar.schema.properties.input.properties.pathParams.required).toEqual(['feed_id', 'entry_id'])
   expect(bazaar.info.output).toMatchObject({
     type: 'json',
     example: { id: entry.id, feed_id: feed.id, title: 'Tomorrow', mime_type: 'text/markdown', is_free: false },

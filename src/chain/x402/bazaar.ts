@@ -25,11 +25,18 @@ export function serviceMetadata(tag: PriceTag): { serviceName?: string; tags?: s
   return { serviceName: SERVICE_NAME, ...(tags && { tags }) }
 }
 
+/** The route's path parameters as a JSON Schema: every one of ours is an id (a UUID). */
+function pathParamsSchema(route: string) {
+  const names = [...route.matchAll(/:([a-z_]+)/g)].map((m) => m[1]!)
+  return { properties: Object.fromEntries(names.map((name) => [name, { type: 'string', description: 'UUID' }])), required: names }
+}
+
 function declared(call: ResourceCall): DiscoveryExtension {
   const output = call.returns.example && { example: call.returns.example }
+  const described = { pathParamsSchema: pathParamsSchema(call.route), output }
   // A pass is bought with an empty JSON body; an entry is read with no query.
   const { bazaar } =
-    call.method === 'POST' ? declareDiscoveryExtension({ bodyType: 'json', input: {}, output }) : declareDiscoveryExtension({ output })
+    call.method === 'POST' ? declareDiscoveryExtension({ bodyType: 'json', input: {}, ...described }) : declareDiscoveryExtension(described)
   return bazaar!
 }
 
