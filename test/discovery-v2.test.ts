@@ -1,7 +1,8 @@
 // Discovery in x402 v2: @x402/extensions' bazaar client, pointed at <origin>/x402/v2 as at a facilitator, lists what
 // is for sale (passes first, then paid entries), each item checked with @x402/core's schema of a v2 requirement and
 // @x402/extensions' checks of its bazaar declaration, which is the one the 402 at its URL gives; an x402 v2 client
-// pays an entry and a pass found there, by the method the declaration names. The v1 list stays as it was.
+// pays an entry and a pass found there, by the method the declaration names. The v1 list stays as it was (and answers
+// v2 when asked with x402Version=2).
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { decodePaymentRequiredHeader, HTTPFacilitatorClient } from '@x402/core/http'
 import { PaymentRequirementsV2Schema, ResourceInfoSchema } from '@x402/core/schemas'
@@ -92,9 +93,14 @@ test('filters: this network, exact, http and bazaar match; anything else lists n
   expect([page.items.length, page.pagination]).toEqual([1, { limit: 1, offset: 1, total: 3 }])
   expectError(await call(server.url, 'GET', `/x402/v2/discovery/resources?payTo=${owner.address}`), 400, 'INVALID_PARAMETER')
   expectError(await call(server.url, 'GET', '/x402/v2/discovery/resources?limit=101'), 400, 'INVALID_PARAMETER')
-  // The v1 list is there for v1 clients, unchanged in shape.
+  // The v1 list is there for v1 clients, unchanged in shape; a client that can add a query asks it for v2.
   const v1 = (await call(server.url, 'GET', '/discovery/resources')).body
   expect([v1.x402Version, v1.items[1].accepts[0].maxAmountRequired]).toEqual([1, '20000'])
+  expect((await call(server.url, 'GET', '/discovery/resources?x402Version=1')).body).toEqual(v1)
+  const asked = (await call(server.url, 'GET', '/discovery/resources?x402Version=2&limit=2')).body
+  expect(asked).toEqual(await bazaar.listResources({ limit: 2 }))
+  expect(asked.x402Version).toBe(2)
+  expectError(await call(server.url, 'GET', '/discovery/resources?x402Version=3'), 400, 'INVALID_PARAMETER')
 })
 
 test('an x402 v2 client pays an entry and a pass found in the list, by the method declared', async () => {

@@ -1,10 +1,10 @@
-// What is for sale, for agents that find resources the x402 way, answered as a facilitator's discovery list is (and
-// the origin's manifest, well-known.ts):
-// GET /discovery/resources in x402 v1 (the x402 package's `useFacilitator({ url }).list()` reads it), and the same
-// list in x402 v2 under /x402/v2: a v2 client's bazaar listResources() calls `${url}/discovery/resources` with no
-// version of its own to ask by, so its url is `<origin>/x402/v2` (as a facilitator's discovery lives under its base
-// URL). Each pass on sale is listed by its purchase URL (paid with POST), and each paid entry by its record's URL,
-// with the requirement a payment there must meet.
+// What is for sale, for agents that find resources the x402 way, answered as a facilitator's discovery list is (the
+// origin's manifest is well-known.ts's): GET /discovery/resources in x402 v1 (the x402 package's
+// `useFacilitator({ url }).list()` reads it), and the same list in x402 v2 under /x402/v2: a v2 client's bazaar
+// listResources() calls `${url}/discovery/resources` with no version of its own to ask by, so its url is
+// `<origin>/x402/v2` (as a facilitator's discovery lives under its base URL); a client that can add a query asks
+// /discovery/resources?x402Version=2. Each pass on sale is listed by its purchase URL (paid with POST), and each paid
+// entry by its record's URL, with the requirement a payment there must meet.
 import { Elysia, t } from 'elysia'
 import type { Services } from './services.ts'
 import { discovery, V2_DISCOVERY_BASE } from '../chain/x402/discovery.ts'
@@ -72,6 +72,17 @@ const pageQuery = {
   offset: t.Optional(t.String({ description: 'items to skip' })),
 }
 
+/** A v2 list's query (specs/extensions/bazaar.md): its filters, and the page. */
+const v2Query = {
+  type: t.Optional(t.String({ description: 'http (the only type here)' })),
+  scheme: t.Optional(t.String({ description: 'v2: exact (the only scheme here)' })),
+  network: t.Optional(t.String({ description: "v2: this server's network (CAIP-2, or its name)" })),
+  extensions: t.Optional(t.String({ description: 'v2: bazaar (every item carries it)' })),
+  payTo: t.Optional(t.String({ description: 'v2: not a filter here (400)' })),
+  ...pageQuery,
+}
+type V2Query = { [K in keyof typeof v2Query]?: string }
+
 function pageOf(query: { limit?: string; offset?: string }): { limit: number; offset: number } {
   const limit = integerQuery(query.limit, 'limit', 1) ?? DEFAULT_LIMIT
   const offset = integerQuery(query.offset, 'offset') ?? 0
@@ -84,11 +95,28 @@ export const discoveryRoutes = (s: Services) => {
   const lists = discovery(s.config.network)
   const page = forSale(s)
 
+  /** The v2 list (its filters matching all or nothing: everything here is http, exact, on our network, with a bazaar). */
+  async function v2Answer(query: V2Query): Promise<Response> {
+    const { limit, offset } = pageOf(query)
+    if (query.payTo !== undefined)
+      throw new DomainError('INVALID_PARAMETER', 'invalid payTo', 'payTo is not a filter here: list, then read accepts[].payTo')
+    if (!lists.matches(query)) return jsonResponse(JSON.stringify(lists.v2List([], { limit, offset, total: 0 })))
+    return jsonResponse(
+      await s.cached.get(`discovery v2:${limit}:${offset}`, async (staleFrom) => {
+        const { items, total } = await page(limit, offset, staleFrom)
+        return JSON.stringify(lists.v2List(items, { limit, offset, total }))
+      }),
+    )
+  }
+
   return new Elysia({ tags: ['Discovery'] })
     .use(wellKnownRoutes(s))
     .get(
       '/discovery/resources',
       async ({ query }) => {
+        if (query.x402Version === '2') return v2Answer(query)
+        if (query.x402Version !== undefined && query.x402Version !== '1')
+          throw new DomainError('INVALID_PARAMETER', 'invalid x402Version', 'x402Version must be 1 or 2')
         const { limit, offset } = pageOf(query)
         const type = query.type ?? 'http'
         return jsonResponse(
@@ -100,47 +128,29 @@ export const discoveryRoutes = (s: Services) => {
         )
       },
       {
-        query: t.Object({ type: t.Optional(t.String({ description: 'http (the only type here)' })), ...pageQuery }),
-        response: { 200: DiscoveryList, ...errors(400) },
+        query: t.Object({
+          x402Version: t.Optional(t.String({ description: '1 (the default) or 2: the same list in x402 v2, as at /x402/v2' })),
+          ...v2Query,
+        }),
+        response: { 200: t.Union([DiscoveryList, DiscoveryListV2]), ...errors(400) },
         detail: {
-          summary: 'Paid resources for sale (x402 discovery, v1)',
+          summary: 'Paid resources for sale (x402 discovery)',
           description:
             'The x402 discovery list: each feed pass on sale now (bought with POST at its URL), then each paid entry on ' +
-            "sale now, with its payment requirement. The x402 package's useFacilitator({ url: <this server> }).list() reads it.",
+            "sale now, with its payment requirement. The x402 package's useFacilitator({ url: <this server> }).list() reads " +
+            'it (x402 v1); with x402Version=2, the v2 list (its filters apply then).',
         },
       },
     )
-    .get(
-      `${V2_DISCOVERY_BASE}/discovery/resources`,
-      async ({ query }) => {
-        const { limit, offset } = pageOf(query)
-        if (query.payTo !== undefined)
-          throw new DomainError('INVALID_PARAMETER', 'invalid payTo', 'payTo is not a filter here: list, then read accepts[].payTo')
-        if (!lists.matches(query)) return jsonResponse(JSON.stringify(lists.v2List([], { limit, offset, total: 0 })))
-        return jsonResponse(
-          await s.cached.get(`discovery v2:${limit}:${offset}`, async (staleFrom) => {
-            const { items, total } = await page(limit, offset, staleFrom)
-            return JSON.stringify(lists.v2List(items, { limit, offset, total }))
-          }),
-        )
+    .get(`${V2_DISCOVERY_BASE}/discovery/resources`, ({ query }) => v2Answer(query), {
+      query: t.Object(v2Query),
+      response: { 200: DiscoveryListV2, ...errors(400) },
+      detail: {
+        summary: 'Paid resources for sale (x402 discovery, v2)',
+        description:
+          'The same list in x402 v2, each item with its v2 requirement and its bazaar declaration (how to call it, ' +
+          'what it answers). @x402/extensions\' withBazaar(new HTTPFacilitatorClient({ url: "<this server>/x402/v2" })) ' +
+          '.extensions.bazaar.listResources() reads it.',
       },
-      {
-        query: t.Object({
-          type: t.Optional(t.String({ description: 'http (the only type here)' })),
-          scheme: t.Optional(t.String({ description: 'exact (the only scheme here)' })),
-          network: t.Optional(t.String({ description: "this server's network (CAIP-2, or its name)" })),
-          extensions: t.Optional(t.String({ description: 'bazaar (every item carries it)' })),
-          payTo: t.Optional(t.String({ description: 'not a filter here (400)' })),
-          ...pageQuery,
-        }),
-        response: { 200: DiscoveryListV2, ...errors(400) },
-        detail: {
-          summary: 'Paid resources for sale (x402 discovery, v2)',
-          description:
-            'The same list in x402 v2, each item with its v2 requirement and its bazaar declaration (how to call it, ' +
-            'what it answers). @x402/extensions\' withBazaar(new HTTPFacilitatorClient({ url: "<this server>/x402/v2" })) ' +
-            '.extensions.bazaar.listResources() reads it.',
-        },
-      },
-    )
+    })
 }

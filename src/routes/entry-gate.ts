@@ -31,7 +31,7 @@ type Sold = 'record' | 'bytes'
 const soldAt = (path: string): Sold => (path.endsWith('/content') ? 'bytes' : 'record')
 
 const WITHDRAWN: Gate<never> = { kind: 'withdrawn' }
-/** About what a kept sign-in challenge (a 402's header in three pieces, ~3.9k characters with its bazaar) weighs. */
+/** About what a kept sign-in challenge (a 402's header in three pieces, ~4.1k characters with its bazaar) weighs. */
 const SIGN_IN_CHALLENGE_CHARS = 6000
 const SERVE: Gate<never> = { kind: 'serve', receipt: null }
 
