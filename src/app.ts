@@ -275,7 +275,7 @@ export function buildApp(s: Services, logError: (error: unknown) => void, extra:
     .use(errorHandling(logError, (request) => notFoundPage(s, request)))
     .use(modelsPlugin)
     .use(healthRoutes(s))
-    .use(docsRoutes(VERSION, () => app, s.publicUrl))
+    .use(docsRoutes(VERSION, () => app, s.publicUrl, s.config.network))
     .use(authRoutes(s))
     .use(feedRoutes(s))
     .use(entryRoutes(s))

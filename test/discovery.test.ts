@@ -1,4 +1,4 @@
-// Agent discovery: /.well-known/x402 names the discovery list; GET /discovery/resources answers as an x402
+// Agent discovery (x402 v1): /.well-known/x402 names the discovery list; GET /discovery/resources answers as an x402
 // facilitator's discovery does, so the x402 package's own client lists what is for sale here, and an x402 client pays
 // a listed resource as it is listed. A feed's pass on sale is listed too (before the entries), by its purchase URL.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
@@ -42,15 +42,16 @@ afterAll(async () => {
   await chain?.stop()
 })
 
-test('/.well-known/x402 names the network, the token and the discovery list', async () => {
+test('/.well-known/x402 names the network, the token and the discovery list (its items: discovery-well-known)', async () => {
   const known = (await call(server.url, 'GET', '/.well-known/x402')).body
-  expect(known).toEqual({
-    x402Version: 1,
+  expect(known).toMatchObject({
+    x402Version: 2,
     name: 'Trellis',
     network: 'base-sepolia',
+    networks: ['eip155:84532'],
     asset: { address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', symbol: 'USDC', decimals: 6 },
-    discovery: `${server.url}/discovery/resources`,
-    openapi: `${server.url}/v1/openapi.json`,
+    discovery: { v1: `${server.url}/discovery/resources`, v2: `${server.url}/x402/v2/discovery/resources` },
+    openapi: `${server.url}/openapi.json`,
   })
 })
 

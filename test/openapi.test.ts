@@ -369,6 +369,11 @@ test('a walk over every operation gets only documented statuses and bodies that 
   await hit('get', '/discovery/resources', {})
   await hit('get', '/discovery/resources?limit=1&offset=1&type=http', {})
   await hit('get', '/discovery/resources?limit=0', {})
+  await hit('get', '/x402/v2/discovery/resources', {})
+  await hit('get', '/discovery/resources?x402Version=2', {})
+  await hit('get', '/discovery/resources?x402Version=3', {})
+  await hit('get', '/x402/v2/discovery/resources?network=eip155:8453', {})
+  await hit('get', '/x402/v2/discovery/resources?payTo=0x0', {})
 
   // MCP (Streamable HTTP): JSON-RPC answers, and the transport's own refusals
   const mcp = (body: string, accept = 'application/json, text/event-stream') => ({ rawBody: body, headers: { accept } })

@@ -14,6 +14,7 @@ import type { EntryPatch } from '../store/entries.ts'
 import type { Base64Content } from './base64.ts'
 import { checkMediaType, safeMediaType } from './media-type.ts'
 import type { PriceTag } from '../chain/x402/requirements.ts'
+import { entryCall } from './resource-calls.ts'
 import type { Signer } from './auth.ts'
 import type { FeedService } from './feeds.ts'
 import { storedSearchText } from './search-text.ts'
@@ -263,12 +264,17 @@ export function entryService(d: Deps) {
      * its price, to the feed owner. A payment's requirements are rebuilt from this, never taken from the payment.
      */
     priceTag(feed: Pick<FeedRecord, 'owner_wallet_address'>, entry: EntryRecord, resource: string, sold: 'record' | 'bytes'): PriceTag {
+      const mimeType = sold === 'bytes' ? safeMediaType(entry.mime_type) : 'application/json'
       return {
         amount: entry.price.toString(),
         payTo: feed.owner_wallet_address, // stored in checksum form
         resource,
         description: entry.title ?? `Entry ${entry.id}`,
-        mimeType: sold === 'bytes' ? safeMediaType(entry.mime_type) : 'application/json',
+        mimeType,
+        // Read only when a 402 or a listing is made (once per URL): not on every request that makes a tag.
+        get call() {
+          return entryCall(entry, sold, mimeType)
+        },
       }
     },
   }

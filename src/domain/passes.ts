@@ -3,6 +3,7 @@
 import type { Records } from '../store/stores.ts'
 import type { FeedRecord, PassOfferRecord, PassRecord } from '../models/records.ts'
 import type { PriceTag } from '../chain/x402/requirements.ts'
+import { passCall } from './resource-calls.ts'
 import { PASS_MAX_DURATION_S, PASS_MIN_DURATION_S, type PutPass } from '../models/pass.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { spokenDuration } from '../lib/durations.ts'
@@ -51,6 +52,9 @@ export function passService(d: { records: Records; feeds: FeedService; network: 
         resource,
         description: `A ${spokenDuration(offer.duration_s)} pass to "${feed.name}": every paid entry, those published later too`,
         mimeType: 'application/json',
+        get call() {
+          return passCall(feed, offer)
+        },
       }
     },
 

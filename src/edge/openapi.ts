@@ -93,8 +93,10 @@ function referComponents(node: unknown, top = true): unknown {
   return Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, referComponents(v, false)]))
 }
 
-function finishOperation(path: string, op: Operation, facts: RouteFacts | undefined): void {
+function finishOperation(path: string, op: Operation, facts: RouteFacts | undefined, paymentInfo: Json | undefined): void {
   const responses = (op.responses ??= {})
+  // A paid operation (one that may answer 402) says how it is paid, for indexers that read OpenAPI documents.
+  if (responses['402'] && paymentInfo) op['x-payment-info'] = paymentInfo
   for (const [status, response] of Object.entries(responses) as [string, Json][]) {
     const code = Number(status)
     const content = response.content as Json | undefined
@@ -158,6 +160,10 @@ export interface DocumentInfo {
   description: string
   publicUrl: string
   securitySchemes: Json
+  /** `x-payment-info` of every paid operation (see chain/x402/discovery.ts). */
+  paymentInfo?: Json
+  /** Extensions at the top of the document (`x-discovery`) and of its info (`x-guidance`). */
+  extensions?: { document: Json; info: Json }
 }
 
 /** The finished OpenAPI 3.1 document of `app`'s routes. */
@@ -172,16 +178,18 @@ export function openApiDocument(app: Elysia<any, any, any, any, any, any, any>, 
     facts.set(`${route.method.toLowerCase()} ${route.path.replace(/:([^/]+)/g, '{$1}')}`, { body: (route.hooks as Json)?.body })
   const paths = referComponents(generated.paths, false) as Json
   for (const [path, operations] of Object.entries(paths)) {
-    for (const [method, op] of Object.entries(operations as Json)) finishOperation(path, op as Operation, facts.get(`${method} ${path}`))
+    for (const [method, op] of Object.entries(operations as Json))
+      finishOperation(path, op as Operation, facts.get(`${method} ${path}`), info.paymentInfo)
   }
   const schemas = Object.fromEntries(
     Object.entries(generated.components.schemas).map(([name, schema]) => [name, referComponents(schema, true)]),
   )
   return {
     openapi: '3.1.0',
-    info: { title: info.title, version: info.version, description: info.description },
+    info: { title: info.title, version: info.version, description: info.description, ...info.extensions?.info },
     servers: [{ url: info.publicUrl }],
     paths,
     components: { schemas, securitySchemes: info.securitySchemes },
+    ...info.extensions?.document,
   }
 }

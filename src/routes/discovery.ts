@@ -1,17 +1,19 @@
-// What is for sale, for agents that find resources the x402 way: GET /discovery/resources answers as a facilitator's
-// discovery list does (so the x402 package's `useFacilitator({ url }).list()` reads it), and /.well-known/x402 says
-// where it is. Each pass on sale is listed by its purchase URL (paid with POST), and each paid entry by its record's
-// URL, with the requirement a payment there must meet.
+// What is for sale, for agents that find resources the x402 way, answered as a facilitator's discovery list is (the
+// origin's manifest is well-known.ts's): GET /discovery/resources in x402 v1 (the x402 package's
+// `useFacilitator({ url }).list()` reads it), and the same list in x402 v2 under /x402/v2: a v2 client's bazaar
+// listResources() calls `${url}/discovery/resources` with no version of its own to ask by, so its url is
+// `<origin>/x402/v2` (as a facilitator's discovery lives under its base URL); a client that can add a query asks
+// /discovery/resources?x402Version=2. Each pass on sale is listed by its purchase URL (paid with POST), and each paid
+// entry by its record's URL, with the requirement a payment there must meet.
 import { Elysia, t } from 'elysia'
 import type { Services } from './services.ts'
-import { resourceServer } from '../chain/x402/resource-server.ts'
+import { discovery, V2_DISCOVERY_BASE } from '../chain/x402/discovery.ts'
+import { wellKnownRoutes } from './well-known.ts'
 import { integerQuery } from './params.ts'
 import { jsonResponse } from '../edge/json-response.ts'
 import { DomainError } from '../domain/errors.ts'
 import { errors } from '../edge/openapi.ts'
-import { nowSeconds } from '../lib/clock.ts'
-import type { RecentEntry } from '../store/stats.ts'
-import type { PassOnSale } from '../store/pass-offers.ts'
+import { forSale } from './for-sale.ts'
 
 const DEFAULT_LIMIT = 20
 const MAX_LIMIT = 100
@@ -39,133 +41,116 @@ const Discovered = t.Object({
     },
   ),
 })
+const DiscoveredV2 = t.Object({
+  resource: t.String({ description: 'as in v1' }),
+  type: t.Literal('http'),
+  x402Version: t.Literal(2),
+  accepts: t.Array(t.Unknown({ description: 'the x402 v2 payment requirement, as the 402 PAYMENT-REQUIRED header gives it' })),
+  lastUpdated: t.String({ description: 'ISO 8601' }),
+  description: t.String(),
+  mimeType: t.String({ description: 'what a paid call answers' }),
+  serviceName: t.Optional(t.String()),
+  tags: t.Optional(t.Array(t.String())),
+  extensions: t.Object(
+    {},
+    { additionalProperties: true, description: "bazaar: the 402's declaration (method, route template, input and output)" },
+  ),
+  metadata: t.Object({}, { additionalProperties: true, description: 'as in v1' }),
+})
+const Pagination = t.Object({ limit: t.Integer(), offset: t.Integer(), total: t.Integer() })
 const DiscoveryList = t.Object(
-  {
-    x402Version: t.Integer(),
-    items: t.Array(Discovered),
-    pagination: t.Object({ limit: t.Integer(), offset: t.Integer(), total: t.Integer() }),
-  },
+  { x402Version: t.Integer(), items: t.Array(Discovered), pagination: Pagination },
   { description: 'Passes on sale now (newest feed first), then paid entries for sale now (newest first)' },
 )
+const DiscoveryListV2 = t.Object(
+  { x402Version: t.Literal(2), items: t.Array(DiscoveredV2), pagination: Pagination },
+  { description: 'The same list in x402 v2' },
+)
+
+const pageQuery = {
+  limit: t.Optional(t.String({ description: `1..${MAX_LIMIT} (default ${DEFAULT_LIMIT})` })),
+  offset: t.Optional(t.String({ description: 'items to skip' })),
+}
+
+/** A v2 list's query (specs/extensions/bazaar.md): its filters, and the page. */
+const v2Query = {
+  type: t.Optional(t.String({ description: 'http (the only type here)' })),
+  scheme: t.Optional(t.String({ description: 'v2: exact (the only scheme here)' })),
+  network: t.Optional(t.String({ description: "v2: this server's network (CAIP-2, or its name)" })),
+  extensions: t.Optional(t.String({ description: 'v2: bazaar (every item carries it)' })),
+  payTo: t.Optional(t.String({ description: 'v2: not a filter here (400)' })),
+  ...pageQuery,
+}
+type V2Query = { [K in keyof typeof v2Query]?: string }
+
+function pageOf(query: { limit?: string; offset?: string }): { limit: number; offset: number } {
+  const limit = integerQuery(query.limit, 'limit', 1) ?? DEFAULT_LIMIT
+  const offset = integerQuery(query.offset, 'offset') ?? 0
+  if (limit > MAX_LIMIT) throw new DomainError('INVALID_PARAMETER', 'invalid limit', `limit must be an integer from 1 to ${MAX_LIMIT}`)
+  if (offset > MAX_OFFSET) throw new DomainError('INVALID_PARAMETER', 'invalid offset', `offset must be at most ${MAX_OFFSET}`)
+  return { limit, offset }
+}
 
 export const discoveryRoutes = (s: Services) => {
-  const x402 = resourceServer(s.config.network)
+  const lists = discovery(s.config.network)
+  const page = forSale(s)
 
-  const passItem = ({ feed, category_name }: PassOnSale) => {
-    const offer = feed.pass!
-    const tag = s.passes.priceTag(feed, offer, `${s.publicUrl()}/v1/feeds/${feed.id}/pass/purchases`)
-    const metadata = {
-      kind: 'pass',
-      method: 'POST',
-      feed_id: feed.id,
-      feed_name: feed.name,
-      duration_s: offer.duration_s,
-      description: offer.description ?? feed.description,
-      tags: feed.tags,
-      category: category_name,
-    }
-    return x402.discovered(tag, offer.updated_at, metadata, 'POST')
-  }
-
-  const entryItem = (e: RecentEntry) => {
-    const path = `/v1/feeds/${e.feed_id}/entries/${e.id}`
-    const tag = s.entries.priceTag({ owner_wallet_address: e.owner_wallet }, e, `${s.publicUrl()}${path}`, 'record')
-    return x402.discovered(tag, e.updated_at, {
-      kind: 'entry',
-      feed_id: e.feed_id,
-      feed_name: e.feed_name,
-      entry_id: e.id,
-      title: e.title,
-      description: e.description,
-      mime_type: e.mime_type,
-      tags: e.tags,
-      category: e.category_name,
-    })
+  /** The v2 list (its filters matching all or nothing: everything here is http, exact, on our network, with a bazaar). */
+  async function v2Answer(query: V2Query): Promise<Response> {
+    const { limit, offset } = pageOf(query)
+    if (query.payTo !== undefined)
+      throw new DomainError('INVALID_PARAMETER', 'invalid payTo', 'payTo is not a filter here: list, then read accepts[].payTo')
+    if (!lists.matches(query)) return jsonResponse(JSON.stringify(lists.v2List([], { limit, offset, total: 0 })))
+    return jsonResponse(
+      await s.cached.get(`discovery v2:${limit}:${offset}`, async (staleFrom) => {
+        const { items, total } = await page(limit, offset, staleFrom)
+        return JSON.stringify(lists.v2List(items, { limit, offset, total }))
+      }),
+    )
   }
 
   return new Elysia({ tags: ['Discovery'] })
+    .use(wellKnownRoutes(s))
     .get(
       '/discovery/resources',
       async ({ query }) => {
-        const limit = integerQuery(query.limit, 'limit', 1) ?? DEFAULT_LIMIT
-        const offset = integerQuery(query.offset, 'offset') ?? 0
-        if (limit > MAX_LIMIT)
-          throw new DomainError('INVALID_PARAMETER', 'invalid limit', `limit must be an integer from 1 to ${MAX_LIMIT}`)
-        if (offset > MAX_OFFSET) throw new DomainError('INVALID_PARAMETER', 'invalid offset', `offset must be at most ${MAX_OFFSET}`)
+        if (query.x402Version === '2') return v2Answer(query)
+        if (query.x402Version !== undefined && query.x402Version !== '1')
+          throw new DomainError('INVALID_PARAMETER', 'invalid x402Version', 'x402Version must be 1 or 2')
+        const { limit, offset } = pageOf(query)
         const type = query.type ?? 'http'
         return jsonResponse(
           await s.cached.get(`discovery:${type}:${limit}:${offset}`, async (staleFrom) => {
-            if (type !== 'http') return JSON.stringify({ x402Version: 1, items: [], pagination: { limit, offset, total: 0 } })
-            // The counts are one read each per database version (the entries' also per minute: early access ends by the
-            // clock), whatever the page; a page past the end reads nothing.
-            const [entryTotal, passTotal] = await Promise.all([
-              s.cached.get(
-                'discovery:total',
-                async (totalStaleFrom) => (totalStaleFrom(nowSeconds() + 60), s.stats.forSaleCount()),
-                () => 16,
-              ),
-              s.cached.get(
-                'discovery:passes',
-                () => s.passes.onSaleCount(),
-                () => 16,
-              ),
-            ])
-            // One list, cut into pages: the passes first (at most one a feed, each reading many entries), then the
-            // entries; an offset past the passes is an offset into the entries.
-            const passes = offset < passTotal ? await s.passes.onSale(limit, offset) : []
-            const entryOffset = Math.max(0, offset - passTotal)
-            const entryLimit = limit - passes.length
-            const entries = entryLimit > 0 && entryOffset < entryTotal ? await s.stats.forSale(entryLimit, entryOffset) : []
-            for (const e of entries) if (e.expires_at !== null) staleFrom(e.expires_at)
-            const items = [...passes.map(passItem), ...entries.map(entryItem)]
-            const total = passTotal + entryTotal
-            return JSON.stringify({ x402Version: 1, items, pagination: { limit, offset, total } })
+            if (type !== 'http') return JSON.stringify(lists.v1List([], { limit, offset, total: 0 }))
+            const { items, total } = await page(limit, offset, staleFrom)
+            return JSON.stringify(lists.v1List(items, { limit, offset, total }))
           }),
         )
       },
       {
         query: t.Object({
-          type: t.Optional(t.String({ description: 'http (the only type here)' })),
-          limit: t.Optional(t.String({ description: `1..${MAX_LIMIT} (default ${DEFAULT_LIMIT})` })),
-          offset: t.Optional(t.String({ description: 'items to skip' })),
+          x402Version: t.Optional(t.String({ description: '1 (the default) or 2: the same list in x402 v2, as at /x402/v2' })),
+          ...v2Query,
         }),
-        response: { 200: DiscoveryList, ...errors(400) },
+        response: { 200: t.Union([DiscoveryList, DiscoveryListV2]), ...errors(400) },
         detail: {
           summary: 'Paid resources for sale (x402 discovery)',
           description:
             'The x402 discovery list: each feed pass on sale now (bought with POST at its URL), then each paid entry on ' +
-            "sale now, with its payment requirement. The x402 package's useFacilitator({ url: <this server> }).list() reads it.",
+            "sale now, with its payment requirement. The x402 package's useFacilitator({ url: <this server> }).list() reads " +
+            'it (x402 v1); with x402Version=2, the v2 list (its filters apply then).',
         },
       },
     )
-    .get(
-      '/.well-known/x402',
-      () =>
-        jsonResponse(
-          JSON.stringify({
-            x402Version: 1,
-            name: 'Trellis',
-            network: s.config.network.name,
-            asset: { address: s.config.network.usdcAddress, symbol: 'USDC', decimals: 6 },
-            discovery: `${s.publicUrl()}/discovery/resources`,
-            openapi: `${s.publicUrl()}/v1/openapi.json`,
-          }),
-        ),
-      {
-        response: {
-          200: t.Object({
-            x402Version: t.Integer(),
-            name: t.String(),
-            network: t.String(),
-            asset: t.Object({ address: t.String(), symbol: t.String(), decimals: t.Integer() }),
-            discovery: t.String(),
-            openapi: t.String(),
-          }),
-        },
-        detail: {
-          summary: 'Where the x402 discovery list is',
-          description: 'For agents: the network, the token, the discovery list and the API document.',
-        },
+    .get(`${V2_DISCOVERY_BASE}/discovery/resources`, ({ query }) => v2Answer(query), {
+      query: t.Object(v2Query),
+      response: { 200: DiscoveryListV2, ...errors(400) },
+      detail: {
+        summary: 'Paid resources for sale (x402 discovery, v2)',
+        description:
+          'The same list in x402 v2, each item with its v2 requirement and its bazaar declaration (how to call it, ' +
+          'what it answers). @x402/extensions\' withBazaar(new HTTPFacilitatorClient({ url: "<this server>/x402/v2" })) ' +
+          '.extensions.bazaar.listResources() reads it.',
       },
-    )
+    })
 }

@@ -1,10 +1,14 @@
-// /v1/openapi.json and the API explorer at /v1/docs, served offline: the Swagger UI files are embedded.
+// /v1/openapi.json (also at /openapi.json and /.well-known/openapi.json), the API explorer at /v1/docs, served offline
+// (the Swagger UI files are embedded), and /llms.txt.
 import { Elysia } from 'elysia'
 import bundlePath from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
 import cssPath from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
 import explorerScript from '../pages/assets/explorer.js' with { type: 'text' }
 import { openApiDocument } from '../edge/openapi.ts'
 import { WALLET_AUTH_HEADERS as HEADER } from '../models/auth.ts'
+import { discovery } from '../chain/x402/discovery.ts'
+import type { NetworkInfo } from '../config.ts'
+import { llmsRoutes } from './llms.ts'
 
 const ASSETS = '/v1/docs/assets'
 const TITLE = 'Trellis API'
@@ -50,24 +54,42 @@ const EXPLORER_CSP =
 const asset = (path: string, type: string) => () =>
   new Response(Bun.file(path), { headers: { 'content-type': type, 'cache-control': 'public, max-age=86400' } })
 
-/** `app` is the whole application (its routes are documented as they are at the first request). */
-export const docsRoutes = (version: string, app: () => Elysia<any, any, any, any, any, any, any>, publicUrl: () => string) => {
+/** For agents reading the document: what is sold and how to pay, in a few words (llms.txt says more). */
+const GUIDANCE =
+  'Paid entries and feed passes are sold over x402 (USDC): call a paid operation without payment, get 402 with the ' +
+  'requirement (v1 JSON body, v2 PAYMENT-REQUIRED header), pay with an x402 client (X-PAYMENT or PAYMENT-SIGNATURE). ' +
+  'Find what is for sale at /discovery/resources (x402 v1), /x402/v2/discovery/resources (v2) or /.well-known/x402. ' +
+  'Writes are signed with a wallet (POST /v1/auth/nonce); a buyer reads again signed, or with SIGN-IN-WITH-X. MCP: POST /mcp.'
+
+/**
+ * `app` is the whole application (its routes are documented as they are at the first request). The document is served
+ * at /v1/openapi.json, and at /openapi.json and /.well-known/openapi.json where indexers look for it.
+ */
+export const docsRoutes = (
+  version: string,
+  app: () => Elysia<any, any, any, any, any, any, any>,
+  publicUrl: () => string,
+  network: NetworkInfo,
+) => {
+  const paymentInfo = discovery(network).paymentInfo()
   const documents = new Map<string, string>()
   const document = () => {
     const url = publicUrl()
     let text = documents.get(url)
     if (text === undefined) {
-      text = JSON.stringify(
-        openApiDocument(app(), { title: TITLE, version, description: DESCRIPTION, publicUrl: url, securitySchemes: SECURITY_SCHEMES }),
-      )
+      const extensions = { document: { 'x-discovery': { llmsTxtUrl: `${url}/llms.txt` } }, info: { 'x-guidance': GUIDANCE } }
+      const info = { title: TITLE, version, description: DESCRIPTION, publicUrl: url, securitySchemes: SECURITY_SCHEMES }
+      text = JSON.stringify(openApiDocument(app(), { ...info, paymentInfo, extensions }))
       documents.set(url, text)
     }
     return text
   }
+  const served = () => new Response(document(), { headers: { 'content-type': 'application/json; charset=utf-8' } })
   return new Elysia()
-    .get('/v1/openapi.json', () => new Response(document(), { headers: { 'content-type': 'application/json; charset=utf-8' } }), {
-      detail: { hide: true },
-    })
+    .use(llmsRoutes(publicUrl, network))
+    .get('/v1/openapi.json', served, { detail: { hide: true } })
+    .get('/openapi.json', served, { detail: { hide: true } })
+    .get('/.well-known/openapi.json', served, { detail: { hide: true } })
     .get(
       '/v1/docs',
       () => new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': EXPLORER_CSP } }),

@@ -31,8 +31,8 @@ type Sold = 'record' | 'bytes'
 const soldAt = (path: string): Sold => (path.endsWith('/content') ? 'bytes' : 'record')
 
 const WITHDRAWN: Gate<never> = { kind: 'withdrawn' }
-/** About what a kept sign-in challenge (a 402's header in three pieces) weighs in the read memo. */
-const SIGN_IN_CHALLENGE_CHARS = 4000
+/** About what a kept sign-in challenge (a 402's header in three pieces, ~4.1k characters with its bazaar) weighs. */
+const SIGN_IN_CHALLENGE_CHARS = 6000
 const SERVE: Gate<never> = { kind: 'serve', receipt: null }
 
 const answered = <Made>(answer: Made): Gate<Made> => ({ kind: 'answered', answer })

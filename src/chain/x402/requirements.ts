@@ -4,6 +4,7 @@ import type { Static } from '@sinclair/typebox'
 import type { PaymentRequirement } from '../../models/payment.ts'
 import type { NetworkInfo } from '../../config.ts'
 import { caip2 } from './networks.ts'
+import { serviceMetadata } from './bazaar.ts'
 
 export const MAX_TIMEOUT_SECONDS = 300
 
@@ -14,6 +15,19 @@ export interface PriceTag {
   resource: string // absolute URL
   description: string
   mimeType: string
+  /** How the URL is called and what it answers, which the 402 declares in extensions.bazaar (see bazaar.ts). */
+  call?: ResourceCall
+}
+
+/** A paid URL as x402's bazaar extension describes it. */
+export interface ResourceCall {
+  method: 'GET' | 'POST'
+  /** The route the URL is one of, in `:param` form (`/v1/feeds/:feed_id/entries/:entry_id`). */
+  route: string
+  /** What a paid call answers: its media type, and an example of it when it is JSON. */
+  returns: { mediaType: string; example?: Record<string, unknown> }
+  /** Topical tags of what is sold (the entry's or the feed's), offered as the bazaar's resource tags. */
+  tags: string[]
 }
 
 /**
@@ -51,7 +65,7 @@ export function v2Challenge(network: NetworkInfo, tag: PriceTag, error: string):
   return {
     x402Version: 2,
     error,
-    resource: { url: tag.resource, description: tag.description, mimeType: tag.mimeType },
+    resource: { url: tag.resource, description: tag.description, mimeType: tag.mimeType, ...serviceMetadata(tag) },
     accepts: [v2Requirement(network, tag)],
   }
 }

@@ -3,7 +3,7 @@
 // the v1 JSON body and the v2 PAYMENT-REQUIRED header; a payment is answered in its own version. Outside chain/x402
 // only the API's documentation (models/payment.ts) names an x402 header, and nothing a wire version or a CAIP-2 id.
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
-import type { SettleResponse } from '@x402/core/types'
+import type { PaymentRequired, SettleResponse } from '@x402/core/types'
 import type { NetworkInfo } from '../../config.ts'
 import type { Static } from '@sinclair/typebox'
 import { getTypesForEIP712Domain, type TypedDataDomain } from 'viem'
@@ -14,6 +14,7 @@ import { decodePayment, type Payment, type PaymentOrRefusal } from './payload.ts
 import { networkOnWire } from './networks.ts'
 import { REASONS } from './reasons.ts'
 import { SIWX_HEADER, siwxExtensions, siwxTimes } from './sign-in-with-x.ts'
+import { bazaarExtension } from './bazaar.ts'
 
 const V1 = { payment: 'x-payment', receipt: 'x-payment-response' } as const
 const V2 = { payment: 'payment-signature', receipt: 'payment-response', challenge: 'payment-required' } as const
@@ -62,6 +63,12 @@ export interface Paid {
 export const wantsPage = (headers: Headers): boolean =>
   (headers.get('accept') ?? '').includes('text/html') && (headers.get('user-agent') ?? '').includes('Mozilla')
 
+/** A v2 challenge with the extensions given (none: no `extensions` at all). */
+function withExtensions(challenge: PaymentRequired, ...given: (Record<string, unknown> | undefined)[]): PaymentRequired {
+  const extensions = Object.assign({}, ...given)
+  return Object.keys(extensions).length ? { ...challenge, extensions } : challenge
+}
+
 export function resourceServer(network: NetworkInfo) {
   return {
     /** The request's sign-in-with-x proof (a SIGN-IN-WITH-X header), or null. */
@@ -75,14 +82,14 @@ export function resourceServer(network: NetworkInfo) {
 
     /**
      * The 402 for `tag`: `reason` says why a payment was refused; without one, that none was sent. `extensions` go in
-     * the v2 PAYMENT-REQUIRED (sign-in-with-x's challenge).
+     * the v2 PAYMENT-REQUIRED (sign-in-with-x's challenge), with the bazaar's declaration of the resource.
      */
     challenge(tag: PriceTag, reason: string = REASONS.noPayment, extensions?: Record<string, unknown>): Instructions {
       return {
         status: 402,
         headers: {
           'content-type': 'application/json; charset=utf-8',
-          [V2.challenge]: encodePaymentRequiredHeader({ ...v2Challenge(network, tag, reason), ...(extensions && { extensions }) }),
+          [V2.challenge]: encodePaymentRequiredHeader(withExtensions(v2Challenge(network, tag, reason), bazaarExtension(tag), extensions)),
         },
         body: JSON.stringify({ x402Version: 1, error: reason, accepts: [v1Requirement(network, tag)] }),
       }
@@ -97,7 +104,10 @@ export function resourceServer(network: NetworkInfo) {
       const body = page(offerOf(network, tag))
       return {
         status: 402,
-        headers: { ...headers, [V2.challenge]: encodePaymentRequiredHeader(v2Challenge(network, tag, REASONS.noPayment)) },
+        headers: {
+          ...headers,
+          [V2.challenge]: encodePaymentRequiredHeader(withExtensions(v2Challenge(network, tag, REASONS.noPayment), bazaarExtension(tag))),
+        },
         body,
       }
     },
@@ -112,7 +122,7 @@ export function resourceServer(network: NetworkInfo) {
       const marks = { nonce: '\u0000n', issuedAt: '\u0000i', expirationTime: '\u0000e' }
       const json = JSON.stringify({
         ...v2Challenge(network, tag, REASONS.noPayment),
-        extensions: siwxExtensions(origin, network, tag.resource, marks),
+        extensions: { ...bazaarExtension(tag), ...siwxExtensions(origin, network, tag.resource, marks) },
       })
       const [head, afterNonce] = json.split(JSON.stringify(marks.nonce))
       const [middle, afterIssued] = afterNonce!.split(JSON.stringify(marks.issuedAt))
@@ -124,22 +134,6 @@ export function resourceServer(network: NetworkInfo) {
         const times = siwxTimes(issuedAt)
         const fresh = aligned(`"${nonce}"${middle}"${times.issuedAt}"${end}"${times.expirationTime}"`)
         return { [V2.challenge]: before + Buffer.from(fresh).toString('base64') + after }
-      }
-    },
-
-    /**
-     * A resource for sale as x402 discovery lists it (the shape of the x402 package's DiscoveredResource). One bought
-     * with another method than GET says so in its requirement's outputSchema.input, as x402 v1 has clients read it.
-     */
-    discovered(tag: PriceTag, updatedAt: number, metadata: Record<string, unknown>, method: 'GET' | 'POST' = 'GET') {
-      const requirement = v1Requirement(network, tag)
-      return {
-        resource: tag.resource,
-        type: 'http' as const,
-        x402Version: 1,
-        accepts: [method === 'GET' ? requirement : { ...requirement, outputSchema: { input: { type: 'http', method } } }],
-        lastUpdated: new Date(updatedAt * 1000).toISOString(),
-        metadata,
       }
     },
 
