@@ -255,6 +255,12 @@ export function moreTargets(m: Manifest, f: Found): ReadTarget[] {
     t('GET /.well-known/x402', '/.well-known/x402', 'other'),
     t('GET /discovery/resources', '/discovery/resources', 'other'),
     t('GET /discovery/resources?limit=100&offset=5000', '/discovery/resources?limit=100&offset=5000', 'other'),
+    t('GET /x402/v2/discovery/resources (v2 list)', '/x402/v2/discovery/resources', 'other'),
+    t('GET /discovery/resources?x402Version=2', '/discovery/resources?x402Version=2', 'other'),
+    t('GET /.well-known/x402.json', '/.well-known/x402.json', 'other'),
+    t('GET /openapi.json', '/openapi.json', 'other'),
+    t('GET /.well-known/openapi.json', '/.well-known/openapi.json', 'other'),
+    t('GET /llms.txt', '/llms.txt', 'other'),
     // MCP over Streamable HTTP: tools/list answered from its first answer; a tools/call of a reading tool kept until the
     // records change (src/mcp/http.ts), first made on one shared server through the app's handler.
     t('POST /mcp tools/list', '/mcp', 'other', 200, mcp({ jsonrpc: '2.0', id: 1, method: 'tools/list' })),
