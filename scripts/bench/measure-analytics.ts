@@ -6,13 +6,17 @@
 // The seeded creators' addresses have no keys. The copy gives the top seller's wallet, and the ledger rows paid to it,
 // the address of a key made here, before the server opens it (and migrates it, building 026's tallies from those rows).
 //
-//   npx bun scripts/bench/measure-analytics.ts [--requests N]
+// --postgres: the rekeyed copy is moved into a throwaway PostgreSQL cluster (trellis migrate-to-postgres) and served
+// from there.
+//
+//   npx bun scripts/bench/measure-analytics.ts [--requests N] [--postgres]
 import { Database } from 'bun:sqlite'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { anySeededDir, freshCopy } from './dataset.ts'
 import { jobsSettled, startTrellis } from './processes.ts'
 import { authHeaders, signer, signerKey } from './signing.ts'
+import { openCluster, type Cluster } from './postgres.ts'
 
 const at = process.argv.indexOf('--requests')
 const REQUESTS = at > 0 ? Number(process.argv[at + 1]) : 200
@@ -20,6 +24,22 @@ const WARM_UP = 20
 const DAY = 86_400
 const MAIN = join(import.meta.dir, '..', '..', 'src', 'main.ts')
 const log = (line: string) => console.error(line)
+const POSTGRES = process.argv.includes('--postgres')
+
+/** The copy moved into a new database of a throwaway cluster: the environment a server reads it there with. */
+async function onPostgres(cluster: Cluster, dataDir: string): Promise<Record<string, string>> {
+  const { url } = await cluster.createDatabase()
+  const started = performance.now()
+  const moved = Bun.spawnSync([process.execPath, MAIN, 'migrate-to-postgres', '--data-dir', dataDir, '--database-url', url], {
+    env: { ...process.env, TRELLIS_LOG: 'warn' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  if (moved.exitCode !== 0) throw new Error(`migrate-to-postgres failed: ${moved.stderr.toString().slice(0, 500)}`)
+  log(`bench: moved into PostgreSQL in ${Math.round(performance.now() - started)} ms`)
+  await cluster.settle(url)
+  return { TRELLIS_DATABASE_URL: url }
+}
 
 /** The copy's top seller takes `address`: its wallet, its ledger rows, and (when the copy has them) 026's tallies of them. */
 function rekey(dataDir: string, walletId: string, address: string): number {
@@ -73,7 +93,9 @@ try {
   const sales = rekey(copy, manifest.top_seller_wallet_id, owner.address)
   log(`bench: the top seller's ${sales} sales are paid to ${owner.address}; starting the server (it migrates the copy)`)
   const started = performance.now()
-  const env = { TRELLIS_STATS_REFRESH_S: '3600', TRELLIS_RANKINGS_REFRESH_S: '3600' }
+  const cluster = POSTGRES ? await openCluster(null, log) : null
+  const records = cluster ? await onPostgres(cluster, copy) : {}
+  const env = { TRELLIS_STATS_REFRESH_S: '3600', TRELLIS_RANKINGS_REFRESH_S: '3600', ...records }
   const server = await startTrellis(process.execPath, copy, env, '/health', [MAIN])
   const startMs = Math.round(performance.now() - started)
   await jobsSettled(server.url)
@@ -111,9 +133,21 @@ try {
     if (csv.status !== 200) throw new Error(`the CSV answered ${csv.status}`)
     results['90 days as CSV'] = { ms: Math.round(performance.now() - t), rows: text.split('\n').length - 2, bytes: text.length }
     results['studio dashboard, 90 days by day'] = await studioDashboard(server.url, `/studio?from=${day(from)}&to=${day(to - DAY)}`)
-    console.log(JSON.stringify({ engine: 'embedded', wallet: manifest.top_seller_wallet_id, start_ms: startMs, ...results }, null, 2))
+    console.log(
+      JSON.stringify(
+        {
+          engine: cluster ? `PostgreSQL ${cluster.version}` : 'embedded',
+          wallet: manifest.top_seller_wallet_id,
+          start_ms: startMs,
+          ...results,
+        },
+        null,
+        2,
+      ),
+    )
   } finally {
     await server.stop()
+    await cluster?.close()
   }
 } finally {
   rmSync(copy, { recursive: true, force: true })

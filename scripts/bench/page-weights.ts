@@ -11,6 +11,7 @@ import { gzipSync } from 'bun'
 import { freshCopy, seededDir } from './dataset.ts'
 import { startTrellis } from './processes.ts'
 import type { Manifest } from './seed.ts'
+import { authHeaders, signer, signerKey } from './signing.ts'
 
 const BROWSER = { accept: 'text/html,application/xhtml+xml', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0' }
 
@@ -32,10 +33,38 @@ const pageTypes = (m: Manifest): [string, string][] => [
 const linked = (page: string): string[] =>
   [...page.matchAll(/<(?:link[^>]+rel="stylesheet"[^>]+href|script[^>]+src)="([^"]+)"/g)].map((match) => match[1]!.replaceAll('&amp;', '&'))
 
+/**
+ * The studio's pages as a creator with one feed sees them: the sign-in page, then (signed in to the studio, its
+ * cookie sent as a browser's navigation sends it) the dashboard and the feed's page.
+ */
+async function studioPages(url: string): Promise<{ pages: [string, string][]; headers: Record<string, string> }> {
+  const creator = signer(signerKey(901))
+  const feed = await fetch(`${url}/v1/feeds`, { method: 'POST', headers: await authHeaders(url, creator), body: '{"name":"weighed"}' })
+  const { id } = (await feed.json()) as { id: string }
+  const opened = await fetch(`${url}/v1/auth/studio`, {
+    method: 'POST',
+    headers: { ...(await authHeaders(url, creator)), origin: url, 'sec-fetch-site': 'same-origin' },
+  })
+  const cookie = opened.headers.getSetCookie()[0]!.split(';')[0]!
+  return {
+    pages: [
+      ['studio: dashboard (30 days, 4 charts)', '/studio'],
+      ['studio: a feed (publish form)', `/studio/feeds/${id}`],
+    ],
+    headers: { ...BROWSER, cookie, 'sec-fetch-site': 'same-origin' },
+  }
+}
+
 async function weigh(url: string, m: Manifest) {
   const rows: { type: string; status: number; html: number; assets: number; total: number; gzip: number }[] = []
-  for (const [type, path] of pageTypes(m)) {
-    const answer = await fetch(url + path, { headers: BROWSER })
+  const studio = await studioPages(url)
+  const asked: [string, string, Record<string, string>][] = [
+    ...pageTypes(m).map(([type, path]): [string, string, Record<string, string>] => [type, path, BROWSER]),
+    ['studio: sign-in', '/studio', BROWSER],
+    ...studio.pages.map(([type, path]): [string, string, Record<string, string>] => [type, path, studio.headers]),
+  ]
+  for (const [type, path, headers] of asked) {
+    const answer = await fetch(url + path, { headers })
     const page = await answer.text()
     let assets = 0
     let gzip = gzipSync(Buffer.from(page)).length
