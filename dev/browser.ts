@@ -74,3 +74,21 @@ export async function injectWallet(page: Page, account: LocalAccount, chainId: n
   })
   return log
 }
+
+const AXE = Bun.file(require.resolve('axe-core/axe.min.js')).text()
+
+/**
+ * What is wrong with the page shown, as a person on a small screen or with a screen reader meets it: whether it scrolls
+ * sideways, and axe-core's serious and critical violations (rule: the elements).
+ */
+export async function pageProblems(page: Page): Promise<{ sideways: boolean; violations: string[] }> {
+  const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth])
+  await page.evaluate(await AXE)
+  const violations = await page.evaluate(async () => {
+    const result = await (window as unknown as { axe: { run(): Promise<{ violations: any[] }> } }).axe.run()
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.map((n: { target: string[] }) => n.target.join(' ')).join(', ')}`)
+  })
+  return { sideways: scroll! > client!, violations }
+}

@@ -50,36 +50,40 @@ try {
     body: { price: { amount: '2000000', currency: 'USDC' }, duration_s: 30 * DAY, description: 'Every recording for a month' },
   })
 
-  // A dozen buyers over four weeks, some coming back: each buys on its day (the server's clock moved back to it).
-  const buyers = await Promise.all(Array.from({ length: 12 }, () => chain.newFundedBuyer(5_000_000n)))
+  // Buyers over four weeks, some coming back: each buys on its day (the server's clock moved back to it).
+  const buyers = await Promise.all(Array.from({ length: 24 }, () => chain.newFundedBuyer(5_000_000n)))
   let sales = 0
   for (let daysAgo = 27; daysAgo >= 0; daysAgo -= 1) {
     await server.moveClock(-daysAgo * DAY)
-    for (const [i, buyer] of buyers.entries()) {
-      const { entry, price } = entries[(i + daysAgo) % entries.length]!
-      if ((i * 7 + daysAgo * 3) % 11 > 2 - (daysAgo < 10 ? 1 : 0)) continue
+    const today = 1 + ((daysAgo * 7) % 4) + (daysAgo < 8 ? 1 : 0)
+    for (let k = 0; k < today; k++) {
+      const buyer = buyers[(daysAgo * 11 + k * 5) % buyers.length]!
+      const { entry, price } = entries[(Math.floor(daysAgo / 2) + k) % entries.length]!
       const path = `/v1/feeds/${feed.id}/entries/${entry.id}`
       await call(server.url, 'GET', path) // the 402 a buyer is shown first
       const payment = encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: price }))
       const answer = await fetch(`${server.url}${path}`, { headers: { 'x-payment': payment } })
-      if (answer.status === 200) sales += 1
+      if (answer.status === 200) sales += 1 // a charge, or nothing charged when the buyer owned it already
     }
     // Visitors who looked and did not buy.
     for (let n = 0; n < 3 + (daysAgo % 4); n++) await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries/${entries[n % 4]!.entry.id}`)
   }
   await server.moveClock(0)
-  console.log(`studio screenshots: ${sales} sales made`)
+  const ledger = (await call(server.url, 'GET', `/v1/transactions?feed_id=${feed.id}&page_size=100`)).body.data
+  const report = (await call(server.url, 'GET', `/v1/wallets/${feed.owner_id}/analytics`, { wallet: creator })).body
+  console.log(`studio screenshots: ${sales} purchases, ${ledger.length} sales in the ledger, ${report.totals.sales} in the analytics`)
 
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
   await injectWallet(page, creator, BASE_SEPOLIA_CHAIN_ID)
   await page.goto(`${server.url}/studio`)
   await page.locator('#studio-sign-in').click()
   await page.locator('#chart-revenue').waitFor()
-  await page.screenshot({ path: join(out, 'studio.png'), fullPage: false, clip: { x: 0, y: 0, width: 1200, height: 980 } })
+  await page.screenshot({ path: join(out, 'studio.png'), fullPage: true, clip: { x: 0, y: 0, width: 1200, height: 1180 } })
   await page.goto(`${server.url}/studio/feeds/${feed.id}`)
   await page.locator('#publish-markdown').fill(NOTE)
   await page.locator('#publish-preview h1').waitFor()
-  await page.screenshot({ path: join(out, 'studio-feed.png'), fullPage: false, clip: { x: 0, y: 0, width: 1200, height: 1500 } })
+  await page.locator('#publish-title').fill('The dawn chorus')
+  await page.screenshot({ path: join(out, 'studio-feed.png'), fullPage: true, clip: { x: 0, y: 0, width: 1200, height: 2050 } })
   console.log(`studio screenshots: 2 in ${out}`)
 } finally {
   await browser.close()

@@ -7,10 +7,9 @@ import type { Browser, Page } from 'playwright-core'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { authHeaders, b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
-import { launchChromium } from '../dev/browser.ts'
+import { launchChromium, pageProblems } from '../dev/browser.ts'
 import { waitFor } from './helpers/ledger.ts'
 
-const AXE = await Bun.file(require.resolve('axe-core/axe.min.js')).text()
 const PRICE = 20_000n
 
 let chain: TestChain
@@ -396,15 +395,7 @@ describe('any screen, anyone', () => {
       const found: Record<string, unknown> = {}
       for (const [name, path] of Object.entries(pageTypes())) {
         await page.goto(`${server.url}${path}`)
-        const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth])
-        await page.evaluate(AXE)
-        const violations = await page.evaluate(async () => {
-          const result = await (window as unknown as { axe: { run(): Promise<{ violations: any[] }> } }).axe.run()
-          return result.violations
-            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-            .map((v) => `${v.id}: ${v.nodes.map((n: { target: string[] }) => n.target.join(' ')).join(', ')}`)
-        })
-        found[name] = { sideways: scroll > client, violations }
+        found[name] = await pageProblems(page)
       }
       expect(found).toEqual(Object.fromEntries(Object.keys(pageTypes()).map((name) => [name, { sideways: false, violations: [] }])))
       await page.close()

@@ -11,9 +11,8 @@ import { Webhook } from 'standardwebhooks'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { call, newWallet, type Wallet } from '../dev/api.ts'
 import { BASE_SEPOLIA_CHAIN_ID, startChain, type TestChain } from '../dev/chain.ts'
-import { injectWallet, launchChromium, type WalletLog } from '../dev/browser.ts'
+import { injectWallet, launchChromium, pageProblems, type WalletLog } from '../dev/browser.ts'
 
-const AXE = await Bun.file(require.resolve('axe-core/axe.min.js')).text()
 const SHOTS = process.env.TRELLIS_SCREENSHOTS
 const AUDIO_BYTES = 20 * 1024 * 1024
 const COVER =
@@ -366,15 +365,7 @@ describe('the business in charts', () => {
     for (const [name, path, scheme] of shown) {
       await small.emulateMedia({ colorScheme: scheme })
       await small.goto(`${server.url}${path}`)
-      const [scroll, client] = await small.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth])
-      await small.evaluate(AXE)
-      const violations = await small.evaluate(async () => {
-        const result = await (window as unknown as { axe: { run(): Promise<{ violations: any[] }> } }).axe.run()
-        return result.violations
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v) => `${v.id}: ${v.nodes.map((n: { target: string[] }) => n.target.join(' ')).join(', ')}`)
-      })
-      found[`${name} (${scheme})`] = { sideways: scroll > client, violations }
+      found[`${name} (${scheme})`] = await pageProblems(small)
     }
     expect(found).toEqual(Object.fromEntries(shown.map(([name, , scheme]) => [`${name} (${scheme})`, { sideways: false, violations: [] }])))
     await small.close()
