@@ -3,6 +3,7 @@
 // is a WebSub topic: the document and its Link header name the hub (routes/websub.ts) and the topic itself.
 // Free text, Markdown, HTML and JSON entries carry their content (its first FEED_BODY_BYTES), rendered and sanitized
 // once per content and kept by its CID (bodies below), so a feed made again after a write reads and renders nothing.
+import { keptPromises, type KeptPromises } from '../lib/kept-promises.ts'
 import { Elysia } from 'elysia'
 import type { Services } from './services.ts'
 import type { EntryRecord } from '../models/records.ts'
@@ -18,41 +19,22 @@ const CACHE_CONTROL = 'public, max-age=60'
 const BODIES_MAX_CHARS = 8 * 1024 * 1024
 
 /**
- * Free entries' bodies as the feeds carry them, by CID and type. Content never changes under its CID, so a body kept
- * is never stale: unlike the read memo (emptied by any write), this outlives writes, and three formats read one.
+ * Free entries' bodies as the feeds carry them, by CID and type, for each app. Content never changes under its CID,
+ * so a body kept is never stale: unlike the read memo (emptied by any write), this outlives writes, and three formats
+ * read one.
  */
-const bodies = new Map<string, { body: Promise<FeedBody | undefined>; chars: number }>()
-let bodiesChars = 0
-
-function keepBody(key: string, chars: number) {
-  const held = bodies.get(key)
-  if (held === undefined) return
-  held.chars = chars
-  bodiesChars += chars
-  for (const [oldest, { chars: weight }] of bodies) {
-    if (bodiesChars <= BODIES_MAX_CHARS) break
-    bodies.delete(oldest)
-    bodiesChars -= weight
-  }
-}
+const bodiesOf = new WeakMap<Services, KeptPromises<FeedBody | undefined>>()
 
 /** A free entry's body as the public feeds carry it (undefined for a paid one, or a type they do not carry). */
 function freeBody(s: Services, entry: EntryRecord, free: boolean): Promise<FeedBody | undefined> {
   if (!free || !carriesBody(entry.mime_type)) return Promise.resolve(undefined)
-  const key = `${entry.cid} ${baseType(entry.mime_type)}`
-  const held = bodies.get(key)
-  if (held !== undefined) {
-    bodies.delete(key) // the most recently read goes last
-    bodies.set(key, held)
-    return held.body
-  }
-  const body = s.entries.opening(entry, FEED_BODY_BYTES).then((opening) => (opening ? feedBody(entry.mime_type, opening) : undefined))
-  bodies.set(key, { body, chars: 0 })
-  body.then(
-    (made) => (made ? keepBody(key, (made.html?.length ?? 0) + (made.text?.length ?? 0) + key.length) : bodies.delete(key)),
-    () => bodies.delete(key), // not kept: read again next time
+  let bodies = bodiesOf.get(s)
+  if (!bodies) bodiesOf.set(s, (bodies = keptPromises(BODIES_MAX_CHARS)))
+  return bodies.get(
+    `${entry.cid} ${baseType(entry.mime_type)}`,
+    () => s.entries.opening(entry, FEED_BODY_BYTES).then((opening) => (opening ? feedBody(entry.mime_type, opening) : undefined)),
+    (made) => (made ? (made.html?.length ?? 0) + (made.text?.length ?? 0) : undefined),
   )
-  return body
 }
 
 /** The feed as it stands now, read from the records (WebSub's distribution renders with this, outside the memo). */
