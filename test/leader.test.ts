@@ -54,6 +54,11 @@ describe.skipIf(!TEST_POSTGRES)('servers leading on a PostgreSQL cluster of thei
       const said = await Promise.all(three.map(health))
       expect(new Set(said.map((h) => h.instance)).size).toBe(3)
       expect(said.filter((h) => h.leader).length).toBe(1)
+      // /metrics says the same (trellis_leader, which TrellisLeaderMissing and TrellisLeaderSplit sum per market)
+      const leaderGauges = await Promise.all(
+        three.map(async (s) => /^trellis_leader (\d)$/m.exec(await (await fetch(`${s.url}/metrics`)).text())![1]),
+      )
+      expect(leaderGauges).toEqual(said.map((h) => (h.leader ? '1' : '0')))
       for (const h of said.filter((h) => !h.leader)) for (const job of ONCE_PER_DATABASE) expect(h.jobs[job]!.last_run).toBeNull()
       for (const job of BEFORE_SERVING) expect(said.find((h) => h.leader)!.jobs[job]!.last_run).toBeNumber()
 

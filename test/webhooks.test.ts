@@ -70,6 +70,16 @@ async function buy(entry: { id: string }): Promise<{ buyer: Wallet; hash: string
   const settlement = JSON.parse(Buffer.from(paid.headers.get('x-payment-response')!, 'base64').toString())
   return { buyer, hash: settlement.transaction }
 }
+/** The server's webhook counters in /metrics. */
+const webhookCounts = async () => {
+  const text = await (await fetch(`${server.url}/metrics`)).text()
+  const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)![1])
+  return {
+    delivered: value('trellis_webhook_attempts_total{result="delivered"}'),
+    failed: value('trellis_webhook_attempts_total{result="failed"}'),
+    given_up: value('trellis_webhook_deliveries_given_up_total'),
+  }
+}
 const at = (path: string) => hooks.received.filter((r) => r.path === path)
 /**
  * The delivery verified as a receiver verifies it (signature, and a timestamp within 5 minutes), parsed; it is what
@@ -184,6 +194,7 @@ describe('delivering', () => {
   })
 
   test('retried with the same id and bytes until a 2xx; given up after the day (here 5 s); the log tells each', async () => {
+    const before = await webhookCounts()
     const flaky = await register(creator, { url: hooks.url('/flaky'), events: ['sale.recorded'] })
     const down = await register(creator, { url: hooks.url('/down'), events: ['sale.recorded'] })
     await buy(await paidEntry('retried'))
@@ -203,6 +214,12 @@ describe('delivering', () => {
     await Bun.sleep(2_000)
     expect(at('/down')).toHaveLength(sent)
     expect(at('/flaky')).toHaveLength(3)
+    // /metrics counts them (an alert tells a server that cannot send from endpoints that fail): the other endpoints
+    // registered for sales add their own attempts, so at least these.
+    const after = await webhookCounts()
+    expect(after.delivered - before.delivered).toBeGreaterThanOrEqual(1)
+    expect(after.failed - before.failed).toBeGreaterThanOrEqual(2 + failed.attempts)
+    expect(after.given_up - before.given_up).toBeGreaterThanOrEqual(1)
   })
 
   test('free wallets whose endpoints never answer delay no one: 26 wallets × 5 silent endpoints, 520 ' +

@@ -94,6 +94,8 @@ export function webhookService(d: WebhookDeps) {
   const giveUpS = sender.giveUpS
   /** When the sender last gave up what resting endpoints held past the day (once a minute is soon enough, at most). */
   let staleCheckedAt = 0
+  /** What this instance's attempts came to since start, for /metrics: an alert tells endpoints failing from sends failing. */
+  const counts = { delivered: 0, failed: 0, given_up: 0 }
 
   async function owned(signer: Signer, id: string): Promise<WebhookEndpointRecord & { secret: string }> {
     const endpoint = await read.webhooks.byId(id)
@@ -161,6 +163,7 @@ export function webhookService(d: WebhookDeps) {
     }
     const outcome = await send(endpoint, delivery.id, payload)
     if (isSuccess(outcome.status)) {
+      counts.delivered++
       return d.records.transact(async (tx) => {
         await tx.webhooks.finish(delivery.id, 'delivered', outcome, nowSeconds())
         await tx.webhooks.endpointAnswered(endpoint.id)
@@ -168,12 +171,15 @@ export function webhookService(d: WebhookDeps) {
     }
     // The endpoint rests as long as this delivery would before its next try, longer at each failure in a row.
     const { restUntil, next, givenUp } = sender.afterFailure(now, { ...delivery, failures: delivery.endpoint_failures })
-    if (givenUp)
+    counts.failed++
+    if (givenUp) {
+      counts.given_up++
       d.log('a webhook delivery was given up after a day of retries', {
         delivery: delivery.id,
         endpoint: endpoint.id,
         error: outcome.error,
       })
+    }
     await d.records.transact(async (tx) => {
       if (givenUp) await tx.webhooks.finish(delivery.id, 'failed', outcome, nowSeconds())
       else await tx.webhooks.retryAt(delivery.id, next, outcome)
@@ -182,6 +188,9 @@ export function webhookService(d: WebhookDeps) {
   }
 
   return {
+    /** Attempts delivered and failed, and deliveries given up, since start (the leader sends them all). */
+    counts: (): Readonly<typeof counts> => counts,
+
     async register(signer: Signer, input: CreateWebhook): Promise<{ endpoint: WebhookEndpointRecord; secret: string }> {
       const url = await endpointUrl(input.url, d.allowPrivate, local)
       const events = WEBHOOK_EVENTS.filter((event) => (input.events ?? WEBHOOK_EVENTS).includes(event))
@@ -251,6 +260,7 @@ export function webhookService(d: WebhookDeps) {
       if (now - staleCheckedAt >= Math.min(60, giveUpS)) {
         staleCheckedAt = now
         const stale = await d.records.transact((tx) => tx.webhooks.giveUpOld(now - giveUpS, now), unkept)
+        counts.given_up += stale
         if (stale > 0) d.log('webhook deliveries were given up after a day: their endpoints kept failing', { deliveries: stale })
       }
       return sender.eachPool(async (pool, room) => {

@@ -197,7 +197,8 @@ export const metricsRoutes = (requests: RequestMetrics, startedAt: number, sourc
         summary: 'Prometheus metrics',
         description:
           'Requests by route template, method and status; process_*; trellis_build_info; market gauges; ' +
-          'payments by outcome; job runs and durations. With TRELLIS_METRICS_AUTH=admin, only with the ' +
+          'payments by outcome; job runs and durations; whether this instance leads; webhook attempts by result; the ledger ' +
+          'check; operations (backups). With TRELLIS_METRICS_AUTH=admin, only with the ' +
           'admin-api-key header (else 401 ADMIN_KEY_REQUIRED).',
       },
     },

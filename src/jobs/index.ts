@@ -63,6 +63,25 @@ function jobMetrics(state: Record<string, JobState>): string[] {
   return lines
 }
 
+/**
+ * Whether this instance leads, so an alert can tell a cluster with no leader (no expiry, no ledger check, no webhooks)
+ * or two; and the webhook attempts, which only the leader sends.
+ */
+function leaderMetrics(leader: boolean, webhooks: ReturnType<WebhookService['counts']>): string[] {
+  return [
+    '# HELP trellis_leader 1 when this instance runs the once-per-database jobs (holds the leader lease), else 0.',
+    '# TYPE trellis_leader gauge',
+    `trellis_leader ${leader ? 1 : 0}`,
+    '# HELP trellis_webhook_attempts_total Webhook delivery attempts this instance made, by result (failed: no 2xx in time).',
+    '# TYPE trellis_webhook_attempts_total counter',
+    `trellis_webhook_attempts_total{result="delivered"} ${webhooks.delivered}`,
+    `trellis_webhook_attempts_total{result="failed"} ${webhooks.failed}`,
+    '# HELP trellis_webhook_deliveries_given_up_total Webhook deliveries given up after a day of failed attempts.',
+    '# TYPE trellis_webhook_deliveries_given_up_total counter',
+    `trellis_webhook_deliveries_given_up_total ${webhooks.given_up}`,
+  ]
+}
+
 export interface JobServices {
   log: Logger
   auth: AuthService
@@ -216,6 +235,7 @@ export function startJobs(d: JobServices): Jobs {
     status: () => Object.fromEntries(Object.entries(state).map(([k, v]) => [k, { last_run: v.lastRun, last_error: v.lastError }])),
     metrics: () => [
       ...jobMetrics(state),
+      ...leaderMetrics(d.leadership.isLeader(), d.webhooks.counts()),
       ...(audit === null
         ? []
         : [
