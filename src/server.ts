@@ -5,7 +5,7 @@ import { sharedRateLimiter } from './edge/rate-limit-shared.ts'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { checkLocalWebhooks, DATA_COMMANDS, isWildcardHost, urlHost, type Config } from './config.ts'
-import { bindChain } from './store/chain-binding.ts'
+import { bindChain, recordedChain } from './store/chain-binding.ts'
 import { recordsName, recordsPlace } from './store/open.ts'
 import { lockDataDir } from './store/lock.ts'
 import { ownerOnlyFromNow, tightenTree } from './store/permissions.ts'
@@ -67,14 +67,16 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const records = await openDataRecords(config, { listen: true })
   failed.defer(() => records.close())
   const where = await recordsName(recordsPlace(config))
-  const binding = await records.transact((tx) =>
-    bindChain(
+  const binding = await records.transact(async (tx) => {
+    // Rows that name no network were made on the one bound until now (before a rebinding moves it).
+    await tx.transactions.nameNetwork((await recordedChain(tx.meta))?.network ?? config.network.name)
+    return bindChain(
       tx.meta,
       where,
       { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress },
       config.allowChainChange,
-    ),
-  )
+    )
+  })
   if (binding.kind === 'rebound') {
     log.warn('data directory rebound to another chain (TRELLIS_ALLOW_CHAIN_CHANGE=1): its ledger now holds sales of both', {
       previous: binding.previous,

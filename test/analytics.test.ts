@@ -231,6 +231,7 @@ describe('in process: a random market against the ledger', () => {
           created_at: at,
           kind: pass ? 'pass' : 'entry',
           feed_id: pass ? alpha : entry.feed,
+          network: 'base-sepolia',
         })
         written[forRival ? 'rival' : 'creator']++
       }

@@ -36,6 +36,7 @@ const payment = (n: number, at: number): NewPayment => ({
   valid_before: at + 600,
   submitted_block: 1,
   settler: 'test',
+  network: 'base-sepolia',
   now: at,
 })
 

@@ -80,6 +80,7 @@ describe('buying with the official clients', () => {
       created_at: expect.any(Number),
       kind: 'entry',
       feed_id: feed.id,
+      network: 'base-sepolia',
     })
     const byHash = await call(server.url, 'GET', `/v1/transactions/hash/${settlement.transaction}`)
     expect(byHash.body).toEqual({ ...row, piid: expect.stringMatching(/^[0-9a-f-]{36}$/) })
@@ -539,6 +540,7 @@ describe('the ledger API over real purchases', () => {
         'created_at',
         'kind',
         'feed_id',
+        'network',
       ])
     // A feed's sales: every row of the feed, and as many as the feed counts.
     const ofFeed = await call(server.url, 'GET', `/v1/transactions?feed_id=${feed.id.toUpperCase()}&page_size=100`)

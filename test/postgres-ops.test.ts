@@ -71,8 +71,8 @@ describe.skipIf(!TEST_POSTGRES)("PostgreSQL's data commands", () => {
         )
         await db.run(
           `INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, ` +
-            `requirements, valid_before, status, transaction_hash, created_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, 2500000, 2, '{}', '{}', ?, 'settled', ?, ?, ?)`,
+            `requirements, valid_before, status, transaction_hash, created_at, updated_at, network)
+        VALUES (?, ?, ?, ?, ?, 2500000, 2, '{}', '{}', ?, 'settled', ?, ?, ?, 'base-sepolia')`,
           [`p${i}`, payer, hash, paid.id, owner.address, at + 600, hash, at, at],
         )
         await db.run(`UPDATE entries SET total_purchases = total_purchases + 1, total_revenue = total_revenue + 2500000 WHERE id = ?`, [
@@ -83,7 +83,7 @@ describe.skipIf(!TEST_POSTGRES)("PostgreSQL's data commands", () => {
         ])
         await db.run(
           `INSERT INTO transactions (id, piid, payer, payer_lc, pay_to, pay_to_lc, amount, asset, entry_id, transaction_hash, created_at,
-          kind, feed_id) VALUES (?, ?, ?, ?, ?, ?, 2500000, 'USDC', ?, ?, ?, 'entry', ?)`,
+          kind, feed_id, network) VALUES (?, ?, ?, ?, ?, ?, 2500000, 'USDC', ?, ?, ?, 'entry', ?, 'base-sepolia')`,
           [`t${i}`, `p${i}`, payer, payer, owner.address, owner.address.toLowerCase(), paid.id, hash, at, feed.id],
         )
         await db.run(`INSERT INTO purchases (wallet_id, entry_id, transaction_id, created_at) VALUES (?, ?, ?, ?)`, [

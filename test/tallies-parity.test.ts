@@ -138,6 +138,7 @@ async function sell(tx: Tx, s: Sale, era: 'current' | 'old' = 'current') {
       created_at: s.at,
       kind: 'entry',
       feed_id: s.entry ? (await tx.entries.byId(s.entry))!.feed_id : null,
+      network: 'base-sepolia',
     })
   else
     await tx.sql.run(q`INSERT INTO transactions (id, piid, payer, payer_lc, pay_to, pay_to_lc, amount, asset, entry_id, transaction_hash,
@@ -251,6 +252,7 @@ async function market(records: Records<Tx>, era: 'current' | 'old') {
           valid_before: s.at + 600,
           submitted_block: 100,
           settler: 'parity',
+          network: 'base-sepolia',
           now: s.at,
         })
         expect(made).toBe(true)
@@ -280,6 +282,7 @@ async function market(records: Records<Tx>, era: 'current' | 'old') {
           valid_before: at + 600,
           submitted_block: 100,
           settler: 'parity',
+          network: 'base-sepolia',
           now: at,
         })
       }

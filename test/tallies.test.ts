@@ -131,6 +131,7 @@ async function seed(target: Db, on: Records) {
         created_at: at,
         kind: 'entry',
         feed_id: entry.feed,
+        network: 'base-sepolia',
       })
       await tx.purchases.addToTotals(entry.id, entry.price)
       await tx.purchases.grant(payer.id, entry.id, id, at)

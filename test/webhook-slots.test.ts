@@ -77,6 +77,7 @@ test(title, async () => {
       created_at: now,
       kind: 'entry',
       feed_id: feedId,
+      network: 'base-sepolia',
     })
   })
   const sender = webhookService({ records, network: 'base-sepolia', allowPrivate: true, log: () => {} })

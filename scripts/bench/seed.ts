@@ -275,6 +275,7 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
             valid_before: created + 300,
             submitted_block: null,
             settler: 'seed',
+            network: NETWORK,
             now: created,
           }))
         )
@@ -292,6 +293,7 @@ export async function seed(dataDir: string, opts: { small?: boolean; log?: (line
           created_at: created,
           kind: 'entry',
           feed_id: feedIds[entry.feed]!,
+          network: NETWORK,
         })
         await tx.purchases.addToTotals(entry.id, entry.price)
         await tx.purchases.grant(walletIds[payer]!, entry.id, id, created)

@@ -37,6 +37,10 @@ export const CHAINS = {
 const CHAINS_BY_ID = new Map(Object.values(CHAINS).map((facts) => [String(facts.chainId), facts]))
 export const chainOfId = (chainId: string): ChainFacts | undefined => CHAINS_BY_ID.get(chainId)
 
+/** The chain of a network name; undefined for a name not in CHAINS. */
+export const chainNamed = (name: string): ChainFacts | undefined =>
+  Object.hasOwn(CHAINS, name) ? CHAINS[name as keyof typeof CHAINS] : undefined
+
 /** Token contracts that exist on test networks only (Circle's test USDC): refused as the token of a mainnet. */
 export const TEST_TOKENS: readonly `0x${string}`[] = Object.values(CHAINS).flatMap((facts) =>
   !facts.mainnet && facts.usdc ? [facts.usdc] : [],

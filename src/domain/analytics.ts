@@ -178,7 +178,7 @@ export function analyticsService(d: { records: Records; wallets: WalletService; 
           let text = ''
           for (const r of rows) {
             const time = new Date(r.created_at * 1000).toISOString()
-            const fields = [time, r.feed_id ?? '', r.entry_id ?? '', r.kind, r.payer, r.amount, usdcDecimal(r.amount), network]
+            const fields = [time, r.feed_id ?? '', r.entry_id ?? '', r.kind, r.payer, r.amount, usdcDecimal(r.amount), r.network ?? network]
             text += `${[...fields, r.transaction_hash].map(csvField).join(',')}\n`
           }
           if (text) yield text

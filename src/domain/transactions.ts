@@ -1,4 +1,5 @@
 // The public ledger: one row per recorded purchase.
+import { CHAINS, chainNamed } from '../config/networks.ts'
 import type { TransactionFilter } from '../store/transactions.ts'
 import type { Records } from '../store/stores.ts'
 import type { TransactionRecord } from '../models/records.ts'
@@ -35,20 +36,22 @@ export function transactionService(d: { records: Records }) {
         fail('NOT_FOUND', 'transaction not found', 'no payment with this hash was recorded by this service')
       )
     },
-    validateFilter(q: { payer?: string; pay_to?: string; entry_id?: string; feed_id?: string }): TransactionFilter {
+    validateFilter(q: { payer?: string; pay_to?: string; entry_id?: string; feed_id?: string; network?: string }): TransactionFilter {
       if (q.payer !== undefined && !isWalletAddress(q.payer))
         fail('INVALID_PARAMETER', 'invalid payer', 'payer must be a 0x-prefixed address')
       if (q.pay_to !== undefined && !isWalletAddress(q.pay_to))
         fail('INVALID_PARAMETER', 'invalid pay_to', 'pay_to must be a 0x-prefixed address')
       if (q.entry_id !== undefined && !isUuid(q.entry_id)) fail('INVALID_PARAMETER', 'invalid entry_id', 'entry_id must be a UUID')
       if (q.feed_id !== undefined && !isUuid(q.feed_id)) fail('INVALID_PARAMETER', 'invalid feed_id', 'feed_id must be a UUID')
-      return { payer: q.payer, payTo: q.pay_to, entryId: q.entry_id?.toLowerCase(), feedId: q.feed_id?.toLowerCase() }
+      if (q.network !== undefined && chainNamed(q.network) === undefined)
+        fail('INVALID_PARAMETER', 'invalid network', `network must be one of ${Object.keys(CHAINS).join(', ')}`)
+      return { payer: q.payer, payTo: q.pay_to, entryId: q.entry_id?.toLowerCase(), feedId: q.feed_id?.toLowerCase(), network: q.network }
     },
     list: (filter: TransactionFilter, beforeId: string | undefined, limit: number) => transactions.list(filter, beforeId, limit),
     async count(filter: TransactionFilter): Promise<number> {
       const tallied = await transactions.tallied(filter)
       if (tallied !== null) return tallied
-      const key = JSON.stringify([filter.payer?.toLowerCase(), filter.payTo?.toLowerCase(), filter.entryId, filter.feedId])
+      const key = JSON.stringify([filter.payer?.toLowerCase(), filter.payTo?.toLowerCase(), filter.entryId, filter.feedId, filter.network])
       const cached = counts.get(key)
       if (cached && Date.now() - cached.at < COUNT_TTL_MS) return cached.value
       const value = await transactions.count(filter)

@@ -6,14 +6,14 @@ import type { WebhookPayload } from '../models/webhook.ts'
 import { checksumAddress } from '../chain/signatures.ts'
 
 /** The ledger row's fields every sale event carries, whatever it sold. */
-async function saleOf(records: Records, transactionId: string, network: string) {
+async function saleOf(records: Records, transactionId: string) {
   const sale = (await records.read.transactions.byId(transactionId))!
   return {
     sale,
     fields: {
       transaction_id: `tx_${sale.id}`,
       transaction_hash: sale.transaction_hash,
-      network,
+      network: sale.network,
       asset: sale.asset,
       amount: sale.amount.toString(),
       payer: sale.payer,
@@ -22,11 +22,11 @@ async function saleOf(records: Records, transactionId: string, network: string) 
   }
 }
 
-async function dataOf(records: Records, network: string, delivery: WebhookDeliveryRecord): Promise<WebhookPayload['data']> {
+async function dataOf(records: Records, delivery: WebhookDeliveryRecord): Promise<WebhookPayload['data']> {
   const read = records.read
   switch (delivery.event) {
     case 'sale.recorded': {
-      const { sale, fields } = await saleOf(records, delivery.subject_id, network)
+      const { sale, fields } = await saleOf(records, delivery.subject_id)
       const entry = sale.entry_id ? await read.entries.byId(sale.entry_id) : undefined
       return {
         ...fields,
@@ -75,14 +75,14 @@ async function dataOf(records: Records, network: string, delivery: WebhookDelive
         expires_at: pass.expires_at,
       }
       if (delivery.event === 'pass.expired') return held
-      const { sale, fields } = await saleOf(records, pass.transaction_id, network)
+      const { sale, fields } = await saleOf(records, pass.transaction_id)
       return { ...fields, ...held, created_at: sale.created_at }
     }
   }
 }
 
-export async function payloadOf(records: Records, network: string, delivery: WebhookDeliveryRecord): Promise<string> {
+export async function payloadOf(records: Records, delivery: WebhookDeliveryRecord): Promise<string> {
   const timestamp = new Date(delivery.created_at * 1000).toISOString()
-  const data = await dataOf(records, network, delivery)
+  const data = await dataOf(records, delivery)
   return JSON.stringify({ type: delivery.event, timestamp, data })
 }

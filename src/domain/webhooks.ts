@@ -158,7 +158,7 @@ export function webhookService(d: WebhookDeps) {
       )
     let payload = delivery.payload
     if (payload === null) {
-      const built = await payloadOf(d.records, d.network, delivery)
+      const built = await payloadOf(d.records, delivery)
       payload = await d.records.transact((tx) => tx.webhooks.fixPayload(delivery.id, built), unkept)
     }
     const outcome = await send(endpoint, delivery.id, payload)

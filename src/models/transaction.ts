@@ -12,6 +12,7 @@ const fields = {
   created_at: UnixSeconds(),
   kind: t.Union([t.Literal('entry'), t.Literal('pass')], { description: "what was sold: an entry, or a feed's pass" }),
   feed_id: Nullable(t.String({ description: 'the feed of the entry or pass sold (null only on a row that names neither)' })),
+  network: t.String({ description: 'the network the payment was settled on (base, base-sepolia, …)' }),
 }
 export const TransactionItem = t.Object(fields, { description: 'A settled payment, as listed' })
 export type TransactionItem = Static<typeof TransactionItem>

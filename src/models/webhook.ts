@@ -80,7 +80,7 @@ const entry = Entry.properties
 const ledgerRow = {
   transaction_id: sale.id,
   transaction_hash: sale.transaction_hash,
-  network: t.String({ description: 'the network the server settles on (base, base-sepolia, …)' }),
+  network: t.String({ description: 'the network the sale was settled on (base, base-sepolia, …)' }),
   asset: sale.asset,
   amount: sale.amount,
   payer: sale.payer,

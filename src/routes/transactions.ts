@@ -1,4 +1,5 @@
 // /v1/transactions: the public ledger (by id, by hash, filtered list).
+import { CHAINS } from '../config/networks.ts'
 import { Elysia, t } from 'elysia'
 import type { TransactionRecord } from '../models/records.ts'
 import { publicTransactionId } from '../domain/transactions.ts'
@@ -19,7 +20,7 @@ const item = ({ piid: _piid, ...r }: TransactionRecord): TransactionItem => ({
 })
 /** A payment read alone: as listed, with its piid. */
 const full = (r: TransactionRecord): Transaction => ({ ...item(r), piid: r.piid })
-const LIST_PARAMETERS = ['page_size', 'page_token', 'payer', 'pay_to', 'entry_id', 'feed_id'] as const
+const LIST_PARAMETERS = ['page_size', 'page_token', 'payer', 'pay_to', 'entry_id', 'feed_id', 'network'] as const
 
 export const transactionRoutes = (s: Services) =>
   new Elysia({ prefix: '/v1/transactions', tags: ['Transactions'] })
@@ -47,13 +48,14 @@ export const transactionRoutes = (s: Services) =>
           pay_to: t.Optional(t.String({ description: 'recipient address' })),
           entry_id: t.Optional(t.String({ description: 'entry id' })),
           feed_id: t.Optional(t.String({ description: "feed id: its entries' sales and its passes'" })),
+          network: t.Optional(t.String({ description: `the network the sales were settled on: ${Object.keys(CHAINS).join(', ')}` })),
         }),
         response: { 200: TransactionList, ...errors(422) },
         detail: {
           summary: 'List transactions',
           description:
             'Newest first; filters combine. 100 requests per hour per client; total_count is exact (with ' +
-            'two or more filters it may be up to 60 s old).',
+            'two or more filters, or network, it may be up to 60 s old).',
         },
       },
     )

@@ -46,6 +46,8 @@ export interface SaleLine {
   payer: string
   amount: string
   transaction_hash: string
+  /** null on a row written by hand since this start (transactions.nameNetwork names the rest). */
+  network: string | null
 }
 export interface AnalyticsStore {
   addChallenges(counts: ChallengeCount[]): Promise<void>
@@ -129,8 +131,8 @@ export function analyticsStore(sql: Sql): AnalyticsStore {
           ),
     saleLines: async (payToLc, from, to, afterId, limit) =>
       (
-        await sql.all<SaleLine>(q`SELECT id, created_at, feed_id, entry_id, kind, payer, CAST(amount AS TEXT) AS amount, transaction_hash
-        FROM transactions WHERE pay_to_lc = ${payToLc} AND id > ${afterId} AND ${inRange('created_at', from, to)}
+        await sql.all<SaleLine>(q`SELECT id, created_at, feed_id, entry_id, kind, payer, CAST(amount AS TEXT) AS amount, transaction_hash,
+          network FROM transactions WHERE pay_to_lc = ${payToLc} AND id > ${afterId} AND ${inRange('created_at', from, to)}
         ORDER BY id LIMIT ${limit}`)
       ).map((row) => ({ ...row, created_at: num(row.created_at), amount: String(row.amount) })),
   }

@@ -26,6 +26,8 @@ export interface PaymentRow {
   settler: string | null
   pass_feed_id: string | null
   pass_duration_s: number | null
+  /** The network it was made on (the requirement it met); null on a row written by hand since this start. */
+  network: string | null
 }
 
 /** What a payment buys: an entry, or a feed's pass for as long as it was offered when the 402 was answered. */
@@ -115,7 +117,7 @@ const toRow = (row: PaymentRow): PaymentRow => ({
 
 const SELECT = q`SELECT id, payer_lc, nonce, entry_id, pay_to, CAST(amount AS TEXT) AS amount, x402_version, payload, requirements,
   valid_before, status, error, transaction_hash, submitted_block, submitted_hash, settled_block, created_at, updated_at, settler,
-  pass_feed_id, pass_duration_s FROM payments`
+  pass_feed_id, pass_duration_s, network FROM payments`
 
 /** The purchase a payment belongs to, as a condition on `alias` (payments' rows): the same payer is the caller's. */
 const samePurchase = (alias: 'payments' | 'o', sold: Sold) =>
@@ -138,10 +140,10 @@ export function paymentStore(sql: Sql): PaymentStore {
     },
     insertPending: (p) =>
       changed(q`INSERT INTO payments (id, payer_lc, nonce, entry_id, pass_feed_id, pass_duration_s, pay_to, amount, x402_version, payload,
-        requirements, valid_before, submitted_block, status, created_at, updated_at, settler)
+        requirements, valid_before, submitted_block, status, created_at, updated_at, settler, network)
       VALUES (${p.id}, ${p.payer_lc}, ${p.nonce.toLowerCase()}, ${p.sold.entry_id}, ${p.sold.pass_feed_id}, ${p.sold.pass_duration_s},
         ${p.pay_to}, ${p.amount}, ${p.x402_version}, ${p.payload}, ${p.requirements}, ${p.valid_before}, ${p.submitted_block}, 'pending',
-        ${p.now}, ${p.now}, ${p.settler})
+        ${p.now}, ${p.now}, ${p.settler}, ${p.network})
       ON CONFLICT DO NOTHING`),
     retryFailed: (id, sold, payload, requirements, submittedBlock, settler, now) =>
       changed(q`UPDATE payments SET status = 'pending', error = NULL, entry_id = ${sold.entry_id},

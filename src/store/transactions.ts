@@ -6,6 +6,7 @@ export interface TransactionFilter {
   payTo?: string
   entryId?: string
   feedId?: string
+  network?: string
 }
 
 export interface TransactionStore {
@@ -17,17 +18,28 @@ export interface TransactionStore {
   tallied(filter: TransactionFilter): Promise<number | null>
   /** Counted through an index (the cost grows with the matching rows). */
   count(filter: TransactionFilter): Promise<number>
+  /** Names the network of the rows that name none (recorded before 027, or by hand): those of `network`. */
+  nameNetwork(network: string): Promise<void>
 }
 
-/** A transactions row as the database returns it. */
-interface TransactionRow extends Omit<TransactionRecord, 'amount'> {
+/** A transactions row as the database returns it (a row written by hand since this start may name no network). */
+interface TransactionRow extends Omit<TransactionRecord, 'amount' | 'network'> {
   amount: string
+  network: string | null
 }
 
-const toRecord = (row: TransactionRow): TransactionRecord => ({ ...row, amount: BigInt(row.amount), created_at: Number(row.created_at) })
+const toRecord = (row: TransactionRow): TransactionRecord => ({
+  ...row,
+  amount: BigInt(row.amount),
+  created_at: Number(row.created_at),
+  network: row.network ?? UNNAMED_NETWORK,
+})
+
+/** What a row that names no network is shown as: none is named at each start (nameNetwork), so only one written by hand since. */
+export const UNNAMED_NETWORK = 'unknown'
 
 const SELECT = q`SELECT id, piid, payer, pay_to, CAST(amount AS TEXT) AS amount, asset, entry_id, transaction_hash, created_at, kind,
-  feed_id FROM transactions`
+  feed_id, network FROM transactions`
 
 function where(filter: TransactionFilter, beforeId?: string): Query {
   const clauses: Query[] = []
@@ -35,6 +47,7 @@ function where(filter: TransactionFilter, beforeId?: string): Query {
   if (filter.payTo) clauses.push(q`pay_to_lc = ${filter.payTo.toLowerCase()}`)
   if (filter.entryId) clauses.push(q`entry_id = ${filter.entryId}`)
   if (filter.feedId) clauses.push(q`feed_id = ${filter.feedId}`)
+  if (filter.network) clauses.push(q`network = ${filter.network}`)
   if (beforeId) clauses.push(q`id < ${beforeId}`)
   return clauses.length ? q`WHERE ${join(clauses, ' AND ')}` : q``
 }
@@ -53,13 +66,14 @@ export function transactionStore(sql: Sql): TransactionStore {
     byHash: (hash) => one(q`${SELECT} WHERE transaction_hash = ${hash.toLowerCase()}`),
     async insert(t) {
       await sql.run(q`INSERT INTO transactions
-        (id, piid, payer, payer_lc, pay_to, pay_to_lc, amount, asset, entry_id, transaction_hash, created_at, kind, feed_id)
+        (id, piid, payer, payer_lc, pay_to, pay_to_lc, amount, asset, entry_id, transaction_hash, created_at, kind, feed_id, network)
         VALUES (${t.id}, ${t.piid}, ${t.payer}, ${t.payer.toLowerCase()}, ${t.pay_to}, ${t.pay_to.toLowerCase()}, ${t.amount},
-          ${t.asset}, ${t.entry_id}, ${t.transaction_hash.toLowerCase()}, ${t.created_at}, ${t.kind}, ${t.feed_id})`)
+          ${t.asset}, ${t.entry_id}, ${t.transaction_hash.toLowerCase()}, ${t.created_at}, ${t.kind}, ${t.feed_id}, ${t.network})`)
     },
     list: async (filter, beforeId, limit) =>
       (await sql.all<TransactionRow>(q`${SELECT} ${where(filter, beforeId)} ORDER BY id DESC LIMIT ${limit}`)).map(toRecord),
     async tallied(filter) {
+      if (filter.network !== undefined) return null // counted through its index
       const set = [filter.payer, filter.payTo, filter.entryId, filter.feedId].filter((v) => v !== undefined)
       if (set.length === 0) return count(q`SELECT transactions AS n FROM ledger_totals`)
       if (set.length > 1) return null
@@ -71,5 +85,9 @@ export function transactionStore(sql: Sql): TransactionStore {
       return count(q`SELECT sold AS n FROM address_totals WHERE address_lc = ${filter.payTo!.toLowerCase()}`)
     },
     count: (filter) => count(q`SELECT COUNT(*) AS n FROM transactions ${where(filter)}`),
+    async nameNetwork(network) {
+      await sql.run(q`UPDATE transactions SET network = ${network} WHERE network IS NULL`)
+      await sql.run(q`UPDATE payments SET network = ${network} WHERE network IS NULL`)
+    },
   }
 }

@@ -83,6 +83,7 @@ async function aSale(
     asset: anAddress(),
     transaction_hash: `0x${randomBytes(32).toString('hex')}`,
     created_at: at,
+    network: 'base-sepolia',
     ...sold,
   })
   return id

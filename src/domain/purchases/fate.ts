@@ -63,6 +63,7 @@ export function chainFate(d: PurchaseDeps) {
         created_at: now,
         kind: sold.entry_id !== null ? 'entry' : 'pass',
         feed_id: feedId,
+        network: row.network ?? d.network.name,
       })
       if (sold.entry_id !== null) await tx.purchases.grant(walletId, sold.entry_id, transactionId, now)
       else

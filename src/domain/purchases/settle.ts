@@ -101,6 +101,7 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
               valid_before: Number(auth.validBefore),
               submitted_block: submittedBlock,
               settler: d.records.instance,
+              network: d.network.name,
               now,
             }))
         // Another payment of this buyer may have bought the entry since the check above (settled on another instance

@@ -26,6 +26,7 @@ import passFeedUrls from './sqlite/023-pass-feed-urls.sql' with { type: 'text' }
 import search from './sqlite/024-search.sql' with { type: 'text' }
 import websub from './sqlite/025-websub.sql' with { type: 'text' }
 import analytics from './sqlite/026-analytics.sql' with { type: 'text' }
+import networks from './sqlite/027-networks.sql' with { type: 'text' }
 import pgInit from './postgres/001-init.sql' with { type: 'text' }
 import pgPayments from './postgres/002-payments.sql' with { type: 'text' }
 import pgAccessLinks from './postgres/003-access-links.sql' with { type: 'text' }
@@ -52,6 +53,7 @@ import pgPassFeedUrls from './postgres/023-pass-feed-urls.sql' with { type: 'tex
 import pgSearch from './postgres/024-search.sql' with { type: 'text' }
 import pgWebsub from './postgres/025-websub.sql' with { type: 'text' }
 import pgAnalytics from './postgres/026-analytics.sql' with { type: 'text' }
+import pgNetworks from './postgres/027-networks.sql' with { type: 'text' }
 
 export interface Migration {
   version: number
@@ -87,6 +89,7 @@ const NAMES = [
   '024-search',
   '025-websub',
   '026-analytics',
+  '027-networks',
 ]
 
 /** One engine's steps, its SQL given in the order of NAMES. */
@@ -123,6 +126,7 @@ export const MIGRATIONS = steps([
   search,
   websub,
   analytics,
+  networks,
 ])
 
 export const POSTGRES_MIGRATIONS = steps([
@@ -152,6 +156,7 @@ export const POSTGRES_MIGRATIONS = steps([
   pgSearch,
   pgWebsub,
   pgAnalytics,
+  pgNetworks,
 ])
 
 export const migrationsFor = (dialect: 'sqlite' | 'postgres'): Migration[] => (dialect === 'sqlite' ? MIGRATIONS : POSTGRES_MIGRATIONS)
