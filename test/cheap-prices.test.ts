@@ -53,7 +53,7 @@ function expectWarned(reply: Reply, price: string, what: string) {
   const message = reply.body.price_warning.message as string
   expect(message).toStartWith(`${what} costs ${Number(price) / 1e6} USDC, below about 0.0014 USDC`)
   expect(message).toContain('on Base Sepolia')
-  expect(message).toContain('Sell a pass instead')
+  expect(message).toContain(what === 'This entry' ? 'Sell a pass instead' : 'price it above that cost')
 }
 
 function expectQuiet(reply: Reply) {
@@ -74,10 +74,10 @@ describe('the network table', () => {
 
   test('the warning starts one unit below the cost; its header quotes what needs quoting', () => {
     const base = NETWORKS.base
-    expect(cheapPriceWarning(1_399n, base, 'This entry')?.settlement_cost).toBe(COST)
-    expect(cheapPriceWarning(1_400n, base, 'This entry')).toBeNull()
-    expect(cheapPriceWarning(0n, base, 'This entry')).toBeNull()
-    const odd = { ...cheapPriceWarning(1n, base, 'This entry')!, message: 'say "hi" \\ bye' }
+    expect(cheapPriceWarning(1_399n, base, 'entry')?.settlement_cost).toBe(COST)
+    expect(cheapPriceWarning(1_400n, base, 'entry')).toBeNull()
+    expect(cheapPriceWarning(0n, base, 'entry')).toBeNull()
+    const odd = { ...cheapPriceWarning(1n, base, 'entry')!, message: 'say "hi" \\ bye' }
     expect(parsed(warningHeader(odd))?.params.message).toBe('say "hi" \\ bye')
   })
 })

@@ -24,16 +24,22 @@ export const cheapPriceHint = (network: SettlementFacts) =>
   `a price below about ${plainUsdc(network.typicalSettlementCost)} USDC costs more to settle on ${network.label} than it ` +
   'brings: sell a pass instead'
 
-/** The warning for something sold at `price` (`what`: "this entry", "this pass"), or null when the price covers the cost. */
-export function cheapPriceWarning(price: bigint, network: SettlementFacts, what: string): PriceWarning | null {
+/** What is warned about: an entry (a pass is the answer), or a pass itself (priced to carry many entries). */
+const ADVICE = {
+  entry: ['This entry', 'Sell a pass instead (one payment for every paid entry of the feed).'],
+  pass: ['This pass', 'A pass sells many entries for one payment: price it above that cost.'],
+} as const
+
+/** The warning for an entry or a pass sold at `price`, or null when the price covers the settlement cost. */
+export function cheapPriceWarning(price: bigint, network: SettlementFacts, sold: keyof typeof ADVICE): PriceWarning | null {
   if (price <= 0n || price >= network.typicalSettlementCost) return null
+  const [what, advice] = ADVICE[sold]
   return {
     code: 'price_below_settlement_cost',
     // ASCII only: the same words go into a header.
     message:
       `${what} costs ${plainUsdc(price)} USDC, below about ${plainUsdc(network.typicalSettlementCost)} USDC, what settling one ` +
-      `payment typically costs on ${network.label}: each sale costs more to settle than it brings. Sell a pass instead ` +
-      '(one payment for every paid entry of the feed).',
+      `payment typically costs on ${network.label}: each sale costs more to settle than it brings. ${advice}`,
     settlement_cost: network.typicalSettlementCost.toString(),
     network: network.name,
   }

@@ -77,7 +77,7 @@ export const entryRoutes = (s: Services) => {
    * and in an optional price_warning field; an answer without a warning is exactly as before.
    */
   const written = (entry: EntryRecord, set: { headers: Record<string, unknown> }): Entry => {
-    const warning = isFreeNow(entry) ? null : cheapPriceWarning(entry.price, s.config.network, 'This entry')
+    const warning = isFreeNow(entry) ? null : cheapPriceWarning(entry.price, s.config.network, 'entry')
     Object.assign(set.headers, warningHeaders(warning))
     return warning ? { ...entryBody(entry), price_warning: warning } : entryBody(entry)
   }

@@ -41,7 +41,7 @@ export const passRoutes = (s: Services) =>
       async ({ params, body, signer, set }) => {
         const offer = await s.passes.put(signer, uuid(params.feed_id, 'feed_id'), body)
         // Warned as an entry is (routes/entries.ts `written` says why a header and an optional field).
-        const warning = cheapPriceWarning(offer.price, s.config.network, 'This pass')
+        const warning = cheapPriceWarning(offer.price, s.config.network, 'pass')
         Object.assign(set.headers, warningHeaders(warning))
         return warning ? { ...passBody(offer), price_warning: warning } : passBody(offer)
       },
