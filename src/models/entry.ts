@@ -33,10 +33,18 @@ export const PriceWarning = t.Object(
   {
     code: t.Literal('price_below_settlement_cost'),
     message: t.String({ description: 'for people: what the price costs to settle, and a pass as the answer' }),
-    settlement_cost: Money("what one settlement typically costs on this server's network (an estimate), smallest unit"),
+    settlement_cost: t.String({
+      pattern: '^[0-9]+$',
+      description: "what one settlement typically costs on this server's network (an estimate), smallest unit",
+      examples: ['1400'],
+    }),
     network: t.String({ description: "this server's network" }),
   },
-  { description: "A price below what settling one payment typically costs on this server's network: every sale loses money" },
+  {
+    description:
+      "A price below what settling one payment typically costs on this server's network: every sale loses money. Only in " +
+      'the answer of a create, an edit or a pass PUT that leaves such a price',
+  },
 )
 export type PriceWarning = Static<typeof PriceWarning>
 
