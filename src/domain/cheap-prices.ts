@@ -48,7 +48,8 @@ export function cheapPriceWarning(price: bigint, network: SettlementFacts, sold:
 /**
  * The header's value: an RFC 8941 structured-field item, the code as a token with the cost, the network and the message
  * as parameters (`price_below_settlement_cost;cost=1400;network="base";message="…"`): a program reads the code and the
- * figure without parsing prose, a person reads the message, and the retired RFC 7234 `Warning` header is not reused.
+ * figure without parsing prose, a person reads the message; RFC 7234's `Warning` header (obsoleted by RFC 9111) is
+ * not reused.
  */
 export const warningHeader = (w: PriceWarning): string =>
   `${w.code};cost=${w.settlement_cost};network=${quoted(w.network)};message=${quoted(w.message)}`
