@@ -476,15 +476,27 @@ describe("publishing with a creator's key", () => {
       const free = (
         await data(client, 'create_entry', { feed_id: feed.id, mime_type: 'text/markdown', text: '# Hello\nfrom an agent', title: 'Hello' })
       ).entry
-      const paid = (
-        await data(client, 'create_entry', { feed_id: feed.id, mime_type: 'text/plain', text: 'paid words', title: 'Paid', price: '20000' })
-      ).entry
+      const published = await data(client, 'create_entry', {
+        feed_id: feed.id,
+        mime_type: 'text/plain',
+        text: 'paid words',
+        title: 'Paid',
+        price: '20000',
+      })
+      const paid = published.entry
       expect(free).toMatchObject({ is_free: true, mime_type: 'text/markdown' })
       expect(paid).toMatchObject({ is_free: false, price: '20000', price_usdc: '0.020000' })
+      expect(published.warning).toBeUndefined()
+      // Below the settlement cost (0.0014 USDC on Base Sepolia as on Base): published, and the answer says so first.
+      const cheap = await data(client, 'create_entry', { feed_id: feed.id, mime_type: 'text/plain', text: 'cheap', price: '1000' })
+      expect(cheap.warning).toContain('below about 0.0014 USDC')
+      expect(cheap.warning).toContain('Sell a pass instead')
+      expect(cheap.entry).toMatchObject({ is_free: false, price: '1000', price_usdc: '0.001000' })
+      expect(cheap.entry.price_warning).toBeUndefined()
 
       expect((await call(server.url, 'GET', `/v1/feeds/${feed.id}`)).body).toMatchObject({
         name: 'Agent digest',
-        total_entries: 2,
+        total_entries: 3,
         owner_wallet_address: owner.address,
       })
       expect(await (await fetch(`${server.url}/v1/feeds/${feed.id}/entries/${free.id}/content`)).text()).toBe('# Hello\nfrom an agent')

@@ -95,6 +95,10 @@ test('a walk over every operation gets only documented statuses and bodies that 
     for (const name of Object.keys(documented.headers ?? {})) {
       if (name === 'payment-required' && !reply.headers.get(name)) problems.push(`${method} ${path} ${reply.status}: no ${name} header`)
     }
+    // Trellis's own answer headers are documented where they are sent.
+    for (const name of ['trellis-warning']) {
+      if (reply.headers.get(name) && !documented.headers?.[name]) problems.push(`${method} ${path} ${reply.status}: ${name} undocumented`)
+    }
     return reply
   }
 
@@ -173,6 +177,18 @@ test('a walk over every operation gets only documented statuses and bodies that 
     { feed_id: feed.id },
     { wallet: owner, body: { content_base64: b64('{"a":1}'), mime_type: 'application/json', title: 'T' } },
   )
+  // A price below the settlement cost: created, with the warning in a header and in the body (both documented).
+  const cheap = await hit(
+    'post',
+    entries,
+    { feed_id: feed.id },
+    { wallet: owner, body: { content_base64: b64('c'), mime_type: 'text/plain', is_free: false, price: { amount: '1000' } } },
+  )
+  expect([cheap.status, Boolean(cheap.headers.get('trellis-warning')), cheap.body.price_warning?.code]).toEqual([
+    201,
+    true,
+    'price_below_settlement_cost',
+  ])
   await hit('post', entries, { feed_id: feed.id }, { wallet: owner, body: { content_base64: b64('x'), mime_type: 'application/x-nope' } })
   await hit(
     'post',
@@ -218,6 +234,14 @@ test('a walk over every operation gets only documented statuses and bodies that 
     entry,
     { feed_id: feed.id, entry_id: paid.id },
     { wallet: owner, body: { title: 'Renamed', price: { amount: '2600', currency: 'USDC' } } },
+  )
+  const cheaper = { wallet: owner, body: { price: { amount: '1000', currency: 'USDC' } } }
+  expect((await hit('patch', entry, { feed_id: feed.id, entry_id: paid.id }, cheaper)).headers.get('trellis-warning')).toBeTruthy()
+  await hit(
+    'patch',
+    entry,
+    { feed_id: feed.id, entry_id: paid.id },
+    { wallet: owner, body: { price: { amount: '2600', currency: 'USDC' } } },
   )
   await hit('patch', entry, { feed_id: feed.id, entry_id: paid.id }, { wallet: owner, body: { content_base64: b64('new') } })
   await hit(
@@ -329,6 +353,8 @@ test('a walk over every operation gets only documented statuses and bodies that 
   await hit('put', pass, { feed_id: feed.id }, { wallet: stranger, body: terms })
   await hit('put', pass, { feed_id: feed.id }, { body: terms })
   await hit('put', pass, { feed_id: UNKNOWN }, { wallet: owner, body: terms })
+  const cheapPass = { wallet: owner, body: { ...terms, price: { amount: '1000', currency: 'USDC' } } }
+  expect((await hit('put', pass, { feed_id: feed.id }, cheapPass)).body.price_warning?.code).toBe('price_below_settlement_cost')
   await hit('put', pass, { feed_id: feed.id }, { wallet: owner, body: terms })
   await hit('get', pass, { feed_id: feed.id })
   await hit('get', '/v1/feeds/{feed_id}', { feed_id: feed.id })

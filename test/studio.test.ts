@@ -149,6 +149,41 @@ describe('a creator in the studio', () => {
     made.notesId = entry.id
   })
 
+  test('publishes at 0.001 USDC, below the settlement cost: published, and the creator is warned to sell a pass', async () => {
+    // Before anything is sent, the hints under the prices name the network's cost.
+    const cost = 'a price below about 0.0014 USDC costs more to settle on Base Sepolia than it brings: sell a pass instead'
+    expect(await page.locator('#publish-price-hint').textContent()).toContain(cost)
+    expect(await page.locator('#pass-price-hint').textContent()).toContain('above about 0.0014 USDC')
+    await page.locator('#publish-markdown').fill('A thought for a tenth of a cent.')
+    await page.locator('#publish-title').fill('Penny thought')
+    await page.locator('#publish-price').fill('0.001')
+    await submitAndReload('publish')
+    const warned = (form: string) => page.locator(`#${form}-result .price-warning[role="status"]`)
+    await warned('publish').waitFor()
+    expect(await warned('publish').textContent()).toStartWith('This entry costs 0.001 USDC, below about 0.0014 USDC')
+    expect(await warned('publish').textContent()).toContain('Sell a pass instead')
+    const entries = (await call(server.url, 'GET', `/v1/feeds/${made.feedId}/entries`)).body.data
+    const cheap = entries.find((e: { title: string }) => e.title === 'Penny thought')
+    expect(cheap).toMatchObject({ is_free: false, price: '1000' })
+    // Shown once, after the answer: the next visit shows it no more.
+    await page.reload()
+    expect(await warned('publish').count()).toBe(0)
+
+    // Saving the entry at that price warns again; so does a pass priced below the cost.
+    await page.goto(`${server.url}/studio/feeds/${made.feedId}/entries/${cheap.id}`)
+    await submitAndReload('edit-entry')
+    await warned('edit-entry').waitFor()
+    await page.goto(`${server.url}/studio/feeds/${made.feedId}`)
+    await page.locator('#pass-price').fill('0.001')
+    await submitAndReload('pass')
+    expect(await warned('pass').textContent()).toStartWith('This pass costs 0.001 USDC')
+    await shoot('studio-cheap-price')
+    // Left as the rest of the walk expects: no pass on sale, and no third entry in the charts.
+    await page.getByRole('button', { name: 'Stop selling the pass' }).click()
+    await page.getByRole('button', { name: 'Sell a pass' }).waitFor()
+    expect((await call(server.url, 'DELETE', `/v1/feeds/${made.feedId}/entries/${cheap.id}`, { wallet: creator })).status).toBe(204)
+  })
+
   test('publishes a 20 MB audio file dropped on the form, the upload’s progress shown', async () => {
     const seen: string[] = []
     await page.exposeFunction('__progressSeen', (text: string) => void seen.push(text))

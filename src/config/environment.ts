@@ -75,6 +75,7 @@ export function networkFrom(name: NetworkName, env: Environment): NetworkInfo {
     usdcAddress: read(env, 'TRELLIS_USDC_ADDRESS', address(known.usdcAddress)),
     usdcName: env.TRELLIS_USDC_NAME || known.usdcName,
     usdcVersion: env.TRELLIS_USDC_VERSION || known.usdcVersion,
+    typicalSettlementCost: known.typicalSettlementCost,
   }
 }
 

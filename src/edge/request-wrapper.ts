@@ -8,6 +8,7 @@ import type { RequestMetrics } from './metrics.ts'
 import type { Limit, RateLimiter } from './rate-limit.ts'
 import { errorResponse } from './errors.ts'
 import { ANSWER_HEADERS } from '../chain/x402/resource-server.ts'
+import { WARNING_HEADER } from '../domain/cheap-prices.ts'
 
 // CORS for an open API: every origin may read every answer, without credentials (the browser session's cookie is
 // SameSite=Lax, and "*" lets no other origin read an answer made with it).
@@ -21,6 +22,7 @@ const EXPOSED = [
   'RateLimit-Limit',
   'RateLimit-Remaining',
   'RateLimit-Reset',
+  WARNING_HEADER,
 ].join(', ')
 const METHODS = 'GET, HEAD, POST, PATCH, DELETE, OPTIONS'
 const PREFLIGHT_MAX_AGE_S = '600'

@@ -24,6 +24,41 @@ export const SUPPORTED_MIME_TYPES = [
   'application/pdf',
 ] as const
 
+/**
+ * A price below the network's typical settlement cost (domain/cheap-prices.ts): said in the answer of a write that
+ * sets or keeps such a price, beside the Trellis-Warning header that carries the same. Optional, so clients that know
+ * only the seed's fields read the answer as before.
+ */
+export const PriceWarning = t.Object(
+  {
+    code: t.Literal('price_below_settlement_cost'),
+    message: t.String({ description: 'for people: what the price costs to settle, and a pass as the answer' }),
+    settlement_cost: t.String({
+      pattern: '^[0-9]+$',
+      description: "what one settlement typically costs on this server's network (an estimate), smallest unit",
+      examples: ['1400'],
+    }),
+    network: t.String({ description: "this server's network" }),
+  },
+  {
+    description:
+      "A price below what settling one payment typically costs on this server's network: every sale loses money. Only in " +
+      'the answer of a create, an edit or a pass PUT that leaves such a price',
+  },
+)
+export type PriceWarning = Static<typeof PriceWarning>
+
+/** Headers of an answer that may warn about a cheap price (the same as price_warning, as an RFC 8941 item). */
+export const PriceWarningHeaders = {
+  'trellis-warning': t.Optional(
+    t.String({
+      description:
+        'present when the price is below the settlement cost: price_below_settlement_cost;cost=<smallest units>;' +
+        'network="<network>";message="<text>"',
+    }),
+  ),
+}
+
 export const Entry = t.Object(
   {
     id: t.String({ description: 'UUID' }),
@@ -44,6 +79,7 @@ export const Entry = t.Object(
     created_at: UnixSeconds(),
     updated_at: UnixSeconds(),
     content_url: t.Optional(t.String({ description: 'signed URL of the bytes, valid one hour (only when the caller may read them)' })),
+    price_warning: t.Optional(PriceWarning),
   },
   { description: 'An entry' },
 )

@@ -1,6 +1,6 @@
 import { Type as t, type Static } from '@sinclair/typebox'
 import { Money, Nullable, Text, UnixSeconds } from './common.ts'
-import { Price } from './entry.ts'
+import { Price, PriceWarning } from './entry.ts'
 
 /** A pass lasts from a minute (an agent's) to a year. */
 export const PASS_MIN_DURATION_S = 60
@@ -15,6 +15,7 @@ export const PassOffer = t.Object(
     is_active: t.Boolean({ description: 'on sale' }),
     created_at: UnixSeconds(),
     updated_at: UnixSeconds(),
+    price_warning: t.Optional(PriceWarning),
   },
   { description: "A feed's pass on sale: every paid entry of the feed, those published later too, for duration_s" },
 )

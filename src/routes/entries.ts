@@ -10,8 +10,10 @@ import {
   PaidHeaders,
   PaymentRequired,
   PaymentRequiredHeaders,
+  PriceWarningHeaders,
   UpdateEntry,
 } from '../models/index.ts'
+import { cheapPriceWarning, warningHeaders } from '../domain/cheap-prices.ts'
 import { RECEIPT_TTL_S } from '../domain/access-tokens.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import type { Services } from './services.ts'
@@ -68,6 +70,17 @@ export const entryRoutes = (s: Services) => {
   const ids = (params: { feed_id: string; entry_id: string }) =>
     [uuid(params.feed_id, 'feed_id'), uuid(params.entry_id, 'entry_id')] as const
   const gate = entryGate(s)
+  /**
+   * The answer of a write (create, edit): the entry, warned about when it is paid below the network's typical
+   * settlement cost (domain/cheap-prices.ts). The seed fixes no header and lists the fields a creation returns without
+   * closing the list (DESIGN already adds price and asset), so the warning goes in a header every client may ignore
+   * and in an optional price_warning field; an answer without a warning is exactly as before.
+   */
+  const written = (entry: EntryRecord, set: { headers: Record<string, unknown> }): Entry => {
+    const warning = isFreeNow(entry) ? null : cheapPriceWarning(entry.price, s.config.network, 'entry')
+    Object.assign(set.headers, warningHeaders(warning))
+    return warning ? { ...entryBody(entry), price_warning: warning } : entryBody(entry)
+  }
 
   return new Elysia({ prefix: '/v1/feeds/:feed_id/entries', tags: ['Entries'] })
     .use(walletAuth(s.auth))
@@ -80,18 +93,20 @@ export const entryRoutes = (s: Services) => {
           ...(uploadOf(request) ?? { content: base64Content(content_base64) }),
         })
         set.status = 201
-        return entryBody(entry)
+        return written(entry, set)
       },
       {
         wallet: { bodyLimit: ENTRY_BODY_LIMIT, readBody: entryBodyReader(s) },
         body: CreateEntry,
-        response: { 201: Entry, ...errors(403, 404, 409, 415) },
+        response: { 201: withHeaders(Entry, PriceWarningHeaders) as typeof Entry, ...errors(403, 404, 409, 415) },
         detail: {
           summary: 'Create an entry (feed owner)',
           description:
             'Stores the content on the private IPFS store. is_free defaults to true; a paid entry needs price ' +
             '{amount, currency: "USDC"}. The body is JSON, or multipart/form-data with the content as a file part ' +
-            '(the same fields, the same checks and answers); another multipart type answers 415.',
+            '(the same fields, the same checks and answers); another multipart type answers 415. A price below what ' +
+            "one settlement typically costs on this server's network is accepted, with a warning: the Trellis-Warning " +
+            'header and price_warning.',
           'x-forms': { 'multipart/form-data': { schema: CreateEntryForm, encoding: { price: { contentType: 'application/json' } } } },
         },
       },
@@ -182,14 +197,14 @@ export const entryRoutes = (s: Services) => {
     )
     .patch(
       '/:entry_id',
-      async ({ params, body, signer }) => {
+      async ({ params, body, signer, set }) => {
         const [feedId, entryId] = ids(params)
-        return entryBody(await s.entries.update(signer, feedId, entryId, body))
+        return written(await s.entries.update(signer, feedId, entryId, body), set)
       },
       {
         wallet: true,
         body: UpdateEntry,
-        response: { 200: Entry, ...errors(403, 404, 409) },
+        response: { 200: withHeaders(Entry, PriceWarningHeaders) as typeof Entry, ...errors(403, 404, 409) },
         detail: {
           summary: 'Edit an entry (feed owner)',
           description:
@@ -197,7 +212,8 @@ export const entryRoutes = (s: Services) => {
             '(400 CONTENT_IMMUTABLE: create a new entry). A paid entry may become free, never the other way: ' +
             'a free one (published free, made free, or whose early access ended) answers 409 ' +
             'ENTRY_CONTENT_PUBLIC to a price, its bytes having been public. Past buyers keep access; a ' +
-            'payment signed for the old price is refused with the price it now costs.',
+            'payment signed for the old price is refused with the price it now costs. A paid entry left below the ' +
+            'settlement cost is answered with a warning, as at creation.',
         },
       },
     )

@@ -125,7 +125,7 @@ export const studioPageRoutes = (s: Services) =>
         const feed = await ownFeed(s, studio, params.feed_id)
         const entries = feed.is_active ? await s.entries.list({ feedId: feed.id, limit: LISTED }) : []
         const categories = await s.categories.list({ limit: LISTED })
-        return { title: feed.name, main: feedStudioPage(feed, entries, categories) }
+        return { title: feed.name, main: feedStudioPage(feed, entries, categories, s.config.network) }
       }),
     )
     .get('/studio/feeds/:feed_id/entries/:entry_id', ({ request, params }) =>
@@ -134,7 +134,7 @@ export const studioPageRoutes = (s: Services) =>
         if (!isUuid(params.entry_id)) throw new DomainError('ENTRY_NOT_FOUND', 'entry not found')
         const { entry } = await s.entries.get(feed.id, params.entry_id.toLowerCase())
         const links = await s.accessLinks.list(studio.signer, feed.id, entry.id, undefined, LISTED)
-        return { title: entry.title ?? 'Entry', main: entryStudioPage(feed, entry, links, nowSeconds()) }
+        return { title: entry.title ?? 'Entry', main: entryStudioPage(feed, entry, links, nowSeconds(), s.config.network) }
       }),
     )
     .get(

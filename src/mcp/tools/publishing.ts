@@ -57,8 +57,9 @@ export function registerPublishingTools(server: McpServer, ctx: ToolContext & { 
       description:
         "Publishes an entry in a feed of the operator's wallet: give its content as text (text/*, " +
         'JSON, SVG) or as base64 (any supported type). With a price (USDC smallest units, e.g. "10000" = ' +
-        '0.01 USDC) the entry is paid and sold over x402; without one it is free. The content can never ' +
-        'change after.',
+        '0.01 USDC) the entry is paid and sold over x402; without one it is free. A price below what one ' +
+        'settlement costs on the network (about 0.0014 USDC on Base) is published with a warning: sell a pass ' +
+        'instead. The content can never change after.',
       inputSchema: {
         feed_id: id('feed id'),
         mime_type: z.enum(SUPPORTED_MIME_TYPES).describe("the content's type"),
@@ -81,7 +82,13 @@ export function registerPublishingTools(server: McpServer, ctx: ToolContext & { 
         is_free: !paid,
         ...(paid ? { price: { amount: price, currency: 'USDC' } } : {}),
       })
-      return answer({ entry: paid ? { ...entry, price_usdc: usdcDecimal(price!) } : entry })
+      // A price below the network's settlement cost is published, with the API's warning (price_warning): said first
+      // here as well, so that an agent relays it rather than finding it deep in the entry.
+      const { price_warning: warning, ...published } = entry
+      return answer({
+        ...(warning ? { warning: warning.message } : {}),
+        entry: paid ? { ...published, price_usdc: usdcDecimal(price!) } : published,
+      })
     },
   )
 }

@@ -6,7 +6,7 @@
 const CSRF_HEADER = 'x-trellis-csrf'
 const byId = (id) => document.getElementById(id)
 const studioData = () => JSON.parse(byId('trellis-data')?.textContent ?? 'null')
-/** The flash of a form whose answer is shown after the page is made again: {form, label, value}. */
+/** The flash of a form whose answer is shown after the page is made again: {form, key, value, warning}. */
 const FLASH = 'trellis-studio-flash'
 
 /** The field an API error names: shape B's details.field, a validation's "field: reason", or the code's field. */
@@ -115,7 +115,7 @@ function send(method, action, body, onProgress) {
       try {
         parsed = request.responseText ? JSON.parse(request.responseText) : null
       } catch {}
-      resolve({ status: request.status, body: parsed })
+      resolve({ status: request.status, body: parsed, warning: request.getResponseHeader('trellis-warning') })
     }
     request.onerror = () => reject(new Error('no answer from the server'))
     if (body === undefined) request.send()
@@ -144,12 +144,23 @@ function showComplaint(form, answer) {
   control?.focus()
 }
 
-/** What to do with a success: reload, go to a page, or show a value of the answer (after a reload, as a flash). */
+/** The message of a Trellis-Warning header (`code;cost=…;network="…";message="…"`, an RFC 8941 item), or null. */
+function warningText(header) {
+  const quoted = /;message="((?:[^"\\]|\\.)*)"/.exec(header ?? '')
+  return quoted ? quoted[1].replace(/\\(.)/g, '$1') : null
+}
+
+/**
+ * What to do with a success: reload, go to a page, or show a value of the answer (after a reload, as a flash). A
+ * warning the answer carries (a price below what a sale costs to settle) is kept in the flash too, shown by the form.
+ */
 function afterward(how, answer, form) {
   if (how.startsWith('go:')) return location.assign(how.slice(3).replace('{id}', encodeURIComponent(answer.body?.id ?? '')))
-  if (how.startsWith('show:') && form) {
-    const key = how.slice(5)
-    sessionStorage.setItem(FLASH, JSON.stringify({ form: form.id, key, value: String(answer.body?.[key] ?? '') }))
+  const key = how.startsWith('show:') ? how.slice(5) : null
+  const warning = warningText(answer.warning)
+  if (form && (key || warning)) {
+    const value = key ? String(answer.body?.[key] ?? '') : null
+    sessionStorage.setItem(FLASH, JSON.stringify({ form: form.id, key, value, warning }))
   }
   location.reload()
 }
@@ -258,8 +269,15 @@ function showFlash() {
   sessionStorage.removeItem(FLASH)
   const box = flash && byId(`${flash.form}-result`)
   if (!box) return
-  const label = flash.key === 'secret' ? 'Signing secret (shown this once: keep it now)' : 'Access link'
   box.replaceChildren()
+  box.hidden = false
+  if (flash.warning) {
+    const warning = Object.assign(document.createElement('p'), { className: 'notice price-warning', textContent: flash.warning })
+    warning.setAttribute('role', 'status')
+    box.append(warning)
+  }
+  if (!flash.key) return
+  const label = flash.key === 'secret' ? 'Signing secret (shown this once: keep it now)' : 'Access link'
   const name = document.createElement('label')
   name.htmlFor = `${flash.form}-value`
   name.textContent = label
@@ -270,7 +288,6 @@ function showFlash() {
     copy.textContent = 'Copied'
   })
   box.append(name, value, copy)
-  box.hidden = false
 }
 
 async function studioSignIn(button) {

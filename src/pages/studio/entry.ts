@@ -5,10 +5,11 @@ import { html, type Html } from '../html.ts'
 import { count, day, mediaKind, usdc } from '../format.ts'
 import { actionButton, form, input, textarea } from './forms.ts'
 import { priceFields } from './feed-forms.ts'
+import type { SettlementFacts } from '../../domain/cheap-prices.ts'
 
 const WEEK_S = 7 * 86_400
 
-function editEntryForm(feed: FeedRecord, entry: EntryRecord): Html {
+function editEntryForm(feed: FeedRecord, entry: EntryRecord, network: SettlementFacts): Html {
   const id = 'edit-entry'
   const c = (name: string, label: string) => ({ form: id, name, label })
   return form(
@@ -16,7 +17,7 @@ function editEntryForm(feed: FeedRecord, entry: EntryRecord): Html {
     html`${input({ ...c('title', 'Title'), value: entry.title, empty: 'null', attributes: html` maxlength="500"` })}
 ${textarea({ ...c('description', 'Description'), value: entry.description, empty: 'null' }, 3)}
 ${input({ ...c('tags', 'Tags'), kind: 'tags', value: entry.tags.join(', '), hint: 'separated by commas' })}
-${priceFields(id, entry)}`,
+${priceFields(id, entry, network)}`,
   )
 }
 
@@ -62,7 +63,13 @@ function linkRows(links: AccessLinkRecord[], now: number): Html {
   )}</tbody></table>`
 }
 
-export function entryStudioPage(feed: FeedRecord, entry: EntryRecord, links: AccessLinkRecord[], now: number): Html {
+export function entryStudioPage(
+  feed: FeedRecord,
+  entry: EntryRecord,
+  links: AccessLinkRecord[],
+  now: number,
+  network: SettlementFacts,
+): Html {
   return html`<p class="kicker"><a href="/studio">Studio</a> › <a href="/studio/feeds/${feed.id}">${feed.name}</a> › Entry</p>
 <h1>${entry.title ?? 'Untitled'}</h1>
 <div class="figures"><div><strong>${mediaKind(entry.mime_type)}</strong><span>${entry.mime_type}</span></div>
@@ -71,7 +78,7 @@ export function entryStudioPage(feed: FeedRecord, entry: EntryRecord, links: Acc
 <p class="links"><a href="/feeds/${feed.id}/entries/${entry.id}">See its public page</a></p>
 <div class="studio-columns">
 <section aria-labelledby="edit-heading" class="panel"><h2 id="edit-heading">The entry</h2>
-<p class="muted">The content never changes: publish a new entry for new content.</p>${editEntryForm(feed, entry)}</section>
+<p class="muted">The content never changes: publish a new entry for new content.</p>${editEntryForm(feed, entry, network)}</section>
 <section aria-labelledby="links-heading" class="panel"><h2 id="links-heading">Access links</h2>
 <p class="muted">A link that opens this entry without paying, for a reviewer or a friend.</p>${newLinkForm(feed, entry, now)}</section>
 </div>

@@ -4,6 +4,7 @@ import type { Category } from '../../models/category.ts'
 import { html, type Html } from '../html.ts'
 import { usdcDecimal } from '../../lib/money.ts'
 import { checkbox, form, input, select, textarea } from './forms.ts'
+import { cheapPriceHint, plainUsdc, type SettlementFacts } from '../../domain/cheap-prices.ts'
 
 const DAY_S = 86_400
 
@@ -45,8 +46,8 @@ export const editFeedForm = (feed: FeedRecord, categories: Category[]): Html =>
     feedFields('edit-feed', feed, categories),
   )
 
-/** The pass: its price and how long it runs; on sale or not. */
-export function passForm(feed: FeedRecord): Html {
+/** The pass: its price and how long it runs; on sale or not. Its hint names the network's settlement cost too. */
+export function passForm(feed: FeedRecord, network: SettlementFacts): Html {
   const offer = feed.pass
   const c = (name: string, label: string) => ({ form: 'pass', name, label })
   return form(
@@ -56,7 +57,9 @@ export function passForm(feed: FeedRecord): Html {
         ...c('price', 'Pass price (USDC)'),
         kind: 'usdc',
         value: offer ? usdcDecimal(offer.price).replace(/\.?0+$/, '') : '',
-        hint: 'e.g. 5 or 0.50',
+        hint:
+          `e.g. 5 or 0.50; above about ${plainUsdc(network.typicalSettlementCost)} USDC, ` +
+          `what settling one payment costs on ${network.label}`,
       },
       'text',
     )}
@@ -65,8 +68,15 @@ ${textarea({ ...c('description', 'What the pass gives'), value: offer?.descripti
   )
 }
 
-/** Whether an entry is free, its price, and when a paid one becomes free. */
-export function priceFields(id: string, entry: { is_free: boolean; price: bigint; expires_at: number | null } | null): Html {
+/**
+ * Whether an entry is free, its price, and when a paid one becomes free. The price's hint says what a sale costs to
+ * settle on the network, before the creator prices below it (the API's answer warns after, studio.js shows it).
+ */
+export function priceFields(
+  id: string,
+  entry: { is_free: boolean; price: bigint; expires_at: number | null } | null,
+  network: SettlementFacts,
+): Html {
   const c = (name: string, label: string) => ({ form: id, name, label })
   const price = entry && !entry.is_free ? usdcDecimal(entry.price).replace(/\.?0+$/, '') : ''
   return html`${checkbox({ ...c('is_free', 'Free for everyone'), checked: entry ? entry.is_free : false })}
@@ -74,7 +84,7 @@ ${input({
   ...c('price', 'Price (USDC)'),
   kind: 'usdc',
   value: price,
-  hint: 'for a paid entry, e.g. 0.25',
+  hint: `for a paid entry, e.g. 0.25; ${cheapPriceHint(network)}`,
   empty: entry ? 'null' : 'omit',
   attributes: html` data-unless="is_free"`,
 })}

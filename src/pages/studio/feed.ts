@@ -7,11 +7,12 @@ import { html, type Html } from '../html.ts'
 import { count, day, mediaKind, usdc } from '../format.ts'
 import { actionButton, form, input, select, textarea } from './forms.ts'
 import { dropZone, editFeedForm, passForm, priceFields } from './feed-forms.ts'
+import type { SettlementFacts } from '../../domain/cheap-prices.ts'
 
 const MIB = 1024 * 1024
 const FILE_HINT = `text, Markdown, HTML, JSON, an image, audio, video or PDF; at most ${(MAX_CONTENT_BYTES / MIB).toFixed(1)} MiB`
 
-function publishForm(feed: FeedRecord): Html {
+function publishForm(feed: FeedRecord, network: SettlementFacts): Html {
   const id = 'publish'
   const c = (name: string, label: string) => ({ form: id, name, label })
   const types = [{ value: '', label: "The file's own type" }, ...SUPPORTED_MIME_TYPES.map((t) => ({ value: t, label: t }))]
@@ -35,7 +36,7 @@ ${select(c('mime_type', 'Type'), types)}
 ${input({ ...c('title', 'Title'), attributes: html` maxlength="500"` })}
 ${textarea(c('description', 'Description'), 2)}
 ${input({ ...c('tags', 'Tags'), kind: 'tags', hint: 'separated by commas' })}
-${priceFields(id, null)}
+${priceFields(id, null, network)}
 <div class="progress" id="publish-progress" hidden><label for="publish-bar">Uploading</label>
 <progress id="publish-bar" max="100" value="0"></progress><span id="publish-percent">0%</span></div>`,
   )
@@ -84,7 +85,7 @@ const stopPass = (feed: FeedRecord) =>
     confirm: 'Stop selling this pass? Passes sold keep running.',
   })
 
-export function feedStudioPage(feed: FeedRecord, entries: EntryRecord[], categories: Category[]): Html {
+export function feedStudioPage(feed: FeedRecord, entries: EntryRecord[], categories: Category[], network: SettlementFacts): Html {
   return html`<p class="kicker"><a href="/studio">Studio</a> › Feed</p>
 <h1>${feed.name}</h1>
 ${stateSection(feed)}
@@ -92,14 +93,14 @@ ${stateSection(feed)}
 <section aria-labelledby="edit-heading" class="panel"><h2 id="edit-heading">The feed</h2>${editFeedForm(feed, categories)}</section>
 <section aria-labelledby="pass-heading" class="panel"><h2 id="pass-heading">Pass</h2>
 <p class="muted">A pass opens every paid entry of this feed, later ones too, for as long as it runs.</p>
-${feed.is_active ? passForm(feed) : html`<p class="muted">Reactivate the feed to sell a pass.</p>`}
+${feed.is_active ? passForm(feed, network) : html`<p class="muted">Reactivate the feed to sell a pass.</p>`}
 ${feed.pass ? stopPass(feed) : ''}
 </section>
 </div>
 ${
   feed.is_active
     ? html`<section aria-labelledby="publish-heading" class="panel">
-<h2 id="publish-heading">Publish an entry</h2>${publishForm(feed)}</section>`
+<h2 id="publish-heading">Publish an entry</h2>${publishForm(feed, network)}</section>`
     : ''
 }
 <section aria-labelledby="entries-heading"><h2 id="entries-heading">Entries</h2>${entryRows(feed, entries)}</section>`
