@@ -18,7 +18,8 @@ const BEFORE = 26 // the last step before networks were named
 const ROWS = [
   "INSERT INTO wallets (id, address, address_lc, network, created_at, updated_at) VALUES ('w', '0xA', '0xa', 'base', 1, 1)",
   "INSERT INTO feeds (id, owner_id, name, created_at, updated_at) VALUES ('f', 'w', 'feed', 1, 1)",
-  "INSERT INTO entries (id, feed_id, cid, size, mime_type, is_free, price, created_at, updated_at) VALUES ('e', 'f', 'bafk', 1, 'text/plain', 0, 5, 1, 1)",
+  'INSERT INTO entries (id, feed_id, cid, size, mime_type, is_free, price, created_at, updated_at) ' +
+    "VALUES ('e', 'f', 'bafk', 1, 'text/plain', 0, 5, 1, 1)",
   'INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements, valid_before, status, ' +
     "created_at, updated_at) VALUES ('p', '0xb', 'n', 'e', '0xA', 5, 2, '{}', '{}', 100, 'settled', 1, 1)",
   'INSERT INTO transactions (id, piid, payer, payer_lc, pay_to, pay_to_lc, amount, asset, entry_id, transaction_hash, created_at, kind, ' +

@@ -11,6 +11,7 @@
 //
 //   npx bun scripts/bench/measure-analytics.ts [--requests N] [--postgres]
 import { Database } from 'bun:sqlite'
+import { SQL } from 'bun'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { anySeededDir, freshCopy } from './dataset.ts'
@@ -35,10 +36,29 @@ async function onPostgres(cluster: Cluster, dataDir: string): Promise<Record<str
     stdout: 'pipe',
     stderr: 'pipe',
   })
-  if (moved.exitCode !== 0) throw new Error(`migrate-to-postgres failed: ${moved.stderr.toString().slice(0, 500)}`)
+  if (moved.exitCode !== 0)
+    throw new Error(
+      `migrate-to-postgres exited ${moved.exitCode}: ${moved.stdout.toString().slice(-800)} ${moved.stderr.toString().slice(-500)}`,
+    )
   log(`bench: moved into PostgreSQL in ${Math.round(performance.now() - started)} ms`)
   await cluster.settle(url)
   return { TRELLIS_DATABASE_URL: url }
+}
+
+/** rekey, in the PostgreSQL a copy was moved into (moved first: its verify compares the copy as it was seeded). */
+async function rekeyPostgres(url: string, walletId: string, address: string): Promise<number> {
+  const db = new SQL(url, { max: 1 })
+  try {
+    return await db.begin(async (tx) => {
+      const [{ address_lc: old }] = await tx`SELECT address_lc FROM wallets WHERE id = ${walletId}`
+      const lc = address.toLowerCase()
+      await tx`UPDATE wallets SET address = ${address}, address_lc = ${lc} WHERE id = ${walletId}`
+      await tx`UPDATE seller_buyer_days SET pay_to_lc = ${lc} WHERE pay_to_lc = ${old}`
+      return (await tx`UPDATE transactions SET pay_to = ${address}, pay_to_lc = ${lc} WHERE pay_to_lc = ${old}`).count
+    })
+  } finally {
+    await db.close()
+  }
 }
 
 /** The copy's top seller takes `address`: its wallet, its ledger rows, and (when the copy has them) 026's tallies of them. */
@@ -90,11 +110,13 @@ log(`bench: copying ${dir}`)
 const copy = freshCopy(dir)
 const owner = signer(signerKey(39))
 try {
-  const sales = rekey(copy, manifest.top_seller_wallet_id, owner.address)
-  log(`bench: the top seller's ${sales} sales are paid to ${owner.address}; starting the server (it migrates the copy)`)
-  const started = performance.now()
   const cluster = POSTGRES ? await openCluster(null, log) : null
   const records = cluster ? await onPostgres(cluster, copy) : {}
+  const sales = records.TRELLIS_DATABASE_URL
+    ? await rekeyPostgres(records.TRELLIS_DATABASE_URL, manifest.top_seller_wallet_id, owner.address)
+    : rekey(copy, manifest.top_seller_wallet_id, owner.address)
+  log(`bench: the top seller's ${sales} sales are paid to ${owner.address}; starting the server (it migrates the copy)`)
+  const started = performance.now()
   const env = { TRELLIS_STATS_REFRESH_S: '3600', TRELLIS_RANKINGS_REFRESH_S: '3600', ...records }
   const server = await startTrellis(process.execPath, copy, env, '/health', [MAIN])
   const startMs = Math.round(performance.now() - started)
