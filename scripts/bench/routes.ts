@@ -324,6 +324,7 @@ function studioTargets(f: Found, t = target): ReadTarget[] {
     }),
     t('GET /assets/studio.js', `/assets/studio.js?v=${f.assetVersion}`, 'other'),
     t('GET /assets/studio.css', `/assets/studio.css?v=${f.assetVersion}`, 'other'),
+    t('GET /assets/studio-page.js', `/assets/studio-page.js?v=${f.assetVersion}`, 'other'),
   ]
 }
 

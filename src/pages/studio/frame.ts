@@ -5,7 +5,7 @@ import { html, type Html } from '../html.ts'
 import { page } from '../layout.ts'
 import { shortAddress } from '../format.ts'
 
-export const STUDIO_ASSETS = ['studio.css', 'studio.js'] as const
+export const STUDIO_ASSETS = ['studio.css', 'studio.js', 'studio-page.js'] as const
 
 export interface StudioFrame {
   title: string
