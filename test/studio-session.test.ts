@@ -173,6 +173,43 @@ describe('one server', () => {
     expect(await feedsOf(wallet)).toEqual([])
   })
 
+  test("the studio's pages show the wallet's records only to its own browser's navigations, and the preview only to its pages", async () => {
+    const wallet = newWallet()
+    await call(url, 'POST', '/v1/feeds', { wallet, body: { name: 'A feed of its own' } })
+    const studio = await signIn(url, wallet)
+    const page = async (site: string | null, cookie = studio.cookie) => {
+      const answer = await fetch(`${url}/studio`, { headers: { cookie, accept: 'text/html', ...(site ? { 'sec-fetch-site': site } : {}) } })
+      return { status: answer.status, cache: answer.headers.get('cache-control'), text: await answer.text() }
+    }
+    for (const site of ['same-origin', 'none', null]) {
+      const own = await page(site)
+      expect({ site, status: own.status, cache: own.cache, shown: own.text.includes('A feed of its own') }).toEqual({
+        site,
+        status: 200,
+        cache: 'private, no-store',
+        shown: true,
+      })
+      expect(own.text).toContain(studio.csrf)
+    }
+    // A page of another origin on this site, or of another site, gets the sign-in page: no record, no token.
+    for (const site of ['same-site', 'cross-site']) {
+      const other = await page(site)
+      expect({ site, signIn: other.text.includes('id="studio-sign-in"'), shown: other.text.includes('A feed of its own') }).toEqual({
+        site,
+        signIn: true,
+        shown: false,
+      })
+      expect(other.text).not.toContain(studio.csrf)
+    }
+    const preview = (headers: Record<string, string>) =>
+      fetch(`${url}/studio/preview`, { method: 'POST', headers: { 'content-type': 'text/markdown', ...headers }, body: '# Hi' })
+    const shown = await preview(studioHeaders(url, studio))
+    expect([shown.status, await shown.text()]).toEqual([200, '<h1>Hi</h1>\n'])
+    expect((await preview({ ...studioHeaders(url, studio), origin: EVIL })).status).toBe(403)
+    expect((await preview({ ...studioHeaders(url, studio), 'x-trellis-csrf': 'A'.repeat(43) })).status).toBe(403)
+    expect((await preview({ ...pageOf(url) })).status).toBe(401)
+  })
+
   test('API clients keep signing: a signature decides; without one, a request naming no origin is not written for', async () => {
     const wallet = newWallet()
     const studio = await signIn(url, wallet)
