@@ -178,7 +178,8 @@ describe('one server', () => {
     await call(url, 'POST', '/v1/feeds', { wallet, body: { name: 'A feed of its own' } })
     const studio = await signIn(url, wallet)
     const page = async (site: string | null, cookie = studio.cookie) => {
-      const answer = await fetch(`${url}/studio`, { headers: { cookie, accept: 'text/html', ...(site ? { 'sec-fetch-site': site } : {}) } })
+      const headers = { cookie, accept: 'text/html', ...(site ? { 'sec-fetch-site': site } : {}) }
+      const answer = await fetch(`${url}/studio`, { headers })
       return { status: answer.status, cache: answer.headers.get('cache-control'), text: await answer.text() }
     }
     for (const site of ['same-origin', 'none', null]) {
