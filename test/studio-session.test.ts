@@ -173,7 +173,7 @@ describe('one server', () => {
     expect(await feedsOf(wallet)).toEqual([])
   })
 
-  test("the studio's pages show the wallet's records only to its own browser's navigations, and the preview only to its pages", async () => {
+  test("the studio's pages show the records only to the wallet's own navigations, the preview only to its pages", async () => {
     const wallet = newWallet()
     await call(url, 'POST', '/v1/feeds', { wallet, body: { name: 'A feed of its own' } })
     const studio = await signIn(url, wallet)
