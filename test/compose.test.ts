@@ -6,7 +6,7 @@
 // addresses by 127.0.0.1 ports, volumes by temporary directories.
 import { afterAll, expect, test } from 'bun:test'
 import { SQL } from 'bun'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
@@ -27,6 +27,7 @@ if (TEST_POSTGRES) console.log('compose.test.ts: native starts skipped: the stac
 const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8')
 const IMAGE_BINARY = /^COPY --from=build \/src\/dist\/trellis (\S+)$/m.exec(dockerfile)![1]!
 const IMAGE_VOLUME = /^VOLUME \["([^"]+)"\]$/m.exec(dockerfile)![1]!
+const IMAGE_PORT = /TRELLIS_PORT=(\d+)/.exec(dockerfile)![1]!
 
 const scratch: string[] = []
 const children: Subprocess[] = []
@@ -75,19 +76,20 @@ async function healthy(service: string, command: string[], env: Record<string, s
 function startTrellis(name: string, service: Service, native: Record<string, string>) {
   expect(service.read_only).toBe(true) // the Dockerfile's test proves the image runs on a read-only root
   const port = freePort()
+  const dataDir = dir(name)
   const env = {
     ...service.environment,
     ...native,
     // The image's ENV (TRELLIS_HOST=0.0.0.0, port 8402, the volume) on this host: loopback, a free port, a directory.
     TRELLIS_HOST: '127.0.0.1',
     TRELLIS_PORT: String(port),
-    TRELLIS_DATA_DIR: dir(name),
+    TRELLIS_DATA_DIR: dataDir,
     HOME: dir(`${name}-home`),
   }
   const logs: string[] = []
   spawn([...SERVER_COMMAND], env, logs)
   const check = commandOf(service.healthcheck!.test).flatMap((part) => (part === IMAGE_BINARY ? SERVER_COMMAND : [part]))
-  return { url: `http://127.0.0.1:${port}`, port, logs, ready: () => healthy(name, check, env, 30_000, logs) }
+  return { url: `http://127.0.0.1:${port}`, port, dataDir, logs, ready: () => healthy(name, check, env, 30_000, logs) }
 }
 
 test("both files follow the Compose specification's schema, which refuses what Compose would", () => {
@@ -122,14 +124,16 @@ test.skipIf(Boolean(TEST_POSTGRES))(
     const service = file.services.trellis!
     // The named volume is mounted where the image keeps its data, so the data outlives the container.
     expect(service.volumes).toEqual([`trellis-data:${IMAGE_VOLUME}`])
+    expect(service.ports).toEqual([`127.0.0.1:8402:${IMAGE_PORT}`]) // published to the port the image listens on
     expect(file.volumes).toHaveProperty('trellis-data')
     expect(service.environment!.TRELLIS_PUBLIC_URL).toBe('https://feeds.example.com')
     const node = startTrellis('single', service, {})
     await node.ready()
     const health = await (await fetch(`${node.url}/health`)).json()
     expect(health).toHaveProperty('instance')
-    const openapi = await fetch(`${node.url}/.well-known/x402`).then((r) => r.text())
-    expect(openapi).toContain('https://feeds.example.com') // the public URL reached the server
+    const manifest = await fetch(`${node.url}/.well-known/x402`).then((r) => r.text())
+    expect(manifest).toContain('https://feeds.example.com') // the public URL reached the server
+    expect(readdirSync(node.dataDir).length).toBeGreaterThan(0) // and its records went to the volume
   },
   60_000,
 )
@@ -197,7 +201,10 @@ test.skipIf(Boolean(TEST_POSTGRES))(
     expect(mounts['/etc/nginx/nginx.conf']).toBe('./nginx.conf')
     expect(mounts['/etc/nginx/certs']).toBe('certs')
     const config = readFileSync(join(COMPOSE, 'nginx.conf'), 'utf8')
-      .replace(/server (trellis-\d):8402;/g, (_, name: string) => `server 127.0.0.1:${instances[names.indexOf(name)]!.port};`)
+      .replace(
+        new RegExp(`server (trellis-\\d):${IMAGE_PORT};`, 'g'),
+        (_, name: string) => `server 127.0.0.1:${instances[names.indexOf(name)]!.port};`,
+      )
       .replace('listen 443 ssl;', `listen 127.0.0.1:${proxyPort} ssl;`)
       .replaceAll('/etc/nginx/certs/', `${certs}/`)
       .replace(
