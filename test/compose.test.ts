@@ -141,6 +141,14 @@ test.skipIf(Boolean(TEST_POSTGRES))(
 test.skipIf(Boolean(TEST_POSTGRES))(
   'cluster.yml: PostgreSQL, the store, three instances and nginx with TLS start natively; a write on one reads on another',
   async () => {
+    // What stands in for the images' own programs (npm test's pretest installs them from Debian when missing).
+    for (const [command, pkg] of [
+      ['nginx', 'nginx-light'],
+      ['openssl', 'openssl'],
+      ['curl', 'curl'],
+      ['pg_isready', 'postgresql'],
+    ])
+      if (!Bun.which(command, { PATH: `${process.env.PATH}:/usr/sbin` })) throw new Error(`${command} is missing: apt-get install ${pkg}`)
     const cluster = loadCompose(join(COMPOSE, 'cluster.yml'), { POSTGRES_PASSWORD: 'pg-secret' })
     const s = cluster.services
     // postgres: the role and database its image's entrypoint makes from POSTGRES_USER, _PASSWORD and _DB.
