@@ -52,6 +52,14 @@ export const FLAGS = {
     read: postgresUrl,
     help: 'records (and by default content) in PostgreSQL ≥ 15 (default: embedded in the data dir)',
   },
+  /** null: the database URL is direct (a transaction pooler there is refused at start: postgres/pooler.ts). */
+  databaseDirectUrl: {
+    flag: 'database-direct-url',
+    value: '<url>',
+    variable: 'TRELLIS_DATABASE_DIRECT_URL',
+    read: postgresUrl,
+    help: 'the same database without a pooler, when --database-url goes through one (PgBouncer): for LISTEN and leases',
+  },
   /** null: the default for where the records are (environment.ts, contentFrom). */
   contentUrl: {
     flag: 'content-url',
