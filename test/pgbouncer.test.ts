@@ -10,7 +10,7 @@ import { startPostgres, type Postgres } from '../dev/postgres.ts'
 import { startPgBouncer, type Pooler } from '../dev/pgbouncer.ts'
 import { emptyDatabase, TEST_POSTGRES } from '../dev/test-database.ts'
 import { authHeaders, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
-import { POOLER_REFUSAL } from '../src/store/postgres/pooler.ts'
+import { DIRECT_POOLED_REFUSAL, POOLER_REFUSAL } from '../src/store/postgres/pooler.ts'
 
 let postgres: Postgres
 let pooler: Pooler
@@ -50,6 +50,14 @@ describe.skipIf(!TEST_POSTGRES)('behind PgBouncer in transaction mode', () => {
     const verify = await trellis(['verify'], tempDir(), { TRELLIS_DATABASE_URL: pooled })
     expect(verify.code).not.toBe(0)
     expect(verify.stderr).toBe(`trellis verify: ${POOLER_REFUSAL}\n`)
+  })
+
+  test('a "direct" URL through the pooler too is refused, and so is a direct URL alone', async () => {
+    const twice = await trellis(['verify'], tempDir(), { TRELLIS_DATABASE_URL: pooled, TRELLIS_DATABASE_DIRECT_URL: pooled })
+    expect(twice.stderr).toBe(`trellis verify: ${DIRECT_POOLED_REFUSAL}\n`)
+    const alone = await trellis(['verify'], tempDir(), { TRELLIS_DATABASE_DIRECT_URL: direct })
+    expect(alone.code).not.toBe(0)
+    expect(alone.stderr).toContain('TRELLIS_DATABASE_DIRECT_URL) goes with --database-url')
   })
 
   test('with one, two instances: exactly one leader, through its own session', async () => {

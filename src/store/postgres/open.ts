@@ -12,7 +12,7 @@ import { migratePostgres, requireCurrentPostgres } from './migrate.ts'
 import { postgresRecords } from './records.ts'
 import { listenForChanges, type ChangeFeed } from './change-feed.ts'
 import { shownPostgresUrl } from './url.ts'
-import { behindPooler, PoolerWithoutDirectUrl } from './pooler.ts'
+import { behindPooler, PoolerWithoutDirectUrl, requireDirect } from './pooler.ts'
 
 /** Seconds to wait for a connection before a statement fails: long enough for a restart, short of a client's patience. */
 const CONNECT_TIMEOUT_S = 10
@@ -52,7 +52,7 @@ export async function openPostgresRecords(
   })
   let feed: ChangeFeed | null = null
   try {
-    if (pooled) await sql.unsafe('SELECT 1')
+    if (pooled) await Promise.all([sql.unsafe('SELECT 1'), requireDirect(session, instance, CONNECT_TIMEOUT_S)])
     else if (await behindPooler(sql, url, instance, CONNECT_TIMEOUT_S)) throw new PoolerWithoutDirectUrl()
     if (mode === 'migrate') await migrateDirect(session, pooled ? null : sql, where)
     else if (mode === 'current') await requireCurrentPostgres(sql, where)

@@ -19,10 +19,24 @@ export const POOLER_REFUSAL =
   'TRELLIS_DATABASE_URL goes through a transaction pooler (PgBouncer): set TRELLIS_DATABASE_DIRECT_URL to a direct ' +
   'connection for the change feed and the leases'
 
+export const DIRECT_POOLED_REFUSAL =
+  'TRELLIS_DATABASE_DIRECT_URL goes through a pooler too: set it to PostgreSQL itself (the change feed and the leases ' +
+  'need sessions of their own)'
+
 /** The probe's refusal, thrown at open: its message is the one line the operator reads. */
 export class PoolerWithoutDirectUrl extends Error {
-  constructor() {
-    super(POOLER_REFUSAL)
+  constructor(message = POOLER_REFUSAL) {
+    super(message)
+  }
+}
+
+/** Refuses a "direct" URL that is not: one connection to it for the probe, closed after (the feed's come later). */
+export async function requireDirect(direct: string, instance: string, timeoutS: number): Promise<void> {
+  const client = new SQL(direct, { max: 1, connectionTimeout: timeoutS, connection: { 'trellis.instance': instance } })
+  try {
+    if (await behindPooler(client, direct, instance, timeoutS)) throw new PoolerWithoutDirectUrl(DIRECT_POOLED_REFUSAL)
+  } finally {
+    await client.close().catch(() => {})
   }
 }
 
