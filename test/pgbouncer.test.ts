@@ -94,6 +94,10 @@ describe.skipIf(!TEST_POSTGRES)('behind PgBouncer in transaction mode', () => {
     await Promise.all(Array.from({ length: 6 }, (_, i) => createEntry(i % 2 ? a.url : b.url, owner, feedId, { title: `entry ${i}` })))
     const nameOn = async (server: TestServer) => (await call(server.url, 'GET', `/v1/feeds/${feedId}`)).body.name as string
     for (let i = 0; i < 3; i++) expect(await nameOn(b)).toBe('first') // read, and kept in B's memo
+    // A's transaction names A in its notice (set in the transaction: the pooler refuses the startup parameter).
+    const listener = new SQL(direct, { max: 1 })
+    const heard: string[] = []
+    await listener.listen('trellis_changes', (payload) => void (payload.startsWith('hb:') || heard.push(payload)))
     const patched = await call(a.url, 'PATCH', `/v1/feeds/${feedId}`, {
       body: { name: 'second' },
       headers: await authHeaders(a.url, owner),
@@ -104,6 +108,8 @@ describe.skipIf(!TEST_POSTGRES)('behind PgBouncer in transaction mode', () => {
     expect(await nameOn(b)).toBe('second')
     expect(performance.now() - started).toBeLessThan(250)
     expect(await nameOn(a)).toBe('second')
+    await listener.close()
+    expect(heard).toContain((await health(a)).instance)
     const entries = await call(b.url, 'GET', `/v1/feeds/${feedId}/entries`)
     expect(entries.status).toBe(200)
     expect(a.logs.join('\n') + b.logs.join('\n')).not.toContain('prepared statement')
