@@ -97,7 +97,8 @@ export const DATA_COMMANDS = [
 ] as const
 export type DataCommand = (typeof DATA_COMMANDS)[number]
 
-const option = (name: string, variable: string, help: string) => `  ${name.padEnd(21)}${variable.padEnd(22)}${help}`
+// A name or variable longer than its column still keeps a space before the next.
+const option = (name: string, variable: string, help: string) => `  ${`${name} `.padEnd(21)}${`${variable} `.padEnd(22)}${help}`
 const OPTIONS = [
   ...Object.values(FLAGS).map((row) => option(`--${row.flag} ${row.value}`, row.variable, row.help)),
   option('-h, --help', '', 'show this help'),
