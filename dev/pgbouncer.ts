@@ -55,11 +55,14 @@ export async function startPgBouncer(serverPort: number): Promise<Pooler> {
       '',
     ].join('\n'),
   )
-  // As root PgBouncer refuses to run (it wants -u): Debian's postgres user serves, as for the cluster.
+  // As root PgBouncer refuses to run unless told whom to become (-u): Debian's postgres user, as for the cluster. Its
+  // own -u rather than runuser, so the child is PgBouncer itself and stop() signals it (runuser would not pass it on).
   const asRoot = process.getuid?.() === 0
   if (asRoot) Bun.spawnSync(['chown', '-R', 'postgres:postgres', dir])
-  const command = [pgbouncerBin(), join(dir, 'pgbouncer.ini')]
-  const proc = Bun.spawn(asRoot ? ['runuser', '-u', 'postgres', '--', ...command] : command, { stdout: 'ignore', stderr: 'pipe' })
+  const proc = Bun.spawn([pgbouncerBin(), ...(asRoot ? ['-u', 'postgres'] : []), join(dir, 'pgbouncer.ini')], {
+    stdout: 'ignore',
+    stderr: 'pipe',
+  })
   for (let tries = 0; ; tries++) {
     const ok = await Bun.connect({ hostname: '127.0.0.1', port, socket: { data() {} } }).then(
       (socket) => (socket.end(), true),
@@ -85,7 +88,7 @@ export async function startPgBouncer(serverPort: number): Promise<Pooler> {
     async stop() {
       if (stopped) return
       stopped = true
-      proc.kill('SIGINT') // PgBouncer: SIGINT is a safe shutdown after its clients' queries
+      proc.kill('SIGTERM') // PgBouncer: an immediate shutdown (SIGINT would wait for its clients)
       await Promise.race([proc.exited, Bun.sleep(3000)])
       if (proc.exitCode === null) proc.kill('SIGKILL')
       rmSync(dir, { recursive: true, force: true })
