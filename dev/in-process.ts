@@ -58,7 +58,7 @@ async function open(dataDir: string, env: Record<string, string>) {
 export async function startInProcess(env: Record<string, string> = {}): Promise<InProcessApp> {
   const dataDir = tempDir('trellis-inproc-')
   const database = env.TRELLIS_DATABASE_URL ? null : await testDatabase()
-  const recordsEnv: Record<string, string> = database ? { TRELLIS_DATABASE_URL: database.url } : {}
+  const recordsEnv: Record<string, string> = database ? database.env : {}
   env = { ...recordsEnv, ...env }
   let opened: Awaited<ReturnType<typeof open>> | null = await open(dataDir, env)
   const handle = async (request: Request) => {

@@ -25,7 +25,8 @@ const numbered = (text: string) => {
 }
 
 export function recordsSql(server: RecordsOf, options: { readonly?: boolean } = {}): RecordsSql {
-  const url = server.recordsEnv?.TRELLIS_DATABASE_URL
+  // Directly when there is a pooler: this client prepares statements by name, which a transaction pooler mixes up.
+  const url = server.recordsEnv?.TRELLIS_DATABASE_DIRECT_URL ?? server.recordsEnv?.TRELLIS_DATABASE_URL
   if (url) {
     const sql = new SQL(url, { max: 1 })
     const rows = async (text: string, values: unknown[] = []) =>

@@ -94,7 +94,7 @@ export async function restoreTarget(dataDir: string): Promise<string> {
   if (databases.has(dataDir)) return dataDir
   const database = await testDatabase()
   if (database) {
-    databases.set(dataDir, { TRELLIS_DATABASE_URL: database.url })
+    databases.set(dataDir, database.env)
     unclaimed.set(dataDir, database)
   }
   return dataDir
@@ -119,8 +119,15 @@ export async function startTestServer(
   const claimed = options.embedded ? undefined : unclaimed.get(dataDir)
   unclaimed.delete(dataDir)
   const database = claimed ?? (options.embedded || env.TRELLIS_DATABASE_URL || databases.has(dataDir) ? null : await testDatabase())
-  const url = database?.url ?? (options.embedded ? undefined : env.TRELLIS_DATABASE_URL)
-  const recordsEnv: Record<string, string> = url ? { TRELLIS_DATABASE_URL: url } : (databases.get(dataDir) ?? {})
+  const given = options.embedded ? undefined : env.TRELLIS_DATABASE_URL
+  const recordsEnv: Record<string, string> = database
+    ? database.env
+    : given
+      ? {
+          TRELLIS_DATABASE_URL: given,
+          ...(env.TRELLIS_DATABASE_DIRECT_URL ? { TRELLIS_DATABASE_DIRECT_URL: env.TRELLIS_DATABASE_DIRECT_URL } : {}),
+        }
+      : (databases.get(dataDir) ?? {})
   if (database) databases.set(dataDir, recordsEnv)
   env = { ...recordsEnv, ...env }
   let current: Awaited<ReturnType<typeof spawnServer>>

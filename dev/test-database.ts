@@ -7,6 +7,24 @@ import { openRecords } from '../src/store/open.ts'
 import { POSTGRES_MIGRATIONS } from '../src/store/migrations/index.ts'
 
 export const TEST_POSTGRES = process.env.TRELLIS_TEST_POSTGRES || null
+/**
+ * A transaction pooler (PgBouncer) in front of that cluster, as a URL of its own (scripts/with-pgbouncer.ts): set, each
+ * test server reaches its database through it, and directly for what needs a session (TRELLIS_DATABASE_DIRECT_URL).
+ * Databases are still made and dropped directly.
+ */
+export const TEST_POOLER = process.env.TRELLIS_TEST_POOLER || null
+
+/** The database at `direct` through the suite's pooler, if any: the same user and database on the pooler's port. */
+export function pooledUrl(direct: string): string {
+  if (!TEST_POOLER) return direct
+  const url = new URL(direct)
+  url.host = new URL(TEST_POOLER).host
+  return url.toString()
+}
+
+/** A server's environment for the database at `direct`: through the suite's pooler when there is one. */
+export const recordsEnvFor = (direct: string): Record<string, string> =>
+  TEST_POOLER ? { TRELLIS_DATABASE_URL: pooledUrl(direct), TRELLIS_DATABASE_DIRECT_URL: direct } : { TRELLIS_DATABASE_URL: direct }
 
 /** The admin URL with another database in it. */
 export function databaseUrl(admin: string, database: string): string {
@@ -57,7 +75,12 @@ async function ensureTemplate(): Promise<string> {
 }
 
 export interface TestDatabase {
+  /** Through the suite's pooler when there is one. */
   url: string
+  /** The database without the pooler; null without one. */
+  directUrl: string | null
+  /** What a server on it is given: TRELLIS_DATABASE_URL, and TRELLIS_DATABASE_DIRECT_URL behind a pooler. */
+  env: Record<string, string>
   drop(): Promise<void>
 }
 
@@ -76,8 +99,11 @@ export async function testDatabase(): Promise<TestDatabase | null> {
   } finally {
     await sql.close()
   }
+  const direct = databaseUrl(TEST_POSTGRES, name)
   return {
-    url: databaseUrl(TEST_POSTGRES, name),
+    url: pooledUrl(direct),
+    directUrl: TEST_POOLER ? direct : null,
+    env: recordsEnvFor(direct),
     async drop() {
       const sql = admin()
       try {

@@ -16,6 +16,8 @@ for spec in "$@"; do
   if command -v "$command" >/dev/null 2>&1; then continue; fi
   if [ "$command" = chromium ] && [ -n "${CHROMIUM_PATH:-}" ]; then continue; fi
   # Debian keeps the PostgreSQL server's programs off the PATH (dev/postgres.ts looks there, or in $PG_BIN).
+  # and PgBouncer in /usr/sbin, off a user's PATH (dev/pgbouncer.ts looks there too).
+  if [ "$command" = pgbouncer ] && [ -x /usr/sbin/pgbouncer ]; then continue; fi
   if [ "$command" = initdb ] && { [ -n "${PG_BIN:-}" ] || compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; }; then continue; fi
   if ! command -v apt-get >/dev/null 2>&1; then
     echo "ensure-packages: $command (Debian's $package) is needed by $needed_by; install it" >&2

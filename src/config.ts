@@ -4,6 +4,7 @@
 import { FLAGS, type FlagValues } from './config/flags.ts'
 import {
   contentFrom,
+  directUrlFrom,
   facilitatorAuthFrom,
   facilitatorUrlFrom,
   metricsAuthFrom,
@@ -43,6 +44,7 @@ export function configFrom(env: Environment): Config {
   const metricsAuth = metricsAuthFrom(env)
   const facilitatorAuth = facilitatorAuthFrom(env)
   const flags = readAll(FLAGS, env)
+  directUrlFrom(flags.databaseUrl, flags.databaseDirectUrl)
   const content = contentFrom(flags.contentUrl, flags.databaseUrl)
   return {
     ...flags,

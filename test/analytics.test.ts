@@ -205,7 +205,11 @@ describe('in process: a random market against the ledger', () => {
     // The sales, written as the purchase flow records them (the ledger row; its triggers keep the tallies).
     await app.stop()
     const url = app.recordsEnv.TRELLIS_DATABASE_URL
-    const records = await openRecords(url ? { engine: 'postgres', url, pool: 2 } : { engine: 'sqlite', dataDir: app.dataDir }, 'migrate')
+    const directUrl = app.recordsEnv.TRELLIS_DATABASE_DIRECT_URL // behind the suite's pooler (scripts/with-pgbouncer.ts)
+    const records = await openRecords(
+      url ? { engine: 'postgres', url, directUrl, pool: 2 } : { engine: 'sqlite', dataDir: app.dataDir },
+      'migrate',
+    )
     const random = prng(39)
     const buyers = Array.from({ length: 30 }, (_, i) => `0x${(0xabcdef00 + i * 7919).toString(16).padStart(40, '0')}`.replace('0xa', '0xA'))
     await records.transact(async (tx) => {

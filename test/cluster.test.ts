@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { createHash, randomBytes } from 'node:crypto'
 import { startTestServer, tempDir, testClockFile, trellis, type TestServer } from '../dev/server.ts'
-import { emptyDatabase, TEST_POSTGRES } from '../dev/test-database.ts'
+import { emptyDatabase, recordsEnvFor, TEST_POSTGRES } from '../dev/test-database.ts'
 import { startBalancer, type Balancer } from '../dev/balancer.ts'
 import { authHeaders, b64, call, createEntry, createFeed, newWallet, type InProcess, type Wallet } from '../dev/api.ts'
 import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
@@ -54,7 +54,7 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     }
     const env = {
       ...chain.env,
-      TRELLIS_DATABASE_URL: databaseUrl,
+      ...recordsEnvFor(databaseUrl), // through the suite's pooler, when it has one (scripts/with-pgbouncer.ts)
       TRELLIS_PUBLIC_URL: balancer.url,
       TRELLIS_TRUST_PROXY: 'on',
       TRELLIS_RATE_LIMIT: 'on',

@@ -79,8 +79,8 @@ describe.skipIf(!TEST_POSTGRES)('PostgreSQL', () => {
   test('the rules of what a payment sells', async () => {
     const database = (await testDatabase())!
     try {
-      await (await openRecords({ engine: 'postgres', url: database.url, pool: 2 }, 'current')).close()
-      const sql = new SQL(database.url, { max: 1 })
+      await (await openRecords({ engine: 'postgres', url: database.url, directUrl: database.directUrl, pool: 2 }, 'current')).close()
+      const sql = new SQL(database.directUrl ?? database.url, { max: 1 })
       try {
         await rules({ run: async (text) => (await sql.unsafe(text)).count, rows: (text) => sql.unsafe(text) })
       } finally {

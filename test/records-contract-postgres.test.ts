@@ -22,7 +22,7 @@ describe.skipIf(!TEST_POSTGRES)('PostgreSQL', () => {
 
   recordsContract({
     name: 'PostgreSQL',
-    open: () => openRecords({ engine: 'postgres', url: database.url, pool: 4 }, 'current', { listen: true }),
+    open: () => openRecords({ engine: 'postgres', url: database.url, directUrl: database.directUrl, pool: 4 }, 'current', { listen: true }),
     sharedDatabase: true,
     hostsBlocks: true,
   })

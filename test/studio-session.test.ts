@@ -287,7 +287,7 @@ describe('behind an https public URL (two instances on one database in the Postg
 
   beforeAll(async () => {
     database = await testDatabase()
-    const env: Record<string, string> = { TRELLIS_PUBLIC_URL: PUBLIC, ...(database ? { TRELLIS_DATABASE_URL: database.url } : {}) }
+    const env: Record<string, string> = { TRELLIS_PUBLIC_URL: PUBLIC, ...database?.env }
     servers.push(await startTestServer(env))
     if (database) servers.push(await startTestServer(env))
   })

@@ -86,6 +86,15 @@ export type ContentPlace = 'leveldb' | 'postgres' | S3Place
  * records' PostgreSQL, or an S3-compatible bucket indexed there. LevelDB beside PostgreSQL records is refused: content
  * would live on one machine while its records say it exists for every instance and every backup of the database.
  */
+/** A direct URL is the pooled database URL's companion (store/postgres/pooler.ts): alone it would be ignored. */
+export function directUrlFrom(databaseUrl: string | null, directUrl: string | null): string | null {
+  if (directUrl && !databaseUrl)
+    throw new ConfigError(
+      '--database-direct-url (TRELLIS_DATABASE_DIRECT_URL) goes with --database-url (TRELLIS_DATABASE_URL): set that too',
+    )
+  return directUrl
+}
+
 export function contentFrom(asked: ContentPlace | null, databaseUrl: string | null): ContentPlace {
   const place = asked ?? (databaseUrl ? 'postgres' : 'leveldb')
   if (place === 'postgres' && !databaseUrl)

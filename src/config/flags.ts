@@ -52,6 +52,14 @@ export const FLAGS = {
     read: postgresUrl,
     help: 'records (and by default content) in PostgreSQL ≥ 15 (default: embedded in the data dir)',
   },
+  /** null: the database URL is direct (a transaction pooler there is refused at start: postgres/pooler.ts). */
+  databaseDirectUrl: {
+    flag: 'database-direct-url',
+    value: '<url>',
+    variable: 'TRELLIS_DATABASE_DIRECT_URL',
+    read: postgresUrl,
+    help: 'the same database without a pooler, when --database-url goes through one (PgBouncer): for LISTEN and leases',
+  },
   /** null: the default for where the records are (environment.ts, contentFrom). */
   contentUrl: {
     flag: 'content-url',
@@ -89,7 +97,8 @@ export const DATA_COMMANDS = [
 ] as const
 export type DataCommand = (typeof DATA_COMMANDS)[number]
 
-const option = (name: string, variable: string, help: string) => `  ${name.padEnd(21)}${variable.padEnd(22)}${help}`
+// A name or variable longer than its column still keeps a space before the next.
+const option = (name: string, variable: string, help: string) => `  ${`${name} `.padEnd(21)}${`${variable} `.padEnd(22)}${help}`
 const OPTIONS = [
   ...Object.values(FLAGS).map((row) => option(`--${row.flag} ${row.value}`, row.variable, row.help)),
   option('-h, --help', '', 'show this help'),

@@ -9,13 +9,21 @@ export { SchemaMismatch, type OpenMode }
 export { DatabaseUnavailable } from './records.ts'
 
 /** Which records: plain data, so a thread can be told it and open its own. */
-export type RecordsPlace = { engine: 'sqlite'; dataDir: string } | { engine: 'postgres'; url: string; pool: number; application?: string }
+export type RecordsPlace =
+  | { engine: 'sqlite'; dataDir: string }
+  /** `directUrl`: the same database without a pooler, when `url` goes through one (postgres/pooler.ts). */
+  | { engine: 'postgres'; url: string; directUrl?: string | null; pool: number; application?: string }
 
 export const databaseFile = (dataDir: string) => join(dataDir, 'trellis.db')
 
-export const recordsPlace = (settings: { dataDir: string; databaseUrl: string | null; dbPool: number }): RecordsPlace =>
+export const recordsPlace = (settings: {
+  dataDir: string
+  databaseUrl: string | null
+  databaseDirectUrl?: string | null
+  dbPool: number
+}): RecordsPlace =>
   settings.databaseUrl
-    ? { engine: 'postgres', url: settings.databaseUrl, pool: settings.dbPool }
+    ? { engine: 'postgres', url: settings.databaseUrl, directUrl: settings.databaseDirectUrl ?? null, pool: settings.dbPool }
     : { engine: 'sqlite', dataDir: settings.dataDir }
 
 /** The records as a message names them: "the data directory ./trellis-data", "the database postgres://trellis@db/trellis". */
@@ -37,7 +45,7 @@ export async function openRecords(
   if (place.engine === 'sqlite') return openEmbeddedRecords(databaseFile(place.dataDir), mode, options)
   // Loaded only when asked for: the embedded default never loads the PostgreSQL adapter.
   const { openPostgresRecords } = await import('./postgres/open.ts')
-  return openPostgresRecords(place.url, mode, place.pool, place.application, { listen: options.listen })
+  return openPostgresRecords(place.url, mode, place.pool, place.application, { listen: options.listen, directUrl: place.directUrl })
 }
 
 /** The records of a database copy (a backup's trellis.db), read as they are. */

@@ -12,6 +12,7 @@ import { migratePostgres, requireCurrentPostgres } from './migrate.ts'
 import { postgresRecords } from './records.ts'
 import { listenForChanges, type ChangeFeed } from './change-feed.ts'
 import { shownPostgresUrl } from './url.ts'
+import { behindPooler, PoolerWithoutDirectUrl, requireDirect } from './pooler.ts'
 
 /** Seconds to wait for a connection before a statement fails: long enough for a restart, short of a client's patience. */
 const CONNECT_TIMEOUT_S = 10
@@ -20,26 +21,43 @@ const CONNECT_TIMEOUT_S = 10
  * `application`: the name its connections show in pg_stat_activity (what each one is for), unless the URL gives
  * one (`?application_name=`). Each connection also says which instance it serves (`trellis.instance`, a new id per
  * opening), which names its writes in the change feed; `listen` (a server) hears the other instances' writes.
+ * `directUrl`: `url` goes through a transaction pooler, and this one does not (pooler.ts): the pool then prepares
+ * nothing by name and names its instance in each transaction, and the connections that need a session (the change
+ * feed, the leases, the migrations) go direct. Without it, a pooler found at `url` is refused (one line).
  */
 export async function openPostgresRecords(
   url: string,
   mode: OpenMode,
   pool: number,
   application = 'trellis',
-  options: { listen?: boolean } = {},
+  options: { listen?: boolean; directUrl?: string | null } = {},
 ): Promise<Records> {
   const where = shownPostgresUrl(url)
   const named = new URL(url).searchParams.has('application_name')
   const instance = randomUUID()
-  const connection = (name: string) => ({ ...(named ? {} : { application_name: name }), 'trellis.instance': instance })
-  const sql = new SQL(url, { max: pool, connectionTimeout: CONNECT_TIMEOUT_S, idleTimeout: 60, connection: connection(application) })
+  const direct = options.directUrl ?? null
+  const pooled = direct !== null
+  // A pooler passes application_name on (PgBouncer tracks it per client), never a parameter of Trellis's own.
+  const connection = (name: string) => ({
+    ...(named ? {} : { application_name: name }),
+    ...(pooled ? {} : { 'trellis.instance': instance }),
+  })
+  const session = direct ?? url
+  const sql = new SQL(url, {
+    max: pool,
+    connectionTimeout: CONNECT_TIMEOUT_S,
+    idleTimeout: 60,
+    prepare: !pooled,
+    connection: connection(application),
+  })
   let feed: ChangeFeed | null = null
   try {
-    await sql.unsafe('SELECT 1')
-    if (mode === 'migrate') await migratePostgres(sql, where)
+    if (pooled) await Promise.all([sql.unsafe('SELECT 1'), requireDirect(session, instance, CONNECT_TIMEOUT_S)])
+    else if (await behindPooler(sql, url, instance, CONNECT_TIMEOUT_S)) throw new PoolerWithoutDirectUrl()
+    if (mode === 'migrate') await migrateDirect(session, pooled ? null : sql, where)
     else if (mode === 'current') await requireCurrentPostgres(sql, where)
     if (options.listen) {
-      const client = new SQL(url, { max: 1, connectionTimeout: CONNECT_TIMEOUT_S, connection: connection(`${application} changes`) })
+      const client = new SQL(session, { max: 1, connectionTimeout: CONNECT_TIMEOUT_S, connection: connection(`${application} changes`) })
       feed = await listenForChanges(client, instance).catch(async (error) => {
         await client.close().catch(() => {})
         throw error
@@ -48,11 +66,26 @@ export async function openPostgresRecords(
   } catch (error) {
     await sql.close().catch(() => {})
     if (error instanceof SchemaMismatch) throw error
+    if (error instanceof PoolerWithoutDirectUrl) throw new DatabaseUnavailable(error.message)
     throw new DatabaseUnavailable(`cannot use PostgreSQL at ${where}: ${reasonOf(error)}`)
   }
   const leaseClient = () =>
-    new SQL(url, { max: 1, connectionTimeout: CONNECT_TIMEOUT_S, idleTimeout: 60, connection: connection(`${application} leases`) })
-  return postgresRecords(sql, postgresStores, { feed, instance, leaseClient })
+    new SQL(session, { max: 1, connectionTimeout: CONNECT_TIMEOUT_S, idleTimeout: 60, connection: connection(`${application} leases`) })
+  return postgresRecords(sql, postgresStores, { feed, instance, leaseClient, tagged: pooled })
+}
+
+/** Migrations hold a session lock: on `sql` when direct, else on a connection of their own to `session`, closed after. */
+async function migrateDirect(session: string, sql: SQL | null, where: string): Promise<void> {
+  if (sql) {
+    await migratePostgres(sql, where)
+    return
+  }
+  const client = new SQL(session, { max: 1, connectionTimeout: CONNECT_TIMEOUT_S })
+  try {
+    await migratePostgres(client, where)
+  } finally {
+    await client.close().catch(() => {})
+  }
 }
 
 /** What went wrong, in PostgreSQL's words where it gave some (they never hold the password). */

@@ -29,11 +29,19 @@ const sqlState = (error: unknown) => (error as { errno?: unknown })?.errno
  * commits count. `instance`: the id its connections carry (a new one when not given). `leaseClient`: makes the
  * client of one connection each lease name is tried and held on (kept for the next try, closed with the records),
  * so a lease held for long (the leader's) takes none of `sql`'s pool; without it a lease reserves one of `sql`'s.
+ * `tagged`: `sql`'s connections do not carry `instance` (a pooler refuses the startup parameter): each transaction
+ * sets it itself, in its first statement, for the change feed's triggers. A `single` statement, which is a
+ * transaction of its own, then notifies as any writer's: this instance hears its own write, and drops its memo once more.
  */
 export function postgresRecords<Stores>(
   sql: SQL,
   storesOn: StoresOn<Stores>,
-  { feed = null, instance = randomUUID(), leaseClient }: { feed?: ChangeFeed | null; instance?: string; leaseClient?: () => SQL } = {},
+  {
+    feed = null,
+    instance = randomUUID(),
+    leaseClient,
+    tagged = false,
+  }: { feed?: ChangeFeed | null; instance?: string; leaseClient?: () => SQL; tagged?: boolean } = {},
 ): Records<Stores> {
   const held = new Set<Lease>()
   const leaseClients = new Map<string, SQL>()
@@ -62,7 +70,14 @@ export function postgresRecords<Stores>(
     committing(
       () =>
         sql.begin(async (tx) => {
-          if (options.durability === 'lazy') await tx.unsafe('SET LOCAL synchronous_commit = off')
+          const lazy = options.durability === 'lazy'
+          // One statement for both settings: through a pooler each one is a round trip more per transaction.
+          if (tagged)
+            await tx.unsafe(
+              `SELECT set_config('trellis.instance', $1, true)${lazy ? ", set_config('synchronous_commit', 'off', true)" : ''}`,
+              [instance],
+            )
+          else if (lazy) await tx.unsafe('SET LOCAL synchronous_commit = off')
           return work(storesOn(postgresSql(tx)))
         }) as Promise<T>,
       options,
