@@ -52,7 +52,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // first, and leaves no trellis.pid behind; once started, stop() closes them.
   await using failed = new AsyncDisposableStack()
   failed.defer(unlock)
-  await startTraces(config)
+  await startTraces(config, log)
   failed.defer(stopTraces)
   // Followed from the start: a move signalled once the server listens must find the handler, not end the process.
   // A move runs the jobs bound to a deadline at once, as the passing hours would have (once the jobs exist).
@@ -231,10 +231,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
  * Installs the tracer when traces are configured, before anything that makes spans exists (the request wrapper is
  * built without tracing when there is none). The SDK is imported here, so a server without traces never loads it.
  */
-async function startTraces(config: Config): Promise<void> {
+async function startTraces(config: Config, log: Logger): Promise<void> {
   if (!config.traces) return
   const { otlpTracer } = await import('./ops/traces-otlp.ts')
-  installTracer(otlpTracer(config.traces, VERSION))
+  installTracer(otlpTracer(config.traces, VERSION, (message, fields) => log.warn(message, fields)))
 }
 
 /** Sends the spans still buffered and uninstalls the tracer. */

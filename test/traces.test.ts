@@ -162,7 +162,7 @@ describe('traces on (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     for (const c of chainCalls) expect(c.attributes['rpc.method']).toBe(c.name.slice('chain '.length))
     const records = trace.filter((s) => s.name === 'db transaction' || s.name === 'db single write')
     expect(records.length).toBeGreaterThan(0)
-    expect(records[0]!.attributes['db.system.name']).toBe('sqlite')
+    expect(records[0]!.attributes['db.system.name']).toBe(process.env.TRELLIS_TEST_POSTGRES ? 'postgresql' : 'sqlite')
     // Every span of the trace hangs from the request's.
     const ids = new Set(trace.map((s) => s.spanId))
     for (const s of trace) if (s !== root) expect(ids.has(s.parentSpanId!)).toBe(true)

@@ -13,9 +13,9 @@ import {
   type Context,
   type Span,
 } from '@opentelemetry/api'
-import { W3CTraceContextPropagator } from '@opentelemetry/core'
+import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core'
 import { resourceFromAttributes } from '@opentelemetry/resources'
-import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace'
+import { BatchSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import type { TracesConfig } from '../config.ts'
 import type { OpenSpan, SpanKind as Kind, Tracer } from '../lib/traces.ts'
@@ -24,12 +24,14 @@ const KINDS: Record<Kind, SpanKind> = { server: SpanKind.SERVER, client: SpanKin
 /** A batch goes out at least this often, so a trace is at the collector within seconds of its request. */
 const EXPORT_DELAY_MS = 1000
 
-export function otlpTracer(config: TracesConfig, version: string): Tracer {
+type Warn = (message: string, fields: Record<string, unknown>) => void
+
+export function otlpTracer(config: TracesConfig, version: string, warn: Warn): Tracer {
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ ...config.resource, 'service.name': config.serviceName, 'service.version': version }),
     spanProcessors: [
       new BatchSpanProcessor({
-        exporter: new OTLPTraceExporter({ url: config.url, headers: config.headers }),
+        exporter: toldOfFailures(new OTLPTraceExporter({ url: config.url, headers: config.headers }), warn),
         scheduledDelayMillis: EXPORT_DELAY_MS,
       }),
     ],
@@ -65,6 +67,27 @@ export function otlpTracer(config: TracesConfig, version: string): Tracer {
       return carrier
     },
     shutdown: () => provider.shutdown(),
+  }
+}
+
+/**
+ * The exporter, saying when spans stop reaching the collector and when they reach it again: the SDK alone drops them
+ * in silence (a wrong endpoint or token would look like a quiet server). One line per change, not per batch.
+ */
+function toldOfFailures(exporter: SpanExporter, warn: Warn): SpanExporter {
+  let failing = false
+  return {
+    export(spans, done) {
+      exporter.export(spans, (result) => {
+        const failed = result.code !== ExportResultCode.SUCCESS
+        if (failed && !failing) warn('traces could not be sent to the collector', { spans: spans.length, error: String(result.error) })
+        if (!failed && failing) warn('traces reach the collector again', {})
+        failing = failed
+        done(result)
+      })
+    },
+    shutdown: () => exporter.shutdown(),
+    forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve(),
   }
 }
 
