@@ -211,6 +211,33 @@ describe('traces on (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
   })
 })
 
+test("local settlement: the relayer's transaction is sent inside the settle span (eth_sendRawTransaction)", async () => {
+  const local = await startTestServer({ ...chain.env, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url })
+  try {
+    const owner = newWallet()
+    const own = await createFeed(local.url, owner)
+    const entry = await createEntry(local.url, owner, own.id, { content_base64: b64('local'), is_free: false, price: { amount: '10000' } })
+    const buyer = await chain.newFundedBuyer(1_000_000n)
+    const payment = encodePaymentHeader(await v1Payment(buyer, { to: owner.address, value: PRICE }))
+    const reply = await fetch(`${local.url}/v1/feeds/${own.id}/entries/${entry.id}/content`, { headers: { 'x-payment': payment } })
+    expect(reply.status).toBe(200)
+    const settle = await until('the local settle span', () =>
+      otlp.spans.find((s) => s.name === 'x402 settle' && s.attributes['x402.settlement'] === 'local'),
+    )
+    expect(settle.attributes['x402.outcome']).toBe('claimed')
+    const sent = await until('the sent transaction', () =>
+      otlp.spans.find((s) => s.traceId === settle.traceId && s.name === 'chain eth_sendRawTransaction'),
+    )
+    // Under the settle span, however deep viem's calls nest it.
+    const parents = new Map(otlp.spans.map((s) => [s.spanId, s.parentSpanId]))
+    let up: string | undefined = sent.parentSpanId
+    while (up && up !== settle.spanId) up = parents.get(up)
+    expect(up).toBe(settle.spanId)
+  } finally {
+    await local.dispose()
+  }
+})
+
 describe('traces off', () => {
   test('without an endpoint, or with one and OTEL_SDK_DISABLED=true, nothing is sent and the start line says off', async () => {
     const quiet = collector()
