@@ -176,6 +176,7 @@ describe('traces on (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     expect(bought.status).toBe(200)
     const { root, trace } = await paidTrace((s) => s.traceId === traceId)
     expect(root.parentSpanId).toBe(parentId)
+    expect(root.attributes['trellis.request_id']).toBe(bought.requestId!)
     const sent = facilitator.traceparents.filter((t) => t.includes(traceId))
     expect(sent.map((t) => t.split(' ')[0])).toEqual(['/verify', '/settle'])
     // Each facilitator call names its own span (x402 verify, x402 settle) as the parent.

@@ -110,6 +110,7 @@ type Wrapped = (request: Request, server: Server<unknown>) => Response | Promise
 /**
  * A wrapped route whose requests each run in a server span (method, route template, status), the child of the
  * caller's span when the request carries a W3C traceparent. Never the path: an access link's path is a credential.
+ * The span ends when the answer is handed to Bun: a streamed body's transfer is not in it.
  */
 function inSpans(traces: Tracer, wrapped: Wrapped, template: string | null): Wrapped {
   return (request, server) => {
@@ -123,6 +124,9 @@ function inSpans(traces: Tracer, wrapped: Wrapped, template: string | null): Wra
       async (span) => {
         const response = await wrapped(request, server)
         span.set('http.response.status_code', response.status)
+        // The id its log lines carry (while requests are logged): from a trace to the lines, and back.
+        const id = response.headers.get('x-request-id')
+        if (id) span.set('trellis.request_id', id)
         if (response.status >= 500) span.fail(`answered ${response.status}`)
         return response
       },
