@@ -19,9 +19,11 @@ import {
 } from './config/environment.ts'
 import type { NetworkInfo } from './config/networks.ts'
 import { read, readAll, type Environment } from './config/values.ts'
+import { tracesFrom, type TracesConfig } from './config/traces.ts'
 
 export { DATA_COMMANDS, HELP, type DataCommand } from './config/flags.ts'
 export type { ContentPlace, FacilitatorAuth, LogLevel } from './config/environment.ts'
+export type { TracesConfig } from './config/traces.ts'
 export { NETWORKS, type NetworkInfo, type NetworkName } from './config/networks.ts'
 export { ConfigError, isWildcardHost, urlHost } from './config/values.ts'
 export { checkLocalWebhooks } from './config/environment.ts'
@@ -35,6 +37,8 @@ export interface Config extends Omit<FlagValues, 'network'>, SettingValues, Test
   /** 'admin': /metrics answers only with the admin-api-key header. */
   metricsAuth: 'public' | 'admin'
   content: ContentPlace
+  /** OpenTelemetry traces (OTEL_* variables), null: off. */
+  traces: TracesConfig | null
 }
 
 export function configFrom(env: Environment): Config {
@@ -56,6 +60,7 @@ export function configFrom(env: Environment): Config {
     metricsAuth,
     content,
     ...readAll(SETTINGS, env),
+    traces: tracesFrom(env),
     ...testHookSettings(env),
   }
 }

@@ -27,6 +27,7 @@ import { VERSION } from './version.ts'
 import { redactUrl } from './chain/rpc.ts'
 import { signatureBackend } from './chain/signatures.ts'
 import { checkSettlementSettings } from './chain/mainnet.ts'
+import { installTracer, tracer } from './lib/traces.ts'
 
 export interface RunningServer {
   url: string
@@ -51,6 +52,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // first, and leaves no trellis.pid behind; once started, stop() closes them.
   await using failed = new AsyncDisposableStack()
   failed.defer(unlock)
+  await startTraces(config, log)
+  failed.defer(stopTraces)
   // Followed from the start: a move signalled once the server listens must find the handler, not end the process.
   // A move runs the jobs bound to a deadline at once, as the passing hours would have (once the jobs exist).
   let deadlinesMoved = () => {}
@@ -196,6 +199,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     settlement: config.settlement,
     token: config.network.usdcAddress,
     rpc: redactUrl(config.network.rpcUrl),
+    traces: config.traces ? redactUrl(config.traces.url) : 'off',
     signatures: signatureBackend,
     ...(config.settlement === 'facilitator'
       ? { facilitator: redactUrl(config.facilitatorUrl), facilitator_auth: config.facilitatorAuth.kind }
@@ -217,11 +221,29 @@ export async function startServer(config: Config): Promise<RunningServer> {
         await records.close()
         unlock()
         unfollowClock()
+        await stopTraces()
         log.announce('stopped')
       })()
       return stopping
     },
   }
+}
+
+/**
+ * Installs the tracer when traces are configured, before anything that makes spans exists (the request wrapper is
+ * built without tracing when there is none). The SDK is imported here, so a server without traces never loads it.
+ */
+async function startTraces(config: Config, log: Logger): Promise<void> {
+  if (!config.traces) return
+  const { otlpTracer } = await import('./ops/traces-otlp.ts')
+  installTracer(otlpTracer(config.traces, VERSION, (message, fields) => log.warn(message, fields)))
+}
+
+/** Sends the spans still buffered and uninstalls the tracer. */
+async function stopTraces(): Promise<void> {
+  const t = tracer()
+  installTracer(null)
+  await t?.shutdown()
 }
 
 /** Bun.serve, its failures as one line naming the address (Bun's own say `ENOTTY … listen` or ask about the port). */

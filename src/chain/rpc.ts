@@ -2,6 +2,7 @@
 // Libraries that verify payments swallow RPC errors into a refusal ("simulation failed"); the transport records
 // them in the running operation's context so the caller can tell "the payer is wrong" from "the RPC is down".
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { tracer } from '../lib/traces.ts'
 import {
   BaseError,
   HttpRequestError,
@@ -61,6 +62,8 @@ export function describeFailure(error: unknown): string {
   return redacted.length > 200 ? `${redacted.slice(0, 197)}...` : redacted
 }
 
+const CLIENT = { kind: 'client' } as const
+
 /** viem's http transport whose failures are reported to the operation being watched. */
 export function watchedHttp(url: string, timeoutMs: number): Transport {
   const base = http(url, { timeout: timeoutMs, retryCount: 1 })
@@ -69,12 +72,17 @@ export function watchedHttp(url: string, timeoutMs: number): Transport {
     return {
       ...transport,
       async request(args: Parameters<typeof transport.request>[0], options?: Parameters<typeof transport.request>[1]) {
-        try {
-          return await transport.request(args, options)
-        } catch (error) {
-          if (isBackendFailure(error)) watching.getStore()?.failures.push(error)
-          throw error
+        const call = async () => {
+          try {
+            return await transport.request(args, options)
+          } catch (error) {
+            if (isBackendFailure(error)) watching.getStore()?.failures.push(error)
+            throw error
+          }
         }
+        // One span per chain call (retries included), named by its JSON-RPC method; never the URL, which holds keys.
+        const t = tracer()
+        return t === null ? call() : t.span(`chain ${args.method}`, { 'rpc.system': 'jsonrpc', 'rpc.method': args.method }, call, CLIENT)
       },
     }
   }) as Transport

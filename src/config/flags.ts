@@ -158,7 +158,9 @@ Environment only:
   TRELLIS_DB_POOL (10: connections to PostgreSQL), TRELLIS_READ_MEMO_MB (32: read results kept; 0: none),
   TRELLIS_GC_GRACE_S (86400: content in PostgreSQL stored more recently is never collected),
   TRELLIS_LEADER_POLL_S (2: seconds, fractions allowed, between tries to lead the once-per-database jobs, PostgreSQL),
-  TRELLIS_WEBHOOKS_ALLOW_LOCAL (1: webhooks to http and loopback/private hosts; a server on loopback only, for development)
+  TRELLIS_WEBHOOKS_ALLOW_LOCAL (1: webhooks to http and loopback/private hosts; a server on loopback only, for development),
+  OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (traces over OTLP/HTTP JSON; unset: off), with
+  OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_SDK_DISABLED, OTEL_TRACES_EXPORTER (otlp|none)
 
 trellis mcp (takes --url and the environment below, none of the options above):
 ${MCP_HELP}

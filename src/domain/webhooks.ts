@@ -22,6 +22,7 @@ import { nowSeconds } from '../lib/clock.ts'
 import { DomainError, fail } from './errors.ts'
 import type { Signer } from './auth.ts'
 import { CLAIM_S, isSuccess, outboundSender, postPublic, type Retries } from './outbound-post.ts'
+import { tracer, withTraceContext } from '../lib/traces.ts'
 
 export const MAX_WEBHOOKS_PER_WALLET = 5
 
@@ -118,7 +119,22 @@ export function webhookService(d: WebhookDeps) {
       'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
       'webhook-signature': new Signature(endpoint.secret).sign(id, sentAt, payload),
     }
-    const posted = await postPublic(endpoint.url, headers, payload, d.allowPrivate || local, ATTEMPT_TIMEOUT_S)
+    // With traces on, the attempt is a span and the POST carries its traceparent (the receiver may continue the trace).
+    const post = () => postPublic(endpoint.url, withTraceContext(headers), payload, d.allowPrivate || local, ATTEMPT_TIMEOUT_S)
+    const traces = tracer()
+    const posted = await (traces === null
+      ? post()
+      : traces.span(
+          'webhook delivery',
+          { 'webhook.endpoint': endpoint.id, 'webhook.delivery': id },
+          async (span) => {
+            const p = await post()
+            if (p.status !== null) span.set('http.response.status_code', p.status)
+            if (!isSuccess(p.status)) span.fail(p.status === null ? 'not answered' : `answered ${p.status}`)
+            return p
+          },
+          { kind: 'client' },
+        ))
     const { failure } = posted
     if (posted.status === null && !(failure instanceof PublicFetchFailed && failure.kind === 'timed-out')) {
       d.log('a webhook attempt failed', {

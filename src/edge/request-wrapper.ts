@@ -9,6 +9,7 @@ import type { Limit, RateLimiter } from './rate-limit.ts'
 import { errorResponse } from './errors.ts'
 import { ANSWER_HEADERS } from '../chain/x402/resource-server.ts'
 import { WARNING_HEADER } from '../domain/cheap-prices.ts'
+import { tracer, type Attributes, type Tracer } from '../lib/traces.ts'
 
 // CORS for an open API: every origin may read every answer, without credentials (the browser session's cookie is
 // SameSite=Lax, and "*" lets no other origin read an answer made with it).
@@ -106,6 +107,36 @@ const invalidHost = () =>
 // A caller's own id is kept when it is a plain token; anything else is replaced, so log lines stay parseable.
 const CALLER_ID = /^[\w.:@/+=-]{1,128}$/
 
+type Wrapped = (request: Request, server: Server<unknown>) => Response | Promise<Response>
+
+/**
+ * A wrapped route whose requests each run in a server span (method, route template, status), the child of the
+ * caller's span when the request carries a W3C traceparent. Never the path: an access link's path is a credential.
+ * The span ends when the answer is handed to Bun: a streamed body's transfer is not in it.
+ */
+function inSpans(traces: Tracer, wrapped: Wrapped, template: string | null): Wrapped {
+  return (request, server) => {
+    const method = request.method
+    const attributes: Attributes = { 'http.request.method': method }
+    if (template) attributes['http.route'] = template
+    const parent = request.headers.get('traceparent')
+    return traces.span(
+      template ? `${method} ${template}` : method,
+      attributes,
+      async (span) => {
+        const response = await wrapped(request, server)
+        span.set('http.response.status_code', response.status)
+        // The id its log lines carry (while requests are logged): from a trace to the lines, and back.
+        const id = response.headers.get('x-request-id')
+        if (id) span.set('trellis.request_id', id)
+        if (response.status >= 500) span.fail(`answered ${response.status}`)
+        return response
+      },
+      { kind: 'server', parent },
+    )
+  }
+}
+
 /**
  * Wraps a route. Built once per route, with no closure made per request: at the rate the hot reads are served, every
  * allocation and call on this path shows in throughput.
@@ -143,9 +174,15 @@ export function requestWrapper(d: { limiter: RateLimiter | null; requests: Reque
     return response
   }
 
-  /** `series`: the metrics series of the route template (null: not matched by Bun's router, counted per method). */
-  return (route: Route, series: number | null = null) =>
-    (request: Request, server: Server<unknown>): Response | Promise<Response> => {
+  // Read once, here: without traces the wrapper below is all a request runs, with no check of its own per request.
+  const traces = tracer()
+
+  /**
+   * `series`: the metrics series of the route template (null: not matched by Bun's router, counted per method);
+   * `template`: the template itself, which names the request's span when traces are on.
+   */
+  return (route: Route, series: number | null = null, template: string | null = null): Wrapped => {
+    const wrapped: Wrapped = (request, server) => {
       const started = performance.now()
       if (request.method === 'OPTIONS' && request.headers.has('access-control-request-method')) return preflight(request)
       let id = ''
@@ -161,6 +198,8 @@ export function requestWrapper(d: { limiter: RateLimiter | null; requests: Reque
       if (limit instanceof Promise) return limit.then((decided) => answer(route, request, decided, started, path, counted, id, url))
       return answer(route, request, limit, started, path, counted, id, url)
     }
+    return traces === null ? wrapped : inSpans(traces, wrapped, template)
+  }
 
   function answer(
     route: Route,

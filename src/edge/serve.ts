@@ -51,7 +51,7 @@ export function serve(app: Elysia<any, any, any, any, any, any, any>, hot: HotRe
       : post
         ? (request) => post(request).then((answer) => (answer instanceof Request ? handle(answer) : answer))
         : handle
-    ;(routes[path] ??= {})[method] = wrap(route, series)
+    ;(routes[path] ??= {})[method] = wrap(route, series, path)
   }
   for (const path of Object.keys(hot)) if (!routes[path]?.GET) throw new Error(`hot read ${path} has no route in the app`)
   for (const path of Object.keys(o.posts ?? {})) if (!routes[path]?.POST) throw new Error(`hot POST ${path} has no route in the app`)

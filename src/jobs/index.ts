@@ -19,6 +19,7 @@ import type { LongReads } from './long-reads.ts'
 import type { Leadership } from './leadership.ts'
 import type { SnapshotFollower } from './snapshots.ts'
 import type { Cluster } from '../store/records.ts'
+import { traced } from '../lib/traces.ts'
 
 const SQL_CHECK_S = 3_600
 /** How often the 402 challenges counted in memory are written: every instance its own (not the leader's only). */
@@ -121,7 +122,8 @@ export function startJobs(d: JobServices): Jobs {
       s.running = true
       const started = performance.now()
       try {
-        await job()
+        // A run is a trace of its own when traces are on (a root span: no request asked for it).
+        await traced(`job ${name}`, { job: name }, async () => await job())
         s.lastError = null
         s.ok++
       } catch (error) {

@@ -4,9 +4,11 @@
 import { join } from 'node:path'
 import { openEmbeddedRecords, SchemaMismatch, type OpenMode } from './sqlite/database.ts'
 import type { Records } from './stores.ts'
+import { tracer } from '../lib/traces.ts'
 
 export { SchemaMismatch, type OpenMode }
 export { DatabaseUnavailable } from './records.ts'
+import type { WriteOptions } from './records.ts'
 
 /** Which records: plain data, so a thread can be told it and open its own. */
 export type RecordsPlace =
@@ -42,10 +44,29 @@ export async function openRecords(
   mode: OpenMode,
   options: { assertNoIo?: boolean; listen?: boolean } = {},
 ): Promise<Records> {
-  if (place.engine === 'sqlite') return openEmbeddedRecords(databaseFile(place.dataDir), mode, options)
+  if (place.engine === 'sqlite') return inSpans(openEmbeddedRecords(databaseFile(place.dataDir), mode, options), 'sqlite')
   // Loaded only when asked for: the embedded default never loads the PostgreSQL adapter.
   const { openPostgresRecords } = await import('./postgres/open.ts')
-  return openPostgresRecords(place.url, mode, place.pool, place.application, { listen: options.listen, directUrl: place.directUrl })
+  return inSpans(
+    await openPostgresRecords(place.url, mode, place.pool, place.application, { listen: options.listen, directUrl: place.directUrl }),
+    'postgresql',
+  )
+}
+
+/**
+ * With traces on, each transaction, single write and snapshot is a span: a group of statements, not one span per
+ * statement (a page of a feed runs dozens, and their spans would cost more than they tell). Off, the records as they are.
+ */
+function inSpans(records: Records, system: 'sqlite' | 'postgresql'): Records {
+  const traces = tracer()
+  if (traces === null) return records
+  const { transact, single, snapshot } = records
+  const span = <T>(name: string, work: () => Promise<T>) => traces.span(name, { 'db.system.name': system }, work, { kind: 'client' })
+  return Object.assign(records, {
+    transact: <T>(work: Parameters<typeof transact<T>>[0], o?: WriteOptions) => span('db transaction', () => transact(work, o)),
+    single: <T>(work: Parameters<typeof single<T>>[0], o?: WriteOptions) => span('db single write', () => single(work, o)),
+    snapshot: <T>(work: Parameters<typeof snapshot<T>>[0]) => span('db snapshot', () => snapshot(work)),
+  })
 }
 
 /** The records of a database copy (a backup's trellis.db), read as they are. */

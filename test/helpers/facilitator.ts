@@ -61,6 +61,8 @@ export function startFacilitator(chain: TestChain, key: Hex, options: Facilitato
   })
   let behaviour = honest
   const calls: string[] = []
+  /** Each call's path and the traceparent it came with ('-' for none): "/settle 00-…". */
+  const traceparents: string[] = []
   /** Requests refused for their credentials, with the reason. */
   const refused: string[] = []
   const basePath = options.basePath ?? ''
@@ -79,6 +81,7 @@ export function startFacilitator(chain: TestChain, key: Hex, options: Facilitato
         }
       }
       calls.push(path)
+      traceparents.push(`${path} ${request.headers.get('traceparent') ?? '-'}`)
       if (path === '/supported') return Response.json(await facilitator.getSupported())
       const body = await request.json()
       if (path === '/verify') return Response.json(await facilitator.verify(body.paymentPayload, body.paymentRequirements))
@@ -93,6 +96,7 @@ export function startFacilitator(chain: TestChain, key: Hex, options: Facilitato
   return {
     url: `http://127.0.0.1:${service.port}${basePath}`,
     calls,
+    traceparents,
     refused,
     behave(next: SettleBehaviour) {
       behaviour = next

@@ -15,7 +15,8 @@ import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
 import type { Config } from '../../config.ts'
 import { describeFailure, isBackendFailure, watchedHttp, watchRpc } from '../rpc.ts'
 import { chainReader, type ChainReader } from '../reader.ts'
-import { facilitatorAuthHeaders } from '../facilitator-auth.ts'
+import { facilitatorAuthHeaders, type AuthHeaders } from '../facilitator-auth.ts'
+import { tracer, withTraceContext } from '../../lib/traces.ts'
 import { caip2 } from './networks.ts'
 import type { Payment } from './payload.ts'
 
@@ -84,7 +85,33 @@ export type RelayerLock = (name: string) => Promise<() => Promise<void>>
 export function paymentEngine(config: Config, relayerLock: RelayerLock | null = null): PaymentEngine {
   const transport = watchedHttp(config.network.rpcUrl, 20_000)
   const chain = chainReader(transport, config.network.usdcAddress, { logWindow: BigInt(config.logWindowBlocks) })
-  return config.settlement === 'local' ? localEngine(config, transport, chain, relayerLock) : remoteEngine(config, chain)
+  const engine = config.settlement === 'local' ? localEngine(config, transport, chain, relayerLock) : remoteEngine(config, chain)
+  return tracer() === null ? engine : inSpans(engine, config.settlement)
+}
+
+/** With traces on, each verification and settlement is a span; its outcome's kind says how it ended. */
+function inSpans(engine: PaymentEngine, settlement: Config['settlement']): PaymentEngine {
+  const span = <T extends { kind: string }>(name: string, work: () => Promise<T>) =>
+    tracer()!.span(`x402 ${name}`, { 'x402.settlement': settlement }, async (open) => {
+      const outcome = await work()
+      open.set('x402.outcome', outcome.kind)
+      if (outcome.kind === 'backend') open.fail(`${name}: the backend failed`)
+      return outcome
+    })
+  return {
+    chain: engine.chain,
+    verify: (payment, requirements) => span('verify', () => engine.verify(payment, requirements)),
+    settle: (payment, requirements, onSigned) => span('settle', () => engine.settle(payment, requirements, onSigned)),
+  }
+}
+
+/** The facilitator's headers for each call with the running span's traceparent when traces are on (W3C trace context). */
+function withTraceHeaders(auth: AuthHeaders | undefined): AuthHeaders | undefined {
+  if (tracer() === null) return auth
+  return async () => {
+    const own = auth ? await auth() : { verify: {}, settle: {}, supported: {} }
+    return { verify: withTraceContext(own.verify), settle: withTraceContext(own.settle), supported: withTraceContext(own.supported) }
+  }
 }
 
 interface Attempt {
@@ -216,7 +243,7 @@ function remoteEngine(config: Config, chain: ChainReader): PaymentEngine {
   const facilitator = new HTTPFacilitatorClient({
     url: config.facilitatorUrl,
     timeoutMs: Math.max(config.confirmTimeoutS, 10) * 1000,
-    createAuthHeaders: facilitatorAuthHeaders(config.facilitatorAuth, config.facilitatorUrl),
+    createAuthHeaders: withTraceHeaders(facilitatorAuthHeaders(config.facilitatorAuth, config.facilitatorUrl)),
   }) as unknown as Facilitator
   return {
     chain,

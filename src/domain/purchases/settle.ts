@@ -10,6 +10,7 @@ import { REASONS } from '../../chain/x402/reasons.ts'
 import { checksumAddress } from '../../chain/signatures.ts'
 import { newId } from '../../lib/ids.ts'
 import { nowSeconds } from '../../lib/clock.ts'
+import { tracer } from '../../lib/traces.ts'
 import type { PurchaseDeps } from './deps.ts'
 import type { ChainFate } from './fate.ts'
 import type { OtherInstances } from './elsewhere.ts'
@@ -172,5 +173,15 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
     return concludeFromChain(row)
   }
 
-  return settleOnce
+  // With traces on, each attempt is a span ending with its outcome's kind; the verification, chain calls and records
+  // it made are its children (a second go after another payment was decided stays inside it).
+  const traces = tracer()
+  if (traces === null) return settleOnce
+  const inSpan: typeof settleOnce = (payment, good, requirements, tag, signer, startedOver) =>
+    traces.span('payment settlement', {}, async (span) => {
+      const outcome = await settleOnce(payment, good, requirements, tag, signer, startedOver)
+      span.set('payment.outcome', outcome.kind)
+      return outcome
+    })
+  return inSpan
 }
