@@ -10,7 +10,6 @@ import type { WalletRecord } from '../models/records.ts'
 import { DomainError, fail } from '../domain/errors.ts'
 import { STATUS } from '../edge/errors.ts'
 import { STUDIO_COOKIE } from '../domain/sessions.ts'
-import { STUDIO_CSRF_HEADER } from '../models/auth.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { isUuid } from '../lib/ids.ts'
 import { html, type Html } from '../pages/html.ts'
@@ -22,7 +21,7 @@ import { dashboardPage } from '../pages/studio/dashboard.ts'
 import { feedStudioPage } from '../pages/studio/feed.ts'
 import { entryStudioPage } from '../pages/studio/entry.ts'
 import { profileStudioPage, webhooksStudioPage } from '../pages/studio/webhooks.ts'
-import { cookieOf } from './studio-writes.ts'
+import { cookieOf, studioPageSigner } from './studio-writes.ts'
 import { csvAnswer } from './csv.ts'
 import { readText } from '../edge/body.ts'
 
@@ -97,10 +96,7 @@ const PREVIEW_HEADERS = { 'content-type': 'text/html; charset=utf-8', 'cache-con
 
 /** The wallet a preview is made for: a studio page's request (its Origin, its CSRF token), else AUTH_REQUIRED. */
 async function previewer(s: Services, request: Request): Promise<Signer> {
-  const token = cookieOf(request.headers, STUDIO_COOKIE)
-  const h = request.headers
-  const site = { origin: h.get('origin'), fetchSite: h.get('sec-fetch-site'), csrf: h.get(STUDIO_CSRF_HEADER) }
-  const signer = token ? await s.auth.studio.signer(token, site) : null
+  const signer = await studioPageSigner(s.auth, request)
   return signer ?? fail('AUTH_REQUIRED', 'the preview is for the studio: sign in to the studio first')
 }
 

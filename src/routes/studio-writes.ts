@@ -44,8 +44,13 @@ export function cookieOf(headers: Headers, name: string): string | null {
  * another origin, or its session is not live, or its CSRF token is not the session's.
  */
 export function studioSigner(auth: AuthService, request: Request): Promise<Signer | null> | null {
+  return isStudioWrite(request.method, request.url) ? studioPageSigner(auth, request) : null
+}
+
+/** The signer of a studio page's request (its cookie, Origin, Sec-Fetch-Site and CSRF token), as studioSigner judges it. */
+export function studioPageSigner(auth: AuthService, request: Request): Promise<Signer | null> | null {
   const h = request.headers
   const token = cookieOf(h, STUDIO_COOKIE)
-  if (!token || !isStudioWrite(request.method, request.url)) return null
+  if (!token) return null
   return auth.studio.signer(token, { origin: h.get('origin'), fetchSite: h.get('sec-fetch-site'), csrf: h.get(STUDIO_CSRF_HEADER) })
 }
