@@ -28,9 +28,7 @@ import { websubService } from './domain/websub.ts'
 import { analyticsService } from './domain/analytics.ts'
 import { challengeCounter } from './domain/challenges.ts'
 import { ledgerAudit, type LedgerAudit } from './domain/ledger-audit.ts'
-import { paymentEngine } from './chain/x402/engine.ts'
-import { chainReader } from './chain/reader.ts'
-import { watchedHttp } from './chain/rpc.ts'
+import { chainReaders, paymentEngines } from './chain/x402/engines.ts'
 import { accessTokens } from './domain/access-tokens.ts'
 import { signatureVerifier } from './chain/signatures.ts'
 import { startJobs, type Jobs } from './jobs/index.ts'
@@ -68,10 +66,7 @@ import { VERSION } from './version.ts'
 /** verify-ledger's records (at exactly this binary's schema, never migrated) and the ledger check over a chain reader of its own. */
 export async function openLedgerCheck(config: Config): Promise<{ records: Records; audit: LedgerAudit }> {
   const records = await openRecords(recordsPlace(config), 'current')
-  const chain = chainReader(watchedHttp(config.network.rpcUrl, 20_000), config.network.usdcAddress, {
-    logWindow: BigInt(config.logWindowBlocks),
-  })
-  return { records, audit: ledgerAudit({ records, chain, token: config.network.usdcAddress }) }
+  return { records, audit: ledgerAudit({ records, chains: chainReaders(config) }) }
 }
 
 /** Connections each long-reads thread may open to PostgreSQL: its reads run one at a time. */
@@ -187,14 +182,13 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     logFetch: p.logWarn,
   })
   // Instances sharing a database take turns with the relayer account (local settlement).
-  const engine = paymentEngine(
+  const engines = paymentEngines(
     p.config,
     records.cluster ? (name) => waitForLease((lease) => records.lease(lease), name, RELAYER_WAIT_MS) : null,
   )
   const purchases = purchaseService({
     records,
-    engine,
-    network: p.config.network,
+    engines,
     log: p.logWarn,
     logInfo: p.logInfo,
     waitS: p.config.confirmTimeoutS,
@@ -255,7 +249,7 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
       secret: p.secret,
       kept: (key, read) => cached.get(key, read, () => KEPT_RECORD_CHARS),
     }),
-    siwx: signInWithX({ records, secret: p.secret, network: p.config.network, publicUrl: p.publicUrl, verify }),
+    siwx: signInWithX({ records, secret: p.secret, networks: p.config.networks, publicUrl: p.publicUrl, verify }),
     accessLinks: accessLinkService({ records, entries, tokens, kept: (key, read) => cached.get(key, read, () => KEPT_RECORD_CHARS) }),
     accessTokens: tokens,
     content: p.content,
@@ -263,7 +257,7 @@ export async function buildServices(p: AppParts): Promise<Services & { ledgerAud
     cached,
     health: p.health,
     websub,
-    ledgerAudit: ledgerAudit({ records, chain: engine.chain, token: p.config.network.usdcAddress }),
+    ledgerAudit: ledgerAudit({ records, chains: engines }),
   }
   return services
 }
@@ -275,7 +269,7 @@ export function buildApp(s: Services, logError: (error: unknown) => void, extra:
     .use(errorHandling(logError, (request) => notFoundPage(s, request)))
     .use(modelsPlugin)
     .use(healthRoutes(s))
-    .use(docsRoutes(VERSION, () => app, s.publicUrl, s.config.network))
+    .use(docsRoutes(VERSION, () => app, s.publicUrl, s.config.networks))
     .use(authRoutes(s))
     .use(feedRoutes(s))
     .use(entryRoutes(s))

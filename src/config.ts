@@ -5,35 +5,30 @@ import { FLAGS, type FlagValues } from './config/flags.ts'
 import {
   contentFrom,
   directUrlFrom,
-  facilitatorAuthFrom,
-  facilitatorUrlFrom,
   metricsAuthFrom,
-  networkFrom,
   SETTINGS,
-  settlementFrom,
   testHookSettings,
   type ContentPlace,
-  type FacilitatorAuth,
   type SettingValues,
   type TestHookSettings,
 } from './config/environment.ts'
-import type { NetworkInfo } from './config/networks.ts'
-import { read, readAll, type Environment } from './config/values.ts'
+import { networkSettingsFrom, type NetworkSettings } from './config/network-settings.ts'
+import { readAll, type Environment } from './config/values.ts'
 import { tracesFrom, type TracesConfig } from './config/traces.ts'
 
 export { DATA_COMMANDS, HELP, type DataCommand } from './config/flags.ts'
-export type { ContentPlace, FacilitatorAuth, LogLevel } from './config/environment.ts'
+export type { ContentPlace, LogLevel } from './config/environment.ts'
+export type { FacilitatorAuth, NetworkSettings } from './config/network-settings.ts'
 export type { TracesConfig } from './config/traces.ts'
 export { NETWORKS, type NetworkInfo, type NetworkName } from './config/networks.ts'
 export { ConfigError, isWildcardHost, urlHost } from './config/values.ts'
 export { checkLocalWebhooks } from './config/environment.ts'
 
-export interface Config extends Omit<FlagValues, 'network'>, SettingValues, TestHookSettings {
-  network: NetworkInfo
-  settlement: 'facilitator' | 'local'
-  facilitatorUrl: string
-  facilitatorAuth: FacilitatorAuth
-  relayerKey: string | null
+export interface Config extends Omit<FlagValues, 'network' | 'networks'>, SettingValues, TestHookSettings {
+  /** The networks sold on, in the order listed; each with its endpoint, token and settler. */
+  networks: NetworkSettings[]
+  /** The first of them: where wallets sign in (x402 sign-in-with-x) and what one-network answers name. */
+  network: NetworkSettings
   /** 'admin': /metrics answers only with the admin-api-key header. */
   metricsAuth: 'public' | 'admin'
   content: ContentPlace
@@ -43,20 +38,15 @@ export interface Config extends Omit<FlagValues, 'network'>, SettingValues, Test
 
 export function configFrom(env: Environment): Config {
   // The checks run in the order they always have, so that of several bad variables the same one is named.
-  const network = read(env, FLAGS.network.variable, FLAGS.network.read)
-  const { settlement, relayerKey } = settlementFrom(env)
+  const networks = networkSettingsFrom(env)
   const metricsAuth = metricsAuthFrom(env)
-  const facilitatorAuth = facilitatorAuthFrom(env)
   const flags = readAll(FLAGS, env)
   directUrlFrom(flags.databaseUrl, flags.databaseDirectUrl)
   const content = contentFrom(flags.contentUrl, flags.databaseUrl)
   return {
     ...flags,
-    network: networkFrom(network, env),
-    settlement,
-    facilitatorUrl: facilitatorUrlFrom(env, facilitatorAuth),
-    facilitatorAuth,
-    relayerKey,
+    networks,
+    network: networks[0]!,
     metricsAuth,
     content,
     ...readAll(SETTINGS, env),
@@ -64,3 +54,6 @@ export function configFrom(env: Environment): Config {
     ...testHookSettings(env),
   }
 }
+
+/** The networks sold on, for people: "base, polygon". */
+export const soldOnNames = (config: Pick<Config, 'networks'>): string => config.networks.map((network) => network.name).join(', ')

@@ -4,8 +4,8 @@ import { rateLimiter } from './edge/rate-limit.ts'
 import { sharedRateLimiter } from './edge/rate-limit-shared.ts'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { checkLocalWebhooks, DATA_COMMANDS, isWildcardHost, urlHost, type Config } from './config.ts'
-import { bindChain, recordedChain } from './store/chain-binding.ts'
+import { checkLocalWebhooks, DATA_COMMANDS, isWildcardHost, urlHost, type Config, type NetworkSettings } from './config.ts'
+import { bindChains, bindingsOf, recordedChains } from './store/chain-binding.ts'
 import { recordsName, recordsPlace } from './store/open.ts'
 import { lockDataDir } from './store/lock.ts'
 import { ownerOnlyFromNow, tightenTree } from './store/permissions.ts'
@@ -70,22 +70,20 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const records = await openDataRecords(config, { listen: true })
   failed.defer(() => records.close())
   const where = await recordsName(recordsPlace(config))
+  const current = bindingsOf(config.networks)
   const binding = await records.transact(async (tx) => {
-    // Rows that name no network were made on the one bound until now (before a rebinding moves it).
-    await tx.transactions.nameNetwork((await recordedChain(tx.meta))?.network ?? config.network.name)
-    return bindChain(
-      tx.meta,
-      where,
-      { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress },
-      config.allowChainChange,
-    )
+    // Rows that name no network were made on the first one bound until now (before a rebinding moves it).
+    await tx.transactions.nameNetwork((await recordedChains(tx.meta))?.[0]?.network ?? config.network.name)
+    return bindChains(tx.meta, where, current, config.allowChainChange)
   })
   if (binding.kind === 'rebound') {
-    log.warn('data directory rebound to another chain (TRELLIS_ALLOW_CHAIN_CHANGE=1): its ledger now holds sales of both', {
+    log.warn('data directory rebound to other chains (TRELLIS_ALLOW_CHAIN_CHANGE=1): its ledger now holds sales of both', {
       previous: binding.previous,
-      current: { network: config.network.name, chain_id: config.network.chainId, token: config.network.usdcAddress },
+      current,
     })
   }
+  if (binding.kind === 'added')
+    log.info('data directory bound to more networks: its ledger may now hold their sales', { added: binding.added })
   const secret = await records.secret()
   const content = await openDataContent(config, records)
   failed.defer(() => content.close())
@@ -131,7 +129,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const app = buildApp(services, logError, [
     metricsRoutes(requests, startedAt, {
       gauges: marketSize(records.read),
-      build: { version: VERSION, network: config.network.name },
+      build: { version: VERSION, network: config.networks.map((network) => network.name).join(',') },
       more: () => [
         ...paymentMetrics(services.purchases.outcomes()),
         ...jobs.metrics(),
@@ -194,16 +192,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
     public_url: publicUrl,
     docs: `${publicUrl}/v1/docs`,
     data_dir: config.dataDir,
-    network: config.network.name,
-    chain_id: config.network.chainId,
-    settlement: config.settlement,
-    token: config.network.usdcAddress,
-    rpc: redactUrl(config.network.rpcUrl),
+    ...saidOf(config.network),
+    ...(config.networks.length > 1 ? { networks: config.networks.map(saidOf) } : {}),
     traces: config.traces ? redactUrl(config.traces.url) : 'off',
     signatures: signatureBackend,
-    ...(config.settlement === 'facilitator'
-      ? { facilitator: redactUrl(config.facilitatorUrl), facilitator_auth: config.facilitatorAuth.kind }
-      : {}),
   })
   if (tightened) log.warn('data directory permissions tightened to owner-only', { data_dir: config.dataDir, changed: tightened })
 
@@ -272,3 +264,15 @@ function warnOfTestHooks({ testHooks }: Config, log: Pick<Logger, 'warn'>): void
   if (testHooks.allowed) log.warn('test hooks active: this server is for tests, never for production', { hooks: testHooks.set })
   else log.warn(`test hooks ignored: ${testHooks.ignoredBecause}`, { hooks: testHooks.set })
 }
+
+/** A network sold on, as the start line says it: what it settles with, with no secret in it. */
+const saidOf = (network: NetworkSettings) => ({
+  network: network.name,
+  chain_id: network.chainId,
+  settlement: network.settlement,
+  token: network.usdcAddress,
+  rpc: redactUrl(network.rpcUrl),
+  ...(network.settlement === 'facilitator'
+    ? { facilitator: redactUrl(network.facilitatorUrl), facilitator_auth: network.facilitatorAuth.kind }
+    : {}),
+})

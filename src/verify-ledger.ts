@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs'
 import type { Config } from './config.ts'
 import { databaseFile, DatabaseUnavailable, recordsName, recordsPlace, SchemaMismatch } from './store/open.ts'
-import { chainMismatch } from './store/chain-binding.ts'
+import { bindingsOf, chainMismatch } from './store/chain-binding.ts'
 import { redactUrl } from './chain/rpc.ts'
 import { openLedgerCheck } from './app.ts'
 
@@ -36,17 +36,14 @@ export async function verifyLedger(config: Config): Promise<number> {
   const { records, audit } = check
   try {
     // Checked against another chain, every row would read as a mismatch.
-    const mismatch = await chainMismatch(records.read.meta, await recordsName(recordsPlace(config)), {
-      network: config.network.name,
-      chain_id: config.network.chainId,
-      token: config.network.usdcAddress,
-    })
+    const mismatch = await chainMismatch(records.read.meta, await recordsName(recordsPlace(config)), bindingsOf(config.networks))
     if (mismatch) {
       process.stderr.write(`trellis: ${mismatch}\n`)
       return EXIT.unusable
     }
     const tty = process.stderr.isTTY
-    process.stderr.write(`checking the ledger against ${config.network.name} via ${redactUrl(config.network.rpcUrl)}\n`)
+    for (const network of config.networks)
+      process.stderr.write(`checking the ledger against ${network.name} via ${redactUrl(network.rpcUrl)}\n`)
     const report = await audit.run({
       full: true,
       onProgress: tty ? (done) => process.stderr.write(`\r${done} ledger rows proven`) : undefined,

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { parseCommand } from '../src/command-line.ts'
 import { VERSION } from '../src/version.ts'
 import { configFrom } from '../src/config.ts'
+import { NETWORK_NAMES } from '../src/config/networks.ts'
 import { startTestServer } from '../dev/server.ts'
 import { call, newWallet } from '../dev/api.ts'
 
@@ -33,8 +34,9 @@ const refusal = (argv: string[], env: Record<string, string> = {}) => {
 
 describe('flags and commands', () => {
   test('an error names what was typed: the flag for a flag, the variable for the environment', () => {
-    expect(refusal(['--network', 'foo'])).toBe('--network must be one of base, base-sepolia')
-    expect(refusal([], { TRELLIS_NETWORK: 'foo' })).toBe('TRELLIS_NETWORK must be one of base, base-sepolia')
+    expect(refusal(['--network', 'foo'])).toBe(`--network must be one of ${NETWORK_NAMES.join(', ')}`)
+    expect(refusal([], { TRELLIS_NETWORK: 'foo' })).toBe(`TRELLIS_NETWORK must be one of ${NETWORK_NAMES.join(', ')}`)
+    expect(refusal(['--networks', 'base-sepolia,foo'])).toStartWith('--networks names "foo": known networks are base, base-sepolia,')
     expect(refusal(['--port=eighty'])).toBe('--port must be an integer, got "eighty"')
     expect(refusal(['serve', '--public-url', 'ftp://x'])).toBe('--public-url must be an http(s) URL')
     expect(refusal(['--host', 'not_a_host!'])).toBe('--host must be an IP address or a host name, got "not_a_host!"')
@@ -150,7 +152,7 @@ describe('flags and commands', () => {
       trellis(['version']),
       trellis(['gc', '--help']),
     ])
-    expect([network.code, network.stderr]).toEqual([2, 'trellis: --network must be one of base, base-sepolia\n'])
+    expect([network.code, network.stderr]).toEqual([2, `trellis: --network must be one of ${NETWORK_NAMES.join(', ')}\n`])
     expect([bogus.code, bogus.stderr]).toEqual([2, 'trellis: unknown option --bogus for trellis gc (see trellis --help)\n'])
     expect([host.code, host.stderr]).toEqual([2, 'trellis: --host must be an IP address or a host name, got "not_a_host!"\n'])
     const commit = Bun.spawnSync(['git', 'rev-parse', '--short=7', 'HEAD'], { cwd: ROOT }).stdout.toString().trim()

@@ -50,7 +50,7 @@ test('an older database with three payments of one purchase pending: all stay pe
   )
   const insert =
     old.query(`INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements, valid_before,
-    status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 1000, 1, '{}', '{}', ?, ?, ?, ?)`)
+    status, created_at, updated_at, network) VALUES (?, ?, ?, ?, ?, 1000, 1, '{}', '{}', ?, ?, ?, ?, 'base-sepolia')`)
   for (const [n, status, at] of [
     [3, 'pending', 30],
     [1, 'pending', 10],
@@ -75,8 +75,8 @@ test('an older database with three payments of one purchase pending: all stay pe
     // A new authorization, and the failed one tried again, lose to the pending ones: neither owns a settlement.
     expect(await records.transact((tx) => tx.payments.insertPending(payment(5, 50)))).toBe(false)
     expect(await records.transact((tx) => tx.payments.retryFailed('p4', entrySold(entryId), '{}', '{}', 2, 'test', 50))).toBe(false)
-    expect(await records.read.payments.byKey(PAYER, payment(5, 50).nonce)).toBeUndefined()
-    expect((await records.read.payments.byKey(PAYER, payment(4, 5).nonce))!.status).toBe('failed')
+    expect(await records.read.payments.byKey('base-sepolia', PAYER, payment(5, 50).nonce)).toBeUndefined()
+    expect((await records.read.payments.byKey('base-sepolia', PAYER, payment(4, 5).nonce))!.status).toBe('failed')
 
     // Once the chain has decided every one of them, the purchase may be tried again, exactly once at a time.
     for (const id of ['p1', 'p2', 'p3']) expect(await records.transact((tx) => tx.payments.markFailed(id, 'expired', 60))).toBe(true)

@@ -26,7 +26,7 @@ import {
 } from '../dev/chain.ts'
 
 const SEPOLIA: NetworkInfo = { ...NETWORKS['base-sepolia'], rpcConfigured: false }
-const x402 = resourceServer(SEPOLIA)
+const x402 = resourceServer([SEPOLIA])
 const seller = privateKeyToAccount(generatePrivateKey()).address
 const PRICE = 10_000n
 const tag: PriceTag = {
@@ -80,7 +80,7 @@ describe('readPayment', () => {
         signature: sent.payload.signature,
       }),
     ).toBe(true)
-    expect(requirementsFor(payment, SEPOLIA, tag)).toEqual({ requirements: v1Body().accepts[0] })
+    expect(requirementsFor(payment, [SEPOLIA], tag)).toEqual({ requirements: v1Body().accepts[0], network: SEPOLIA })
   })
 
   test(
@@ -93,7 +93,7 @@ describe('readPayment', () => {
       const payment = readable(read({ 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(sent) }))
       expect(payment.wire.version).toBe(2)
       expect(payment.authorization).toMatchObject({ from: buyer.address, to: seller, value: String(PRICE) })
-      expect(requirementsFor(payment, SEPOLIA, tag)).toEqual({ requirements: v2Header().accepts[0] })
+      expect(requirementsFor(payment, [SEPOLIA], tag)).toEqual({ requirements: v2Header().accepts[0], network: SEPOLIA })
     },
   )
 
@@ -103,7 +103,7 @@ describe('readPayment', () => {
     const payment = readable(read({ 'x-payment': header }))
     expect(payment.wire.version).toBe(1)
     expect(payment.authorization).toMatchObject({ from: buyer.address, to: seller, value: String(PRICE) })
-    expect(requirementsFor(payment, SEPOLIA, tag)).toEqual({ requirements: v1Body().accepts[0] })
+    expect(requirementsFor(payment, [SEPOLIA], tag)).toEqual({ requirements: v1Body().accepts[0], network: SEPOLIA })
   })
 
   test('each payment header is read; X-PAYMENT first when both come', async () => {
@@ -116,7 +116,7 @@ describe('readPayment', () => {
     const buyer = privateKeyToAccount(generatePrivateKey())
     const signed = await signTransferAuthorization(buyer, { to: seller, value: PRICE, validAfter: 0n })
     const accepted = v2Header().accepts[0]!
-    const refusal = (payment: object) => requirementsFor(readable(read({ 'x-payment': encodePaymentHeader(payment) })), SEPOLIA, tag)
+    const refusal = (payment: object) => requirementsFor(readable(read({ 'x-payment': encodePaymentHeader(payment) })), [SEPOLIA], tag)
     expect(refusal({ x402Version: 1, scheme: 'exact', network: 'base', payload: signed })).toEqual({ refused: REASONS.network })
     expect(refusal({ x402Version: 1, scheme: 'exact', network: 'eip155:84532', payload: signed })).toEqual({ refused: REASONS.network })
     expect(refusal({ x402Version: 2, accepted: { ...accepted, network: 'base-sepolia' }, payload: signed })).toEqual({
@@ -207,7 +207,7 @@ describe('challenge', () => {
   })
 
   test("bytes are sold as their media type; the server's network decides name, CAIP-2 id and token", () => {
-    const mainnet = resourceServer({ ...NETWORKS.base, rpcConfigured: false })
+    const mainnet = resourceServer([{ ...NETWORKS.base, rpcConfigured: false }])
     const bytes = { ...tag, resource: `${tag.resource}/content`, mimeType: 'text/plain' }
     const answer = mainnet.challenge(bytes)
     expect(JSON.parse(answer.body).accepts[0]).toMatchObject({

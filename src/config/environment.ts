@@ -4,7 +4,6 @@
 // the functions below, which check them together.
 import { isIP } from 'node:net'
 import { testHooks, type TestHooks } from '../test-hooks.ts'
-import { NETWORKS, type NetworkInfo, type NetworkName } from './networks.ts'
 import {
   address,
   ConfigError,
@@ -61,24 +60,6 @@ export const SETTINGS = {
 
 export type SettingValues = ValuesOf<typeof SETTINGS>
 
-/** The network's chain with the endpoint and token the environment puts in place of its own. */
-export function networkFrom(name: NetworkName, env: Environment): NetworkInfo {
-  const known = NETWORKS[name]
-  return {
-    name,
-    chainId: known.chainId,
-    caip2: known.caip2,
-    mainnet: known.mainnet,
-    label: known.label,
-    rpcUrl: read(env, 'TRELLIS_RPC_URL', url) ?? known.rpcUrl,
-    rpcConfigured: Boolean(env.TRELLIS_RPC_URL),
-    usdcAddress: read(env, 'TRELLIS_USDC_ADDRESS', address(known.usdcAddress)),
-    usdcName: env.TRELLIS_USDC_NAME || known.usdcName,
-    usdcVersion: env.TRELLIS_USDC_VERSION || known.usdcVersion,
-    typicalSettlementCost: known.typicalSettlementCost,
-  }
-}
-
 export type ContentPlace = 'leveldb' | 'postgres' | S3Place
 
 /**
@@ -112,53 +93,12 @@ export function contentFrom(asked: ContentPlace | null, databaseUrl: string | nu
   return place
 }
 
-/** Who settles: a facilitator, or this server with its own wallet paying the gas. */
-export function settlementFrom(env: Environment): { settlement: 'facilitator' | 'local'; relayerKey: string | null } {
-  const relayerKey = env.TRELLIS_RELAYER_KEY || null
-  if (relayerKey && !/^0x[0-9a-fA-F]{64}$/.test(relayerKey))
-    throw new ConfigError('TRELLIS_RELAYER_KEY must be a 0x-prefixed 32-byte hex key')
-  const settlement = read(env, 'TRELLIS_SETTLEMENT', oneOf(['facilitator', 'local'] as const, 'facilitator'))
-  if (settlement === 'local' && !relayerKey)
-    throw new ConfigError('TRELLIS_SETTLEMENT=local needs TRELLIS_RELAYER_KEY (the wallet that pays gas)')
-  return { settlement, relayerKey }
-}
-
 /** 'admin': /metrics answers only with the admin-api-key header. */
 export function metricsAuthFrom(env: Environment): 'public' | 'admin' {
   const metricsAuth = read(env, 'TRELLIS_METRICS_AUTH', oneOf(['public', 'admin'] as const, 'public'))
   if (metricsAuth === 'admin' && !env.TRELLIS_ADMIN_KEY)
     throw new ConfigError('TRELLIS_METRICS_AUTH=admin needs TRELLIS_ADMIN_KEY (the admin-api-key header /metrics then asks for)')
   return metricsAuth
-}
-
-/** Credentials sent with every facilitator call (src/chain/facilitator-auth.ts). */
-export type FacilitatorAuth =
-  | { kind: 'none' }
-  /** TRELLIS_FACILITATOR_BEARER: a static `Authorization: Bearer` token. */
-  | { kind: 'bearer'; token: string }
-  /** TRELLIS_CDP_API_KEY_ID + TRELLIS_CDP_API_KEY_SECRET: a Coinbase Developer Platform key signing each call. */
-  | { kind: 'cdp'; keyId: string; keySecret: string }
-
-export function facilitatorAuthFrom(env: Environment): FacilitatorAuth {
-  const bearer = env.TRELLIS_FACILITATOR_BEARER || null
-  const cdpKeyId = env.TRELLIS_CDP_API_KEY_ID || null
-  const cdpKeySecret = env.TRELLIS_CDP_API_KEY_SECRET || null
-  if (Boolean(cdpKeyId) !== Boolean(cdpKeySecret))
-    throw new ConfigError('TRELLIS_CDP_API_KEY_ID and TRELLIS_CDP_API_KEY_SECRET go together (a CDP API key: its id and its secret)')
-  if (bearer && cdpKeyId) throw new ConfigError('set TRELLIS_FACILITATOR_BEARER or the TRELLIS_CDP_API_KEY_ID/_SECRET pair, not both')
-  if (bearer !== null && !/^[\x21-\x7e]+$/.test(bearer))
-    throw new ConfigError('TRELLIS_FACILITATOR_BEARER must be one token of printable characters')
-  return cdpKeyId && cdpKeySecret
-    ? { kind: 'cdp', keyId: cdpKeyId, keySecret: cdpKeySecret }
-    : bearer
-      ? { kind: 'bearer', token: bearer }
-      : { kind: 'none' }
-}
-
-export function facilitatorUrlFrom(env: Environment, auth: FacilitatorAuth): string {
-  // A CDP key without a facilitator URL means Coinbase's facilitator (Base mainnet and Base Sepolia).
-  const fallback = auth.kind === 'cdp' ? 'https://api.cdp.coinbase.com/platform/v2/x402' : 'https://x402.org/facilitator'
-  return read(env, 'TRELLIS_FACILITATOR_URL', url) ?? fallback
 }
 
 /** A loopback address or localhost: only this machine reaches a server bound there. */

@@ -3,7 +3,7 @@
 // (command-line.ts). One row of FLAGS is the whole of an option: its flag, its variable, how its value is read, its
 // line in the help and (by its key) its field in Config.
 import { NETWORK_NAMES } from './networks.ts'
-import { bindHost, contentPlace, integer, oneOf, postgresUrl, text, url, type Setting, type ValuesOf } from './values.ts'
+import { bindHost, contentPlace, integer, oneOf, optionalText, postgresUrl, text, url, type Setting, type ValuesOf } from './values.ts'
 import { MCP_HELP } from './mcp.ts'
 
 interface Flag<T> extends Setting<T> {
@@ -71,12 +71,21 @@ export const FLAGS = {
       'a database URL) | s3://bucket/prefix?endpoint=…&region=… (an S3-compatible bucket, indexed in ' +
       "the records' database)",
   },
+  /** The one network sold on; read with TRELLIS_NETWORKS by config/network-settings.ts. */
   network: {
     flag: 'network',
     value: '<name>',
     variable: 'TRELLIS_NETWORK',
     read: oneOf(NETWORK_NAMES, 'base-sepolia'),
-    help: 'base | base-sepolia (default base-sepolia)',
+    help: 'the network to sell on, e.g. base | base-sepolia (default base-sepolia)',
+  },
+  /** null: TRELLIS_NETWORK's one. */
+  networks: {
+    flag: 'networks',
+    value: '<a,b,…>',
+    variable: 'TRELLIS_NETWORKS',
+    read: optionalText,
+    help: 'several networks to sell on at once, e.g. base,polygon,arbitrum (the first is --network)',
   },
 } satisfies Record<string, Flag<unknown>>
 

@@ -16,6 +16,10 @@ export interface SettlementFacts {
   typicalSettlementCost: bigint
 }
 
+/** Of the networks sold on, the one where settling costs most: a price that covers it covers every sale. */
+export const costliest = <N extends SettlementFacts>(networks: readonly N[]): N =>
+  networks.reduce((most, one) => (one.typicalSettlementCost > most.typicalSettlementCost ? one : most))
+
 /** "0.0014": USDC without trailing zeros, as people write it. */
 export const plainUsdc = (amount: bigint) => usdcDecimal(amount).replace(/\.?0+$/, '')
 

@@ -16,6 +16,8 @@ export interface AuditReport {
   unreadable: { cause: string; subjects: string[] } | null
   /** Ledger rows proven against the chain in this run. */
   proven: number
+  /** The same, by the network each was settled on. */
+  provenByNetwork: Record<string, number>
   /** Failed payments re-checked against the chain in this run. */
   failedChecked: number
   transactions: number
@@ -38,7 +40,18 @@ async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promi
   )
 }
 
-export function ledgerAudit(d: { records: Records; chain: ChainReader; token: Hex }) {
+/** The chain of each network read, by its name (the payment engines are such a set). */
+export interface ChainsRead {
+  named(network: string | null): { chain: ChainReader; network: { usdcAddress: Hex } } | undefined
+}
+
+export function ledgerAudit(d: { records: Records; chains: ChainsRead }) {
+  /** The chain and token of a row's network; a network this server does not read cannot be checked. */
+  const chainOf = (network: string | null) => {
+    const read = d.chains.named(network)
+    if (!read) throw new Error(`the chain ${network} is not read by this server (TRELLIS_NETWORKS)`)
+    return { chain: read.chain, token: read.network.usdcAddress }
+  }
   const store = d.records.read.audit
   // The audit's own bookmark: no read of it is kept, so writing it drops nothing from the memo.
   const setCursor = (cursor: string) => d.records.transact((tx) => tx.meta.set(CURSOR, cursor), { unkept: true })
@@ -74,6 +87,7 @@ export function ledgerAudit(d: { records: Records; chain: ChainReader; token: He
       await setCursor(cursor)
     }
     let proven = 0
+    const provenByNetwork: Record<string, number> = {}
     let unreadable: AuditReport['unreadable'] = null
     const cannotRead = (error: unknown, subject: string) => {
       unreadable ??= { cause: describeFailure(error), subjects: [] }
@@ -85,8 +99,9 @@ export function ledgerAudit(d: { records: Records; chain: ChainReader; token: He
       await inParallel(rows, PARALLEL, async (row) => {
         if (!row.nonce) return note('ledger row without its payment authorization', row.id)
         try {
-          const proof = await d.chain.prove(row.transaction_hash as Hex, {
-            token: d.token,
+          const { chain, token } = chainOf(row.network)
+          const proof = await chain.prove(row.transaction_hash as Hex, {
+            token,
             payer: row.payer_lc,
             payTo: row.pay_to_lc,
             amount: BigInt(row.amount),
@@ -94,7 +109,10 @@ export function ledgerAudit(d: { records: Records; chain: ChainReader; token: He
           })
           if (proof?.kind !== 'paid')
             note(proof ? 'ledger row not matched by its on-chain transfer' : 'ledger row whose transaction is not on chain', row.id)
-          else proven++
+          else {
+            proven++
+            provenByNetwork[row.network!] = (provenByNetwork[row.network!] ?? 0) + 1
+          }
         } catch (error) {
           cannotRead(error, row.id)
         }
@@ -109,15 +127,16 @@ export function ledgerAudit(d: { records: Records; chain: ChainReader; token: He
     const failed = await store.failedSubmissionsSince(options.full ? 0 : lastFailedCheck)
     await inParallel(failed, PARALLEL, async (row) => {
       try {
-        if (!(await d.chain.authorizationUsed(row.payer_lc as Hex, row.nonce as Hex))) return
-        const event = await d.chain.findAuthorizationEvent(
+        const { chain, token } = chainOf(row.network)
+        if (!(await chain.authorizationUsed(row.payer_lc as Hex, row.nonce as Hex))) return
+        const event = await chain.findAuthorizationEvent(
           row.payer_lc as Hex,
           row.nonce as Hex,
           BigInt(Math.max(0, row.submitted_block - 5)),
         )
         if (event?.kind !== 'used') return
-        const proof = await d.chain.prove(event.hash, {
-          token: d.token,
+        const proof = await chain.prove(event.hash, {
+          token,
           payer: row.payer_lc,
           payTo: row.pay_to,
           amount: BigInt(row.amount),
@@ -135,6 +154,7 @@ export function ledgerAudit(d: { records: Records; chain: ChainReader; token: He
       ok: problems.length === 0 && unreadable === null,
       unreadable,
       proven,
+      provenByNetwork,
       failedChecked: failed.length,
       transactions: totals.transactions,
       revenue: totals.revenue,

@@ -32,6 +32,7 @@ export function purchaseService(d: PurchaseDeps) {
   const fate = chainFate(d)
   const elsewhere = otherInstances(d, fate)
   const settleOnce = settlement(d, fate, elsewhere)
+  const networks = d.engines.all.map((engine) => engine.network)
 
   /**
    * Pays for `good` (at the price `tag` states) with the payment a request carried. `signer` is the signed-in
@@ -40,28 +41,30 @@ export function purchaseService(d: PurchaseDeps) {
   async function pay(payment: PaymentOrRefusal, good: Good, tag: PriceTag, signer: string | null): Promise<PayOutcome> {
     if ('refused' in payment) return { kind: 'refused', reason: payment.refused }
     const auth = payment.authorization
-    const checked = requirementsFor(payment, d.network, tag)
+    const checked = requirementsFor(payment, networks, tag)
     if ('refused' in checked) return { kind: 'refused', reason: checked.refused }
-    const { requirements } = checked
+    const { requirements, network } = checked
+    const engine = d.engines.named(network.name)!
 
-    const existing = await read.payments.byKey(auth.from, auth.nonce)
+    const existing = await read.payments.byKey(network.name, auth.from, auth.nonce)
     if (existing?.status === 'settled') return alreadySettled(existing, good, signer)
     // Concurrent submissions of one authorization: one settles; the others learn the outcome but are not served
     // by it (the payment header is not a bearer ticket).
-    const key = `${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`
+    const key = `${network.name}:${auth.from.toLowerCase()}:${auth.nonce.toLowerCase()}`
     const running = inFlight.get(key)
     if (running) {
       const first = await running.catch(() => null)
       if (first && first.kind !== 'paid') return first
-      const row = await read.payments.byKey(auth.from, auth.nonce)
+      const row = await read.payments.byKey(network.name, auth.from, auth.nonce)
       return row ? outcomeOf(row, good, signer) : { kind: 'refused', reason: REASONS.inUse }
     }
     // A buyer's second authorization for the same entry waits for the first: once that one has bought the
     // entry, the second is served without being charged (for a pass, it then buys more time).
+    // (On any network: a purchase is bought once, whichever chain pays for it.)
     const purchaseKey = `${auth.from.toLowerCase()}:${goodKey(good)}`
     const attempt = (async () => {
       for (let other = buying.get(purchaseKey); other; other = buying.get(purchaseKey)) await other.catch(() => {})
-      const settling = settleOnce(payment, good, requirements, tag, signer)
+      const settling = settleOnce(payment, good, requirements, tag, signer, engine)
       buying.set(purchaseKey, settling)
       try {
         return await settling
@@ -110,7 +113,7 @@ export function purchaseService(d: PurchaseDeps) {
     async reconcilePending(): Promise<Record<Fate, number>> {
       const counts = { settled: 0, failed: 0, pending: 0 }
       for (const row of await read.payments.pending()) {
-        if (inFlight.has(`${row.payer_lc}:${row.nonce}`) || elsewhere.settlingElsewhere(row, false)) continue
+        if (inFlight.has(`${row.network}:${row.payer_lc}:${row.nonce}`) || elsewhere.settlingElsewhere(row, false)) continue
         counts[await fate.decideSafely(row)]++
       }
       return counts

@@ -22,7 +22,7 @@ export type SiwxCheck = { address: string } | { refused: string }
 export function signInWithX(d: {
   records: Records
   secret: Uint8Array
-  network: NetworkInfo
+  networks: readonly NetworkInfo[]
   publicUrl: () => string
   verify: SignatureVerifier
 }) {
@@ -60,14 +60,14 @@ export function signInWithX(d: {
     /** The extensions of a 402 for `resource`: a challenge with a nonce of its own. */
     challenge(resource: string) {
       const at = nowSeconds()
-      return siwxExtensions(new URL(d.publicUrl()), d.network, resource, { nonce: mint(at), ...siwxTimes(at) })
+      return siwxExtensions(new URL(d.publicUrl()), d.networks, resource, { nonce: mint(at), ...siwxTimes(at) })
     },
 
     /** The wallet a SIGN-IN-WITH-X header proves, its nonce spent; or why it proves none. */
     async check(header: string): Promise<SiwxCheck> {
       const proof = await checkSiwxProof(header, {
         origin: new URL(d.publicUrl()),
-        network: d.network,
+        networks: d.networks,
         issued: (nonce) => unexpired(nonce),
         verify: d.verify,
       })

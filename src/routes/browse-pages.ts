@@ -1,5 +1,6 @@
 // The pages a reader browses the market by: /feeds (every active feed, newest, most bought or top earning first),
 // /categories/{id} and /tags/{tag} (the same, narrowed), /search; each kept in the read memo like the other pages.
+import { soldOnNames } from '../config.ts'
 import { Elysia } from 'elysia'
 import type { Services } from './services.ts'
 import type { FeedRecord } from '../models/records.ts'
@@ -54,7 +55,7 @@ function listingPage(s: Services, path: string, query: Record<string, unknown>, 
     const listed = pageOf(rows, BROWSE_FEEDS, s.pages, scope, (last): Cursor => (order === 'newest' ? last.id : [figure(last), last.id]))
     const categories = await s.categories.list({ isActive: true, limit: 100 })
     return browsePage({
-      network: s.config.network.name,
+      network: soldOnNames(s.config),
       path,
       title: listing.title,
       lead: listing.lead,
@@ -80,7 +81,7 @@ function searchResults(s: Services, query: Record<string, unknown>) {
     const items = q ? await s.search.search({ q, after: cursor, limit: SEARCH_RESULTS + 1 }) : []
     const listed = pageOf(items, SEARCH_RESULTS, s.pages, scope, cursorAfter)
     return searchPage({
-      network: s.config.network.name,
+      network: soldOnNames(s.config),
       q,
       items: listed.data,
       nextPageToken: listed.pagination.next_page_token,

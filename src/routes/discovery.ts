@@ -92,7 +92,7 @@ function pageOf(query: { limit?: string; offset?: string }): { limit: number; of
 }
 
 export const discoveryRoutes = (s: Services) => {
-  const lists = discovery(s.config.network)
+  const lists = discovery(s.config.networks)
   const page = forSale(s)
 
   /** The v2 list (its filters matching all or nothing: everything here is http, exact, on our network, with a bazaar). */

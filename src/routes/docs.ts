@@ -69,9 +69,9 @@ export const docsRoutes = (
   version: string,
   app: () => Elysia<any, any, any, any, any, any, any>,
   publicUrl: () => string,
-  network: NetworkInfo,
+  networks: readonly NetworkInfo[],
 ) => {
-  const paymentInfo = discovery(network).paymentInfo()
+  const paymentInfo = discovery(networks).paymentInfo()
   const documents = new Map<string, string>()
   const document = () => {
     const url = publicUrl()
@@ -86,7 +86,7 @@ export const docsRoutes = (
   }
   const served = () => new Response(document(), { headers: { 'content-type': 'application/json; charset=utf-8' } })
   return new Elysia()
-    .use(llmsRoutes(publicUrl, network))
+    .use(llmsRoutes(publicUrl, networks))
     .get('/v1/openapi.json', served, { detail: { hide: true } })
     .get('/openapi.json', served, { detail: { hide: true } })
     .get('/.well-known/openapi.json', served, { detail: { hide: true } })

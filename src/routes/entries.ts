@@ -13,7 +13,7 @@ import {
   PriceWarningHeaders,
   UpdateEntry,
 } from '../models/index.ts'
-import { cheapPriceWarning, warningHeaders } from '../domain/cheap-prices.ts'
+import { cheapPriceWarning, costliest, warningHeaders } from '../domain/cheap-prices.ts'
 import { RECEIPT_TTL_S } from '../domain/access-tokens.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import type { Services } from './services.ts'
@@ -77,7 +77,7 @@ export const entryRoutes = (s: Services) => {
    * and in an optional price_warning field; an answer without a warning is exactly as before.
    */
   const written = (entry: EntryRecord, set: { headers: Record<string, unknown> }): Entry => {
-    const warning = isFreeNow(entry) ? null : cheapPriceWarning(entry.price, s.config.network, 'entry')
+    const warning = isFreeNow(entry) ? null : cheapPriceWarning(entry.price, costliest(s.config.networks), 'entry')
     Object.assign(set.headers, warningHeaders(warning))
     return warning ? { ...entryBody(entry), price_warning: warning } : entryBody(entry)
   }

@@ -53,7 +53,7 @@ function withRetryAfter(answer: Response, seconds: number): Response {
 }
 
 export function entryGate(s: Services) {
-  const x402 = resourceServer(s.config.network)
+  const x402 = resourceServer(s.config.networks)
 
   /**
    * A 402 made once, with a sign-in-with-x challenge of its own in its PAYMENT-REQUIRED: a challenge's nonce is good

@@ -1,6 +1,7 @@
 // What the public feeds (routes/syndication.ts) and a pass holder's private ones (routes/pass-feeds.ts) share: the
 // facts a document is made from (the 50 newest entries, each with the content the feed carries), the document with
 // its validators, and its routes: one per format, answering 304 to a reader that has the current version.
+import { soldOnNames } from '../config.ts'
 import { type Elysia, t } from 'elysia'
 import type { Services } from './services.ts'
 import type { EntryRecord, FeedRecord } from '../models/records.ts'
@@ -51,7 +52,7 @@ export async function gather(
     ),
   ])
   const updatedAt = Math.max(feed.updated_at, ...rows.map((e) => e.updated_at))
-  return { baseUrl: s.publicUrl(), network: s.config.network.name, feed, creator, entries, updatedAt }
+  return { baseUrl: s.publicUrl(), network: soldOnNames(s.config), feed, creator, entries, updatedAt }
 }
 
 /** The feed in `format`, with its validators (ETag: a hash of the bytes; Last-Modified: the latest change). */

@@ -1,6 +1,7 @@
 // A feed's page: kept in the read memo for everyone (hot-reads.ts serves it), and made for a reader signed in by a
 // browser session, who is told what is theirs: the entries they bought or own read "Read" (not "Buy"), and how long
 // their pass runs. That copy is never kept or shared.
+import { soldOnNames } from '../config.ts'
 import type { Services } from './services.ts'
 import type { Prepared } from '../edge/request-wrapper.ts'
 import { DomainError } from '../domain/errors.ts'
@@ -26,7 +27,7 @@ async function feedFacts(s: Services, feedId: string, token: string | undefined,
   const now = nowSeconds()
   for (const e of listed.data) if (!isFreeNow(e, now) && e.expires_at !== null) staleFrom(e.expires_at)
   return {
-    network: s.config.network.name,
+    network: soldOnNames(s.config),
     origin: s.publicUrl(),
     feed,
     creator: await s.wallets.byAddress(feed.owner_wallet_address).catch(() => null),

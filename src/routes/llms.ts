@@ -7,12 +7,16 @@ import { discovery, V2_DISCOVERY_BASE } from '../chain/x402/discovery.ts'
 import { WALLET_AUTH_HEADERS as HEADER } from '../models/auth.ts'
 import { READING_TOOLS, WALLET_TOOLS } from '../mcp/server.ts'
 
-export function llmsText(origin: string, network: NetworkInfo): string {
-  const [networkId] = discovery(network).networks
+/** "base (eip155:8453, chain id 8453, USDC 0x8335…)" for each network sold on. */
+const soldOn = (networks: readonly NetworkInfo[]) =>
+  networks.map((n) => `${n.name} (${n.caip2}, chain id ${n.chainId}, USDC ${n.usdcAddress})`).join('; ')
+
+export function llmsText(origin: string, networks: readonly NetworkInfo[]): string {
+  const list = discovery(networks).networks.join(', ')
   return `# Trellis
 
 > A content-feed marketplace: creators publish feeds of entries (text, JSON, images, audio, video, PDF) on private \
-IPFS, free or paid in USDC over x402 on ${network.name} (${networkId}, chain id ${network.chainId}). What is sold: each \
+IPFS, free or paid in USDC over x402, on any of: ${soldOn(networks)}. What is sold: each \
 paid entry (its record with a signed URL of its bytes, or the bytes themselves) and, for a feed that offers one, a pass \
 to every paid entry of the feed for a time.
 
@@ -34,9 +38,11 @@ well-known-discovery)
 
 1. Call a paid URL without payment: GET an entry (\`/v1/feeds/{feed_id}/entries/{entry_id}\`, or \`.../content\` for its \
 bytes), or POST a feed's pass purchase (\`/v1/feeds/{feed_id}/pass/purchases\`).
-2. The answer is 402: the x402 v1 requirement in the JSON body, the v2 one in the PAYMENT-REQUIRED header (base64), \
+2. The answer is 402 with one requirement per network (${list}): the x402 v1 ones in the JSON body, the v2 ones in \
+the PAYMENT-REQUIRED header (base64), \
 with \`extensions.bazaar\` (how to call it) and \`extensions["sign-in-with-x"]\`.
-3. Sign an EIP-3009 transferWithAuthorization of exactly the price to \`payTo\` (token ${network.usdcAddress}) and send \
+3. On the network you hold USDC on, sign an EIP-3009 transferWithAuthorization of exactly the price to \`payTo\` (its \
+requirement's \`asset\`, with the EIP-712 name and version in its \`extra\`) and send \
 the same request again with X-PAYMENT (v1) or PAYMENT-SIGNATURE (v2). Any x402 client does this (\`@x402/fetch\`, \
 \`x402-fetch\`).
 4. The answer carries the settlement in X-PAYMENT-RESPONSE or PAYMENT-RESPONSE; an entry's record has \`content_url\`.
@@ -60,14 +66,14 @@ sign-in-with-x challenge (x402's sign-in-with-x extension).
 `
 }
 
-export const llmsRoutes = (publicUrl: () => string, network: NetworkInfo) => {
+export const llmsRoutes = (publicUrl: () => string, networks: readonly NetworkInfo[]) => {
   const texts = new Map<string, string>()
   return new Elysia().get(
     '/llms.txt',
     () => {
       const origin = publicUrl()
       let text = texts.get(origin)
-      if (text === undefined) texts.set(origin, (text = llmsText(origin, network)))
+      if (text === undefined) texts.set(origin, (text = llmsText(origin, networks)))
       return new Response(text, { headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'public, max-age=3600' } })
     },
     { detail: { hide: true } },

@@ -1,6 +1,7 @@
 // The pages a person reads in a browser: /, a feed, an entry (or its paywall), a creator, the leaderboards, and the
 // script and style they load. Each page is made from the same services and kept in the same read memo as the API's
 // answers (until the records or the leaderboards change), so a warm page costs a lookup.
+import { soldOnNames } from '../config.ts'
 import { Elysia } from 'elysia'
 import type { Services } from './services.ts'
 import type { FeedRecord } from '../models/records.ts'
@@ -51,7 +52,7 @@ function errorPage(s: Services, error: unknown): Response {
   const title = status === 404 ? 'Not found' : status === 451 ? 'Taken down' : 'Cannot show this page'
   const message = status === 404 ? 'Nothing is here, or it was deleted.' : error.message
   const body = page(
-    { title, network: s.config.network.name, assetVersion: ASSET_VERSION },
+    { title, network: soldOnNames(s.config), assetVersion: ASSET_VERSION },
     html`<section class="intro"><h1>${title}</h1><p>${message}</p><p><a href="/">Back to the feeds</a></p></section>`,
   )
   return new Response(body, { status, headers: HEADERS })
@@ -80,7 +81,7 @@ export function homePageOf(s: Services): Promise<Prepared> {
     const newest = await feedCardsOf(s, await s.feeds.list({ is_active: true, min_entries: 0, limit: HOME_FEEDS }))
     const categories = await s.categories.list({ isActive: true, limit: 100 })
     const creators = items('top-providers', s.stats.byPeriod('top-providers', 'all', HOME_CREATORS))
-    return homePage({ network: s.config.network.name, trending, newest, categories, creators, assetVersion: ASSET_VERSION })
+    return homePage({ network: soldOnNames(s.config), trending, newest, categories, creators, assetVersion: ASSET_VERSION })
   })
 }
 
@@ -95,7 +96,7 @@ export async function answerPage(s: Services, made: () => Promise<Prepared | Res
 
 export const pageRoutes = (s: Services) => {
   const gate = entryGate(s)
-  const network = s.config.network.name
+  const network = soldOnNames(s.config)
   const answer = (made: () => Promise<Prepared | Response>) => answerPage(s, made)
 
   return new Elysia({ detail: { hide: true } })

@@ -37,7 +37,7 @@ export const passPaywall = (s: Services, gate: ReturnType<typeof entryGate>, fee
   })
 
 export const passPurchaseRoutes = (s: Services) => {
-  const x402 = resourceServer(s.config.network)
+  const x402 = resourceServer(s.config.networks)
   const gate = entryGate(s)
   return new Elysia({ tags: ['Passes'] })
     .use(walletAuth(s.auth))

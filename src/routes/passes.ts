@@ -2,7 +2,7 @@
 import { Elysia } from 'elysia'
 import type { PassOfferRecord } from '../models/records.ts'
 import { PassOffer, PriceWarningHeaders, PutPass } from '../models/index.ts'
-import { cheapPriceWarning, warningHeaders } from '../domain/cheap-prices.ts'
+import { cheapPriceWarning, costliest, warningHeaders } from '../domain/cheap-prices.ts'
 import type { Services } from './services.ts'
 import { walletAuth } from './wallet-auth.ts'
 import { uuid } from './params.ts'
@@ -41,7 +41,7 @@ export const passRoutes = (s: Services) =>
       async ({ params, body, signer, set }) => {
         const offer = await s.passes.put(signer, uuid(params.feed_id, 'feed_id'), body)
         // Warned as an entry is (routes/entries.ts `written` says why a header and an optional field).
-        const warning = cheapPriceWarning(offer.price, s.config.network, 'pass')
+        const warning = cheapPriceWarning(offer.price, costliest(s.config.networks), 'pass')
         Object.assign(set.headers, warningHeaders(warning))
         return warning ? { ...passBody(offer), price_warning: warning } : passBody(offer)
       },

@@ -2,6 +2,8 @@
 // session stands for; without a live session, any of them is the sign-in page. What the pages change goes through
 // the API (studio.js, with the session's CSRF token): these routes only read, plus the Markdown preview and the
 // sales CSV. The pages are private (no-store) and never kept in the read memo.
+import { costliest } from '../domain/cheap-prices.ts'
+import { soldOnNames } from '../config.ts'
 import { Elysia, t } from 'elysia'
 import type { Services } from './services.ts'
 import type { Signer } from '../domain/auth.ts'
@@ -40,7 +42,7 @@ interface Studio {
 
 type Made = { title: string; section?: StudioFrame['section']; main: Html }
 
-const frameOf = (s: Services): StudioFrame => ({ title: 'Sign in', network: s.config.network.name, assetVersion: ASSET_VERSION })
+const frameOf = (s: Services): StudioFrame => ({ title: 'Sign in', network: soldOnNames(s.config), assetVersion: ASSET_VERSION })
 
 const answer = (body: string, status = 200) => new Response(body, { status, headers: HEADERS })
 
@@ -121,7 +123,7 @@ export const studioPageRoutes = (s: Services) =>
         const feed = await ownFeed(s, studio, params.feed_id)
         const entries = feed.is_active ? await s.entries.list({ feedId: feed.id, limit: LISTED }) : []
         const categories = await s.categories.list({ limit: LISTED })
-        return { title: feed.name, main: feedStudioPage(feed, entries, categories, s.config.network) }
+        return { title: feed.name, main: feedStudioPage(feed, entries, categories, costliest(s.config.networks)) }
       }),
     )
     .get('/studio/feeds/:feed_id/entries/:entry_id', ({ request, params }) =>
@@ -130,7 +132,7 @@ export const studioPageRoutes = (s: Services) =>
         if (!isUuid(params.entry_id)) throw new DomainError('ENTRY_NOT_FOUND', 'entry not found')
         const { entry } = await s.entries.get(feed.id, params.entry_id.toLowerCase())
         const links = await s.accessLinks.list(studio.signer, feed.id, entry.id, undefined, LISTED)
-        return { title: entry.title ?? 'Entry', main: entryStudioPage(feed, entry, links, nowSeconds(), s.config.network) }
+        return { title: entry.title ?? 'Entry', main: entryStudioPage(feed, entry, links, nowSeconds(), costliest(s.config.networks)) }
       }),
     )
     .get(

@@ -47,7 +47,7 @@ const Manifest = t.Object(
 )
 
 export const wellKnownRoutes = (s: Services) => {
-  const lists = discovery(s.config.network)
+  const lists = discovery(s.config.networks)
   const page = forSale(s)
   const manifest = async () =>
     jsonResponse(

@@ -9,6 +9,8 @@ export interface LedgerRowToProve {
   pay_to_lc: string
   amount: string
   nonce: string | null
+  /** The network the sale was settled on. */
+  network: string | null
 }
 
 export interface FailedSubmission {
@@ -18,6 +20,7 @@ export interface FailedSubmission {
   pay_to: string
   amount: string
   submitted_block: number
+  network: string | null
 }
 
 const INCONSISTENCIES: [string, string][] = [
@@ -138,7 +141,8 @@ const INCONSISTENCIES: [string, string][] = [
     `
     SELECT p.id AS subject FROM payments p
     WHERE p.status = 'settled' AND (SELECT COUNT(*) FROM transactions t
-      WHERE t.piid = p.id AND t.transaction_hash = p.transaction_hash AND t.amount = p.amount AND t.payer_lc
+      WHERE t.piid = p.id AND t.transaction_hash = p.transaction_hash AND t.network = p.network AND t.amount = p.amount
+        AND t.payer_lc
         = p.payer_lc
         AND t.pay_to_lc = LOWER(p.pay_to) AND (t.entry_id = p.entry_id
           OR (t.kind = 'pass' AND t.entry_id IS NULL AND t.feed_id = p.pass_feed_id))) != 1`,
@@ -187,7 +191,7 @@ export function ledgerAuditStore(sql: Sql): LedgerAuditStore {
     },
     ledgerRowsAfter: async (id, limit) =>
       await sql.all<LedgerRowToProve>(q`SELECT t.id, t.transaction_hash,
-      t.payer_lc, t.pay_to_lc, CAST(t.amount AS TEXT) AS amount, p.nonce
+      t.payer_lc, t.pay_to_lc, CAST(t.amount AS TEXT) AS amount, p.nonce, t.network
       FROM transactions t LEFT JOIN payments p ON p.id = t.piid WHERE t.id > ${id} ORDER BY t.id LIMIT ${limit}`),
     lastLedgerId: async () =>
       (
@@ -197,7 +201,7 @@ export function ledgerAuditStore(sql: Sql): LedgerAuditStore {
     failedSubmissionsSince: async (seconds) =>
       (
         await sql.all<FailedSubmission>(q`SELECT id, payer_lc, nonce,
-      pay_to, CAST(amount AS TEXT) AS amount, submitted_block
+      pay_to, CAST(amount AS TEXT) AS amount, submitted_block, network
       FROM payments WHERE status = 'failed' AND submitted_block IS NOT NULL AND updated_at >= ${seconds} ORDER BY id`)
       ).map((row) => ({ ...row, submitted_block: Number(row.submitted_block) })),
     async pending() {

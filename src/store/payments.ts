@@ -61,7 +61,8 @@ export type NewPayment = Omit<
 > & { sold: Sold; amount: bigint; now: number; settler: string }
 
 export interface PaymentStore {
-  byKey(payer: string, nonce: string): Promise<PaymentRow | undefined>
+  /** The payment of one authorization: a payer's nonce on one network (the same nonce on another chain is another). */
+  byKey(network: string, payer: string, nonce: string): Promise<PaymentRow | undefined>
   pending(): Promise<PaymentRow[]>
   /** The pending payment of the purchase (payer, what it buys), if there is one (the oldest, where an older Trellis left several). */
   pendingPurchase(payer: string, sold: Sold): Promise<PaymentRow | undefined>
@@ -126,8 +127,10 @@ const samePurchase = (alias: 'payments' | 'o', sold: Sold) =>
 export function paymentStore(sql: Sql): PaymentStore {
   const changed = async (query: ReturnType<typeof q>) => (await sql.run(query)) === 1
   return {
-    async byKey(payer, nonce) {
-      const row = await sql.get<PaymentRow>(q`${SELECT} WHERE payer_lc = ${payer.toLowerCase()} AND nonce = ${nonce.toLowerCase()}`)
+    async byKey(network, payer, nonce) {
+      const row = await sql.get<PaymentRow>(
+        q`${SELECT} WHERE network = ${network} AND payer_lc = ${payer.toLowerCase()} AND nonce = ${nonce.toLowerCase()}`,
+      )
       return row && toRow(row)
     },
     pending: async () => (await sql.all<PaymentRow>(q`${SELECT} WHERE status = 'pending' ORDER BY id`)).map(toRow),

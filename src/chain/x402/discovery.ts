@@ -39,18 +39,24 @@ export const V2_DISCOVERY_BASE = '/x402/v2'
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString()
 
-export function discovery(network: NetworkInfo) {
+/** Lists what is sold on `networks` (each item accepts a payment on any of them, as its 402 does). */
+export function discovery(networks: readonly NetworkInfo[]) {
+  const first = networks[0]!
+  const chains = networks.map(caip2)
   /**
    * A v1 item. One bought with another method than GET says so in its requirement's outputSchema.input, as x402 v1
    * has clients read it.
    */
   const v1Item = ({ tag, method, updatedAt, metadata }: Listed) => {
-    const requirement = v1Requirement(network, tag)
+    const accepts = networks.map((network) => {
+      const requirement = v1Requirement(network, tag)
+      return method === 'GET' ? requirement : { ...requirement, outputSchema: { input: { type: 'http', method } } }
+    })
     return {
       resource: tag.resource,
       type: 'http' as const,
       x402Version: 1,
-      accepts: [method === 'GET' ? requirement : { ...requirement, outputSchema: { input: { type: 'http', method } } }],
+      accepts,
       lastUpdated: iso(updatedAt),
       metadata,
     }
@@ -62,7 +68,7 @@ export function discovery(network: NetworkInfo) {
       resource: tag.resource,
       type: 'http' as const,
       x402Version: 2,
-      accepts: [v2Requirement(network, tag)],
+      accepts: networks.map((network) => v2Requirement(network, tag)),
       lastUpdated: iso(updatedAt),
       description: tag.description,
       mimeType: tag.mimeType,
@@ -86,7 +92,7 @@ export function discovery(network: NetworkInfo) {
     return {
       resource: { url: tag.resource, description: tag.description, mimeType: tag.mimeType, ...serviceMetadata(tag) },
       type: 'http' as const,
-      accepts: [v2Requirement(network, tag)],
+      accepts: networks.map((network) => v2Requirement(network, tag)),
       input,
       ...(output && { output }),
     }
@@ -97,14 +103,14 @@ export function discovery(network: NetworkInfo) {
     v2List: (items: Listed[], pagination: Pagination) => ({ x402Version: 2, items: items.map(v2Item), pagination }),
     /** The manifest of `items` (the first of `total`), made at `now` (Unix seconds). */
     manifest: (items: Listed[], now: number) => ({ x402Version: 2, lastUpdated: now, items: items.map(manifestItem) }),
-    /** Whether a v2 list's filters can match anything here (every item is http, exact, on our network, with a bazaar). */
+    /** Whether a v2 list's filters can match anything here (every item is http, exact, on our networks, with a bazaar). */
     matches: (filters: V2Filters): boolean =>
       (filters.type ?? 'http') === 'http' &&
       (filters.scheme ?? 'exact') === 'exact' &&
-      [caip2(network), network.name as string].includes(filters.network ?? caip2(network)) &&
+      (filters.network === undefined || networks.some((one) => [one.caip2, one.name as string].includes(filters.network!))) &&
       (filters.extensions ?? 'bazaar') === 'bazaar',
     /** The networks a payment may be made on, as v2 names them. */
-    networks: [caip2(network)],
+    networks: chains,
     /**
      * The `x-payment-info` of a paid operation in the OpenAPI document, in the form indexers that read OpenAPI take
      * (Merit-Systems/x402scan docs/DISCOVERY.md: price and protocols), with the networks and the token named. The price
@@ -112,9 +118,10 @@ export function discovery(network: NetworkInfo) {
      */
     paymentInfo: () => ({
       price: { mode: 'dynamic', currency: 'USD', min: usdcDecimal(1n), max: usdcDecimal(MAX_AMOUNT) },
-      protocols: [{ x402: { scheme: 'exact', network: caip2(network), asset: network.usdcAddress } }],
-      networks: [caip2(network)],
-      asset: { address: network.usdcAddress, symbol: 'USDC', decimals: 6 },
+      protocols: networks.map((network) => ({ x402: { scheme: 'exact', network: caip2(network), asset: network.usdcAddress } })),
+      networks: chains,
+      // One field for one token: the first network's USDC (each network's own is in protocols).
+      asset: { address: first.usdcAddress, symbol: 'USDC', decimals: 6 },
     }),
   }
 }

@@ -12,7 +12,7 @@ import { HTTPFacilitatorClient } from '@x402/core/server'
 import { SettleError, VerifyError } from '@x402/core/types'
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
-import type { Config } from '../../config.ts'
+import type { Config, NetworkSettings } from '../../config.ts'
 import { describeFailure, isBackendFailure, watchedHttp, watchRpc } from '../rpc.ts'
 import { chainReader, type ChainReader } from '../reader.ts'
 import { facilitatorAuthHeaders, type AuthHeaders } from '../facilitator-auth.ts'
@@ -34,6 +34,8 @@ export type SettleOutcome =
   | { kind: 'backend'; cause: string; sent: boolean }
 
 export interface PaymentEngine {
+  /** The network it verifies and settles on. */
+  network: NetworkSettings
   verify(payment: Payment, requirements: unknown): Promise<VerifyOutcome>
   /** `onSigned` gets the hash of our settling transaction before it is sent (local mode), so a crash cannot lose it. */
   settle(payment: Payment, requirements: unknown, onSigned: (hash: Hex) => Promise<void>): Promise<SettleOutcome>
@@ -81,24 +83,33 @@ const TX_HASH = /^0x[0-9a-fA-F]{64}$/
  */
 export type RelayerLock = (name: string) => Promise<() => Promise<void>>
 
-/** `relayerLock`: settlements in process run on several instances with one relayer account (local mode). */
-export function paymentEngine(config: Config, relayerLock: RelayerLock | null = null): PaymentEngine {
-  const transport = watchedHttp(config.network.rpcUrl, 20_000)
-  const chain = chainReader(transport, config.network.usdcAddress, { logWindow: BigInt(config.logWindowBlocks) })
-  const engine = config.settlement === 'local' ? localEngine(config, transport, chain, relayerLock) : remoteEngine(config, chain)
-  return tracer() === null ? engine : inSpans(engine, config.settlement)
+/** How long settlements wait and how widely logs are searched: the same on every network. */
+export type EngineTiming = Pick<Config, 'confirmTimeoutS' | 'logWindowBlocks'>
+
+/**
+ * Verifies and settles on `network`. `relayerLock`: settlements in process run on several instances with one relayer
+ * account (local mode).
+ */
+export function paymentEngine(network: NetworkSettings, timing: EngineTiming, relayerLock: RelayerLock | null = null): PaymentEngine {
+  const transport = watchedHttp(network.rpcUrl, 20_000)
+  const chain = chainReader(transport, network.usdcAddress, { logWindow: BigInt(timing.logWindowBlocks) })
+  const engine =
+    network.settlement === 'local' ? localEngine(network, timing, transport, chain, relayerLock) : remoteEngine(network, timing, chain)
+  return tracer() === null ? engine : inSpans(engine)
 }
 
 /** With traces on, each verification and settlement is a span; its outcome's kind says how it ended. */
-function inSpans(engine: PaymentEngine, settlement: Config['settlement']): PaymentEngine {
+function inSpans(engine: PaymentEngine): PaymentEngine {
+  const attributes = { 'x402.settlement': engine.network.settlement, 'x402.network': engine.network.name }
   const span = <T extends { kind: string }>(name: string, work: () => Promise<T>) =>
-    tracer()!.span(`x402 ${name}`, { 'x402.settlement': settlement }, async (open) => {
+    tracer()!.span(`x402 ${name}`, attributes, async (open) => {
       const outcome = await work()
       open.set('x402.outcome', outcome.kind)
       if (outcome.kind === 'backend') open.fail(`${name}: the backend failed`)
       return outcome
     })
   return {
+    network: engine.network,
     chain: engine.chain,
     verify: (payment, requirements) => span('verify', () => engine.verify(payment, requirements)),
     settle: (payment, requirements, onSigned) => span('settle', () => engine.settle(payment, requirements, onSigned)),
@@ -159,19 +170,20 @@ function processLock(): RelayerLock {
 
 /** Verifies and settles in process; our relayer wallet submits transferWithAuthorization and pays gas. */
 function localEngine(
-  config: Config,
+  network: NetworkSettings,
+  timing: EngineTiming,
   transport: ReturnType<typeof watchedHttp>,
   chain: ChainReader,
   relayerLock: RelayerLock | null,
 ): PaymentEngine {
-  if (!config.relayerKey) throw new Error('TRELLIS_SETTLEMENT=local needs TRELLIS_RELAYER_KEY (the wallet that pays gas)')
+  if (!network.relayerKey) throw new Error(`settling on ${network.name} in process needs its relayer key (the wallet that pays gas)`)
   const signing = new AsyncLocalStorage<Attempt>()
   // Parallel settlements need distinct transaction nonces, and no gap: each is read from the node's pending count
   // under a lock held until its transaction is sent (or its signing failed), across the instances that share the
   // relayer, or in this process alone. viem's counting manager handed out a nonce a failed send never used, and every
   // later settlement waited behind the gap until its receipt wait ran out (a 503 to a buyer whose payment was good).
   const nonceManager = heldNonces(relayerLock ?? processLock(), signing)
-  const account = privateKeyToAccount(config.relayerKey as Hex, { nonceManager })
+  const account = privateKeyToAccount(network.relayerKey as Hex, { nonceManager })
   const letGo = async (attempt: Attempt) => {
     const release = attempt.release
     attempt.release = null
@@ -197,11 +209,12 @@ function localEngine(
     .extend(walletActions)
     .extend(publicActions)
   const signer = toFacilitatorEvmSigner({ ...wallet, address: account.address } as never, {
-    confirmationTimeoutMs: config.confirmTimeoutS * 1000,
+    confirmationTimeoutMs: timing.confirmTimeoutS * 1000,
   })
-  const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: caip2(config.network) }) as unknown as Facilitator
+  const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: caip2(network) }) as unknown as Facilitator
 
   return {
+    network,
     chain,
     async verify(payment, requirements) {
       const { result, failure } = await watchRpc(async () => {
@@ -239,13 +252,14 @@ function localEngine(
 }
 
 /** Posts the payment to an x402 facilitator (`/verify`, `/settle`); we never know whether it sent a transaction. */
-function remoteEngine(config: Config, chain: ChainReader): PaymentEngine {
+function remoteEngine(network: NetworkSettings, timing: EngineTiming, chain: ChainReader): PaymentEngine {
   const facilitator = new HTTPFacilitatorClient({
-    url: config.facilitatorUrl,
-    timeoutMs: Math.max(config.confirmTimeoutS, 10) * 1000,
-    createAuthHeaders: withTraceHeaders(facilitatorAuthHeaders(config.facilitatorAuth, config.facilitatorUrl)),
+    url: network.facilitatorUrl,
+    timeoutMs: Math.max(timing.confirmTimeoutS, 10) * 1000,
+    createAuthHeaders: withTraceHeaders(facilitatorAuthHeaders(network.facilitatorAuth, network.facilitatorUrl)),
   }) as unknown as Facilitator
   return {
+    network,
     chain,
     async verify(payment, requirements) {
       try {

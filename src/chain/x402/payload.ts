@@ -64,12 +64,17 @@ export function decodePayment(header: string): PaymentOrRefusal {
  * The requirements this payment must meet, or the reason it cannot pay `tag`: the cheap, deterministic refusals
  * (scheme, network, recipient, amount, validity window), before any call out.
  */
-export function requirementsFor(payment: Payment, network: NetworkInfo, tag: PriceTag): { requirements: unknown } | { refused: string } {
+export function requirementsFor<N extends NetworkInfo>(
+  payment: Payment,
+  networks: readonly N[],
+  tag: PriceTag,
+): { requirements: unknown; network: N } | { refused: string } {
   const { authorization: auth, wire } = payment
   // v1 names the scheme and network at the top; v2 in the requirement it says it accepted.
   const chosen = (wire.version === 1 ? wire.json : wire.json.accepted) as { scheme?: unknown; network?: unknown } | undefined
   if (chosen?.scheme !== 'exact') return { refused: REASONS.scheme }
-  if (chosen.network !== networkOnWire(network, wire.version)) return { refused: REASONS.network }
+  const network = networks.find((one) => chosen.network === networkOnWire(one, wire.version))
+  if (!network) return { refused: REASONS.network }
   const requirements = wire.version === 1 ? v1Requirement(network, tag) : v2Requirement(network, tag)
   if (auth.to.toLowerCase() !== tag.payTo.toLowerCase()) return { refused: REASONS.recipient }
   if (BigInt(auth.value) !== BigInt(tag.amount)) return { refused: valueIsNotPrice(tag.amount) }
@@ -77,7 +82,7 @@ export function requirementsFor(payment: Payment, network: NetworkInfo, tag: Pri
   if (BigInt(auth.validBefore) < BigInt(now + MIN_VALIDITY_LEFT_S)) return { refused: REASONS.expiresTooSoon }
   if (BigInt(auth.validAfter) > BigInt(now)) return { refused: REASONS.notYetValid }
   if (BigInt(auth.validBefore) > BigInt(now + MAX_VALIDITY_AHEAD_S)) return { refused: tooFarAhead(MAX_VALIDITY_AHEAD_S) }
-  return { requirements }
+  return { requirements, network }
 }
 
 /** What the payments table keeps of a payment sent for settlement: its wire version and payload, and what it was held to. */

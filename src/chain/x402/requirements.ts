@@ -61,11 +61,12 @@ export function v2Requirement(network: NetworkInfo, tag: PriceTag): PaymentRequi
   }
 }
 
-export function v2Challenge(network: NetworkInfo, tag: PriceTag, error: string): PaymentRequired {
+/** The v2 challenge: one requirement per network sold on, in their order. */
+export function v2Challenge(networks: readonly NetworkInfo[], tag: PriceTag, error: string): PaymentRequired {
   return {
     x402Version: 2,
     error,
     resource: { url: tag.resource, description: tag.description, mimeType: tag.mimeType, ...serviceMetadata(tag) },
-    accepts: [v2Requirement(network, tag)],
+    accepts: networks.map((network) => v2Requirement(network, tag)),
   }
 }

@@ -69,7 +69,13 @@ function withExtensions(challenge: PaymentRequired, ...given: (Record<string, un
   return Object.keys(extensions).length ? { ...challenge, extensions } : challenge
 }
 
-export function resourceServer(network: NetworkInfo) {
+/**
+ * Sells on `networks`: every 402 accepts a payment on any of them (one requirement each, in their order). The paywall
+ * page pays on the first (a browser wallet signs for one chain; the same 402's header offers them all).
+ */
+export function resourceServer(networks: readonly NetworkInfo[]) {
+  const first = networks[0]!
+  const v1Accepts = (tag: PriceTag) => networks.map((network) => v1Requirement(network, tag))
   return {
     /** The request's sign-in-with-x proof (a SIGN-IN-WITH-X header), or null. */
     readSignIn: (headers: Headers): string | null => headers.get(SIWX_HEADER),
@@ -89,9 +95,9 @@ export function resourceServer(network: NetworkInfo) {
         status: 402,
         headers: {
           'content-type': 'application/json; charset=utf-8',
-          [V2.challenge]: encodePaymentRequiredHeader(withExtensions(v2Challenge(network, tag, reason), bazaarExtension(tag), extensions)),
+          [V2.challenge]: encodePaymentRequiredHeader(withExtensions(v2Challenge(networks, tag, reason), bazaarExtension(tag), extensions)),
         },
-        body: JSON.stringify({ x402Version: 1, error: reason, accepts: [v1Requirement(network, tag)] }),
+        body: JSON.stringify({ x402Version: 1, error: reason, accepts: v1Accepts(tag) }),
       }
     },
 
@@ -101,12 +107,12 @@ export function resourceServer(network: NetworkInfo) {
      * can still pay.
      */
     paywall(tag: PriceTag, page: (offer: Offer) => string, headers: Record<string, string>): Instructions {
-      const body = page(offerOf(network, tag))
+      const body = page(offerOf(first, tag))
       return {
         status: 402,
         headers: {
           ...headers,
-          [V2.challenge]: encodePaymentRequiredHeader(withExtensions(v2Challenge(network, tag, REASONS.noPayment), bazaarExtension(tag))),
+          [V2.challenge]: encodePaymentRequiredHeader(withExtensions(v2Challenge(networks, tag, REASONS.noPayment), bazaarExtension(tag))),
         },
         body,
       }
@@ -121,8 +127,8 @@ export function resourceServer(network: NetworkInfo) {
     signInChallenge(tag: PriceTag, origin: URL): (nonce: string, issuedAt: number) => Record<string, string> {
       const marks = { nonce: '\u0000n', issuedAt: '\u0000i', expirationTime: '\u0000e' }
       const json = JSON.stringify({
-        ...v2Challenge(network, tag, REASONS.noPayment),
-        extensions: { ...bazaarExtension(tag), ...siwxExtensions(origin, network, tag.resource, marks) },
+        ...v2Challenge(networks, tag, REASONS.noPayment),
+        extensions: { ...bazaarExtension(tag), ...siwxExtensions(origin, networks, tag.resource, marks) },
       })
       const [head, afterNonce] = json.split(JSON.stringify(marks.nonce))
       const [middle, afterIssued] = afterNonce!.split(JSON.stringify(marks.issuedAt))
@@ -137,9 +143,11 @@ export function resourceServer(network: NetworkInfo) {
       }
     },
 
-    /** The headers that tell the payer its payment paid, in the version it paid with. */
+    /** The headers that tell the payer its payment paid, in the version it paid with, on the network it paid on. */
     receipt(payment: Payment, paid: Paid): Record<string, string> {
-      const { version } = payment.wire
+      const { version, json } = payment.wire
+      const named = ((version === 1 ? json : json.accepted) as { network?: unknown } | undefined)?.network
+      const network = networks.find((one) => networkOnWire(one, version) === named) ?? first
       const settlement: SettleResponse = {
         success: true,
         transaction: paid.transaction ?? '',

@@ -38,7 +38,7 @@ export function siwxTimes(issuedAt: number): { issuedAt: string; expirationTime:
 /** The extensions of a 402 that offers sign-in-with-x for `resource`: its nonce and times, as given. */
 export function siwxExtensions(
   origin: URL,
-  network: NetworkInfo,
+  networks: readonly NetworkInfo[],
   resource: string,
   fresh: { nonce: string; issuedAt: string; expirationTime: string },
 ) {
@@ -51,7 +51,7 @@ export function siwxExtensions(
       ...fresh,
       resources: [resource],
     },
-    supportedChains: [{ chainId: caip2(network), type: 'eip191' }],
+    supportedChains: networks.map((network) => ({ chainId: caip2(network), type: 'eip191' as const })),
     schema: buildSIWxSchema(),
   }
   return { [SIGN_IN_WITH_X]: extension }
@@ -65,7 +65,7 @@ export type SiwxProof = { address: string; nonce: string } | { refused: string }
  */
 export async function checkSiwxProof(
   header: string,
-  d: { origin: URL; network: NetworkInfo; issued: (nonce: string) => boolean; verify: SignatureVerifier },
+  d: { origin: URL; networks: readonly NetworkInfo[]; issued: (nonce: string) => boolean; verify: SignatureVerifier },
 ): Promise<SiwxProof> {
   let proof: ReturnType<typeof parseSIWxHeader>
   try {
@@ -75,7 +75,9 @@ export async function checkSiwxProof(
   }
   const checked = await validateSIWxMessage(proof, d.origin, { maxAge: SIWX_LIFETIME_S * 1000, checkNonce: d.issued })
   if (!checked.isValid) return { refused: `${checked.invalidReason}: ${checked.invalidMessage}` }
-  if (proof.chainId !== caip2(d.network)) return { refused: `invalid_siwx_chain_id: this server signs in on ${caip2(d.network)} only` }
+  const chains = d.networks.map(caip2)
+  if (!chains.includes(proof.chainId as NetworkInfo['caip2']))
+    return { refused: `invalid_siwx_chain_id: this server signs in on ${chains.join(', ')} only` }
   const message = siwxMessage(proof)
   if (message !== null) {
     const valid = await d.verify(proof.address as Address, message, proof.signature as Hex).catch((error: Error) => error)

@@ -1,12 +1,11 @@
 // What a purchase needs from the rest of the server; purchases.ts is handed it, and hands it to its parts.
 import type { Records } from '../../store/stores.ts'
-import type { NetworkInfo } from '../../config.ts'
-import type { PaymentEngine } from '../../chain/x402/engine.ts'
+import type { PaymentEngines } from '../../chain/x402/engines.ts'
 
 export interface PurchaseDeps {
   records: Records
-  engine: PaymentEngine
-  network: NetworkInfo
+  /** One per network sold on. */
+  engines: PaymentEngines
   log: (msg: string, fields?: Record<string, unknown>) => void
   /** Info-level lines: every settled payment is one (an operator's trail from sale to transaction). */
   logInfo?: (msg: string, fields?: Record<string, unknown>) => void

@@ -21,10 +21,15 @@ const SEARCH_SLACK_BLOCKS = 5
 const LEGACY_LOOKBACK_BLOCKS = 50_000
 
 export function chainFate(d: PurchaseDeps) {
-  const chain = d.engine.chain
+  /** The engine of the network a payment was made on. */
+  const engineOf = (row: PaymentRow) => {
+    const engine = d.engines.named(row.network)
+    if (!engine) throw new Error(`payments on ${row.network} are not settled by this server (TRELLIS_NETWORKS)`)
+    return engine
+  }
 
   const expectedOf = (row: PaymentRow) => ({
-    token: d.network.usdcAddress,
+    token: engineOf(row).network.usdcAddress,
     payer: row.payer_lc,
     payTo: row.pay_to,
     amount: BigInt(row.amount),
@@ -38,7 +43,7 @@ export function chainFate(d: PurchaseDeps) {
       const now = nowSeconds()
       if (!(await tx.payments.markSettled(row.id, proof.hash, Number(proof.block), now))) return false // recorded already
       const payer = checksumAddress(row.payer_lc)
-      const walletId = await tx.wallets.ensure(newId(), payer, d.network.name, now)
+      const walletId = await tx.wallets.ensure(newId(), payer, engineOf(row).network.name, now)
       const transactionId = newId()
       const amount = BigInt(row.amount)
       // The entry's and feed's rows before the ledger row's tallies lock the addresses' rows: creating an entry takes
@@ -63,7 +68,7 @@ export function chainFate(d: PurchaseDeps) {
         created_at: now,
         kind: sold.entry_id !== null ? 'entry' : 'pass',
         feed_id: feedId,
-        network: row.network ?? d.network.name,
+        network: engineOf(row).network.name,
       })
       if (sold.entry_id !== null) await tx.purchases.grant(walletId, sold.entry_id, transactionId, now)
       else
@@ -96,6 +101,7 @@ export function chainFate(d: PurchaseDeps) {
 
   /** What the chain says about a payment. Throws when the chain cannot be read. */
   async function decide(row: PaymentRow): Promise<Fate> {
+    const chain = engineOf(row).chain
     const expected = expectedOf(row)
     const payer = row.payer_lc as `0x${string}`
     const nonce = row.nonce as `0x${string}`
@@ -141,6 +147,6 @@ export function chainFate(d: PurchaseDeps) {
     }
   }
 
-  return { expectedOf, record, decideSafely }
+  return { expectedOf, record, decideSafely, engineOf }
 }
 export type ChainFate = ReturnType<typeof chainFate>

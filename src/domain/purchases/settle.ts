@@ -12,6 +12,7 @@ import { newId } from '../../lib/ids.ts'
 import { nowSeconds } from '../../lib/clock.ts'
 import { tracer } from '../../lib/traces.ts'
 import type { PurchaseDeps } from './deps.ts'
+import type { PaymentEngine } from '../../chain/x402/engine.ts'
 import type { ChainFate } from './fate.ts'
 import type { OtherInstances } from './elsewhere.ts'
 import { alreadySettled, outcomeOf, paid, type PayOutcome } from './outcome.ts'
@@ -20,12 +21,9 @@ import { alreadySettled, outcomeOf, paid, type PayOutcome } from './outcome.ts'
 class BoughtMeanwhile extends Error {}
 
 export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherInstances) {
-  const chain = d.engine.chain
   const read = d.records.read
   const { decideSafely } = fate
   const { settlingElsewhere, settledElsewhere } = elsewhere
-
-  const reread = async (auth: Authorization) => (await read.payments.byKey(auth.from, auth.nonce))!
 
   /**
    * After a settlement attempt that may have sent a transaction: settled → this request is served; failed → 402 with
@@ -34,29 +32,36 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
    */
   async function concludeFromChain(row: PaymentRow): Promise<PayOutcome> {
     const decided = await decideSafely(row)
-    const now = (await read.payments.byKey(row.payer_lc, row.nonce))!
+    const now = (await read.payments.byKey(fate.engineOf(row).network.name, row.payer_lc, row.nonce))!
     if (decided === 'settled') return paid(now)
     if (decided === 'failed') return { kind: 'refused', reason: now.error ?? REASONS.settlementFailed }
     return { kind: 'pending', reason: REASONS.notConfirmed }
   }
 
-  /** `startedOver`: a second go, after another payment of the purchase was decided (it waits no more). */
+  /**
+   * Settles on `engine`'s network. `startedOver`: a second go, after another payment of the purchase was decided (it
+   * waits no more).
+   */
   async function settleOnce(
     payment: Payment,
     good: Good,
     requirements: unknown,
     tag: PriceTag,
     signer: string | null,
+    engine: PaymentEngine,
     startedOver = false,
   ): Promise<PayOutcome> {
     const auth = payment.authorization
+    const network = engine.network.name
+    const chain = engine.chain
+    const reread = async (auth: Authorization) => (await read.payments.byKey(network, auth.from, auth.nonce))!
     const refused = (reason: string): PayOutcome => ({ kind: 'refused', reason })
     const unavailable = (what: string, cause: string): PayOutcome => {
       d.log('payment backend unavailable', { what, cause, payer: auth.from.toLowerCase() })
       return { kind: 'unavailable', reason: `payment_backend_unavailable: ${what}; nothing was charged, retry the same payment later` }
     }
 
-    let row = await read.payments.byKey(auth.from, auth.nonce)
+    let row = await read.payments.byKey(network, auth.from, auth.nonce)
     if (row?.status === 'settled') return alreadySettled(row, good, signer)
     if (row?.status === 'pending') {
       // Left by an earlier attempt (a crash, a pending answer), or being settled by another instance: only the chain
@@ -67,7 +72,7 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
       if (row.status !== 'failed') return outcomeOf(row, good, signer)
     }
 
-    const [verified, head] = await Promise.all([d.engine.verify(payment, requirements), chain.head().catch((error: unknown) => error)])
+    const [verified, head] = await Promise.all([engine.verify(payment, requirements), chain.head().catch((error: unknown) => error)])
     if (verified.kind === 'backend') return unavailable('the payment could not be verified', verified.cause)
     if (verified.kind === 'invalid') return refused(verified.reason)
     const payer = checksumAddress(auth.from)
@@ -102,7 +107,7 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
               valid_before: Number(auth.validBefore),
               submitted_block: submittedBlock,
               settler: d.records.instance,
-              network: d.network.name,
+              network,
               now,
             }))
         // Another payment of this buyer may have bought the entry since the check above (settled on another instance
@@ -118,7 +123,7 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
       })
     if (mine === 'bought') return { kind: 'paid', payer, transaction: null }
     if (!mine) {
-      let now = await read.payments.byKey(auth.from, auth.nonce)
+      let now = await read.payments.byKey(network, auth.from, auth.nonce)
       if (!now || now.status === 'failed') {
         // No row of its own (or its failed one not re-opened): another payment of this purchase is being settled. On a
         // shared database that may be another instance's: once it is decided, this one starts over (and is served
@@ -131,7 +136,7 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
           ? await settledElsewhere(() => read.payments.pendingPurchase(auth.from, sold))
           : (await decideSafely(other)) !== 'pending'
         return over
-          ? settleOnce(payment, good, requirements, tag, signer, true)
+          ? settleOnce(payment, good, requirements, tag, signer, engine, true)
           : { kind: 'pending', reason: REASONS.purchasePending(good.kind) }
       }
       // The same authorization, sent to another instance at the same moment: its outcome (not served by it).
@@ -143,7 +148,7 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
 
     const recordSigned = (hash: `0x${string}`) =>
       d.records.transact((tx) => tx.payments.recordSigned(id, hash, nowSeconds())).then(() => {})
-    const outcome = await d.engine.settle(payment, requirements, recordSigned)
+    const outcome = await engine.settle(payment, requirements, recordSigned)
     row = await reread(auth)
     if (outcome.kind === 'claimed') {
       d.afterSettle?.()
@@ -177,9 +182,9 @@ export function settlement(d: PurchaseDeps, fate: ChainFate, elsewhere: OtherIns
   // it made are its children (a second go after another payment was decided stays inside it).
   const traces = tracer()
   if (traces === null) return settleOnce
-  const inSpan: typeof settleOnce = (payment, good, requirements, tag, signer, startedOver) =>
-    traces.span('payment settlement', {}, async (span) => {
-      const outcome = await settleOnce(payment, good, requirements, tag, signer, startedOver)
+  const inSpan: typeof settleOnce = (payment, good, requirements, tag, signer, engine, startedOver) =>
+    traces.span('payment settlement', { 'x402.network': engine.network.name }, async (span) => {
+      const outcome = await settleOnce(payment, good, requirements, tag, signer, engine, startedOver)
       span.set('payment.outcome', outcome.kind)
       return outcome
     })

@@ -27,6 +27,7 @@ import search from './sqlite/024-search.sql' with { type: 'text' }
 import websub from './sqlite/025-websub.sql' with { type: 'text' }
 import analytics from './sqlite/026-analytics.sql' with { type: 'text' }
 import networks from './sqlite/027-networks.sql' with { type: 'text' }
+import networkKeys from './sqlite/028-network-keys.sql' with { type: 'text' }
 import pgInit from './postgres/001-init.sql' with { type: 'text' }
 import pgPayments from './postgres/002-payments.sql' with { type: 'text' }
 import pgAccessLinks from './postgres/003-access-links.sql' with { type: 'text' }
@@ -54,6 +55,7 @@ import pgSearch from './postgres/024-search.sql' with { type: 'text' }
 import pgWebsub from './postgres/025-websub.sql' with { type: 'text' }
 import pgAnalytics from './postgres/026-analytics.sql' with { type: 'text' }
 import pgNetworks from './postgres/027-networks.sql' with { type: 'text' }
+import pgNetworkKeys from './postgres/028-network-keys.sql' with { type: 'text' }
 
 export interface Migration {
   version: number
@@ -90,6 +92,7 @@ const NAMES = [
   '025-websub',
   '026-analytics',
   '027-networks',
+  '028-network-keys',
 ]
 
 /** One engine's steps, its SQL given in the order of NAMES. */
@@ -127,6 +130,7 @@ export const MIGRATIONS = steps([
   websub,
   analytics,
   networks,
+  networkKeys,
 ])
 
 export const POSTGRES_MIGRATIONS = steps([
@@ -157,6 +161,7 @@ export const POSTGRES_MIGRATIONS = steps([
   pgWebsub,
   pgAnalytics,
   pgNetworks,
+  pgNetworkKeys,
 ])
 
 export const migrationsFor = (dialect: 'sqlite' | 'postgres'): Migration[] => (dialect === 'sqlite' ? MIGRATIONS : POSTGRES_MIGRATIONS)
