@@ -204,4 +204,66 @@ describe.skipIf(!TEST_POSTGRES)('three instances on one database', () => {
     expect(stale.echoed).toBe(0)
     expect(metrics).toMatch(/^trellis_read_versions_total\{outcome="heard"\} [1-9]/m)
   }, 120_000)
+
+  test('the cookie does the same for a plain fetch that carries it back (among other cookies): 100 times, never stale', async () => {
+    let stale = 0
+    for (let i = 0; i < 100; i++) {
+      const other = i % 2 === 0 ? b() : c()
+      await nameOn(other)
+      const { name, response } = await rename(a())
+      const cookie = response.headers.getSetCookie()[0]!.split(';')[0]!
+      expect(cookie).toStartWith(`${VERSION_COOKIE}=`)
+      if ((await nameOn(other, { cookie: `trellis_wallet=${owner.address}; ${cookie}` })).name !== name) stale++
+    }
+    expect(stale).toBe(0)
+  })
+
+  test("a feed re-activated on A is listed on B at once when the version is echoed (B's kept list page is not served)", async () => {
+    const listed = async (url: string, version: string) => {
+      const reply = await call(url, 'GET', `/v1/feeds?owner_wallet_address=${owner.address}`, { headers: { 'trellis-version': version } })
+      return (reply.body.data as Array<{ id: string }>).some((f) => f.id === feed.id)
+    }
+    for (let i = 0; i < 30; i++) {
+      const other = i % 2 === 0 ? b() : c()
+      expect(await listed(other, '0/0')).toBe(true) // kept in its memo
+      const removed = await call(a(), 'DELETE', `/v1/feeds/${feed.id}`, { wallet: owner })
+      expect(removed.status).toBeLessThan(300)
+      expect(await listed(other, removed.headers.get('trellis-version')!)).toBe(false)
+      const back = await call(a(), 'PATCH', `/v1/feeds/${feed.id}`, { wallet: owner, body: { is_active: true } })
+      expect(back.status).toBe(200)
+      expect(await listed(other, back.headers.get('trellis-version')!)).toBe(true)
+    }
+  })
+
+  test('a version from the future or garbage is no error: answered at once (ignored) with what the instance holds', async () => {
+    const { name } = await rename(a())
+    await Bun.sleep(50) // heard everywhere
+    for (const version of ['FFFFFFFF/FFFFFFFF', '0/0', 'garbage', '1/2/3', '%%%', 'x'.repeat(5_000)]) {
+      const read = await nameOn(b(), { 'trellis-version': version })
+      expect(read.name).toBe(name)
+      expect(read.ms).toBeLessThan(200)
+      const cookie = await nameOn(c(), { cookie: `${VERSION_COOKIE}=${version}` })
+      expect(cookie.name).toBe(name)
+    }
+    expect(await (await fetch(`${b()}/metrics`)).text()).toMatch(/^trellis_read_versions_total\{outcome="ignored"\} [1-9]/m)
+  })
+
+  test("B's listening connection killed (its memo stale until it hears again): a read with the version is fresh", async () => {
+    const database = new SQL(databaseUrl, { max: 1 })
+    try {
+      for (let i = 0; i < 5; i++) {
+        await nameOn(b())
+        await database`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE datname = current_database() AND application_name = 'trellis changes' AND query LIKE 'LISTEN%'`
+        const { name, response } = await rename(a())
+        const read = await nameOn(b(), { 'trellis-version': response.headers.get('trellis-version')! })
+        expect(read.name).toBe(name)
+        expect(read.ms).toBeLessThan(400) // the wait is 250 ms at most
+        await Bun.sleep(2_000) // listening again
+      }
+    } finally {
+      await database.close()
+    }
+    console.log(`read-your-writes: B's ${(await (await fetch(`${b()}/metrics`)).text()).match(/^trellis_read_versions_total.*$/gm)}`)
+  }, 60_000)
 })
