@@ -194,6 +194,17 @@ describe.skipIf(!TEST_POSTGRES)('three instances on one database', () => {
         `stale without the version ${stale.plain} (${((100 * stale.plain) / rounds).toFixed(1)} %), with it ${stale.echoed}`,
     )
     for (const [what, list] of Object.entries(ms)) console.log(`read-your-writes: read ${what}: ${summary(list)}`)
+    // What a write's answer pays for its version: the statement that reads and tells it, alone.
+    const database = new SQL(databaseUrl, { max: 1 })
+    const positions = feedPositions(database, null)
+    const told: number[] = []
+    for (let i = 0; i < rounds; i++) {
+      const started = performance.now()
+      expect(await positions.version()).toMatch(VERSION)
+      told.push(performance.now() - started)
+    }
+    await database.close()
+    console.log(`read-your-writes: the version statement: ${summary(told)}`)
     const metrics = await (await fetch(`${b()}/metrics`)).text()
     console.log(
       `read-your-writes: B's ${metrics
