@@ -259,6 +259,23 @@ describe.skipIf(!TEST_POSTGRES)('three instances on one database', () => {
     expect(await (await fetch(`${b()}/metrics`)).text()).toMatch(/^trellis_read_versions_total\{outcome="ignored"\} [1-9]/m)
   })
 
+  test('a browser session signed out on A is refused at once by B when the version is echoed: 20 times', async () => {
+    for (let i = 0; i < 20; i++) {
+      const opened = await call(a(), 'POST', '/v1/auth/session', { wallet: owner })
+      const session = opened.headers.getSetCookie()[0]!.split(';')[0]!
+      expect(opened.headers.get('trellis-version')).toBeNull() // opening one writes nothing
+      const other = i % 2 === 0 ? b() : c()
+      expect((await call(other, 'GET', '/v1/auth/session', { headers: { cookie: session } })).status).toBe(200) // known there
+      const closed = await call(a(), 'DELETE', '/v1/auth/session', { headers: { cookie: session } })
+      expect(closed.status).toBe(204)
+      const version = closed.headers.get('trellis-version')!
+      expect(version).toMatch(VERSION)
+      expect(closed.headers.getSetCookie().at(-1)).toStartWith(`${VERSION_COOKIE}=`)
+      const after = await call(other, 'GET', '/v1/auth/session', { headers: { cookie: `${session}; ${VERSION_COOKIE}=${version}` } })
+      expect(after.status).toBe(401)
+    }
+  })
+
   test("B's listening connection killed (its memo stale until it hears again): a read with the version is fresh", async () => {
     const database = new SQL(databaseUrl, { max: 1 })
     try {

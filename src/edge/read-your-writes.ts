@@ -62,10 +62,10 @@ function stamped(answer: Answer, version: string, secure: boolean): Response {
 }
 
 /**
- * `around(request, route)` answers a request by its route as read-your-writes says. GET and HEAD without a version run as they
- * come (nothing more on the hot reads' path than looking for the header and the cookie); other methods run with a
- * record of whether they committed, and when they did and answer below 400, the answer names the version after it.
- * `secure`: the cookie is marked Secure (the public URL is https).
+ * `around(request, route)` answers a request by its route as read-your-writes says. GET and HEAD without a version
+ * run as they come (nothing more on the hot reads' path than looking for the header and the cookie); other methods run
+ * with a record of whether they committed, and when they did and answer below 400, the answer names the version after
+ * it. `secure`: the cookie is marked Secure (the public URL is https).
  */
 export function readYourWrites(versions: Versions, secure: () => boolean) {
   const counts: Record<Reached | 'waited' | 'given', number> = { heard: 0, waited: 0, behind: 0, ignored: 0, given: 0 }
