@@ -11,7 +11,7 @@ export interface RequestReads {
   readonly version: string | null
   /** This instance could not confirm within the wait that it heard every commit up to `version`: read the primary. */
   readonly fresh: boolean
-  /** Set when the request committed records the read memo keeps (store/postgres/records.ts): its answer names a version. */
+  /** The request committed records whose reads instances keep (store/postgres/records.ts, a sign-out): its answer names a version. */
   wrote: boolean
 }
 
