@@ -39,8 +39,6 @@ export function positionOf(text: string): bigint | null {
 export interface Positions {
   version(): Promise<string>
   reach(version: string, withinMs: number): Reached | Promise<Reached>
-  /** The greatest position heard (for tests). */
-  stats(): { heard: bigint }
 }
 
 interface Waiter {
@@ -113,6 +111,5 @@ export function feedPositions(sql: SQL, feed: ChangeFeed | null, clock: () => nu
         )
       })
     },
-    stats: () => ({ heard }),
   }
 }
