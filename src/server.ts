@@ -28,6 +28,7 @@ import { redactUrl } from './chain/rpc.ts'
 import { signatureBackend } from './chain/signatures.ts'
 import { checkSettlementSettings } from './chain/mainnet.ts'
 import { installTracer, tracer } from './lib/traces.ts'
+import { readYourWrites } from './edge/read-your-writes.ts'
 
 export interface RunningServer {
   url: string
@@ -125,6 +126,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const jobs = background.jobs
   deadlinesMoved = () => void jobs.deadlinesMoved()
   const requests = requestMetrics()
+  // Instances on one database: a write's answer names the version a client's next request carries (docs/scale-out.md).
+  const versions = records.cluster && readYourWrites(records.cluster, () => publicUrl.startsWith('https:'))
   const operationRuns = operationRecord(log)
   const app = buildApp(services, logError, [
     metricsRoutes(requests, startedAt, {
@@ -135,6 +138,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         ...jobs.metrics(),
         ...operationRuns.metrics(),
         ...memoryMetrics({ content: () => content.cachedBytes(), reads: () => services.cached.stats().chars }),
+        ...(versions?.metrics() ?? []),
       ],
       adminKey: config.metricsAuth === 'admin' ? config.adminKey : null,
     }) as never,
@@ -157,6 +161,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
           '/mcp': mcpKeptAnswers((key) => services.cached.peek(key)),
           '/v1/feeds/:feed_id/pass/purchases': passChallenges(services),
         },
+        versions,
       }),
     config,
   )

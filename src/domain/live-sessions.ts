@@ -2,8 +2,10 @@
 // signature cannot change; its expiry is kept and checked), and the sessions ended by sign-out are known in memory —
 // on one process by its own sign-outs; on a shared database also by every instance's notice (`sessions`), loaded
 // whole at the first read and again whenever the notices were interrupted. While notices may be going unheard (the
-// change feed is not live), each read asks the records instead.
+// change feed is not live), each read asks the records instead, as does a request that must read fresh (it carried
+// the version of a write this instance has not heard of: lib/fresh-reads.ts); a sign-out's answer names its version.
 import { nowSeconds } from '../lib/clock.ts'
+import { mustReadFresh, wroteRecords } from '../lib/fresh-reads.ts'
 import type { Records } from '../store/stores.ts'
 import type { Session, SessionTokens } from './sessions.ts'
 
@@ -60,7 +62,8 @@ export function liveSessions(tokens: SessionTokens, records: Records) {
         verified.delete(token)
         return null
       }
-      if (records.cluster && !records.changes.live()) return (await records.read.endedSessions.isEnded(session.id)) ? null : session
+      if (records.cluster && (!records.changes.live() || mustReadFresh()))
+        return (await records.read.endedSessions.isEnded(session.id)) ? null : session
       await learn()
       return ended.has(session.id) ? null : session
     },
@@ -71,7 +74,8 @@ export function liveSessions(tokens: SessionTokens, records: Records) {
      */
     peek(token: string): Session | null | undefined {
       const session = verified.get(token)
-      if (!session || learned === null || learned !== known || (records.cluster && !records.changes.live())) return undefined
+      if (!session || learned === null || learned !== known || (records.cluster && !records.changes.live()) || mustReadFresh())
+        return undefined
       if (session.expiresAt <= nowSeconds()) return null
       return ended.has(session.id) ? null : session
     },
@@ -82,6 +86,7 @@ export function liveSessions(tokens: SessionTokens, records: Records) {
       if (!session) return
       await records.single((tx) => tx.endedSessions.end(session.id, session.expiresAt), { unkept: true })
       remember(session.id, session.expiresAt)
+      wroteRecords() // not kept in the memo, but in every instance's memory: the answer names the version after it
     },
   }
 }

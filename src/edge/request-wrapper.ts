@@ -10,6 +10,7 @@ import { errorResponse } from './errors.ts'
 import { ANSWER_HEADERS } from '../chain/x402/resource-server.ts'
 import { WARNING_HEADER } from '../domain/cheap-prices.ts'
 import { tracer, type Attributes, type Tracer } from '../lib/traces.ts'
+import { VERSION_HEADER, type ReadYourWrites } from './read-your-writes.ts'
 
 // CORS for an open API: every origin may read every answer, without credentials (the browser session's cookie is
 // SameSite=Lax, and "*" lets no other origin read an answer made with it).
@@ -24,6 +25,7 @@ const EXPOSED = [
   'RateLimit-Remaining',
   'RateLimit-Reset',
   WARNING_HEADER,
+  VERSION_HEADER,
 ].join(', ')
 const METHODS = 'GET, HEAD, POST, PATCH, DELETE, OPTIONS'
 const PREFLIGHT_MAX_AGE_S = '600'
@@ -141,7 +143,14 @@ function inSpans(traces: Tracer, wrapped: Wrapped, template: string | null): Wra
  * Wraps a route. Built once per route, with no closure made per request: at the rate the hot reads are served, every
  * allocation and call on this path shows in throughput.
  */
-export function requestWrapper(d: { limiter: RateLimiter | null; requests: RequestMetrics; log: Logger; trustProxy: boolean }) {
+export function requestWrapper(d: {
+  limiter: RateLimiter | null
+  requests: RequestMetrics
+  log: Logger
+  trustProxy: boolean
+  /** Instances on one database: the versions of read-your-writes (read-your-writes.ts); null on the embedded engine. */
+  versions?: ReadYourWrites | null
+}) {
   const logRequests = d.log.enabled('info')
 
   function finish(
@@ -181,7 +190,9 @@ export function requestWrapper(d: { limiter: RateLimiter | null; requests: Reque
    * `series`: the metrics series of the route template (null: not matched by Bun's router, counted per method);
    * `template`: the template itself, which names the request's span when traces are on.
    */
-  return (route: Route, series: number | null = null, template: string | null = null): Wrapped => {
+  return (given: Route, series: number | null = null, template: string | null = null): Wrapped => {
+    const versions = d.versions
+    const route: Route = versions ? (request) => versions.around(request, given) : given
     const wrapped: Wrapped = (request, server) => {
       const started = performance.now()
       if (request.method === 'OPTIONS' && request.headers.has('access-control-request-method')) return preflight(request)

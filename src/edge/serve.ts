@@ -8,6 +8,7 @@ import { clientAddress, requestWrapper, type Answer, type Route } from './reques
 import type { RateLimiter } from './rate-limit.ts'
 import type { RequestMetrics } from './metrics.ts'
 import type { Logger } from '../log.ts'
+import type { ReadYourWrites } from './read-your-writes.ts'
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024 // backstop; routes enforce their own, smaller limits while reading
 /** Methods Bun's router dispatches on; anything else (and HEAD, which Bun answers from GET) goes to fetch. */
@@ -24,6 +25,8 @@ export interface ServeOptions {
   listening?: (clientAddress: (request: Request) => string) => void
   /** POST routes answered first by a HotPost, by route template (each must be a POST route of the app). */
   posts?: Record<string, HotPost>
+  /** Read-your-writes across instances (read-your-writes.ts); absent on the embedded engine. */
+  versions?: ReadYourWrites | null
 }
 
 /** A hot read: an answer from Bun's router (see Answer), or null: Elysia answers. */
@@ -38,7 +41,7 @@ type BunRoutes = Record<string, Record<string, (request: Request, server: Bun.Se
 export function serve(app: Elysia<any, any, any, any, any, any, any>, hot: HotReads, o: ServeOptions) {
   // Compile Elysia's routes once, up front, so the first request does not pay for it.
   const handle = app.compile().fetch
-  const wrap = requestWrapper({ limiter: o.limiter, requests: o.requests, log: o.log, trustProxy: o.trustProxy })
+  const wrap = requestWrapper({ limiter: o.limiter, requests: o.requests, log: o.log, trustProxy: o.trustProxy, versions: o.versions })
   const routes: BunRoutes = {}
   for (const { method, path } of app.routes) {
     if (!ROUTED.has(method)) continue

@@ -8,7 +8,11 @@
 // `peek` never computes: the hot path answers from it or falls through. `get` computes asynchronously and keeps the
 // value only if the version did not move meanwhile (a write committed during the read may have made it stale before
 // it was even kept) and the change feed is live.
+//
+// A request that must read fresh (lib/fresh-reads.ts: it carried a version this instance had not heard of in time)
+// gets nothing it holds: each read is made for it alone, neither kept nor shared with other callers.
 import { nowSeconds } from '../lib/clock.ts'
+import { mustReadFresh } from '../lib/fresh-reads.ts'
 import type { Changes } from './records.ts'
 
 interface Held {
@@ -68,6 +72,7 @@ export function readMemo(changes: Pick<Changes, 'version' | 'live'>, maxChars = 
 
   /** The result held for `key`, if any; never computes. */
   function peek<T>(key: string): T | undefined {
+    if (mustReadFresh()) return undefined
     current()
     const entry = found(key)
     if (entry) counts.hits++
@@ -76,6 +81,7 @@ export function readMemo(changes: Pick<Changes, 'version' | 'live'>, maxChars = 
 
   /** `size`: about how many characters the value holds (a string's own length by default). */
   function cached<T = string>(key: string, compute: (staleFrom: StaleFrom) => T, size: Size<T> = (v) => String(v).length): T {
+    if (mustReadFresh()) return (counts.misses++, compute(() => {}))
     const at = current()
     const entry = found(key)
     if (entry) {
@@ -95,6 +101,7 @@ export function readMemo(changes: Pick<Changes, 'version' | 'live'>, maxChars = 
     compute: (staleFrom: StaleFrom) => Promise<T>,
     size: Size<T> = (v) => String(v).length,
   ): Promise<T> {
+    if (mustReadFresh()) return (counts.misses++, compute(() => {}))
     const before = current()
     const entry = found(key)
     if (entry) {

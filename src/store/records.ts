@@ -111,6 +111,13 @@ export interface RateLease {
   resetIn: number
 }
 
+/**
+ * Where a version a request carries stands on this instance (read-your-writes, store/postgres/positions.ts):
+ * `heard` (every commit up to it was heard: kept reads are fresh enough), `behind` (not heard within the wait: read
+ * fresh), `ignored` (no such position was ever written: a forged version, or one of another database).
+ */
+export type Reached = 'heard' | 'behind' | 'ignored'
+
 /** The mechanisms of many instances on one database (PostgreSQL). */
 export interface Cluster {
   /**
@@ -124,6 +131,13 @@ export interface Cluster {
   leaseRate(key: string, want: number, limit: number, windowS: number): Promise<RateLease>
   /** Forgets the windows that ended; how many. */
   sweepRateWindows(): Promise<number>
+  /**
+   * The database's version now, taken after this instance's commits so far (its WAL position, `16/B374D848`), and
+   * told to every instance: what a write's answer carries for the client's next request.
+   */
+  version(): Promise<string>
+  /** Waits up to `withinMs` for this instance to hear every commit up to `version`; at once (not a promise) when it has. */
+  reach(version: string, withinMs: number): Reached | Promise<Reached>
 }
 
 /**

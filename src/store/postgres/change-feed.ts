@@ -8,7 +8,9 @@
 // unheard, live() is false, and the memo keeps nothing until the echo is back. A re-subscription (Bun re-listens by
 // itself after a lost connection) moves the version too: what was committed meanwhile was not heard.
 //
-// The same connection hears the cluster's other notices (Topic): a published snapshot, a decided payment.
+// The same connection hears the cluster's other notices (Topic): a published snapshot, a decided payment. On the
+// changes channel it also hears `at:<position>`, a database position told by an instance that answered a write (or
+// asked where the database is): heard in commit order with the changes, read-your-writes keeps them (positions.ts).
 import type { SQL } from 'bun'
 import type { Changes, Topic } from '../records.ts'
 
@@ -20,6 +22,7 @@ const TOPIC_CHANNELS: Record<Topic, string> = {
   sessions: 'trellis_sessions',
 }
 const HEARTBEAT_PREFIX = 'hb:'
+export const POSITION_PREFIX = 'at:'
 export const HEARTBEAT_MS = 500
 export const STALE_MS = 1_500
 
@@ -31,6 +34,8 @@ export interface ChangeFeed {
   alive(other: string): boolean
   /** Notices on `topic` from any instance; null when (re)subscribed: whatever was sent meanwhile went unheard. */
   hear(topic: Topic, listener: (payload: string | null) => void): () => void
+  /** The positions told on the changes channel (`at:…`, without the prefix), heard in commit order with the changes. */
+  hearPositions(listener: (position: string) => void): () => void
   close(): Promise<void>
 }
 
@@ -46,6 +51,7 @@ export async function listenForChanges(
   let version = 0
   let heardSelfAt = Number.NEGATIVE_INFINITY
   const listeners = new Set<() => void>()
+  const positions = new Set<(position: string) => void>()
   const heartbeat = `${HEARTBEAT_PREFIX}${instance}`
   /** When each other instance's heartbeat was last heard. */
   const beatsOf = new Map<string, number>()
@@ -60,6 +66,7 @@ export async function listenForChanges(
     (payload) => {
       if (payload === heartbeat) heardSelfAt = clock()
       else if (payload.startsWith(HEARTBEAT_PREFIX)) beatsOf.set(payload.slice(HEARTBEAT_PREFIX.length), clock())
+      else if (payload.startsWith(POSITION_PREFIX)) for (const listener of positions) listener(payload.slice(POSITION_PREFIX.length))
       else if (payload !== instance) moved()
     },
     () => {
@@ -110,6 +117,10 @@ export async function listenForChanges(
     hear(topic, listener) {
       hearing[topic].add(listener)
       return () => hearing[topic].delete(listener)
+    },
+    hearPositions(listener) {
+      positions.add(listener)
+      return () => positions.delete(listener)
     },
     async close() {
       clearInterval(beat)

@@ -1,8 +1,10 @@
 // What instances sharing one PostgreSQL database share beside the records (migration 012): the snapshots the leader
-// publishes, the rate-limit windows they lease tokens of, and the notices the change feed's connection hears.
+// publishes, the rate-limit windows they lease tokens of, the notices the change feed's connection hears, and the
+// versions of read-your-writes (positions.ts).
 import type { SQL } from 'bun'
 import type { Cluster, Snapshot, SnapshotKind, SnapshotShelf } from '../records.ts'
 import type { ChangeFeed } from './change-feed.ts'
+import { feedPositions } from './positions.ts'
 
 const SNAPSHOTS_CHANNEL = 'trellis_snapshots'
 
@@ -29,6 +31,7 @@ export function postgresSnapshots(sql: SQL): SnapshotShelf {
 
 /** Without a feed (records not opened to listen) nothing is heard; leases work all the same. */
 export function postgresCluster(sql: SQL, feed: ChangeFeed | null): Cluster {
+  const positions = feedPositions(sql, feed)
   return {
     hear: (topic, listener) => feed?.hear(topic, listener) ?? (() => {}),
     alive: (id) => feed?.alive(id) ?? false,
@@ -43,5 +46,7 @@ export function postgresCluster(sql: SQL, feed: ChangeFeed | null): Cluster {
     },
     sweepRateWindows: async () =>
       (await sql.unsafe('DELETE FROM rate_windows WHERE reset_at < extract(epoch FROM clock_timestamp())')).count,
+    version: positions.version,
+    reach: positions.reach,
   }
 }

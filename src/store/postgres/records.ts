@@ -15,6 +15,7 @@ import type { ChangeFeed } from './change-feed.ts'
 import { postgresCluster, postgresSnapshots } from './cluster.ts'
 import { postgresBlockSpaces } from './blocks/spaces.ts'
 import { claimedSecret } from '../secret.ts'
+import { wroteRecords } from '../../lib/fresh-reads.ts'
 
 /** SQLSTATEs after which the whole transaction may simply run again. */
 const RETRIED = new Set(['40001', '40P01'])
@@ -58,7 +59,10 @@ export function postgresRecords<Stores>(
     for (let attempt = 1; ; attempt++) {
       try {
         const value = await work()
-        if (!unkept) committed()
+        if (!unkept) {
+          committed()
+          wroteRecords() // the answer of the request it is part of (if any) carries a version: edge/read-your-writes.ts
+        }
         return value
       } catch (error) {
         if (attempt >= ATTEMPTS || !RETRIED.has(sqlState(error) as string)) throw postgresFault(error)
