@@ -168,10 +168,11 @@ export interface AppParts {
 export async function buildServices(p: AppParts): Promise<Services & { ledgerAudit: LedgerAudit }> {
   const records = p.records
   const verify = signatureVerifier(p.config.network.rpcConfigured ? p.config.network.rpcUrl : null)
+  const chainIds = p.config.networks.map((network) => network.chainId)
   const auth = authService({
     records,
     verify,
-    place: () => ({ host: new URL(p.publicUrl()).host, uri: p.publicUrl(), chainId: p.config.network.chainId }),
+    place: () => ({ host: new URL(p.publicUrl()).host, uri: p.publicUrl(), chainId: p.config.network.chainId, chainIds }),
     secret: p.secret,
   })
   const feeds = feedService({

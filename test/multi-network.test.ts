@@ -12,31 +12,34 @@ import { startTestServer, trellis, type TestServer } from '../dev/server.ts'
 import { b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 import { encodePaymentHeader, signTransferAuthorization, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
 import { NETWORKS } from '../src/config/networks.ts'
+import { closeClients, data, refusal, stdioClient } from './helpers/mcp-client.ts'
 
 const PRICE = 10_000n
-const AMOY = NETWORKS['polygon-amoy']
+// Sei's testnet: a chain both x402 clients know, whose USDC (in @x402/evm's table) signs as USDC version 2, as the test token.
+const SEI = NETWORKS['sei-testnet']
 
 let chainA: TestChain // base-sepolia, 84532
-let chainB: TestChain // polygon-amoy, 80002
+let chainB: TestChain // sei-testnet, 1328
 let server: TestServer
 let creator: Wallet
 let feed: any
 let env: Record<string, string>
 
 beforeAll(async () => {
-  ;[chainA, chainB] = await Promise.all([startChain(), startChain({ chainId: AMOY.chainId, usdcAddress: AMOY.usdcAddress })])
+  ;[chainA, chainB] = await Promise.all([startChain(), startChain({ chainId: SEI.chainId, usdcAddress: SEI.usdcAddress })])
   env = {
     ...chainA.env,
-    TRELLIS_NETWORKS: 'base-sepolia,polygon-amoy',
-    TRELLIS_RPC_URL_POLYGON_AMOY: chainB.rpcUrl,
-    TRELLIS_SETTLEMENT_POLYGON_AMOY: 'local',
-    TRELLIS_RELAYER_KEY_POLYGON_AMOY: chainB.relayer.privateKey,
+    TRELLIS_NETWORKS: 'base-sepolia,sei-testnet',
+    TRELLIS_RPC_URL_SEI_TESTNET: chainB.rpcUrl,
+    TRELLIS_SETTLEMENT_SEI_TESTNET: 'local',
+    TRELLIS_RELAYER_KEY_SEI_TESTNET: chainB.relayer.privateKey,
   }
   server = await startTestServer(env)
   creator = newWallet()
   feed = await createFeed(server.url, creator, { name: 'sold on two chains' })
 })
 afterAll(async () => {
+  await closeClients()
   await server?.dispose()
   await Promise.all([chainA?.stop(), chainB?.stop()])
 })
@@ -60,10 +63,10 @@ describe('one server, two chains', () => {
     const v1 = await answer.json()
     expect(v1.accepts.map((one: any) => [one.network, one.asset, one.extra])).toEqual([
       ['base-sepolia', chainA.usdc, { name: 'USDC', version: '2' }],
-      ['polygon-amoy', chainB.usdc, { name: 'USDC', version: '2' }],
+      ['sei-testnet', chainB.usdc, { name: 'USDC', version: '2' }],
     ])
     const v2 = decoded(answer.headers.get('payment-required'))
-    expect(v2.accepts.map((one: any) => one.network)).toEqual(['eip155:84532', 'eip155:80002'])
+    expect(v2.accepts.map((one: any) => one.network)).toEqual(['eip155:84532', 'eip155:1328'])
   })
 
   test('@x402/fetch pays on chain A, x402-fetch on chain B: each row names its network, funds move on that chain only', async () => {
@@ -81,7 +84,7 @@ describe('one server, two chains', () => {
     const paidB = await wrapFetchV1(fetch, walletB as never)(contentUrl(entry))
     expect(paidB.status).toBe(200)
     expect(await paidB.text()).toBe('worth paying for')
-    expect(decoded(paidB.headers.get('x-payment-response'))).toMatchObject({ success: true, network: 'polygon-amoy' })
+    expect(decoded(paidB.headers.get('x-payment-response'))).toMatchObject({ success: true, network: 'sei-testnet' })
 
     expect(await balances(buyerA.address)).toEqual({ a: 1_000_000n - PRICE, b: 0n })
     expect(await balances(buyerB.address)).toEqual({ a: 0n, b: 1_000_000n - PRICE })
@@ -91,14 +94,17 @@ describe('one server, two chains', () => {
     expect(rows.map((row: any) => [row.payer, row.network]).sort()).toEqual(
       [
         [buyerA.address, 'base-sepolia'],
-        [buyerB.address, 'polygon-amoy'],
+        [buyerB.address, 'sei-testnet'],
       ].sort(),
     )
     // One currency: both sales add up in the entry's totals.
     const listed = (await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries?page_size=100`)).body
     const totals = listed.data.find((one: { id: string }) => one.id === entry.id)
     expect({ purchases: totals.total_purchases, revenue: totals.total_revenue }).toEqual({ purchases: 2, revenue: String(2n * PRICE) })
-    expect((await ledger('network=polygon-amoy')).transactions.every((row: any) => row.network === 'polygon-amoy')).toBe(true)
+    for (const network of ['base-sepolia', 'sei-testnet']) {
+      const shown = (await ledger(`network=${network}&entry_id=${entry.id}`)).transactions
+      expect(shown.map((row: any) => row.network)).toEqual([network])
+    }
   })
 
   test('a payment signed for chain A sent as chain B’s requirement is refused, and nothing moves', async () => {
@@ -106,7 +112,7 @@ describe('one server, two chains', () => {
     const buyer = await chainA.newFundedBuyer(1_000_000n)
     await chainB.fundBuyer(buyer.address, 1_000_000n)
     const forA = await v1Payment(buyer, { to: creator.address as Address, value: PRICE }) // chain 84532's domain
-    const asB = { ...forA, network: 'polygon-amoy' }
+    const asB = { ...forA, network: 'sei-testnet' }
     const answer = await fetch(contentUrl(entry), { headers: { 'x-payment': encodePaymentHeader(asB) } })
     expect(answer.status).toBe(402)
     expect((await answer.json()).error).toMatch(/signature/i)
@@ -124,13 +130,13 @@ describe('one server, two chains', () => {
       to: creator.address as Address,
       value: PRICE,
       nonce,
-      domain: { chainId: AMOY.chainId, verifyingContract: AMOY.usdcAddress },
+      domain: { chainId: SEI.chainId, verifyingContract: SEI.usdcAddress },
     })
-    const onB = { x402Version: 1, scheme: 'exact', network: 'polygon-amoy', payload: signedB }
+    const onB = { x402Version: 1, scheme: 'exact', network: 'sei-testnet', payload: signedB }
     expect((await fetch(contentUrl(one), { headers: { 'x-payment': encodePaymentHeader(onA) } })).status).toBe(200)
     expect((await fetch(contentUrl(two), { headers: { 'x-payment': encodePaymentHeader(onB) } })).status).toBe(200)
     expect(await balances(buyer.address)).toEqual({ a: 1_000_000n - PRICE, b: 1_000_000n - PRICE })
-    expect((await ledger(`entry_id=${two.id}`)).transactions[0].network).toBe('polygon-amoy')
+    expect((await ledger(`entry_id=${two.id}`)).transactions[0].network).toBe('sei-testnet')
   })
 
   test('verify-ledger proves each network’s rows against its own chain', async () => {
@@ -139,6 +145,57 @@ describe('one server, two chains', () => {
     const parsed = JSON.parse(report.stdout)
     expect(parsed.ok).toBe(true)
     expect(parsed.provenByNetwork['base-sepolia']).toBeGreaterThanOrEqual(2)
-    expect(parsed.provenByNetwork['polygon-amoy']).toBeGreaterThanOrEqual(2)
+    expect(parsed.provenByNetwork['sei-testnet']).toBeGreaterThanOrEqual(2)
+  })
+})
+
+test('a wallet signs in on the chain it names (x-chain-id) when the server sells there, else on the first', async () => {
+  const wallet = newWallet()
+  const nonce = async (chainId?: string) =>
+    (
+      await call(server.url, 'POST', '/v1/auth/nonce', {
+        headers: chainId ? { 'x-chain-id': chainId } : {},
+        body: { wallet_address: wallet.address },
+      })
+    ).body.siwe_message as string
+  expect(await nonce(String(SEI.chainId))).toContain(`Chain ID: ${SEI.chainId}`)
+  for (const other of [undefined, '1', 'x', '84532 ']) expect(await nonce(other)).toContain('Chain ID: 84532')
+})
+
+describe('trellis mcp before a server selling on two chains', () => {
+  const args = (entry: { id: string }) => ({ feed_id: feed.id, entry_id: entry.id })
+
+  test('pinned to chain B it pays there only; unpinned it keeps the networks the server named and pays on the first', async () => {
+    const buyer = await chainA.newFundedBuyer(1_000_000n)
+    await chainB.fundBuyer(buyer.address, 1_000_000n)
+    const onB = await stdioClient(server.url, { TRELLIS_MCP_WALLET_KEY: buyer.privateKey, TRELLIS_MCP_NETWORKS: 'sei-testnet' })
+    expect((await data(onB.client, 'buy_entry', args(await paidEntry()))).purchase).toMatchObject({ paid: true })
+    expect(await balances(buyer.address)).toEqual({ a: 1_000_000n, b: 1_000_000n - PRICE })
+    const unpinned = await stdioClient(server.url, { TRELLIS_MCP_WALLET_KEY: buyer.privateKey })
+    expect((await data(unpinned.client, 'buy_entry', args(await paidEntry()))).purchase).toMatchObject({ paid: true })
+    expect(await balances(buyer.address)).toEqual({ a: 1_000_000n - PRICE, b: 1_000_000n - PRICE })
+  })
+
+  test('a server that names mainnets beside testnets is no Trellis: nothing is signed', async () => {
+    // A hostile front of the real server: its manifest names Base mainnet beside the testnets.
+    const front = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      async fetch(request) {
+        const url = new URL(request.url)
+        if (url.pathname === '/.well-known/x402')
+          return Response.json({ network: 'base', networks: ['eip155:8453', 'eip155:84532', 'eip155:1328'] })
+        const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer()
+        return fetch(`${server.url}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body })
+      },
+    })
+    try {
+      const buyer = await chainA.newFundedBuyer(1_000_000n)
+      const agent = await stdioClient(`http://127.0.0.1:${front.port}`, { TRELLIS_MCP_WALLET_KEY: buyer.privateKey })
+      expect(await refusal(agent.client, 'buy_entry', args(await paidEntry()))).toContain('names mainnets and testnets together')
+      expect(await balances(buyer.address)).toEqual({ a: 1_000_000n, b: 0n })
+    } finally {
+      front.stop(true)
+    }
   })
 })

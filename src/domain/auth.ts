@@ -8,7 +8,7 @@ import { fail } from './errors.ts'
 import { sessionTokens } from './sessions.ts'
 import { liveSessions } from './live-sessions.ts'
 import { studioSessions } from './studio-sessions.ts'
-import { decodeMessage, lineMessage, readSignIn, siweMessage, type SignInPlace } from './sign-in-messages.ts'
+import { chainNamedIn, decodeMessage, lineMessage, onChain, readSignIn, siweMessage, type SignInPlace } from './sign-in-messages.ts'
 
 export const NONCE_TTL_S = 300
 const PAST_WINDOW_S = 300
@@ -57,7 +57,8 @@ export function authService(deps: {
   const liveSession = (token: string) => sessions.get(token)
 
   return {
-    async issueNonce(walletAddress: string) {
+    /** `chainId`: the x-chain-id the wallet asked for; the EIP-4361 form names it when the server sells there. */
+    async issueNonce(walletAddress: string, chainId: string | null = null) {
       if (!isWalletAddress(walletAddress)) {
         fail(
           'INVALID_PARAMETER',
@@ -69,7 +70,7 @@ export function authService(deps: {
       const now = nowSeconds()
       const nonce = randomAlphanumeric(32)
       const issued = { nonce, issuedAt: now, expiresAt: now + NONCE_TTL_S }
-      const place = deps.place()
+      const place = onChain(deps.place(), chainId && /^\d{1,12}$/.test(chainId.trim()) ? Number(chainId.trim()) : null)
       const message = lineMessage(place.host, issued)
       await deps.records.single(
         (tx) => tx.nonces.insert({ nonce, address_lc: address.toLowerCase(), message, expires_at: issued.expiresAt }),
@@ -117,7 +118,7 @@ export function authService(deps: {
       if (signIn.issuedAt > now + FUTURE_WINDOW_S) fail('INVALID_NONCE', 'the message was issued in the future; request a new nonce')
       // The message as issued (the record keeps the line form): a SIWE message must be exactly the one this server
       // would write for this nonce and wallet, and its record the line of the same nonce and times.
-      const place = deps.place()
+      const place = signIn.form === 'siwe' ? onChain(deps.place(), chainNamedIn(message)) : deps.place()
       if (signIn.form === 'siwe' && siweMessage(place, address, signIn) !== message) fail('INVALID_NONCE', NOT_ISSUED)
       const claim = {
         nonce: signIn.nonce,

@@ -13,12 +13,21 @@ export interface Issued {
   expiresAt: number
 }
 
-/** Where a sign-in is for: this server's host and URL, and its chain. */
+/** Where a sign-in is for: this server's host and URL, and its chain (the first of those it sells on). */
 export interface SignInPlace {
   host: string
   uri: string
   chainId: number
+  /** Every chain it sells on: a wallet may ask to sign in on any of them (x-chain-id). */
+  chainIds: readonly number[]
 }
+
+/** The place with the chain a sign-in names, when it is one of the server's (else the first). */
+export const onChain = (place: SignInPlace, chainId: number | null | undefined): SignInPlace =>
+  chainId != null && place.chainIds.includes(chainId) ? { ...place, chainId } : place
+
+/** The chain id an EIP-4361 message names, if any. */
+export const chainNamedIn = (message: string): number | undefined => parseSiweMessage(message).chainId
 
 const STATEMENT = 'Sign in to Trellis with this wallet.'
 const isoTime = (seconds: number) => new Date(seconds * 1000).toISOString()

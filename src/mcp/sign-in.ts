@@ -6,7 +6,7 @@
 import { parseSiweMessage } from 'viem/siwe'
 import type { PrivateKeyAccount } from 'viem/accounts'
 import { readSignIn, siweMessage } from '../domain/sign-in-messages.ts'
-import { WALLET_AUTH_HEADERS as HEADER } from '../models/auth.ts'
+import { CHAIN_ID_HEADER, WALLET_AUTH_HEADERS as HEADER } from '../models/auth.ts'
 import type { TrellisApi } from './api.ts'
 import type { PinnedNetworks } from './networks.ts'
 
@@ -37,7 +37,11 @@ export function foreignSignIn(message: unknown, base: string, address: string, c
   if (Math.abs(issued.issuedAt - now) > CLOCK_SKEW_S) return 'the message was not issued now'
   if (issued.expiresAt <= now || issued.expiresAt - issued.issuedAt > MAX_LIFE_S)
     return `the message is valid for more than ${MAX_LIFE_S} s`
-  const rebuilt = siweMessage({ host: server.host, uri: siwe.uri!, chainId: siwe.chainId! }, address as `0x${string}`, issued)
+  const rebuilt = siweMessage(
+    { host: server.host, uri: siwe.uri!, chainId: siwe.chainId!, chainIds: [siwe.chainId!] },
+    address as `0x${string}`,
+    issued,
+  )
   return rebuilt === message ? null : 'the message says more than a Trellis sign-in does'
 }
 
@@ -46,14 +50,13 @@ export async function signedHeaders(
   account: PrivateKeyAccount,
   networks: PinnedNetworks,
 ): Promise<Record<string, string>> {
-  const [answer, chainIds] = await Promise.all([
-    api.json<{ siwe_message?: unknown }>('/v1/auth/nonce', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ wallet_address: account.address }),
-    }),
-    networks.chainIds(),
-  ])
+  // Signed in on the first network paid on: a server selling on several names it in the message when asked.
+  const chainIds = await networks.chainIds()
+  const answer = await api.json<{ siwe_message?: unknown }>('/v1/auth/nonce', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', [CHAIN_ID_HEADER]: String(chainIds[0]) },
+    body: JSON.stringify({ wallet_address: account.address }),
+  })
   const now = Math.floor(Date.now() / 1000)
   const foreign = foreignSignIn(answer.siwe_message, api.base, account.address, chainIds, now)
   if (foreign !== null) throw new ForeignSignIn(`refused to sign in: ${foreign}; nothing was signed`)

@@ -1,6 +1,7 @@
 // /v1/auth: nonces to sign, and browser sessions opened with one: the pages' reading session, the studio's session.
 import { Elysia } from 'elysia'
 import { BrowserSession, Nonce, NonceRequest, SIGNED_HEADERS_TEXT, STUDIO_CSRF_HEADER, StudioSession } from '../models/index.ts'
+import { CHAIN_ID_HEADER } from '../models/auth.ts'
 import type { Services } from './services.ts'
 import { jsonBody } from '../edge/body.ts'
 import { errors, NoBody } from '../edge/openapi.ts'
@@ -55,7 +56,7 @@ const STUDIO_ROUTES = STUDIO_WRITES.map(([method, path]) => `${method} ${path}`)
 export const authRoutes = (s: Services) =>
   new Elysia({ prefix: '/v1/auth', tags: ['Authentication'] })
     .use(walletAuth(s.auth))
-    .post('/nonce', ({ body }) => s.auth.issueNonce(body.wallet_address), {
+    .post('/nonce', ({ body, request }) => s.auth.issueNonce(body.wallet_address, request.headers.get(CHAIN_ID_HEADER)), {
       parse: jsonBody(),
       body: NonceRequest,
       response: { 200: Nonce },
