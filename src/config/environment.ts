@@ -5,7 +5,6 @@
 import { isIP } from 'node:net'
 import { testHooks, type TestHooks } from '../test-hooks.ts'
 import {
-  address,
   ConfigError,
   integer,
   oneOf,
@@ -15,7 +14,6 @@ import {
   seconds,
   setToOne,
   signedInteger,
-  url,
   type Environment,
   type S3Place,
   type Setting,
