@@ -13,6 +13,8 @@ import { b64, call, createEntry, createFeed, newWallet, type Wallet } from '../d
 import { encodePaymentHeader, signTransferAuthorization, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
 import { NETWORKS } from '../src/config/networks.ts'
 import { closeClients, data, refusal, stdioClient } from './helpers/mcp-client.ts'
+import { startRpcProxy, type RpcProxy } from './helpers/rpc-proxy.ts'
+import { frontRunner } from './helpers/front-run.ts'
 
 const PRICE = 10_000n
 // Sei's testnet: a chain both x402 clients know, whose USDC (in @x402/evm's table) signs as USDC version 2, as the test token.
@@ -24,13 +26,14 @@ let server: TestServer
 let creator: Wallet
 let feed: any
 let env: Record<string, string>
+let rpcB: RpcProxy // chain B's node, as the server reaches it
 
 beforeAll(async () => {
   ;[chainA, chainB] = await Promise.all([startChain(), startChain({ chainId: SEI.chainId, usdcAddress: SEI.usdcAddress })])
   env = {
     ...chainA.env,
     TRELLIS_NETWORKS: 'base-sepolia,sei-testnet',
-    TRELLIS_RPC_URL_SEI_TESTNET: chainB.rpcUrl,
+    TRELLIS_RPC_URL_SEI_TESTNET: (rpcB = await startRpcProxy(chainB.rpcUrl)).url,
     TRELLIS_SETTLEMENT_SEI_TESTNET: 'local',
     TRELLIS_RELAYER_KEY_SEI_TESTNET: chainB.relayer.privateKey,
   }
@@ -41,6 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await closeClients()
   await server?.dispose()
+  await rpcB?.stop()
   await Promise.all([chainA?.stop(), chainB?.stop()])
 })
 
@@ -146,6 +150,51 @@ describe('one server, two chains', () => {
     expect(parsed.ok).toBe(true)
     expect(parsed.provenByNetwork['base-sepolia']).toBeGreaterThanOrEqual(2)
     expect(parsed.provenByNetwork['sei-testnet']).toBeGreaterThanOrEqual(2)
+  })
+})
+
+describe('the hostile payer on the second chain', () => {
+  /** A buyer's authorization signed for chain B, as an X-PAYMENT header of x402 v1. */
+  const onB = (payload: Awaited<ReturnType<typeof signTransferAuthorization>>) =>
+    encodePaymentHeader({ x402Version: 1, scheme: 'exact', network: 'sei-testnet', payload })
+  const signOnB = (buyer: Parameters<typeof signTransferAuthorization>[0], to: Address, value = PRICE, nonce?: `0x${string}`) =>
+    signTransferAuthorization(buyer, { to, value, nonce, domain: { chainId: SEI.chainId, verifyingContract: SEI.usdcAddress } })
+
+  test('front-run on chain B with the same nonce, 1 unit to himself: 402 used elsewhere, nothing recorded', async () => {
+    const entry = await paidEntry()
+    const buyer = await chainB.newFundedBuyer(1_000_000n)
+    const honest = await signOnB(buyer, creator.address as Address)
+    const sneaky = await signOnB(buyer, buyer.address, 1n, honest.authorization.nonce)
+    const sellerBefore = await chainB.balanceOf(creator.address as Address)
+    rpcB.before('eth_sendRawTransaction', () => frontRunner(chainB).submitDirectly(sneaky))
+    const reply = await fetch(contentUrl(entry), { headers: { 'x-payment': onB(honest) } })
+    expect(reply.status).toBe(402)
+    expect((await reply.json()).error).toMatch(/^authorization_used_elsewhere/)
+    expect((await ledger(`entry_id=${entry.id}`)).transactions).toHaveLength(0)
+    expect(await chainB.balanceOf(creator.address as Address)).toBe(sellerBefore)
+  })
+
+  test('cancelled on chain B between verification and settlement: 402 authorization_canceled', async () => {
+    const entry = await paidEntry()
+    const buyer = await chainB.newFundedBuyer(1_000_000n)
+    const auth = await signOnB(buyer, creator.address as Address)
+    rpcB.before('eth_sendRawTransaction', () => frontRunner(chainB).cancelDirectly(buyer, auth.authorization.nonce))
+    const reply = await fetch(contentUrl(entry), { headers: { 'x-payment': onB(auth) } })
+    expect(reply.status).toBe(402)
+    expect((await reply.json()).error).toMatch(/^authorization_canceled/)
+    expect(await chainB.balanceOf(buyer.address)).toBe(1_000_000n)
+  })
+
+  test('a chain B payment replayed: not a ticket (402 already settled), charged once', async () => {
+    const entry = await paidEntry()
+    const buyer = await chainB.newFundedBuyer(1_000_000n)
+    const header = onB(await signOnB(buyer, creator.address as Address))
+    expect((await fetch(contentUrl(entry), { headers: { 'x-payment': header } })).status).toBe(200)
+    const again = await fetch(contentUrl(entry), { headers: { 'x-payment': header } })
+    expect(again.status).toBe(402)
+    expect((await again.json()).error).toMatch(/^payment_already_settled/)
+    expect(await chainB.balanceOf(buyer.address)).toBe(1_000_000n - PRICE)
+    expect((await ledger(`entry_id=${entry.id}`)).transactions).toHaveLength(1)
   })
 })
 

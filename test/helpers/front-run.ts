@@ -36,7 +36,7 @@ export function frontRunner(chain: TestChain) {
     /** The payer cancels the authorization (EIP-3009 cancelAuthorization) before it is used. */
     async cancelDirectly(buyer: Buyer, nonce: Hex) {
       const signature = await buyer.signTypedData({
-        domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: chain.usdc },
+        domain: { name: 'USDC', version: '2', chainId: chain.chainId, verifyingContract: chain.usdc },
         types: {
           CancelAuthorization: [
             { name: 'authorizer', type: 'address' },
