@@ -9,6 +9,7 @@ import {
   facilitatorUrlFrom,
   metricsAuthFrom,
   networkFrom,
+  replicaUrlsFrom,
   SETTINGS,
   settlementFrom,
   testHookSettings,
@@ -49,6 +50,7 @@ export function configFrom(env: Environment): Config {
   const facilitatorAuth = facilitatorAuthFrom(env)
   const flags = readAll(FLAGS, env)
   directUrlFrom(flags.databaseUrl, flags.databaseDirectUrl)
+  replicaUrlsFrom(flags.databaseUrl, flags.databaseReplicaUrls)
   const content = contentFrom(flags.contentUrl, flags.databaseUrl)
   return {
     ...flags,
