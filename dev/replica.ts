@@ -71,7 +71,16 @@ export async function startReplica(primaryPort: number, settings: string[] = [])
     'fast',
   ])
   const port = freePort()
-  const options = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c max_connections=200 -c hot_standby=on ${settings.map((setting) => `-c ${setting}`).join(' ')}`
+  const options = [
+    `listen_addresses=127.0.0.1`,
+    `port=${port}`,
+    `unix_socket_directories=${dir}`,
+    'max_connections=200',
+    'hot_standby=on',
+    ...settings,
+  ]
+    .map((setting) => `-c ${setting}`)
+    .join(' ')
   const start = () => run([join(bin, 'pg_ctl'), '-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start'])
   start()
   const urlOf = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`
