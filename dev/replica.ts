@@ -3,7 +3,7 @@
 // initdb gives the primary by default on PostgreSQL ≥ 10: wal_level=replica, max_wal_senders=10, and with --auth=trust
 // a `host replication all 127.0.0.1/32 trust` line in pg_hba.conf. As root (CI), it runs as Debian's `postgres` user,
 // as the primary does. `stop()` stops it and removes the folder.
-import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SQL } from 'bun'
@@ -21,7 +21,7 @@ export interface Replica {
   resume(): void
   /** What its server wrote to its log so far (with `log_statement=all` among the settings: every statement). */
   log(): string
-  /** Its postmaster's pid (for clusterCpuSeconds). */
+  /** Its postmaster's pid (for scripts/bench/resources.ts's clusterUsage). */
   postmasterPid(): number
   stop(): Promise<void>
 }
@@ -128,43 +128,5 @@ export async function startReplica(primaryPort: number, settings: string[] = [])
         rmSync(dir, { recursive: true, force: true })
       }
     },
-  }
-}
-
-/**
- * CPU seconds a cluster's processes have used: the postmaster's own and its children's, those still running (each
- * backend, the WAL sender…) and those that ended (reaped by the postmaster, in its cutime/cstime). Linux only.
- */
-export function clusterCpuSeconds(postmaster: number): number {
-  const ticks = 100 // sysconf(_SC_CLK_TCK) on Linux
-  const fields = (pid: number | string): string[] | null => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    } catch {
-      return null
-    }
-  }
-  // After the ")": state(0) ppid(1) … utime(11) stime(12) cutime(13) cstime(14).
-  const own = fields(postmaster)
-  if (!own) throw new Error(`no process ${postmaster}`)
-  let total = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue
-    const f = fields(pid)
-    if (f && Number(f[1]) === postmaster) total += Number(f[11]) + Number(f[12])
-  }
-  return total / ticks
-}
-
-/** The pid of the postmaster serving `url` (the parent of the backend that answers): for clusterCpuSeconds. */
-export async function postmasterOf(url: string): Promise<number> {
-  const sql = new SQL(url, { max: 1 })
-  try {
-    const [{ pid }] = await sql.unsafe('SELECT pg_backend_pid() AS pid')
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-  } finally {
-    await sql.close()
   }
 }
