@@ -3,7 +3,7 @@
 // initdb gives the primary by default on PostgreSQL ≥ 10: wal_level=replica, max_wal_senders=10, and with --auth=trust
 // a `host replication all 127.0.0.1/32 trust` line in pg_hba.conf. As root (CI), it runs as Debian's `postgres` user,
 // as the primary does. `stop()` stops it and removes the folder.
-import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SQL } from 'bun'
@@ -19,6 +19,9 @@ export interface Replica {
   /** Stops the replica as a crash would (pg_ctl stop -m immediate); `resume` starts it again on the same port. */
   crash(): void
   resume(): void
+  /** Every process of it stopped (SIGSTOP): it hangs, connections open and unanswered, until `thaw` (SIGCONT). */
+  freeze(): void
+  thaw(): void
   /** What its server wrote to its log so far (with `log_statement=all` among the settings: every statement). */
   log(): string
   /** Its postmaster's pid (for scripts/bench/resources.ts's clusterUsage). */
@@ -107,6 +110,7 @@ export async function startReplica(primaryPort: number, settings: string[] = [])
   } finally {
     await primary.close()
   }
+  const postmasterPid = () => Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n', 1)[0])
   let stopped = false
   return {
     port,
@@ -116,7 +120,9 @@ export async function startReplica(primaryPort: number, settings: string[] = [])
     crash: () => run([join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', '-w', 'stop']),
     resume: start,
     log: () => readFileSync(join(dir, 'log'), 'utf8'),
-    postmasterPid: () => Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n', 1)[0]),
+    freeze: () => signalAll(postmasterPid(), 'SIGSTOP'),
+    thaw: () => signalAll(postmasterPid(), 'SIGCONT'),
+    postmasterPid,
     async stop() {
       if (stopped) return
       stopped = true
@@ -129,4 +135,18 @@ export async function startReplica(primaryPort: number, settings: string[] = [])
       }
     },
   }
+}
+
+/** `signal` to a postmaster and each process it started (found by their parent in /proc). */
+function signalAll(postmaster: number, signal: NodeJS.Signals): void {
+  const children = readdirSync('/proc').filter((pid) => {
+    if (!/^\d+$/.test(pid)) return false
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster
+    } catch {
+      return false
+    }
+  })
+  for (const pid of [postmaster, ...children.map(Number)]) process.kill(pid, signal)
 }

@@ -176,4 +176,24 @@ describe.skipIf(!TEST_POSTGRES)('read replicas: a streaming replica beside the p
     expect(servedBy('trellis replica')).toBeGreaterThan(before)
     expect(server.logs.join('\n')).not.toContain('unhandled error')
   })
+
+  test('hang: a replica that stops answering holds a read for a few seconds at most, then the primary serves', async () => {
+    await until('the replica in use', async () => (await replicaSeries()).inUse === 1)
+    const entry = await createEntry(server.url, owner, feedId, { title: 'before the hang' })
+    await Bun.sleep(200) // replayed: the replica serves the next reads
+    replica.freeze()
+    try {
+      const started = performance.now()
+      expect(await readLists()).toContain(entry.id)
+      // A check unanswered for 2 s drops it (and its reads under way go to the primary); checks run every second.
+      expect(performance.now() - started).toBeLessThan(5000)
+      expect((await replicaSeries()).inUse).toBe(0)
+      const again = performance.now()
+      expect(await readLists()).toContain(entry.id)
+      expect(performance.now() - again).toBeLessThan(1000)
+    } finally {
+      replica.thaw()
+    }
+    await until('the replica taken back', async () => (await replicaSeries()).inUse === 1)
+  })
 })

@@ -15,7 +15,8 @@
 // Lag: 0 when caught up, else an upper bound: the smaller of the time since it was last caught up and the time since
 // the newest transaction it replayed (pg_last_xact_replay_timestamp, which only counts while WAL is pending). A replica
 // out of reach (a statement on it fails with a lost connection, or a check does not answer within CHECK_TIMEOUT_MS)
-// is dropped at once; a replica that is no standby (promoted) is never read.
+// is dropped at once, and the reads under way on it run on the primary; a replica that is no standby (promoted) is
+// never read.
 import type { SQL } from 'bun'
 import { readsFromPrimary, type Changes, type ReadReplicas, type ReplicaStatus } from '../records.ts'
 import type { Query, Sql } from '../query.ts'
@@ -37,6 +38,8 @@ interface Replica {
   /** performance.now() when the primary was at a position this replica has since replayed; -Infinity: not yet known. */
   caughtUpAt: number
   lagS: number
+  /** Reads under way on it: abandoned (run on the primary instead) when it is found out of reach. */
+  reading: Set<(error: Error) => void>
 }
 
 export interface ReplicaRouting {
@@ -75,7 +78,15 @@ export function replicaRouting(
     const n = (seen.get(host) ?? 0) + 1
     seen.set(host, n)
     const sql = open(url)
-    return { name: n > 1 ? `${host}#${n}` : host, sql, statements: postgresSql(sql), inUse: false, caughtUpAt: -Infinity, lagS: 0 }
+    return {
+      name: n > 1 ? `${host}#${n}` : host,
+      sql,
+      statements: postgresSql(sql),
+      inUse: false,
+      caughtUpAt: -Infinity,
+      lagS: 0,
+      reading: new Set(),
+    }
   })
   const listeners = new Set<(status: ReplicaStatus, reason: string) => void>()
   const statusOf = (r: Replica): ReplicaStatus => ({ replica: r.name, inUse: r.inUse, lagS: r.lagS })
@@ -130,7 +141,11 @@ export function replicaRouting(
 
   function lost(r: Replica, error: unknown) {
     r.lagS = sinceCaughtUp(r)
-    switchTo(r, false, `out of reach: ${String((error as Error)?.message ?? error).split('\n', 1)[0]}`)
+    const reason = `out of reach: ${String((error as Error)?.message ?? error).split('\n', 1)[0]}`
+    switchTo(r, false, reason)
+    // A replica that hangs (no answer, no closed connection) would hold these until TCP gives up.
+    for (const abandon of r.reading) abandon(new Error(reason))
+    r.reading.clear()
   }
 
   /** One round: the primary's position first, then every replica against it. A primary out of reach changes nothing. */
@@ -188,7 +203,12 @@ export function replicaRouting(
     const r = pick()
     if (!r) return primaryWork()
     try {
-      return await work(r)
+      return await new Promise<T>((resolve, reject) => {
+        r.reading.add(reject)
+        work(r)
+          .then(resolve, reject)
+          .finally(() => r.reading.delete(reject))
+      })
     } catch (error) {
       failed(r, error)
       return primaryWork()
