@@ -18,6 +18,7 @@ const DASHBOARD = 'docs/grafana/trellis.json'
  */
 const LATER: Record<string, string> = {
   trellis_replica_lag_seconds: 'only with read replicas (TRELLIS_DATABASE_REPLICA_URL): test/replicas.test.ts reads it',
+  trellis_replica_in_use: 'only with read replicas (TRELLIS_DATABASE_REPLICA_URL): test/replicas.test.ts reads it',
 }
 
 const scratch: string[] = []
