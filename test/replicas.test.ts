@@ -10,6 +10,8 @@ import { startPostgres, type Postgres } from '../dev/postgres.ts'
 import { startReplica, type Replica } from '../dev/replica.ts'
 import { emptyDatabase, TEST_POSTGRES } from '../dev/test-database.ts'
 import { call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
+import { openRecords } from '../src/store/open.ts'
+import { onPrimary } from '../src/store/records.ts'
 
 /** Seconds behind the primary past which the replica is dropped: short, so the test waits little. */
 const MAX_LAG_S = 1
@@ -20,6 +22,7 @@ let server: TestServer
 let owner: Wallet
 let feedId: string
 let ownerId: string
+let primaryUrl: string
 
 if (!TEST_POSTGRES) console.log('replicas.test.ts: skipped: PostgreSQL only (TRELLIS_TEST_POSTGRES; the PostgreSQL pass runs it)')
 
@@ -28,7 +31,7 @@ beforeAll(async () => {
   postgres = await startPostgres()
   // Every statement in its log, each line led by the application_name of the connection that sent it.
   replica = await startReplica(postgres.port, ['log_statement=all', 'log_line_prefix=%a:'])
-  const primaryUrl = await emptyDatabase(postgres.adminUrl)
+  primaryUrl = await emptyDatabase(postgres.adminUrl)
   server = await startTestServer({
     TRELLIS_DATABASE_URL: primaryUrl,
     TRELLIS_DATABASE_REPLICA_URL: replica.urlOf(new URL(primaryUrl).pathname.slice(1)),
@@ -195,5 +198,35 @@ describe.skipIf(!TEST_POSTGRES)('read replicas: a streaming replica beside the p
       replica.thaw()
     }
     await until('the replica taken back', async () => (await replicaSeries()).inUse === 1)
+  })
+
+  test('onPrimary: every read within it (and what it awaits) goes to the primary', async () => {
+    const records = await openRecords(
+      {
+        engine: 'postgres',
+        url: primaryUrl,
+        replicaUrls: [replica.urlOf(new URL(primaryUrl).pathname.slice(1))],
+        pool: 2,
+        application: 'probe',
+      },
+      'readonly',
+    )
+    try {
+      await until('the replica in use', async () => records.replicas!.status()[0]!.inUse)
+      const now = Math.floor(Date.now() / 1000)
+      const before = servedBy('probe replica')
+      await records.reads.stats.forSaleCount(now)
+      expect(servedBy('probe replica')).toBe(before + 1)
+      await onPrimary(async () => {
+        await records.reads.stats.forSaleCount(now)
+        await Bun.sleep(1)
+        await records.snapshot((view) => view.stats.forSaleCount(now))
+      })
+      expect(servedBy('probe replica')).toBe(before + 1)
+      await records.snapshot((view) => view.stats.forSaleCount(now)) // outside it again: BEGIN, the read, COMMIT
+      expect(servedBy('probe replica')).toBeGreaterThan(before + 1)
+    } finally {
+      await records.close()
+    }
   })
 })
