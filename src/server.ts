@@ -135,7 +135,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const operationRuns = operationRecord(log)
   const app = buildApp(services, logError, [
     metricsRoutes(requests, startedAt, {
-      gauges: marketSize(records.read),
+      gauges: marketSize(records.reads),
       build: { version: VERSION, network: config.network.name },
       more: () => [
         ...paymentMetrics(services.purchases.outcomes()),

@@ -26,7 +26,8 @@ const CONNECT_TIMEOUT_S = 10
  * nothing by name and names its instance in each transaction, and the connections that need a session (the change
  * feed, the leases, the migrations) go direct. Without it, a pooler found at `url` is refused (one line).
  * `replicaUrls`: streaming replicas of that database, each with a pool of `pool` (`<application> replica`) for the
- * reads they may serve (replicas.ts); one out of reach at start is not read until it answers.
+ * reads they may serve (replicas.ts); one out of reach at start is not read until it answers. With a pooled database
+ * URL they are taken as pooled too (nothing prepared by name).
  */
 export async function openPostgresRecords(
   url: string,
@@ -80,6 +81,7 @@ export async function openPostgresRecords(
       max: pool,
       connectionTimeout: CONNECT_TIMEOUT_S,
       idleTimeout: 60,
+      prepare: !pooled, // behind a pooler as the primary is, most likely
       connection: new URL(replica).searchParams.has('application_name') ? {} : { application_name: `${application} replica` },
     })
   const replicas =

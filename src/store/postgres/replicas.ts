@@ -56,7 +56,7 @@ export interface ReplicaRouting {
 /** The replica's label: host and port only (its user, password and database stay out of /metrics and the log). */
 export function replicaName(url: string): string {
   try {
-    return new URL(url).host
+    return new URL(url).host || 'a local socket'
   } catch {
     return 'an unparsable URL'
   }
