@@ -97,6 +97,11 @@ export function replicaRouting(
   }
   /** The time since it was last known caught up (or since opening): an upper bound of its lag. */
   const sinceCaughtUp = (r: Replica) => (performance.now() - (Number.isFinite(r.caughtUpAt) ? r.caughtUpAt : openedAt)) / 1000
+  /** Behind: the smaller of the two upper bounds it has (the time since opening only when it has neither). */
+  const behind = (r: Replica, sinceReplayed: number | null) => {
+    const bound = Math.min(Number.isFinite(r.caughtUpAt) ? sinceCaughtUp(r) : Infinity, sinceReplayed ?? Infinity)
+    return Math.max(0, Number.isFinite(bound) ? bound : sinceCaughtUp(r))
+  }
 
   let lastChangeAt = -Infinity
   let next = 0
@@ -129,7 +134,7 @@ export function replicaRouting(
         return switchTo(r, false, 'it is not a standby (promoted?): never read')
       }
       if (row!.caught) r.caughtUpAt = Math.max(r.caughtUpAt, t0)
-      r.lagS = row!.caught ? 0 : Math.max(0, Math.min(sinceCaughtUp(r), row!.since ?? Infinity))
+      r.lagS = row!.caught ? 0 : behind(r, row!.since)
       if (r.lagS > maxLagS) switchTo(r, false, `${r.lagS.toFixed(1)} s behind the primary (bound ${maxLagS} s)`)
       else if (Number.isFinite(r.caughtUpAt)) switchTo(r, true, r.lagS === 0 ? 'caught up' : `${r.lagS.toFixed(1)} s behind`)
     } catch (error) {
