@@ -6,6 +6,7 @@ import {
   contentFrom,
   directUrlFrom,
   metricsAuthFrom,
+  replicaUrlsFrom,
   SETTINGS,
   testHookSettings,
   type ContentPlace,
@@ -42,6 +43,7 @@ export function configFrom(env: Environment): Config {
   const metricsAuth = metricsAuthFrom(env)
   const flags = readAll(FLAGS, env)
   directUrlFrom(flags.databaseUrl, flags.databaseDirectUrl)
+  replicaUrlsFrom(flags.databaseUrl, flags.databaseReplicaUrls)
   const content = contentFrom(flags.contentUrl, flags.databaseUrl)
   return {
     ...flags,

@@ -17,7 +17,7 @@ import { passChallenges } from './routes/hot-pass-challenge.ts'
 import { controlSocket, CONTROL_SOCKET } from './ops/control.ts'
 import { runOperation } from './ops/commands.ts'
 import { operationRecord } from './ops/record.ts'
-import { memoryMetrics, metricsRoutes, paymentMetrics, requestMetrics } from './edge/metrics.ts'
+import { memoryMetrics, metricsRoutes, paymentMetrics, replicaMetrics, requestMetrics } from './edge/metrics.ts'
 import { marketSize } from './domain/market-size.ts'
 import { logger, type Logger } from './log.ts'
 import { nowSeconds, setClockOffset } from './lib/clock.ts'
@@ -70,6 +70,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // Refuses a database of a newer schema: the directory is not this binary's to hold.
   const records = await openDataRecords(config, { listen: true })
   failed.defer(() => records.close())
+  records.replicas?.onSwitch(({ replica, inUse, lagS }, reason) =>
+    inUse
+      ? log.info('read replica in use', { replica, lag_s: lagS, reason })
+      : log.warn('read replica not used: its reads go to the primary', { replica, lag_s: lagS, reason }),
+  )
   const where = await recordsName(recordsPlace(config))
   const current = bindingsOf(config.networks)
   const binding = await records.transact(async (tx) => {
@@ -131,7 +136,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const operationRuns = operationRecord(log)
   const app = buildApp(services, logError, [
     metricsRoutes(requests, startedAt, {
-      gauges: marketSize(records.read),
+      gauges: marketSize(records.reads),
       build: { version: VERSION, network: config.networks.map((network) => network.name).join(',') },
       more: () => [
         ...paymentMetrics(services.purchases.outcomes()),
@@ -139,6 +144,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         ...operationRuns.metrics(),
         ...memoryMetrics({ content: () => content.cachedBytes(), reads: () => services.cached.stats().chars }),
         ...(versions?.metrics() ?? []),
+        ...replicaMetrics(records.replicas?.status() ?? []),
       ],
       adminKey: config.metricsAuth === 'admin' ? config.adminKey : null,
     }) as never,

@@ -12,9 +12,13 @@ const RULES = 'docs/prometheus/trellis-alerts.yml'
 const RULE_TESTS = 'docs/prometheus/trellis-alerts.test.yml'
 const DASHBOARD = 'docs/grafana/trellis.json'
 
-/** Queried by a rule or a panel, exposed by no server of this build yet: why each is there already. */
+/**
+ * Queried by a rule or a panel, not exposed by this test's server (embedded, no replicas): why each is there, and
+ * which test sees it exposed.
+ */
 const LATER: Record<string, string> = {
-  trellis_replica_lag_seconds: 'read replicas are a later item of issue 41; until then TrellisReplicaLag matches nothing',
+  trellis_replica_lag_seconds: 'only with read replicas (TRELLIS_DATABASE_REPLICA_URL): test/replicas.test.ts reads it',
+  trellis_replica_in_use: 'only with read replicas (TRELLIS_DATABASE_REPLICA_URL): test/replicas.test.ts reads it',
 }
 
 const scratch: string[] = []

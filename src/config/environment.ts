@@ -50,6 +50,8 @@ export const SETTINGS = {
   readMemoMb: { variable: 'TRELLIS_READ_MEMO_MB', read: integer(32, 0, 4096) },
   /** Seconds between an instance's tries to become the leader (the one that runs the once-per-database jobs). */
   leaderPollS: { variable: 'TRELLIS_LEADER_POLL_S', read: seconds(2, 0.1, 3600) },
+  /** A read replica further behind the primary than this (seconds, fractions allowed) is not read until it catches up. */
+  replicaMaxLagS: { variable: 'TRELLIS_REPLICA_MAX_LAG_S', read: seconds(5, 0.1, 3600) },
   /** Content in PostgreSQL: a block stored more recently than this is never collected (an import may still need it). */
   gcGraceS: { variable: 'TRELLIS_GC_GRACE_S', read: integer(86400, 0, 86400 * 365) },
   /** Webhooks to plain http and loopback/private hosts, on a development server only (checkLocalWebhooks). */
@@ -72,6 +74,15 @@ export function directUrlFrom(databaseUrl: string | null, directUrl: string | nu
       '--database-direct-url (TRELLIS_DATABASE_DIRECT_URL) goes with --database-url (TRELLIS_DATABASE_URL): set that too',
     )
   return directUrl
+}
+
+/** Replicas are of the records' PostgreSQL: the embedded engine has none to follow. */
+export function replicaUrlsFrom(databaseUrl: string | null, replicaUrls: string[]): string[] {
+  if (replicaUrls.length > 0 && !databaseUrl)
+    throw new ConfigError(
+      '--database-replica-url (TRELLIS_DATABASE_REPLICA_URL) goes with --database-url (TRELLIS_DATABASE_URL): set that too',
+    )
+  return replicaUrls
 }
 
 export function contentFrom(asked: ContentPlace | null, databaseUrl: string | null): ContentPlace {

@@ -3,7 +3,19 @@
 // (command-line.ts). One row of FLAGS is the whole of an option: its flag, its variable, how its value is read, its
 // line in the help and (by its key) its field in Config.
 import { NETWORK_NAMES } from './networks.ts'
-import { bindHost, contentPlace, integer, oneOf, optionalText, postgresUrl, text, url, type Setting, type ValuesOf } from './values.ts'
+import {
+  bindHost,
+  contentPlace,
+  integer,
+  oneOf,
+  optionalText,
+  postgresUrl,
+  postgresUrls,
+  text,
+  url,
+  type Setting,
+  type ValuesOf,
+} from './values.ts'
 import { MCP_HELP } from './mcp.ts'
 
 interface Flag<T> extends Setting<T> {
@@ -59,6 +71,14 @@ export const FLAGS = {
     variable: 'TRELLIS_DATABASE_DIRECT_URL',
     read: postgresUrl,
     help: 'the same database without a pooler, when --database-url goes through one (PgBouncer): for LISTEN and leases',
+  },
+  /** Empty: every read goes to the database URL (postgres/replicas.ts). */
+  databaseReplicaUrls: {
+    flag: 'database-replica-url',
+    value: '<url,…>',
+    variable: 'TRELLIS_DATABASE_REPLICA_URL',
+    read: postgresUrls,
+    help: 'streaming replicas of that database (comma-separated): lists, boards and statistics are read there',
   },
   /** null: the default for where the records are (environment.ts, contentFrom). */
   contentUrl: {
@@ -167,6 +187,7 @@ Environment only:
   TRELLIS_DB_POOL (10: connections to PostgreSQL), TRELLIS_READ_MEMO_MB (32: read results kept; 0: none),
   TRELLIS_GC_GRACE_S (86400: content in PostgreSQL stored more recently is never collected),
   TRELLIS_LEADER_POLL_S (2: seconds, fractions allowed, between tries to lead the once-per-database jobs, PostgreSQL),
+  TRELLIS_REPLICA_MAX_LAG_S (5: a read replica further behind, or out of reach, is not read until it catches up),
   TRELLIS_WEBHOOKS_ALLOW_LOCAL (1: webhooks to http and loopback/private hosts; a server on loopback only, for development),
   OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (traces over OTLP/HTTP JSON; unset: off), with
   OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_SDK_DISABLED, OTEL_TRACES_EXPORTER (otlp|none)

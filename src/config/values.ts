@@ -117,6 +117,14 @@ export const postgresUrl: Reader<string | null> = (name, raw) => {
   return raw
 }
 
+/** One or more PostgreSQL URLs, comma-separated (read replicas); empty when unset. */
+export const postgresUrls: Reader<string[]> = (name, raw) =>
+  (raw ?? '')
+    .split(',')
+    .map((piece) => piece.trim())
+    .filter((piece) => piece !== '')
+    .map((piece) => postgresUrl(name, piece)!)
+
 /** An address or a name to listen on, checked here: Bun's own error for a malformed one does not name it. */
 export const bindHost: Reader<string> = (name, raw) => {
   if (raw === undefined || raw === '') return '127.0.0.1'

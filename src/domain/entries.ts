@@ -243,7 +243,7 @@ export function entryService(d: Deps) {
 
     async list(q: { feedId: string; isFree?: boolean; beforeId?: string; limit: number }): Promise<EntryRecord[]> {
       const feed = await d.feeds.get(q.feedId)
-      return read.entries.list({ feedId: feed.id, isFree: q.isFree, beforeId: q.beforeId, limit: q.limit })
+      return d.records.reads.entries.list({ feedId: feed.id, isFree: q.isFree, beforeId: q.beforeId, limit: q.limit })
     },
 
     /**

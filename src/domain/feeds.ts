@@ -154,9 +154,10 @@ export function feedService(d: Deps) {
     },
 
     async list(q: FeedQuery): Promise<FeedRecord[]> {
+      const lists = d.records.reads // a replica may serve it (store/records.ts)
       let categoryId: string | undefined
       if (q.category) {
-        categoryId = (await (isUuid(q.category) ? read.categories.byId(q.category) : read.categories.byName(q.category)))?.id
+        categoryId = (await (isUuid(q.category) ? lists.categories.byId(q.category) : lists.categories.byName(q.category)))?.id
         if (!categoryId) return []
       }
       let ownerId = q.owner_id === '' ? undefined : q.owner_id
@@ -164,11 +165,11 @@ export function feedService(d: Deps) {
         fail('INVALID_PARAMETER', 'invalid owner_id', 'owner_id must be a wallet id (UUID) or a 0x-prefixed address')
       if (ownerId !== undefined && isUuid(ownerId)) ownerId = ownerId.toLowerCase()
       else if (ownerId !== undefined) {
-        ownerId = (await read.wallets.byAddress(ownerId))?.id // owner_id also accepts the owner's address
+        ownerId = (await lists.wallets.byAddress(ownerId))?.id // owner_id also accepts the owner's address
         if (!ownerId) return []
       }
       const now = nowSeconds()
-      return read.feeds.list({
+      return lists.feeds.list({
         ownerId,
         categoryId,
         tags: q.tags,

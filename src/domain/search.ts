@@ -39,7 +39,7 @@ export const searchWords = (q: string): string[] => (q.match(/[\p{L}\p{N}\p{M}]+
 export const cursorAfter = (item: SearchItem): SearchCursor => ({ r: item.rank, i: item.key })
 
 export function searchService(d: { records: Records }) {
-  const read = d.records.read
+  const read = d.records.reads // reads only: a replica may serve them (store/records.ts)
   return {
     async search(input: SearchInput): Promise<SearchItem[]> {
       const words = searchWords(input.q)

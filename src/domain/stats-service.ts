@@ -88,10 +88,10 @@ export function statsService(d: { records: Records; wallets: WalletService }) {
     byPeriod: (board: PeriodBoard, period: Period, length: number) => body(`${board}:${period}`, length, period),
     /** The JSON body of a board without a period: {"data":[…]}. */
     plain: (board: PlainBoard, length: number) => body(board, length),
-    recentEntries: (beforeId: string | undefined, limit: number) => d.records.read.stats.recentEntries(beforeId, limit),
+    recentEntries: (beforeId: string | undefined, limit: number) => d.records.reads.stats.recentEntries(beforeId, limit),
     /** What is for sale now, newest first (offset paging, as x402 discovery pages). */
-    forSale: (limit: number, offset: number, now = nowSeconds()) => d.records.read.stats.forSale(now, limit, offset),
-    forSaleCount: (now = nowSeconds()) => d.records.read.stats.forSaleCount(now),
+    forSale: (limit: number, offset: number, now = nowSeconds()) => d.records.reads.stats.forSale(now, limit, offset),
+    forSaleCount: (now = nowSeconds()) => d.records.reads.stats.forSaleCount(now),
   }
 }
 export type StatsService = ReturnType<typeof statsService>

@@ -15,6 +15,8 @@ export const publicTransactionId = (id: string) => `tx_${id}`
 
 export function transactionService(d: { records: Records }) {
   const transactions = d.records.read.transactions
+  /** The ledger's pages and counts: long reads, which a replica may serve (store/records.ts). */
+  const ledger = d.records.reads.transactions
   // With two or more filters total_count is counted, and may then be up to 60 s old; otherwise it is a tally.
   const counts = new Map<string, { value: number; at: number }>()
 
@@ -47,14 +49,14 @@ export function transactionService(d: { records: Records }) {
         fail('INVALID_PARAMETER', 'invalid network', `network must be one of ${Object.keys(CHAINS).join(', ')}`)
       return { payer: q.payer, payTo: q.pay_to, entryId: q.entry_id?.toLowerCase(), feedId: q.feed_id?.toLowerCase(), network: q.network }
     },
-    list: (filter: TransactionFilter, beforeId: string | undefined, limit: number) => transactions.list(filter, beforeId, limit),
+    list: (filter: TransactionFilter, beforeId: string | undefined, limit: number) => ledger.list(filter, beforeId, limit),
     async count(filter: TransactionFilter): Promise<number> {
       const tallied = await transactions.tallied(filter)
       if (tallied !== null) return tallied
       const key = JSON.stringify([filter.payer?.toLowerCase(), filter.payTo?.toLowerCase(), filter.entryId, filter.feedId, filter.network])
       const cached = counts.get(key)
       if (cached && Date.now() - cached.at < COUNT_TTL_MS) return cached.value
-      const value = await transactions.count(filter)
+      const value = await ledger.count(filter)
       if (counts.size >= MAX_CACHED_COUNTS) counts.clear()
       counts.set(key, { value, at: Date.now() })
       return value

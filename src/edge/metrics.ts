@@ -155,6 +155,20 @@ export function paymentMetrics(outcomes: Readonly<Record<string, number>>): stri
   ]
 }
 
+/** Each read replica: how far behind the primary it is at most, and whether reads go to it (0: the primary serves them). */
+export function replicaMetrics(replicas: ReadonlyArray<{ replica: string; inUse: boolean; lagS: number }>): string[] {
+  if (replicas.length === 0) return []
+  const label = (name: string) => `replica="${name.replace(/["\\\n]/g, '_')}"`
+  return [
+    '# HELP trellis_replica_lag_seconds How far a read replica is behind the primary at most (0: it replayed all of it).',
+    '# TYPE trellis_replica_lag_seconds gauge',
+    ...replicas.map((r) => `trellis_replica_lag_seconds{${label(r.replica)}} ${Math.round(r.lagS * 1000) / 1000}`),
+    '# HELP trellis_replica_in_use Whether a read replica serves reads (1), or is behind the bound or out of reach (0).',
+    '# TYPE trellis_replica_in_use gauge',
+    ...replicas.map((r) => `trellis_replica_in_use{${label(r.replica)}} ${r.inUse ? 1 : 0}`),
+  ]
+}
+
 /** What /metrics shows besides requests and the process: the market's gauges, the build, and more series. */
 export interface MetricsSources {
   gauges: () => Promise<Gauge[]>
@@ -198,7 +212,7 @@ export const metricsRoutes = (requests: RequestMetrics, startedAt: number, sourc
         description:
           'Requests by route template, method and status; process_*; trellis_build_info; market gauges; ' +
           'payments by outcome; job runs and durations; whether this instance leads; webhook attempts by result; the ledger ' +
-          'check; operations (backups). With TRELLIS_METRICS_AUTH=admin, only with the ' +
+          'check; operations (backups); the lag and use of read replicas. With TRELLIS_METRICS_AUTH=admin, only with the ' +
           'admin-api-key header (else 401 ADMIN_KEY_REQUIRED).',
       },
     },

@@ -38,7 +38,7 @@ self.onmessage = async (event: MessageEvent<LongReadsRequest | { close: true }>)
       )
     }
     if (request.ranks) {
-      result.ranks = await records.read.stats.ranks()
+      result.ranks = await records.reads.stats.ranks()
       result.ranksGeneration = await records.snapshots.publish(
         'ranks',
         request.now,

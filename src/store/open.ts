@@ -13,8 +13,19 @@ import type { WriteOptions } from './records.ts'
 /** Which records: plain data, so a thread can be told it and open its own. */
 export type RecordsPlace =
   | { engine: 'sqlite'; dataDir: string }
-  /** `directUrl`: the same database without a pooler, when `url` goes through one (postgres/pooler.ts). */
-  | { engine: 'postgres'; url: string; directUrl?: string | null; pool: number; application?: string }
+  /**
+   * `directUrl`: the same database without a pooler, when `url` goes through one (postgres/pooler.ts). `replicaUrls`:
+   * its streaming replicas, read while at most `replicaMaxLagS` behind (postgres/replicas.ts).
+   */
+  | {
+      engine: 'postgres'
+      url: string
+      directUrl?: string | null
+      replicaUrls?: string[]
+      replicaMaxLagS?: number
+      pool: number
+      application?: string
+    }
 
 export const databaseFile = (dataDir: string) => join(dataDir, 'trellis.db')
 
@@ -22,10 +33,19 @@ export const recordsPlace = (settings: {
   dataDir: string
   databaseUrl: string | null
   databaseDirectUrl?: string | null
+  databaseReplicaUrls?: string[]
+  replicaMaxLagS?: number
   dbPool: number
 }): RecordsPlace =>
   settings.databaseUrl
-    ? { engine: 'postgres', url: settings.databaseUrl, directUrl: settings.databaseDirectUrl ?? null, pool: settings.dbPool }
+    ? {
+        engine: 'postgres',
+        url: settings.databaseUrl,
+        directUrl: settings.databaseDirectUrl ?? null,
+        replicaUrls: settings.databaseReplicaUrls ?? [],
+        replicaMaxLagS: settings.replicaMaxLagS,
+        pool: settings.dbPool,
+      }
     : { engine: 'sqlite', dataDir: settings.dataDir }
 
 /** The records as a message names them: "the data directory ./trellis-data", "the database postgres://trellis@db/trellis". */
@@ -48,7 +68,12 @@ export async function openRecords(
   // Loaded only when asked for: the embedded default never loads the PostgreSQL adapter.
   const { openPostgresRecords } = await import('./postgres/open.ts')
   return inSpans(
-    await openPostgresRecords(place.url, mode, place.pool, place.application, { listen: options.listen, directUrl: place.directUrl }),
+    await openPostgresRecords(place.url, mode, place.pool, place.application, {
+      listen: options.listen,
+      directUrl: place.directUrl,
+      replicaUrls: place.replicaUrls,
+      replicaMaxLagS: place.replicaMaxLagS,
+    }),
     'postgresql',
   )
 }

@@ -1,6 +1,7 @@
 // The records port: what the domain knows of the database. An adapter per engine (store/sqlite/, later
 // store/postgres/) builds the stores over its own connection and runs transactions its own way; the domain only
 // awaits.
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Sql } from './query.ts'
 import type { BlockSpace } from '../lib/block-space.ts'
 import type { S3Place } from '../config/values.ts'
@@ -78,6 +79,33 @@ export function localChanges(): { changes: Changes; committed(): void } {
     },
   }
 }
+
+/** A read replica as /metrics and the log name it: its host and port (never user or password), its lag, whether it is read. */
+export interface ReplicaStatus {
+  replica: string
+  /** Read now: reachable, a standby, and at most the bound behind the primary. */
+  inUse: boolean
+  /** How far behind the primary it is known to be at most (0: it replayed all the primary had at the last check). */
+  lagS: number
+}
+
+/** The read replicas of the records (PostgreSQL's streaming standbys), and when one is dropped or taken back. */
+export interface ReadReplicas {
+  status(): ReplicaStatus[]
+  onSwitch(listener: (status: ReplicaStatus, reason: string) => void): () => void
+}
+
+const primaryOnly = new AsyncLocalStorage<true>()
+
+/**
+ * Runs `work` (and everything it awaits) with every read on the primary: no replica serves `records.reads` or
+ * `records.snapshot` within it. For a request that must see a write the replicas may not have replayed yet (a client
+ * carrying the version of its own write). Free without replicas: nothing asks.
+ */
+export const onPrimary = <T>(work: () => T): T => primaryOnly.run(true, work)
+
+/** Whether the current async context was put on the primary by `onPrimary`. */
+export const readsFromPrimary = (): boolean => primaryOnly.getStore() === true
 
 /** A named lock held by one process of many; `lost` settles if it is taken away. */
 export interface Lease {
@@ -195,6 +223,12 @@ export interface Records<Stores> {
   /** Stores outside any transaction (each statement commits alone). Writes here touch only unmemoized tables. */
   readonly read: Stores
   /**
+   * `read` for reads only, never a write: lists, pages, boards, statistics. With read replicas each statement may be
+   * served by one, when it is known to hold every change this process has heard of (so the read memo never keeps an
+   * older answer) and the context is not `onPrimary`; else, and on any failure there, by the primary.
+   */
+  readonly reads: Stores
+  /**
    * Runs `work` in a transaction: all of it commits or none. `work` must await nothing but its `tx` (no network, no
    * files, no timers): a transaction holds every other reader of an embedded database until it ends.
    */
@@ -206,7 +240,10 @@ export interface Records<Stores> {
    * meanwhile. `lazy` is what the work may get, not what it must: an engine may commit it fully.
    */
   single<T>(work: (tx: Stores) => Promise<T>, options?: WriteOptions): Promise<T>
-  /** One consistent view for many reads (leaderboards, checks, backups): no write lands in the middle of it. */
+  /**
+   * One consistent view for many reads (leaderboards, checks, backups): no write lands in the middle of it. Read only;
+   * a replica may serve it as it may `reads` (then `work` may run twice: again on the primary if the replica fails).
+   */
   snapshot<T>(work: (view: Stores) => Promise<T>): Promise<T>
   readonly changes: Changes
   /** Null when another process holds it; the embedded engine has one process and always grants it. */
@@ -222,6 +259,8 @@ export interface Records<Stores> {
   secret(): Promise<Uint8Array>
   /** The places for content blocks this engine can host beside the records; null where it hosts none. */
   readonly blockSpaces: BlockSpaces | null
+  /** Null without read replicas (always on the embedded engine). */
+  readonly replicas: ReadReplicas | null
   close(): Promise<void>
 }
 

@@ -7,12 +7,13 @@ import type { OpenMode } from '../sqlite/database.ts'
 import { SchemaMismatch } from '../migrations/index.ts'
 import type { Records } from '../stores.ts'
 import { postgresStores } from './stores.ts'
-import { DatabaseUnavailable } from '../records.ts'
+import { DatabaseUnavailable, type Changes } from '../records.ts'
 import { migratePostgres, requireCurrentPostgres } from './migrate.ts'
 import { postgresRecords } from './records.ts'
 import { listenForChanges, type ChangeFeed } from './change-feed.ts'
 import { shownPostgresUrl } from './url.ts'
 import { behindPooler, PoolerWithoutDirectUrl, requireDirect } from './pooler.ts'
+import { replicaRouting } from './replicas.ts'
 
 /** Seconds to wait for a connection before a statement fails: long enough for a restart, short of a client's patience. */
 const CONNECT_TIMEOUT_S = 10
@@ -24,13 +25,16 @@ const CONNECT_TIMEOUT_S = 10
  * `directUrl`: `url` goes through a transaction pooler, and this one does not (pooler.ts): the pool then prepares
  * nothing by name and names its instance in each transaction, and the connections that need a session (the change
  * feed, the leases, the migrations) go direct. Without it, a pooler found at `url` is refused (one line).
+ * `replicaUrls`: streaming replicas of that database, each with a pool of `pool` (`<application> replica`) for the
+ * reads they may serve (replicas.ts); one out of reach at start is not read until it answers. With a pooled database
+ * URL they are taken as pooled too (nothing prepared by name).
  */
 export async function openPostgresRecords(
   url: string,
   mode: OpenMode,
   pool: number,
   application = 'trellis',
-  options: { listen?: boolean; directUrl?: string | null } = {},
+  options: { listen?: boolean; directUrl?: string | null; replicaUrls?: string[]; replicaMaxLagS?: number } = {},
 ): Promise<Records> {
   const where = shownPostgresUrl(url)
   const named = new URL(url).searchParams.has('application_name')
@@ -71,7 +75,20 @@ export async function openPostgresRecords(
   }
   const leaseClient = () =>
     new SQL(session, { max: 1, connectionTimeout: CONNECT_TIMEOUT_S, idleTimeout: 60, connection: connection(`${application} leases`) })
-  return postgresRecords(sql, postgresStores, { feed, instance, leaseClient, tagged: pooled })
+  const replicaUrls = options.replicaUrls ?? []
+  const openReplica = (replica: string) =>
+    new SQL(replica, {
+      max: pool,
+      connectionTimeout: CONNECT_TIMEOUT_S,
+      idleTimeout: 60,
+      prepare: !pooled, // behind a pooler as the primary is, most likely
+      connection: new URL(replica).searchParams.has('application_name') ? {} : { application_name: `${application} replica` },
+    })
+  const replicas =
+    replicaUrls.length === 0
+      ? undefined
+      : (changes: Changes) => replicaRouting(sql, replicaUrls, { maxLagS: options.replicaMaxLagS ?? 5, changes, open: openReplica })
+  return postgresRecords(sql, postgresStores, { feed, instance, leaseClient, tagged: pooled, replicas })
 }
 
 /** Migrations hold a session lock: on `sql` when direct, else on a connection of their own to `session`, closed after. */

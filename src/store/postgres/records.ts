@@ -6,7 +6,7 @@
 // change feed once per commit another instance on the database makes.
 import type { SQL } from 'bun'
 import { randomUUID } from 'node:crypto'
-import { localChanges, type Lease, type Records, type StoresOn, type Upkeep, type WriteOptions } from '../records.ts'
+import { localChanges, type Changes, type Lease, type Records, type StoresOn, type Upkeep, type WriteOptions } from '../records.ts'
 import { postgresSql } from './sql.ts'
 import { exportToSqlite, importFromSqlite } from './transfer.ts'
 import { checkIndexes } from './integrity.ts'
@@ -16,6 +16,7 @@ import { postgresCluster, postgresSnapshots } from './cluster.ts'
 import { postgresBlockSpaces } from './blocks/spaces.ts'
 import { claimedSecret } from '../secret.ts'
 import { wroteRecords } from '../../lib/fresh-reads.ts'
+import type { ReplicaRouting } from './replicas.ts'
 
 /** SQLSTATEs after which the whole transaction may simply run again. */
 const RETRIED = new Set(['40001', '40P01'])
@@ -33,6 +34,7 @@ const sqlState = (error: unknown) => (error as { errno?: unknown })?.errno
  * `tagged`: `sql`'s connections do not carry `instance` (a pooler refuses the startup parameter): each transaction
  * sets it itself, in its first statement, for the change feed's triggers. A `single` statement, which is a
  * transaction of its own, then notifies as any writer's: this instance hears its own write, and drops its memo once more.
+ * `replicas`: read replicas (replicas.ts), told of the changes heard: they serve `reads` and `snapshot` when fit.
  */
 export function postgresRecords<Stores>(
   sql: SQL,
@@ -42,7 +44,14 @@ export function postgresRecords<Stores>(
     instance = randomUUID(),
     leaseClient,
     tagged = false,
-  }: { feed?: ChangeFeed | null; instance?: string; leaseClient?: () => SQL; tagged?: boolean } = {},
+    replicas,
+  }: {
+    feed?: ChangeFeed | null
+    instance?: string
+    leaseClient?: () => SQL
+    tagged?: boolean
+    replicas?: (changes: Changes) => ReplicaRouting
+  } = {},
 ): Records<Stores> {
   const held = new Set<Lease>()
   const leaseClients = new Map<string, SQL>()
@@ -88,6 +97,9 @@ export function postgresRecords<Stores>(
     )
 
   const pooled = storesOn(postgresSql(sql), true)
+  const routing = replicas?.(changes) ?? null
+  const inSnapshot = <T>(work: (view: Stores) => Promise<T>) =>
+    sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', (tx) => work(storesOn(postgresSql(tx)))) as Promise<T>
 
   const upkeep: Upkeep = {
     schemaVersion: async () => Number((await sql.unsafe('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations'))[0].v),
@@ -99,12 +111,18 @@ export function postgresRecords<Stores>(
   return {
     instance,
     read: pooled,
+    reads: routing ? storesOn(routing.routed(postgresSql(sql)), true) : pooled,
     transact,
     // Its one statement is a transaction of its own. Lazy durability is left to the tables: nonces are UNLOGGED (a
     // commit that wrote no WAL waits for no flush), and a statement elsewhere may as well commit fully.
     single: (work, options) => committing(() => work(pooled), options),
     snapshot: (work) =>
-      sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', (tx) => work(storesOn(postgresSql(tx)))) as ReturnType<typeof work>,
+      routing
+        ? routing.snapshot(
+            (tx) => work(storesOn(postgresSql(tx))),
+            () => inSnapshot(work),
+          )
+        : inSnapshot(work),
     changes,
     snapshots: postgresSnapshots(sql),
     cluster: postgresCluster(sql, feed),
@@ -158,10 +176,12 @@ export function postgresRecords<Stores>(
     upkeep,
     secret: () => claimedSecret(postgresSql(sql)),
     blockSpaces: postgresBlockSpaces(sql),
+    replicas: routing?.replicas ?? null,
     /** Leases still held are released first: a reserved connection would keep the pool from closing. */
     async close() {
       await Promise.all([...held].map((lease) => lease.release().catch(() => {})))
       await feed?.close()
+      await routing?.close()
       await Promise.all([...leaseClients.values()].map((client) => client.close().catch(() => {})))
       await sql.close()
     },

@@ -181,9 +181,12 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
     })
   }
 
+  const read = storesOn(gated)
   return {
     instance: randomUUID(),
-    read: storesOn(gated),
+    read,
+    // One file, one reader: nothing to route elsewhere.
+    reads: read,
     transact,
     // A group's savepoint costs nothing here, and the group commit is what makes a write cheap.
     single: transact,
@@ -198,6 +201,7 @@ export function sqliteRecords<Stores>(db: Database, storesOn: StoresOn<Stores>, 
       return loadSecret(directory)
     },
     blockSpaces: null,
+    replicas: null,
     async close() {
       await new Promise((resolve) => setImmediate(resolve)) // a group asked for in this turn is scheduled by now
       await groups
