@@ -28,6 +28,10 @@ import { isConnectionLoss } from './faults.ts'
 const CHECK_MS = 1000
 /** After a change is heard: how soon the replicas are asked whether they replayed it (then 2×, 4×… up to CHECK_MS). */
 const SOON_MS = 10
+/** The primary's insert position, with every commit before it flushed (see round()). */
+const FLUSHED_POSITION =
+  "SELECT p::text AS position, CASE WHEN pg_current_wal_flush_lsn() < p THEN pg_logical_emit_message(true, 'trellis', 'flush') END " +
+  'AS flushed FROM (SELECT pg_current_wal_insert_lsn() AS p) AS now'
 /** A check unanswered this long finds the replica out of reach. */
 const CHECK_TIMEOUT_MS = 2000
 
@@ -160,7 +164,10 @@ export function replicaRouting(
     const t0 = performance.now()
     let position: string
     try {
-      position = (await primary.unsafe('SELECT pg_current_wal_insert_lsn()::text AS position'))[0].position
+      // A replica receives only flushed WAL, and asynchronous commits (an entry's, a notice) wait in the primary's
+      // buffers for up to three wal_writer_delay: with some pending, a message logged in a transaction of its own
+      // (which has WAL, so its commit is flushed) flushes them at once. Any role may log one; a standby ignores it.
+      position = (await primary.unsafe(FLUSHED_POSITION))[0].position
     } catch {
       return
     }
