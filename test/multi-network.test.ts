@@ -17,11 +17,12 @@ import { startRpcProxy, type RpcProxy } from './helpers/rpc-proxy.ts'
 import { frontRunner } from './helpers/front-run.ts'
 
 const PRICE = 10_000n
-// Sei's testnet: a chain both x402 clients know, whose USDC (in @x402/evm's table) signs as USDC version 2, as the test token.
-const SEI = NETWORKS['sei-testnet']
+// Polygon Amoy: a chain both x402 clients know, whose USDC (from x402 1.2: @x402/evm ships none there) signs as
+// USDC version 2, as the test token does.
+const AMOY = NETWORKS['polygon-amoy']
 
 let chainA: TestChain // base-sepolia, 84532
-let chainB: TestChain // sei-testnet, 1328
+let chainB: TestChain // polygon-amoy, 80002
 let server: TestServer
 let creator: Wallet
 let feed: any
@@ -29,13 +30,13 @@ let env: Record<string, string>
 let rpcB: RpcProxy // chain B's node, as the server reaches it
 
 beforeAll(async () => {
-  ;[chainA, chainB] = await Promise.all([startChain(), startChain({ chainId: SEI.chainId, usdcAddress: SEI.usdcAddress })])
+  ;[chainA, chainB] = await Promise.all([startChain(), startChain({ chainId: AMOY.chainId, usdcAddress: AMOY.usdcAddress })])
   env = {
     ...chainA.env,
-    TRELLIS_NETWORKS: 'base-sepolia,sei-testnet',
-    TRELLIS_RPC_URL_SEI_TESTNET: (rpcB = await startRpcProxy(chainB.rpcUrl)).url,
-    TRELLIS_SETTLEMENT_SEI_TESTNET: 'local',
-    TRELLIS_RELAYER_KEY_SEI_TESTNET: chainB.relayer.privateKey,
+    TRELLIS_NETWORKS: 'base-sepolia,polygon-amoy',
+    TRELLIS_RPC_URL_POLYGON_AMOY: (rpcB = await startRpcProxy(chainB.rpcUrl)).url,
+    TRELLIS_SETTLEMENT_POLYGON_AMOY: 'local',
+    TRELLIS_RELAYER_KEY_POLYGON_AMOY: chainB.relayer.privateKey,
   }
   server = await startTestServer(env)
   creator = newWallet()
@@ -67,10 +68,10 @@ describe('one server, two chains', () => {
     const v1 = await answer.json()
     expect(v1.accepts.map((one: any) => [one.network, one.asset, one.extra])).toEqual([
       ['base-sepolia', chainA.usdc, { name: 'USDC', version: '2' }],
-      ['sei-testnet', chainB.usdc, { name: 'USDC', version: '2' }],
+      ['polygon-amoy', chainB.usdc, { name: 'USDC', version: '2' }],
     ])
     const v2 = decoded(answer.headers.get('payment-required'))
-    expect(v2.accepts.map((one: any) => one.network)).toEqual(['eip155:84532', 'eip155:1328'])
+    expect(v2.accepts.map((one: any) => one.network)).toEqual(['eip155:84532', 'eip155:80002'])
   })
 
   test('@x402/fetch pays on chain A, x402-fetch on chain B: each row names its network, funds move on that chain only', async () => {
@@ -88,7 +89,7 @@ describe('one server, two chains', () => {
     const paidB = await wrapFetchV1(fetch, walletB as never)(contentUrl(entry))
     expect(paidB.status).toBe(200)
     expect(await paidB.text()).toBe('worth paying for')
-    expect(decoded(paidB.headers.get('x-payment-response'))).toMatchObject({ success: true, network: 'sei-testnet' })
+    expect(decoded(paidB.headers.get('x-payment-response'))).toMatchObject({ success: true, network: 'polygon-amoy' })
 
     expect(await balances(buyerA.address)).toEqual({ a: 1_000_000n - PRICE, b: 0n })
     expect(await balances(buyerB.address)).toEqual({ a: 0n, b: 1_000_000n - PRICE })
@@ -98,14 +99,14 @@ describe('one server, two chains', () => {
     expect(rows.map((row: any) => [row.payer, row.network]).sort()).toEqual(
       [
         [buyerA.address, 'base-sepolia'],
-        [buyerB.address, 'sei-testnet'],
+        [buyerB.address, 'polygon-amoy'],
       ].sort(),
     )
     // One currency: both sales add up in the entry's totals.
     const listed = (await call(server.url, 'GET', `/v1/feeds/${feed.id}/entries?page_size=100`)).body
     const totals = listed.data.find((one: { id: string }) => one.id === entry.id)
     expect({ purchases: totals.total_purchases, revenue: totals.total_revenue }).toEqual({ purchases: 2, revenue: String(2n * PRICE) })
-    for (const network of ['base-sepolia', 'sei-testnet']) {
+    for (const network of ['base-sepolia', 'polygon-amoy']) {
       const shown = (await ledger(`network=${network}&entry_id=${entry.id}`)).transactions
       expect(shown.map((row: any) => row.network)).toEqual([network])
     }
@@ -116,7 +117,7 @@ describe('one server, two chains', () => {
     const buyer = await chainA.newFundedBuyer(1_000_000n)
     await chainB.fundBuyer(buyer.address, 1_000_000n)
     const forA = await v1Payment(buyer, { to: creator.address as Address, value: PRICE }) // chain 84532's domain
-    const asB = { ...forA, network: 'sei-testnet' }
+    const asB = { ...forA, network: 'polygon-amoy' }
     const answer = await fetch(contentUrl(entry), { headers: { 'x-payment': encodePaymentHeader(asB) } })
     expect(answer.status).toBe(402)
     expect((await answer.json()).error).toMatch(/signature/i)
@@ -134,13 +135,13 @@ describe('one server, two chains', () => {
       to: creator.address as Address,
       value: PRICE,
       nonce,
-      domain: { chainId: SEI.chainId, verifyingContract: SEI.usdcAddress },
+      domain: { chainId: AMOY.chainId, verifyingContract: AMOY.usdcAddress },
     })
-    const onB = { x402Version: 1, scheme: 'exact', network: 'sei-testnet', payload: signedB }
+    const onB = { x402Version: 1, scheme: 'exact', network: 'polygon-amoy', payload: signedB }
     expect((await fetch(contentUrl(one), { headers: { 'x-payment': encodePaymentHeader(onA) } })).status).toBe(200)
     expect((await fetch(contentUrl(two), { headers: { 'x-payment': encodePaymentHeader(onB) } })).status).toBe(200)
     expect(await balances(buyer.address)).toEqual({ a: 1_000_000n - PRICE, b: 1_000_000n - PRICE })
-    expect((await ledger(`entry_id=${two.id}`)).transactions[0].network).toBe('sei-testnet')
+    expect((await ledger(`entry_id=${two.id}`)).transactions[0].network).toBe('polygon-amoy')
   })
 
   test('verify-ledger proves each network’s rows against its own chain', async () => {
@@ -149,16 +150,16 @@ describe('one server, two chains', () => {
     const parsed = JSON.parse(report.stdout)
     expect(parsed.ok).toBe(true)
     expect(parsed.provenByNetwork['base-sepolia']).toBeGreaterThanOrEqual(2)
-    expect(parsed.provenByNetwork['sei-testnet']).toBeGreaterThanOrEqual(2)
+    expect(parsed.provenByNetwork['polygon-amoy']).toBeGreaterThanOrEqual(2)
   })
 })
 
 describe('the hostile payer on the second chain', () => {
   /** A buyer's authorization signed for chain B, as an X-PAYMENT header of x402 v1. */
   const onB = (payload: Awaited<ReturnType<typeof signTransferAuthorization>>) =>
-    encodePaymentHeader({ x402Version: 1, scheme: 'exact', network: 'sei-testnet', payload })
+    encodePaymentHeader({ x402Version: 1, scheme: 'exact', network: 'polygon-amoy', payload })
   const signOnB = (buyer: Parameters<typeof signTransferAuthorization>[0], to: Address, value = PRICE, nonce?: `0x${string}`) =>
-    signTransferAuthorization(buyer, { to, value, nonce, domain: { chainId: SEI.chainId, verifyingContract: SEI.usdcAddress } })
+    signTransferAuthorization(buyer, { to, value, nonce, domain: { chainId: AMOY.chainId, verifyingContract: AMOY.usdcAddress } })
 
   test('front-run on chain B with the same nonce, 1 unit to himself: 402 used elsewhere, nothing recorded', async () => {
     const entry = await paidEntry()
@@ -207,7 +208,7 @@ test('a wallet signs in on the chain it names (x-chain-id) when the server sells
         body: { wallet_address: wallet.address },
       })
     ).body.siwe_message as string
-  expect(await nonce(String(SEI.chainId))).toContain(`Chain ID: ${SEI.chainId}`)
+  expect(await nonce(String(AMOY.chainId))).toContain(`Chain ID: ${AMOY.chainId}`)
   for (const other of [undefined, '1', 'x', '84532 ']) expect(await nonce(other)).toContain('Chain ID: 84532')
 })
 
@@ -217,7 +218,7 @@ describe('trellis mcp before a server selling on two chains', () => {
   test('pinned to chain B it pays there only; unpinned it keeps the networks the server named and pays on the first', async () => {
     const buyer = await chainA.newFundedBuyer(1_000_000n)
     await chainB.fundBuyer(buyer.address, 1_000_000n)
-    const onB = await stdioClient(server.url, { TRELLIS_MCP_WALLET_KEY: buyer.privateKey, TRELLIS_MCP_NETWORKS: 'sei-testnet' })
+    const onB = await stdioClient(server.url, { TRELLIS_MCP_WALLET_KEY: buyer.privateKey, TRELLIS_MCP_NETWORKS: 'polygon-amoy' })
     expect((await data(onB.client, 'buy_entry', args(await paidEntry()))).purchase).toMatchObject({ paid: true })
     expect(await balances(buyer.address)).toEqual({ a: 1_000_000n, b: 1_000_000n - PRICE })
     const unpinned = await stdioClient(server.url, { TRELLIS_MCP_WALLET_KEY: buyer.privateKey })
@@ -233,7 +234,7 @@ describe('trellis mcp before a server selling on two chains', () => {
       async fetch(request) {
         const url = new URL(request.url)
         if (url.pathname === '/.well-known/x402')
-          return Response.json({ network: 'base', networks: ['eip155:8453', 'eip155:84532', 'eip155:1328'] })
+          return Response.json({ network: 'base', networks: ['eip155:8453', 'eip155:84532', 'eip155:80002'] })
         const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer()
         return fetch(`${server.url}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body })
       },

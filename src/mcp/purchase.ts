@@ -12,6 +12,7 @@ import type { OperatorWallet } from './wallet.ts'
 import type { Hold, SentAuthorization } from './spending.ts'
 import { amountOf, challengeOf } from './challenge.ts'
 import { networkNamed } from './networks.ts'
+import { NETWORKS } from '../config/networks.ts'
 
 /** A refusal of the MCP process itself (a cap, the agent's own limit, a network not pinned): nothing was signed. */
 export class Refused extends Error {}
@@ -125,8 +126,10 @@ async function payFor(api: TrellisApi, wallet: OperatorWallet, good: Good, answe
   const client = new x402Client()
   registerExactEvmScheme(client, { signer: wallet.account })
   // The caps here are the operator's, in USDC units; the package's own cap ($1 a payment) would only stand in their
-  // way. Its other control stays: only the networks' known USDC is paid, the asset the caps are counted in.
-  client.setSpendControls({ maxAmountPerPayment: false })
+  // way. Its other control stays: only the networks' known USDC is paid, the asset the caps are counted in, which is
+  // the network table's (the package's own default assets, and x402 1.2's USDC where the package ships none).
+  const usdcOf = pinned.map((name) => ({ network: NETWORKS[name].caip2, asset: NETWORKS[name].usdcAddress }))
+  client.setSpendControls({ maxAmountPerPayment: false, allowedAssets: usdcOf })
   // Of several requirements, one on a pinned network is chosen (the hook below refuses any other all the same).
   client.registerPolicy((_, requirements) => requirements.filter((one) => pinned.includes(networkNamed(one.network)!)))
   const held: { hold: Hold | null; refusal: string | null; requirement: PaymentRequirements | null } = {
