@@ -89,9 +89,12 @@ interface Placement {
 }
 export type RecentEntry = EntryRecord & Placement
 
-const forSaleNow = (now: number) => q`FROM entries e JOIN feeds f ON f.id = e.feed_id JOIN wallets w ON w.id = f.owner_id
+// Of one owner only when `payTo` (an address in lower case) is given: its wallet by address_lc (unique), its feeds by
+// feeds_owner and their entries by entries_feed, never the whole market's entries.
+const forSaleNow = (now: number, payTo?: string) => q`FROM entries e JOIN feeds f ON f.id = e.feed_id JOIN wallets w ON w.id = f.owner_id
   LEFT JOIN categories c ON c.id = f.category_id
-  WHERE e.is_active = 1 AND f.is_active = 1 AND e.is_free = 0 AND (e.expires_at IS NULL OR e.expires_at > ${now})`
+  WHERE e.is_active = 1 AND f.is_active = 1 AND e.is_free = 0 AND (e.expires_at IS NULL OR e.expires_at > ${now})
+  ${payTo === undefined ? q`` : q`AND w.address_lc = ${payTo}`}`
 
 const placedEntry = (row: EntryRow & Placement): RecentEntry => ({
   ...entryRecord(row),
@@ -115,10 +118,10 @@ function inPeriod(since: number): { firstWholeDay: number; edgeEnd: number } {
 export interface StatsStore {
   /** Active entries of active feeds, newest first (a live, indexed query: no snapshot lag). */
   recentEntries(beforeId: string | undefined, limit: number): Promise<RecentEntry[]>
-  /** Entries for sale now (paid, early access not over, in active feeds), newest first. */
-  forSale(now: number, limit: number, offset: number): Promise<RecentEntry[]>
-  /** How many entries are for sale now. */
-  forSaleCount(now: number): Promise<number>
+  /** Entries for sale now (paid, early access not over, in active feeds), newest first; `payTo`: of that owner (lower case). */
+  forSale(now: number, limit: number, offset: number, payTo?: string): Promise<RecentEntry[]>
+  /** How many entries are for sale now (of the owner `payTo` only, when given). */
+  forSaleCount(now: number, payTo?: string): Promise<number>
   feeds(): Promise<MarketFeed[]>
   wallets(): Promise<MarketWallet[]>
   categories(): Promise<MarketCategory[]>
@@ -161,13 +164,14 @@ export function statsStore(sql: Sql): StatsStore {
         WHERE e.is_active = 1 AND f.is_active = 1 ${beforeId ? q`AND e.id < ${beforeId}` : q``} ORDER BY e.id DESC LIMIT ${limit}`)
       return rows.map(placedEntry)
     },
-    async forSale(now, limit, offset) {
+    async forSale(now, limit, offset, payTo) {
       const rows = await sql.all<EntryRow & Placement>(q`SELECT ${ENTRY_COLUMNS},
           f.name AS feed_name, f.owner_id AS feed_owner_id, w.address AS owner_wallet, c.name AS category_name
-        ${forSaleNow(now)} ORDER BY e.id DESC LIMIT ${limit} OFFSET ${offset}`)
+        ${forSaleNow(now, payTo)} ORDER BY e.id DESC LIMIT ${limit} OFFSET ${offset}`)
       return rows.map(placedEntry)
     },
-    forSaleCount: async (now) => Number((await sql.get<{ n: number | string }>(q`SELECT COUNT(*) AS n ${forSaleNow(now)}`))?.n ?? 0),
+    forSaleCount: async (now, payTo) =>
+      Number((await sql.get<{ n: number | string }>(q`SELECT COUNT(*) AS n ${forSaleNow(now, payTo)}`))?.n ?? 0),
     feeds: async () =>
       (
         await sql.all<MarketFeed>(q`SELECT f.id, f.owner_id, w.address AS owner_wallet, w.username AS owner_username, f.category_id,
