@@ -72,7 +72,7 @@ test('the bazaar client searches: paid entries and passes for sale, as the list 
 })
 
 test("the list's filters apply to a search; the cursor continues it", async () => {
-  const only = async (params: Record<string, string>) =>
+  const only = async (params: Record<string, string | undefined>) =>
     (await bazaar().search({ query: 'tide', ...params })).resources.map((item) => item.resource)
   expect(await only({ payTo: bob!.address.toLowerCase() })).toEqual([url.gauge])
   expect(await only({ payTo: `0x${alice!.address.slice(2).toUpperCase()}` })).toEqual([url.lisbon])
