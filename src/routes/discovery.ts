@@ -114,7 +114,7 @@ export const discoveryRoutes = (s: Services) => {
           description:
             'The x402 discovery list: each feed pass on sale now (bought with POST at its URL), then each paid entry on ' +
             "sale now, with its payment requirement. The x402 package's useFacilitator({ url: <this server> }).list() reads " +
-            'it (x402 v1); with x402Version=2, the v2 list (its filters apply then).',
+            "it (x402 v1; payTo: one seller's); with x402Version=2, the v2 list (all its filters apply, and the tools follow).",
         },
       },
     )
@@ -125,7 +125,9 @@ export const discoveryRoutes = (s: Services) => {
         summary: 'Paid resources for sale (x402 discovery, v2)',
         description:
           'The same list in x402 v2, each item with its v2 requirement and its bazaar declaration (how to call it, ' +
-          'what it answers). @x402/extensions\' withBazaar(new HTTPFacilitatorClient({ url: "<this server>/x402/v2" })) ' +
+          "what it answers), then the tools of POST /mcp as items of type mcp (free, declared in the bazaar's MCP form). " +
+          'Filters: type (http, mcp), payTo (what that address is paid for), scheme, network, extensions. ' +
+          '@x402/extensions\' withBazaar(new HTTPFacilitatorClient({ url: "<this server>/x402/v2" })) ' +
           '.extensions.bazaar.listResources() reads it.',
       },
     })
