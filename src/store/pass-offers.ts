@@ -27,8 +27,12 @@ export interface PassOnSale {
 
 // A pass on sale is an active offer of a live feed: not deleted (then the feed shows no pass), not taken down.
 const LIVE_FEED = q`f.is_active = 1 AND f.taken_down = 0`
-// One owner's: its wallet by address_lc (unique), its feeds by feeds_owner.
-const ofOwner = (payTo: string | undefined) => (payTo === undefined ? q`` : q`AND w.address_lc = ${payTo}`)
+// One owner's: its wallet by address_lc (unique), its feeds by feeds_owner, looked up one by one (SQLite would
+// otherwise walk every active feed newest first for the ORDER BY, filtering by owner).
+const ofOwner = (payTo: string | undefined) =>
+  payTo === undefined
+    ? q``
+    : q`AND f.id IN (SELECT o.id FROM wallets ow CROSS JOIN feeds o WHERE ow.address_lc = ${payTo} AND o.owner_id = ow.id)`
 
 export function passOfferStore(sql: Sql): PassOfferStore {
   return {
@@ -51,7 +55,7 @@ export function passOfferStore(sql: Sql): PassOfferStore {
       Number(
         (
           await sql.get<{ n: number | string }>(q`SELECT COUNT(*) AS n FROM pass_offers p JOIN feeds f ON f.id = p.feed_id
-          JOIN wallets w ON w.id = f.owner_id WHERE p.is_active = 1 AND ${LIVE_FEED} ${ofOwner(payTo)}`)
+          WHERE p.is_active = 1 AND ${LIVE_FEED} ${ofOwner(payTo)}`)
         )?.n ?? 0,
       ),
   }

@@ -89,12 +89,18 @@ interface Placement {
 }
 export type RecentEntry = EntryRecord & Placement
 
+const SALEABLE = (now: number) =>
+  q`e.is_active = 1 AND f.is_active = 1 AND e.is_free = 0 AND (e.expires_at IS NULL OR e.expires_at > ${now})`
+
 // Of one owner only when `payTo` (an address in lower case) is given: its wallet by address_lc (unique), its feeds by
-// feeds_owner and their entries by entries_feed, never the whole market's entries.
-const forSaleNow = (now: number, payTo?: string) => q`FROM entries e JOIN feeds f ON f.id = e.feed_id JOIN wallets w ON w.id = f.owner_id
-  LEFT JOIN categories c ON c.id = f.category_id
-  WHERE e.is_active = 1 AND f.is_active = 1 AND e.is_free = 0 AND (e.expires_at IS NULL OR e.expires_at > ${now})
-  ${payTo === undefined ? q`` : q`AND w.address_lc = ${payTo}`}`
+// feeds_owner and their entries by entries_feed, never the whole market's entries. CROSS JOIN keeps that order on the
+// embedded engine (SQLite plans joins so, where it would otherwise walk every entry newest first for the ORDER BY).
+const forSaleNow = (now: number, payTo?: string) =>
+  payTo === undefined
+    ? q`FROM entries e JOIN feeds f ON f.id = e.feed_id JOIN wallets w ON w.id = f.owner_id
+      LEFT JOIN categories c ON c.id = f.category_id WHERE ${SALEABLE(now)}`
+    : q`FROM wallets w CROSS JOIN feeds f CROSS JOIN entries e LEFT JOIN categories c ON c.id = f.category_id
+      WHERE w.address_lc = ${payTo} AND f.owner_id = w.id AND e.feed_id = f.id AND ${SALEABLE(now)}`
 
 const placedEntry = (row: EntryRow & Placement): RecentEntry => ({
   ...entryRecord(row),
