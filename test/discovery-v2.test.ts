@@ -51,7 +51,7 @@ const payer = async () => {
 }
 
 test('the bazaar client lists passes then entries, each valid and as its 402 declares it', async () => {
-  const listed = await bazaarClient().listResources()
+  const listed = await bazaarClient().listResources({ type: 'http' })
   expect(listed.x402Version).toBe(2)
   expect(listed.pagination).toEqual({ limit: 20, offset: 0, total: 3 })
   const passUrl = `${server.url}/v1/feeds/${feed.id}/pass/purchases`
@@ -83,15 +83,22 @@ test('the bazaar client lists passes then entries, each valid and as its 402 dec
   expect(listed.items[1]).toMatchObject({ description: 'Set 2', mimeType: 'application/json', accepts: [{ amount: '20000' }] })
 })
 
-test('filters: this network, exact, http and bazaar match; anything else lists nothing; payTo is refused', async () => {
+test('filters: this network, exact, http and bazaar match; anything else lists nothing; the tools follow', async () => {
   const bazaar = bazaarClient()
   const total = async (params: Record<string, unknown>) => (await bazaar.listResources(params)).pagination.total
   expect(await total({ network: 'eip155:84532', scheme: 'exact', type: 'http', extensions: 'bazaar' })).toBe(3)
-  for (const other of [{ network: 'eip155:8453' }, { scheme: 'upto' }, { type: 'mcp' }, { extensions: 'sign-in-with-x' }])
+  expect(await total({ network: 'eip155:84532' })).toBe(3)
+  for (const other of [{ network: 'eip155:8453' }, { scheme: 'upto' }, { type: 'ftp' }, { extensions: 'sign-in-with-x' }])
     expect(await bazaar.listResources(other)).toEqual({ x402Version: 2, items: [], pagination: { limit: 20, offset: 0, total: 0 } })
-  const page = await bazaar.listResources({ limit: 1, offset: 1 })
-  expect([page.items.length, page.pagination]).toEqual([1, { limit: 1, offset: 1, total: 3 }])
-  expectError(await call(server.url, 'GET', `/x402/v2/discovery/resources?payTo=${owner.address}`), 400, 'INVALID_PARAMETER')
+  // With no filter, the tools of /mcp (type mcp) follow the passes and entries; type=mcp lists them alone.
+  const tools = (await bazaar.listResources({ type: 'mcp' })).items
+  expect(tools.length).toBeGreaterThan(0)
+  const all = await bazaar.listResources()
+  expect(all.pagination.total).toBe(3 + tools.length)
+  expect(all.items.map((i) => i.type)).toEqual([...Array(3).fill('http'), ...tools.map(() => 'mcp')])
+  const page = await bazaar.listResources({ limit: 2, offset: 2 })
+  expect([page.items.map((i) => i.type), page.pagination]).toEqual([['http', 'mcp'], { limit: 2, offset: 2, total: 3 + tools.length }])
+  expectError(await call(server.url, 'GET', '/x402/v2/discovery/resources?payTo=0x12'), 400, 'INVALID_PARAMETER')
   expectError(await call(server.url, 'GET', '/x402/v2/discovery/resources?limit=101'), 400, 'INVALID_PARAMETER')
   // The v1 list is there for v1 clients, unchanged in shape; a client that can add a query asks it for v2.
   const v1 = (await call(server.url, 'GET', '/discovery/resources')).body

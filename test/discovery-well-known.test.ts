@@ -43,7 +43,15 @@ test('the manifest lists the pass and the entry with their price, network and to
   expect((await call(server.url, 'GET', '/.well-known/x402.json')).body).toEqual(known)
   expect(known).toMatchObject({ x402Version: 2, total: 2, llms: `${server.url}/llms.txt` })
   expect(Math.abs(known.lastUpdated - Date.now() / 1000)).toBeLessThan(60)
-  const [pass, sold] = known.items
+  // The things for sale, then the tools of /mcp (the draft's mcp items: free, called by toolName).
+  const sale = known.items.filter((item: any) => item.type === 'http')
+  expect(known.items.slice(0, 2)).toEqual(sale)
+  expect(known.items.slice(2).map((item: any) => item.input.toolName)).toContain('get_price')
+  for (const tool of known.items.slice(2)) {
+    expect(tool).toMatchObject({ type: 'mcp', accepts: [], resource: { url: `${server.url}/mcp`, serviceName: 'Trellis' } })
+    expect([typeof tool.input.toolName, tool.input.transport, tool.input.inputSchema.type]).toEqual(['string', 'streamable-http', 'object'])
+  }
+  const [pass, sold] = sale
   const entryPath = `/v1/feeds/${feed.id}/entries/${entry.id}`
   expect(pass.input).toEqual({
     method: 'POST',
@@ -57,7 +65,7 @@ test('the manifest lists the pass and the entry with their price, network and to
     input: { method: 'GET', routeTemplate: '/v1/feeds/:feed_id/entries/:entry_id' },
     output: { mimeType: 'application/json', example: { id: entry.id, feed_id: feed.id, title: 'A map', mime_type: 'image/svg+xml' } },
   })
-  for (const item of known.items) {
+  for (const item of sale) {
     expect(ResourceInfoSchema.safeParse(item.resource).success).toBe(true)
     for (const accepted of item.accepts) expect(PaymentRequirementsV2Schema.safeParse(accepted).success).toBe(true)
     expect(item.accepts[0]).toMatchObject({ network: 'eip155:84532', asset: known.asset.address, payTo: owner.address })
@@ -66,11 +74,11 @@ test('the manifest lists the pass and the entry with their price, network and to
     expect([answer.status, challenge.accepts, challenge.resource]).toEqual([402, item.accepts, item.resource])
     expect((challenge.extensions!.bazaar as any).routeTemplate).toBe(item.input.routeTemplate)
   }
-  expect(known.items.map((i: any) => i.accepts[0].amount)).toEqual(['40000', '30000'])
+  expect(sale.map((i: any) => i.accepts[0].amount)).toEqual(['40000', '30000'])
 })
 
 test('an x402 v2 client pays what it found in the manifest; made free, it leaves the manifest at once', async () => {
-  const { items } = (await call(server.url, 'GET', '/.well-known/x402')).body
+  const items = (await call(server.url, 'GET', '/.well-known/x402')).body.items.filter((item: any) => item.type === 'http')
   const client = new x402Client()
   registerExactEvmScheme(client, { signer: toClientEvmSigner((await chain.newFundedBuyer(1_000_000n)) as never) })
   const pay = wrapFetchWithPayment(fetch, client)
@@ -82,5 +90,5 @@ test('an x402 v2 client pays what it found in the manifest; made free, it leaves
   const patch = { wallet: owner, body: { is_free: true } }
   expect((await call(server.url, 'PATCH', `/v1/feeds/${feed.id}/entries/${entry.id}`, patch)).status).toBe(200)
   const after = (await call(server.url, 'GET', '/.well-known/x402')).body
-  expect([after.total, after.items.length]).toEqual([1, 1])
+  expect([after.total, after.items.filter((item: any) => item.type === 'http').length]).toEqual([1, 1])
 }, 60_000)

@@ -400,6 +400,12 @@ test('a walk over every operation gets only documented statuses and bodies that 
   await hit('get', '/discovery/resources?x402Version=3', {})
   await hit('get', '/x402/v2/discovery/resources?network=eip155:8453', {})
   await hit('get', '/x402/v2/discovery/resources?payTo=0x0', {})
+  await hit('get', `/x402/v2/discovery/resources?payTo=${owner.address}`, {})
+  await hit('get', '/x402/v2/discovery/resources?type=mcp', {})
+  await hit('get', '/discovery/search?query=weather', {})
+  await hit('get', '/discovery/search?query=weather&limit=1&type=http', {})
+  await hit('get', '/discovery/search', {})
+  await hit('get', '/discovery/search?query=weather&cursor=forged', {})
 
   // MCP (Streamable HTTP): JSON-RPC answers, and the transport's own refusals
   const mcp = (body: string, accept = 'application/json, text/event-stream') => ({ rawBody: body, headers: { accept } })

@@ -77,9 +77,9 @@ export function passService(d: { records: Records; feeds: FeedService; network: 
     /** Until when `address` holds a pass to the feed now; null: none runs. */
     heldUntil: (address: string, feedId: string) => d.records.read.passes.runningUntil(address.toLowerCase(), feedId, nowSeconds()),
 
-    /** The passes on sale now, newest feed first, each with its feed (x402 discovery lists them). */
-    onSale: (limit: number, offset: number) => d.records.read.passOffers.onSale(limit, offset),
-    onSaleCount: () => d.records.read.passOffers.onSaleCount(),
+    /** The passes on sale now, newest feed first, each with its feed (x402 discovery lists them); `payTo`: one owner's. */
+    onSale: (limit: number, offset: number, payTo?: string) => d.records.read.passOffers.onSale(limit, offset, payTo?.toLowerCase()),
+    onSaleCount: (payTo?: string) => d.records.read.passOffers.onSaleCount(payTo?.toLowerCase()),
 
     /** The pass a payment bought, once its sale is recorded. */
     bought: (transactionId: string) => d.records.read.passes.byTransaction(transactionId),

@@ -89,9 +89,10 @@ export function statsService(d: { records: Records; wallets: WalletService }) {
     /** The JSON body of a board without a period: {"data":[…]}. */
     plain: (board: PlainBoard, length: number) => body(board, length),
     recentEntries: (beforeId: string | undefined, limit: number) => d.records.reads.stats.recentEntries(beforeId, limit),
-    /** What is for sale now, newest first (offset paging, as x402 discovery pages). */
-    forSale: (limit: number, offset: number, now = nowSeconds()) => d.records.reads.stats.forSale(now, limit, offset),
-    forSaleCount: (now = nowSeconds()) => d.records.reads.stats.forSaleCount(now),
+    /** What is for sale now, newest first (offset paging, as x402 discovery pages); `payTo`: what one owner sells. */
+    forSale: (limit: number, offset: number, payTo?: string, now = nowSeconds()) =>
+      d.records.reads.stats.forSale(now, limit, offset, payTo?.toLowerCase()),
+    forSaleCount: (payTo?: string, now = nowSeconds()) => d.records.reads.stats.forSaleCount(now, payTo?.toLowerCase()),
   }
 }
 export type StatsService = ReturnType<typeof statsService>

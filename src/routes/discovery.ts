@@ -4,20 +4,19 @@
 // listResources() calls `${url}/discovery/resources` with no version of its own to ask by, so its url is
 // `<origin>/x402/v2` (as a facilitator's discovery lives under its base URL); a client that can add a query asks
 // /discovery/resources?x402Version=2. Each pass on sale is listed by its purchase URL (paid with POST), and each paid
-// entry by its record's URL, with the requirement a payment there must meet.
+// entry by its record's URL, with the requirement a payment there must meet; the v2 list then lists the tools of /mcp
+// (type mcp, free: see chain/x402/mcp-discovery.ts). The v2 search is discovery-search.ts's.
 import { Elysia, t } from 'elysia'
 import type { Services } from './services.ts'
 import { discovery, V2_DISCOVERY_BASE } from '../chain/x402/discovery.ts'
 import { wellKnownRoutes } from './well-known.ts'
-import { integerQuery } from './params.ts'
 import { jsonResponse } from '../edge/json-response.ts'
 import { DomainError } from '../domain/errors.ts'
 import { errors } from '../edge/openapi.ts'
 import { forSale } from './for-sale.ts'
-
-const DEFAULT_LIMIT = 20
-const MAX_LIMIT = 100
-const MAX_OFFSET = 1_000_000
+import { DEFAULT_LIMIT, DiscoveredV2, filterQuery, MAX_LIMIT, pageOf, payToOf, type Filters } from './discovery-query.ts'
+import { discoverySearchRoutes } from './discovery-search.ts'
+import { toolItems } from './mcp-tools.ts'
 
 const Discovered = t.Object({
   resource: t.String({
@@ -41,22 +40,6 @@ const Discovered = t.Object({
     },
   ),
 })
-const DiscoveredV2 = t.Object({
-  resource: t.String({ description: 'as in v1' }),
-  type: t.Literal('http'),
-  x402Version: t.Literal(2),
-  accepts: t.Array(t.Unknown({ description: 'the x402 v2 payment requirement, as the 402 PAYMENT-REQUIRED header gives it' })),
-  lastUpdated: t.String({ description: 'ISO 8601' }),
-  description: t.String(),
-  mimeType: t.String({ description: 'what a paid call answers' }),
-  serviceName: t.Optional(t.String()),
-  tags: t.Optional(t.Array(t.String())),
-  extensions: t.Object(
-    {},
-    { additionalProperties: true, description: "bazaar: the 402's declaration (method, route template, input and output)" },
-  ),
-  metadata: t.Object({}, { additionalProperties: true, description: 'as in v1' }),
-})
 const Pagination = t.Object({ limit: t.Integer(), offset: t.Integer(), total: t.Integer() })
 const DiscoveryList = t.Object(
   { x402Version: t.Integer(), items: t.Array(Discovered), pagination: Pagination },
@@ -64,7 +47,7 @@ const DiscoveryList = t.Object(
 )
 const DiscoveryListV2 = t.Object(
   { x402Version: t.Literal(2), items: t.Array(DiscoveredV2), pagination: Pagination },
-  { description: 'The same list in x402 v2' },
+  { description: 'The same list in x402 v2, then the tools of /mcp (type mcp)' },
 )
 
 const pageQuery = {
@@ -73,44 +56,35 @@ const pageQuery = {
 }
 
 /** A v2 list's query (specs/extensions/bazaar.md): its filters, and the page. */
-const v2Query = {
-  type: t.Optional(t.String({ description: 'http (the only type here)' })),
-  scheme: t.Optional(t.String({ description: 'v2: exact (the only scheme here)' })),
-  network: t.Optional(t.String({ description: "v2: this server's network (CAIP-2, or its name)" })),
-  extensions: t.Optional(t.String({ description: 'v2: bazaar (every item carries it)' })),
-  payTo: t.Optional(t.String({ description: 'v2: not a filter here (400)' })),
-  ...pageQuery,
-}
-type V2Query = { [K in keyof typeof v2Query]?: string }
-
-function pageOf(query: { limit?: string; offset?: string }): { limit: number; offset: number } {
-  const limit = integerQuery(query.limit, 'limit', 1) ?? DEFAULT_LIMIT
-  const offset = integerQuery(query.offset, 'offset') ?? 0
-  if (limit > MAX_LIMIT) throw new DomainError('INVALID_PARAMETER', 'invalid limit', `limit must be an integer from 1 to ${MAX_LIMIT}`)
-  if (offset > MAX_OFFSET) throw new DomainError('INVALID_PARAMETER', 'invalid offset', `offset must be at most ${MAX_OFFSET}`)
-  return { limit, offset }
-}
+const v2Query = { ...filterQuery, ...pageQuery }
+type V2Query = Filters & { limit?: string; offset?: string }
 
 export const discoveryRoutes = (s: Services) => {
   const lists = discovery(s.config.networks)
   const page = forSale(s)
 
-  /** The v2 list (its filters matching all or nothing: everything here is http, exact, on our network, with a bazaar). */
+  /**
+   * The v2 list: passes and entries (of one owner, with payTo: filtered in the queries), then the tools; the other
+   * filters match a kind of item whole (every http item is exact, on our networks, with a bazaar; a tool is free).
+   */
   async function v2Answer(query: V2Query): Promise<Response> {
     const { limit, offset } = pageOf(query)
-    if (query.payTo !== undefined)
-      throw new DomainError('INVALID_PARAMETER', 'invalid payTo', 'payTo is not a filter here: list, then read accepts[].payTo')
-    if (!lists.matches(query)) return jsonResponse(JSON.stringify(lists.v2List([], { limit, offset, total: 0 })))
+    const payTo = payToOf(query.payTo)
+    const kinds = lists.kinds(query)
     return jsonResponse(
-      await s.cached.get(`discovery v2:${limit}:${offset}`, async (staleFrom) => {
-        const { items, total } = await page(limit, offset, staleFrom)
-        return JSON.stringify(lists.v2List(items, { limit, offset, total }))
+      await s.cached.get(`discovery v2:${limit}:${offset}:${payTo ?? ''}:${kinds.http}:${kinds.mcp}`, async (staleFrom) => {
+        const paid = kinds.http ? await page(limit, offset, staleFrom, payTo) : { items: [], total: 0 }
+        const tools = kinds.mcp ? await toolItems(s) : []
+        const from = Math.max(0, offset - paid.total)
+        const shown = tools.slice(from, from + limit - paid.items.length)
+        return JSON.stringify(lists.v2List(paid.items, { limit, offset, total: paid.total + tools.length }, shown))
       }),
     )
   }
 
   return new Elysia({ tags: ['Discovery'] })
     .use(wellKnownRoutes(s))
+    .use(discoverySearchRoutes(s))
     .get(
       '/discovery/resources',
       async ({ query }) => {
@@ -118,11 +92,13 @@ export const discoveryRoutes = (s: Services) => {
         if (query.x402Version !== undefined && query.x402Version !== '1')
           throw new DomainError('INVALID_PARAMETER', 'invalid x402Version', 'x402Version must be 1 or 2')
         const { limit, offset } = pageOf(query)
+        const payTo = payToOf(query.payTo)
+        // v1 lists http resources only (no tools); of its filters, type and payTo apply.
         const type = query.type ?? 'http'
         return jsonResponse(
-          await s.cached.get(`discovery:${type}:${limit}:${offset}`, async (staleFrom) => {
+          await s.cached.get(`discovery:${type}:${limit}:${offset}:${payTo ?? ''}`, async (staleFrom) => {
             if (type !== 'http') return JSON.stringify(lists.v1List([], { limit, offset, total: 0 }))
-            const { items, total } = await page(limit, offset, staleFrom)
+            const { items, total } = await page(limit, offset, staleFrom, payTo)
             return JSON.stringify(lists.v1List(items, { limit, offset, total }))
           }),
         )
@@ -138,7 +114,7 @@ export const discoveryRoutes = (s: Services) => {
           description:
             'The x402 discovery list: each feed pass on sale now (bought with POST at its URL), then each paid entry on ' +
             "sale now, with its payment requirement. The x402 package's useFacilitator({ url: <this server> }).list() reads " +
-            'it (x402 v1); with x402Version=2, the v2 list (its filters apply then).',
+            "it (x402 v1; payTo: one seller's); with x402Version=2, the v2 list (all its filters apply, and the tools follow).",
         },
       },
     )
@@ -149,7 +125,9 @@ export const discoveryRoutes = (s: Services) => {
         summary: 'Paid resources for sale (x402 discovery, v2)',
         description:
           'The same list in x402 v2, each item with its v2 requirement and its bazaar declaration (how to call it, ' +
-          'what it answers). @x402/extensions\' withBazaar(new HTTPFacilitatorClient({ url: "<this server>/x402/v2" })) ' +
+          "what it answers), then the tools of POST /mcp as items of type mcp (free, declared in the bazaar's MCP form). " +
+          'Filters: type (http, mcp), payTo (what that address is paid for), scheme, network, extensions. ' +
+          '@x402/extensions\' withBazaar(new HTTPFacilitatorClient({ url: "<this server>/x402/v2" })) ' +
           '.extensions.bazaar.listResources() reads it.',
       },
     })

@@ -27,10 +27,14 @@ All API paths start with /v1 and speak JSON. Amounts are strings of USDC's small
 - [x402 discovery list, v1](${origin}/discovery/resources): passes on sale, then paid entries, each with its payment \
 requirement (\`limit\`, \`offset\`); what the x402 package's \`useFacilitator({ url: "${origin}" }).list()\` reads
 - [x402 discovery list, v2](${origin}${V2_DISCOVERY_BASE}/discovery/resources): the same in x402 v2, each item with its \
-bazaar declaration (method, route, what it answers); \`withBazaar(new HTTPFacilitatorClient({ url: \
-"${origin}${V2_DISCOVERY_BASE}" })).extensions.bazaar.listResources()\` reads it
-- [x402 manifest](${origin}/.well-known/x402): the first of them with price, network and token (the x402 draft \
-well-known-discovery)
+bazaar declaration (method, route, what it answers), then the MCP tools below as items of type mcp (free); filters \
+\`type\` (http or mcp), \`payTo\` (a seller's address), \`network\`, \`scheme\`, \`extensions\`; \
+\`withBazaar(new HTTPFacilitatorClient({ url: "${origin}${V2_DISCOVERY_BASE}" })).extensions.bazaar.listResources()\` \
+reads it
+- [x402 bazaar search](${origin}/discovery/search?query=weather): passes and paid entries found by words, as v2 items \
+(\`query\`, the list's filters, \`limit\`, \`cursor\`); the same client's \`.search({ query })\` reads it
+- [x402 manifest](${origin}/.well-known/x402): the first of them with price, network and token, then the MCP tools \
+(the x402 draft well-known-discovery)
 - [OpenAPI document](${origin}/openapi.json): every operation; paid ones carry \`x-payment-info\`
 - [Search](${origin}/v1/search?q=weather): feeds and entries by words
 

@@ -4,12 +4,14 @@
 // resource with its requirements (price, network, token), how to call it and what it answers. The draft lists a
 // server's routes; here what is sold is each pass and entry, so the items are the first of the discovery list, and
 // the fields after the draft's say where the whole list is (in v1 and v2), the API document and the agents' guide.
+// After them come the tools of /mcp, as the draft's mcp items (input: toolName, inputSchema, transport; free).
 import { Elysia, t } from 'elysia'
 import type { Services } from './services.ts'
 import { discovery, V2_DISCOVERY_BASE } from '../chain/x402/discovery.ts'
 import { jsonResponse } from '../edge/json-response.ts'
 import { nowSeconds } from '../lib/clock.ts'
 import { forSale } from './for-sale.ts'
+import { toolManifestItems } from './mcp-tools.ts'
 
 /** How many of the things for sale the manifest lists (a discovery page's most). */
 export const MANIFEST_ITEMS = 100
@@ -24,18 +26,23 @@ const Manifest = t.Object(
           { url: t.String(), description: t.String(), mimeType: t.String() },
           { additionalProperties: true, description: 'the URL, its words, what a paid call answers; serviceName and tags' },
         ),
-        type: t.Literal('http'),
-        accepts: t.Array(t.Unknown({ description: 'x402 v2 payment requirements (advisory: the live 402 decides)' })),
+        type: t.Union([t.Literal('http'), t.Literal('mcp')]),
+        accepts: t.Array(t.Unknown({ description: 'x402 v2 payment requirements (advisory: the live 402 decides); a tool: none' })),
         input: t.Object(
-          { method: t.String() },
-          { additionalProperties: true, description: 'method and routeTemplate; a pass: bodyType json, an empty body' },
+          {},
+          {
+            additionalProperties: true,
+            description:
+              'http: method and routeTemplate (a pass: bodyType json, an empty body); ' +
+              'mcp: toolName, inputSchema (as tools/list gives it), transport streamable-http',
+          },
         ),
         output: t.Optional(t.Object({ mimeType: t.String() }, { additionalProperties: true, description: 'and an example' })),
       }),
-      { description: `passes on sale, then paid entries for sale, newest first: the first ${MANIFEST_ITEMS}` },
+      { description: `passes on sale, then paid entries for sale, newest first (the first ${MANIFEST_ITEMS}); then the tools of /mcp` },
     ),
     name: t.String(),
-    total: t.Integer({ description: 'how many things are for sale (items holds the first)' }),
+    total: t.Integer({ description: 'how many things are for sale (items holds the first, then the tools)' }),
     network: t.String({ description: "this server's network by name (base, base-sepolia), as before the manifest" }),
     networks: t.Array(t.String({ description: 'CAIP-2' })),
     asset: t.Object({ address: t.String(), symbol: t.String(), decimals: t.Integer() }),
@@ -54,8 +61,10 @@ export const wellKnownRoutes = (s: Services) => {
       await s.cached.get('well-known x402', async (staleFrom) => {
         const { items, total } = await page(MANIFEST_ITEMS, 0, staleFrom)
         const origin = s.publicUrl()
+        const manifest = lists.manifest(items, nowSeconds())
         return JSON.stringify({
-          ...lists.manifest(items, nowSeconds()),
+          ...manifest,
+          items: [...manifest.items, ...(await toolManifestItems(s))],
           name: 'Trellis',
           total,
           network: s.config.network.name,

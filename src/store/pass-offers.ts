@@ -10,10 +10,13 @@ export interface PassOfferStore {
   put(offer: NewPassOffer, now: number): Promise<void>
   /** Takes the feed's pass off sale; false when none was on sale. */
   withdraw(feedId: string, now: number): Promise<boolean>
-  /** The feeds with a pass on sale now (active: not deleted, not taken down), newest feed first, each with its pass. */
-  onSale(limit: number, offset: number): Promise<PassOnSale[]>
-  /** How many passes are on sale now. */
-  onSaleCount(): Promise<number>
+  /**
+   * The feeds with a pass on sale now (active: not deleted, not taken down), newest feed first, each with its pass;
+   * `payTo`: of that owner only (its address in lower case).
+   */
+  onSale(limit: number, offset: number, payTo?: string): Promise<PassOnSale[]>
+  /** How many passes are on sale now (of the owner `payTo` only, when given). */
+  onSaleCount(payTo?: string): Promise<number>
 }
 
 /** A pass on sale, with the feed it reads (its `pass` the offer) and the name of the feed's category. */
@@ -24,6 +27,12 @@ export interface PassOnSale {
 
 // A pass on sale is an active offer of a live feed: not deleted (then the feed shows no pass), not taken down.
 const LIVE_FEED = q`f.is_active = 1 AND f.taken_down = 0`
+// One owner's: its wallet by address_lc (unique), its feeds by feeds_owner, looked up one by one (SQLite would
+// otherwise walk every active feed newest first for the ORDER BY, filtering by owner).
+const ofOwner = (payTo: string | undefined) =>
+  payTo === undefined
+    ? q``
+    : q`AND f.id IN (SELECT o.id FROM wallets ow CROSS JOIN feeds o WHERE ow.address_lc = ${payTo} AND o.owner_id = ow.id)`
 
 export function passOfferStore(sql: Sql): PassOfferStore {
   return {
@@ -35,17 +44,18 @@ export function passOfferStore(sql: Sql): PassOfferStore {
     },
     withdraw: async (feedId, now) =>
       (await sql.run(q`UPDATE pass_offers SET is_active = 0, updated_at = ${now} WHERE feed_id = ${feedId} AND is_active = 1`)) === 1,
-    async onSale(limit, offset) {
+    async onSale(limit, offset, payTo) {
       const rows = await sql.all<FeedRow & { category_name: string | null }>(q`SELECT s.*, c.name AS category_name
-        FROM (${FEED_SELECT} WHERE p.feed_id IS NOT NULL AND ${LIVE_FEED}) s LEFT JOIN categories c ON c.id = s.category_id
+        FROM (${FEED_SELECT} WHERE p.feed_id IS NOT NULL AND ${LIVE_FEED} ${ofOwner(payTo)}) s
+        LEFT JOIN categories c ON c.id = s.category_id
         ORDER BY s.id DESC LIMIT ${limit} OFFSET ${offset}`)
       return rows.map(({ category_name, ...row }) => ({ feed: feedRecord(row), category_name }))
     },
-    onSaleCount: async () =>
+    onSaleCount: async (payTo) =>
       Number(
         (
           await sql.get<{ n: number | string }>(q`SELECT COUNT(*) AS n FROM pass_offers p JOIN feeds f ON f.id = p.feed_id
-          WHERE p.is_active = 1 AND ${LIVE_FEED}`)
+          WHERE p.is_active = 1 AND ${LIVE_FEED} ${ofOwner(payTo)}`)
         )?.n ?? 0,
       ),
   }

@@ -89,9 +89,18 @@ interface Placement {
 }
 export type RecentEntry = EntryRecord & Placement
 
-const forSaleNow = (now: number) => q`FROM entries e JOIN feeds f ON f.id = e.feed_id JOIN wallets w ON w.id = f.owner_id
-  LEFT JOIN categories c ON c.id = f.category_id
-  WHERE e.is_active = 1 AND f.is_active = 1 AND e.is_free = 0 AND (e.expires_at IS NULL OR e.expires_at > ${now})`
+const SALEABLE = (now: number) =>
+  q`e.is_active = 1 AND f.is_active = 1 AND e.is_free = 0 AND (e.expires_at IS NULL OR e.expires_at > ${now})`
+
+// Of one owner only when `payTo` (an address in lower case) is given: its wallet by address_lc (unique), its feeds by
+// feeds_owner and their entries by entries_feed, never the whole market's entries. CROSS JOIN keeps that order on the
+// embedded engine (SQLite plans joins so, where it would otherwise walk every entry newest first for the ORDER BY).
+const forSaleNow = (now: number, payTo?: string) =>
+  payTo === undefined
+    ? q`FROM entries e JOIN feeds f ON f.id = e.feed_id JOIN wallets w ON w.id = f.owner_id
+      LEFT JOIN categories c ON c.id = f.category_id WHERE ${SALEABLE(now)}`
+    : q`FROM wallets w CROSS JOIN feeds f CROSS JOIN entries e LEFT JOIN categories c ON c.id = f.category_id
+      WHERE w.address_lc = ${payTo} AND f.owner_id = w.id AND e.feed_id = f.id AND ${SALEABLE(now)}`
 
 const placedEntry = (row: EntryRow & Placement): RecentEntry => ({
   ...entryRecord(row),
@@ -115,10 +124,10 @@ function inPeriod(since: number): { firstWholeDay: number; edgeEnd: number } {
 export interface StatsStore {
   /** Active entries of active feeds, newest first (a live, indexed query: no snapshot lag). */
   recentEntries(beforeId: string | undefined, limit: number): Promise<RecentEntry[]>
-  /** Entries for sale now (paid, early access not over, in active feeds), newest first. */
-  forSale(now: number, limit: number, offset: number): Promise<RecentEntry[]>
-  /** How many entries are for sale now. */
-  forSaleCount(now: number): Promise<number>
+  /** Entries for sale now (paid, early access not over, in active feeds), newest first; `payTo`: of that owner (lower case). */
+  forSale(now: number, limit: number, offset: number, payTo?: string): Promise<RecentEntry[]>
+  /** How many entries are for sale now (of the owner `payTo` only, when given). */
+  forSaleCount(now: number, payTo?: string): Promise<number>
   feeds(): Promise<MarketFeed[]>
   wallets(): Promise<MarketWallet[]>
   categories(): Promise<MarketCategory[]>
@@ -161,13 +170,14 @@ export function statsStore(sql: Sql): StatsStore {
         WHERE e.is_active = 1 AND f.is_active = 1 ${beforeId ? q`AND e.id < ${beforeId}` : q``} ORDER BY e.id DESC LIMIT ${limit}`)
       return rows.map(placedEntry)
     },
-    async forSale(now, limit, offset) {
+    async forSale(now, limit, offset, payTo) {
       const rows = await sql.all<EntryRow & Placement>(q`SELECT ${ENTRY_COLUMNS},
           f.name AS feed_name, f.owner_id AS feed_owner_id, w.address AS owner_wallet, c.name AS category_name
-        ${forSaleNow(now)} ORDER BY e.id DESC LIMIT ${limit} OFFSET ${offset}`)
+        ${forSaleNow(now, payTo)} ORDER BY e.id DESC LIMIT ${limit} OFFSET ${offset}`)
       return rows.map(placedEntry)
     },
-    forSaleCount: async (now) => Number((await sql.get<{ n: number | string }>(q`SELECT COUNT(*) AS n ${forSaleNow(now)}`))?.n ?? 0),
+    forSaleCount: async (now, payTo) =>
+      Number((await sql.get<{ n: number | string }>(q`SELECT COUNT(*) AS n ${forSaleNow(now, payTo)}`))?.n ?? 0),
     feeds: async () =>
       (
         await sql.all<MarketFeed>(q`SELECT f.id, f.owner_id, w.address AS owner_wallet, w.username AS owner_username, f.category_id,

@@ -26,9 +26,16 @@ export interface Pagination {
 /** A v2 list's filters, as the bazaar client sends them (specs/extensions/bazaar.md, GET /discovery/resources). */
 export interface V2Filters {
   type?: string
+  payTo?: string
   scheme?: string
   network?: string
   extensions?: string
+}
+
+/** Which kinds of item a v2 list's filters can match: http (passes and entries), mcp (the tools of /mcp). */
+export interface Kinds {
+  http: boolean
+  mcp: boolean
 }
 
 /**
@@ -100,15 +107,27 @@ export function discovery(networks: readonly NetworkInfo[]) {
 
   return {
     v1List: (items: Listed[], pagination: Pagination) => ({ x402Version: 1, items: items.map(v1Item), pagination }),
-    v2List: (items: Listed[], pagination: Pagination) => ({ x402Version: 2, items: items.map(v2Item), pagination }),
+    /** The v2 list of `items`, then `tools` (the tools' own items, see mcp-discovery.ts). */
+    v2List: (items: Listed[], pagination: Pagination, tools: object[] = []) => ({
+      x402Version: 2,
+      items: [...items.map(v2Item), ...tools],
+      pagination,
+    }),
+    v2Item,
     /** The manifest of `items` (the first of `total`), made at `now` (Unix seconds). */
     manifest: (items: Listed[], now: number) => ({ x402Version: 2, lastUpdated: now, items: items.map(manifestItem) }),
-    /** Whether a v2 list's filters can match anything here (every item is http, exact, on our networks, with a bazaar). */
-    matches: (filters: V2Filters): boolean =>
-      (filters.type ?? 'http') === 'http' &&
-      (filters.scheme ?? 'exact') === 'exact' &&
-      (filters.network === undefined || networks.some((one) => [one.caip2, one.name as string].includes(filters.network!))) &&
-      (filters.extensions ?? 'bazaar') === 'bazaar',
+    /**
+     * Which kinds of item a v2 list's filters can match: every http item is exact, on our networks, with a bazaar
+     * (payTo is the queries' to match); a tool has a bazaar and accepts no payment, so no payment filter matches it.
+     */
+    kinds(filters: V2Filters): Kinds {
+      if ((filters.extensions ?? 'bazaar') !== 'bazaar') return { http: false, mcp: false }
+      const paid =
+        (filters.scheme ?? 'exact') === 'exact' &&
+        (filters.network === undefined || networks.some((one) => [one.caip2, one.name as string].includes(filters.network!)))
+      const unpaid = filters.payTo === undefined && filters.scheme === undefined && filters.network === undefined
+      return { http: paid && (filters.type ?? 'http') === 'http', mcp: unpaid && (filters.type ?? 'mcp') === 'mcp' }
+    },
     /** The networks a payment may be made on, as v2 names them. */
     networks: chains,
     /**
