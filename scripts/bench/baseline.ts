@@ -2,10 +2,14 @@
 // small JSON answer (the same body shape as GET /health). Prints its URL on the first line.
 // It can also answer a given body (PUT /same, then GET /same): a route's own answer served bare, to show what the
 // size of that answer costs by itself.
-// The body is kept as bytes: some answers (images, content) are binary.
-let same = { body: new Uint8Array(0), status: 200, type: 'application/json' }
+// The body is kept as bytes: some answers (images, content) are binary. `x-same-headers` (JSON) names headers the
+// answer carries too (a 402's PAYMENT-REQUIRED): the same bytes, headers included.
+let same = { body: new Uint8Array(0), status: 200, type: 'application/json', headers: {} as Record<string, string> }
 const answerSame = () =>
-  new Response(same.status === 304 ? null : same.body, { status: same.status, headers: { 'content-type': same.type } })
+  new Response(same.status === 304 ? null : same.body, {
+    status: same.status,
+    headers: { 'content-type': same.type, ...same.headers },
+  })
 const server = Bun.serve({
   hostname: '127.0.0.1',
   port: 0,
@@ -18,6 +22,7 @@ const server = Bun.serve({
           body: new Uint8Array(await request.arrayBuffer()),
           status: Number(request.headers.get('x-status') ?? 200),
           type: request.headers.get('content-type') ?? 'application/json',
+          headers: JSON.parse(request.headers.get('x-same-headers') ?? '{}'),
         }
         return new Response(null, { status: 204 })
       },
