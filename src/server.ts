@@ -17,6 +17,7 @@ import { passChallenges } from './routes/hot-pass-challenge.ts'
 import { controlSocket, CONTROL_SOCKET } from './ops/control.ts'
 import { runOperation } from './ops/commands.ts'
 import { operationRecord } from './ops/record.ts'
+import { watchChangeFeed } from './ops/change-feed-watch.ts'
 import { memoryMetrics, metricsRoutes, paymentMetrics, replicaMetrics, requestMetrics } from './edge/metrics.ts'
 import { marketSize } from './domain/market-size.ts'
 import { logger, type Logger } from './log.ts'
@@ -133,6 +134,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const requests = requestMetrics()
   // Instances on one database: a write's answer names the version a client's next request carries (docs/scale-out.md).
   const versions = records.cluster && readYourWrites(records.cluster, () => publicUrl.startsWith('https:'))
+  const feedWatch = records.cluster && watchChangeFeed(records.changes, log)
+  failed.defer(() => feedWatch?.stop())
   const operationRuns = operationRecord(log)
   const app = buildApp(services, logError, [
     metricsRoutes(requests, startedAt, {
@@ -144,6 +147,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         ...operationRuns.metrics(),
         ...memoryMetrics({ content: () => content.cachedBytes(), reads: () => services.cached.stats().chars }),
         ...(versions?.metrics() ?? []),
+        ...(feedWatch?.metrics() ?? []),
         ...replicaMetrics(records.replicas?.status() ?? []),
       ],
       adminKey: config.metricsAuth === 'admin' ? config.adminKey : null,

@@ -19,6 +19,7 @@ const DASHBOARD = 'docs/grafana/trellis.json'
 const LATER: Record<string, string> = {
   trellis_replica_lag_seconds: 'only with read replicas (TRELLIS_DATABASE_REPLICA_URL): test/replicas.test.ts reads it',
   trellis_replica_in_use: 'only with read replicas (TRELLIS_DATABASE_REPLICA_URL): test/replicas.test.ts reads it',
+  trellis_change_feed_heard: 'only on PostgreSQL (instances sharing a database): test/change-feed-watch.test.ts reads it',
 }
 
 const scratch: string[] = []
@@ -132,6 +133,7 @@ test('the issue\'s alerts are all there, each with a severity, a "for" and what 
     'TrellisHigh5xxRate',
     'TrellisLeaderMissing',
     'TrellisLeaderSplit',
+    'TrellisChangeFeedDeaf',
   ])
     expect(names).toContain(name)
   const operations = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8')

@@ -10,11 +10,14 @@ import { startTestServer, tempDir, testClockFile, trellis, type TestServer } fro
 import { emptyDatabase, recordsEnvFor, TEST_POSTGRES } from '../dev/test-database.ts'
 import { startBalancer, type Balancer } from '../dev/balancer.ts'
 import { authHeaders, b64, call, createEntry, createFeed, newWallet, type InProcess, type Wallet } from '../dev/api.ts'
-import { encodePaymentHeader, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
+import { encodePaymentHeader, signTransferAuthorization, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
+import { NETWORKS } from '../src/config/networks.ts'
 import { createSIWxPayload, encodeSIWxHeader } from '@x402/extensions/sign-in-with-x'
 import { receiver, WEBHOOK_CERT } from './helpers/webhook-receiver.ts'
 
 const PRICE = 10_000n
+// The instances sell on two networks (issue 40): chain A (Base Sepolia) for most tests, chain B (Polygon Amoy) too.
+const AMOY = NETWORKS['polygon-amoy']
 if (!TEST_POSTGRES)
   console.log('cluster.test.ts: skipped: instances share a PostgreSQL database (TRELLIS_TEST_POSTGRES; the PostgreSQL pass runs it)')
 
@@ -26,6 +29,7 @@ interface Health {
 
 describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
   let chain: TestChain
+  let chainB: TestChain
   let balancer: Balancer
   let databaseUrl: string
   let database: SQL
@@ -41,7 +45,7 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
   const someClient = () => `10.${randomBytes(3).join('.')}`
 
   beforeAll(async () => {
-    chain = await startChain()
+    ;[chain, chainB] = await Promise.all([startChain(), startChain({ chainId: AMOY.chainId, usdcAddress: AMOY.usdcAddress })])
     databaseUrl = await emptyDatabase(TEST_POSTGRES!)
     database = new SQL(databaseUrl, { max: 2 })
     balancer = startBalancer(() => instances.filter((server) => !down.has(server)).map((server) => server.url))
@@ -54,6 +58,10 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
     }
     const env = {
       ...chain.env,
+      TRELLIS_NETWORKS: 'base-sepolia,polygon-amoy',
+      TRELLIS_RPC_URL_POLYGON_AMOY: chainB.rpcUrl,
+      TRELLIS_SETTLEMENT_POLYGON_AMOY: 'local',
+      TRELLIS_RELAYER_KEY_POLYGON_AMOY: chainB.relayer.privateKey,
       ...recordsEnvFor(databaseUrl), // through the suite's pooler, when it has one (scripts/with-pgbouncer.ts)
       TRELLIS_PUBLIC_URL: balancer.url,
       TRELLIS_TRUST_PROXY: 'on',
@@ -78,7 +86,7 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
       await admin.unsafe(`DROP DATABASE IF EXISTS "${new URL(databaseUrl).pathname.slice(1)}" WITH (FORCE)`)
       await admin.close()
     }
-    await chain?.stop()
+    await Promise.all([chain?.stop(), chainB?.stop()])
   })
 
   const [a, b, c] = [0, 1, 2].map((i) => () => instances[i]!)
@@ -93,7 +101,7 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
   const pay = (server: TestServer, entry: { id: string }, header: string) =>
     fetch(`${server.url}${contentPath(entry)}`, { headers: { 'x-payment': header, ...asClient(someClient()) } })
   const ledgerOf = async (entry: { id: string }) =>
-    (await call(lb, 'GET', `/v1/transactions?entry_id=${entry.id}`)).body.transactions as Array<{ amount: string }>
+    (await call(lb, 'GET', `/v1/transactions?entry_id=${entry.id}`)).body.transactions as Array<{ amount: string; network: string }>
 
   test('1. a nonce minted on A signs a write on B, once: C refuses it; 30 uses of one signature at once, one succeeds', async () => {
     const wallet = newWallet()
@@ -381,6 +389,50 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
       expect(Buffer.compare(Buffer.from(await whole.arrayBuffer()), bytes)).toBe(0)
     },
   )
+
+  test('9b. two networks at once through A, B and C: four buyers on each chain and one authorization sent to all three', async () => {
+    const entry = await paidEntry('two chains')
+    const onB = async (buyer: Parameters<typeof signTransferAuthorization>[0]) =>
+      encodePaymentHeader({
+        x402Version: 1,
+        scheme: 'exact',
+        network: 'polygon-amoy',
+        payload: await signTransferAuthorization(buyer, {
+          to: creator.address,
+          value: PRICE,
+          domain: { chainId: AMOY.chainId, verifyingContract: AMOY.usdcAddress },
+        }),
+      })
+    const buyersA = await Promise.all(Array.from({ length: 4 }, () => chain.newFundedBuyer(1_000_000n)))
+    const buyersB = await Promise.all(Array.from({ length: 4 }, () => chainB.newFundedBuyer(1_000_000n)))
+    const headers = [
+      ...(await Promise.all(
+        buyersA.map(async (buyer) => encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE }))),
+      )),
+      ...(await Promise.all(buyersB.map(onB))),
+    ]
+    const answers = await Promise.all(headers.map((header, i) => pay(instances[i % 3]!, entry, header)))
+    expect(answers.map((r) => r.status)).toEqual(Array(8).fill(200))
+    const rows = await ledgerOf(entry)
+    expect(rows.map((row: { network: string }) => row.network).sort()).toEqual([
+      ...Array(4).fill('base-sepolia'),
+      ...Array(4).fill('polygon-amoy'),
+    ])
+    for (const buyer of buyersA)
+      expect([await chain.balanceOf(buyer.address), await chainB.balanceOf(buyer.address)]).toEqual([1_000_000n - PRICE, 0n])
+    for (const buyer of buyersB)
+      expect([await chain.balanceOf(buyer.address), await chainB.balanceOf(buyer.address)]).toEqual([0n, 1_000_000n - PRICE])
+    // One chain B authorization sent to A, B and C at once: settled once, by one of them.
+    const once = await paidEntry('two chains, once')
+    const buyer = await chainB.newFundedBuyer(1_000_000n)
+    const header = await onB(buyer)
+    const statuses = (await Promise.all(instances.map((server) => pay(server, once, header)))).map((r) => r.status)
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1)
+    expect(await chainB.balanceOf(buyer.address)).toBe(1_000_000n - PRICE)
+    expect(await ledgerOf(once)).toHaveLength(1)
+    const logs = instances.flatMap((server) => server.logs)
+    expect(logs.filter((line) => /nonce too low|replacement transaction underpriced|already known/i.test(line))).toEqual([])
+  })
 
   test("11. the leader's reconciler leaves a payment a live instance is settling, and decides one that instance left", async () => {
     const entry = await paidEntry('left pending')

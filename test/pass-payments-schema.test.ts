@@ -27,10 +27,19 @@ const ENTRY =
   'INSERT INTO entries (id, feed_id, cid, size, mime_type, is_free, price, created_at, updated_at) ' +
   "VALUES ('e', 'f', 'bafk', 1, 'text/plain', 0, 5, 1, 1)"
 const text = (value: string | null) => (value === null ? 'NULL' : `'${value}'`)
-const payment = (id: string, nonce: string, entry: string | null, feed: string | null, duration: number | null, status = 'pending') =>
+// Every payment names its network (028: an authorization is one per network, as the server writes them all).
+const payment = (
+  id: string,
+  nonce: string,
+  entry: string | null,
+  feed: string | null,
+  duration: number | null,
+  status = 'pending',
+  network = 'base-sepolia',
+) =>
   'INSERT INTO payments (id, payer_lc, nonce, entry_id, pay_to, amount, x402_version, payload, requirements, valid_before, status, ' +
-  `created_at, updated_at, pass_feed_id, pass_duration_s) VALUES ('${id}', '0xb', '${nonce}', ${text(entry)}, '0xA', 5, 2, ` +
-  `'{}', '{}', 100, '${status}', 1, 1, ${text(feed)}, ${duration ?? 'NULL'})`
+  `created_at, updated_at, pass_feed_id, pass_duration_s, network) VALUES ('${id}', '0xb', '${nonce}', ${text(entry)}, '0xA', 5, 2, ` +
+  `'{}', '{}', 100, '${status}', 1, 1, ${text(feed)}, ${duration ?? 'NULL'}, '${network}')`
 
 async function rules(raw: Raw) {
   for (const statement of [FEED, FEED2, ENTRY]) await raw.run(statement)
@@ -42,6 +51,7 @@ async function rules(raw: Raw) {
   await expect(raw.run(payment('p6', 'n6', null, 'f', 60))).rejects.toThrow() // a second pending pass purchase
   expect(await raw.run(payment('p7', 'n7', null, 'f', 60, 'failed'))).toBe(1) // a failed one beside it
   await expect(raw.run(payment('p8', 'n1', null, 'f', 60, 'failed'))).rejects.toThrow() // an authorization twice
+  expect(await raw.run(payment('p9', 'n1', null, 'f', 60, 'failed', 'polygon-amoy'))).toBe(1) // its nonce on another chain
 }
 
 describe('the embedded engine', () => {
