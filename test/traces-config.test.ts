@@ -14,6 +14,15 @@ describe('tracesFrom', () => {
     expect(tracesFrom({ OTEL_SDK_DISABLED: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })).not.toBeNull()
   })
 
+  test('the sampler: parentbased_always_on by default; the specification names, a ratio from OTEL_TRACES_SAMPLER_ARG', () => {
+    const sampler = (env: Record<string, string>) => tracesFrom({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', ...env })!.sampler
+    expect(sampler({})).toEqual({ root: 1, parentBased: true })
+    expect(sampler({ OTEL_TRACES_SAMPLER: 'always_off' })).toEqual({ root: 0, parentBased: false })
+    expect(sampler({ OTEL_TRACES_SAMPLER: 'PARENTBASED_ALWAYS_OFF' })).toEqual({ root: 0, parentBased: true })
+    expect(sampler({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' })).toEqual({ root: 0.25, parentBased: false })
+    expect(sampler({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio' })).toEqual({ root: 1, parentBased: true })
+  })
+
   test('the base endpoint gets /v1/traces; the traces endpoint is used as given and wins', () => {
     expect(tracesFrom({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/' })!.url).toBe('http://c:4318/v1/traces')
     expect(tracesFrom({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://c/otlp' })!.url).toBe('https://c/otlp/v1/traces')
@@ -43,6 +52,9 @@ describe('tracesFrom', () => {
       [{ OTEL_TRACES_EXPORTER: 'zipkin' }, /^OTEL_TRACES_EXPORTER must be otlp or none/],
       [{ OTEL_EXPORTER_OTLP_HEADERS: 'just-a-token' }, /^OTEL_EXPORTER_OTLP_HEADERS must be key=value pairs/],
       [{ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'collector:4318' }, /^OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must be an http\(s\) URL/],
+      [{ OTEL_TRACES_SAMPLER: 'jaeger_remote' }, /^OTEL_TRACES_SAMPLER must be one of always_on, always_off, traceidratio,/],
+      [{ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' }, /^OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1/],
+      [{ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: 'half' }, /^OTEL_TRACES_SAMPLER_ARG must be/],
     ]
     for (const [env, message] of refusals) {
       const read = () => tracesFrom({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', ...env })

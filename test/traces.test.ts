@@ -259,6 +259,29 @@ describe('traces off', () => {
     }
   })
 
+  test("sampled: none of a server's own traces at ratio 0, but a caller's sampled trace is followed (parent-based)", async () => {
+    const sink = collector()
+    const sampled = await startTestServer({
+      OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0',
+    })
+    try {
+      for (let i = 0; i < 5; i++) expect((await fetch(`${sampled.url}/health`)).status).toBe(200)
+      const traceId = hex(16)
+      const followed = await fetch(`${sampled.url}/health`, { headers: { traceparent: `00-${traceId}-${hex(8)}-01` } })
+      expect(followed.status).toBe(200)
+      const unsampled = hex(16)
+      await fetch(`${sampled.url}/health`, { headers: { traceparent: `00-${unsampled}-${hex(8)}-00` } })
+      await until('the followed trace', () => sink.spans.some((span) => span.traceId === traceId))
+      await Bun.sleep(1_500) // another batch's delay: nothing else comes
+      expect(new Set(sink.spans.map((span) => span.traceId))).toEqual(new Set([traceId]))
+    } finally {
+      await sampled.dispose()
+      sink.stop()
+    }
+  })
+
   test('a protocol the exporter cannot speak is refused at start', async () => {
     const refused = startTestServer({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })
     await expect(refused).rejects.toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL must be http\/json/)

@@ -11,6 +11,30 @@ export interface TracesConfig {
   serviceName: string
   /** Extra resource attributes (OTEL_RESOURCE_ATTRIBUTES). */
   resource: Record<string, string>
+  /** Which traces are kept (OTEL_TRACES_SAMPLER, _ARG): a root span's chance, and whether a caller's decision is followed. */
+  sampler: Sampler
+}
+
+/** `root`: the share of new traces kept (1: all, 0: none); `parentBased`: a span with a parent keeps its decision. */
+export interface Sampler {
+  root: number
+  parentBased: boolean
+}
+
+const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio']
+
+/** OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG as the OpenTelemetry specification names them; parentbased_always_on by default. */
+function samplerFrom(env: Environment): Sampler {
+  const name = (env.OTEL_TRACES_SAMPLER ?? '').trim().toLowerCase() || 'parentbased_always_on'
+  if (!SAMPLERS.includes(name)) throw new ConfigError(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}`)
+  const parentBased = name.startsWith('parentbased_')
+  const kind = parentBased ? name.slice('parentbased_'.length) : name
+  if (kind !== 'traceidratio') return { root: kind === 'always_on' ? 1 : 0, parentBased }
+  const arg = (env.OTEL_TRACES_SAMPLER_ARG ?? '').trim()
+  const ratio = arg === '' ? 1 : Number(arg)
+  if (!/^\d*\.?\d+$/.test(arg || '1') || !(ratio >= 0 && ratio <= 1))
+    throw new ConfigError('OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1 (the share of traces kept)')
+  return { root: ratio, parentBased }
 }
 
 /** `key=value` pairs, comma-separated, values percent-encoded (the OTEL_EXPORTER_OTLP_HEADERS form). */
@@ -66,5 +90,6 @@ export function tracesFrom(env: Environment): TracesConfig | null {
     },
     serviceName: env.OTEL_SERVICE_NAME?.trim() || resource['service.name'] || 'trellis',
     resource,
+    sampler: samplerFrom(env),
   }
 }

@@ -15,7 +15,16 @@ import {
 } from '@opentelemetry/api'
 import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core'
 import { resourceFromAttributes } from '@opentelemetry/resources'
-import { BatchSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace'
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type Sampler,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import type { TracesConfig } from '../config.ts'
 import type { OpenSpan, SpanKind as Kind, Tracer } from '../lib/traces.ts'
@@ -26,8 +35,15 @@ const EXPORT_DELAY_MS = 1000
 
 type Warn = (message: string, fields: Record<string, unknown>) => void
 
+/** The SDK's sampler for the configured one (config/traces.ts). */
+function samplerOf({ root, parentBased }: TracesConfig['sampler']): Sampler {
+  const forRoots = root >= 1 ? new AlwaysOnSampler() : root <= 0 ? new AlwaysOffSampler() : new TraceIdRatioBasedSampler(root)
+  return parentBased ? new ParentBasedSampler({ root: forRoots }) : forRoots
+}
+
 export function otlpTracer(config: TracesConfig, version: string, warn: Warn): Tracer {
   const provider = new TracerProvider({
+    sampler: samplerOf(config.sampler),
     resource: resourceFromAttributes({ ...config.resource, 'service.name': config.serviceName, 'service.version': version }),
     spanProcessors: [
       new BatchSpanProcessor({
