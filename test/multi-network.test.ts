@@ -15,6 +15,7 @@ import { NETWORKS } from '../src/config/networks.ts'
 import { closeClients, data, refusal, stdioClient } from './helpers/mcp-client.ts'
 import { startRpcProxy, type RpcProxy } from './helpers/rpc-proxy.ts'
 import { frontRunner } from './helpers/front-run.ts'
+import { injectWallet, launchChromium, pageProblems } from '../dev/browser.ts'
 
 const PRICE = 10_000n
 // Polygon Amoy: a chain both x402 clients know, whose USDC (from x402 1.2: @x402/evm ships none there) signs as
@@ -211,6 +212,36 @@ test('a wallet signs in on the chain it names (x-chain-id) when the server sells
   expect(await nonce(String(AMOY.chainId))).toContain(`Chain ID: ${AMOY.chainId}`)
   for (const other of [undefined, '1', 'x', '84532 ']) expect(await nonce(other)).toContain('Chain ID: 84532')
 })
+
+test('in a browser: the paywall offers both networks, chooses the one the wallet is on, and pays there', async () => {
+  const browser = await launchChromium()
+  try {
+    const entry = await paidEntry()
+    const buyer = await chainB.newFundedBuyer(1_000_000n)
+    const page = await browser.newPage({ viewport: { width: 360, height: 800 } })
+    await injectWallet(page, buyer, AMOY.chainId) // a wallet on chain B
+    const answer = await page.goto(`${server.url}/feeds/${feed.id}/entries/${entry.id}`)
+    expect(answer!.status()).toBe(402)
+    const options = await page.locator('#pay-network option').allTextContents()
+    expect(options).toEqual(['Base Sepolia (base-sepolia)', 'Polygon Amoy (polygon-amoy)'])
+    await page.locator('#pay:not([disabled])').waitFor()
+    await page.waitForFunction(() => (document.getElementById('pay-network') as HTMLSelectElement).value === '1')
+    expect(await pageProblems(page)).toEqual({ sideways: false, violations: [] })
+    // Chain A chosen: the wallet on B refuses to switch, nothing is signed or paid.
+    await page.locator('#pay-network').selectOption('0')
+    await page.locator('#pay').click()
+    await page.locator('#status.bad').waitFor()
+    expect(await page.locator('#status').textContent()).toStartWith('Not paid')
+    // Chain B chosen again: paid there.
+    await page.locator('#pay-network').selectOption('1')
+    await page.locator('#pay:not([disabled])').click()
+    await page.locator('#bought:not([hidden])').waitFor({ timeout: 30_000 })
+    expect((await ledger(`entry_id=${entry.id}`)).transactions.map((row: any) => row.network)).toEqual(['polygon-amoy'])
+    expect(await chainB.balanceOf(buyer.address)).toBe(1_000_000n - PRICE)
+  } finally {
+    await browser.close()
+  }
+}, 60_000)
 
 describe('trellis mcp before a server selling on two chains', () => {
   const args = (entry: { id: string }) => ({ feed_id: feed.id, entry_id: entry.id })

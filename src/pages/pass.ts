@@ -5,6 +5,7 @@ import type { FeedRecord, PassOfferRecord } from '../models/records.ts'
 import type { Offer } from '../chain/x402/resource-server.ts'
 import { spokenDuration } from '../lib/durations.ts'
 import { html, type Html } from './html.ts'
+import { networkFact } from './network-choice.ts'
 import { page } from './layout.ts'
 import { usdc } from './format.ts'
 import { payWidget, type PaywallData } from './paywall.ts'
@@ -71,7 +72,7 @@ export function passPaywallPage(f: PassPaywallFacts): string {
   ${f.pass.description ? html`<p class="muted">${f.pass.description}</p>` : ''}
   <dl class="facts">
     <dt>Price</dt><dd class="price">${price}</dd>
-    <dt>Network</dt><dd>${f.offer.requirement.network}</dd>
+    ${networkFact(f.offer)}
     <dt>Pay to</dt><dd><code>${f.offer.requirement.payTo}</code></dd>
   </dl>
   ${payWidget(price)}

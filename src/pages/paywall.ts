@@ -4,6 +4,7 @@
 import type { EntryRecord, FeedRecord, WalletRecord } from '../models/records.ts'
 import type { Offer } from '../chain/x402/resource-server.ts'
 import { html, type Html } from './html.ts'
+import { networkFact } from './network-choice.ts'
 import { mediaKind, shortAddress, usdc } from './format.ts'
 import { creatorName, entryTitle } from './names.ts'
 import { page } from './layout.ts'
@@ -53,7 +54,7 @@ export function paywallPage(f: PaywallFacts): string {
   ${f.entry.description ? html`<p class="description">${f.entry.description}</p>` : ''}
   <dl class="facts">
     <dt>Price</dt><dd class="price">${price}</dd>
-    <dt>Network</dt><dd>${f.offer.requirement.network}</dd>
+    ${networkFact(f.offer)}
     <dt>Content</dt><dd>${mediaKind(f.entry.mime_type)} <span class="muted">(${f.entry.mime_type})</span></dd>
     <dt>Pay to</dt><dd><code>${f.offer.requirement.payTo}</code></dd>
   </dl>

@@ -45,12 +45,20 @@ export interface Offer {
     primaryType: 'TransferWithAuthorization'
     domain: TypedDataDomain
   }
+  /** Every network it may be paid on, the first being the one above: the page lets the payer choose. */
+  choices: Array<{ label: string; requirement: Offer['requirement']; typedData: Offer['typedData'] }>
 }
 
-function offerOf(network: NetworkInfo, tag: PriceTag): Offer {
+function choiceOf(network: NetworkInfo, tag: PriceTag): Offer['choices'][number] {
   const domain = { name: network.usdcName, version: network.usdcVersion, chainId: network.chainId, verifyingContract: network.usdcAddress }
   const types = { EIP712Domain: getTypesForEIP712Domain({ domain }), ...authorizationTypes }
-  return { requirement: v1Requirement(network, tag), typedData: { types, primaryType: 'TransferWithAuthorization', domain } }
+  const typedData = { types, primaryType: 'TransferWithAuthorization' as const, domain }
+  return { label: network.label, requirement: v1Requirement(network, tag), typedData }
+}
+
+function offerOf(networks: readonly NetworkInfo[], tag: PriceTag): Offer {
+  const choices = networks.map((network) => choiceOf(network, tag))
+  return { requirement: choices[0]!.requirement, typedData: choices[0]!.typedData, choices }
 }
 
 /** A payment that paid: who paid, in which transaction (null when nothing was charged: the payer owns the entry). */
@@ -70,8 +78,8 @@ function withExtensions(challenge: PaymentRequired, ...given: (Record<string, un
 }
 
 /**
- * Sells on `networks`: every 402 accepts a payment on any of them (one requirement each, in their order). The paywall
- * page pays on the first (a browser wallet signs for one chain; the same 402's header offers them all).
+ * Sells on `networks`: every 402 accepts a payment on any of them (one requirement each, in their order); the paywall
+ * page offers them as a choice, the first (or the one the wallet is on) chosen.
  */
 export function resourceServer(networks: readonly NetworkInfo[]) {
   const first = networks[0]!
@@ -103,11 +111,11 @@ export function resourceServer(networks: readonly NetworkInfo[]) {
 
     /**
      * The 402 for a person in a browser: a page made for the offer (which the page's script pays as a v1 client
-     * would) instead of the JSON, with the same PAYMENT-REQUIRED header, so an x402 client that asks as a browser
-     * can still pay.
+     * would, on the network the person chooses) instead of the JSON, with the same PAYMENT-REQUIRED header, so an x402
+     * client that asks as a browser can still pay.
      */
     paywall(tag: PriceTag, page: (offer: Offer) => string, headers: Record<string, string>): Instructions {
-      const body = page(offerOf(first, tag))
+      const body = page(offerOf(networks, tag))
       return {
         status: 402,
         headers: {

@@ -106,7 +106,26 @@ function transactionOf(response) {
   }
 }
 
-async function pay(data) {
+/** The offer on the network chosen in the page's select (the first, without one). */
+function chosen(data) {
+  const choice = data.choices?.[Number($('pay-network')?.value ?? 0)]
+  return choice ? { ...data, requirement: choice.requirement, typedData: choice.typedData } : data
+}
+
+/** With several networks offered, the one the wallet is on is chosen first (the person may choose another). */
+async function chooseWalletNetwork(data) {
+  const select = $('pay-network')
+  const provider = wallet()
+  if (!select || !provider) return
+  try {
+    const current = Number.parseInt(await provider.request({ method: 'eth_chainId' }), 16)
+    const at = data.choices.findIndex((choice) => choice.typedData.domain.chainId === current)
+    if (at >= 0) select.value = String(at)
+  } catch {}
+}
+
+async function pay(offered) {
+  const data = chosen(offered)
   const provider = wallet()
   const button = $('pay')
   button.disabled = true
@@ -184,6 +203,7 @@ function startPaywall(data) {
   button.dataset.payLabel = button.textContent
   button.disabled = false
   button.onclick = () => pay(data)
+  void chooseWalletNetwork(data)
 }
 
 /** The wallet the session cookie stands for, as its readable companion names it (it grants nothing itself). */
