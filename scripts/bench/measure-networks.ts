@@ -7,8 +7,8 @@
 //   npx bun scripts/bench/measure-networks.ts [--seconds 3] [--rounds 3]
 //
 // The servers are the executable built from the tree (dist/trellis-test, made first), as the main bench runs its own.
-import { join } from 'node:path'
 import type { TestServer } from '../../dev/server.ts'
+import { builtTestServers } from './built-server.ts'
 import { b64, createEntry, createFeed, newWallet } from '../../dev/api.ts'
 import { encodePaymentHeader, signTransferAuthorization, startChain, v1Payment } from '../../dev/chain.ts'
 import { NETWORKS } from '../../src/config/networks.ts'
@@ -19,11 +19,7 @@ const arg = (name: string, fallback: number) => {
   const at = process.argv.indexOf(`--${name}`)
   return at > 0 ? Number(process.argv[at + 1]) : fallback
 }
-const ROOT = join(import.meta.dir, '..', '..')
-const built = Bun.spawnSync(['bun', 'scripts/build.ts', '--outfile', 'dist/trellis-test', '--no-minify', '--test-hooks'], { cwd: ROOT })
-if (built.exitCode !== 0) throw new Error(`the build failed: ${built.stderr}`)
-process.env.TRELLIS_TEST_BINARY = join(ROOT, 'dist/trellis-test')
-const { startTestServer } = await import('../../dev/server.ts')
+const startTestServer = await builtTestServers()
 const SECONDS = arg('seconds', 3)
 const ROUNDS = arg('rounds', 3)
 const PRICE = 10_000n

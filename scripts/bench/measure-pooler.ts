@@ -5,11 +5,11 @@
 // (TRELLIS_READ_MEMO_MB=0), so every list page is read from the database.
 //
 //   npx bun scripts/bench/measure-pooler.ts [--posts 2000] [--seconds 3] [--rounds 3]
-import { join } from 'node:path'
 import { startPostgres } from '../../dev/postgres.ts'
 import { startPgBouncer } from '../../dev/pgbouncer.ts'
 import { emptyDatabase } from '../../dev/test-database.ts'
 import type { TestServer } from '../../dev/server.ts'
+import { builtTestServers } from './built-server.ts'
 import { b64, createEntry, createFeed, newWallet } from '../../dev/api.ts'
 import { signedPosts } from './measure-writes.ts'
 import { ensureWrk, wrk } from './wrk.ts'
@@ -22,11 +22,7 @@ const POSTS = arg('posts', 2000)
 const SECONDS = arg('seconds', 3)
 const ROUNDS = arg('rounds', 3)
 
-const ROOT = join(import.meta.dir, '..', '..')
-const built = Bun.spawnSync(['bun', 'scripts/build.ts', '--outfile', 'dist/trellis-test', '--no-minify', '--test-hooks'], { cwd: ROOT })
-if (built.exitCode !== 0) throw new Error(`the build failed: ${built.stderr}`)
-process.env.TRELLIS_TEST_BINARY = join(ROOT, 'dist/trellis-test')
-const { startTestServer } = await import('../../dev/server.ts')
+const startTestServer = await builtTestServers()
 
 ensureWrk((line) => console.error(line))
 const postgres = await startPostgres({ settings: ['max_connections=300'] })

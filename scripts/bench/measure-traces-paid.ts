@@ -6,6 +6,7 @@
 //   npx bun scripts/bench/measure-traces-paid.ts [--count 30]
 import { join } from 'node:path'
 import type { TestServer } from '../../dev/server.ts'
+import { builtTestServers } from './built-server.ts'
 import { b64, createEntry, createFeed, newWallet } from '../../dev/api.ts'
 import { encodePaymentHeader, startChain, v1Payment } from '../../dev/chain.ts'
 
@@ -13,11 +14,7 @@ const at = process.argv.indexOf('--count')
 const COUNT = at > 0 ? Number(process.argv[at + 1]) : 30
 const PRICE = 10_000n
 
-const ROOT = join(import.meta.dir, '..', '..')
-const built = Bun.spawnSync(['bun', 'scripts/build.ts', '--outfile', 'dist/trellis-test', '--no-minify', '--test-hooks'], { cwd: ROOT })
-if (built.exitCode !== 0) throw new Error(`the build failed: ${built.stderr}`)
-process.env.TRELLIS_TEST_BINARY = join(ROOT, 'dist/trellis-test')
-const { startTestServer } = await import('../../dev/server.ts')
+const startTestServer = await builtTestServers()
 
 const port = 43_000 + Math.floor(Math.random() * 1000)
 const sink = Bun.spawn([process.execPath, join(import.meta.dir, 'otlp-sink.ts'), String(port)], { stdout: 'pipe', stderr: 'pipe' })
