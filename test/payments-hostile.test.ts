@@ -379,8 +379,11 @@ describe('a facilitator that lies', () => {
       const reply = await pay(m.content, encodePaymentHeader(await v1Payment(buyer, { to: m.owner.address, value: PRICE })))
       expect(reply.status).toBe(502)
       expect((await reply.json()).code).toBe('PAYMENT_BACKEND_UNAVAILABLE')
-      // The line is logged while the request is handled: it carries the request's id, as the answer does.
-      const cause = down.logs.map((l) => JSON.parse(l)).find((l) => l.msg === 'payment backend unavailable')
+      // The line is logged while the request is handled: it carries the request's id, as the answer does. (The test
+      // reads the server's output through a pipe, which may bring it a moment after the answer.)
+      const causeLine = () => down.logs.map((l) => JSON.parse(l)).find((l) => l.msg === 'payment backend unavailable')
+      await waitFor('the cause logged', async () => causeLine() !== undefined, 5_000)
+      const cause = causeLine()
       expect(cause.cause).toContain('facilitator:')
       expect(cause.request_id).toBe(reply.headers.get('x-request-id'))
       expect(await books(down, m)).toBe(0n)
