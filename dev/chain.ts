@@ -36,6 +36,7 @@ import {
 } from 'viem'
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { createNonceManager, jsonRpc } from 'viem/nonce'
+import { NETWORKS, networkSuffix, type NetworkName } from '../src/config/networks.ts'
 import { forEachLine, waitForLine } from './lines.ts'
 
 const ROOT = join(import.meta.dir, '..')
@@ -262,9 +263,11 @@ export function runtimeBytecode(name: 'TestUSDC' | 'Multicall3'): Hex {
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p))
 
 export interface StartChainOptions {
-  /** Default 84532 (Base Sepolia: the chain id x402 derives from the network name 'base-sepolia'). */
+  /** The network this chain stands for: its chain id and USDC address come from the network table. Default base-sepolia. */
+  network?: NetworkName
+  /** Default: the network's (84532 for Base Sepolia, the chain id x402 derives from the name 'base-sepolia'). */
   chainId?: number
-  /** Where the test token goes. Default: the Base Sepolia USDC address. */
+  /** Where the test token goes. Default: the network's USDC address. */
   usdcAddress?: Address
   /** Port on 127.0.0.1; default 0 (anvil picks a free one). */
   port?: number
@@ -281,8 +284,9 @@ export interface Buyer extends PrivateKeyAccount {
 }
 
 export async function startChain(options: StartChainOptions = {}) {
-  const chainId = options.chainId ?? BASE_SEPOLIA_CHAIN_ID
-  const usdc = getAddress(options.usdcAddress ?? BASE_SEPOLIA_USDC)
+  const network = options.network ?? 'base-sepolia'
+  const chainId = options.chainId ?? NETWORKS[network].chainId
+  const usdc = getAddress(options.usdcAddress ?? NETWORKS[network].usdcAddress)
   const pollingInterval = options.pollingInterval ?? 50
   const bin = anvilBinary()
   const stateDir = mkdtempSync(join(tmpdir(), 'trellis-anvil-'))
@@ -403,8 +407,12 @@ export async function startChain(options: StartChainOptions = {}) {
     clearTimeout(timeout)
   }
 
+  /** The EIP-712 domain of this chain's token, as its USDC signs. */
+  const domain = { chainId, verifyingContract: usdc }
   return {
     rpcUrl,
+    /** The network's name, as TRELLIS_NETWORKS and x402 v1 write it. */
+    network,
     chainId,
     chain,
     usdc,
@@ -418,7 +426,7 @@ export async function startChain(options: StartChainOptions = {}) {
     relayer: { address: relayerAccount.address, privateKey: relayerKey, account: relayerAccount },
     /** Environment for a Trellis server settling on this chain itself. */
     env: {
-      TRELLIS_NETWORK: 'base-sepolia',
+      TRELLIS_NETWORK: network,
       TRELLIS_RPC_URL: rpcUrl,
       TRELLIS_USDC_ADDRESS: usdc,
       TRELLIS_USDC_NAME: 'USDC',
@@ -431,6 +439,12 @@ export async function startChain(options: StartChainOptions = {}) {
 
     /** Mints `amount` (atomic units, 6 decimals) of test USDC to `to`. */
     fundBuyer,
+    /** A transfer authorization signed for this chain's token. */
+    sign: (account: LocalAccount, options: SignAuthorizationOptions) =>
+      signTransferAuthorization(account, { ...options, domain: { ...domain, ...options.domain } }),
+    /** An x402 v1 payment on this chain's network. */
+    payment: (account: LocalAccount, options: SignAuthorizationOptions) =>
+      v1Payment(account, { ...options, network, domain: { ...domain, ...options.domain } }),
     /** A fresh private-key account holding `amount` test USDC (and no ETH: x402 buyers pay no gas). */
     async newFundedBuyer(amount: bigint): Promise<Buyer> {
       const privateKey = generatePrivateKey()
@@ -471,3 +485,23 @@ export async function startChain(options: StartChainOptions = {}) {
 }
 
 export type TestChain = Awaited<ReturnType<typeof startChain>>
+
+/**
+ * One network's settings (`chain.env`, maybe with its RPC or settlement changed) as a later network's: each variable
+ * with the network's name appended (TRELLIS_RPC_URL_POLYGON_AMOY, …); TRELLIS_NETWORK is the first network's only.
+ */
+export function asLaterNetwork(network: string, settings: Record<string, string>): Record<string, string> {
+  const suffix = networkSuffix(network)
+  return Object.fromEntries(
+    Object.entries(settings)
+      .filter(([name]) => name !== 'TRELLIS_NETWORK')
+      .map(([name, value]) => [`${name}_${suffix}`, value]),
+  )
+}
+
+/** The environment of a server selling on every chain given, the first one first, each settling locally. */
+export const sellingOn = (first: TestChain, ...later: TestChain[]): Record<string, string> => ({
+  ...first.env,
+  TRELLIS_NETWORKS: [first, ...later].map((chain) => chain.network).join(','),
+  ...Object.assign({}, ...later.map((chain) => asLaterNetwork(chain.network, chain.env))),
+})

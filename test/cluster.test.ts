@@ -10,14 +10,12 @@ import { startTestServer, tempDir, testClockFile, trellis, type TestServer } fro
 import { emptyDatabase, recordsEnvFor, TEST_POSTGRES } from '../dev/test-database.ts'
 import { startBalancer, type Balancer } from '../dev/balancer.ts'
 import { authHeaders, b64, call, createEntry, createFeed, newWallet, type InProcess, type Wallet } from '../dev/api.ts'
-import { encodePaymentHeader, signTransferAuthorization, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
-import { NETWORKS } from '../src/config/networks.ts'
+import { encodePaymentHeader, sellingOn, startChain, v1Payment, type Buyer, type TestChain } from '../dev/chain.ts'
 import { createSIWxPayload, encodeSIWxHeader } from '@x402/extensions/sign-in-with-x'
 import { receiver, WEBHOOK_CERT } from './helpers/webhook-receiver.ts'
 
 const PRICE = 10_000n
 // The instances sell on two networks (issue 40): chain A (Base Sepolia) for most tests, chain B (Polygon Amoy) too.
-const AMOY = NETWORKS['polygon-amoy']
 if (!TEST_POSTGRES)
   console.log('cluster.test.ts: skipped: instances share a PostgreSQL database (TRELLIS_TEST_POSTGRES; the PostgreSQL pass runs it)')
 
@@ -45,7 +43,7 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
   const someClient = () => `10.${randomBytes(3).join('.')}`
 
   beforeAll(async () => {
-    ;[chain, chainB] = await Promise.all([startChain(), startChain({ chainId: AMOY.chainId, usdcAddress: AMOY.usdcAddress })])
+    ;[chain, chainB] = await Promise.all([startChain(), startChain({ network: 'polygon-amoy' })])
     databaseUrl = await emptyDatabase(TEST_POSTGRES!)
     database = new SQL(databaseUrl, { max: 2 })
     balancer = startBalancer(() => instances.filter((server) => !down.has(server)).map((server) => server.url))
@@ -57,11 +55,7 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
       },
     }
     const env = {
-      ...chain.env,
-      TRELLIS_NETWORKS: 'base-sepolia,polygon-amoy',
-      TRELLIS_RPC_URL_POLYGON_AMOY: chainB.rpcUrl,
-      TRELLIS_SETTLEMENT_POLYGON_AMOY: 'local',
-      TRELLIS_RELAYER_KEY_POLYGON_AMOY: chainB.relayer.privateKey,
+      ...sellingOn(chain, chainB),
       ...recordsEnvFor(databaseUrl), // through the suite's pooler, when it has one (scripts/with-pgbouncer.ts)
       TRELLIS_PUBLIC_URL: balancer.url,
       TRELLIS_TRUST_PROXY: 'on',
@@ -392,17 +386,7 @@ describe.skipIf(!TEST_POSTGRES)('three instances behind a balancer', () => {
 
   test('9b. two networks at once through A, B and C: four buyers on each chain and one authorization sent to all three', async () => {
     const entry = await paidEntry('two chains')
-    const onB = async (buyer: Parameters<typeof signTransferAuthorization>[0]) =>
-      encodePaymentHeader({
-        x402Version: 1,
-        scheme: 'exact',
-        network: 'polygon-amoy',
-        payload: await signTransferAuthorization(buyer, {
-          to: creator.address,
-          value: PRICE,
-          domain: { chainId: AMOY.chainId, verifyingContract: AMOY.usdcAddress },
-        }),
-      })
+    const onB = async (buyer: Buyer) => encodePaymentHeader(await chainB.payment(buyer, { to: creator.address, value: PRICE }))
     const buyersA = await Promise.all(Array.from({ length: 4 }, () => chain.newFundedBuyer(1_000_000n)))
     const buyersB = await Promise.all(Array.from({ length: 4 }, () => chainB.newFundedBuyer(1_000_000n)))
     const headers = [

@@ -5,13 +5,11 @@
 import { afterAll, expect, test } from 'bun:test'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { b64, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
-import { encodePaymentHeader, signTransferAuthorization, startChain, v1Payment, type Buyer, type TestChain } from '../dev/chain.ts'
-import { NETWORKS } from '../src/config/networks.ts'
+import { encodePaymentHeader, sellingOn, startChain, type Buyer, type TestChain } from '../dev/chain.ts'
 import { gauge, ledgerSum, verifyLedger, waitFor } from './helpers/ledger.ts'
 
 const PRICE = 10_000n
 const BUYERS = 16
-const SEI = NETWORKS['sei-testnet']
 
 let chains: TestChain[] = []
 let server: TestServer
@@ -21,14 +19,8 @@ afterAll(async () => {
 })
 
 test('kill -9 during purchases on two chains: each chain decides its own, the ledger equals each chain', async () => {
-  const [a, b] = (chains = await Promise.all([startChain(), startChain({ chainId: SEI.chainId, usdcAddress: SEI.usdcAddress })]))
-  const env = {
-    ...a!.env,
-    TRELLIS_NETWORKS: 'base-sepolia,sei-testnet',
-    TRELLIS_RPC_URL_SEI_TESTNET: b!.rpcUrl,
-    TRELLIS_SETTLEMENT_SEI_TESTNET: 'local',
-    TRELLIS_RELAYER_KEY_SEI_TESTNET: b!.relayer.privateKey,
-  }
+  const [a, b] = (chains = await Promise.all([startChain(), startChain({ network: 'sei-testnet' })]))
+  const env = sellingOn(a!, b!)
   server = await startTestServer({ ...env, TRELLIS_RECONCILE_S: '1' })
   const owners: Wallet[] = [newWallet(), newWallet()]
   const urls = await Promise.all(
@@ -53,14 +45,8 @@ test('kill -9 during purchases on two chains: each chain decides its own, the le
   const onB = (i: number) => i % 2 === 1
   const headers = await Promise.all(
     buyers.map(async (buyer, i) => {
-      const to = urls[i]!.owner.address
-      if (!onB(i)) return encodePaymentHeader(await v1Payment(buyer, { to, value: PRICE }))
-      const payload = await signTransferAuthorization(buyer, {
-        to,
-        value: PRICE,
-        domain: { chainId: SEI.chainId, verifyingContract: SEI.usdcAddress },
-      })
-      return encodePaymentHeader({ x402Version: 1, scheme: 'exact', network: 'sei-testnet', payload })
+      const chain = onB(i) ? b! : a!
+      return encodePaymentHeader(await chain.payment(buyer, { to: urls[i]!.owner.address, value: PRICE }))
     }),
   )
 

@@ -1,7 +1,8 @@
 // One server selling on two chains at once (issue 40): two anvils with different chain ids, each with the EIP-3009
 // test token; every 402 offers both; a buyer pays on either with the official clients, each sale names its network,
 // balances move on the chain paid on only; a payment signed for one chain and sent as the other's is refused; the
-// same nonce on both chains is two payments; verify-ledger proves each network's rows against its own chain.
+// same nonce on both chains is two payments; verify-ledger proves each network's rows against its own chain. (The
+// hostile payer on the second chain: payments-hostile-second-network.test.ts.)
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createWalletClient, http, type Address } from 'viem'
 import { wrapFetchWithPayment as wrapFetchV1 } from 'x402-fetch'
@@ -10,35 +11,24 @@ import { registerExactEvmScheme as registerClientScheme } from '@x402/evm/exact/
 import { toClientEvmSigner } from '@x402/evm'
 import { startTestServer, trellis, type TestServer } from '../dev/server.ts'
 import { b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
-import { encodePaymentHeader, signTransferAuthorization, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
-import { NETWORKS } from '../src/config/networks.ts'
+import { encodePaymentHeader, sellingOn, startChain, v1Payment, type TestChain } from '../dev/chain.ts'
 import { closeClients, data, refusal, stdioClient } from './helpers/mcp-client.ts'
-import { startRpcProxy, type RpcProxy } from './helpers/rpc-proxy.ts'
-import { frontRunner } from './helpers/front-run.ts'
 import { injectWallet, launchChromium, pageProblems } from '../dev/browser.ts'
 
 const PRICE = 10_000n
-// Polygon Amoy: a chain both x402 clients know, whose USDC (from x402 1.2: @x402/evm ships none there) signs as
-// USDC version 2, as the test token does.
-const AMOY = NETWORKS['polygon-amoy']
 
 let chainA: TestChain // base-sepolia, 84532
-let chainB: TestChain // polygon-amoy, 80002
+// Polygon Amoy (80002): a chain both x402 clients know, whose USDC (from x402 1.2: @x402/evm ships none there) signs
+// as USDC version 2, as the test token does.
+let chainB: TestChain
 let server: TestServer
 let creator: Wallet
 let feed: any
 let env: Record<string, string>
-let rpcB: RpcProxy // chain B's node, as the server reaches it
 
 beforeAll(async () => {
-  ;[chainA, chainB] = await Promise.all([startChain(), startChain({ chainId: AMOY.chainId, usdcAddress: AMOY.usdcAddress })])
-  env = {
-    ...chainA.env,
-    TRELLIS_NETWORKS: 'base-sepolia,polygon-amoy',
-    TRELLIS_RPC_URL_POLYGON_AMOY: (rpcB = await startRpcProxy(chainB.rpcUrl)).url,
-    TRELLIS_SETTLEMENT_POLYGON_AMOY: 'local',
-    TRELLIS_RELAYER_KEY_POLYGON_AMOY: chainB.relayer.privateKey,
-  }
+  ;[chainA, chainB] = await Promise.all([startChain(), startChain({ network: 'polygon-amoy' })])
+  env = sellingOn(chainA, chainB)
   server = await startTestServer(env)
   creator = newWallet()
   feed = await createFeed(server.url, creator, { name: 'sold on two chains' })
@@ -46,7 +36,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await closeClients()
   await server?.dispose()
-  await rpcB?.stop()
   await Promise.all([chainA?.stop(), chainB?.stop()])
 })
 
@@ -132,13 +121,7 @@ describe('one server, two chains', () => {
     await chainB.fundBuyer(buyer.address, 1_000_000n)
     const nonce = `0x${'ab'.repeat(32)}` as const
     const onA = await v1Payment(buyer, { to: creator.address as Address, value: PRICE, nonce })
-    const signedB = await signTransferAuthorization(buyer, {
-      to: creator.address as Address,
-      value: PRICE,
-      nonce,
-      domain: { chainId: AMOY.chainId, verifyingContract: AMOY.usdcAddress },
-    })
-    const onB = { x402Version: 1, scheme: 'exact', network: 'polygon-amoy', payload: signedB }
+    const onB = await chainB.payment(buyer, { to: creator.address as Address, value: PRICE, nonce })
     expect((await fetch(contentUrl(one), { headers: { 'x-payment': encodePaymentHeader(onA) } })).status).toBe(200)
     expect((await fetch(contentUrl(two), { headers: { 'x-payment': encodePaymentHeader(onB) } })).status).toBe(200)
     expect(await balances(buyer.address)).toEqual({ a: 1_000_000n - PRICE, b: 1_000_000n - PRICE })
@@ -155,51 +138,6 @@ describe('one server, two chains', () => {
   })
 })
 
-describe('the hostile payer on the second chain', () => {
-  /** A buyer's authorization signed for chain B, as an X-PAYMENT header of x402 v1. */
-  const onB = (payload: Awaited<ReturnType<typeof signTransferAuthorization>>) =>
-    encodePaymentHeader({ x402Version: 1, scheme: 'exact', network: 'polygon-amoy', payload })
-  const signOnB = (buyer: Parameters<typeof signTransferAuthorization>[0], to: Address, value = PRICE, nonce?: `0x${string}`) =>
-    signTransferAuthorization(buyer, { to, value, nonce, domain: { chainId: AMOY.chainId, verifyingContract: AMOY.usdcAddress } })
-
-  test('front-run on chain B with the same nonce, 1 unit to himself: 402 used elsewhere, nothing recorded', async () => {
-    const entry = await paidEntry()
-    const buyer = await chainB.newFundedBuyer(1_000_000n)
-    const honest = await signOnB(buyer, creator.address as Address)
-    const sneaky = await signOnB(buyer, buyer.address, 1n, honest.authorization.nonce)
-    const sellerBefore = await chainB.balanceOf(creator.address as Address)
-    rpcB.before('eth_sendRawTransaction', () => frontRunner(chainB).submitDirectly(sneaky))
-    const reply = await fetch(contentUrl(entry), { headers: { 'x-payment': onB(honest) } })
-    expect(reply.status).toBe(402)
-    expect((await reply.json()).error).toMatch(/^authorization_used_elsewhere/)
-    expect((await ledger(`entry_id=${entry.id}`)).transactions).toHaveLength(0)
-    expect(await chainB.balanceOf(creator.address as Address)).toBe(sellerBefore)
-  })
-
-  test('cancelled on chain B between verification and settlement: 402 authorization_canceled', async () => {
-    const entry = await paidEntry()
-    const buyer = await chainB.newFundedBuyer(1_000_000n)
-    const auth = await signOnB(buyer, creator.address as Address)
-    rpcB.before('eth_sendRawTransaction', () => frontRunner(chainB).cancelDirectly(buyer, auth.authorization.nonce))
-    const reply = await fetch(contentUrl(entry), { headers: { 'x-payment': onB(auth) } })
-    expect(reply.status).toBe(402)
-    expect((await reply.json()).error).toMatch(/^authorization_canceled/)
-    expect(await chainB.balanceOf(buyer.address)).toBe(1_000_000n)
-  })
-
-  test('a chain B payment replayed: not a ticket (402 already settled), charged once', async () => {
-    const entry = await paidEntry()
-    const buyer = await chainB.newFundedBuyer(1_000_000n)
-    const header = onB(await signOnB(buyer, creator.address as Address))
-    expect((await fetch(contentUrl(entry), { headers: { 'x-payment': header } })).status).toBe(200)
-    const again = await fetch(contentUrl(entry), { headers: { 'x-payment': header } })
-    expect(again.status).toBe(402)
-    expect((await again.json()).error).toMatch(/^payment_already_settled/)
-    expect(await chainB.balanceOf(buyer.address)).toBe(1_000_000n - PRICE)
-    expect((await ledger(`entry_id=${entry.id}`)).transactions).toHaveLength(1)
-  })
-})
-
 test('a wallet signs in on the chain it names (x-chain-id) when the server sells there, else on the first', async () => {
   const wallet = newWallet()
   const nonce = async (chainId?: string) =>
@@ -209,7 +147,7 @@ test('a wallet signs in on the chain it names (x-chain-id) when the server sells
         body: { wallet_address: wallet.address },
       })
     ).body.siwe_message as string
-  expect(await nonce(String(AMOY.chainId))).toContain(`Chain ID: ${AMOY.chainId}`)
+  expect(await nonce(String(chainB.chainId))).toContain(`Chain ID: ${chainB.chainId}`)
   for (const other of [undefined, '1', 'x', '84532 ']) expect(await nonce(other)).toContain('Chain ID: 84532')
 })
 
@@ -219,7 +157,7 @@ test('in a browser: the paywall offers both networks, chooses the one the wallet
     const entry = await paidEntry()
     const buyer = await chainB.newFundedBuyer(1_000_000n)
     const page = await browser.newPage({ viewport: { width: 360, height: 800 } })
-    await injectWallet(page, buyer, AMOY.chainId) // a wallet on chain B
+    await injectWallet(page, buyer, chainB.chainId) // a wallet on chain B
     const answer = await page.goto(`${server.url}/feeds/${feed.id}/entries/${entry.id}`)
     expect(answer!.status()).toBe(402)
     const options = await page.locator('#pay-network option').allTextContents()

@@ -94,7 +94,7 @@ describe('a payer who front-runs his own authorization for a pass', () => {
   test('same nonce, 1 unit to himself, mined just before our settlement: 402, nothing recorded, no pass', async () => {
     const m = await market()
     const buyer = await chain.newFundedBuyer(1_000_000n)
-    const { honest, sneaky } = await honestAndSneaky(buyer, m.owner.address, PRICE)
+    const { honest, sneaky } = await honestAndSneaky(chain, buyer, m.owner.address, PRICE)
     rpc.before('eth_sendRawTransaction', () => submitDirectly(sneaky))
     const reply = await buy(m, v1Header(honest))
     expect(reply.status).toBe(402)

@@ -10,8 +10,7 @@
 import type { TestServer } from '../../dev/server.ts'
 import { builtTestServers } from './built-server.ts'
 import { b64, createEntry, createFeed, newWallet } from '../../dev/api.ts'
-import { encodePaymentHeader, signTransferAuthorization, startChain, v1Payment } from '../../dev/chain.ts'
-import { NETWORKS } from '../../src/config/networks.ts'
+import { encodePaymentHeader, sellingOn, startChain } from '../../dev/chain.ts'
 import { startBaseline } from './processes.ts'
 import { ensureWrk, wrk } from './wrk.ts'
 
@@ -23,7 +22,6 @@ const startTestServer = await builtTestServers()
 const SECONDS = arg('seconds', 3)
 const ROUNDS = arg('rounds', 3)
 const PRICE = 10_000n
-const AMOY = NETWORKS['polygon-amoy']
 
 /** A paid entry on `server`: its content URL. */
 async function paidContent(server: TestServer) {
@@ -78,39 +76,20 @@ async function challenges() {
 }
 
 async function paidPerNetwork() {
-  const [a, b] = await Promise.all([startChain(), startChain({ chainId: AMOY.chainId, usdcAddress: AMOY.usdcAddress })])
-  const server = await startTestServer({
-    ...a.env,
-    TRELLIS_RATE_LIMIT: 'off',
-    TRELLIS_LOG: 'warn',
-    TRELLIS_NETWORKS: 'base-sepolia,polygon-amoy',
-    TRELLIS_RPC_URL_POLYGON_AMOY: b.rpcUrl,
-    TRELLIS_SETTLEMENT_POLYGON_AMOY: 'local',
-    TRELLIS_RELAYER_KEY_POLYGON_AMOY: b.relayer.privateKey,
-  })
+  const [a, b] = await Promise.all([startChain(), startChain({ network: 'polygon-amoy' })])
+  const server = await startTestServer({ ...sellingOn(a, b), TRELLIS_RATE_LIMIT: 'off', TRELLIS_LOG: 'warn' })
   try {
-    for (const network of ['base-sepolia', 'polygon-amoy'] as const) {
+    for (const chain of [a, b]) {
+      const network = chain.network
       const times: number[] = []
       for (let i = 0; i < 30; i++) {
         const { creator, url } = await paidContent(server)
-        const buyer = network === 'base-sepolia' ? await a.newFundedBuyer(PRICE) : await b.newFundedBuyer(PRICE)
+        const buyer = await chain.newFundedBuyer(PRICE)
         const started = performance.now()
         const challenge = await fetch(url)
         if (challenge.status !== 402) throw new Error(`no 402: ${challenge.status}`)
         await challenge.arrayBuffer()
-        const header =
-          network === 'base-sepolia'
-            ? encodePaymentHeader(await v1Payment(buyer, { to: creator.address, value: PRICE }))
-            : encodePaymentHeader({
-                x402Version: 1,
-                scheme: 'exact',
-                network,
-                payload: await signTransferAuthorization(buyer, {
-                  to: creator.address,
-                  value: PRICE,
-                  domain: { chainId: AMOY.chainId, verifyingContract: AMOY.usdcAddress },
-                }),
-              })
+        const header = encodePaymentHeader(await chain.payment(buyer, { to: creator.address, value: PRICE }))
         const paid = await fetch(url, { headers: { 'x-payment': header } })
         if (paid.status !== 200) throw new Error(`${network}: paid request answered ${paid.status}`)
         await paid.arrayBuffer()

@@ -57,7 +57,7 @@ export function startFacilitator(chain: TestChain, key: Hex, options: Facilitato
   const wallet = createWalletClient({ account, chain: chain.chain, transport: http(chain.rpcUrl) }).extend(publicActions)
   const facilitator = registerExactEvmScheme(new x402Facilitator(), {
     signer: toFacilitatorEvmSigner({ ...wallet, address: account.address } as never),
-    networks: 'eip155:84532',
+    networks: `eip155:${chain.chainId}`,
   })
   let behaviour = honest
   const calls: string[] = []

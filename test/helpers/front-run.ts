@@ -4,18 +4,18 @@
 import { expect } from 'bun:test'
 import { createWalletClient, http, parseAbi, type Address, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { devKey, encodePaymentHeader, signTransferAuthorization, usdcAbi, type Buyer, type TestChain } from '../../dev/chain.ts'
+import { devKey, encodePaymentHeader, usdcAbi, type Buyer, type TestChain } from '../../dev/chain.ts'
 
-export type Authorization = Awaited<ReturnType<typeof signTransferAuthorization>>
+export type Authorization = Awaited<ReturnType<TestChain['sign']>>
 
-/** An authorization as an X-PAYMENT header of x402 v1. */
-export const v1Header = (payload: Authorization) =>
-  encodePaymentHeader({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload })
+/** An authorization as an X-PAYMENT header of x402 v1 on `network`. */
+export const v1Header = (payload: Authorization, network = 'base-sepolia') =>
+  encodePaymentHeader({ x402Version: 1, scheme: 'exact', network, payload })
 
-/** The buyer's authorization to pay `to`, and another of the same nonce sending 1 unit to himself. */
-export async function honestAndSneaky(buyer: Buyer, to: Address, value: bigint) {
-  const honest = await signTransferAuthorization(buyer, { to, value })
-  const sneaky = await signTransferAuthorization(buyer, { to: buyer.address, value: 1n, nonce: honest.authorization.nonce })
+/** The buyer's authorization on `chain` to pay `to`, and another of the same nonce sending 1 unit to himself. */
+export async function honestAndSneaky(chain: Pick<TestChain, 'sign'>, buyer: Buyer, to: Address, value: bigint) {
+  const honest = await chain.sign(buyer, { to, value })
+  const sneaky = await chain.sign(buyer, { to: buyer.address, value: 1n, nonce: honest.authorization.nonce })
   return { honest, sneaky }
 }
 
