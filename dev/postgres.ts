@@ -34,11 +34,37 @@ export function postgresBin(): string {
   return join(found, '..')
 }
 
-function freePort(): number {
+export function freePort(): number {
   const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
   const port = probe.port
   probe.stop(true)
   return port
+}
+
+/**
+ * A new directory for a cluster (`prefix`), owned by the user PostgreSQL runs as, and `run`, which runs a PostgreSQL
+ * program as that user and throws with its output when it fails: as root, Debian's `postgres` (PostgreSQL refuses to
+ * run as root); else whoever runs this.
+ */
+export function clusterDirectory(prefix: string): { dir: string; run(command: string[]): void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  const asRoot = process.getuid?.() === 0
+  if (asRoot) {
+    const id = (flag: string) => Bun.spawnSync(['id', flag, 'postgres']).stdout.toString().trim()
+    if (!id('-u'))
+      throw new Error("running as root, and there is no postgres user to run the server as (Debian's postgresql package makes one)")
+    chownSync(dir, Number(id('-u')), Number(id('-g')))
+  }
+  chmodSync(dir, 0o700)
+  const as = (command: string[]) => (asRoot ? ['runuser', '-u', 'postgres', '--', ...command] : command)
+  return {
+    dir,
+    run(command) {
+      const result = Bun.spawnSync(as(command), { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, LC_ALL: 'C.UTF-8' } })
+      if (result.exitCode !== 0)
+        throw new Error(`${command.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.toString()}${result.stdout.toString()}`)
+    },
+  }
 }
 
 /**
@@ -48,21 +74,7 @@ function freePort(): number {
 export async function startPostgres(wanted: { settings?: string[]; port?: number } = {}): Promise<Postgres> {
   const settings = wanted.settings ?? []
   const bin = postgresBin()
-  const dir = mkdtempSync(join(tmpdir(), 'trellis-pg-'))
-  const asRoot = process.getuid?.() === 0
-  const owner = asRoot ? Bun.spawnSync(['id', '-u', 'postgres']).stdout.toString().trim() : ''
-  if (asRoot) {
-    if (!owner)
-      throw new Error("running as root, and there is no postgres user to run the server as (Debian's postgresql package makes one)")
-    chownSync(dir, Number(owner), Number(Bun.spawnSync(['id', '-g', 'postgres']).stdout.toString().trim()))
-  }
-  chmodSync(dir, 0o700)
-  const as = (command: string[]) => (asRoot ? ['runuser', '-u', 'postgres', '--', ...command] : command)
-  const run = (command: string[]) => {
-    const result = Bun.spawnSync(as(command), { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, LC_ALL: 'C.UTF-8' } })
-    if (result.exitCode !== 0)
-      throw new Error(`${command.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.toString()}${result.stdout.toString()}`)
-  }
+  const { dir, run } = clusterDirectory('trellis-pg-')
   const data = join(dir, 'data')
   run([join(bin, 'initdb'), '-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'])
   const port = wanted.port ?? freePort()

@@ -3,11 +3,10 @@
 // initdb gives the primary by default on PostgreSQL ≥ 10: wal_level=replica, max_wal_senders=10, and with --auth=trust
 // a `host replication all 127.0.0.1/32 trust` line in pg_hba.conf. As root (CI), it runs as Debian's `postgres` user,
 // as the primary does. `stop()` stops it and removes the folder.
-import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { SQL } from 'bun'
-import { postgresBin } from './postgres.ts'
+import { clusterDirectory, freePort, postgresBin } from './postgres.ts'
 
 export interface Replica {
   port: number
@@ -29,32 +28,13 @@ export interface Replica {
   stop(): Promise<void>
 }
 
-function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
-}
-
 /**
  * A hot standby of the cluster at 127.0.0.1:`primaryPort` (role postgres, trust), caught up before it returns.
  * `settings`: more server settings (`name=value`, no spaces), e.g. log_statement=all.
  */
 export async function startReplica(primaryPort: number, settings: string[] = []): Promise<Replica> {
   const bin = postgresBin()
-  const dir = mkdtempSync(join(tmpdir(), 'trellis-replica-'))
-  const asRoot = process.getuid?.() === 0
-  if (asRoot) {
-    const id = (flag: string) => Number(Bun.spawnSync(['id', flag, 'postgres']).stdout.toString().trim())
-    chownSync(dir, id('-u'), id('-g'))
-  }
-  chmodSync(dir, 0o700)
-  const as = (command: string[]) => (asRoot ? ['runuser', '-u', 'postgres', '--', ...command] : command)
-  const run = (command: string[]) => {
-    const result = Bun.spawnSync(as(command), { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, LC_ALL: 'C.UTF-8' } })
-    if (result.exitCode !== 0)
-      throw new Error(`${command.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.toString()}${result.stdout.toString()}`)
-  }
+  const { dir, run } = clusterDirectory('trellis-replica-')
   const data = join(dir, 'data')
   // -R writes standby.signal and primary_conninfo; -X stream copies the WAL written meanwhile.
   run([

@@ -38,8 +38,16 @@ export function allowingTestHooks(env: Record<string, string>): Record<string, s
   return Object.keys(env).some((name) => (TEST_HOOKS as readonly string[]).includes(name)) ? { TRELLIS_TEST_HOOKS: '1', ...env } : env
 }
 
+/** Every temporary directory made here, removed when the test process exits (a server's is also at its dispose). */
+const made: string[] = []
+process.on('exit', () => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true })
+})
+
 export function tempDir(prefix = 'trellis-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix))
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  made.push(dir)
+  return dir
 }
 
 /** A file for TRELLIS_TEST_CLOCK_FILE, for a server whose clock the test moves (TestServer.moveClock). */

@@ -6,12 +6,10 @@ import { decodePaymentRequiredHeader, decodePaymentSignatureHeader } from '@x402
 import { PaymentRequiredV2Schema } from '@x402/core/schemas'
 import type { PaymentPayload } from '@x402/core/types'
 import { extractDiscoveryInfo, validateDiscoveryExtension, validateDiscoveryExtensionSpec } from '@x402/extensions/bazaar'
-import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
-import { registerExactEvmScheme } from '@x402/evm/exact/client'
-import { toClientEvmSigner } from '@x402/evm'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 import { startChain, type TestChain } from '../dev/chain.ts'
+import { payingFetch } from './helpers/x402-buyer.ts'
 
 let chain: TestChain
 let server: TestServer
@@ -87,8 +85,6 @@ test("the bytes' 402 declares their media type; a pass's declares a POST with a 
 
 test('an x402 v2 client pays with the declaration echoed; a facilitator catalogues the route from the payment', async () => {
   const buyer = await chain.newFundedBuyer(1_000_000n)
-  const client = new x402Client()
-  registerExactEvmScheme(client, { signer: toClientEvmSigner(buyer as never) })
   let sent: PaymentPayload | undefined
   const watching = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = new Request(input, init)
@@ -96,7 +92,7 @@ test('an x402 v2 client pays with the declaration echoed; a facilitator catalogu
     if (header) sent = decodePaymentSignatureHeader(header)
     return fetch(request)
   }) as typeof fetch
-  const pay = wrapFetchWithPayment(watching, client)
+  const pay = payingFetch(buyer, watching)
   const url = `${server.url}/v1/feeds/${feed.id}/entries/${entry.id}`
   const bought = await pay(url)
   expect(bought.status).toBe(200)

@@ -3,19 +3,18 @@
 // info.input.type "mcp") and valid by the package's checks, with the tool's own input schema as an MCP client's
 // tools/list gets it; free (no requirement). An MCP client calls a tool found there, with the arguments its schema asks.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { HTTPFacilitatorClient } from '@x402/core/http'
 import { ResourceInfoSchema } from '@x402/core/schemas'
 import {
   declareDiscoveryExtension,
   validateDiscoveryExtension,
   validateDiscoveryExtensionSpec,
-  withBazaar,
   type McpDiscoveryExtension,
 } from '@x402/extensions/bazaar'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { call, createEntry, createFeed, newWallet } from '../dev/api.ts'
 import { startChain, type TestChain } from '../dev/chain.ts'
 import { closeClients, httpClient } from './helpers/mcp-client.ts'
+import { bazaarAt } from './helpers/x402-buyer.ts'
 
 let chain: TestChain
 let server: TestServer
@@ -34,7 +33,7 @@ afterAll(async () => {
   await chain?.stop()
 })
 
-const bazaar = () => withBazaar(new HTTPFacilitatorClient({ url: `${server.url}/x402/v2` })).extensions.bazaar
+const bazaar = () => bazaarAt(`${server.url}/x402/v2`)
 
 test("the v2 list's mcp items are /mcp's tools, each declared in the package's MCP form and valid", async () => {
   const { tools } = await (await httpClient(server.url)).listTools()

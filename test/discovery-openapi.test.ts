@@ -3,12 +3,10 @@
 // protocols); an agent that reads it finds a paid operation, fills it from the listing operation, and pays with an
 // x402 client. /llms.txt describes the API for agents, and every link it gives answers.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
-import { registerExactEvmScheme } from '@x402/evm/exact/client'
-import { toClientEvmSigner } from '@x402/evm'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 import { startChain, type TestChain } from '../dev/chain.ts'
+import { payingFetch } from './helpers/x402-buyer.ts'
 
 let chain: TestChain
 let server: TestServer
@@ -76,9 +74,7 @@ test('an agent finds the paid operation in the document, fills it from the listi
   const entry = listed.data.find((e: any) => !e.is_free)
   const url = `${doc.servers[0].url}${path.replace('{feed_id}', feed.id).replace('{entry_id}', entry.id)}`
   const buyer = await chain.newFundedBuyer(1_000_000n)
-  const client = new x402Client()
-  registerExactEvmScheme(client, { signer: toClientEvmSigner(buyer as never) })
-  const paid = await wrapFetchWithPayment(fetch, client)(url)
+  const paid = await payingFetch(buyer)(url)
   expect([paid.status, await paid.text()]).toEqual([200, 'paid words'])
   expect(await chain.balanceOf(buyer.address)).toBe(1_000_000n - 25_000n)
 }, 60_000)

@@ -4,27 +4,15 @@
 // is whole, its total that owner's), none for an address that sells nothing, a malformed address refused (400 with an
 // error string, as the x402 repository's bazaar_discovery_conformance.md asks). An x402 client pays what it found.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { HTTPFacilitatorClient } from '@x402/core/http'
-import { withBazaar } from '@x402/extensions/bazaar'
-import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
-import { registerExactEvmScheme } from '@x402/evm/exact/client'
-import { toClientEvmSigner } from '@x402/evm'
 import { startTestServer, type TestServer } from '../dev/server.ts'
-import { b64, call, createEntry, createFeed, expectError, newWallet, type Wallet } from '../dev/api.ts'
+import { call, createEntry, createFeed, expectError, newWallet, type Wallet } from '../dev/api.ts'
 import { startChain, type TestChain } from '../dev/chain.ts'
+import { bazaarAt, paidJson, payingFetch } from './helpers/x402-buyer.ts'
 
 let chain: TestChain
 let server: TestServer
 let [alice, bob]: Wallet[] = []
 const urls: Record<string, string[]> = { alice: [], bob: [] } // newest first
-
-const paid = (title: string, amount: number) => ({
-  content_base64: b64(`{"t":"${title}"}`),
-  mime_type: 'application/json',
-  title,
-  is_free: false,
-  price: { amount: String(amount), currency: 'USDC' },
-})
 
 beforeAll(async () => {
   chain = await startChain()
@@ -40,7 +28,7 @@ beforeAll(async () => {
       ['alice', alice],
       ['bob', bob],
     ] as const) {
-      const entry = await createEntry(server.url, wallet!, feeds[name].id, paid(`${name} ${n}`, 1000 * n))
+      const entry = await createEntry(server.url, wallet!, feeds[name].id, paidJson(`${name} ${n}`, 1000 * n))
       urls[name]!.splice(name === 'alice' ? 1 : 0, 0, `${server.url}/v1/feeds/${feeds[name].id}/entries/${entry.id}`)
     }
   await createEntry(server.url, alice, feeds.alice.id, { title: 'free, not for sale' })
@@ -50,7 +38,7 @@ afterAll(async () => {
   await chain?.stop()
 })
 
-const bazaar = () => withBazaar(new HTTPFacilitatorClient({ url: `${server.url}/x402/v2` })).extensions.bazaar
+const bazaar = () => bazaarAt(`${server.url}/x402/v2`)
 
 test('payTo lists what that address is paid for, in any letter case, and none of the tools', async () => {
   const all = await bazaar().listResources({ type: 'http' })
@@ -110,9 +98,7 @@ test('a malformed payTo is refused with the error shape of every 400', async () 
 
 test('an x402 v2 client pays an entry found by payTo, and the sale is paid to that address', async () => {
   const { items } = await bazaar().listResources({ payTo: bob!.address, limit: 1 })
-  const client = new x402Client()
-  registerExactEvmScheme(client, { signer: toClientEvmSigner((await chain.newFundedBuyer(1_000_000n)) as never) })
-  const read = await wrapFetchWithPayment(fetch, client)(items[0]!.resource)
+  const read = await payingFetch(await chain.newFundedBuyer(1_000_000n))(items[0]!.resource)
   expect(read.status).toBe(200)
   expect((await read.json()).title).toBe('bob 3')
   const sales = (await call(server.url, 'GET', `/v1/transactions?pay_to=${bob!.address}`, { wallet: bob })).body

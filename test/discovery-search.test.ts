@@ -5,28 +5,17 @@
 // letter case), the cursor continues, a query without words and a forged cursor are refused; the client finds it at
 // the origin and under /x402/v2, and an x402 client pays what it found.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { HTTPFacilitatorClient } from '@x402/core/http'
 import { PaymentRequirementsV2Schema } from '@x402/core/schemas'
-import { validateDiscoveryExtension, validateDiscoveryExtensionSpec, withBazaar } from '@x402/extensions/bazaar'
-import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
-import { registerExactEvmScheme } from '@x402/evm/exact/client'
-import { toClientEvmSigner } from '@x402/evm'
+import { validateDiscoveryExtension, validateDiscoveryExtensionSpec } from '@x402/extensions/bazaar'
 import { startTestServer, type TestServer } from '../dev/server.ts'
-import { b64, call, createEntry, createFeed, expectError, newWallet, type Wallet } from '../dev/api.ts'
+import { call, createEntry, createFeed, expectError, newWallet, type Wallet } from '../dev/api.ts'
 import { startChain, type TestChain } from '../dev/chain.ts'
+import { bazaarAt, paidJson, payingFetch } from './helpers/x402-buyer.ts'
 
 let chain: TestChain
 let server: TestServer
 let [alice, bob]: Wallet[] = []
 const url: Record<string, string> = {}
-
-const paid = (title: string, amount: number) => ({
-  content_base64: b64(`{"t":"${title}"}`),
-  mime_type: 'application/json',
-  title,
-  is_free: false,
-  price: { amount: String(amount), currency: 'USDC' },
-})
 
 beforeAll(async () => {
   chain = await startChain()
@@ -37,9 +26,9 @@ beforeAll(async () => {
   const week = { price: { amount: '90000', currency: 'USDC' }, duration_s: 604_800 }
   expect((await call(server.url, 'PUT', `/v1/feeds/${buoys.id}/pass`, { wallet: alice, body: week })).status).toBe(200)
   url.pass = `${server.url}/v1/feeds/${buoys.id}/pass/purchases`
-  const lisbon = await createEntry(server.url, alice!, buoys.id, paid('Tide tables for Lisbon', 20_000))
+  const lisbon = await createEntry(server.url, alice!, buoys.id, paidJson('Tide tables for Lisbon', 20_000))
   url.lisbon = `${server.url}/v1/feeds/${buoys.id}/entries/${lisbon.id}`
-  const gauge = await createEntry(server.url, bob!, harbour.id, paid('Tide gauge readings', 10_000))
+  const gauge = await createEntry(server.url, bob!, harbour.id, paidJson('Tide gauge readings', 10_000))
   url.gauge = `${server.url}/v1/feeds/${harbour.id}/entries/${gauge.id}`
   await createEntry(server.url, alice!, buoys.id, { title: 'Tide primer, free' })
 })
@@ -48,7 +37,7 @@ afterAll(async () => {
   await chain?.stop()
 })
 
-const bazaar = (base = `${server.url}/x402/v2`) => withBazaar(new HTTPFacilitatorClient({ url: base })).extensions.bazaar
+const bazaar = (base = `${server.url}/x402/v2`) => bazaarAt(base)
 
 test('the bazaar client searches: paid entries and passes for sale, as the list gives them, nothing free', async () => {
   const found = await bazaar().search({ query: 'tide' })
@@ -106,9 +95,7 @@ test('a search without words, a malformed payTo or a foreign cursor is refused',
 test('an x402 v2 client pays an entry found by a search', async () => {
   const { resources } = await bazaar().search({ query: 'lisbon' })
   expect(resources.map((item) => item.resource)).toEqual([url.lisbon])
-  const client = new x402Client()
-  registerExactEvmScheme(client, { signer: toClientEvmSigner((await chain.newFundedBuyer(1_000_000n)) as never) })
-  const read = await wrapFetchWithPayment(fetch, client)(resources[0]!.resource)
+  const read = await payingFetch(await chain.newFundedBuyer(1_000_000n))(resources[0]!.resource)
   expect(read.status).toBe(200)
   expect((await read.json()).title).toBe('Tide tables for Lisbon')
 }, 60_000)

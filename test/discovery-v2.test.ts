@@ -4,15 +4,13 @@
 // pays an entry and a pass found there, by the method the declaration names. The v1 list stays as it was (and answers
 // v2 when asked with x402Version=2).
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { decodePaymentRequiredHeader, HTTPFacilitatorClient } from '@x402/core/http'
+import { decodePaymentRequiredHeader } from '@x402/core/http'
 import { PaymentRequirementsV2Schema, ResourceInfoSchema } from '@x402/core/schemas'
-import { validateDiscoveryExtension, validateDiscoveryExtensionSpec, withBazaar } from '@x402/extensions/bazaar'
-import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
-import { registerExactEvmScheme } from '@x402/evm/exact/client'
-import { toClientEvmSigner } from '@x402/evm'
+import { validateDiscoveryExtension, validateDiscoveryExtensionSpec } from '@x402/extensions/bazaar'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { b64, call, createEntry, createFeed, expectError, newWallet, type Wallet } from '../dev/api.ts'
 import { startChain, type TestChain } from '../dev/chain.ts'
+import { bazaarAt, payingFetch } from './helpers/x402-buyer.ts'
 
 let chain: TestChain
 let server: TestServer
@@ -43,12 +41,8 @@ afterAll(async () => {
   await chain?.stop()
 })
 
-const bazaarClient = () => withBazaar(new HTTPFacilitatorClient({ url: `${server.url}/x402/v2` })).extensions.bazaar
-const payer = async () => {
-  const client = new x402Client()
-  registerExactEvmScheme(client, { signer: toClientEvmSigner((await chain.newFundedBuyer(1_000_000n)) as never) })
-  return wrapFetchWithPayment(fetch, client)
-}
+const bazaarClient = () => bazaarAt(`${server.url}/x402/v2`)
+const payer = async () => payingFetch(await chain.newFundedBuyer(1_000_000n))
 
 test('the bazaar client lists passes then entries, each valid and as its 402 declares it', async () => {
   const listed = await bazaarClient().listResources({ type: 'http' })

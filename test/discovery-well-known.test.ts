@@ -4,12 +4,10 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { decodePaymentRequiredHeader } from '@x402/core/http'
 import { PaymentRequirementsV2Schema, ResourceInfoSchema } from '@x402/core/schemas'
-import { wrapFetchWithPayment, x402Client } from '@x402/fetch'
-import { registerExactEvmScheme } from '@x402/evm/exact/client'
-import { toClientEvmSigner } from '@x402/evm'
 import { startTestServer, type TestServer } from '../dev/server.ts'
 import { b64, call, createEntry, createFeed, newWallet, type Wallet } from '../dev/api.ts'
 import { startChain, type TestChain } from '../dev/chain.ts'
+import { payingFetch } from './helpers/x402-buyer.ts'
 
 let chain: TestChain
 let server: TestServer
@@ -79,9 +77,7 @@ test('the manifest lists the pass and the entry with their price, network and to
 
 test('an x402 v2 client pays what it found in the manifest; made free, it leaves the manifest at once', async () => {
   const items = (await call(server.url, 'GET', '/.well-known/x402')).body.items.filter((item: any) => item.type === 'http')
-  const client = new x402Client()
-  registerExactEvmScheme(client, { signer: toClientEvmSigner((await chain.newFundedBuyer(1_000_000n)) as never) })
-  const pay = wrapFetchWithPayment(fetch, client)
+  const pay = payingFetch(await chain.newFundedBuyer(1_000_000n))
   for (const item of items) {
     const paid = await pay(item.resource.url, { method: item.input.method })
     expect(paid.status).toBe(item.input.method === 'POST' ? 201 : 200)
