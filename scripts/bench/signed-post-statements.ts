@@ -2,7 +2,7 @@
 // every statement (the ones triggers run too), `count` signed 1 KiB POSTs from 50 workers (measure-writes.ts), then
 // the statements by their total execution time, and the cluster's and Trellis's CPU per POST.
 //
-//   npx bun scripts/bench/signed-post-statements.ts [--count N] [--top N]
+//   npx bun scripts/bench/signed-post-statements.ts [--count N] [--top N] [--setting name=value …]
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,6 +20,8 @@ const arg = (name: string, fallback: number) => {
 }
 const COUNT = arg('count', 2000)
 const TOP = arg('top', 20)
+/** More server settings for an experiment (autovacuum=off, …). */
+const SETTINGS = process.argv.flatMap((value, at) => (process.argv[at - 1] === '--setting' ? [value] : []))
 if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: npm run build`)
 
 const cluster = await startPostgres({
@@ -28,6 +30,7 @@ const cluster = await startPostgres({
     'pg_stat_statements.track=all',
     'pg_stat_statements.max=5000',
     'pg_stat_statements.track_planning=on',
+    ...SETTINGS,
   ],
 })
 const admin = new SQL(cluster.adminUrl, { max: 1 })
@@ -54,6 +57,14 @@ try {
        FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
        WHERE d.datname = 'trellis_statements' ORDER BY total_exec_time DESC LIMIT ${TOP}`,
     )
+    // The feed's row takes every entry's slot: its updates, HOT or not, and what they left behind.
+    const db = new SQL(urlOf(cluster.adminUrl, 'trellis_statements'), { max: 1 })
+    const [feeds] = await db.unsafe(
+      `SELECT n_tup_upd AS updates, n_tup_hot_upd AS hot, pg_relation_size('feeds') AS heap, pg_indexes_size('feeds') AS indexes
+       FROM pg_stat_user_tables WHERE relname = 'feeds'`,
+    )
+    await db.close()
+    console.log(`feeds: ${feeds.updates} updates, ${feeds.hot} HOT; heap ${feeds.heap} bytes, indexes ${feeds.indexes} bytes`)
     const top = rows.filter((r: { toplevel: boolean }) => r.toplevel)
     const perPost = top.reduce((n: number, r: { calls: string }) => n + Number(r.calls), 0) / COUNT
     console.log(
